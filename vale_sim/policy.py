@@ -1,0 +1,168 @@
+"""Scripted policies: plain data the engines read (docs/engine-spec.md §6).
+
+A :class:`Policy` is a frozen dataclass of integers and a tuple of
+:class:`BuyRule`; the fast engine takes it as arrays (``policy_arrays``).
+Named presets live in :data:`PRESETS`; policy files (TOML buy-rule lists) are
+parsed by :func:`load_policy` — parsed and validated, never evaluated as code.
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+TOKEN_MODES = ("needed", "never")
+RULE_TARGETS = ("card", "level", "vale_ability", "best")
+RULE_CONDITIONS = ("mana_at_least", "mana_at_most", "round_at_least",
+                   "round_at_most", "pool_at_most", "owned_at_most")
+
+
+class PolicyError(ValueError):
+    """A policy (preset name, file or parameter) is invalid."""
+
+
+@dataclass(frozen=True)
+class BuyRule:
+    """One line of a buy-priority list: a target and conditions (all must hold).
+
+    ``target`` is one of RULE_TARGETS; ``value`` is the card name, the level
+    (as str), the vale ability kind, or "advancement"/"vale" for ``best``.
+    Conditions absent from the file are ``None``.
+    """
+    target: str
+    value: str
+    mana_at_least: int | None = None
+    mana_at_most: int | None = None
+    round_at_least: int | None = None
+    round_at_most: int | None = None
+    pool_at_most: int | None = None
+    owned_at_most: int | None = None
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How a scripted player decides.  See engine-spec §6 for the exact use."""
+    name: str = "balanced"
+    # Planting: push while the exact risk that the next reveal spoils is at
+    # most push_risk_permille/1000; pass once field mana reaches mana_target.
+    push_risk_permille: int = 250
+    mana_target: int = 0
+    # Advancement score weights (integers) and the least score worth buying.
+    w_mana: int = 3
+    w_spirit: int = 2
+    w_harvest_vp: int = 3
+    w_end_vp: int = 2
+    w_growth: int = 2
+    w_decay: int = 4
+    w_guardian: int = 1
+    w_ability: int = 1
+    w_cost: int = 0
+    min_score: int = 1
+    # Vales.
+    w_vale_vp: int = 1
+    w_vale_ability: int = 2
+    vale_min_score: int = 0
+    # Sleeving, mana token, Sunstone Aerie.
+    avoid_decay_stack: bool = True
+    token: str = "needed"
+    use_sunstone: bool = True
+    # Buy randomly with this chance (per mille) per purchase: for card statistics.
+    explore_permille: int = 0
+    rules: tuple[BuyRule, ...] = ()
+
+    def __post_init__(self):
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name in ("name", "token", "rules"):
+                continue
+            if f.name in ("avoid_decay_stack", "use_sunstone"):
+                if not isinstance(v, bool):
+                    raise PolicyError(f"policy {self.name!r}: {f.name} must be true or false, got {v!r}")
+                continue
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise PolicyError(f"policy {self.name!r}: {f.name} must be an integer, got {v!r}")
+        if not 0 <= self.push_risk_permille <= 1000:
+            raise PolicyError(f"policy {self.name!r}: push_risk_permille must be in 0..1000, got {self.push_risk_permille}")
+        if not 0 <= self.explore_permille <= 1000:
+            raise PolicyError(f"policy {self.name!r}: explore_permille must be in 0..1000, got {self.explore_permille}")
+        if self.mana_target < 0:
+            raise PolicyError(f"policy {self.name!r}: mana_target must be >= 0")
+        if self.token not in TOKEN_MODES:
+            raise PolicyError(f"policy {self.name!r}: token must be one of {TOKEN_MODES}, got {self.token!r}")
+
+
+PRESETS: dict[str, Policy] = {
+    "balanced": Policy(name="balanced"),
+    "cautious": Policy(name="cautious", push_risk_permille=0),
+    "greedy": Policy(name="greedy", push_risk_permille=500, w_mana=4, w_cost=0),
+    "spirit-rush": Policy(name="spirit-rush", w_spirit=5, w_mana=2, w_vale_vp=2,
+                          w_vale_ability=1),
+    "vp-rush": Policy(name="vp-rush", w_harvest_vp=6, w_end_vp=4, w_mana=2,
+                      push_risk_permille=300),
+    "mana-target": Policy(name="mana-target", push_risk_permille=400, mana_target=7),
+}
+DEFAULT_POLICY = "balanced"
+
+
+def get_policy(spec: "str | Policy") -> Policy:
+    """A preset name, a policy file path, or a Policy -> Policy."""
+    if isinstance(spec, Policy):
+        return spec
+    if spec in PRESETS:
+        return PRESETS[spec]
+    p = Path(spec)
+    if p.suffix == ".toml" or p.exists():
+        return load_policy(p)
+    raise PolicyError(f"unknown policy {spec!r}: use one of {', '.join(PRESETS)} "
+                      f"or a policy .toml file")
+
+
+def load_policy(path: "str | Path") -> Policy:
+    """Parse a policy file (TOML).  See docs/policies.md."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise PolicyError(f"{path}: no such policy file") from None
+    except tomllib.TOMLDecodeError as e:
+        raise PolicyError(f"{path}: not valid TOML: {e}") from None
+    base_name = data.pop("base", DEFAULT_POLICY)
+    if base_name not in PRESETS:
+        raise PolicyError(f"{path}: field 'base': unknown preset {base_name!r} (use one of {', '.join(PRESETS)})")
+    base = PRESETS[base_name]
+    raw_rules = data.pop("buy", [])
+    known = {f.name for f in fields(Policy)} - {"rules"}
+    for k in data:
+        if k not in known:
+            raise PolicyError(f"{path}: unknown field {k!r} (known: base, buy, {', '.join(sorted(known))})")
+    rules = []
+    for i, r in enumerate(raw_rules, 1):
+        if not isinstance(r, dict):
+            raise PolicyError(f"{path}: buy rule {i}: must be a table ([[buy]])")
+        targets = [t for t in RULE_TARGETS if t in r]
+        if len(targets) != 1:
+            raise PolicyError(f"{path}: buy rule {i}: give exactly one of {', '.join(RULE_TARGETS)}")
+        t = targets[0]
+        when = r.get("when", {})
+        extra = set(r) - {t, "when"}
+        if extra:
+            raise PolicyError(f"{path}: buy rule {i}: unknown field {sorted(extra)[0]!r} (use {t} and when)")
+        if not isinstance(when, dict):
+            raise PolicyError(f"{path}: buy rule {i}: 'when' must be a table of conditions")
+        for k, v in when.items():
+            if k not in RULE_CONDITIONS:
+                raise PolicyError(f"{path}: buy rule {i}: unknown condition {k!r} (known: {', '.join(RULE_CONDITIONS)})")
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise PolicyError(f"{path}: buy rule {i}: condition {k!r} must be an integer")
+        value = r[t]
+        if t == "level" and value not in (1, 2, 3):
+            raise PolicyError(f"{path}: buy rule {i}: level must be 1, 2 or 3")
+        if t == "best" and value not in ("advancement", "vale"):
+            raise PolicyError(f"{path}: buy rule {i}: best must be \"advancement\" or \"vale\"")
+        rules.append(BuyRule(target=t, value=str(value), **when))
+    params = dict(data)
+    params.setdefault("name", path.stem)
+    try:
+        return replace(base, rules=tuple(rules), **params)
+    except TypeError as e:
+        raise PolicyError(f"{path}: {e}") from None
