@@ -1,0 +1,312 @@
+"""One player's cards, deck, field and the Planting/Prep mechanics.
+
+Plain Python following the rulebook phase by phase (docs/engine-spec.md §1,
+§4.2, §4.4, §4.6, §6.1, §6.2, §7).  The game (``game.py``) owns the shared
+supply; this class owns everything that is the player's alone, so the
+spoil-odds simulation can drive Planting and Prep without a whole game.
+"""
+from __future__ import annotations
+
+from ..cards import CardSet
+from ..rng import GameRng
+from ..rules import Rules
+from . import symbols as sym
+from .symbols import Card
+
+SPOIL_AT = 4        # RB: Spoiling — 4 or more decay revealed
+PREP_UNTIL = 3      # RB: Prep Phase — until three or more decay showing
+
+
+class OwnedVale:
+    """A vale card a player bought; active from the player's next turn on."""
+
+    def __init__(self, vale_id: int, bought_turn: int):
+        self.vale_id = vale_id
+        self.bought_turn = bought_turn
+
+
+class Player:
+    """A player's 20 cards and the zones they move through.
+
+    Zones hold card indices into ``cards``: ``deck`` (element 0 is the top),
+    ``field`` (left to right), ``discard`` (oldest first), ``on_deck`` (-1 if none).
+    """
+
+    def __init__(self, cs: CardSet, cards: list[Card], rules: Rules | None = None,
+                 rng: GameRng | None = None, vales=(), index: int = 0, log=None):
+        self.cs = cs
+        self.cards = [c.copy() for c in cards]
+        self.rules = rules or Rules()
+        self.rng = rng or GameRng(0, 0)
+        self.index = index
+        self.log = log if log is not None else []
+        self.deck: list[int] = []
+        self.field: list[int] = []
+        self.discard: list[int] = []
+        self.on_deck = -1
+        self.turn_number = 1 if vales else 0
+        # vales given to the constructor are owned and active (for spoil studies)
+        self.vales = [OwnedVale(v, 0) for v in vales]
+        self.token_active = False          # RULES-NOTES: all mana tokens start spent
+        self.tokens_vp = 0
+        self.skip_harvest = False          # spoiled in Prep: next turn skips Harvest
+        self.prep_spoiled = False
+        self.spoils = 0
+        self.harvests = 0
+        self.acquired: dict[int, int] = {}
+        self.first_round: dict[int, int] = {}
+        self.harvested: set[int] = set()
+        self.vales_acquired: list[int] = []
+        self.events = {}                   # uses of abilities during the current turn
+        self.reset_window()
+
+    # -- once-per-turn uses (engine-spec §4.6) ------------------------------
+    def reset_window(self) -> None:
+        """At Prep start: Druid, Conclave, Sunstone and Chorus uses become available."""
+        self.druid_used = False
+        self.conclave_used = False
+        self.temp_card = -1
+        self.temp_amount = 0
+        self.sunstone_used = False
+        self.chorus_used: set[int] = set()
+        self.arbor_growth = 0
+
+    def say(self, text: str) -> None:
+        self.log.append(f"P{self.index}: {text}")
+
+    # -- what cards show ------------------------------------------------------
+    def temp(self, c: int) -> int:
+        return self.temp_amount if c == self.temp_card else 0
+
+    def decay(self, c: int) -> int:
+        return sym.decay(self.cs, self.cards[c])
+
+    def growth(self, c: int) -> int:
+        return sym.growth(self.cs, self.cards[c], self.temp(c))
+
+    def guardians(self, c: int) -> int:
+        return sym.guardians(self.cs, self.cards[c], self.temp(c))
+
+    def net(self, c: int) -> int:
+        return self.decay(c) - self.growth(c)
+
+    def abilities(self, c: int) -> list[tuple[str, int]]:
+        return sym.active_abilities(self.cs, self.cards[c])
+
+    def showing(self) -> list[int]:
+        return self.field + ([self.on_deck] if self.on_deck >= 0 else [])
+
+    def active_vales(self) -> list[OwnedVale]:
+        """Vales usable now: bought in an earlier turn (RB: Buy Vale Cards)."""
+        return [v for v in self.vales if v.bought_turn < self.turn_number]
+
+    def vale_amounts(self, kind: str) -> list[int]:
+        return [self.cs.vales[v.vale_id].amount for v in self.active_vales()
+                if self.cs.vales[v.vale_id].ability == kind]
+
+    def global_growth(self) -> int:
+        """Ancient Liferoots (always) plus Blooming Arbor used this window."""
+        return sum(self.vale_amounts("always_growth")) + self.arbor_growth
+
+    def decay_showing(self) -> int:
+        """Decay on field + on-deck minus growth there and from abilities."""
+        cards = self.showing()
+        return (sum(self.decay(c) for c in cards) - sum(self.growth(c) for c in cards)
+                - self.global_growth())
+
+    def gross_showing(self) -> int:
+        return sum(self.decay(c) for c in self.showing())
+
+    def field_mana_symbols(self) -> int:
+        return sum(sym.slot_sum(self.cs, self.cards[c], "mana") for c in self.field)
+
+    # -- moving cards -----------------------------------------------------------
+    def new_deck(self) -> None:
+        """Setup step A: all cards shuffled into the deck."""
+        self.deck = list(range(len(self.cards)))
+        self.field, self.discard, self.on_deck = [], [], -1
+        self.rng.shuffle(self.deck)
+
+    def reshuffle(self) -> None:
+        """RB: Planting — an empty deck is replaced by the shuffled discard pile."""
+        self.deck, self.discard = self.discard, []
+        self.rng.shuffle(self.deck)
+        self.say(f"reshuffles {len(self.deck)} discarded cards into a new deck")
+
+    def reveal(self) -> None:
+        """Turn over the top card of the deck as the new on-deck card."""
+        if not self.deck and self.discard:
+            self.reshuffle()
+        self.on_deck = self.deck.pop(0) if self.deck else -1
+
+    def describe(self, c: int) -> str:
+        names = [self.cs.advancements[k].name for k in self.cards[c].slots if k >= 0]
+        return f"#{c}[{' + '.join(names) or 'blank'}]"
+
+    # -- When Played abilities (engine-spec §7) -------------------------------
+    def play_on_deck(self) -> int:
+        """Put the on-deck card into the field and resolve its When Played abilities."""
+        c = self.on_deck
+        self.on_deck = -1
+        self.field.append(c)
+        for kind, _ in self.abilities(c):
+            if kind == "when_played_discard_field":      # Deadwood Harvester, Mindful Owl
+                others = [x for x in self.field if x != c]
+                pick = self.worst(others)
+                if pick >= 0:
+                    self.field.remove(pick)
+                    self.discard.append(pick)
+                    self.say(f"  {self.describe(c)} discards {self.describe(pick)} from the field")
+            elif kind == "when_played_peek":              # Calm Weather
+                if not self.deck and self.discard:
+                    self.reshuffle()
+                if self.deck:
+                    top = self.deck[0]
+                    if self.net(top) > 0:
+                        self.discard.append(self.deck.pop(0))
+                        self.say(f"  Calm Weather discards the top card {self.describe(top)}")
+            elif kind == "when_played_search_deck":       # Cleansing Rain
+                if not self.deck and self.discard:
+                    self.reshuffle()
+                pick = self.worst(self.deck)
+                if pick >= 0:
+                    self.deck.remove(pick)
+                    self.discard.append(pick)
+                    self.say(f"  Cleansing Rain discards {self.describe(pick)} from the deck")
+                self.rng.shuffle(self.deck)
+        return c
+
+    def worst(self, candidates: list[int]) -> int:
+        """The card with the most net decay (> 0); ties: first in order (§6.2)."""
+        best, best_net = -1, 0
+        for c in candidates:
+            n = self.net(c)
+            if n > best_net:
+                best, best_net = c, n
+        return best
+
+    # -- Spoiling (engine-spec §4.4) --------------------------------------------
+    def check_spoil(self) -> bool:
+        """True if the player spoils now, after trying Druid, Conclave and Arbor."""
+        if self.decay_showing() < SPOIL_AT:
+            return False
+        if not self.druid_used and any(k == "prevent_spoil" for c in self.field
+                                       for k, _ in self.abilities(c)):
+            self.druid_used = True
+            self.events["druid"] = True
+            gone = self.on_deck
+            if gone >= 0:
+                self.discard.append(gone)
+                self.on_deck = -1
+            self.reveal()
+            self.say(f"  Peacekeeper Druid discards on-deck {self.describe(gone)}"
+                     + (f", reveals {self.describe(self.on_deck)}" if self.on_deck >= 0 else ""))
+            if self.decay_showing() < SPOIL_AT:
+                return False
+        conclave = self.vale_amounts("guardian_once_per_turn")
+        if conclave and not self.conclave_used:
+            for c in self.showing():
+                if not any(k == "ongoing_growth_per_guardian" for k, _ in self.abilities(c)):
+                    continue
+                self.temp_card, self.temp_amount = c, conclave[0]
+                if self.decay_showing() < SPOIL_AT:
+                    self.conclave_used = True
+                    self.events["conclave"] = True
+                    self.say(f"  Conclave of Ents gives {self.describe(c)} +{conclave[0]} guardian")
+                    return False
+                self.temp_card, self.temp_amount = -1, 0
+        for v in self.active_vales():
+            vale = self.cs.vales[v.vale_id]
+            if vale.ability != "spoil_save_growth":
+                continue
+            if self.decay_showing() - vale.amount < SPOIL_AT:
+                self.vales.remove(v)                      # back to the box
+                self.arbor_growth += vale.amount
+                self.events["arbor"] = True
+                self.say(f"  discards {vale.name} for +{vale.amount} growth")
+                return False
+            break                                         # only the first Arbor is tried
+        return True
+
+    # -- Planting (engine-spec §4.2, §6.1) ------------------------------------
+    def wants_push(self, policy) -> bool:
+        """The policy's push rule: exact risk that the next reveal spoils."""
+        if self.on_deck < 0:
+            return False                                   # every card is in the field
+        if policy is None:
+            return True
+        if policy.mana_target > 0 and self.field_mana_symbols() >= policy.mana_target:
+            return False
+        pool = self.deck if self.deck else self.discard
+        if not pool:
+            return True
+        s = self.decay_showing()
+        bad = sum(1 for c in pool if self.net(c) >= SPOIL_AT - s)
+        return bad * 1000 <= policy.push_risk_permille * len(pool)
+
+    def push(self, policy=None) -> bool:
+        """Push once: play the on-deck card, reveal, check spoil.  True if spoiled."""
+        c = self.play_on_deck()
+        self.reveal()
+        spoiled = self.check_spoil()
+        self.say(f"pushes {self.describe(c)}; on-deck "
+                 + (self.describe(self.on_deck) if self.on_deck >= 0 else "none")
+                 + f"; decay showing {self.decay_showing()}" + (" -> SPOILS" if spoiled else ""))
+        return spoiled
+
+    # -- Prep (engine-spec §4.6) ----------------------------------------------
+    def prep(self) -> bool:
+        """Prep the next field.  True if the player spoiled during Prep."""
+        self.reset_window()
+        self.prep_spoiled = False
+        if self.on_deck < 0:
+            self.reveal()
+        while self.on_deck >= 0:
+            self.play_on_deck()
+            self.reveal()
+            if self.check_spoil():
+                self.prep_spoiled = True
+                self.skip_harvest = True
+                self.token_active = True
+                self.spoils += 1
+                self.say("spoils during Prep: the next turn skips its Harvest")
+                return True
+            shown = self.decay_showing() if self.rules.prep_count == "net" else self.gross_showing()
+            if shown >= PREP_UNTIL:
+                break
+        return False
+
+    def setup_field(self) -> bool:
+        """Setup step 5 / start of a turn: reveal an on-deck card, then Prep."""
+        self.reveal()
+        return self.prep()
+
+    # -- Harvest counts (engine-spec §4.3 steps 2-4) ----------------------------
+    def harvest_totals(self) -> dict:
+        """Mana, spirits and VP a Harvest would count now (no purchases)."""
+        cs, n = self.cs, len(self.field)
+        mana = sum(sym.slot_sum(cs, self.cards[c], "mana") for c in self.field)
+        vp = sum(sym.slot_sum(cs, self.cards[c], "harvest_vp") for c in self.field)
+        penalty = []
+        for c in self.field:
+            for kind, amount in self.abilities(c):
+                if kind == "harvest_mana_per_guardian":
+                    mana += amount * self.guardians(c)
+                elif kind == "harvest_mana_per_other_card":
+                    mana += amount * (n - 1)
+                elif kind == "harvest_mana_penalty":
+                    penalty.append(amount)
+                elif kind == "harvest_vp_per_guardian":
+                    vp += amount * self.guardians(c)
+                elif kind == "harvest_vp_per_cards":
+                    vp += n // amount
+        mana += sum(self.vale_amounts("harvest_mana"))
+        for p in penalty:                                   # Grassland: not below 0
+            mana = max(0, mana - p)
+        spirits = {s: sum(sym.slot_sum(cs, self.cards[c], s) for c in self.field)
+                   for s in ("animal", "forest", "sky", "wild")}
+        for v in self.active_vales():
+            vale = cs.vales[v.vale_id]
+            if vale.ability == "harvest_spirit":
+                spirits[vale.symbol] += vale.amount
+        return dict(mana=mana, vp=vp, **spirits)
