@@ -7,10 +7,14 @@ field (:class:`CardSetError`).
 """
 from __future__ import annotations
 
+import csv
+import difflib
+import functools
 import hashlib
 import json
+import math
 import tomllib
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, field, asdict, fields
 from pathlib import Path
 
 POSITIONS = ("top", "middle", "bottom")
@@ -156,16 +160,22 @@ class CardSet:
 
     # -- lookups -------------------------------------------------------------
     def advancement_id(self, name: str) -> int:
+        """Id (file order) of the advancement kind called ``name``.
+
+        Raises KeyError naming the closest matches when there is no such kind.
+        """
         for i, a in enumerate(self.advancements):
             if a.name == name:
                 return i
-        raise KeyError(f"unknown advancement {name!r} in card set {self.name!r}")
+        raise KeyError(_unknown_name("advancement", name, self.name,
+                                     [a.name for a in self.advancements]))
 
     def vale_id(self, name: str) -> int:
+        """Id (file order) of the vale kind called ``name`` (KeyError with close matches)."""
         for i, v in enumerate(self.vales):
             if v.name == name:
                 return i
-        raise KeyError(f"unknown vale {name!r} in card set {self.name!r}")
+        raise KeyError(_unknown_name("vale", name, self.name, [v.name for v in self.vales]))
 
     def starting_deck(self) -> list[tuple[int, int, int]]:
         """The 20 starting cards as (top, middle, bottom) advancement ids (-1 empty)."""
@@ -199,3 +209,566 @@ class CardSet:
                            [asdict(v) for v in self.vales],
                            [asdict(s) for s in self.starting_cards]], sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def _unknown_name(what: str, name: str, set_name: str, names: list[str]) -> str:
+    close = difflib.get_close_matches(str(name), names, n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    return f"unknown {what} {name!r} in card set {set_name!r}{hint}"
+
+
+# ---------------------------------------------------------------------------
+# The cost curve every estimated card follows (docs/card-format.md, "Cost curve").
+# value = Σ symbol weight × count + ability value;  cost ≈ CURVE_A × value + CURVE_B.
+# An estimated commons card's cost lies within CURVE_TOLERANCE of that, and its
+# level is the band its cost falls in.
+# ---------------------------------------------------------------------------
+SYMBOL_VALUE = {"mana": 1.0, "animal": 1.0, "forest": 1.0, "sky": 1.0, "wild": 1.0,
+                "harvest_vp": 1.5, "end_vp": 1.0, "growth": 1.0, "decay": -1.0,
+                "guardian": 0.25}
+CURVE_A, CURVE_B, CURVE_TOLERANCE = 2.0, 0.0, 1.0
+LEVEL_BANDS = {1: (2, 4), 2: (5, 7), 3: (8, 11)}
+TYPICAL_FIELD = 5          # cards in a typical field, for field-size abilities
+# Value of one unit of `amount` of each ability (per-guardian kinds: per guardian
+# on the card, at least one; field-size kinds: see ability_value).
+ABILITY_UNIT_VALUE = {
+    "none": 0.0,
+    "harvest_vp_per_guardian": 1.5, "harvest_mana_per_guardian": 1.0,
+    "ongoing_growth_per_guardian": 0.5, "endgame_vp_per_symbol": 2.0,
+    "harvest_vp_per_cards": 1.5, "harvest_mana_per_other_card": 1.0,
+    "harvest_mana_penalty": -1.0, "when_played_peek": 0.5,
+    "when_played_search_deck": 1.0, "when_played_discard_field": 1.0,
+    "discount_same_card": 0.5, "ongoing_no_decay": 1.0,
+    "ongoing_max_one_decay": 0.5, "prevent_spoil": 1.0,
+}
+# Vale end VP estimate: cost symbols + (level - 1) - ability weight (not below 0).
+VALE_ABILITY_WEIGHT = {"none": 0, "harvest_mana": 1, "harvest_spirit": 1,
+                       "spoil_save_growth": 1, "always_growth": 2,
+                       "guardian_once_per_turn": 2, "spirit_to_wild": 1}
+
+
+def ability_value(kind: str, amount: int, guardian: int = 0) -> float:
+    """Curve value of an advancement ability (see docs/card-format.md)."""
+    unit = ABILITY_UNIT_VALUE[kind]
+    if kind in PER_GUARDIAN:
+        return unit * amount * max(1, guardian)
+    if kind == "harvest_vp_per_cards":          # 1 VP per `amount` field cards
+        return unit * TYPICAL_FIELD / max(1, amount)
+    if kind == "harvest_mana_per_other_card":
+        return unit * amount * (TYPICAL_FIELD - 1)
+    if kind in DEFAULT_AMOUNT:
+        return unit * amount
+    return unit
+
+
+def card_value(a: Advancement) -> float:
+    """Curve value of an advancement: symbols, VP and ability."""
+    v = sum(w * getattr(a, f) for f, w in SYMBOL_VALUE.items())
+    return v + ability_value(a.ability, a.amount, a.guardian)
+
+
+def curve_cost(a: Advancement) -> float:
+    """The cost the curve gives an advancement (unrounded)."""
+    return CURVE_A * card_value(a) + CURVE_B
+
+
+def level_for_cost(cost: int) -> int:
+    """Commons level whose band holds ``cost`` (0 if none)."""
+    for level, (lo, hi) in LEVEL_BANDS.items():
+        if lo <= cost <= hi:
+            return level
+    return 0
+
+
+def vale_curve_vp(v: Vale) -> int:
+    """Estimated end VP of a vale by the vale curve."""
+    w = VALE_ABILITY_WEIGHT[v.ability]
+    if v.ability in ("harvest_mana", "harvest_spirit", "always_growth"):
+        w *= v.amount
+    w += v.extra_buys
+    return max(0, sum(v.cost) + (v.level - 1) - w)
+
+
+# ---------------------------------------------------------------------------
+# Loading and validation
+# ---------------------------------------------------------------------------
+DATA_DIR = Path(__file__).parent / "data"
+STARTING_DECK_SIZE = 20
+_SYMBOLS = ("mana", "animal", "forest", "sky", "wild", "guardian", "decay",
+            "growth", "harvest_vp", "end_vp")
+
+# field -> (type, required).  Types: int, str, bool, names (list of str), cost (table).
+ADVANCEMENT_FIELDS = {
+    "name": ("str", True), "level": ("int", True), "supply": ("str", False),
+    "copies": ("int", False), "cost": ("int", True), "position": ("str", True),
+    "longwise": ("bool", False),
+    **{s: ("int", False) for s in _SYMBOLS},
+    "ability": ("str", False), "amount": ("int", False),
+    "text": ("str", False), "note": ("str", False), "source": ("str", True),
+}
+VALE_FIELDS = {
+    "name": ("str", True), "level": ("int", True), "copies": ("int", False),
+    "cost": ("cost", True), "end_vp": ("int", False), "ability": ("str", False),
+    "amount": ("int", False), "symbol": ("str", False), "extra_buys": ("int", False),
+    "unique": ("bool", False), "text": ("str", False), "note": ("str", False),
+    "source": ("str", True),
+}
+STARTING_FIELDS = {
+    "name": ("str", True), "advancements": ("names", False), "count": ("int", True),
+    "source": ("str", True),
+}
+SET_FIELDS = {"name": ("str", False), "description": ("str", False)}
+_TYPE_WORDS = {"int": "a whole number (e.g. 2)", "str": "a text string in quotes",
+               "bool": "true or false", "names": "a list of names, e.g. [\"Cursed Land\"]",
+               "cost": "a table, e.g. {animal = 1, forest = 1}"}
+
+
+class _Ctx:
+    """Where a card comes from, for error messages."""
+
+    def __init__(self, file, label):
+        self.file, self.label = str(file), label
+
+    def err(self, field_, problem, fix=""):
+        return CardSetError(self.file, self.label, field_, problem, fix)
+
+
+def _typed(ctx: _Ctx, raw: dict, spec: dict, what: str) -> dict:
+    """Check field names, required fields and value types; return the typed dict."""
+    out = {}
+    for k, v in raw.items():
+        if k not in spec:
+            close = difflib.get_close_matches(str(k), list(spec), n=1)
+            fix = (f"did you mean {close[0]!r}?" if close else
+                   f"{what} fields are: {', '.join(spec)}")
+            raise ctx.err(k, f"unknown field for {what}", fix)
+        typ = spec[k][0]
+        ok = {"int": lambda x: isinstance(x, int) and not isinstance(x, bool),
+              "str": lambda x: isinstance(x, str),
+              "bool": lambda x: isinstance(x, bool),
+              "names": lambda x: isinstance(x, list) and all(isinstance(n, str) for n in x),
+              "cost": lambda x: isinstance(x, dict)}[typ](v)
+        if not ok:
+            raise ctx.err(k, f"wrong type: expected {_TYPE_WORDS[typ]}, got {v!r}",
+                          f"write {k} as {_TYPE_WORDS[typ]}")
+        out[k] = v
+    for k, (typ, required) in spec.items():
+        if required and k not in out:
+            raise ctx.err(k, f"missing required field {k!r} for {what}",
+                          f"add {k} = ... ({_TYPE_WORDS[typ]})")
+    return out
+
+
+def _choice(ctx, d, key, allowed, default, what=None):
+    v = d.get(key, default)
+    if v not in allowed:
+        close = difflib.get_close_matches(str(v), list(allowed), n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise ctx.err(key, f"unknown {what or key} {v!r}",
+                      f"{hint}use one of: {', '.join(allowed)}")
+    return v
+
+
+def _nonneg(ctx, d, key, default=0, least=0):
+    v = d.get(key, default)
+    if v < least:
+        word = "negative" if least == 0 else f"less than {least}"
+        raise ctx.err(key, f"{key} is {word} ({v})", f"use a whole number >= {least}")
+    return v
+
+
+def _check_amount(ctx, d, kind):
+    if kind in DEFAULT_AMOUNT:
+        return _nonneg(ctx, d, "amount", DEFAULT_AMOUNT[kind], least=1)
+    amount = _nonneg(ctx, d, "amount", 0)
+    if amount:
+        raise ctx.err("amount", f"ability {kind!r} takes no amount (got {amount})",
+                      "remove amount or set it to 0")
+    return 0
+
+
+def _name(ctx, d):
+    name = d["name"]
+    if not name.strip():
+        raise ctx.err("name", "empty name", "give the card a name")
+    ctx.label = name
+    return name
+
+
+def _advancement(ctx: _Ctx, raw: dict) -> Advancement:
+    if isinstance(raw.get("name"), str) and raw["name"].strip():
+        ctx.label = raw["name"]
+    d = _typed(ctx, raw, ADVANCEMENT_FIELDS, "an advancement")
+    name = _name(ctx, d)
+    source = _choice(ctx, d, "source", SOURCES, None)
+    supply = _choice(ctx, d, "supply", SUPPLIES, "commons")
+    level = d["level"]
+    if supply == "commons" and level not in (1, 2, 3):
+        raise ctx.err("level", f"bad level {level} for a commons advancement",
+                      "commons advancements have level 1, 2 or 3")
+    if supply != "commons" and level != 0:
+        raise ctx.err("level", f"bad level {level} for a {supply} advancement",
+                      f"{supply} advancements have level 0")
+    copies = _nonneg(ctx, d, "copies", 1, least=1)
+    cost = _nonneg(ctx, d, "cost")
+    position = _choice(ctx, d, "position", POSITIONS, None)
+    kind = d.get("ability", "none")
+    if kind not in ADVANCEMENT_ABILITIES:
+        if kind in VALE_ABILITIES:
+            raise ctx.err("ability", f"{kind!r} is a vale ability, not an advancement ability",
+                          f"use one of: {', '.join(ADVANCEMENT_ABILITIES)}")
+        kind = _choice(ctx, d, "ability", ADVANCEMENT_ABILITIES, None, "ability")
+    symbols = {s: _nonneg(ctx, d, s) for s in _SYMBOLS}
+    return Advancement(
+        name=name, level=level, supply=supply, copies=copies, cost=cost,
+        position=POSITIONS.index(position), source=source,
+        longwise=d.get("longwise", False), **symbols, ability=kind,
+        amount=_check_amount(ctx, d, kind), text=d.get("text", ""), note=d.get("note", ""))
+
+
+def _vale(ctx: _Ctx, raw: dict) -> Vale:
+    if isinstance(raw.get("name"), str) and raw["name"].strip():
+        ctx.label = raw["name"]
+    d = _typed(ctx, raw, VALE_FIELDS, "a vale")
+    name = _name(ctx, d)
+    source = _choice(ctx, d, "source", SOURCES, None)
+    level = d["level"]
+    if level not in (1, 2):
+        raise ctx.err("level", f"bad level {level} for a vale", "vales have level 1 or 2")
+    copies = _nonneg(ctx, d, "copies", 1, least=1)
+    cost = {}
+    for k, v in d["cost"].items():
+        if k not in SPIRITS:
+            raise ctx.err("cost", f"unknown spirit {k!r} in cost",
+                          f"cost keys are: {', '.join(SPIRITS)}")
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ctx.err("cost", f"wrong type: cost {k} must be a whole number, got {v!r}",
+                          f"write e.g. cost = {{{k} = 1}}")
+        if v < 0:
+            raise ctx.err("cost", f"cost {k} is negative ({v})", "use a whole number >= 0")
+        cost[k] = v
+    kind = d.get("ability", "none")
+    if kind not in VALE_ABILITIES:
+        if kind in ADVANCEMENT_ABILITIES:
+            raise ctx.err("ability", f"{kind!r} is an advancement ability, not a vale ability",
+                          f"use one of: {', '.join(VALE_ABILITIES)}")
+        kind = _choice(ctx, d, "ability", VALE_ABILITIES, None, "ability")
+    symbol = d.get("symbol", "")
+    if kind == "harvest_spirit":
+        if symbol not in SPIRITS:
+            raise ctx.err("symbol", f"harvest_spirit needs a valid symbol, got {symbol!r}",
+                          f"set symbol to one of: {', '.join(SPIRITS)}")
+    elif symbol:
+        raise ctx.err("symbol", f"symbol is only used by harvest_spirit (ability is {kind!r})",
+                      "remove symbol")
+    return Vale(
+        name=name, level=level, copies=copies,
+        cost_animal=cost.get("animal", 0), cost_forest=cost.get("forest", 0),
+        cost_sky=cost.get("sky", 0), cost_wild=cost.get("wild", 0),
+        end_vp=_nonneg(ctx, d, "end_vp"), source=source, ability=kind,
+        amount=_check_amount(ctx, d, kind), symbol=symbol,
+        extra_buys=_nonneg(ctx, d, "extra_buys"), unique=d.get("unique", False),
+        text=d.get("text", ""), note=d.get("note", ""))
+
+
+def _starting(ctx: _Ctx, raw: dict) -> StartingCard:
+    if isinstance(raw.get("name"), str) and raw["name"].strip():
+        ctx.label = raw["name"]
+    d = _typed(ctx, raw, STARTING_FIELDS, "a starting card")
+    name = _name(ctx, d)
+    return StartingCard(name=name, advancements=tuple(d.get("advancements", [])),
+                        count=_nonneg(ctx, d, "count", least=1),
+                        source=_choice(ctx, d, "source", SOURCES, None))
+
+
+def _assemble(file, name, description, starting, advancements, vales) -> CardSet:
+    """Cross-card checks: unique names, starting deck; then the CardSet."""
+    file = str(file)
+    seen: dict[str, str] = {}
+    for what, cards in (("advancement", advancements), ("vale", vales)):
+        for c in cards:
+            if c.name in seen:
+                raise CardSetError(file, c.name, "name",
+                                   f"duplicate name: already used by {'an' if seen[c.name] == 'advancement' else 'a'} {seen[c.name]}",
+                                   "give every advancement and vale a different name")
+            seen[c.name] = what
+    adv = {a.name: a for a in advancements}
+    names = set()
+    for sc in starting:
+        if sc.name in names:
+            raise CardSetError(file, sc.name, "name", "duplicate starting card name",
+                               "merge the two entries or rename one")
+        names.add(sc.name)
+        used = {}
+        for n in sc.advancements:
+            if n not in adv:
+                close = difflib.get_close_matches(n, list(adv), n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                raise CardSetError(file, sc.name, "advancements",
+                                   f"unknown advancement {n!r}",
+                                   f"{hint}list it under [[advancements]] or fix the name")
+            pos = adv[n].position
+            if pos in used:
+                raise CardSetError(file, sc.name, "advancements",
+                                   f"{used[pos]!r} and {n!r} are both on the {POSITIONS[pos]} position",
+                                   "a card holds at most one advancement per position")
+            used[pos] = n
+    total = sum(sc.count for sc in starting)
+    if total != STARTING_DECK_SIZE:
+        raise CardSetError(file, None, "starting_cards",
+                           f"impossible deck: the starting cards count {total}, not {STARTING_DECK_SIZE}",
+                           f"make the counts add up to {STARTING_DECK_SIZE}")
+    return CardSet(name=name, advancements=tuple(advancements), vales=tuple(vales),
+                   starting_cards=tuple(starting), path=file, description=description)
+
+
+def _parse_toml(path: Path) -> CardSet:
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise CardSetError(path, None, None, f"invalid TOML: {e}",
+                           "fix the syntax at that line") from None
+    except UnicodeDecodeError as e:
+        raise CardSetError(path, None, None, f"not UTF-8 text: {e}", "save it as UTF-8") from None
+    sections = {"set": dict, "starting_cards": list, "advancements": list, "vales": list}
+    for k, v in data.items():
+        if k not in sections:
+            close = difflib.get_close_matches(k, list(sections), n=1)
+            raise CardSetError(path, None, k, "unknown section",
+                               f"did you mean {close[0]!r}?" if close else
+                               "sections are [set], [[starting_cards]], [[advancements]], [[vales]]")
+        if not isinstance(v, sections[k]) or (
+                sections[k] is list and not all(isinstance(x, dict) for x in v)):
+            raise CardSetError(path, None, k, "wrong type: expected "
+                               + ("a [set] table" if k == "set" else f"[[{k}]] tables"),
+                               f"write [[{k}]] above each card" if k != "set" else "write [set]")
+    meta = _typed(_Ctx(path, None), data.get("set", {}), SET_FIELDS, "[set]")
+    starting = [_starting(_Ctx(path, f"starting_cards #{i + 1}"), c)
+                for i, c in enumerate(data.get("starting_cards", []))]
+    advs = [_advancement(_Ctx(path, f"advancements #{i + 1}"), c)
+            for i, c in enumerate(data.get("advancements", []))]
+    vales = [_vale(_Ctx(path, f"vales #{i + 1}"), c)
+             for i, c in enumerate(data.get("vales", []))]
+    return _assemble(path, meta.get("name", path.stem), meta.get("description", ""),
+                     starting, advs, vales)
+
+
+# ---------------------------------------------------------------------------
+# CSV: one row per card, a `type` column, the TOML field names as columns.
+# ---------------------------------------------------------------------------
+CSV_COLUMNS = (
+    "type", "name", "level", "supply", "copies", "cost", "position", "longwise",
+    *_SYMBOLS, "ability", "amount", "symbol", "extra_buys", "unique",
+    "cost_animal", "cost_forest", "cost_sky", "cost_wild", "advancements", "count",
+    "text", "note", "source",
+)
+CSV_TYPES = ("set", "starting", "advancement", "vale")
+_CSV_COST = {"cost_animal": "animal", "cost_forest": "forest", "cost_sky": "sky",
+             "cost_wild": "wild"}
+# Columns allowed per row type (CSV column name -> TOML field).
+_CSV_FIELDS = {
+    "set": {"name": "name", "text": "description"},
+    "starting": {k: k for k in STARTING_FIELDS},
+    "advancement": {k: k for k in ADVANCEMENT_FIELDS},
+    "vale": {**{k: k for k in VALE_FIELDS if k != "cost"}, **{k: "cost" for k in _CSV_COST}},
+}
+_CSV_TYPE_WORDS = {"int": "a whole number (e.g. 2)", "str": "text",
+                   "bool": "true or false", "names": "names separated by ';'",
+                   "cost": "a whole number (e.g. 1)"}
+
+
+def _csv_cell(ctx: _Ctx, column: str, typ: str, cell: str):
+    cell = cell.strip()
+    if typ in ("int", "cost"):
+        try:
+            return int(cell)
+        except ValueError:
+            raise ctx.err(column, f"wrong type: expected {_CSV_TYPE_WORDS[typ]}, got {cell!r}",
+                          f"write {column} as {_CSV_TYPE_WORDS[typ]} or leave it empty") from None
+    if typ == "bool":
+        low = cell.lower()
+        if low in ("true", "yes", "1"):
+            return True
+        if low in ("false", "no", "0"):
+            return False
+        raise ctx.err(column, f"wrong type: expected true or false, got {cell!r}",
+                      f"write {column} as true or false or leave it empty")
+    if typ == "names":
+        return [n.strip() for n in cell.split(";") if n.strip()]
+    return cell
+
+
+def _parse_csv(path: Path) -> CardSet:
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            rows = list(csv.reader(f))
+    except (csv.Error, UnicodeDecodeError) as e:
+        raise CardSetError(path, None, None, f"unreadable CSV: {e}", "save it as UTF-8 CSV") from None
+    if not rows:
+        raise CardSetError(path, None, None, "empty CSV file", "the first row must name the columns")
+    header = [h.strip() for h in rows[0]]
+    for h in header:
+        if h and h not in CSV_COLUMNS:
+            close = difflib.get_close_matches(h, CSV_COLUMNS, n=1)
+            raise CardSetError(path, None, h, "unknown column",
+                               f"did you mean {close[0]!r}?" if close else
+                               f"columns are: {', '.join(CSV_COLUMNS)}")
+    if len(set(h for h in header if h)) != len([h for h in header if h]):
+        raise CardSetError(path, None, None, "a column name appears twice", "remove the duplicate column")
+    if "type" not in header:
+        raise CardSetError(path, None, "type", "missing the 'type' column",
+                           "add a 'type' column: starting, advancement or vale")
+    meta = {}
+    starting, advs, vales = [], [], []
+    for n, row in enumerate(rows[1:], start=2):
+        if not any(c.strip() for c in row):
+            continue                      # blank spreadsheet row
+        rowfile = f"{path}, row {n}"
+        if len(row) > len(header) and any(c.strip() for c in row[len(header):]):
+            raise CardSetError(rowfile, None, None,
+                               f"malformed row: {len(row)} cells but the header has {len(header)} columns",
+                               "remove the extra cells or quote cells that contain commas")
+        cells = {h: (row[i] if i < len(row) else "") for i, h in enumerate(header) if h}
+        label = cells.get("name", "").strip() or None
+        ctx = _Ctx(rowfile, label)
+        kind = cells["type"].strip().lower()
+        if kind not in CSV_TYPES:
+            raise ctx.err("type", f"malformed row: unknown card type {cells['type']!r}",
+                          "type is one of: starting, advancement, vale (or set)")
+        allowed = _CSV_FIELDS[kind]
+        spec = {"set": SET_FIELDS, "starting": STARTING_FIELDS,
+                "advancement": ADVANCEMENT_FIELDS, "vale": VALE_FIELDS}[kind]
+        raw: dict = {}
+        for col, cell in cells.items():
+            if col == "type" or not cell.strip():
+                continue                  # empty cell = default
+            if col not in allowed:
+                raise ctx.err(col, f"field {col!r} does not apply to a {kind} row",
+                              f"leave {col} empty on {kind} rows")
+            fld = allowed[col]
+            value = _csv_cell(ctx, col, spec[fld][0], cell)
+            if fld == "cost" and kind == "vale":
+                raw.setdefault("cost", {})[_CSV_COST[col]] = value
+            else:
+                raw[fld] = value
+        if kind == "set":
+            meta.update(raw)
+        elif kind == "starting":
+            starting.append(_starting(ctx, raw))
+        elif kind == "advancement":
+            advs.append(_advancement(ctx, raw))
+        else:
+            vales.append(_vale(ctx, raw))
+    return _assemble(path, meta.get("name", path.stem), meta.get("description", ""),
+                     starting, advs, vales)
+
+
+def card_set_to_csv(cs: CardSet, path) -> None:
+    """Write ``cs`` as CSV (the schema :func:`load_card_set` reads back).
+
+    Zero symbol counts and false flags are written as empty cells (= default).
+    """
+    def blank0(v):
+        return "" if v in (0, False) else ("true" if v is True else v)
+
+    rows = [{"type": "set", "name": cs.name, "text": cs.description}]
+    for sc in cs.starting_cards:
+        rows.append({"type": "starting", "name": sc.name, "count": sc.count,
+                     "advancements": "; ".join(sc.advancements), "source": sc.source})
+    for a in cs.advancements:
+        row = {"type": "advancement", "name": a.name, "level": a.level, "supply": a.supply,
+               "copies": a.copies, "cost": a.cost, "position": POSITIONS[a.position],
+               "longwise": blank0(a.longwise), "ability": a.ability, "amount": a.amount,
+               "text": a.text, "note": a.note, "source": a.source}
+        row.update({s: blank0(getattr(a, s)) for s in _SYMBOLS})
+        rows.append(row)
+    for v in cs.vales:
+        rows.append({"type": "vale", "name": v.name, "level": v.level, "copies": v.copies,
+                     "cost_animal": blank0(v.cost_animal), "cost_forest": blank0(v.cost_forest),
+                     "cost_sky": blank0(v.cost_sky), "cost_wild": blank0(v.cost_wild),
+                     "end_vp": v.end_vp, "ability": v.ability, "amount": v.amount,
+                     "symbol": v.symbol, "extra_buys": blank0(v.extra_buys),
+                     "unique": blank0(v.unique), "text": v.text, "note": v.note,
+                     "source": v.source})
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=CSV_COLUMNS, restval="")
+        w.writeheader()
+        w.writerows(rows)
+
+
+# ---------------------------------------------------------------------------
+# Entry points
+# ---------------------------------------------------------------------------
+def bundled_sets() -> list[str]:
+    """Names of the card sets shipped in ``vale_sim/data``."""
+    return sorted(p.stem for p in DATA_DIR.glob("*.toml"))
+
+
+@functools.lru_cache(maxsize=None)
+def _load_bundled(name: str) -> CardSet:
+    return _load_path(DATA_DIR / f"{name}.toml")
+
+
+def _load_path(path: Path) -> CardSet:
+    if not path.is_file():
+        raise CardSetError(path, None, None, "file not found",
+                           f"give a bundled set ({', '.join(bundled_sets())}) "
+                           "or the path of a .toml or .csv file")
+    suffix = path.suffix.lower()
+    if suffix == ".toml":
+        return _parse_toml(path)
+    if suffix == ".csv":
+        return _parse_csv(path)
+    raise CardSetError(path, None, None, f"unknown file type {path.suffix!r}",
+                       "card sets are .toml or .csv files")
+
+
+def load_card_set(spec) -> CardSet:
+    """Load a card set: a bundled name ("starter", "core"), a .toml/.csv path, or a CardSet.
+
+    Bundled sets are cached; files are read every time.  Raises
+    :class:`CardSetError` naming the file, card and field of the first problem.
+    """
+    if isinstance(spec, CardSet):
+        return spec
+    if not isinstance(spec, (str, Path)):
+        raise TypeError(f"card set spec must be a name, a path or a CardSet, got {spec!r}")
+    text = str(spec)
+    if isinstance(spec, str) and text in bundled_sets():
+        return _load_bundled(text)
+    path = Path(text)
+    if not path.suffix and not path.exists() and "/" not in text and "\\" not in text:
+        names = bundled_sets()
+        close = difflib.get_close_matches(text, names, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise CardSetError(text, None, None, "unknown card set",
+                           f"{hint}bundled sets: {', '.join(names)}; or give a .toml or .csv path")
+    return _load_path(path)
+
+
+def validate_playable(cs: CardSet, players: int) -> None:
+    """Raise CardSetError if a ``players``-player game cannot be set up with ``cs``."""
+    from .rules import LEVEL1_DECK
+    file = cs.path or cs.name
+    if players not in LEVEL1_DECK:
+        raise CardSetError(file, None, "players", f"{players} players is not supported",
+                           f"use {', '.join(map(str, LEVEL1_DECK))} players")
+    need = LEVEL1_DECK[players]
+    have = cs.copies("advancement", 1)
+    if have < need:
+        raise CardSetError(file, None, "advancements",
+                           f"only {have} level 1 advancement copies; a {players}-player game deals {need}",
+                           f"add level 1 advancements to reach {need} copies")
+    for level in (2, 3):
+        have = cs.copies("advancement", level)
+        if have < 3:
+            raise CardSetError(file, None, "advancements",
+                               f"only {have} level {level} advancement copies; the commons shows 3",
+                               f"add level {level} advancements to reach 3 copies")
+    for level in (1, 2):
+        have = cs.copies("vale", level)
+        if have < 4:
+            raise CardSetError(file, None, "vales",
+                               f"only {have} level {level} vale copies; 4 are shown face up",
+                               f"add level {level} vales to reach 4 copies")
