@@ -87,9 +87,9 @@ def test_vale_buying_example(core):
     """forest, forest, sky, animal, animal, wild buy Feral Grove and Ley Line Nexus."""
     spirits = dict(animal=2, forest=2, sky=1, wild=1)
     left = pay(spirits, core.vales[core.vale_id("Feral Grove")].cost)
-    assert left == dict(animal=1, forest=1, sky=0, wild=1)   # forest, sky, animal, animal
+    assert left == dict(animal=0, forest=1, sky=0, wild=1)   # forest, sky, animal, animal
     assert pay(left, core.vales[core.vale_id("Ley Line Nexus")].cost) == dict(
-        animal=1, forest=0, sky=0, wild=0)
+        animal=0, forest=0, sky=0, wild=0)                    # wild pays the sky
     assert pay(dict(animal=1, forest=1, sky=0, wild=0),
                core.vales[core.vale_id("Ley Line Nexus")].cost) is None
 
@@ -160,19 +160,20 @@ def test_seedling_with_hulking_thornhide(core):
 
 def test_peacekeeper_druid_once_per_turn(core):
     druid = card(core, "Peacekeeper Druid")
-    bad = card(core, "Stag", "Cursed Land")             # 2 decay each
+    assert sym.net_decay(core, druid) == 0
+    bad = card(core, "Stag", "Cursed Land")             # 2 decay
+    blank = Card([-1, -1, -1])
     three = [card(core, "Cursed Land") for _ in range(3)]
-    # field: druid + 3 Cursed Land (3 decay showing); on-deck: druid-less; deck: two 2-decay cards
-    p = player_with_field(core, [druid] + three, [bad, bad, Card([-1, -1, -1])])
-    p.turn_number = 1
-    p.deck = [4, 5, 6]
-    p.on_deck = 6                                       # blank on-deck
-    p.deck = [4, 5]
-    assert p.decay_showing() == 3 - sym.growth(core, druid)
-    spoiled = p.push()                                  # blank to field; reveal a 2-decay card
-    assert not spoiled and p.druid_used and 4 in p.discard
-    spoiled = p.push()                                  # reveal the second one: no more Druid
-    assert spoiled
+    # field: Druid + 3 Cursed Land (3 decay showing); on-deck blank; deck: bad, blank, bad
+    p = player_with_field(core, [druid] + three, [blank, bad, blank, bad])
+    p.on_deck, p.deck = 4, [5, 6, 7]
+    assert p.decay_showing() == 3
+    assert not p.push()                                 # reveals bad: Druid discards it
+    assert p.druid_used and 5 in p.discard and p.on_deck == 6
+    assert p.push()                                     # reveals the other bad: no second use
+    # a new turn (Prep start) makes the Druid available again
+    p.reset_window()
+    assert not p.druid_used
 
 
 def test_starting_field_has_two_cursed_lands_and_one_on_deck():
@@ -218,21 +219,21 @@ def test_setup_counts(core, players, level1, pool):
         assert 3 <= pl.decay_showing() <= 3 or pl.prep_spoiled
 
 
-def test_prep_gross_option_differs_from_net_with_growth(core):
-    grow = [k for k, a in enumerate(core.advancements) if a.growth > 0 and a.decay == 0]
-    assert grow, "core should have a growth card"
-    cards = [card(core, "Cursed Land") for _ in range(9)] + [Card([-1, grow[0], -1]) if
-             core.advancements[grow[0]].position == 1 else Card([-1, -1, -1]) for _ in range(11)]
+def test_prep_gross_option_ignores_growth(core):
+    grow = next(k for k, a in enumerate(core.advancements) if a.growth > 0 and a.decay == 0)
+    cards = [card(core, "Cursed Land") for _ in range(9)] + [Card([-1, -1, -1]) for _ in range(11)]
     for c in cards[9:]:
-        c.slots[core.advancements[grow[0]].position] = grow[0]
-    sizes = {}
+        c.slots[core.advancements[grow].position] = grow
+    result = {}
     for rule in ("net", "gross"):
         p = Player(core, cards, rules=Rules(prep_count=rule), rng=GameRng(2))
         p.new_deck()
-        p.setup_field()
-        sizes[rule] = (len(p.field), p.gross_showing(), p.decay_showing())
-    assert sizes["gross"][1] == 3 or sizes["gross"][0] + 1 == 20
-    assert sizes["net"][2] >= 3 or sizes["net"][0] + 1 == 20
+        assert not p.setup_field()
+        result[rule] = p
+    # gross: stops as soon as 3 decay are showing, whatever the growth
+    assert result["gross"].gross_showing() == 3
+    # net: 11 growth cancel all decay, so Prep only stops when every card is in the field
+    assert len(result["net"].field) == 20 and result["net"].on_deck == -1
 
 
 def test_same_seed_same_game(core):
