@@ -49,6 +49,10 @@ def main(argv=None) -> int:
     except (UserError, CardSetError, PolicyError) as e:
         print(f"vale-sim {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:                      # e.g. `vale-sim play | head`
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print(f"vale-sim {args.command}: interrupted", file=sys.stderr)
         return 130

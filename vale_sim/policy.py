@@ -110,11 +110,20 @@ def get_policy(spec: "str | Policy") -> Policy:
         return spec
     if spec in PRESETS:
         return PRESETS[spec]
+    if spec in bundled_policy_files():
+        return load_policy(bundled_policy_files()[spec])
     p = Path(spec)
     if p.suffix == ".toml" or p.exists():
         return load_policy(p)
-    raise PolicyError(f"unknown policy {spec!r}: use one of {', '.join(PRESETS)} "
+    names = list(PRESETS) + list(bundled_policy_files())
+    raise PolicyError(f"unknown policy {spec!r}: use one of {', '.join(names)} "
                       f"or a policy .toml file")
+
+
+def bundled_policy_files() -> dict[str, Path]:
+    """Policy files shipped in vale_sim/policies/, by name (file stem)."""
+    folder = Path(__file__).parent / "policies"
+    return {p.stem: p for p in sorted(folder.glob("*.toml"))}
 
 
 def load_policy(path: "str | Path") -> Policy:
@@ -154,7 +163,11 @@ def load_policy(path: "str | Path") -> Policy:
                 raise PolicyError(f"{path}: buy rule {i}: unknown condition {k!r} (known: {', '.join(RULE_CONDITIONS)})")
             if isinstance(v, bool) or not isinstance(v, int):
                 raise PolicyError(f"{path}: buy rule {i}: condition {k!r} must be an integer")
+        if "owned_at_most" in when and t != "card":
+            raise PolicyError(f"{path}: buy rule {i}: owned_at_most applies only to a 'card' rule")
         value = r[t]
+        if t == "card" and not isinstance(value, str):
+            raise PolicyError(f"{path}: buy rule {i}: card must be a card name (a string)")
         if t == "level" and value not in (1, 2, 3):
             raise PolicyError(f"{path}: buy rule {i}: level must be 1, 2 or 3")
         if t == "best" and value not in ("advancement", "vale"):
@@ -164,5 +177,5 @@ def load_policy(path: "str | Path") -> Policy:
     params.setdefault("name", path.stem)
     try:
         return replace(base, rules=tuple(rules), **params)
-    except TypeError as e:
+    except (TypeError, PolicyError) as e:
         raise PolicyError(f"{path}: {e}") from None
