@@ -75,6 +75,14 @@ class GameRecord:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    def turns_frame(self):
+        """One row per turn: pushes, spoils, mana, spirits, purchases, VP."""
+        return turns_frame(self)
+
+    def results_frame(self):
+        """One row per player: score parts, seat, win share."""
+        return results_frame(self)
+
 
 def turns_frame(records):
     """Per-turn DataFrame of one or more GameRecords."""
