@@ -1,24 +1,339 @@
-"""Interval helpers for win rates and other proportions."""
+"""Honest statistics for simulated games: rates with intervals, paired
+differences, Bradley–Terry strengths.
+
+Every rate an analysis reports comes with its sample size and an interval;
+the helpers here are the one place those intervals are computed.  See
+docs/statistics.md for which interval is used where and why.
+
+Outcomes in [0, 1] that are not 0/1
+-----------------------------------
+A win shared by ``k`` players counts ``1/k`` to each (``win_share``), so a
+"number of wins" may be fractional.  The binomial intervals below take the
+fractional count as it is: ``p̂ = successes / n`` goes into the same formula.
+An outcome in [0, 1] with mean ``p`` has variance at most ``p(1 - p)``
+(equality only for 0/1 outcomes), so treating it as binomial over-states the
+variance: the interval is, if anything, a little too wide — conservative,
+never too narrow.
+"""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, asdict
 
-from scipy.stats import norm
+import numpy as np
+
+PROPORTION_METHODS = ("wilson", "exact")
+
+
+def _z(confidence: float) -> float:
+    from scipy.stats import norm
+    _check_confidence(confidence)
+    return float(norm.ppf(0.5 + confidence / 2))
+
+
+def _check_confidence(confidence: float) -> None:
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+
+
+def _check_counts(successes: float, n: float) -> None:
+    if n < 0 or successes < 0 or successes > n:
+        raise ValueError(f"need 0 <= successes <= n, got successes={successes!r}, n={n!r}")
 
 
 def wilson_interval(successes: float, n: float, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval for a proportion ``successes / n``.
+    """Wilson score interval for a proportion: ``(lo, hi)``.
 
-    ``successes`` may be fractional (shared wins count 1/k each).  Returns
-    ``(nan, nan)`` when ``n == 0``.
+    ``successes`` may be fractional (shared wins counted ``1/k``; see the
+    module docstring: the interval is then conservative).  ``n == 0`` gives
+    ``(nan, nan)``: no games, no estimate.
     """
     if n <= 0:
         return (math.nan, math.nan)
-    if not 0.0 <= successes <= n:
-        raise ValueError(f"successes must be in [0, n], got {successes} of {n}")
-    z = float(norm.ppf(0.5 + confidence / 2))
+    _check_counts(successes, n)
+    z = _z(confidence)
     p = successes / n
     z2n = z * z / n
     centre = (p + z2n / 2) / (1 + z2n)
-    half = z * math.sqrt(p * (1 - p) / n + z2n / (4 * n)) / (1 + z2n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    half = z / (1 + z2n) * math.sqrt(p * (1 - p) / n + z2n / (4 * n))
+    # Clamp rounding noise; at p = 0 (or 1) the bound is exactly 0 (or 1).
+    lo = 0.0 if successes == 0 else max(0.0, centre - half)
+    hi = 1.0 if successes == n else min(1.0, centre + half)
+    return (lo, hi)
+
+
+def clopper_pearson_interval(successes: float, n: float, confidence: float = 0.95) -> tuple[float, float]:
+    """Exact (Clopper–Pearson) interval for a proportion: ``(lo, hi)``.
+
+    Guaranteed coverage of at least ``confidence`` for 0/1 outcomes (usually
+    more: it is conservative).  Fractional ``successes`` use the continuous
+    extension of the beta quantiles.
+    """
+    from scipy.stats import beta
+    if n <= 0:
+        return (math.nan, math.nan)
+    _check_counts(successes, n)
+    _check_confidence(confidence)
+    a = 1 - confidence
+    lo = 0.0 if successes == 0 else float(beta.ppf(a / 2, successes, n - successes + 1))
+    hi = 1.0 if successes == n else float(beta.ppf(1 - a / 2, successes + 1, n - successes))
+    return (lo, hi)
+
+
+def proportion_interval(successes: float, n: float, confidence: float = 0.95,
+                        method: str = "wilson") -> tuple[float, float]:
+    """Interval for a proportion by ``method``: "wilson" (default) or "exact"."""
+    if method == "wilson":
+        return wilson_interval(successes, n, confidence)
+    if method == "exact":
+        return clopper_pearson_interval(successes, n, confidence)
+    raise ValueError(f"method must be one of {PROPORTION_METHODS}, got {method!r}")
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A proportion with its sample size and interval."""
+    successes: float
+    n: int
+    rate: float        # successes / n (nan when n == 0)
+    lo: float
+    hi: float
+    confidence: float = 0.95
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        return format_rate(self)
+
+
+def rate(successes: float, n: int, confidence: float = 0.95, method: str = "wilson") -> Rate:
+    """A :class:`Rate`: ``successes / n`` with its interval."""
+    lo, hi = proportion_interval(successes, n, confidence, method)
+    r = successes / n if n else float("nan")
+    return Rate(float(successes), int(n), float(r), lo, hi, confidence)
+
+
+def format_rate(r: Rate, digits: int = 1) -> str:
+    """``"52.3% [49.2, 55.4] n=1000"`` (percent)."""
+    if r.n == 0:
+        return "—  n=0"
+    return f"{100 * r.rate:.{digits}f}% [{100 * r.lo:.{digits}f}, {100 * r.hi:.{digits}f}] n={r.n}"
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """Mean of paired differences ``a_i - b_i`` with standard error and interval."""
+    mean: float
+    se: float
+    lo: float
+    hi: float
+    n: int
+    sd: float
+    confidence: float = 0.95
+    method: str = "t"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def paired_difference(a, b, confidence: float = 0.95, method: str = "t") -> PairedDifference:
+    """Mean difference of paired outcomes ``a[i] - b[i]`` and its interval.
+
+    Use it when ``a[i]`` and ``b[i]`` come from the same game ``i`` (same seed
+    and game index: the same shuffles and commons — common random numbers), so
+    the shared luck cancels in the difference.  ``method`` "t" (Student t with
+    ``n - 1`` degrees of freedom, default) or "normal".  With fewer than two
+    pairs the interval is ``(nan, nan)``; when all differences are equal the
+    standard error is 0 and the interval is that single point.
+    """
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"a and b must be 1-d of the same length, got {a.shape} and {b.shape}")
+    if method not in ("t", "normal"):
+        raise ValueError(f"method must be 't' or 'normal', got {method!r}")
+    _check_confidence(confidence)
+    d = a - b
+    n = d.size
+    if n == 0:
+        nan = float("nan")
+        return PairedDifference(nan, nan, nan, nan, 0, nan, confidence, method)
+    mean = float(d.mean())
+    if n < 2:
+        nan = float("nan")
+        return PairedDifference(mean, nan, nan, nan, n, nan, confidence, method)
+    sd = float(d.std(ddof=1))
+    se = sd / math.sqrt(n)
+    if method == "t":
+        from scipy.stats import t
+        q = float(t.ppf(0.5 + confidence / 2, n - 1))
+    else:
+        q = _z(confidence)
+    return PairedDifference(mean, se, mean - q * se, mean + q * se, n, sd, confidence, method)
+
+
+def two_proportion_diff(s1: float, n1: float, s2: float, n2: float, confidence: float = 0.95,
+                        method: str = "newcombe") -> tuple[float, float, float]:
+    """Difference of two independent proportions ``s1/n1 - s2/n2``: ``(diff, lo, hi)``.
+
+    ``method`` "newcombe" (default): Newcombe's hybrid score interval (method
+    10 of Newcombe 1998), built from the two Wilson intervals; good coverage
+    even near 0 or 1 and for small ``n``.  "wald": ``diff ± z·se`` with the
+    unpooled standard error — caveat: it under-covers when a rate is near 0
+    or 1 or a sample is small, and can leave [-1, 1]; use only for large,
+    mid-range samples.  The two samples must be independent; for outcomes
+    paired by game use :func:`paired_difference`.
+    """
+    if n1 <= 0 or n2 <= 0:
+        return (math.nan, math.nan, math.nan)
+    _check_counts(s1, n1)
+    _check_counts(s2, n2)
+    p1, p2 = s1 / n1, s2 / n2
+    d = p1 - p2
+    if method == "newcombe":
+        l1, u1 = wilson_interval(s1, n1, confidence)
+        l2, u2 = wilson_interval(s2, n2, confidence)
+        lo = d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
+        hi = d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+        return (d, lo, hi)
+    if method == "wald":
+        z = _z(confidence)
+        se = math.sqrt(p1 * (1 - p1) / n1 + p2 * (1 - p2) / n2)
+        return (d, d - z * se, d + z * se)
+    raise ValueError(f"method must be 'newcombe' or 'wald', got {method!r}")
+
+
+def games_for_halfwidth(halfwidth: float, p: float = 0.5, confidence: float = 0.95) -> int:
+    """Games needed for a normal-approximation interval of ``±halfwidth`` at rate ``p``.
+
+    ``halfwidth`` is a proportion (0.02 for ±2 percentage points).  p = 0.5
+    is the worst case.  For paired differences, divide by the variance
+    reduction the pairing brings (see docs/statistics.md).
+    """
+    z = _z(confidence)
+    return int(math.ceil(z * z * p * (1 - p) / halfwidth ** 2))
+
+
+# ---------------------------------------------------------------------------
+# Bradley–Terry
+# ---------------------------------------------------------------------------
+
+ELO_PER_LOG = 400 / math.log(10)    # Elo points per unit of log strength
+
+
+def fit_bradley_terry(wins, prior: float = 0.5, tol: float = 1e-10,
+                      max_iter: int = 10_000) -> np.ndarray:
+    """Log strengths ``θ`` (mean 0) maximising the Bradley–Terry likelihood.
+
+    ``wins[i, j]`` is how often ``i`` beat ``j`` (fractional allowed: a tie
+    counts 1/2 to each).  Model: ``P(i beats j) = 1 / (1 + exp(θ_j - θ_i))``.
+    ``prior`` adds that many pseudo-wins each way to every pair that met, so
+    the fit stays finite when a policy never (or always) wins; it shrinks
+    toward equal strength by ``prior`` drawn games per pair — negligible at
+    tournament sizes.  Fitted by Hunter's (2004) MM algorithm.
+    """
+    w = np.array(wins, dtype=float)
+    k = w.shape[0]
+    if w.ndim != 2 or w.shape != (k, k):
+        raise ValueError(f"wins must be a square matrix, got shape {w.shape}")
+    if (w < 0).any():
+        raise ValueError("wins must be non-negative")
+    np.fill_diagonal(w, 0.0)
+    n = w + w.T
+    w = w + prior * (n > 0)
+    n = w + w.T
+    total = w.sum(axis=1)
+    if (n.sum(axis=1) == 0).any():
+        raise ValueError("every policy must have played at least one comparison")
+    if prior == 0 and ((total == 0).any() or (total == n.sum(axis=1)).any()):
+        raise ValueError("a policy won none or all of its games: use prior > 0")
+    p = np.ones(k)
+    for _ in range(max_iter):
+        denom = (n / (p[:, None] + p[None, :])).sum(axis=1)
+        new = total / denom
+        new /= math.exp(np.log(new).mean())
+        if np.max(np.abs(np.log(new) - np.log(p))) < tol:
+            p = new
+            break
+        p = new
+    theta = np.log(p)
+    return theta - theta.mean()
+
+
+def _bt_covariance(theta: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Covariance of mean-zero log strengths from the observed Fisher information.
+
+    The information matrix is a weighted graph Laplacian (rank k-1 when the
+    comparison graph is connected); its pseudo-inverse is the covariance of
+    the estimate under the sum-zero constraint.
+    """
+    pi = 1 / (1 + np.exp(theta[None, :] - theta[:, None]))     # P(i beats j)
+    wgt = n * pi * pi.T
+    np.fill_diagonal(wgt, 0.0)
+    info = np.diag(wgt.sum(axis=1)) - wgt
+    return np.linalg.pinv(info)
+
+
+def bradley_terry(wins, names=None, confidence: float = 0.95, method: str = "fisher",
+                  n_boot: int = 1000, seed: int = 0, prior: float = 0.5):
+    """Bradley–Terry strengths with intervals, as a DataFrame sorted by strength.
+
+    ``wins`` is either a ``(k, k)`` matrix (``wins[i, j]``: times ``i`` beat
+    ``j``; ties 1/2 each) or a ``(games, k, k)`` array holding each game's
+    contribution, so a bootstrap can resample whole games (needed for 3–4
+    player games, whose pairwise comparisons share a game and are not
+    independent).  ``method``:
+
+    - "fisher": Wald intervals from the observed Fisher information; right
+      for independent pairwise games (2 players).
+    - "bootstrap": percentile intervals; resamples games when ``wins`` is
+      3-d, else redraws each pair's wins from a binomial at the observed rate
+      (parametric bootstrap).
+
+    Columns: name, strength (log, mean 0), lo, hi, se, elo (strength in Elo
+    points, mean 0), elo_lo, elo_hi, comparisons (games the policy took part
+    in, pairwise), expected_vs_mean (P(beat a policy of strength 0)).
+    """
+    import pandas as pd
+    arr = np.asarray(wins, dtype=float)
+    per_game = arr if arr.ndim == 3 else None
+    total = arr.sum(axis=0) if arr.ndim == 3 else arr
+    k = total.shape[0]
+    names = list(names) if names is not None else [str(i) for i in range(k)]
+    if len(names) != k:
+        raise ValueError(f"{len(names)} names for {k} policies")
+    theta = fit_bradley_terry(total, prior=prior)
+    n_obs = total + total.T
+    np.fill_diagonal(n_obs, 0.0)
+    if method == "fisher":
+        n_fit = n_obs + 2 * prior * (n_obs > 0)
+        se = np.sqrt(np.clip(np.diag(_bt_covariance(theta, n_fit)), 0, None))
+        z = _z(confidence)
+        lo, hi = theta - z * se, theta + z * se
+    elif method == "bootstrap":
+        rng = np.random.default_rng(seed)
+        draws = np.empty((n_boot, k))
+        for b in range(n_boot):
+            if per_game is not None:
+                idx = rng.integers(0, per_game.shape[0], per_game.shape[0])
+                wb = per_game[idx].sum(axis=0)
+            else:
+                frac = np.divide(total, n_obs, out=np.zeros_like(total), where=n_obs > 0)
+                upper = np.triu(rng.binomial(n_obs.round().astype(int), np.clip(frac, 0, 1)), 1)
+                # One draw per unordered pair: i's wins over j; j gets the rest.
+                wb = upper + np.triu(n_obs.round().astype(int) - upper, 1).T
+            draws[b] = fit_bradley_terry(wb, prior=prior)
+        a = 1 - confidence
+        lo = np.quantile(draws, a / 2, axis=0)
+        hi = np.quantile(draws, 1 - a / 2, axis=0)
+        se = draws.std(axis=0, ddof=1)
+    else:
+        raise ValueError(f"method must be 'fisher' or 'bootstrap', got {method!r}")
+    df = pd.DataFrame({
+        "name": names, "strength": theta, "lo": lo, "hi": hi, "se": se,
+        "elo": ELO_PER_LOG * theta, "elo_lo": ELO_PER_LOG * lo, "elo_hi": ELO_PER_LOG * hi,
+        "comparisons": n_obs.sum(axis=1), "expected_vs_mean": 1 / (1 + np.exp(-theta)),
+    })
+    df.attrs.update(confidence=confidence, method=method, prior=prior)
+    return df.sort_values("strength", ascending=False, ignore_index=True)
