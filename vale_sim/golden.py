@@ -1,0 +1,126 @@
+"""Golden playthroughs: whole games recorded as readable text.
+
+Each case (configuration + seed) is played by the reference engine and stored
+in ``tests/golden/NAME.txt``: the configuration, the readable event log (every
+push, reveal, spoil, purchase, sleeve, Prep) and the turn-by-turn records and
+final results, one line each.  The tests replay every case with both engines
+and compare with the file, so an unintended change to the rules or the random
+stream shows up as a readable diff.  Regenerate with ``vale-sim golden --regenerate``.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+from .records import GameRecord, PlayerResult, TurnRecord
+from .rules import Rules
+
+GOLDEN_DIR = Path(__file__).resolve().parent.parent / "tests" / "golden"
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    card_set: str            # bundled name, or "random:N" for synthetic.random_card_set(N)
+    players: int
+    seed: int
+    policies: tuple
+    prep_count: str = "net"
+    game_index: int = 0
+
+    def load_set(self):
+        if self.card_set.startswith("random:"):
+            from .synthetic import random_card_set
+            return random_card_set(int(self.card_set.split(":")[1]))
+        from .cards import load_card_set
+        return load_card_set(self.card_set)
+
+    def rules(self) -> Rules:
+        return Rules(prep_count=self.prep_count)
+
+    def header(self) -> str:
+        return (f"config: set={self.card_set} players={self.players} seed={self.seed} "
+                f"game={self.game_index} policies={','.join(self.policies)} "
+                f"prep_count={self.prep_count}")
+
+
+def explore_policy(name: str, permille: int):
+    from dataclasses import replace
+    from .policy import get_policy
+    return replace(get_policy(name), explore_permille=permille, name=f"{name}+explore")
+
+
+CASES = (
+    Case("core-2p-balanced-greedy", "core", 2, 7, ("balanced", "greedy")),
+    Case("core-3p-mixed", "core", 3, 11, ("spirit-rush", "vp-rush", "cautious")),
+    Case("core-4p-rules-bots", "core", 4, 13, ("warden-rush", "fertile-first", "greedy", "mana-target")),
+    Case("core-2p-gross-prep", "core", 2, 17, ("balanced", "balanced"), prep_count="gross"),
+    Case("random-3p-explore", "random:5", 3, 19, ("balanced+explore", "greedy", "vp-rush")),
+    Case("random-2p-big-seed", "random:9", 2, 2**64 - 3, ("greedy+explore", "cautious"), game_index=41),
+)
+
+
+def case_policies(case: Case):
+    out = []
+    for name in case.policies:
+        if name.endswith("+explore"):
+            out.append(explore_policy(name[: -len("+explore")], 300))
+        else:
+            out.append(name)
+    return out
+
+
+def format_value(v) -> str:
+    if isinstance(v, bool):
+        return str(int(v))
+    if isinstance(v, tuple):
+        return ",".join(":".join(map(str, x)) if isinstance(x, tuple) else str(x) for x in v)
+    if isinstance(v, dict):
+        return ",".join(f"{k}:{x}" for k, x in v.items())
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    return str(v)
+
+
+def record_lines(rec: GameRecord) -> list[str]:
+    """The engine-independent part: turn records and results, one line each."""
+    lines = [f"starting_player={rec.starting_player} rounds={rec.rounds} truncated={int(rec.truncated)}",
+             "## turns"]
+    for t in rec.turns:
+        lines.append(" ".join(f"{f.name}={format_value(getattr(t, f.name))}" for f in fields(TurnRecord)))
+    lines.append("## results")
+    for r in rec.results:
+        lines.append(" ".join(f"{f.name}={format_value(getattr(r, f.name))}" for f in fields(PlayerResult)))
+    return lines
+
+
+def play_case(case: Case, engine: str = "reference") -> GameRecord:
+    cs = case.load_set()
+    if engine == "reference":
+        from .reference.game import play_game
+        return play_game(cs, case.players, case.seed, case.game_index, case_policies(case), case.rules())
+    from .fast.api import play_game_fast
+    return play_game_fast(cs, case.players, case.seed, case.game_index, case_policies(case), case.rules())
+
+
+def render(case: Case, rec: GameRecord) -> str:
+    out = ["# vale-sim golden playthrough (regenerate: vale-sim golden --regenerate)", case.header(),
+           "## log"] + rec.log + ["## record"] + record_lines(rec)
+    return "\n".join(out) + "\n"
+
+
+def record_section(text: str) -> list[str]:
+    lines = text.splitlines()
+    return lines[lines.index("## record") + 1:]
+
+
+def regenerate(directory: Path = GOLDEN_DIR) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for case in CASES:
+        path = directory / f"{case.name}.txt"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(render(case, play_case(case)))
+        tmp.replace(path)
+        written.append(path)
+    return written
