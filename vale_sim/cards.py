@@ -224,18 +224,18 @@ def _unknown_name(what: str, name: str, set_name: str, names: list[str]) -> str:
 # level is the band its cost falls in.
 # ---------------------------------------------------------------------------
 SYMBOL_VALUE = {"mana": 1.0, "animal": 1.0, "forest": 1.0, "sky": 1.0, "wild": 1.0,
-                "harvest_vp": 1.5, "end_vp": 1.0, "growth": 1.0, "decay": -1.0,
+                "harvest_vp": 1.0, "end_vp": 1.0, "growth": 1.0, "decay": -1.0,
                 "guardian": 0.25}
-CURVE_A, CURVE_B, CURVE_TOLERANCE = 2.0, 0.0, 1.0
+CURVE_A, CURVE_B, CURVE_TOLERANCE = 1.5, 0.5, 1.0
 LEVEL_BANDS = {1: (2, 4), 2: (5, 7), 3: (8, 11)}
 TYPICAL_FIELD = 5          # cards in a typical field, for field-size abilities
 # Value of one unit of `amount` of each ability (per-guardian kinds: per guardian
 # on the card, at least one; field-size kinds: see ability_value).
 ABILITY_UNIT_VALUE = {
     "none": 0.0,
-    "harvest_vp_per_guardian": 1.5, "harvest_mana_per_guardian": 1.0,
-    "ongoing_growth_per_guardian": 0.5, "endgame_vp_per_symbol": 2.0,
-    "harvest_vp_per_cards": 1.5, "harvest_mana_per_other_card": 1.0,
+    "harvest_vp_per_guardian": 1.0, "harvest_mana_per_guardian": 1.0,
+    "ongoing_growth_per_guardian": 0.5, "endgame_vp_per_symbol": 3.0,
+    "harvest_vp_per_cards": 1.0, "harvest_mana_per_other_card": 1.0,
     "harvest_mana_penalty": -1.0, "when_played_peek": 0.5,
     "when_played_search_deck": 1.0, "when_played_discard_field": 1.0,
     "discount_same_card": 0.5, "ongoing_no_decay": 1.0,
