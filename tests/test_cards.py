@@ -1,0 +1,434 @@
+"""Card sets as data: bundled sets, validation errors, CSV round trip, `vale-sim cards`."""
+from __future__ import annotations
+
+import dataclasses
+import textwrap
+
+import pytest
+
+from vale_sim import cards as C
+from vale_sim.cards import (CardSetError, card_set_to_csv, load_card_set,
+                            validate_playable)
+from vale_sim.cli import main
+
+CORE = load_card_set("core")
+
+
+def adv(cs, name):
+    return cs.advancements[cs.advancement_id(name)]
+
+
+def vale(cs, name):
+    return cs.vales[cs.vale_id(name)]
+
+
+# ---------------------------------------------------------------- bundled sets
+def test_core_counts():
+    assert [CORE.copies("advancement", lv) for lv in (1, 2, 3)] == [33, 30, 33]
+    assert sum(CORE.advancements[i].copies for i in CORE.fertile()) == 18
+    assert [CORE.copies("vale", lv) for lv in (1, 2)] == [18, 18]
+    counts = {s.name: s.count for s in CORE.starting_cards}
+    assert sum(counts.values()) == 20
+    assert counts["Cursed Land"] == 9 and counts["Blank"] == 8
+    assert sum(n for k, n in counts.items() if k.startswith("Fertile Soil")) == 3
+    for players in (2, 3, 4):
+        validate_playable(CORE, players)
+
+
+def test_starting_deck_order_and_content():
+    for name in ("starter", "core"):
+        cs = load_card_set(name)
+        deck = cs.starting_deck()
+        assert len(deck) == 20
+        cl = cs.advancement_id("Cursed Land")
+        assert deck[:9] == [(cl, -1, -1)] * 9
+        fs = [cs.advancement_id(f"Fertile Soil ({p})") for p in C.POSITIONS]
+        assert deck[9:12] == [(fs[0], -1, -1), (-1, fs[1], -1), (-1, -1, fs[2])]
+        assert deck[12:] == [(-1, -1, -1)] * 8
+        a = adv(cs, "Cursed Land")
+        assert (a.decay, a.mana, a.position, a.supply, a.source) == (1, 1, 0, "starter", "rulebook")
+        for i in fs:
+            f = cs.advancements[i]
+            assert (f.cost, f.mana, f.copies, f.supply, f.level) == (2, 1, 6, "fertile", 0)
+
+
+def test_starter_has_no_commons_or_vales():
+    st = load_card_set("starter")
+    assert not st.vales and all(a.supply != "commons" for a in st.advancements)
+    with pytest.raises(CardSetError):
+        validate_playable(st, 2)
+
+
+def test_bundled_load_is_cached():
+    assert load_card_set("core") is load_card_set("core")
+    assert load_card_set(CORE) is CORE
+    assert CORE.path.endswith("core.toml")
+
+
+RULEBOOK_FACTS = {
+    # name: {field: value}  (symbols not listed and printed by the rulebook examples are 0)
+    "Stag": dict(guardian=2, animal=1, decay=1, mana=0, forest=0, sky=0, wild=0, growth=0,
+                 position=2, ability="none"),
+    "Dawnsinger": dict(guardian=1, sky=1, mana=0, animal=0, forest=0, wild=0, decay=0,
+                       growth=0, ability="harvest_mana_per_guardian", amount=1, position=1),
+    "Gaia's Chosen": dict(guardian=0, mana=0, animal=0, forest=0, sky=0, wild=0, decay=0,
+                          growth=0, end_vp=2, ability="endgame_vp_per_symbol", amount=1,
+                          position=0),
+    "Lifebringer Seed": dict(position=1, ability="ongoing_no_decay", guardian=0, mana=0,
+                             animal=0, forest=0, sky=0, wild=0, decay=0, growth=0),
+    "Feral Chieftain": dict(guardian=1, ability="harvest_vp_per_guardian", amount=1, position=0),
+    "Woodland Warden": dict(guardian=1, ability="harvest_vp_per_guardian", amount=2, position=1),
+    "Grovetender": dict(guardian=0, ability="ongoing_growth_per_guardian", amount=1, position=0),
+    "Seedling": dict(position=1, ability="ongoing_max_one_decay"),
+    "Hulking Thornhide": dict(position=2, decay=1),
+    "Magic Seed": dict(ability="harvest_mana_per_other_card", amount=1),
+    "Aurora": dict(ability="harvest_vp_per_cards", amount=2),
+    "Podlings": dict(cost=2),
+    "Earthchant Chorus": dict(ability="discount_same_card", amount=2),
+    "Grassland": dict(ability="harvest_mana_penalty", amount=1),
+    "Peacekeeper Druid": dict(ability="prevent_spoil"),
+    "Calm Weather": dict(ability="when_played_peek"),
+    "Cleansing Rain": dict(ability="when_played_search_deck"),
+    "Deadwood Harvester": dict(ability="when_played_discard_field"),
+    "Mindful Owl": dict(ability="when_played_discard_field"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RULEBOOK_FACTS))
+def test_rulebook_advancements(name):
+    a = adv(CORE, name)
+    for field_, want in RULEBOOK_FACTS[name].items():
+        assert getattr(a, field_) == want, (name, field_)
+    assert a.supply == "commons" and a.level in (1, 2, 3)
+    assert a.source == "estimate" and "rulebook" in a.note and "estimated" in a.note
+
+
+def test_grassland_has_compensating_symbols():
+    assert adv(CORE, "Grassland").spirits + adv(CORE, "Grassland").mana >= 2
+
+
+def test_gaia_rulebook_examples():
+    # RB Gaia's Chosen: with Stag and Dawnsinger 6 VP, with Stag and Lifebringer Seed 4 VP.
+    for others, want in ((("Stag", "Dawnsinger"), 6), (("Stag", "Lifebringer Seed"), 4)):
+        assert sum(adv(CORE, n).symbol_count for n in others) == want
+    # The three cards fit on one sleeve.
+    assert {adv(CORE, n).position for n in ("Gaia's Chosen", "Stag", "Dawnsinger")} == {0, 1, 2}
+
+
+FAN_COSTS = {  # (animal, forest, sky, wild)
+    "Azure Lake": (1, 1, 0, 0), "Blooming Arbor": (0, 1, 1, 0), "Cascading Falls": (2, 0, 0, 0),
+    "Ley Line Nexus": (0, 1, 1, 0), "Radiant Pinnacle": (0, 0, 2, 0),
+    "Sunstone Aerie": (1, 0, 1, 0), "Talonthorn Den": (0, 2, 0, 0), "Exodus Road": (1, 0, 1, 0),
+    "World Tree": (1, 1, 0, 0), "Ancient Liferoots": (0, 3, 1, 0),
+    "Conclave of Ents": (1, 1, 1, 1), "Feral Grove": (1, 1, 1, 1), "Pool of Light": (1, 0, 2, 0),
+    "Stream of Vigor": (2, 1, 0, 0), "Blessed Savanna": (4, 0, 0, 0),
+    "Fungal Forest": (0, 1, 2, 0), "Heartwood Sanctuary": (1, 2, 0, 0),
+    "Shimmering Brook": (0, 0, 4, 0), "Skyhaven": (2, 0, 1, 0), "Verdant Valley": (3, 1, 1, 0),
+    "Webwood Canopy": (0, 4, 0, 0), "Wellspring Glade": (2, 2, 2, 0),
+}
+VALE_ABILITY = {
+    "Azure Lake": ("harvest_mana", 1, ""), "Stream of Vigor": ("harvest_mana", 2, ""),
+    "Cascading Falls": ("harvest_spirit", 1, "sky"),
+    "Radiant Pinnacle": ("harvest_spirit", 1, "forest"),
+    "Talonthorn Den": ("harvest_spirit", 1, "animal"),
+    "Pool of Light": ("harvest_spirit", 1, "wild"),
+    "Blooming Arbor": ("spoil_save_growth", 1, ""), "Ancient Liferoots": ("always_growth", 1, ""),
+    "Conclave of Ents": ("guardian_once_per_turn", 1, ""),
+    "Sunstone Aerie": ("spirit_to_wild", 2, ""),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FAN_COSTS))
+def test_vales(name):
+    v = vale(CORE, name)
+    assert v.cost == FAN_COSTS[name]
+    assert v.source == "fan-list" and "estimate" in v.note
+    kind, amount, symbol = VALE_ABILITY.get(name, ("none", 0, ""))
+    assert (v.ability, v.amount, v.symbol) == (kind, amount, symbol)
+    assert v.extra_buys == (1 if name == "Stream of Vigor" else 0)
+    assert v.unique == (name == "Ancient Liferoots")
+    assert v.end_vp == C.vale_curve_vp(v)
+
+
+def test_vale_levels():
+    assert {v.name for v in CORE.vales if v.level == 1} == {
+        "Azure Lake", "Blooming Arbor", "Cascading Falls", "Ley Line Nexus", "Radiant Pinnacle",
+        "Sunstone Aerie", "Talonthorn Den", "Exodus Road", "World Tree"}
+
+
+def test_model_cards_are_named_as_model_cards():
+    named = set(RULEBOOK_FACTS)
+    for a in CORE.advancements:
+        if a.supply != "commons" or a.name in named:
+            continue
+        assert a.name.startswith(f"Model L{a.level} "), a.name
+        assert a.source == "estimate" and "not a printed card" in a.note
+        assert not a.longwise
+
+
+def test_estimated_commons_follow_the_cost_curve():
+    """Every estimated commons card: cost within tolerance of the curve, level = its band."""
+    for a in CORE.advancements:
+        if a.supply != "commons" or a.source != "estimate":
+            continue
+        assert abs(a.cost - C.curve_cost(a)) <= C.CURVE_TOLERANCE, (a.name, a.cost, C.curve_cost(a))
+        assert C.level_for_cost(a.cost) == a.level, (a.name, a.cost, a.level)
+    for f in CORE.fertile():                  # Fertile Soil sits on the curve too
+        assert C.curve_cost(CORE.advancements[f]) == 2
+
+
+def test_harvest_vp_mostly_at_levels_2_and_3():
+    hvp = {lv: sum(a.copies for i in CORE.commons(lv) for a in [CORE.advancements[i]]
+                   if a.harvest_vp or a.ability == "harvest_vp_per_guardian") for lv in (1, 2, 3)}
+    assert hvp[1] < hvp[2] and hvp[1] < hvp[3]
+    assert all(CORE.advancements[i].end_vp == 0 or CORE.advancements[i].name == "Stag"
+               for i in CORE.commons(1))
+
+
+def test_unknown_name_suggests_close_matches():
+    with pytest.raises(KeyError, match="Stag"):
+        CORE.advancement_id("Stagg")
+    with pytest.raises(KeyError, match="Azure Lake"):
+        CORE.vale_id("Azure Lak")
+
+
+# ---------------------------------------------------------------- validation
+STARTING = textwrap.dedent('''
+    [[starting_cards]]
+    name = "Cursed Land"
+    advancements = ["Cursed Land"]
+    count = 12
+    source = "rulebook"
+
+    [[starting_cards]]
+    name = "Blank"
+    count = 8
+    source = "rulebook"
+
+    [[advancements]]
+    name = "Cursed Land"
+    level = 0
+    supply = "starter"
+    cost = 0
+    position = "top"
+    decay = 1
+    mana = 1
+    source = "rulebook"
+''')
+
+GOOD_ADV = '''
+[[advancements]]
+name = "Widget"
+level = 1
+cost = 3
+position = "middle"
+mana = 1
+source = "user"
+'''
+GOOD_VALE = '''
+[[vales]]
+name = "Puddle"
+level = 1
+cost = {animal = 1, sky = 1}
+end_vp = 1
+source = "user"
+'''
+
+
+def write(tmp_path, text, name="bad.toml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_small_valid_file(tmp_path):
+    cs = load_card_set(write(tmp_path, "[set]\nname = \"mini\"\n" + STARTING + GOOD_ADV + GOOD_VALE,
+                             "ok.toml"))
+    assert cs.name == "mini" and cs.path.endswith("ok.toml")
+    w = adv(cs, "Widget")
+    assert (w.copies, w.position, w.amount, w.supply) == (1, 1, 0, "commons")
+    v = vale(cs, "Puddle")
+    assert v.cost == (1, 0, 1, 0)
+    # amount defaults per ability
+    cs2 = load_card_set(write(tmp_path, STARTING + GOOD_ADV.replace(
+        'source = "user"', 'ability = "harvest_vp_per_cards"\nsource = "user"'), "ok2.toml"))
+    assert adv(cs2, "Widget").amount == C.DEFAULT_AMOUNT["harvest_vp_per_cards"]
+
+
+BAD_CASES = [
+    # (id, text, card, field, words in message)
+    ("unknown ability", STARTING + GOOD_ADV.replace('mana = 1', 'ability = "fly"'),
+     "Widget", "ability", "unknown ability"),
+    ("vale ability on advancement", STARTING + GOOD_ADV.replace('mana = 1', 'ability = "harvest_mana"'),
+     "Widget", "ability", "vale ability"),
+    ("advancement ability on vale", STARTING + GOOD_VALE.replace('end_vp = 1', 'ability = "prevent_spoil"'),
+     "Puddle", "ability", "advancement ability"),
+    ("bad position", STARTING + GOOD_ADV.replace('"middle"', '"left"'), "Widget", "position",
+     "unknown position"),
+    ("negative cost", STARTING + GOOD_ADV.replace("cost = 3", "cost = -1"), "Widget", "cost",
+     "negative"),
+    ("negative symbol", STARTING + GOOD_ADV.replace("mana = 1", "decay = -2"), "Widget", "decay",
+     "negative"),
+    ("negative vale cost", STARTING + GOOD_VALE.replace("animal = 1", "animal = -1"), "Puddle",
+     "cost", "negative"),
+    ("duplicate advancement", STARTING + GOOD_ADV + GOOD_ADV, "Widget", "name", "duplicate"),
+    ("duplicate vale", STARTING + GOOD_VALE + GOOD_VALE, "Puddle", "name", "duplicate"),
+    ("duplicate across", STARTING + GOOD_ADV + GOOD_VALE.replace("Puddle", "Widget"), "Widget",
+     "name", "duplicate"),
+    ("missing cost", STARTING + GOOD_ADV.replace("cost = 3\n", ""), "Widget", "cost", "missing"),
+    ("missing position", STARTING + GOOD_ADV.replace('position = "middle"\n', ""), "Widget",
+     "position", "missing"),
+    ("missing source", STARTING + GOOD_ADV.replace('source = "user"\n', ""), "Widget", "source",
+     "missing"),
+    ("missing level", STARTING + GOOD_ADV.replace("level = 1\n", ""), "Widget", "level", "missing"),
+    ("missing name", STARTING + GOOD_ADV.replace('name = "Widget"\n', ""), "advancements #2",
+     "name", "missing"),
+    ("missing vale cost", STARTING + GOOD_VALE.replace("cost = {animal = 1, sky = 1}\n", ""),
+     "Puddle", "cost", "missing"),
+    ("cost as text", STARTING + GOOD_ADV.replace("cost = 3", 'cost = "two"'), "Widget", "cost",
+     "wrong type"),
+    ("bool as int", STARTING + GOOD_ADV.replace("mana = 1", "mana = true"), "Widget", "mana",
+     "wrong type"),
+    ("int as bool", STARTING + GOOD_ADV.replace("mana = 1", "longwise = 1"), "Widget", "longwise",
+     "wrong type"),
+    ("bad source", STARTING + GOOD_ADV.replace('"user"', '"boardgamegeek"'), "Widget", "source",
+     "unknown source"),
+    ("unknown field", STARTING + GOOD_ADV.replace("cost = 3", "cost = 3\ncots = 3"), "Widget",
+     "cots", "unknown field"),
+    ("harvest_spirit without symbol",
+     STARTING + GOOD_VALE.replace("end_vp = 1", 'ability = "harvest_spirit"'), "Puddle", "symbol",
+     "symbol"),
+    ("harvest_spirit bad symbol",
+     STARTING + GOOD_VALE.replace("end_vp = 1", 'ability = "harvest_spirit"\nsymbol = "fire"'),
+     "Puddle", "symbol", "symbol"),
+    ("copies zero", STARTING + GOOD_ADV.replace("level = 1", "level = 1\ncopies = 0"), "Widget",
+     "copies", "copies"),
+    ("bad level", STARTING + GOOD_ADV.replace("level = 1", "level = 4"), "Widget", "level",
+     "bad level"),
+    ("bad vale level", STARTING + GOOD_VALE.replace("level = 1", "level = 3"), "Puddle", "level",
+     "bad level"),
+    ("fertile level", STARTING + GOOD_ADV.replace("level = 1", 'level = 1\nsupply = "fertile"'),
+     "Widget", "level", "bad level"),
+    ("unknown supply", STARTING + GOOD_ADV.replace("level = 1", 'level = 1\nsupply = "shop"'),
+     "Widget", "supply", "unknown supply"),
+    ("impossible deck", STARTING.replace("count = 12", "count = 11") + GOOD_ADV, None,
+     "starting_cards", "impossible deck"),
+    ("unknown starting advancement",
+     STARTING.replace('advancements = ["Cursed Land"]', 'advancements = ["Cursed Lands"]'),
+     "Cursed Land", "advancements", "unknown advancement"),
+    ("two on one position",
+     STARTING.replace('advancements = ["Cursed Land"]', 'advancements = ["Cursed Land", "Widget"]')
+     + GOOD_ADV.replace('"middle"', '"top"'), "Cursed Land", "advancements", "top position"),
+]
+
+
+@pytest.mark.parametrize("text,card,field_,words", [c[1:] for c in BAD_CASES],
+                         ids=[c[0] for c in BAD_CASES])
+def test_validation_errors(tmp_path, text, card, field_, words):
+    p = write(tmp_path, text)
+    with pytest.raises(CardSetError) as ei:
+        load_card_set(p)
+    e = ei.value
+    msg = str(e)
+    assert "\n" not in msg
+    assert str(p) in msg and e.file == str(p)
+    assert e.card == card
+    if card is not None:
+        assert repr(card) in msg
+    assert e.field == field_ and repr(field_) in msg
+    assert words in msg
+    assert "(" in msg          # a fix is given
+
+
+def test_invalid_toml_and_missing_file(tmp_path):
+    p = write(tmp_path, "[[advancements]]\nname = \"x\nlevel = 1\n")
+    with pytest.raises(CardSetError, match="invalid TOML.*line"):
+        load_card_set(p)
+    with pytest.raises(CardSetError, match="file not found"):
+        load_card_set(tmp_path / "nope.toml")
+    with pytest.raises(CardSetError, match="did you mean 'core'"):
+        load_card_set("cor")
+
+
+def test_validate_playable(tmp_path):
+    small = dataclasses.replace(CORE, vales=tuple(v for v in CORE.vales if v.level == 2))
+    with pytest.raises(CardSetError, match="level 1 vale"):
+        validate_playable(small, 2)
+    few = dataclasses.replace(CORE, advancements=tuple(
+        a for a in CORE.advancements if a.level != 1 or a.name in ("Podlings", "Stag")))
+    with pytest.raises(CardSetError, match="level 1 advancement"):
+        validate_playable(few, 2)
+    no3 = dataclasses.replace(CORE, advancements=tuple(a for a in CORE.advancements if a.level != 3))
+    with pytest.raises(CardSetError, match="level 3"):
+        validate_playable(no3, 4)
+
+
+# ---------------------------------------------------------------- CSV
+def content(cs):
+    return (cs.name, cs.description, cs.advancements, cs.vales, cs.starting_cards)
+
+
+def test_csv_round_trip(tmp_path):
+    out = tmp_path / "core.csv"
+    card_set_to_csv(CORE, out)
+    back = load_card_set(out)
+    assert content(back) == content(CORE)
+    assert back.digest() == CORE.digest()
+    assert back.path == str(out)
+
+
+def test_csv_empty_cells_are_defaults(tmp_path):
+    out = tmp_path / "mini.csv"
+    card_set_to_csv(load_card_set("starter"), out)
+    rows = out.read_text().splitlines()
+    rows.append("advancement,Widget,1,,,3,middle" + "," * (len(C.CSV_COLUMNS) - 7) + "user")
+    out.write_text("\n".join(rows) + "\n")
+    w = adv(load_card_set(out), "Widget")
+    assert (w.copies, w.mana, w.ability, w.source, w.supply) == (1, 0, "none", "user", "commons")
+
+
+@pytest.mark.parametrize("edit,field_,words", [
+    (lambda r: r.replace(",middle,", ",sideways,"), "position", "unknown position"),
+    (lambda r: r.replace("advancement,Widget,1,,,3,", "advancement,Widget,1,,,two,"), "cost", "wrong type"),
+    (lambda r: r + ",extra,cells", None, "malformed row"),
+    (lambda r: r.replace("advancement,", "advancment,", 1), "type", "unknown card type"),
+])
+def test_csv_errors_name_row(tmp_path, edit, field_, words):
+    out = tmp_path / "bad.csv"
+    card_set_to_csv(load_card_set("starter"), out)
+    rows = out.read_text().splitlines()
+    rows.append(edit("advancement,Widget,1,,,3,middle" + "," * (len(C.CSV_COLUMNS) - 7) + "user"))
+    out.write_text("\n".join(rows) + "\n")
+    with pytest.raises(CardSetError) as ei:
+        load_card_set(out)
+    msg = str(ei.value)
+    assert f"row {len(rows)}" in msg and str(out) in msg and words in msg
+    if field_:
+        assert repr(field_) in msg and "Widget" in msg
+
+
+def test_csv_unknown_column(tmp_path):
+    out = tmp_path / "bad.csv"
+    out.write_text("type,name,cots\n")
+    with pytest.raises(CardSetError, match="'cots'.*did you mean 'cost'"):
+        load_card_set(out)
+
+
+# ---------------------------------------------------------------- command
+def test_cards_command(capsys, tmp_path):
+    assert main(["cards", "--set", "core"]) == 0
+    out = capsys.readouterr().out
+    for word in ("Stag", "Azure Lake", "Model L3", "estimate", "fan-list", "rulebook",
+                 "not printed"):
+        assert word in out
+    csv_out = tmp_path / "out.csv"
+    assert main(["cards", "--set", "starter", "--csv", str(csv_out)]) == 0
+    assert content(load_card_set(csv_out)) == content(load_card_set("starter"))
+
+
+def test_cards_command_bad_file(capsys, tmp_path):
+    p = write(tmp_path, STARTING + GOOD_ADV.replace("cost = 3", 'cost = "two"'))
+    assert main(["cards", "--set", str(p)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert str(p) in err and "'Widget'" in err and "'cost'" in err
