@@ -1,0 +1,1044 @@
+"""Spoil odds: "if I push now, how likely am I to spoil?" — exact and simulated.
+
+The exact calculator follows docs/engine-spec.md §1 (what a card shows),
+§4.2 (Planting: push, When Played, reveal, reshuffle), §4.4 (spoil check with
+Peacekeeper Druid, Conclave of Ents, Blooming Arbor) and §4.6 (Prep), reading
+every card through :mod:`vale_sim.reference.symbols`.  See docs/spoil-odds.md.
+
+How it stays small: cards that behave the same for the spoil mechanics are
+grouped into *types* (their net decay, their gross decay when Prep counts
+gross, Druid, When Played kinds, Conclave bonus), and a state is the multiset
+of types in the deck, the discard pile and the field, plus the on-deck type
+and the once-per-turn uses.  The remaining deck is uniformly shuffled given
+the state (RB: Planting — "shuffle your discard pile; it becomes your draw
+deck" is a fresh uniform order too), so the next reveal is type ``t`` with
+probability count(t)/deck size: the computation runs over compositions, not
+orderings, and transitions are memoised.
+
+Harvest quantities (mana, spirits, VP) are linear in the cards of the field,
+so within a type they are averaged over its members: cards of one type are
+exchangeable (the dynamics never tell them apart), which makes the averages
+exact.  Where a quantity is not linear (Grassland's "not below 0"), the mana
+attributes join the type key so nothing is averaged.  Cards whose place is
+known (an explicit field or on-deck card) keep their own identity.
+
+Numbers: floats by default (each probability is a sum of products of ratios
+of small integers; the relative error stays near 1e-15, checked against
+``exact=True``, which computes in :class:`fractions.Fraction`).
+"""
+from __future__ import annotations
+
+import math
+import time
+import tomllib
+from collections import defaultdict
+from dataclasses import dataclass, field as dc_field
+from fractions import Fraction
+from pathlib import Path
+
+from .cards import CardSet, load_card_set
+from .reference import symbols as sym
+from .reference.symbols import Card
+from .rng import GameRng
+from .rules import Rules
+
+SPOIL_AT = 4        # RB: Spoiling — 4 or more decay revealed (engine-spec §1)
+PREP_UNTIL = 3      # RB: Prep Phase — until three or more decay showing (§4.6)
+WHEN_PLAYED = ("when_played_discard_field", "when_played_peek", "when_played_search_deck")
+SPIRITS = ("animal", "forest", "sky", "wild")
+QUANTITIES = ("mana", "animal", "forest", "sky", "wild", "spirits", "vp")
+DECKS_DIR = Path(__file__).parent / "data" / "decks"
+
+
+class DeckError(ValueError):
+    """A deck (bundled name or file) cannot be read.  The message is one line."""
+
+
+# ---------------------------------------------------------------------------
+# Decks
+# ---------------------------------------------------------------------------
+@dataclass(eq=False)
+class Deck:
+    """A player's cards (any number, usually 20) and the vales they own (active)."""
+    cs: CardSet
+    cards: list[Card]
+    vales: tuple[int, ...] = ()
+    name: str = "deck"
+
+    def describe(self) -> list[str]:
+        """One line per distinct card: ``count x A + B``."""
+        seen: dict[str, int] = {}
+        for c in self.cards:
+            names = [self.cs.advancements[k].name for k in c.slots if k >= 0]
+            label = " + ".join(names) or "blank"
+            seen[label] = seen.get(label, 0) + 1
+        out = [f"{n} x {label}" for label, n in seen.items()]
+        out += [f"vale: {self.cs.vales[v].name}" for v in self.vales]
+        return out
+
+
+def bundled_decks() -> list[str]:
+    """Names accepted by :func:`load_deck`: "starter" and the files in data/decks."""
+    return ["starter"] + sorted(p.stem for p in DECKS_DIR.glob("*.toml"))
+
+
+def starter_deck(cs: CardSet, name: str = "starter") -> Deck:
+    """The set's starting cards (engine-spec §1: ids in ``starting_cards`` order)."""
+    return Deck(cs, [Card(list(s)) for s in cs.starting_deck()], (), name)
+
+
+def make_card(cs: CardSet, names, where: str = "card") -> Card:
+    """A sleeve holding the named advancements (sleeved in the order given)."""
+    slots, top = [-1, -1, -1], -1
+    for n in names:
+        try:
+            k = cs.advancement_id(n)
+        except KeyError as e:
+            raise DeckError(f"{where}: {e.args[0]}") from None
+        a = cs.advancements[k]
+        if slots[a.position] >= 0:
+            other = cs.advancements[slots[a.position]].name
+            raise DeckError(f"{where}: {n!r} and {other!r} both need the "
+                            f"{('top', 'middle', 'bottom')[a.position]} position")
+        slots[a.position] = k
+        if a.longwise:
+            top = a.position          # the last long-wise strip sleeved lies on top
+    return Card(slots, top)
+
+
+def load_deck(spec, card_set=None) -> Deck:
+    """A deck from a bundled name ("starter", "thornhide", ...), a TOML path, or a Deck.
+
+    ``card_set`` (name, path or CardSet) is used when the deck file names none;
+    default "core".  See docs/spoil-odds.md for the file format.
+    """
+    if isinstance(spec, Deck):
+        return spec
+    default_set = card_set if card_set is not None else "core"
+    text = str(spec)
+    if text == "starter":
+        return starter_deck(load_card_set(default_set))
+    path = Path(text)
+    if not path.suffix and not path.exists() and (DECKS_DIR / f"{text}.toml").is_file():
+        path = DECKS_DIR / f"{text}.toml"
+    if not path.is_file():
+        raise DeckError(f"unknown deck {text!r}: use one of {', '.join(bundled_decks())} "
+                        f"or the path of a deck .toml file")
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise DeckError(f"{path}: not valid TOML: {e}") from None
+    return deck_from_dict(data, path, default_set)
+
+
+def deck_from_dict(data: dict, where="deck", card_set=None) -> Deck:
+    """Build a deck from parsed TOML (see docs/spoil-odds.md)."""
+    known = {"name", "set", "base", "vales", "cards", "description"}
+    for k in data:
+        if k not in known:
+            raise DeckError(f"{where}: unknown field {k!r} (known: {', '.join(sorted(known))})")
+    set_spec = data.get("set", card_set if card_set is not None else "core")
+    if isinstance(set_spec, str) and isinstance(where, Path) and set_spec.endswith((".toml", ".csv")):
+        set_spec = str((where.parent / set_spec))
+    cs = load_card_set(set_spec)
+    name = data.get("name", Path(str(where)).stem)
+    base = data.get("base")
+    if base not in (None, "starter"):
+        raise DeckError(f"{where}: field 'base': only \"starter\" is known, got {base!r}")
+    cards = [Card(list(s)) for s in cs.starting_deck()] if base == "starter" else []
+    printed = [set(c.slots) - {-1} for c in cards]      # what each base card still shows
+    raw = data.get("cards", [])
+    if not isinstance(raw, list):
+        raise DeckError(f"{where}: 'cards' must be a list of tables ([[cards]])")
+    for i, entry in enumerate(raw, 1):
+        if not isinstance(entry, dict) or "advancements" not in entry:
+            raise DeckError(f"{where}: card {i}: needs advancements = [names...]")
+        extra = set(entry) - {"advancements", "count"}
+        if extra:
+            raise DeckError(f"{where}: card {i}: unknown field {sorted(extra)[0]!r}")
+        names, count = entry["advancements"], entry.get("count", 1)
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise DeckError(f"{where}: card {i}: advancements must be a list of names")
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise DeckError(f"{where}: card {i}: count must be a positive integer")
+        card = make_card(cs, names, f"{where}: card {i}")
+        ids = set(card.slots) - {-1}
+        for _ in range(count):
+            if base is None:
+                cards.append(card.copy())
+                continue
+            # craft onto the most specific base card whose printed advancements it keeps
+            fits = [j for j, p in enumerate(printed) if p is not None and p <= ids]
+            if not fits:
+                raise DeckError(f"{where}: card {i}: no starting card left to craft "
+                                f"{' + '.join(names)} on (it must keep a starting card's print)")
+            j = max(fits, key=lambda j: (len(printed[j]), -j))
+            cards[j], printed[j] = card.copy(), None
+    if not cards:
+        raise DeckError(f"{where}: the deck has no cards")
+    vales = []
+    for v in data.get("vales", []):
+        try:
+            vales.append(cs.vale_id(v))
+        except KeyError as e:
+            raise DeckError(f"{where}: vales: {e.args[0]}") from None
+    return Deck(cs, cards, tuple(vales), name)
+
+
+# ---------------------------------------------------------------------------
+# Situations
+# ---------------------------------------------------------------------------
+@dataclass
+class Situation:
+    """An explicit moment of a Planting Phase: card indices into ``Deck.cards``.
+
+    ``field`` is left to right; the order of ``deck`` is unknown (uniform);
+    ``discard`` order does not matter (it is shuffled before use).  The
+    once-per-turn uses since the last Prep start are given as flags.
+    """
+    field: list[int]
+    on_deck: int
+    deck: list[int]
+    discard: list[int] = dc_field(default_factory=list)
+    druid_used: bool = False
+    conclave_used: bool = False
+    arbors_used: int = 0          # Blooming Arbors already discarded this window
+    arbor_growth: int = 0
+
+    def check(self, n: int) -> None:
+        zones = self.field + self.deck + self.discard + ([self.on_deck] if self.on_deck >= 0 else [])
+        if sorted(zones) != list(range(n)):
+            raise ValueError(f"a situation must place each of the {n} cards exactly once "
+                             f"(field, on-deck, deck, discard)")
+
+
+# ---------------------------------------------------------------------------
+# The model: types and transitions
+# ---------------------------------------------------------------------------
+def card_profile(cs: CardSet, card: Card, conclave: int) -> dict:
+    """What one card contributes, read through vale_sim.reference.symbols."""
+    abil = sym.active_abilities(cs, card)
+    kinds = [k for k, _ in abil]
+    d, g = sym.decay(cs, card), sym.growth(cs, card)
+    gpg = "ongoing_growth_per_guardian" in kinds
+    gu = sym.guardians(cs, card)
+
+    def amt(kind):
+        return sum(a for k, a in abil if k == kind)
+    pgm, pgv = amt("harvest_mana_per_guardian"), amt("harvest_vp_per_guardian")
+    return dict(
+        decay=d, net=sym.net_decay(cs, card), druid="prevent_spoil" in kinds,
+        wp=tuple(k for k in kinds if k in WHEN_PLAYED), gpg=gpg and conclave > 0,
+        # Conclave's +guardians on this card: growth gained, Harvest mana/VP gained
+        bonus=(sym.growth(cs, card, conclave) - g) if gpg and conclave > 0 else 0,
+        tmana=pgm * conclave, tvp=pgv * conclave,
+        # Harvest (engine-spec §4.3 steps 2-4, as Player.harvest_totals counts)
+        mana=sym.slot_sum(cs, card, "mana") + pgm * gu,
+        magic=amt("harvest_mana_per_other_card"), pen=amt("harvest_mana_penalty"),
+        vp=sym.slot_sum(cs, card, "harvest_vp") + pgv * gu,
+        aurora=tuple(a for k, a in abil if k == "harvest_vp_per_cards"),
+        **{s: sym.slot_sum(cs, card, s) for s in SPIRITS})
+
+
+class _S:
+    """A mutable state during a transition; ``key()`` is its hashable form.
+
+    deck/disc/field: counts per type; od: on-deck type (-1 none); top: the type
+    of the deck's top card if known (Calm Weather left it), only inside a push;
+    temp: (type, in_field) of the card holding Conclave's guardian; seq: the
+    field's order-relevant cards, left to right, as (type, has_temp).
+    """
+    __slots__ = ("deck", "disc", "field", "od", "druid_used", "conclave_used",
+                 "arbors_used", "arbor_growth", "temp", "seq", "top")
+
+    def copy(self) -> "_S":
+        s = _S()
+        s.deck, s.disc, s.field = list(self.deck), list(self.disc), list(self.field)
+        s.od, s.druid_used, s.conclave_used = self.od, self.druid_used, self.conclave_used
+        s.arbors_used, s.arbor_growth, s.temp = self.arbors_used, self.arbor_growth, self.temp
+        s.seq, s.top = self.seq, self.top
+        return s
+
+    def key(self) -> tuple:
+        return (tuple(self.deck), tuple(self.disc), tuple(self.field), self.od,
+                self.druid_used, self.conclave_used, self.arbors_used, self.arbor_growth,
+                self.temp, self.seq)
+
+    @staticmethod
+    def of(key) -> "_S":
+        s = _S()
+        (deck, disc, fld, s.od, s.druid_used, s.conclave_used, s.arbors_used,
+         s.arbor_growth, s.temp, s.seq) = key
+        s.deck, s.disc, s.field, s.top = list(deck), list(disc), list(fld), -1
+        return s
+
+
+class SpoilModel:
+    """Exact Planting/Prep dynamics of one deck over compositions of card types.
+
+    ``mode``: "report" groups only by what the spoil mechanics see (Harvest
+    values averaged within a type); "mana" also keeps each card's mana, as the
+    push/stop optimisation must know the mana in the field exactly.
+    """
+
+    def __init__(self, deck: Deck, rules: Rules | None = None, situation: Situation | None = None,
+                 exact: bool = False, mode: str = "report"):
+        self.deck, self.rules, self.exact = deck, rules or Rules(), exact
+        self.situation = situation
+        cs = deck.cs
+        vales = [cs.vales[v] for v in deck.vales]
+        self.global_growth = sum(v.amount for v in vales if v.ability == "always_growth")
+        self.arbors = [v.amount for v in vales if v.ability == "spoil_save_growth"]
+        conc = [v.amount for v in vales if v.ability == "guardian_once_per_turn"]
+        self.conclave = conc[0] if conc else 0           # §8: first one's amount, one use
+        self.vale_mana = sum(v.amount for v in vales if v.ability == "harvest_mana")
+        self.vale_spirit = {s: sum(v.amount for v in vales
+                                   if v.ability == "harvest_spirit" and v.symbol == s)
+                            for s in SPIRITS}
+        gross = self.rules.prep_count == "gross"
+        profiles = [card_profile(cs, c, self.conclave) for c in deck.cards]
+        self.penalty = any(p["pen"] for p in profiles)
+        self.deadwood = any("when_played_discard_field" in p["wp"] for p in profiles)
+        n = len(deck.cards)
+        origin = ["deck"] * n
+        if situation is not None:
+            situation.check(n)
+            for i in situation.discard:
+                origin[i] = "discard"
+            for i in situation.field + ([situation.on_deck] if situation.on_deck >= 0 else []):
+                origin[i] = "known"
+        harvest_keys = ("mana", "magic", "pen", "vp", "aurora") + SPIRITS
+
+        def key(i):
+            p = profiles[i]
+            dyn = (p["net"], p["decay"] if gross else 0, p["druid"], p["wp"], p["gpg"],
+                   p["bonus"], p["tmana"], p["tvp"])
+            if origin[i] == "known":
+                extra = tuple(p[k] for k in harvest_keys)
+            elif self.penalty or mode == "mana":
+                extra = (p["mana"], p["magic"], p["pen"])
+            else:
+                extra = ()
+            return (dyn, extra, origin[i])
+
+        index: dict = {}
+        self.type_of = []
+        members: list[list[int]] = []
+        for i in range(n):
+            k = key(i)
+            if k not in index:
+                index[k] = len(members)
+                members.append([])
+            members[index[k]].append(i)
+            self.type_of.append(index[k])
+        self.members = members
+        T = self.T = len(members)
+        first = [profiles[m[0]] for m in members]
+        self.net = [p["net"] for p in first]
+        self.dec = [p["decay"] for p in first]
+        self.druid = [p["druid"] for p in first]
+        self.wp = [p["wp"] for p in first]
+        self.gpg = [p["gpg"] for p in first]
+        self.bonus = [p["bonus"] for p in first]
+        self.tmana = [p["tmana"] for p in first]
+        self.tvp = [p["tvp"] for p in first]
+        # order matters only for Deadwood/Owl (leftmost worst card) and Conclave (first card)
+        self.in_seq = [(self.deadwood and self.net[t] > 0) or self.gpg[t] for t in range(T)]
+        self.num = Fraction if exact else float
+        mean = (lambda vals: Fraction(sum(vals), len(vals))) if exact else \
+            (lambda vals: sum(vals) / len(vals))
+        self.mean = {q: [mean([profiles[i][q] for i in m]) for m in members]
+                     for q in ("mana", "magic", "pen", "vp") + SPIRITS}
+        self._aurora_members = [[profiles[i]["aurora"] for i in m] for m in members]
+        self._aurora_cache: dict = {}
+        self.push_memo: dict = {}
+        self.prep_memo: dict = {}
+        self.value_memo: dict = {}
+        self.harvest_memo: dict = {}
+        self.ids: dict = {}
+        self.keys: list = []
+
+    # -- numbers ---------------------------------------------------------------
+    def ratio(self, a: int, b: int):
+        return Fraction(a, b) if self.exact else a / b
+
+    # -- what is showing (engine-spec §1) --------------------------------------
+    def showing(self, s: _S) -> int:
+        v = sum(c * x for c, x in zip(s.field, self.net)) - self.global_growth - s.arbor_growth
+        if s.od >= 0:
+            v += self.net[s.od]
+        if s.temp is not None:
+            v -= self.bonus[s.temp[0]]
+        return v
+
+    def gross(self, s: _S) -> int:
+        return sum(c * x for c, x in zip(s.field, self.dec)) + (self.dec[s.od] if s.od >= 0 else 0)
+
+    # -- building blocks; each returns [(probability, state), ...] -------------
+    def _reshuffle_if_empty(self, s: _S) -> None:
+        if not any(s.deck) and any(s.disc):
+            s.deck, s.disc, s.top = s.disc, [0] * self.T, -1
+
+    def reveal(self, s: _S) -> list:
+        """§4.2 reveal: the top card becomes on-deck (discard pile reshuffled if needed)."""
+        self._reshuffle_if_empty(s)
+        n = sum(s.deck)
+        if n == 0:
+            s.od = -1
+            return [(1, s)]
+        if s.top >= 0:
+            s.deck[s.top] -= 1
+            s.od, s.top = s.top, -1
+            return [(1, s)]
+        out = []
+        for t, c in enumerate(s.deck):
+            if c:
+                s2 = s.copy()
+                s2.deck[t] -= 1
+                s2.od = t
+                out.append((self.ratio(c, n), s2))
+        return out
+
+    def play(self, s: _S) -> list:
+        """Move the on-deck card into the field and resolve its When Played (§4.2, §7)."""
+        s = s.copy()
+        t, s.od = s.od, -1
+        s.field[t] += 1
+        has_temp = s.temp is not None and not s.temp[1]
+        if has_temp:
+            s.temp = (t, True)
+        appended = self.in_seq[t]
+        if appended:
+            s.seq = s.seq + ((t, has_temp),)
+        states = [(1, s)]
+        for kind in self.wp[t]:
+            nxt = []
+            for p, st in states:
+                for q, st2 in getattr(self, "_" + kind)(st, appended):
+                    nxt.append((p * q, st2))
+            states = nxt
+        return states
+
+    def _eff_net(self, entry) -> int:
+        t, has_temp = entry
+        return self.net[t] - (self.bonus[t] if has_temp else 0)
+
+    def _when_played_discard_field(self, s: _S, appended: bool) -> list:
+        """Deadwood Harvester / Mindful Owl: discard the field card with most net decay
+        (> 0), leftmost on ties, never the card just played (§6.2)."""
+        cands = s.seq[:-1] if appended else s.seq
+        best, best_net = -1, 0
+        for i, e in enumerate(cands):
+            if self.net[e[0]] > 0 and self._eff_net(e) > best_net:
+                best, best_net = i, self._eff_net(e)
+        if best < 0:
+            return [(1, s)]
+        s = s.copy()
+        t, has_temp = s.seq[best]
+        s.seq = s.seq[:best] + s.seq[best + 1:]
+        s.field[t] -= 1
+        s.disc[t] += 1
+        if has_temp:
+            s.temp = None        # the guardian left with the card (see docs: limits)
+        return [(1, s)]
+
+    def _when_played_peek(self, s: _S, appended: bool) -> list:
+        """Calm Weather: look at the top card; discard it if its net decay > 0."""
+        s = s.copy()
+        self._reshuffle_if_empty(s)
+        n = sum(s.deck)
+        if n == 0:
+            return [(1, s)]
+        if s.top >= 0:
+            tops = [(1, s.top)]
+        else:
+            tops = [(self.ratio(c, n), t) for t, c in enumerate(s.deck) if c]
+        out = []
+        for p, t in tops:
+            s2 = s.copy()
+            if self.net[t] > 0:
+                s2.deck[t] -= 1
+                s2.disc[t] += 1
+                s2.top = -1
+            else:
+                s2.top = t       # left on top: the next reveal shows it
+            out.append((p, s2))
+        return out
+
+    def _when_played_search_deck(self, s: _S, appended: bool) -> list:
+        """Cleansing Rain: discard the deck card with most net decay (> 0), then shuffle."""
+        s = s.copy()
+        self._reshuffle_if_empty(s)
+        cands = [t for t, c in enumerate(s.deck) if c and self.net[t] > 0]
+        if not cands:
+            s.top = -1
+            return [(1, s)]
+        m = max(self.net[t] for t in cands)
+        tied = [t for t in cands if self.net[t] == m]
+        if s.top in tied:                   # the known top card is first in deck order
+            picks = [(1, s.top)]
+        else:
+            tot = sum(s.deck[t] for t in tied)
+            picks = [(self.ratio(s.deck[t], tot), t) for t in tied]
+        out = []
+        for p, t in picks:
+            s2 = s.copy()
+            s2.deck[t] -= 1
+            s2.disc[t] += 1
+            s2.top = -1
+            out.append((p, s2))
+        return out
+
+    def spoil_check(self, s: _S) -> list:
+        """§4.4: [(p, state, spoiled, showing)], trying Druid, Conclave, Arbor in order."""
+        sh = self.showing(s)
+        if sh < SPOIL_AT:
+            return [(1, s, False, sh)]
+        branches = [(1, s)]
+        if not s.druid_used and any(c and self.druid[t] for t, c in enumerate(s.field)):
+            s = s.copy()
+            s.druid_used = True
+            if s.od >= 0:
+                s.disc[s.od] += 1
+                s.od = -1
+            branches = self.reveal(s)
+        out = []
+        for p, st in branches:
+            sh = self.showing(st)
+            if sh < SPOIL_AT:
+                out.append((p, st, False, sh))
+                continue
+            saved = self._conclave(st, sh)
+            if saved is None:
+                saved = self._arbor(st, sh)
+            if saved is None:
+                out.append((p, st, True, sh))
+            else:
+                out.append((p, saved, False, self.showing(saved)))
+        return out
+
+    def _conclave(self, s: _S, sh: int):
+        if not self.conclave or s.conclave_used:
+            return None
+        for i, (t, _) in enumerate(s.seq):           # field left to right, then on-deck
+            if self.gpg[t] and sh - self.bonus[t] < SPOIL_AT:
+                s = s.copy()
+                s.conclave_used = True
+                s.temp = (t, True)
+                s.seq = s.seq[:i] + ((t, True),) + s.seq[i + 1:]
+                return s
+        if s.od >= 0 and self.gpg[s.od] and sh - self.bonus[s.od] < SPOIL_AT:
+            s = s.copy()
+            s.conclave_used = True
+            s.temp = (s.od, False)
+            return s
+        return None
+
+    def _arbor(self, s: _S, sh: int):
+        if s.arbors_used >= len(self.arbors):
+            return None
+        a = self.arbors[s.arbors_used]               # §8: only the first active Arbor
+        if sh - a >= SPOIL_AT:
+            return None
+        s = s.copy()
+        s.arbors_used += 1
+        s.arbor_growth += a
+        return s
+
+    # -- states are interned: an int id per distinct key ------------------------
+    def intern(self, key) -> int:
+        sid = self.ids.get(key)
+        if sid is None:
+            sid = self.ids[key] = len(self.keys)
+            self.keys.append(key)
+        return sid
+
+    def on_deck(self, sid: int) -> int:
+        return self.keys[sid][3]
+
+    def showing_of(self, sid: int) -> int:
+        return self.showing(_S.of(self.keys[sid]))
+
+    # -- one push, memoised -------------------------------------------------------
+    def push(self, sid: int) -> list:
+        """Planting push from state ``sid``: [(p, spoiled, showing, next sid or None)]."""
+        hit = self.push_memo.get(sid)
+        if hit is not None:
+            return hit
+        acc: dict = {}
+        shows: dict = {}
+        for p, s1 in self.play(_S.of(self.keys[sid])):
+            for q, s2 in self.reveal(s1):
+                for r, s3, spoiled, sh in self.spoil_check(s2):
+                    k = ("SPOIL", sh) if spoiled else s3.key()
+                    acc[k] = acc.get(k, 0) + p * q * r
+                    shows[k] = sh
+        out = [(pr, k[0] == "SPOIL", shows[k], None if k[0] == "SPOIL" else self.intern(k))
+               for k, pr in acc.items()]
+        self.push_memo[sid] = out
+        return out
+
+    def _prep_step(self, sid: int) -> list:
+        """One Prep move (§4.6): [(p, outcome, showing, sid)]; outcome "spoil"/"done"/"more"."""
+        hit = self.prep_memo.get(sid)
+        if hit is not None:
+            return hit
+        out = []
+        for p, spoiled, sh, k in self.push(sid):
+            if spoiled:
+                out.append((p, "spoil", sh, None))
+                continue
+            s = _S.of(self.keys[k])
+            shown = sh if self.rules.prep_count == "net" else self.gross(s)
+            out.append((p, "done" if shown >= PREP_UNTIL or s.od < 0 else "more", sh, k))
+        self.prep_memo[sid] = out
+        return out
+
+    # -- the starting distribution ------------------------------------------------
+    def _empty(self) -> _S:
+        s = _S()
+        s.deck, s.disc, s.field = [0] * self.T, [0] * self.T, [0] * self.T
+        s.od, s.druid_used, s.conclave_used = -1, False, False
+        s.arbors_used, s.arbor_growth, s.temp, s.seq, s.top = 0, 0, None, (), -1
+        return s
+
+    def start(self):
+        """(states {key: p} at the start of Planting, prep-spoil showings {showing: p})."""
+        sit = self.situation
+        s = self._empty()
+        if sit is not None:
+            for i in sit.deck:
+                s.deck[self.type_of[i]] += 1
+            for i in sit.discard:
+                s.disc[self.type_of[i]] += 1
+            for i in sit.field:
+                t = self.type_of[i]
+                s.field[t] += 1
+                if self.in_seq[t]:
+                    s.seq += ((t, False),)
+            s.od = self.type_of[sit.on_deck] if sit.on_deck >= 0 else -1
+            s.druid_used, s.conclave_used = sit.druid_used, sit.conclave_used
+            s.arbors_used, s.arbor_growth = sit.arbors_used, sit.arbor_growth
+            if self.showing(s) >= SPOIL_AT:
+                raise ValueError(f"the situation already shows {self.showing(s)} decay: "
+                                 f"it would have spoiled")
+            return {self.intern(s.key()): self.num(1)}, {}
+        # Setup / Prep on a freshly shuffled deck: reveal, then Prep (§3, §4.6)
+        for t, m in enumerate(self.members):
+            s.deck[t] = len(m)
+        done: dict = defaultdict(int)
+        spoil: dict = defaultdict(int)
+        frontier = defaultdict(int)
+        for p, s1 in self.reveal(s):
+            if s1.od < 0:
+                done[self.intern(s1.key())] += p
+            else:
+                frontier[self.intern(s1.key())] += p
+        while frontier:
+            nxt = defaultdict(int)
+            for key, p in frontier.items():
+                for q, what, sh, k in self._prep_step(key):
+                    if what == "spoil":
+                        spoil[sh] += p * q
+                    elif what == "done":
+                        done[k] += p * q
+                    else:
+                        nxt[k] += p * q
+            frontier = nxt
+        return dict(done), dict(spoil)
+
+    # -- Harvest (what Player.harvest_totals counts) -------------------------------
+    def aurora(self, t: int, n: int):
+        k = (t, n)
+        if k not in self._aurora_cache:
+            vals = [sum(n // a for a in am) for am in self._aurora_members[t]]
+            self._aurora_cache[k] = (Fraction(sum(vals), len(vals)) if self.exact
+                                     else sum(vals) / len(vals))
+        return self._aurora_cache[k]
+
+    def harvest(self, sid: int) -> dict:
+        """Expected Harvest counts given the state (exact per card when not averaged)."""
+        hit = self.harvest_memo.get(sid)
+        if hit is None:
+            hit = self.harvest_memo[sid] = self._harvest(self.keys[sid])
+        return hit
+
+    def _harvest(self, key) -> dict:
+        s = _S.of(key)
+        n = sum(s.field)
+        m = self.mean
+        mana = sum(c * (m["mana"][t] + m["magic"][t] * (n - 1))
+                   for t, c in enumerate(s.field) if c) + self.vale_mana
+        vp = sum(c * (m["vp"][t] + self.aurora(t, n)) for t, c in enumerate(s.field) if c)
+        if s.temp is not None and s.temp[1]:
+            mana += self.tmana[s.temp[0]]
+            vp += self.tvp[s.temp[0]]
+        if self.penalty:            # mana attributes are in the type key: no averaging
+            mana = max(0, mana - sum(c * m["pen"][t] for t, c in enumerate(s.field) if c))
+        out = {"mana": mana, "vp": vp}
+        for sp in SPIRITS:
+            out[sp] = sum(c * m[sp][t] for t, c in enumerate(s.field) if c) + self.vale_spirit[sp]
+        out["spirits"] = sum(out[sp] for sp in SPIRITS)
+        return out
+
+    @property
+    def states(self) -> int:
+        """Distinct states the computation visited (the memo sizes)."""
+        return len(self.push_memo) + len(self.value_memo)
+
+
+# ---------------------------------------------------------------------------
+# The report
+# ---------------------------------------------------------------------------
+@dataclass
+class SpoilOdds:
+    """Spoil odds of a deck; index k = "after k pushes" (k = 0: start of Planting).
+
+    ``p_spoil_within[k]``: probability of having spoiled by push k (Prep spoils
+    count from k = 0: that turn has no Planting).  Expected values are
+    unconditional (a spoiled turn counts 0) or given no spoil by push k.
+    With ``method == "simulated"``, ``se`` holds standard errors of the same keys.
+    """
+    deck: str
+    pushes: int
+    method: str
+    p_prep_spoil: float
+    p_spoil_within: dict
+    p_spoil_within_given_turn: dict
+    p_can_push: dict                 # P(not spoiled and an on-deck card to push) after k
+    decay_showing_distribution: dict  # k -> {showing: p}; spoiled turns keep their showing
+    expected: dict                   # k -> {quantity: E[X; spoil = 0]}
+    expected_given_no_spoil: dict
+    states: int = 0
+    seconds: float = 0.0
+    games: int = 0
+    seed: int | None = None
+    se: dict = dc_field(default_factory=dict)
+
+    @property
+    def expected_mana_if_stop_after(self) -> dict:
+        return {k: v["mana"] for k, v in self.expected.items()}
+
+    def to_dict(self) -> dict:
+        f = float
+        d = {
+            "deck": self.deck, "method": self.method, "pushes": self.pushes,
+            "p_prep_spoil": f(self.p_prep_spoil),
+            "p_spoil_within": {str(k): f(v) for k, v in self.p_spoil_within.items() if k >= 1},
+            "p_spoil_within_given_turn": {str(k): f(v) for k, v in
+                                          self.p_spoil_within_given_turn.items() if k >= 1},
+            "p_can_push": {str(k): f(v) for k, v in self.p_can_push.items()},
+            "expected_mana_if_stop_after": {str(k): f(v["mana"]) for k, v in self.expected.items()},
+            "expected_mana_if_stop_after_given_no_spoil": {
+                str(k): (None if v["mana"] is None else f(v["mana"]))
+                for k, v in self.expected_given_no_spoil.items()},
+            "expected_if_stop_after": {str(k): {q: f(x) for q, x in v.items()}
+                                       for k, v in self.expected.items()},
+            "expected_if_stop_after_given_no_spoil": {
+                str(k): {q: (None if x is None else f(x)) for q, x in v.items()}
+                for k, v in self.expected_given_no_spoil.items()},
+            "decay_showing_distribution": {
+                str(k): {str(s): f(p) for s, p in sorted(v.items())}
+                for k, v in self.decay_showing_distribution.items()},
+        }
+        if self.method == "exact":
+            d["states"] = self.states
+            d["seconds"] = round(self.seconds, 4)
+        else:
+            d["games"], d["seed"] = self.games, self.seed
+            d["standard_errors"] = _jsonable(self.se)
+        return d
+
+
+def _jsonable(x):
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    return None if x is None else float(x)
+
+
+def spoil_odds(deck, pushes: int = 6, situation: Situation | None = None,
+               rules: Rules | None = None, exact: bool = False, card_set=None) -> SpoilOdds:
+    """Exact spoil odds and expected Harvest if the player stops after k = 0..pushes pushes.
+
+    ``deck``: a :class:`Deck`, a list of :class:`Card` (with ``card_set``), a
+    bundled deck name or a deck file.  ``situation``: None for "start of turn
+    after Prep" on a freshly shuffled deck, else an explicit :class:`Situation`.
+    Every push is taken while possible (no on-deck card: the player must pass,
+    and the turn stays as it is).
+    """
+    deck = as_deck(deck, card_set)
+    t0 = time.perf_counter()
+    model = SpoilModel(deck, rules, situation, exact)
+    start, prep_spoil = model.start()
+    zero = model.num(0)
+    p_prep = sum(prep_spoil.values(), zero)
+    dist = start
+    spoiled_at: dict = defaultdict(lambda: zero)     # showing at spoil, cumulative
+    for sh, p in prep_spoil.items():
+        spoiled_at[sh] += p
+    p_spoil, show, exp, exp_c, can = {}, {}, {}, {}, {}
+    for k in range(pushes + 1):
+        if k > 0:
+            nxt: dict = defaultdict(lambda: zero)
+            for key, p in dist.items():
+                if model.on_deck(key) < 0:       # every card in the field: must pass
+                    nxt[key] += p
+                    continue
+                for q, spoiled, sh, k2 in model.push(key):
+                    if spoiled:
+                        spoiled_at[sh] += p * q
+                    else:
+                        nxt[k2] += p * q
+            dist = dict(nxt)
+        ps = sum(spoiled_at.values(), zero)
+        p_spoil[k] = ps
+        hist: dict = defaultdict(lambda: zero)
+        for sh, p in spoiled_at.items():
+            hist[sh] += p
+        tot = {q: zero for q in QUANTITIES}
+        for key, p in dist.items():
+            hist[model.showing_of(key)] += p
+            h = model.harvest(key)
+            for q in QUANTITIES:
+                tot[q] += p * h[q]
+        show[k] = dict(hist)
+        exp[k] = tot
+        alive = 1 - ps
+        exp_c[k] = {q: (v / alive if alive > 0 else None) for q, v in tot.items()}
+        can[k] = sum((p for key, p in dist.items() if model.on_deck(key) >= 0), zero)
+    given = {k: ((v - p_prep) / (1 - p_prep) if p_prep < 1 else None) for k, v in p_spoil.items()}
+    return SpoilOdds(deck=deck.name, pushes=pushes, method="exact", p_prep_spoil=p_prep,
+                     p_spoil_within=p_spoil, p_spoil_within_given_turn=given, p_can_push=can,
+                     decay_showing_distribution=show, expected=exp,
+                     expected_given_no_spoil=exp_c, states=model.states + len(model.prep_memo),
+                     seconds=time.perf_counter() - t0)
+
+
+def as_deck(deck, card_set=None) -> Deck:
+    """Accept a Deck, a list of Card (needs ``card_set``), a bundled name or a path."""
+    if isinstance(deck, Deck):
+        return deck
+    if isinstance(deck, (list, tuple)):
+        if card_set is None:
+            raise ValueError("a list of cards needs card_set")
+        return Deck(load_card_set(card_set), [c.copy() for c in deck], (), "cards")
+    return load_deck(deck, card_set)
+
+
+# ---------------------------------------------------------------------------
+# Best push/stop rule (dynamic programming)
+# ---------------------------------------------------------------------------
+@dataclass
+class BestRule:
+    """The optimal push/stop rule for a goal, and what it achieves.
+
+    ``value``: E[mana] (goal "mana", spoil = 0) or P(mana >= target) (goal
+    "reach") under the optimal rule, from the situation.  ``always_push[k]``:
+    the same measure for "push exactly k times".  ``table``: rows (pushes made,
+    decay showing, mana in field, P(next push spoils), decision, P(reach this
+    row under the optimal rule)) for every state the rule meets.
+    """
+    goal: str
+    target: int | None
+    horizon: int
+    value: float
+    always_push: dict
+    table: list
+    states: int
+    seconds: float
+
+    def to_dict(self) -> dict:
+        return {"goal": self.goal, "target": self.target, "horizon": self.horizon,
+                "value": float(self.value),
+                "always_push": {str(k): float(v) for k, v in self.always_push.items()},
+                "states": self.states, "seconds": round(self.seconds, 4),
+                "rule": [dict(r, p_next_spoil=float(r["p_next_spoil"]), reach=float(r["reach"]))
+                         for r in self.table]}
+
+
+def best_rule(deck, goal: str = "mana", target: int | None = None, horizon: int = 6,
+              situation: Situation | None = None, rules: Rules | None = None,
+              exact: bool = False, card_set=None) -> BestRule:
+    """Best push/stop rule by backward induction over compositions (≤ ``horizon`` pushes).
+
+    goal "mana": maximise expected Harvest mana (a spoil gives 0);
+    goal "reach": maximise P(Harvest mana >= target).  The player is assumed to
+    see the field and on-deck card (so the rule may depend on them) but not the
+    deck order.  Ties are resolved in favour of stopping.
+    """
+    if goal not in ("mana", "reach"):
+        raise ValueError(f"goal must be 'mana' or 'reach', got {goal!r}")
+    if goal == "reach" and target is None:
+        raise ValueError("goal 'reach' needs a target mana")
+    deck = as_deck(deck, card_set)
+    t0 = time.perf_counter()
+    m = SpoilModel(deck, rules, situation, exact, mode="mana")
+    start, _ = m.start()
+    zero = m.num(0)
+
+    def stop_value(key):
+        mana = m.harvest(key)["mana"]
+        return mana if goal == "mana" else m.num(1 if mana >= target else 0)
+
+    def push_value(key, h):
+        return sum(((0 if sp else value(k2, h - 1)) * p for p, sp, _, k2 in m.push(key)), zero)
+
+    def value(key, h):
+        mk = (key, h)
+        v = m.value_memo.get(mk)
+        if v is None:
+            v = stop_value(key)
+            if h > 0 and m.on_deck(key) >= 0:
+                v = max(v, push_value(key, h))
+            m.value_memo[mk] = v
+        return v
+
+    best = sum((p * value(k, horizon) for k, p in start.items()), zero)
+    # fixed "push k times" rules, for comparison
+    always = {}
+    dist = dict(start)
+    for k in range(horizon + 1):
+        if k:
+            nxt: dict = defaultdict(lambda: zero)
+            for key, p in dist.items():
+                if m.on_deck(key) < 0:
+                    nxt[key] += p
+                    continue
+                for q, sp, _, k2 in m.push(key):
+                    if not sp:
+                        nxt[k2] += p * q
+            dist = dict(nxt)
+        always[k] = sum((p * stop_value(key) for key, p in dist.items()), zero)
+    # the rule along the states it meets
+    rows: dict = defaultdict(lambda: zero)
+    frontier = dict(start)
+    for k in range(horizon + 1):
+        nxt = defaultdict(lambda: zero)
+        for key, p in frontier.items():
+            h = horizon - k
+            sv = stop_value(key)
+            pushes = h > 0 and m.on_deck(key) >= 0 and push_value(key, h) > sv
+            risk = (sum((q for q, sp, _, _ in m.push(key) if sp), zero)
+                    if m.on_deck(key) >= 0 else zero)
+            mana = m.harvest(key)["mana"]
+            rows[(k, m.showing_of(key), float(mana), float(risk),
+                  "push" if pushes else "stop")] += p
+            if pushes:
+                for q, sp, _, k2 in m.push(key):
+                    if not sp:
+                        nxt[k2] += p * q
+        frontier = nxt
+    table = [dict(pushes=k, decay_showing=sh, mana=mana, p_next_spoil=risk, decision=dec,
+                  reach=p) for (k, sh, mana, risk, dec), p in sorted(rows.items())]
+    return BestRule(goal=goal, target=target, horizon=horizon, value=best, always_push=always,
+                    table=table, states=m.states + len(m.prep_memo),
+                    seconds=time.perf_counter() - t0)
+
+
+# ---------------------------------------------------------------------------
+# Simulation with the reference engine
+# ---------------------------------------------------------------------------
+def simulate_spoil_odds(deck, pushes: int = 6, games: int = 10_000, seed: int = 0,
+                        rules: Rules | None = None, situation: Situation | None = None,
+                        card_set=None) -> SpoilOdds:
+    """The same quantities estimated by playing Prep and Planting with the reference
+    engine's :class:`~vale_sim.reference.player.Player`; game i uses GameRng(seed, i).
+
+    Standard errors: sqrt(p(1-p)/n) for probabilities, s/sqrt(n) for means
+    (s the sample standard deviation; for "given no spoil", over the games
+    that had not spoiled).
+    """
+    from .reference.player import Player       # the engine is imported only when simulating
+    deck = as_deck(deck, card_set)
+    if games < 1:
+        raise ValueError("games must be at least 1")
+    K = pushes
+    spoiled_n = [0] * (K + 1)
+    can_n = [0] * (K + 1)
+    prep_n = 0
+    show = [defaultdict(int) for _ in range(K + 1)]
+    sums = [{q: [0.0, 0.0] for q in QUANTITIES} for _ in range(K + 1)]   # sum, sum of squares
+    for i in range(games):
+        pl = Player(deck.cs, deck.cards, rules=rules, rng=GameRng(seed, i), vales=deck.vales)
+        if situation is None:
+            pl.new_deck()
+            spoiled = pl.setup_field()
+            prep_n += spoiled
+        else:
+            pl.field, pl.discard = list(situation.field), list(situation.discard)
+            pl.deck, pl.on_deck = list(situation.deck), situation.on_deck
+            pl.rng.shuffle(pl.deck)
+            pl.druid_used, pl.conclave_used = situation.druid_used, situation.conclave_used
+            pl.arbor_growth = situation.arbor_growth
+            arbors = [v for v in pl.vales if deck.cs.vales[v.vale_id].ability == "spoil_save_growth"]
+            for v in arbors[:situation.arbors_used]:
+                pl.vales.remove(v)
+            spoiled = False
+        for k in range(K + 1):
+            if k > 0 and not spoiled and pl.on_deck >= 0:
+                spoiled = pl.push()
+            spoiled_n[k] += spoiled
+            show[k][pl.decay_showing()] += 1
+            if not spoiled:
+                can_n[k] += pl.on_deck >= 0
+                h = pl.harvest_totals()
+                h["spirits"] = sum(h[s] for s in SPIRITS)
+                for q in QUANTITIES:
+                    sums[k][q][0] += h[q]
+                    sums[k][q][1] += h[q] * h[q]
+    n = games
+    p_spoil = {k: spoiled_n[k] / n for k in range(K + 1)}
+    p_prep = prep_n / n
+    res = SpoilOdds(
+        deck=deck.name, pushes=K, method="simulated", p_prep_spoil=p_prep, p_spoil_within=p_spoil,
+        p_spoil_within_given_turn={k: ((spoiled_n[k] - prep_n) / (n - prep_n) if n > prep_n else None)
+                                   for k in range(K + 1)},
+        p_can_push={k: can_n[k] / n for k in range(K + 1)},
+        decay_showing_distribution={k: {s: c / n for s, c in sorted(show[k].items())}
+                                    for k in range(K + 1)},
+        expected={k: {q: sums[k][q][0] / n for q in QUANTITIES} for k in range(K + 1)},
+        expected_given_no_spoil={}, games=n, seed=seed)
+    se_p = {k: math.sqrt(p * (1 - p) / n) for k, p in p_spoil.items()}
+    se_e, se_c = {}, {}
+    for k in range(K + 1):
+        alive = n - spoiled_n[k]
+        res.expected_given_no_spoil[k] = {}
+        se_e[k], se_c[k] = {}, {}
+        for q in QUANTITIES:
+            s1, s2 = sums[k][q]
+            var = max(0.0, s2 / n - (s1 / n) ** 2) * n / max(1, n - 1)
+            se_e[k][q] = math.sqrt(var / n)
+            if alive:
+                mean = s1 / alive
+                res.expected_given_no_spoil[k][q] = mean
+                var_c = max(0.0, s2 / alive - mean ** 2) * alive / max(1, alive - 1)
+                se_c[k][q] = math.sqrt(var_c / alive)
+            else:
+                res.expected_given_no_spoil[k][q] = None
+                se_c[k][q] = None
+    res.se = {"p_prep_spoil": math.sqrt(p_prep * (1 - p_prep) / n), "p_spoil_within": se_p,
+              "expected": se_e, "expected_given_no_spoil": se_c}
+    return res
+
+
+# ---------------------------------------------------------------------------
+# Benchmark
+# ---------------------------------------------------------------------------
+def benchmark(decks=None, pushes: int = 6, card_set="core", with_rule: bool = True) -> list[dict]:
+    """Time the exact calculator (and the best-rule DP) on some decks.
+
+    Default decks: the starter deck and every bundled example deck.  Returns
+    one dict per deck: name, seconds, states.
+    """
+    if decks is None:
+        decks = bundled_decks()
+    out = []
+    for d in decks:
+        deck = as_deck(d, card_set)
+        r = spoil_odds(deck, pushes)
+        row = {"deck": deck.name, "seconds": r.seconds, "states": r.states}
+        if with_rule:
+            b = best_rule(deck, "mana", horizon=pushes)
+            row.update(rule_seconds=b.seconds, rule_states=b.states)
+        out.append(row)
+    return out
