@@ -1,0 +1,626 @@
+"""Runs at scale: many games, split into chunks, in one process or many.
+
+A run is described by a :class:`RunConfig`.  Its games are split into
+*chunks* of consecutive game indices; a chunk is a pure function of
+``(config, first_game, n)`` (game ``i`` depends only on ``(seed, i)``,
+docs/engine-spec.md §2), so the result never depends on the number of
+workers, chunks or Dask nodes.  :func:`run` returns (and optionally writes)
+one row per game and player; :func:`summarize` folds chunks into a
+fixed-size summary as they finish.  The on-disk layout, manifest and resume
+rules are described in docs/runs.md.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import functools
+import hashlib
+import json
+import math
+import os
+import subprocess
+import sys
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import pandas as pd
+
+from . import __version__
+from .cards import CardSet, load_card_set, validate_playable
+from .policy import Policy, get_policy
+from .rules import Rules
+
+ENGINES = ("fast", "reference")
+MANIFEST = "_manifest.json"        # "_" prefix: pandas/pyarrow skip it when reading the directory
+PART_PREFIX = "part-"
+PART_DIGITS = 12                    # zero-padded first game: file order = game order
+KEY_FIELDS = ("card_set.digest", "players", "seed", "policies", "rules", "engine", "version.vale_sim")
+# Columns of the per-game/player frame that come first, in this order; the
+# per-card columns follow (engine-specific names, passed through untouched).
+BASE_COLUMNS = ("game", "player", "seat", "policy", "score", "tokens_vp", "adv_vp", "vale_vp",
+                "tiebreak", "win_share", "spoils", "harvests", "rounds", "truncated")
+DEFAULT_CHUNK = {"fast": 20_000, "reference": 200}
+
+
+def _user_error(msg: str) -> Exception:
+    from .cli import UserError
+    return UserError(msg)
+
+
+# ---------------------------------------------------------------------------
+# Engines
+# ---------------------------------------------------------------------------
+@functools.lru_cache(maxsize=None)
+def fast_available() -> bool:
+    """True when the numba engine's public API (``vale_sim.fast.api``) imports."""
+    try:
+        import vale_sim.fast.api  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def effective_engine(engine: str) -> str:
+    """The engine a run will use: "fast" falls back to "reference" (with a warning)."""
+    if engine not in ENGINES:
+        raise _user_error(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if engine == "fast" and not fast_available():
+        warnings.warn("the fast engine (vale_sim.fast.api) is not available; "
+                      "using the reference engine", RuntimeWarning, stacklevel=3)
+        return "reference"
+    return engine
+
+
+@functools.lru_cache(maxsize=None)
+def git_commit() -> str | None:
+    """The git commit of the source tree, or None outside a checkout."""
+    try:
+        out = subprocess.run(["git", "-C", str(Path(__file__).resolve().parent), "rev-parse", "HEAD"],
+                             capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+# ---------------------------------------------------------------------------
+# Configuration
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that determines a run's results, plus the number of games.
+
+    ``card_set``: a bundled name, a file path or a CardSet.  ``policies``: 1 or
+    ``players`` entries, each a preset name, a policy file path or a Policy.
+    ``engine``: "fast" (the default; falls back to "reference" with a warning
+    when the numba engine is not available) or "reference".
+    """
+    card_set: "str | os.PathLike | CardSet" = "core"
+    players: int = 2
+    seed: int = 0
+    games: int = 1000
+    policies: tuple = ("balanced",)
+    rules: Rules = field(default_factory=Rules)
+    engine: str = "fast"
+
+    def __post_init__(self):
+        if isinstance(self.policies, (str, Policy)):
+            object.__setattr__(self, "policies", (self.policies,))
+        else:
+            object.__setattr__(self, "policies", tuple(self.policies))
+        if isinstance(self.players, bool) or not isinstance(self.players, int):
+            raise _user_error(f"players must be an integer, got {self.players!r}")
+        if isinstance(self.games, bool) or not isinstance(self.games, int) or self.games < 0:
+            raise _user_error(f"games must be a non-negative integer, got {self.games!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 2**64:
+            raise _user_error(f"seed must be an integer in [0, 2**64), got {self.seed!r}")
+        if len(self.policies) not in (1, self.players):
+            raise _user_error(f"give 1 or {self.players} policies, got {len(self.policies)}")
+        if not isinstance(self.rules, Rules):
+            raise _user_error(f"rules must be a Rules, got {self.rules!r}")
+        if self.engine not in ENGINES:
+            raise _user_error(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+
+    def cards(self) -> CardSet:
+        """The card set, loaded."""
+        return load_card_set(self.card_set)
+
+    def policy_list(self) -> tuple[Policy, ...]:
+        """One Policy per player."""
+        pols = tuple(get_policy(p) for p in self.policies)
+        return pols * self.players if len(pols) == 1 else pols
+
+    def resolved(self) -> "RunConfig":
+        """The same run with the card set and policies loaded and the engine chosen.
+
+        Workers receive this form, so they never read files or fall back on
+        their own.  Validates that the set is playable with ``players``.
+        """
+        cs = self.cards()
+        validate_playable(cs, self.players)
+        return dataclasses.replace(self, card_set=cs, policies=self.policy_list(),
+                                   engine=effective_engine(self.engine))
+
+    def _key_fields(self) -> dict:
+        cs = self.cards()
+        return {
+            "card_set": {"name": cs.name, "digest": cs.digest()},
+            "players": self.players,
+            "seed": self.seed,
+            "policies": [dataclasses.asdict(p) for p in self.policy_list()],
+            "rules": dataclasses.asdict(self.rules),
+            "engine": effective_engine(self.engine),
+            "version": {"vale_sim": __version__, "git": git_commit()},
+        }
+
+    def manifest(self) -> dict:
+        """The run's description, written as ``_manifest.json`` next to its results."""
+        m = self._key_fields()
+        m["games"] = self.games
+        m["created"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        m["key"] = manifest_key(m)
+        return m
+
+    def key(self) -> str:
+        """A hash of everything that determines the results of game i (not the
+        number of games, the chunking, the time or the git commit)."""
+        return manifest_key(self._key_fields())
+
+
+def _get(d: dict, dotted: str):
+    for part in dotted.split("."):
+        d = d.get(part) if isinstance(d, dict) else None
+    return d
+
+
+def manifest_key(manifest: dict) -> str:
+    """The key of a manifest dict: sha256 of its KEY_FIELDS."""
+    blob = json.dumps({f: _get(manifest, f) for f in KEY_FIELDS}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+
+def manifest_diff(old: dict, new: dict) -> list[str]:
+    """The KEY_FIELDS on which two manifests differ, as readable strings."""
+    out = []
+    for f in KEY_FIELDS:
+        a, b = _get(old, f), _get(new, f)
+        if a == b:
+            continue
+        if f == "policies" and isinstance(a, list) and isinstance(b, list):
+            names = lambda ps: [p.get("name") for p in ps]  # noqa: E731
+            detail = f"{names(a)} vs {names(b)}" if names(a) != names(b) else "parameters differ"
+            out.append(f"policies ({detail})")
+        elif f == "rules" and isinstance(a, dict) and isinstance(b, dict):
+            keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+            out.append("rules (" + ", ".join(f"{k}: {a.get(k)!r} vs {b.get(k)!r}" for k in keys) + ")")
+        elif f == "card_set.digest":
+            out.append(f"card set ({_get(old, 'card_set.name')} {a} vs {_get(new, 'card_set.name')} {b})")
+        else:
+            out.append(f"{f} ({a!r} vs {b!r})")
+    return out
+
+
+# ---------------------------------------------------------------------------
+# One chunk
+# ---------------------------------------------------------------------------
+def reference_frame(records, cs: CardSet) -> pd.DataFrame:
+    """The per-game/player frame of reference GameRecords, with the fast engine's
+    columns: BASE_COLUMNS, vp_from_box, starting_player, then ``buy:<advancement>``
+    (copies bought, starter kinds left out) and ``vale:<vale>`` (copies bought)."""
+    rows = []
+    for g in records:
+        box = {}
+        for t in g.turns:
+            box[t.player] = box.get(t.player, 0) + t.vp_from_box
+        for r in g.results:
+            row = {"game": g.game_index, "player": r.player, "seat": r.seat, "policy": r.policy,
+                   "score": r.score, "tokens_vp": r.tokens_vp, "adv_vp": r.adv_vp,
+                   "vale_vp": r.vale_vp, "tiebreak": r.tiebreak, "win_share": r.win_share,
+                   "spoils": r.spoils, "harvests": r.harvests, "vp_from_box": box.get(r.player, 0),
+                   "rounds": g.rounds, "truncated": g.truncated,
+                   "starting_player": g.starting_player}
+            for k, a in enumerate(cs.advancements):
+                if a.supply != "starter":
+                    row[f"buy:{a.name}"] = r.acquired.get(k, 0)
+            for v, vale in enumerate(cs.vales):
+                row[f"vale:{vale.name}"] = r.vales_acquired.count(v)
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def run_chunk(cfg: RunConfig, first_game: int, n: int) -> pd.DataFrame:
+    """Games ``first_game .. first_game+n-1`` of the run: one row per game and player,
+    sorted by game then player.  A pure function of its arguments."""
+    if isinstance(cfg.card_set, CardSet) and all(isinstance(p, Policy) for p in cfg.policies) \
+            and len(cfg.policies) == cfg.players:
+        rc = cfg
+    else:
+        rc = cfg.resolved()
+    cs, pols = rc.card_set, list(rc.policies)
+    if rc.engine == "fast" and fast_available():
+        from .fast.api import run_games
+        df = run_games(cs, rc.players, rc.seed, n, pols, rc.rules, first_game=first_game)
+    else:
+        from .reference.game import play_game
+        records = [play_game(cs, rc.players, rc.seed, i, pols, rc.rules)
+                   for i in range(first_game, first_game + n)]
+        df = reference_frame(records, cs)
+    df = df.sort_values(["game", "player"], kind="stable").reset_index(drop=True)
+    df.attrs = {}
+    return df
+
+
+# ---------------------------------------------------------------------------
+# Summaries: integer sums, so folding chunks is exact in any order
+# ---------------------------------------------------------------------------
+SUM_COLUMNS = ("games", "wins12", "score_sum", "score_sumsq", "spoils", "spoiled_games",
+               "rounds_sum", "truncated")
+WIN_DENOM = 12     # win_share is 1/k, k <= 4: 12 * win_share is an integer
+
+
+def chunk_summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Integer sufficient statistics of a per-game/player frame, per seat and per policy.
+
+    Index: (group, value) with group "seat" or "policy"; columns SUM_COLUMNS.
+    """
+    t = pd.DataFrame({
+        "games": 1,
+        "wins12": (df["win_share"] * WIN_DENOM).round().astype("int64"),
+        "score_sum": df["score"].astype("int64"),
+        "score_sumsq": df["score"].astype("int64") ** 2,
+        "spoils": df["spoils"].astype("int64"),
+        "spoiled_games": (df["spoils"] > 0).astype("int64"),
+        "rounds_sum": df["rounds"].astype("int64"),
+        "truncated": df["truncated"].astype("int64"),
+    }, index=df.index)
+    parts = []
+    for group, col in (("seat", "seat"), ("policy", "policy")):
+        s = t.groupby(df[col].astype(str), sort=True).sum()
+        s.index = pd.MultiIndex.from_product([[group], s.index], names=["group", "value"])
+        parts.append(s)
+    return pd.concat(parts)[list(SUM_COLUMNS)].astype("int64")
+
+
+def add_summaries(a: pd.DataFrame | None, b: pd.DataFrame) -> pd.DataFrame:
+    """Sum two chunk summaries (rows missing in one count as zero)."""
+    if a is None:
+        return b
+    out = a.add(b, fill_value=0).astype("int64")
+    return out.sort_index(key=_group_order)
+
+
+def _group_order(idx: pd.Index) -> pd.Index:
+    if idx.name == "value":
+        return pd.Index([(int(v) if str(v).isdigit() else math.inf, str(v)) for v in idx])
+    return pd.Index([0 if g == "seat" else 1 for g in idx])
+
+
+def summary_table(sums: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Readable statistics from summed SUM_COLUMNS: win rate with Wilson interval,
+    mean and variance of score, spoils per game, spoil rate, mean rounds."""
+    from .stats import wilson_interval
+    rows = []
+    for (group, value), r in sums.iterrows():
+        n = int(r["games"])
+        s, ss = int(r["score_sum"]), int(r["score_sumsq"])
+        wins = int(r["wins12"]) / WIN_DENOM
+        lo, hi = wilson_interval(wins, n, confidence)
+        var = (n * ss - s * s) / (n * (n - 1)) if n > 1 else math.nan
+        rows.append({
+            "group": group, "value": value, "games": n, "wins": wins,
+            "win_rate": wins / n if n else math.nan, "win_lo": lo, "win_hi": hi,
+            "mean_score": s / n if n else math.nan, "var_score": var,
+            "sd_score": math.sqrt(var) if var == var else math.nan,
+            "spoils_per_game": int(r["spoils"]) / n if n else math.nan,
+            "spoil_rate": int(r["spoiled_games"]) / n if n else math.nan,
+            "mean_rounds": int(r["rounds_sum"]) / n if n else math.nan,
+            "truncated": int(r["truncated"]),
+        })
+    return pd.DataFrame(rows).set_index(["group", "value"]) if rows else pd.DataFrame()
+
+
+def summarize_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """:func:`summary_table` of a whole per-game/player frame."""
+    return summary_table(add_summaries(None, chunk_summary(df)).sort_index(key=_group_order))
+
+
+def summary_chunk(cfg: RunConfig, first_game: int, n: int) -> pd.DataFrame:
+    """The chunk's integer sums (computed where the games are played)."""
+    return chunk_summary(run_chunk(cfg, first_game, n))
+
+
+# ---------------------------------------------------------------------------
+# The output directory
+# ---------------------------------------------------------------------------
+def part_path(out: Path, first_game: int) -> Path:
+    return out / f"{PART_PREFIX}{first_game:0{PART_DIGITS}d}.parquet"
+
+
+def _write_atomic_bytes(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def write_part(out: Path, key: str, first_game: int, df: pd.DataFrame) -> Path:
+    """Write one chunk as ``part-<first_game>.parquet``, atomically (tmp file, then rename)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    n = int(df["game"].nunique()) if len(df) else 0
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    meta = dict(table.schema.metadata or {})
+    meta.update({b"vale_sim.key": key.encode(), b"vale_sim.first_game": str(first_game).encode(),
+                 b"vale_sim.n_games": str(n).encode()})
+    table = table.replace_schema_metadata(meta)
+    path = part_path(out, first_game)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        pq.write_table(table, tmp)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return path
+
+
+def _corrupt(path: Path, why: str) -> Exception:
+    return _user_error(f"chunk file {path} is unreadable or incomplete ({why}); "
+                       f"delete it and run again with --resume (resume=True) to recompute it")
+
+
+def read_part_info(path: Path) -> tuple[str, int, int]:
+    """(key, first_game, n_games) of a part file, from its Parquet footer."""
+    import pyarrow.parquet as pq
+    try:
+        meta = pq.read_schema(path).metadata or {}
+    except Exception as e:  # pyarrow raises several kinds for a bad file
+        raise _corrupt(path, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from None
+    try:
+        return (meta[b"vale_sim.key"].decode(), int(meta[b"vale_sim.first_game"]),
+                int(meta[b"vale_sim.n_games"]))
+    except (KeyError, ValueError):
+        raise _corrupt(path, "no vale-sim chunk metadata") from None
+
+
+def read_part(path: Path, first_game: int, n: int) -> pd.DataFrame:
+    """Read a part file and check it holds games first_game .. first_game+n-1."""
+    try:
+        df = pd.read_parquet(path)
+    except Exception as e:
+        raise _corrupt(path, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from None
+    games = df["game"].unique() if "game" in df.columns else []
+    if len(games) != n or (n and (games.min() != first_game or games.max() != first_game + n - 1)):
+        raise _corrupt(path, f"expected games {first_game}..{first_game + n - 1}")
+    return df
+
+
+def _existing_parts(out: Path, key: str) -> dict[int, int]:
+    """{first_game: n} of the finished chunks in ``out``; checks each belongs to ``key``."""
+    parts = {}
+    for p in sorted(out.glob(f"{PART_PREFIX}*.parquet")):
+        k, first, n = read_part_info(p)
+        if k != key:
+            raise _user_error(f"chunk file {p} belongs to a different configuration "
+                              f"(key {k}, manifest {key}); move it away or use another --out")
+        if p.name != part_path(out, first).name:
+            raise _corrupt(p, f"its metadata says it starts at game {first}")
+        parts[first] = n
+    return parts
+
+
+def _prepare_out(out: Path, cfg: RunConfig, resume: bool) -> dict[int, int]:
+    """Check or create the output directory; return the finished chunks to reuse."""
+    manifest = cfg.manifest()
+    mpath = out / MANIFEST
+    if out.exists() and not out.is_dir():
+        raise _user_error(f"{out} exists and is not a run directory; choose another --out")
+    if out.is_dir():
+        for stale in out.glob(f".{PART_PREFIX}*.tmp"):
+            stale.unlink(missing_ok=True)      # left by a killed process; never a finished chunk
+    entries = [p for p in out.iterdir()] if out.is_dir() else []
+    if entries and not mpath.exists():
+        raise _user_error(f"{out} is not empty and has no {MANIFEST}; choose another --out")
+    if mpath.exists():
+        try:
+            old = json.loads(mpath.read_text())
+        except (OSError, ValueError) as e:
+            raise _user_error(f"{mpath} is unreadable ({e}); choose another --out") from None
+        if old.get("key") != manifest["key"] or manifest_key(old) != manifest["key"]:
+            diff = manifest_diff(old, manifest) or ["key"]
+            raise _user_error(f"{out} holds results of a different configuration "
+                              f"(differs in: {'; '.join(diff)}); use another --out"
+                              + ("" if resume else " or delete it"))
+        parts = _existing_parts(out, manifest["key"])
+        if not resume:
+            done = sum(parts.values())
+            raise _user_error(f"{out} already holds {done} of {old.get('games')} games of this "
+                              f"configuration; use --resume to reuse them, or another --out")
+        covered = max((f + n for f, n in parts.items()), default=0)
+        if covered > cfg.games:
+            raise _user_error(f"{out} already holds games up to {covered - 1}, more than the "
+                              f"{cfg.games} asked for; use --games {covered} or more")
+        manifest["created"] = old.get("created", manifest["created"])
+        if old.get("games") != cfg.games:
+            manifest["resized_from"] = old.get("games")
+        _write_atomic_bytes(mpath, json.dumps(manifest, indent=2, sort_keys=True).encode())
+        return parts
+    out.mkdir(parents=True, exist_ok=True)
+    _write_atomic_bytes(mpath, json.dumps(manifest, indent=2, sort_keys=True).encode())
+    return {}
+
+
+def plan_chunks(games: int, chunk_size: int, done: dict[int, int] | None = None) -> list[tuple[int, int]]:
+    """(first_game, n) of the chunks still to run: the gaps between finished chunks,
+    cut into pieces of at most ``chunk_size`` games."""
+    done = done or {}
+    covered = sorted((f, f + n) for f, n in done.items())
+    chunks, g = [], 0
+    for a, b in covered + [(games, games)]:
+        while g < min(a, games):
+            n = min(chunk_size, a - g)
+            chunks.append((g, n))
+            g += n
+        g = max(g, b)
+    return chunks
+
+
+def default_chunk_size(games: int, workers: int, engine: str) -> int:
+    """A chunk size giving each worker several chunks (for progress and balance)."""
+    return max(1, min(DEFAULT_CHUNK[engine], math.ceil(games / max(1, 4 * workers))))
+
+
+# ---------------------------------------------------------------------------
+# Executing chunks
+# ---------------------------------------------------------------------------
+def _execute(task: Callable, cfg: RunConfig, chunks: list[tuple[int, int]], workers: int,
+             scheduler, consume: Callable[[int, int, object], None]) -> None:
+    """Run ``task(cfg, first, n)`` for every chunk; call ``consume(first, n, result)``
+    in this process as each finishes (in any order)."""
+    if not chunks:
+        return
+    if scheduler is not None:
+        _execute_dask(task, cfg, chunks, scheduler, consume)
+    elif workers <= 1:
+        for first, n in chunks:
+            consume(first, n, task(cfg, first, n))
+    else:
+        _execute_pool(task, cfg, chunks, workers, consume)
+
+
+def _execute_pool(task, cfg, chunks, workers, consume) -> None:
+    import multiprocessing as mp
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    todo = list(reversed(chunks))
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"))
+    running = {}
+    try:
+        while todo or running:
+            while todo and len(running) < 2 * workers:      # bounded: memory does not grow with N
+                first, n = todo.pop()
+                running[pool.submit(task, cfg, first, n)] = (first, n)
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in sorted(finished, key=lambda f: running[f]):
+                first, n = running.pop(fut)
+                consume(first, n, fut.result())
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _execute_dask(task, cfg, chunks, scheduler, consume) -> None:
+    from dask.distributed import Client, as_completed
+    own = not isinstance(scheduler, Client)
+    client = Client(scheduler) if own else scheduler
+    try:
+        key = cfg.key()
+        futures = {}
+        for first, n in chunks:
+            f = client.submit(task, cfg, first, n, pure=False,
+                              key=f"vale-sim-{task.__name__}-{key}-{first}-{n}-{os.getpid()}")
+            futures[f] = (first, n)
+        try:
+            for fut in as_completed(list(futures)):
+                first, n = futures[fut]
+                consume(first, n, fut.result())
+        except BaseException:
+            client.cancel(list(futures))
+            raise
+    finally:
+        if own:
+            client.close()
+
+
+def _progress_bar(total: int, initial: int, progress: bool):
+    from tqdm import tqdm
+    return tqdm(total=total, initial=initial, unit="game", unit_scale=True, dynamic_ncols=True,
+                disable=not progress or not sys.stderr.isatty(), desc="games", smoothing=0.1)
+
+
+def run(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None, out=None,
+        resume: bool = False, progress: bool = True, scheduler=None, *,
+        on_chunk: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+    """Play ``cfg.games`` games and return one row per game and player, in game order.
+
+    ``workers`` > 1 uses a local process pool; ``scheduler`` (an address such as
+    "tcp://host:8786", or a ``dask.distributed.Client``) runs the chunks on a
+    Dask cluster instead.  With ``out`` (a directory, e.g. "results/NAME.parquet")
+    each chunk is written as it finishes, next to ``_manifest.json``;
+    ``resume=True`` reuses the finished chunks of the same configuration.
+    ``on_chunk(first_game, n)`` is called after each chunk is stored.
+    The result does not depend on ``workers``, ``chunk_size`` or ``scheduler``.
+    """
+    rc = cfg.resolved()
+    key = cfg.key()
+    chunk_size = chunk_size or default_chunk_size(cfg.games, workers, rc.engine)
+    if chunk_size < 1:
+        raise _user_error(f"chunk size must be at least 1, got {chunk_size}")
+    outp = Path(out) if out is not None else None
+    done = _prepare_out(outp, cfg, resume) if outp is not None else {}
+    chunks = plan_chunks(cfg.games, chunk_size, done)
+    frames: dict[int, pd.DataFrame] = {}
+
+    bar = _progress_bar(cfg.games, sum(done.values()), progress)
+
+    def consume(first, n, df):
+        if outp is not None:
+            write_part(outp, key, first, df)
+        else:
+            frames[first] = df
+        bar.update(n)
+        if on_chunk is not None:
+            on_chunk(first, n)
+
+    try:
+        _execute(run_chunk, rc, chunks, workers, scheduler, consume)
+    finally:
+        bar.close()
+    if outp is not None:
+        parts = _existing_parts(outp, key)
+        frames = {f: read_part(part_path(outp, f), f, n) for f, n in parts.items()}
+    if not frames:
+        return pd.DataFrame(columns=list(BASE_COLUMNS))
+    return pd.concat([frames[f] for f in sorted(frames)], ignore_index=True)
+
+
+def summarize(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None,
+              progress: bool = True, scheduler=None, *,
+              on_chunk: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+    """Play ``cfg.games`` games keeping only a fixed-size summary (see :func:`summary_table`).
+
+    Each chunk is reduced to integer sums where it is played; the sums are
+    folded in game-index order, so the summary equals
+    ``summarize_frame(run(cfg))`` whatever the workers or chunking.
+    """
+    rc = cfg.resolved()
+    chunk_size = chunk_size or default_chunk_size(cfg.games, workers, rc.engine)
+    if chunk_size < 1:
+        raise _user_error(f"chunk size must be at least 1, got {chunk_size}")
+    chunks = plan_chunks(cfg.games, chunk_size)
+    order = [first for first, _ in chunks]
+    pending: dict[int, pd.DataFrame] = {}
+    state = {"total": None, "next": 0}
+    bar = _progress_bar(cfg.games, 0, progress)
+
+    def consume(first, n, sums):
+        pending[first] = sums
+        while state["next"] < len(order) and order[state["next"]] in pending:
+            state["total"] = add_summaries(state["total"], pending.pop(order[state["next"]]))
+            state["next"] += 1
+        bar.update(n)
+        if on_chunk is not None:
+            on_chunk(first, n)
+
+    try:
+        _execute(summary_chunk, rc, chunks, workers, scheduler, consume)
+    finally:
+        bar.close()
+    if state["total"] is None:
+        return summary_table(pd.DataFrame(columns=list(SUM_COLUMNS)))
+    return summary_table(state["total"].sort_index(key=_group_order))
