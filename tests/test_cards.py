@@ -432,3 +432,14 @@ def test_cards_command_bad_file(capsys, tmp_path):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
     assert str(p) in err and "'Widget'" in err and "'cost'" in err
+
+
+def test_doc_examples_load(tmp_path):
+    """The TOML and CSV examples in docs/card-format.md are valid card sets."""
+    import pathlib
+    import re
+    doc = (pathlib.Path(__file__).parents[1] / "docs" / "card-format.md").read_text()
+    for lang in ("toml", "csv"):
+        block = re.search(rf"```{lang}\n(.*?)```", doc, re.S).group(1)
+        cs = load_card_set(write(tmp_path, block, f"example.{lang}"))
+        assert sum(s.count for s in cs.starting_cards) == 20
