@@ -337,3 +337,57 @@ def bradley_terry(wins, names=None, confidence: float = 0.95, method: str = "fis
     })
     df.attrs.update(confidence=confidence, method=method, prior=prior)
     return df.sort_values("strength", ascending=False, ignore_index=True)
+
+
+# ---------------------------------------------------------------------------
+# Ratios over clusters (games): cluster-robust (sandwich) intervals
+# ---------------------------------------------------------------------------
+def _cluster_residual_var(resid: np.ndarray) -> float:
+    g = resid.size
+    return float(g / (g - 1) * np.sum(resid ** 2)) if g > 1 else math.nan
+
+
+def clustered_ratio(s, n, confidence: float = 0.95) -> tuple[float, float, float]:
+    """Ratio ``Σs / Σn`` over clusters with a cluster-robust interval: ``(ratio, lo, hi)``.
+
+    ``s[g]``, ``n[g]``: successes and trials of cluster ``g`` (e.g. spoils and
+    turns of one player-game).  Trials inside a cluster need not be
+    independent: the variance comes from the spread of the cluster residuals
+    ``s[g] - ratio·n[g]`` (delta method, with the ``G/(G-1)`` correction).
+    Normal interval, clipped to [0, 1] when all ``s <= n``.
+    """
+    s = np.asarray(s, dtype=float)
+    n = np.asarray(n, dtype=float)
+    tot = n.sum()
+    if tot <= 0:
+        return (math.nan, math.nan, math.nan)
+    r = s.sum() / tot
+    se = math.sqrt(_cluster_residual_var((s - r * n) / tot))
+    z = _z(confidence)
+    lo, hi = r - z * se, r + z * se
+    if (s <= n).all() and (s >= 0).all():
+        lo, hi = max(0.0, lo), min(1.0, hi)
+    return (float(r), float(lo), float(hi))
+
+
+def clustered_ratio_difference(s1, n1, s0, n0, confidence: float = 0.95) -> tuple[float, float, float]:
+    """``Σs1/Σn1 − Σs0/Σn0`` with a cluster-robust interval: ``(diff, lo, hi)``.
+
+    Arrays are per cluster (game): ``s1[g]`` wins of the players in group 1
+    in game ``g``, ``n1[g]`` how many of them there were; likewise group 0.
+    Both groups may come from the same game — in a 2-player game one player
+    holding a card and the other not are perfectly negatively correlated — so
+    an independent-samples interval (Newcombe) would be too narrow.  The
+    linearised residuals are summed per game and their spread gives the
+    variance (delta method; sandwich estimator).  Normal interval.
+    """
+    s1, n1, s0, n0 = (np.asarray(x, dtype=float) for x in (s1, n1, s0, n0))
+    t1, t0 = n1.sum(), n0.sum()
+    if t1 <= 0 or t0 <= 0:
+        return (math.nan, math.nan, math.nan)
+    r1, r0 = s1.sum() / t1, s0.sum() / t0
+    resid = (s1 - r1 * n1) / t1 - (s0 - r0 * n0) / t0
+    se = math.sqrt(_cluster_residual_var(resid))
+    z = _z(confidence)
+    d = r1 - r0
+    return (float(d), float(d - z * se), float(d + z * se))

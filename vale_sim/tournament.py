@@ -1,0 +1,374 @@
+"""Strategy tournaments: win rates with intervals, seat advantage, rankings.
+
+    t = tournament(["balanced", "greedy", "cautious"], players=2, games=2000)
+    t.table        # per matchup and policy: win rate, tie rate, score, length, spoils
+    t.seats        # win rate by seat (0 = starting player)
+    t.ranking      # Bradley–Terry strengths with intervals
+    turn_curves(["balanced", "greedy"], games=40)   # VP, mana, crafting by round
+
+Design (docs/statistics.md):
+
+* **Matchups.**  ``mode="round-robin"`` (default for 2 players): every set of
+  ``players`` distinct policies from the list meets (2 players: every pair).
+  ``mode="field"`` (default for 3–4 players): each policy other than the
+  ``baseline`` plays against ``players - 1`` copies of the baseline.
+* **Seat rotation with common random numbers.**  A matchup is played on
+  ``deals = ceil(games / players)`` game indices, once per cyclic rotation of
+  its line-up, all with the same seed.  Game ``i`` depends only on
+  ``(seed, i)`` and the setup draws (commons, decks, starting player) come
+  first, so every rotation of deal ``i`` has the same shuffles and the same
+  starting player: each policy sits in every seat exactly once per deal.
+* Every rate comes with its sample size and a 95% interval (vale_sim.stats).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .cards import CardSet, load_card_set, validate_playable
+from .policy import Policy, get_policy
+from .rules import Rules
+from . import stats
+
+MODES = ("round-robin", "field")
+ENGINES = ("fast", "reference")
+
+
+# ---------------------------------------------------------------------------
+# Playing games: through vale_sim.runner (fallback: the reference engine)
+# ---------------------------------------------------------------------------
+def play_frame(card_set, players: int, seed: int, games: int, policies, rules: Rules | None = None,
+               engine: str = "fast", workers: int = 1) -> pd.DataFrame:
+    """Games ``0 .. games-1`` with fixed ``policies`` (1 or one per player, in
+    player order): one row per game and player, as :func:`vale_sim.runner.run`.
+
+    Uses the runner when it is importable; otherwise plays the games with the
+    reference engine here (same rows; per-card columns as the runner's
+    ``reference_frame``).  Results never depend on ``workers``.
+    """
+    rules = rules or Rules()
+    try:
+        from .runner import RunConfig, run
+    except ImportError:                                 # runner not built: serial reference
+        return _reference_frame(card_set, players, seed, games, policies, rules)
+    cfg = RunConfig(card_set=card_set, players=players, seed=seed, games=games,
+                    policies=tuple(policies), rules=rules, engine=engine)
+    return run(cfg, workers=workers, progress=False)
+
+
+def _reference_frame(card_set, players, seed, games, policies, rules) -> pd.DataFrame:
+    from .records import results_frame
+    from .reference.game import play_game
+    records = [play_game(card_set, players, seed, i, list(policies), rules) for i in range(games)]
+    df = results_frame(records)
+    cs = card_set
+    cards = {}
+    for k in range(len(cs.advancements)):
+        cards[f"acquired_{k}"] = [d.get(k, 0) for d in df["acquired"]]
+        cards[f"first_round_{k}"] = [d.get(k, -1) for d in df["first_round"]]
+        cards[f"harvested_{k}"] = [k in h for h in df["harvested"]]
+    for v in range(len(cs.vales)):
+        cards[f"vales_acquired_{v}"] = [t.count(v) for t in df["vales_acquired"]]
+    df = df.drop(columns=["acquired", "first_round", "harvested", "vales_acquired"])
+    return pd.concat([df, pd.DataFrame(cards, index=df.index)], axis=1)
+
+
+def resolve_card_set(card_set, players: int) -> CardSet:
+    cs = card_set if isinstance(card_set, CardSet) else load_card_set(card_set)
+    validate_playable(cs, players)
+    return cs
+
+
+def _check_players(players: int) -> None:
+    if players not in (2, 3, 4):
+        raise ValueError(f"players must be 2, 3 or 4, got {players!r}")
+
+
+def _check_engine(engine: str) -> None:
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+
+
+# ---------------------------------------------------------------------------
+# Matchups and rotations
+# ---------------------------------------------------------------------------
+def matchups(policies, players: int, mode: str, baseline=None) -> list[tuple[str, ...]]:
+    """The line-ups (policy names, player order of rotation 0) a tournament plays."""
+    names = list(policies)
+    if mode == "round-robin":
+        if len(names) < players:
+            raise ValueError(f"round-robin with {players} players needs at least {players} "
+                             f"policies, got {len(names)}")
+        return [tuple(c) for c in itertools.combinations(names, players)]
+    if mode == "field":
+        base = baseline if baseline is not None else names[0]
+        focal = [n for n in names if n != base]
+        if not focal:
+            raise ValueError("field mode needs at least one policy besides the baseline")
+        return [(n,) + (base,) * (players - 1) for n in focal]
+    raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+
+
+def rotations(lineup: tuple) -> list[tuple]:
+    """The cyclic rotations of a line-up: policy at player index ``(j + r) % n``."""
+    n = len(lineup)
+    return [tuple(lineup[(j - r) % n] for j in range(n)) for r in range(n)]
+
+
+def deals_for(games: int, players: int) -> int:
+    """Game indices per rotation: ``games`` rounded up to a multiple of ``players``."""
+    return max(1, math.ceil(games / players))
+
+
+# ---------------------------------------------------------------------------
+# The tournament
+# ---------------------------------------------------------------------------
+@dataclass
+class Tournament:
+    """Results of :func:`tournament`.  ``frame``: one row per game and player
+    (plus ``matchup`` and ``rotation``); the other tables are derived from it."""
+    frame: pd.DataFrame
+    table: pd.DataFrame
+    seats: pd.DataFrame
+    ranking: pd.DataFrame
+    config: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        """Plain-JSON form (lists of records; rates are fractions in [0, 1])."""
+        def recs(df):
+            return json_records(df)
+        return {"config": self.config, "table": recs(self.table), "seats": recs(self.seats),
+                "ranking": recs(self.ranking)}
+
+
+def json_records(df: pd.DataFrame) -> list[dict]:
+    """DataFrame -> list of dicts with JSON-safe values (nan -> None)."""
+    out = []
+    for rec in df.to_dict(orient="records"):
+        clean = {}
+        for k, v in rec.items():
+            if isinstance(v, (np.integer,)):
+                v = int(v)
+            elif isinstance(v, (np.floating, float)):
+                v = None if not np.isfinite(v) else float(v)
+            elif isinstance(v, np.bool_):
+                v = bool(v)
+            elif isinstance(v, tuple):
+                v = list(v)
+            clean[k] = v
+        out.append(clean)
+    return out
+
+
+def tournament(policies, players: int = 2, games: int = 1000, seed: int = 0,
+               card_set="core", engine: str = "fast", rules: Rules | None = None,
+               mode: str | None = None, baseline=None, workers: int = 1,
+               confidence: float = 0.95) -> Tournament:
+    """Play every matchup with rotated seats on common seeds; summarise.
+
+    ``policies``: preset names, policy files or Policy objects (names must be
+    distinct).  ``games``: games per matchup (rounded up to a multiple of
+    ``players``, one deal per rotation).  ``mode``: "round-robin" or "field"
+    (default: round-robin for 2 players, field for 3–4; ``baseline`` = the
+    field policy, default the first listed).
+    """
+    _check_players(players)
+    _check_engine(engine)
+    pols = [get_policy(p) for p in policies]
+    names = [p.name for p in pols]
+    if len(set(names)) != len(names):
+        raise ValueError(f"policy names must be distinct, got {names}")
+    by_name = dict(zip(names, pols))
+    if baseline is not None:
+        bp = get_policy(baseline)
+        if bp.name not in by_name:
+            by_name[bp.name] = bp
+        baseline = bp.name
+    mode = mode or ("round-robin" if players == 2 else "field")
+    cs = resolve_card_set(card_set, players)
+    rules = rules or Rules()
+    deals = deals_for(games, players)
+    frames = []
+    for m, lineup in enumerate(matchups(names, players, mode, baseline)):
+        for r, rot in enumerate(rotations(lineup)):
+            df = play_frame(cs, players, seed, deals, [by_name[n] for n in rot], rules,
+                            engine, workers)
+            df.insert(0, "rotation", r)
+            df.insert(0, "matchup", " vs ".join(_lineup_label(lineup)))
+            frames.append(df)
+    frame = pd.concat(frames, ignore_index=True)
+    config = {"policies": names, "players": players, "games_per_matchup": deals * players,
+              "deals": deals, "seed": seed, "card_set": cs.name, "engine": engine,
+              "mode": mode, "baseline": baseline if mode == "field" else None,
+              "confidence": confidence}
+    return Tournament(frame=frame, table=matchup_table(frame, confidence),
+                      seats=seat_table(frame, confidence),
+                      ranking=ranking(frame, names, players, confidence), config=config)
+
+
+def _lineup_label(lineup) -> list[str]:
+    """("a", "b", "b", "b") -> ["a", "3×b"]."""
+    out = []
+    for name, grp in itertools.groupby(lineup):
+        k = len(list(grp))
+        out.append(name if k == 1 else f"{k}×{name}")
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Tables
+# ---------------------------------------------------------------------------
+def _game_keys(frame: pd.DataFrame) -> list[str]:
+    return [c for c in ("matchup", "rotation", "game") if c in frame.columns]
+
+
+def matchup_table(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Per matchup and policy: win rate (shared wins count 1/k), tie rate (the
+    policy's games that ended in a shared win), mean score, mean game length
+    (rounds), spoil rate (spoils per turn) — rates with n and intervals.
+
+    Win and tie rates: Wilson intervals over the policy's player-games.  Spoil
+    rate: spoils per turn taken (a player takes one turn per round), with a
+    cluster-robust interval over player-games (turns of one game are not
+    independent).
+    """
+    f = frame.copy()
+    f["shared"] = (f["win_share"] > 0) & (f["win_share"] < 1)
+    if "matchup" not in f.columns:
+        f["matchup"] = "all"
+    rows = []
+    for (mu, pol), g in f.groupby(["matchup", "policy"], sort=False):
+        n = len(g)
+        wins = float(g["win_share"].sum())
+        win = stats.rate(wins, n, confidence)
+        tie = stats.rate(float(g["shared"].sum()), n, confidence)
+        spoil_rate, s_lo, s_hi = stats.clustered_ratio(g["spoils"].to_numpy(float),
+                                                        g["rounds"].to_numpy(float), confidence)
+        rows.append({
+            "matchup": mu, "policy": pol, "n": n, "wins": wins,
+            "win_rate": win.rate, "win_lo": win.lo, "win_hi": win.hi,
+            "tie_rate": tie.rate, "tie_lo": tie.lo, "tie_hi": tie.hi,
+            "mean_score": float(g["score"].mean()), "sd_score": float(g["score"].std(ddof=1))
+            if n > 1 else math.nan,
+            "mean_rounds": float(g["rounds"].mean()),
+            "spoil_rate": spoil_rate, "spoil_lo": s_lo, "spoil_hi": s_hi,
+            "truncated": int(g["truncated"].sum()),
+        })
+    out = pd.DataFrame(rows)
+    out.attrs["confidence"] = confidence
+    return out
+
+
+def seat_table(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Win rate by seat (0 = starting player) over all games, with intervals,
+    and the same per policy (``policy`` = "all" for the pooled row)."""
+    rows = []
+    groups = [("all", frame)] + list(frame.groupby("policy", sort=False))
+    for pol, g in groups:
+        for seat, s in g.groupby("seat", sort=True):
+            r = stats.rate(float(s["win_share"].sum()), len(s), confidence)
+            rows.append({"policy": pol, "seat": int(seat), "n": r.n, "win_rate": r.rate,
+                         "win_lo": r.lo, "win_hi": r.hi, "mean_score": float(s["score"].mean())})
+    return pd.DataFrame(rows)
+
+
+def game_comparisons(frame: pd.DataFrame, names) -> np.ndarray:
+    """Per game, pairwise results between different policies: ``(games, k, k)``.
+
+    ``out[g, i, j]`` is 1 if policy ``i`` finished ahead of ``j`` in game
+    ``g`` (higher score, then tie-break — the game's own winner rule), 1/2
+    each when level.  Players with the same policy are not compared.  With
+    several players of one policy, each of them is compared.
+    """
+    idx = {n: i for i, n in enumerate(names)}
+    keys = _game_keys(frame)
+    f = frame.sort_values(keys + ["player"], kind="stable")
+    players = int(f.groupby(keys, sort=False).size().iloc[0])
+    g = len(f) // players
+    pol = f["policy"].map(idx).to_numpy().reshape(g, players)
+    key = (f["score"].to_numpy(np.int64) * 1000 + f["tiebreak"].to_numpy(np.int64)).reshape(g, players)
+    out = np.zeros((g, len(names), len(names)))
+    rows = np.arange(g)
+    for p, q in itertools.combinations(range(players), 2):
+        differ = pol[:, p] != pol[:, q]
+        res = np.where(key[:, p] > key[:, q], 1.0, np.where(key[:, p] < key[:, q], 0.0, 0.5))
+        r = rows[differ]
+        np.add.at(out, (r, pol[differ, p], pol[differ, q]), res[differ])
+        np.add.at(out, (r, pol[differ, q], pol[differ, p]), 1 - res[differ])
+    return out
+
+
+def ranking(frame: pd.DataFrame, names, players: int, confidence: float = 0.95,
+            n_boot: int = 500, seed: int = 0) -> pd.DataFrame:
+    """Bradley–Terry strengths of the policies, with intervals.
+
+    2 players: each game is one independent comparison — Fisher-information
+    intervals.  3–4 players: each game is broken into pairwise comparisons
+    (rank breaking); those share a game, so intervals come from a bootstrap
+    over games.
+    """
+    per_game = game_comparisons(frame, names)
+    present = per_game.sum(axis=(0, 2)) + per_game.sum(axis=(0, 1)) > 0
+    if present.sum() < 2:
+        return pd.DataFrame(columns=["name", "strength", "lo", "hi", "se", "elo", "elo_lo",
+                                     "elo_hi", "comparisons", "expected_vs_mean"])
+    per_game = per_game[:, present][:, :, present]
+    kept = [n for n, p in zip(names, present) if p]
+    method = "fisher" if players == 2 else "bootstrap"
+    return stats.bradley_terry(per_game, names=kept, confidence=confidence, method=method,
+                               n_boot=n_boot, seed=seed)
+
+
+# ---------------------------------------------------------------------------
+# Per-turn curves (reference-engine turn records on a subsample)
+# ---------------------------------------------------------------------------
+def turn_curves(policies, players: int = 2, games: int = 40, seed: int = 0, card_set="core",
+                rules: Rules | None = None, mode: str | None = None, baseline=None) -> pd.DataFrame:
+    """Mean VP, mana and cards crafted by round, per policy.
+
+    Plays the tournament's matchups and rotations on ``deals_for(games,
+    players)`` deals with the reference engine and reads its turn records.
+    Columns: policy, round, n (turns averaged), vp (cumulative harvest VP
+    taken), mana (mana counted at this turn's Harvest), crafted (cumulative
+    advancements bought), spoil_rate.  Late rounds average only the games
+    still running (``n`` says how many turns that is).
+    """
+    from .records import turns_frame
+    from .reference.game import play_game
+    _check_players(players)
+    pols = [get_policy(p) for p in policies]
+    names = [p.name for p in pols]
+    by_name = dict(zip(names, pols))
+    if baseline is not None:
+        bp = get_policy(baseline)
+        by_name.setdefault(bp.name, bp)
+        baseline = bp.name
+    mode = mode or ("round-robin" if players == 2 else "field")
+    cs = resolve_card_set(card_set, players)
+    rules = rules or Rules()
+    frames = []
+    serial = 0
+    for lineup in matchups(names, players, mode, baseline):
+        for rot in rotations(lineup):
+            for i in range(deals_for(games, players)):
+                rec = play_game(cs, players, seed, i, [by_name[n] for n in rot], rules)
+                t = turns_frame(rec)
+                t["policy"] = [rot[p] for p in t["player"]]
+                t["game"] = serial
+                serial += 1
+                frames.append(t)
+    t = pd.concat(frames, ignore_index=True).sort_values(["game", "player", "round"])
+    t["crafted"] = t["bought"].map(len)
+    t["spoil"] = t["spoiled"] | t["spoiled_in_prep"]
+    grp = t.groupby(["game", "player"], sort=False)
+    t["vp_cum"] = grp["vp_gained"].cumsum()
+    t["crafted_cum"] = grp["crafted"].cumsum()
+    out = (t.groupby(["policy", "round"], sort=True)
+            .agg(n=("mana", "size"), vp=("vp_cum", "mean"), mana=("mana", "mean"),
+                 crafted=("crafted_cum", "mean"), spoil_rate=("spoil", "mean"))
+            .reset_index())
+    return out
