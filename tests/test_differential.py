@@ -1,0 +1,107 @@
+"""The fast engine plays exactly the reference engine's games (engine-spec).
+
+Compares whole GameRecords: every TurnRecord field and every PlayerResult,
+and reports the first differing turn and field.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, fields
+
+import pytest
+
+from vale_sim.cards import load_card_set
+from vale_sim.policy import PRESETS, BuyRule, Policy
+from vale_sim.records import TurnRecord, PlayerResult
+from vale_sim.reference.game import play_game
+from vale_sim.rules import Rules
+from vale_sim.synthetic import random_card_set
+from vale_sim.fast.api import play_game_fast
+
+GAME_FIELDS = ("players", "starting_player", "rounds", "truncated", "vp_pool")
+
+
+def first_difference(ref, fast) -> str | None:
+    """A readable description of the first difference between two GameRecords."""
+    for f in GAME_FIELDS:
+        if getattr(ref, f) != getattr(fast, f):
+            return f"game field {f}: reference {getattr(ref, f)!r}, fast {getattr(fast, f)!r}"
+    for i, (a, b) in enumerate(zip(ref.turns, fast.turns)):
+        for f in fields(TurnRecord):
+            va, vb = getattr(a, f.name), getattr(b, f.name)
+            if isinstance(va, (list, tuple)):
+                va, vb = tuple(map(lambda x: tuple(x) if isinstance(x, list) else x, va)), tuple(vb)
+            if va != vb:
+                return (f"turn {i} (round {a.round}, player {a.player}) field {f.name}: "
+                        f"reference {va!r}, fast {vb!r}")
+    if len(ref.turns) != len(fast.turns):
+        return f"number of turns: reference {len(ref.turns)}, fast {len(fast.turns)}"
+    for a, b in zip(ref.results, fast.results):
+        da, db = asdict(a), asdict(b)
+        for f in fields(PlayerResult):
+            va, vb = da[f.name], db[f.name]
+            if isinstance(va, (list, tuple)):
+                va, vb = tuple(va), tuple(vb)
+            if va != vb:
+                return f"result of player {a.player} field {f.name}: reference {va!r}, fast {vb!r}"
+    return None
+
+
+def check(cs, players, seed, gi, policies, rules=None):
+    ref = play_game(cs, players, seed, gi, policies=policies, rules=rules)
+    fast = play_game_fast(cs, players, seed, gi, policies=policies, rules=rules)
+    diff = first_difference(ref, fast)
+    assert diff is None, f"seed {seed} game {gi} players {players}: {diff}"
+
+
+@pytest.fixture(scope="module")
+def core():
+    return load_card_set("core")
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_core_presets(core, players, preset):
+    for gi in range(4):
+        check(core, players, 2024, gi, preset)
+
+
+def test_core_mixed_policies_and_rules(core):
+    pols = ["greedy", "cautious", "vp-rush", "mana-target"]
+    for gi in range(6):
+        check(core, 4, 7, gi, pols)
+        check(core, 2, 2**64 - 1, gi, ["spirit-rush", "balanced"], Rules(prep_count="gross"))
+        check(core, 3, 99, gi, "balanced", Rules(vp_pool=10, level1_deck_size=6, max_rounds=8))
+
+
+def test_core_exploration(core):
+    explorer = Policy(name="explorer", explore_permille=300)
+    for gi in range(6):
+        check(core, 2, 5, gi, [explorer, "balanced"])
+
+
+def test_core_buy_rules(core):
+    a = core.advancements
+    l2 = next(x.name for x in a if x.level == 2 and x.supply == "commons")
+    rules = (BuyRule("card", l2, round_at_least=3, owned_at_most=1),
+             BuyRule("vale_ability", "harvest_mana", mana_at_least=1),
+             BuyRule("card", core.vales[0].name, pool_at_most=20),
+             BuyRule("level", "3", mana_at_least=6),
+             BuyRule("best", "vale"),
+             BuyRule("level", "1", round_at_most=5, mana_at_most=4),
+             BuyRule("best", "advancement", round_at_least=4))
+    ruled = Policy(name="ruled", rules=rules)
+    for gi in range(6):
+        check(core, 2, 11, gi, [ruled, "balanced"])
+        check(core, 3, 12, gi, [ruled, ruled, "greedy"])
+
+
+@pytest.mark.parametrize("set_seed", range(12))
+def test_random_card_sets(set_seed):
+    cs = random_card_set(set_seed)
+    pols = sorted(PRESETS)
+    for gi in range(3):
+        players = 2 + (set_seed + gi) % 3
+        chosen = [PRESETS[pols[(set_seed + gi + i) % len(pols)]] for i in range(players)]
+        if gi == 2:
+            chosen[0] = Policy(name="explorer", explore_permille=500, use_sunstone=True)
+        check(cs, players, 1000 + set_seed, gi, chosen)

@@ -1,0 +1,197 @@
+"""Public layer of the fast engine: GameRecords and DataFrames from the kernels.
+
+    play_game_fast(cs, players, seed, game_index, policies, rules) -> GameRecord
+    run_games(cs, players, seed, n_games, policies, rules, first_game=0) -> DataFrame
+
+Both give the same games as the reference engine (docs/engine-spec.md) for the
+same (seed, game index, card set, policies, rules).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..cards import CardSet
+from ..policy import Policy, get_policy, DEFAULT_POLICY
+from ..records import GameRecord, PlayerResult, TurnRecord
+from ..rng import check_seed
+from ..rules import Rules
+from . import engine
+from .state import (new_state, trace_width, R_N, R_SCORE, R_TOKENS, R_ADV, R_VALE,
+                    R_TIE, R_SEAT, R_SPOILS, R_HARVESTS, R_BOX, GO_N, GO_START,
+                    GO_ROUNDS, GO_TRUNC, GO_POOL_LEFT, TR_FIXED_N, MAX_VALE_BUYS,
+                    TR_ROUND, TR_PLAYER, TR_TURN, TR_SKIPPED, TR_PUSHES, TR_SPOILED,
+                    TR_SPOILED_PREP, TR_DRUID, TR_ARBOR, TR_CONCLAVE, TR_MANA,
+                    TR_ANIMAL, TR_FOREST, TR_SKY, TR_WILD, TR_VP, TR_VP_BOX,
+                    TR_POOL_AFTER, TR_TOKEN_SPENT, TR_SUNSTONE, TR_N_BOUGHT,
+                    TR_N_VALES, TR_FIELD, TR_DECK, TR_DISCARD, TR_DECAY)
+from .tables import card_tables, policy_tables, O_MAX_BUYS, O_MAX_ROUNDS, O_POOL
+
+MASK = (1 << 64) - 1
+
+
+def _policies(players: int, policies) -> list[Policy]:
+    if policies is None:
+        policies = [DEFAULT_POLICY] * players
+    elif isinstance(policies, (str, Policy)):
+        policies = [policies] * players
+    pols = [get_policy(p) for p in policies]
+    if len(pols) == 1:
+        pols = pols * players
+    if len(pols) != players:
+        raise ValueError(f"give 1 or {players} policies, got {len(pols)}")
+    return pols
+
+
+def _card_set(cs):
+    if isinstance(cs, CardSet):
+        return cs
+    from ..cards import load_card_set
+    return load_card_set(cs)
+
+
+@dataclass
+class FastGames:
+    """Raw kernel outputs of a batch of games (index 0 = game first_game)."""
+    seed: int
+    first_game: int
+    res: np.ndarray          # [n, P, R_N] int64
+    share: np.ndarray        # [n, P] float64
+    gout: np.ndarray         # [n, GO_N] int64
+    acquired: np.ndarray     # [n, P, n_adv] copies bought
+    first_round: np.ndarray  # [n, P, n_adv] round first bought (0 never)
+    harvested: np.ndarray    # [n, P, n_adv] 1 if in a field at a Harvest
+    vales: np.ndarray        # [n, P, n_vale] vale copies bought
+    trace: np.ndarray        # [rows, width] turn rows (empty unless traced)
+    max_buys: int
+
+
+def simulate(cs, players: int, seed: int, n_games: int, policies=None,
+             rules: Rules | None = None, first_game: int = 0,
+             trace: bool = False) -> FastGames:
+    """Run the kernel on games first_game .. first_game+n_games-1; raw arrays."""
+    cs = _card_set(cs)
+    seed = check_seed(seed)
+    rules = rules or Rules()
+    pols = _policies(players, policies)
+    T = card_tables(cs, players, rules)
+    Q = policy_tables(cs, pols)
+    S = new_state(T)
+    P = players
+    na, nv = T.adv.shape[0], T.vale.shape[0]
+    res = np.zeros((n_games, P, R_N), np.int64)
+    share = np.zeros((n_games, P), np.float64)
+    gout = np.zeros((n_games, GO_N), np.int64)
+    acq = np.zeros((n_games, P, na), np.int64)
+    first = np.zeros((n_games, P, na), np.int64)
+    harv = np.zeros((n_games, P, na), np.int64)
+    vacq = np.zeros((n_games, P, nv), np.int64)
+    mb = int(T.opts[O_MAX_BUYS])
+    rows = n_games * P * int(T.opts[O_MAX_ROUNDS]) if trace else 0
+    tr = np.zeros((rows, trace_width(mb)), np.int64)
+    used = engine.play_games(T, S, Q, np.uint64(seed), np.uint64(first_game & MASK), n_games,
+                             res, share, gout, acq, first, harv, vacq, tr)
+    return FastGames(seed, first_game, res, share, gout, acq, first, harv, vacq,
+                     tr[:used], mb)
+
+
+def _turn_record(row, mb) -> TurnRecord:
+    nb = int(row[TR_N_BOUGHT])
+    nvl = int(row[TR_N_VALES])
+    b0 = TR_FIXED_N
+    vl0 = len(row) - MAX_VALE_BUYS
+    return TurnRecord(
+        round=int(row[TR_ROUND]), player=int(row[TR_PLAYER]), turn=int(row[TR_TURN]),
+        skipped=bool(row[TR_SKIPPED]), pushes=int(row[TR_PUSHES]),
+        spoiled=bool(row[TR_SPOILED]), spoiled_in_prep=bool(row[TR_SPOILED_PREP]),
+        druid_used=bool(row[TR_DRUID]), arbor_used=bool(row[TR_ARBOR]),
+        conclave_used=bool(row[TR_CONCLAVE]), mana=int(row[TR_MANA]),
+        animal=int(row[TR_ANIMAL]), forest=int(row[TR_FOREST]), sky=int(row[TR_SKY]),
+        wild=int(row[TR_WILD]), vp_gained=int(row[TR_VP]), vp_from_box=int(row[TR_VP_BOX]),
+        pool_after=int(row[TR_POOL_AFTER]), token_spent=bool(row[TR_TOKEN_SPENT]),
+        sunstone_used=bool(row[TR_SUNSTONE]),
+        bought=tuple(int(x) for x in row[b0:b0 + nb]),
+        sleeved=tuple((int(row[b0 + mb + i]), int(row[b0 + 2 * mb + i])) for i in range(nb)),
+        vales=tuple(int(x) for x in row[vl0:vl0 + nvl]),
+        field_size=int(row[TR_FIELD]), deck_size=int(row[TR_DECK]),
+        discard_size=int(row[TR_DISCARD]), decay_showing=int(row[TR_DECAY]))
+
+
+def play_game_fast(cs, players: int, seed: int, game_index: int = 0, policies=None,
+                   rules: Rules | None = None) -> GameRecord:
+    """One game as a GameRecord (same dataclasses as the reference engine)."""
+    cs = _card_set(cs)
+    rules = rules or Rules()
+    pols = _policies(players, policies)
+    out = simulate(cs, players, seed, 1, pols, rules, first_game=game_index, trace=True)
+    turns = [_turn_record(row, out.max_buys) for row in out.trace]
+    results = []
+    for p in range(players):
+        r = out.res[0, p]
+        acq = {int(k): int(out.acquired[0, p, k]) for k in np.flatnonzero(out.acquired[0, p])}
+        first = {int(k): int(out.first_round[0, p, k]) for k in np.flatnonzero(out.first_round[0, p])}
+        vales = []
+        for v in np.flatnonzero(out.vales[0, p]):
+            vales += [int(v)] * int(out.vales[0, p, v])
+        results.append(PlayerResult(
+            player=p, seat=int(r[R_SEAT]), policy=pols[p].name, tokens_vp=int(r[R_TOKENS]),
+            adv_vp=int(r[R_ADV]), vale_vp=int(r[R_VALE]), score=int(r[R_SCORE]),
+            tiebreak=int(r[R_TIE]), win_share=float(out.share[0, p]),
+            spoils=int(r[R_SPOILS]), harvests=int(r[R_HARVESTS]), acquired=acq,
+            first_round=first,
+            harvested=tuple(int(k) for k in np.flatnonzero(out.harvested[0, p])),
+            vales_acquired=tuple(vales)))
+    g = out.gout[0]
+    return GameRecord(seed=out.seed, game_index=game_index, players=players,
+                      starting_player=int(g[GO_START]), rounds=int(g[GO_ROUNDS]),
+                      truncated=bool(g[GO_TRUNC]), vp_pool=rules.pool_for(players)
+                      if rules.vp_pool is not None or players in (2, 3, 4) else 0,
+                      turns=turns, results=results)
+
+
+def frame(out: FastGames, cs: CardSet, policies: list[Policy]):
+    """Per-game, per-player DataFrame of a FastGames batch."""
+    import pandas as pd
+    n, P = out.share.shape
+    cols = {
+        "game": np.repeat(np.arange(n, dtype=np.int64) + out.first_game, P),
+        "player": np.tile(np.arange(P), n),
+        "seat": out.res[:, :, R_SEAT].ravel(),
+        "policy": np.tile(np.array([p.name for p in policies], dtype=object), n),
+        "score": out.res[:, :, R_SCORE].ravel(),
+        "tokens_vp": out.res[:, :, R_TOKENS].ravel(),
+        "adv_vp": out.res[:, :, R_ADV].ravel(),
+        "vale_vp": out.res[:, :, R_VALE].ravel(),
+        "tiebreak": out.res[:, :, R_TIE].ravel(),
+        "win_share": out.share.ravel(),
+        "spoils": out.res[:, :, R_SPOILS].ravel(),
+        "harvests": out.res[:, :, R_HARVESTS].ravel(),
+        "vp_from_box": out.res[:, :, R_BOX].ravel(),
+        "rounds": np.repeat(out.gout[:, GO_ROUNDS], P),
+        "truncated": np.repeat(out.gout[:, GO_TRUNC].astype(bool), P),
+        "starting_player": np.repeat(out.gout[:, GO_START], P),
+    }
+    for k, a in enumerate(cs.advancements):
+        if a.supply != "starter":
+            cols[f"buy:{a.name}"] = out.acquired[:, :, k].ravel()
+    for v, vale in enumerate(cs.vales):
+        cols[f"vale:{vale.name}"] = out.vales[:, :, v].ravel()
+    df = pd.DataFrame(cols)
+    df.attrs["seed"] = out.seed
+    return df
+
+
+def run_games(cs, players: int, seed: int, n_games: int, policies=None,
+              rules: Rules | None = None, first_game: int = 0):
+    """n_games games as a DataFrame, one row per game and player.
+
+    Columns: game, player, seat, policy, score, tokens_vp, adv_vp, vale_vp,
+    tiebreak, win_share, spoils, harvests, vp_from_box, rounds, truncated,
+    starting_player, then ``buy:<advancement>`` and ``vale:<vale>`` purchase
+    counts.  ``df.attrs["seed"]`` records the seed.
+    """
+    cs = _card_set(cs)
+    pols = _policies(players, policies)
+    out = simulate(cs, players, seed, n_games, pols, rules, first_game=first_game)
+    return frame(out, cs, pols)
