@@ -438,9 +438,22 @@ def _clean(x):
     return x
 
 
-def to_records(summary) -> list[dict]:
-    """JSON-ready records (one per (players, pool)); nan becomes null."""
-    return [{k: _clean(r[k]) for k in JSON_KEYS if k in r} for r in summary.to_dict("records")]
+def to_records(summary, recs=()) -> list[dict]:
+    """JSON-ready records (one per (players, pool)); nan becomes null.
+
+    With recommendations ``recs`` (one target), each record also says
+    ``target``, ``recommended`` (the best pool) and ``in_recommended_range``.
+    """
+    by_players = {r.players: r for r in recs}
+    out = []
+    for r in summary.to_dict("records"):
+        d = {k: _clean(r[k]) for k in JSON_KEYS if k in r}
+        rec = by_players.get(d["players"])
+        if rec is not None:
+            d.update(target=rec.target, recommended=d["pool"] == rec.pool,
+                     in_recommended_range=rec.pool_range[0] <= d["pool"] <= rec.pool_range[1])
+        out.append(d)
+    return out
 
 
 def flat_table(summary, digits: int = 3):

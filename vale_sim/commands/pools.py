@@ -1,0 +1,76 @@
+"""``vale-sim pools``: VP pool size by player count (game length, seat advantage)."""
+from __future__ import annotations
+
+import json
+import sys
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("pools", help="VP pool sizes by player count: length, seat advantage, score make-up",
+                       description="Play the same games (common random numbers) at every VP pool "
+                                   "size and player count; recommend a pool size per player count. "
+                                   "The rulebook pools 23/28/33 are always included.")
+    p.add_argument("--players", default="2,3,4", help="player counts, e.g. 2,3,4 (default)")
+    p.add_argument("--pools", default="15:45:2", help="pool sizes lo:hi:step or a comma list (default 15:45:2)")
+    p.add_argument("--games", type=int, required=True, help="games per (player count, pool size)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--set", dest="card_set", default="core", help="card set name or file (default core)")
+    p.add_argument("--policy", default=None, help="policy for every seat (default: balanced)")
+    p.add_argument("--engine", default="auto", choices=("auto", "fast", "reference"))
+    p.add_argument("--target", default="equal-length", choices=("equal-length", "seat-advantage"),
+                   help="what the recommended pool size should achieve (default: equal expected "
+                        "game length across player counts, matching the 2-player rulebook game)")
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--json", action="store_true", help="one JSON record per (players, pool)")
+    p.add_argument("--plot", metavar="DIR", default=None, help="also write the two figures (PNG) to DIR")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..cli import UserError
+    from .. import pools
+    try:
+        players = pools.parse_players(args.players)
+        grid = pools.parse_pools(args.pools, players)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    if args.games < 2:
+        raise UserError(f"--games must be at least 2, got {args.games}")
+    if args.seed < 0:
+        raise UserError(f"--seed must be non-negative, got {args.seed}")
+    if args.policy:
+        from ..policy import get_policy
+        get_policy(args.policy)                      # PolicyError -> exit 2 before any game runs
+    frame = pools.simulate_pools(args.card_set, players, grid, games=args.games, seed=args.seed,
+                                 policies=args.policy, engine=args.engine,
+                                 progress=not args.json and sys.stderr.isatty(),
+                                 workers=args.workers)
+    summary = pools.summarize_pools(frame)
+    recs = []
+    if 2 in players and pools.RULEBOOK_POOLS[2] in grid or args.target == "seat-advantage":
+        recs = pools.recommend(summary, args.target)
+    if args.plot:
+        from pathlib import Path
+        from ..plots import pools as pplots
+        d = Path(args.plot)
+        d.mkdir(parents=True, exist_ok=True)
+        for name, fig in (("pool_length", pplots.length_vs_pool(summary, recs)),
+                          ("seat_advantage", pplots.seat_heatmap(summary))):
+            fig.savefig(d / f"{name}.png", dpi=110, bbox_inches="tight")
+    if args.json:
+        records = pools.to_records(summary, recs)
+        for r in records:
+            r.update(seed=args.seed, engine=pools.resolve_engine(args.engine))
+        json.dump(records, sys.stdout, indent=1)
+        print()
+        return 0
+    print(f"{args.games} games per cell, seed {args.seed}, card set {args.card_set}, "
+          f"engine {pools.resolve_engine(args.engine)}; 95% intervals\n")
+    print(pools.format_table(summary))
+    if recs:
+        goal = ("equal expected game length (the 2-player rulebook game)"
+                if args.target == "equal-length" else "smallest first-seat advantage")
+        print(f"\nRecommended pool sizes — target: {goal}")
+        for r in recs:
+            print("  " + r.sentence())
+    return 0
