@@ -144,7 +144,7 @@ class RunConfig:
 
     def _key_fields(self) -> dict:
         cs = self.cards()
-        return {
+        fields_ = {
             "card_set": {"name": cs.name, "digest": cs.digest()},
             "players": self.players,
             "seed": self.seed,
@@ -153,6 +153,7 @@ class RunConfig:
             "engine": effective_engine(self.engine),
             "version": {"vale_sim": __version__, "git": git_commit()},
         }
+        return json.loads(json.dumps(fields_, default=str))   # as read back from the manifest
 
     def manifest(self) -> dict:
         """The run's description, written as ``_manifest.json`` next to its results."""

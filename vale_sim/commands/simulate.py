@@ -1,0 +1,139 @@
+"""``vale-sim simulate``: many games, results to Parquet, win rates by seat and policy."""
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+import warnings
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("simulate", help="play many games; per-game results to Parquet and a summary",
+                       description="Play N games (game i depends only on the seed and i), write "
+                                   "one row per game and player to a Parquet directory, and print "
+                                   "win rates by seat and by policy with 95%% Wilson intervals, "
+                                   "mean scores, spoil rate and mean rounds.  See docs/runs.md.")
+    p.add_argument("--games", type=int, default=1000, help="number of games (default 1000)")
+    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    p.add_argument("--policy", action="append", metavar="NAME|FILE",
+                   help="policy preset or file; give once for all players or once per player")
+    p.add_argument("--set", default="core", help="card set: core, starter or a file (default core)")
+    p.add_argument("--prep-count", choices=("net", "gross"), default="net")
+    p.add_argument("--vp-pool", type=int, default=None)
+    p.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
+    p.add_argument("--chunk-size", type=int, default=None, help="games per chunk (default: automatic)")
+    p.add_argument("--out", default=None, metavar="results/NAME.parquet",
+                   help="output directory (default results/simulate-<key>.parquet)")
+    p.add_argument("--resume", action="store_true",
+                   help="reuse the finished chunks of an interrupted run of the same configuration")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the chunks on an existing Dask cluster, e.g. tcp://host:8786")
+    p.add_argument("--summary-only", action="store_true",
+                   help="keep only the summary (memory does not grow with N); writes no Parquet")
+    p.add_argument("--engine", choices=("fast", "reference"), default="fast",
+                   help="fast (numba; falls back to reference if unavailable) or reference")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=run)
+
+
+def _config(args):
+    from ..cli import UserError
+    from ..rules import Rules
+    from ..runner import RunConfig
+    if args.games < 0:
+        raise UserError(f"--games must be >= 0, got {args.games}")
+    if args.workers < 1:
+        raise UserError(f"--workers must be >= 1, got {args.workers}")
+    if args.chunk_size is not None and args.chunk_size < 1:
+        raise UserError(f"--chunk-size must be >= 1, got {args.chunk_size}")
+    if args.summary_only and (args.out or args.resume):
+        raise UserError("--summary-only writes no results; drop --out/--resume")
+    try:
+        rules = Rules(prep_count=args.prep_count, vp_pool=args.vp_pool)
+        return RunConfig(card_set=args.set, players=args.players, seed=args.seed, games=args.games,
+                         policies=tuple(args.policy or ("balanced",)), rules=rules,
+                         engine=args.engine)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+
+
+def _default_out(cfg) -> str:
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", cfg.cards().name)
+    return f"results/simulate-{name}-{cfg.players}p-s{cfg.seed}-{cfg.key()[:10]}.parquet"
+
+
+def run(args) -> int:
+    from pathlib import Path
+    from ..runner import MANIFEST, effective_engine, run as run_games, summarize, summarize_frame
+    cfg = _config(args)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        engine = effective_engine(cfg.engine)
+    for w in caught:
+        print(f"vale-sim simulate: warning: {w.message}", file=sys.stderr)
+    progress = not args.no_progress and not args.json
+    out = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)    # the fallback was reported above
+        if args.summary_only:
+            table = summarize(cfg, workers=args.workers, chunk_size=args.chunk_size,
+                              progress=progress, scheduler=args.scheduler)
+        else:
+            out = args.out or _default_out(cfg)
+            # A default path is derived from the configuration's key: reusing it is safe.
+            resume = args.resume or (args.out is None and (Path(out) / MANIFEST).exists())
+            try:
+                df = run_games(cfg, workers=args.workers, chunk_size=args.chunk_size, out=out,
+                               resume=resume, progress=progress, scheduler=args.scheduler)
+            except KeyboardInterrupt:
+                print(f"vale-sim simulate: finished chunks are kept in {out}; "
+                      f"run the same command with --resume to finish", file=sys.stderr)
+                raise
+            table = summarize_frame(df)
+    if args.json:
+        print(json.dumps(_json_summary(cfg, engine, out, table), sort_keys=True))
+        return 0
+    cs = cfg.cards()
+    names = [p.name for p in cfg.policy_list()]
+    pols = names[0] if len(set(names)) == 1 else ", ".join(names)
+    print(f"{cfg.games} games, {cfg.players} players, set {cs.name}, seed {cfg.seed}, "
+          f"policies {pols}, engine {engine}")
+    if out:
+        print(f"per-game results: {out}")
+    print(format_table(table))
+    return 0
+
+
+def _json_summary(cfg, engine, out, table) -> dict:
+    def clean(v):
+        return None if isinstance(v, float) and math.isnan(v) else v
+
+    groups = {"seat": [], "policy": []}
+    if len(table):
+        for (group, value), r in table.to_dict("index").items():
+            row = {k: clean(v.item() if hasattr(v, "item") else v) for k, v in r.items()}
+            row[group] = int(value) if group == "seat" else value
+            groups[group].append(row)
+    return {"games": cfg.games, "players": cfg.players, "seed": cfg.seed,
+            "card_set": cfg.cards().name, "engine": engine, "key": cfg.key(), "out": out,
+            "by_seat": groups["seat"], "by_policy": groups["policy"]}
+
+
+def format_table(table) -> str:
+    """The summary as aligned text: one line per seat, then per policy."""
+    head = (f"{'':<16} {'games':>8} {'win rate':>8} {'95% CI':>15} {'score':>7} {'sd':>6} "
+            f"{'spoils/g':>8} {'spoil rate':>10} {'rounds':>6}")
+    lines = [head]
+    if not len(table):
+        return head + "\n(no games)"
+    for (group, value), r in table.iterrows():
+        label = f"seat {value}" + (" (first)" if group == "seat" and str(value) == "0" else "") \
+            if group == "seat" else f"policy {value}"
+        ci = f"[{r['win_lo']:.3f}, {r['win_hi']:.3f}]"
+        lines.append(f"{label:<16} {int(r['games']):>8} {r['win_rate']:>8.3f} {ci:>15} "
+                     f"{r['mean_score']:>7.2f} {r['sd_score']:>6.2f} {r['spoils_per_game']:>8.2f} "
+                     f"{r['spoil_rate']:>10.3f} {r['mean_rounds']:>6.1f}")
+    return "\n".join(lines)
