@@ -245,6 +245,8 @@ def paired_values(card_set="core", games: int = 1000, players: int = 2, seed: in
     × rotations).  ``cards``: names (default: every buyable advancement and
     vale, see :func:`analysed_cards`).  Columns: card, kind, level,
     paired_value, paired_lo, paired_hi, paired_se, paired_n (deals),
+    deals_changed (deals whose result the preference changed; when it is 0
+    the interval collapses to [0, 0]: no effect *seen*, not proven absent),
     win_rate_prefer (the preferring player's win rate, n = deals × players),
     acquired_rate (share of its games in which it got the card), flag.
     """
@@ -266,13 +268,15 @@ def paired_values(card_set="core", games: int = 1000, players: int = 2, seed: in
         kind, level, k = known[name]
         a_rot, _, df = _focal_shares(cs, players, seed, deals, prefer_policy(name, base), base,
                                      rules, engine, workers)
-        pd_ = stats.paired_difference(a_rot.mean(axis=0), b, confidence)
+        a = a_rot.mean(axis=0)
+        pd_ = stats.paired_difference(a, b, confidence)
         focal = df[df["player"] == df["rotation"]]
         cc = card_columns(focal, cs)
         got = (cc["acquired"][:, k] if kind == "advancement" else cc["vales"][:, k]) > 0
         rows.append({"card": name, "kind": kind, "level": level,
                      "paired_value": pd_.mean, "paired_lo": pd_.lo, "paired_hi": pd_.hi,
                      "paired_se": pd_.se, "paired_n": pd_.n,
+                     "deals_changed": int(np.sum(a != b)),
                      "win_rate_prefer": float(a_rot.mean()), "acquired_rate": float(got.mean()),
                      "flag": flag_for(pd_.lo, pd_.hi, tolerance)})
     out = pd.DataFrame(rows)

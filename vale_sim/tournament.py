@@ -189,6 +189,8 @@ def tournament(policies, players: int = 2, games: int = 1000, seed: int = 0,
             by_name[bp.name] = bp
         baseline = bp.name
     mode = mode or ("round-robin" if players == 2 else "field")
+    if mode == "field" and baseline is None:
+        baseline = names[0]
     cs = resolve_card_set(card_set, players)
     rules = rules or Rules()
     deals = deals_for(games, players)
