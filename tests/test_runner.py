@@ -1,0 +1,243 @@
+"""Runs at scale: chunking, workers, Dask, resume and summaries give the same games.
+
+Small runs with the reference engine (a few seconds in all); the process-pool
+and Dask tests start real workers, so they are the slowest here.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from vale_sim import runner
+from vale_sim.cli import UserError, main
+from vale_sim.rules import Rules
+from vale_sim.runner import (MANIFEST, RunConfig, part_path, plan_chunks, run, summarize,
+                             summarize_frame)
+
+GAMES = 12
+CFG = RunConfig(card_set="core", players=2, seed=7, games=GAMES,
+                policies=("balanced", "greedy"), engine="reference")
+
+
+@pytest.fixture(scope="module")
+def full() -> pd.DataFrame:
+    """The reference result: one process, one chunk, nothing on disk."""
+    return run(CFG, chunk_size=GAMES, progress=False)
+
+
+class Counting:
+    """Wraps runner.run_chunk and records the chunks it was asked for."""
+
+    def __init__(self, monkeypatch):
+        self.calls = []
+        self._real = runner.run_chunk
+        monkeypatch.setattr(runner, "run_chunk", self)
+        self.__name__ = "run_chunk"
+
+    def __call__(self, cfg, first, n):
+        self.calls.append((first, n))
+        return self._real(cfg, first, n)
+
+
+def interrupt_after(k):
+    """An on_chunk hook that raises KeyboardInterrupt once k chunks are stored."""
+    seen = []
+
+    def hook(first, n):
+        seen.append(first)
+        if len(seen) == k:
+            raise KeyboardInterrupt
+    return hook
+
+
+def test_frame_shape(full):
+    assert list(full["game"]) == [g for g in range(GAMES) for _ in range(2)]
+    assert list(full.columns[:4]) == ["game", "player", "seat", "policy"]
+    assert set(full["policy"]) == {"balanced", "greedy"}
+    assert (full.groupby("game")["win_share"].sum().round(9) == 1).all()
+
+
+@pytest.mark.parametrize("chunk_size", [1, 5, 100])
+def test_chunk_size_does_not_change_results(full, chunk_size):
+    pd.testing.assert_frame_equal(run(CFG, chunk_size=chunk_size, progress=False), full)
+
+
+def test_process_pool_gives_same_results(full):
+    pd.testing.assert_frame_equal(run(CFG, workers=2, chunk_size=5, progress=False), full)
+
+
+def test_dask_cluster_gives_same_results(full):
+    distributed = pytest.importorskip("dask.distributed")
+    # A worker thread in this process; the scheduler listens on loopback only.
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  protocol="tcp", host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        got = run(CFG, chunk_size=5, progress=False, scheduler=cluster.scheduler_address)
+        sums = summarize(CFG, chunk_size=4, progress=False, scheduler=cluster.scheduler_address)
+    pd.testing.assert_frame_equal(got, full)
+    pd.testing.assert_frame_equal(sums, summarize_frame(full))
+
+
+def test_written_run_is_readable_by_pandas(full, tmp_path):
+    out = tmp_path / "r.parquet"
+    got = run(CFG, chunk_size=5, out=out, progress=False)
+    pd.testing.assert_frame_equal(got, full)
+    pd.testing.assert_frame_equal(pd.read_parquet(out), full)
+    assert sorted(p.name for p in out.iterdir()) == [
+        MANIFEST, "part-000000000000.parquet", "part-000000000005.parquet",
+        "part-000000000010.parquet"]
+    manifest = json.loads((out / MANIFEST).read_text())
+    assert manifest["key"] == CFG.key()
+    assert manifest["seed"] == 7 and manifest["games"] == GAMES and manifest["players"] == 2
+    assert [p["name"] for p in manifest["policies"]] == ["balanced", "greedy"]
+    assert manifest["policies"][1]["push_risk_permille"] == 500      # full parameters
+    assert manifest["card_set"]["digest"] == CFG.cards().digest()
+    assert manifest["engine"] == "reference" and "created" in manifest
+
+
+def test_interrupted_run_resumes_without_recomputing(full, tmp_path, monkeypatch):
+    out = tmp_path / "r.parquet"
+    with pytest.raises(KeyboardInterrupt):
+        run(CFG, chunk_size=3, out=out, progress=False, on_chunk=interrupt_after(2))
+    # Only complete chunks are left: games 0-5, no temporary files.
+    assert sorted(p.name for p in out.iterdir()) == [
+        MANIFEST, "part-000000000000.parquet", "part-000000000003.parquet"]
+    counting = Counting(monkeypatch)
+    got = run(CFG, chunk_size=3, out=out, resume=True, progress=False)
+    assert counting.calls == [(6, 3), (9, 3)]
+    pd.testing.assert_frame_equal(got, full)
+    # Resuming a finished run computes nothing and loses nothing.
+    counting.calls.clear()
+    pd.testing.assert_frame_equal(run(CFG, out=out, resume=True, progress=False), full)
+    assert counting.calls == []
+
+
+def test_interrupt_while_writing_leaves_no_partial_file(full, tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+    out = tmp_path / "r.parquet"
+    real_write = pq.write_table
+    writes = []
+
+    def write_then_interrupt(table, where, **kw):
+        writes.append(where)
+        if len(writes) == 2:
+            Path(where).write_bytes(b"PAR1 half a file")
+            raise KeyboardInterrupt
+        return real_write(table, where, **kw)
+
+    monkeypatch.setattr(pq, "write_table", write_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        run(CFG, chunk_size=4, out=out, progress=False)
+    assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "part-000000000000.parquet"]
+    monkeypatch.setattr(pq, "write_table", real_write)
+    pd.testing.assert_frame_equal(run(CFG, chunk_size=4, out=out, resume=True, progress=False), full)
+
+
+def test_resume_with_other_chunk_size_and_more_games(full, tmp_path, monkeypatch):
+    out = tmp_path / "r.parquet"
+    small = RunConfig(**{**CFG.__dict__, "games": 5})
+    run(small, chunk_size=2, out=out, progress=False)
+    counting = Counting(monkeypatch)
+    got = run(CFG, chunk_size=4, out=out, resume=True, progress=False)
+    assert counting.calls == [(5, 4), (9, 3)]
+    pd.testing.assert_frame_equal(got, full)
+    assert json.loads((out / MANIFEST).read_text())["games"] == GAMES
+    with pytest.raises(UserError, match="--games 12"):
+        run(small, out=out, resume=True, progress=False)
+
+
+def test_resume_refuses_other_configuration(tmp_path):
+    out = tmp_path / "r.parquet"
+    run(CFG, chunk_size=6, out=out, progress=False, on_chunk=None)
+    other_seed = RunConfig(**{**CFG.__dict__, "seed": 8})
+    with pytest.raises(UserError, match=r"differs in: seed \(7 vs 8\)"):
+        run(other_seed, out=out, resume=True, progress=False)
+    other_rules = RunConfig(**{**CFG.__dict__, "rules": Rules(vp_pool=30)})
+    with pytest.raises(UserError, match=r"rules \(vp_pool: None vs 30\)"):
+        run(other_rules, out=out, resume=True, progress=False)
+    other_policy = RunConfig(**{**CFG.__dict__, "policies": ("balanced",)})
+    with pytest.raises(UserError, match="policies"):
+        run(other_policy, out=out, resume=True, progress=False)
+    # Without --resume: a different configuration is an error, never overwritten ...
+    with pytest.raises(UserError, match="different configuration"):
+        run(other_seed, out=out, progress=False)
+    # ... and the same one is pointed at --resume.
+    with pytest.raises(UserError, match="use --resume"):
+        run(CFG, out=out, progress=False)
+    assert len(list(out.glob("part-*.parquet"))) == 2
+
+
+def test_key_ignores_games_and_names_one_policy_per_player():
+    same = RunConfig(**{**CFG.__dict__, "games": 999})
+    assert same.key() == CFG.key()
+    one = RunConfig(seed=7, policies=("balanced",), engine="reference")
+    two = RunConfig(seed=7, policies=("balanced", "balanced"), engine="reference")
+    assert one.key() == two.key()
+    assert RunConfig(**{**CFG.__dict__, "seed": 8}).key() != CFG.key()
+
+
+def test_corrupt_chunk_names_file_and_fix(tmp_path):
+    out = tmp_path / "r.parquet"
+    run(CFG, chunk_size=6, out=out, progress=False)
+    bad = part_path(out, 6)
+    bad.write_bytes(bad.read_bytes()[:100])
+    with pytest.raises(UserError) as e:
+        run(CFG, chunk_size=6, out=out, resume=True, progress=False)
+    assert str(bad) in str(e.value) and "delete it" in str(e.value) and "--resume" in str(e.value)
+    bad.unlink()
+    assert len(run(CFG, chunk_size=6, out=out, resume=True, progress=False)) == 2 * GAMES
+
+
+def test_non_run_directory_is_not_touched(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(UserError, match="not empty"):
+        run(CFG, out=tmp_path, progress=False)
+    assert os.listdir(tmp_path) == ["notes.txt"]
+
+
+def test_summary_only_equals_aggregate_of_full_frame(full):
+    want = summarize_frame(full)
+    for chunk_size in (1, 5):
+        pd.testing.assert_frame_equal(summarize(CFG, chunk_size=chunk_size, progress=False), want)
+    seat = want.loc["seat"]
+    assert list(seat.index) == ["0", "1"]
+    assert seat["games"].tolist() == [GAMES, GAMES]
+    assert seat["wins"].sum() == pytest.approx(GAMES)
+    by_policy = full.groupby("policy")
+    for name, g in by_policy:
+        row = want.loc[("policy", name)]
+        assert row["wins"] == pytest.approx(g["win_share"].sum())
+        assert row["mean_score"] == pytest.approx(g["score"].mean())
+        assert row["var_score"] == pytest.approx(g["score"].var())
+        assert row["mean_rounds"] == pytest.approx(g["rounds"].mean())
+        assert row["spoils_per_game"] == pytest.approx(g["spoils"].mean())
+        assert row["win_lo"] <= row["win_rate"] <= row["win_hi"]
+
+
+def test_plan_chunks_fills_gaps():
+    assert plan_chunks(10, 4) == [(0, 4), (4, 4), (8, 2)]
+    assert plan_chunks(10, 4, {0: 3, 6: 2}) == [(3, 3), (8, 2)]
+    assert plan_chunks(5, 4, {0: 5}) == []
+
+
+def test_simulate_command_writes_parquet(full, tmp_path, capsys):
+    out = tmp_path / "sim.parquet"
+    argv = ["simulate", "--games", str(GAMES), "--seed", "7", "--policy", "balanced",
+            "--policy", "greedy", "--engine", "reference", "--chunk-size", "5",
+            "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "seat 0" in text and "policy greedy" in text and "95% CI" in text
+    pd.testing.assert_frame_equal(pd.read_parquet(out), full)
+    assert main(argv) == 2
+    assert "use --resume" in capsys.readouterr().err
+    assert main(argv + ["--resume", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert [r["seat"] for r in summary["by_seat"]] == [0, 1]
+    assert sum(r["games"] for r in summary["by_policy"]) == 2 * GAMES
+    assert summary["out"] == str(out)
