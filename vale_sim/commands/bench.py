@@ -1,0 +1,77 @@
+"""``vale-sim bench``: games per second of the fast and the reference engine."""
+from __future__ import annotations
+
+import json
+import time
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("bench", help="games per second of the fast and reference engines",
+                       description="Play the same workload (2-player games, core set, default "
+                                   "policy) with both engines in this process and print games "
+                                   "per second, the speed-up and fast games/s per core.  The "
+                                   "fast engine is timed after a warm-up call, so compile time "
+                                   "is excluded.")
+    p.add_argument("--games", type=int, default=5000,
+                   help="games for the fast engine (default 5000)")
+    p.add_argument("--reference-games", type=int, default=200,
+                   help="games for the reference engine (default 200)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=1,
+                   help="also time the fast engine through the runner with this many processes "
+                        "(text output only; includes worker start-up)")
+    p.add_argument("--json", action="store_true",
+                   help='print {"fast_games_per_s", "reference_games_per_s", "speedup", '
+                        '"fast_games_per_s_per_core"}')
+    p.set_defaults(func=run)
+
+
+def _rate(cfg, n: int) -> float:
+    from ..runner import run_chunk
+    t0 = time.perf_counter()
+    run_chunk(cfg, 0, n)
+    return n / (time.perf_counter() - t0)
+
+
+def run(args) -> int:
+    from ..cli import UserError
+    from ..runner import RunConfig, fast_available, run as run_games
+    if not fast_available():
+        raise UserError("the fast engine (vale_sim.fast.api) is not available yet; "
+                        "bench compares it with the reference engine")
+    if args.games < 1 or args.reference_games < 1:
+        raise UserError("--games and --reference-games must be at least 1")
+    if args.workers < 1:
+        raise UserError(f"--workers must be >= 1, got {args.workers}")
+    base = RunConfig(card_set="core", players=2, seed=args.seed, games=args.games)
+    fast = base.resolved()
+    ref = RunConfig(card_set="core", players=2, seed=args.seed, games=args.reference_games,
+                    engine="reference").resolved()
+    try:
+        import numba
+        numba.set_num_threads(1)          # one core: per-core rate = games/s
+    except (ImportError, ValueError):
+        pass
+    _rate(fast, min(50, args.games))      # warm-up: compile or load the numba cache
+    fast_rate = _rate(fast, args.games)
+    ref_rate = _rate(ref, args.reference_games)
+    result = {"fast_games_per_s": round(fast_rate, 1),
+              "reference_games_per_s": round(ref_rate, 2),
+              "speedup": round(fast_rate / ref_rate, 1),
+              "fast_games_per_s_per_core": round(fast_rate, 1)}
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print("workload: 2-player games, core set, policy balanced, seed", args.seed)
+    print(f"fast engine      {fast_rate:>10.1f} games/s  ({args.games} games, one core, "
+          f"after warm-up)")
+    print(f"reference engine {ref_rate:>10.2f} games/s  ({args.reference_games} games)")
+    print(f"speed-up         {fast_rate / ref_rate:>10.1f}x")
+    print(f"fast per core    {fast_rate:>10.1f} games/s")
+    if args.workers > 1:
+        t0 = time.perf_counter()
+        run_games(base, workers=args.workers, progress=False)
+        rate = args.games / (time.perf_counter() - t0)
+        print(f"fast, {args.workers} workers {rate:>10.1f} games/s  ({rate / args.workers:.1f} per "
+              f"core, including worker start-up)")
+    return 0
