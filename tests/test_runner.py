@@ -241,3 +241,26 @@ def test_simulate_command_writes_parquet(full, tmp_path, capsys):
     assert [r["seat"] for r in summary["by_seat"]] == [0, 1]
     assert sum(r["games"] for r in summary["by_policy"]) == 2 * GAMES
     assert summary["out"] == str(out)
+
+
+def test_fast_falls_back_to_reference_with_warning(monkeypatch):
+    monkeypatch.setattr(runner, "fast_available", lambda: False)
+    cfg = RunConfig(seed=7, games=2, engine="fast")
+    with pytest.warns(RuntimeWarning, match="not available"):
+        assert cfg.manifest()["engine"] == "reference"
+
+
+def test_bench_needs_fast_engine(monkeypatch, capsys):
+    monkeypatch.setattr(runner, "fast_available", lambda: False)
+    assert main(["bench"]) == 2
+    assert "fast engine" in capsys.readouterr().err
+
+
+def test_bench_json_keys(monkeypatch, capsys):
+    from vale_sim.commands import bench
+    monkeypatch.setattr(runner, "fast_available", lambda: True)
+    monkeypatch.setattr(bench, "_rate", lambda cfg, n: 3000.0 if cfg.engine == "fast" else 30.0)
+    assert main(["bench", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got == {"fast_games_per_s": 3000.0, "reference_games_per_s": 30.0, "speedup": 100.0,
+                   "fast_games_per_s_per_core": 3000.0}
