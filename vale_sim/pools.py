@@ -23,6 +23,7 @@ player count for a stated target (:data:`TARGETS`).
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -129,6 +130,8 @@ def play_games(card_set, players: int, seed: int, games: int, policies=None,
         from .policy import DEFAULT_POLICY
         cfg = runner.RunConfig(card_set=cs, players=players, seed=seed, games=games,
                                policies=policies or (DEFAULT_POLICY,), rules=rules, engine=engine)
+        if hasattr(out, "run"):                  # a chunk store (vale_sim.experiments.ChunkStore)
+            return out.run(cfg, workers)
         kw = dict(workers=workers, progress=progress)
         if out is not None:
             kw.update(out=out, resume=True)
@@ -147,7 +150,7 @@ def _progress(it, on: bool, desc: str):
     if not on:
         return it
     from tqdm.auto import tqdm
-    return tqdm(it, desc=desc, leave=False)
+    return tqdm(it, desc=desc, leave=False, disable=not sys.stderr.isatty())
 
 
 def simulate_pools(card_set="core", players=(2, 3, 4), pools=None, games: int = 200,
@@ -159,7 +162,8 @@ def simulate_pools(card_set="core", players=(2, 3, 4), pools=None, games: int = 
     numbers), so differences between pool sizes are not shuffle luck.
     ``policies`` is one policy spec for all seats (or None: the default).
     Adds columns ``players`` and ``pool``.  ``out`` (a directory) keeps each
-    cell's chunks under ``out/p{players}_pool{pool}`` for resuming.
+    cell's chunks under ``out/p{players}_pool{pool}`` for resuming; or a
+    chunk store with a ``run(cfg, workers)`` method (vale_sim.experiments).
     """
     import pandas as pd
     from pathlib import Path
@@ -171,12 +175,13 @@ def simulate_pools(card_set="core", players=(2, 3, 4), pools=None, games: int = 
     bar = None
     if progress:
         from tqdm.auto import tqdm
-        bar = tqdm(total=len(cells) * games, desc="pool sizes", unit="game")
+        bar = tqdm(total=len(cells) * games, desc="pool sizes", unit="game", leave=False,
+                   disable=not sys.stderr.isatty())
     for p, v in cells:
         r = Rules(prep_count=base.prep_count, vp_pool=v, level1_deck_size=base.level1_deck_size,
                   max_rounds=base.max_rounds)
         pol = None if policies is None else ([policies] * p if isinstance(policies, str) else policies)
-        cell_out = None if out is None else Path(out) / f"p{p}_pool{v}"
+        cell_out = out if out is None or hasattr(out, "run") else Path(out) / f"p{p}_pool{v}"
         df = play_games(card_set, p, seed, games, pol, r, engine, cell_out, False, workers)
         df = df.copy()
         df["players"] = p

@@ -1,32 +1,43 @@
-"""``vale-sim report``: the main job on the bundled defaults.
+"""``vale-sim report``: the balance report on the bundled defaults.
 
-Until the full balance report exists, this plays a batch of games on the
-bundled `core` set and prints a short summary table.
+Builds ``results/report/`` (or ``--out``): ``index.html`` (self-contained),
+``report.md`` with PNG figures, tables as CSV, ``manifest.json``.  See
+docs/report.md.
 """
 from __future__ import annotations
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("report", help="run the main job on the bundled defaults")
-    p.add_argument("--quick", action="store_true", help="a smaller, faster run")
-    p.add_argument("--games", type=int, default=None)
-    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    p = sub.add_parser("report", help="build the balance report (HTML + Markdown + CSV)",
+                       description="Build the balance report: card set and sources, spoil odds, "
+                                   "strategy tournament, advancement values, pool sizes by player "
+                                   "count, seat advantage, run manifest.  Default size finishes in "
+                                   "under ten minutes on two cores with the fast engine; --quick "
+                                   "in about a minute.")
+    p.add_argument("--quick", action="store_true", help="a smaller, faster report (about a minute)")
+    p.add_argument("--out", default="results/report", help="output folder (default results/report/)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--set", dest="card_set", default="core", help="card set (default core)")
+    p.add_argument("--engine", choices=("fast", "reference"), default="fast",
+                   help="fast (default; falls back to reference with small sizes) or reference")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    import pandas as pd
-    from ..reference.game import play_game
-    from ..records import results_frame, turns_frame
-    n = args.games or (50 if args.quick else 300)
-    games = [play_game("core", args.players, args.seed, i) for i in range(n)]
-    res, turns = results_frame(games), turns_frame(games)
-    by_seat = res.groupby("seat").agg(games=("score", "size"), win_rate=("win_share", "mean"),
-                                      mean_score=("score", "mean"))
-    print(f"{n} games, {args.players} players, core set, seed {args.seed} (reference engine)\n")
-    print(by_seat.round(3).to_string())
-    played = turns[~turns.skipped]
-    print(f"\nspoil rate per turn: {played.spoiled.mean():.3f} (n = {len(played)} turns)")
-    print(f"mean game length: {res.groupby('game').rounds.first().mean():.1f} rounds")
+    import sys
+    from ..cli import UserError
+    from ..report import ReportSettings, build_report
+    if args.seed < 0:
+        raise UserError(f"--seed must be non-negative, got {args.seed}")
+    from ..cards import load_card_set
+    load_card_set(args.card_set)                 # CardSetError -> exit 2 before any game runs
+    try:
+        settings = ReportSettings.make(quick=args.quick, engine=args.engine, seed=args.seed,
+                                       card_set=args.card_set)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    m = build_report(args.out, settings, progress=not args.quiet)
+    print(f"{args.out}/index.html  ({m['seconds']:.0f} s, engine {m['engine']}, size {m['size']})",
+          file=sys.stdout)
     return 0

@@ -1,0 +1,515 @@
+"""Study configs (``experiments/NAME.toml``) and running them into ``results/NAME/``.
+
+A config names its ``study`` and its settings; every key is checked before
+any game runs (an unknown key or a bad value raises :class:`ExperimentError`
+naming the file and the key).  Studies:
+
+=================== ===============================================================
+``spoil_odds``      exact spoil odds of decks, with a reference-engine simulation check
+``tournament``      policies against each other, seats rotated on common seeds
+``advancement_value`` observational and paired values of every card, with flags
+``pool_sizes``      VP pool size by player count (``vale_sim.pools``)
+``report``          the whole balance report (``vale_sim.report``)
+=================== ===============================================================
+
+Every run writes ``results/NAME/manifest.json``: the configuration (with
+defaults filled in), the card set's name, hash and counts by source, seeds,
+games, code version (package version and git commit), start time and run
+time.  Games are played through :func:`vale_sim.runner.run` with ``out=`` a
+directory under ``results/NAME/runs/`` and ``resume=True``, so re-running the
+same configuration reuses every finished chunk.
+"""
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import json
+import math
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .cli import UserError
+
+STUDIES = ("spoil_odds", "tournament", "advancement_value", "pool_sizes", "report")
+RUNS_DIR = "runs"
+
+
+class ExperimentError(UserError):
+    """A config file problem: one line naming the file and the key."""
+
+
+# ---------------------------------------------------------------------------
+# Schema: key -> (checker, default).  A checker returns the cleaned value or
+# raises ValueError with a short description of what is expected.
+# ---------------------------------------------------------------------------
+def _int(lo=None, hi=None):
+    def check(v):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError("must be a whole number")
+        if lo is not None and v < lo or hi is not None and v > hi:
+            raise ValueError(f"must be between {lo} and {hi}" if hi is not None else f"must be at least {lo}")
+        return v
+    return check
+
+
+def _float(lo, hi):
+    def check(v):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
+            raise ValueError(f"must be a number between {lo} and {hi}")
+        return float(v)
+    return check
+
+
+def _bool(v):
+    if not isinstance(v, bool):
+        raise ValueError("must be true or false")
+    return v
+
+
+def _str(v):
+    if not isinstance(v, str) or not v:
+        raise ValueError("must be a non-empty string")
+    return v
+
+
+def _choice(*options):
+    def check(v):
+        if v not in options:
+            raise ValueError(f"must be one of {', '.join(map(repr, options))}")
+        return v
+    return check
+
+
+def _list_of(item, least=1):
+    def check(v):
+        if not isinstance(v, list) or len(v) < least:
+            raise ValueError(f"must be a list of at least {least} item{'s' if least > 1 else ''}")
+        return [item(x) for x in v]
+    return check
+
+
+def _players_list(v):
+    from .pools import parse_players
+    if isinstance(v, int) and not isinstance(v, bool):
+        v = [v]
+    if not isinstance(v, list) or any(isinstance(x, bool) or not isinstance(x, int) for x in v):
+        raise ValueError("must be a list of player counts, e.g. [2, 3, 4]")
+    return parse_players(v)
+
+
+def _pools(v):
+    from .pools import parse_pools
+    if isinstance(v, list) and any(isinstance(x, bool) or not isinstance(x, int) for x in v):
+        raise ValueError("must be \"lo:hi:step\" or a list of whole numbers")
+    if not isinstance(v, (str, list)):
+        raise ValueError("must be \"lo:hi:step\" or a list of whole numbers")
+    parse_pools(v, include_rulebook=False)
+    return v
+
+
+COMMON = {
+    "study": (_choice(*STUDIES), None),
+    "description": (_str, ""),
+    "card_set": (_str, "core"),
+    "seed": (_int(0, 2**63 - 1), 0),
+    "engine": (_choice("fast", "reference"), "fast"),
+    "workers": (_int(1, 64), 1),
+    "rules": (dict, None),            # sub-table, checked by RULES
+}
+RULES = {
+    "prep_count": (_choice("net", "gross"), "net"),
+    "vp_pool": (_int(1), None),
+    "level1_deck_size": (_int(1), None),
+    "max_rounds": (_int(1, 1000), 100),
+}
+SCHEMAS = {
+    "spoil_odds": {
+        "decks": (_list_of(_str), ["starter", "druid", "grovetender", "thornhide"]),
+        "pushes": (_int(1, 12), 6),
+        "games": (_int(1), 10_000),          # simulation check per deck
+    },
+    "tournament": {
+        "policies": (_list_of(_str, 2), ["balanced", "greedy", "cautious"]),
+        "players": (_int(2, 4), 2),
+        "games": (_int(2), 1000),
+        "mode": (_choice("round-robin", "field"), None),
+        "baseline": (_str, None),
+    },
+    "advancement_value": {
+        "players": (_int(2, 4), 2),
+        "games": (_int(2), 1000),
+        "observational_games": (_int(2), None),
+        "baseline": (_str, "balanced"),
+        "tolerance": (_float(0.0, 1.0), 0.05),
+        "explore_permille": (_int(0, 1000), 300),
+        "cards": (_list_of(_str), None),
+        "paired": (_bool, True),
+    },
+    "pool_sizes": {
+        "players": (_players_list, [2, 3, 4]),
+        "pools": (_pools, "15:45:2"),
+        "games": (_int(2), 500),
+        "policy": (_str, None),
+        "target": (_choice("equal-length", "seat-advantage"), "equal-length"),
+    },
+    "report": {
+        "quick": (_bool, False),
+        "sizes": (dict, None),           # sub-table: ReportSettings fields
+    },
+}
+
+
+@dataclass
+class Experiment:
+    """A validated config: ``study``, ``name`` (the file stem) and all settings."""
+    name: str
+    study: str
+    path: Path
+    config: dict = field(default_factory=dict)
+
+    def rules(self):
+        from .rules import Rules
+        return Rules(**(self.config.get("rules") or {}))
+
+
+def _fail(path, key, problem) -> ExperimentError:
+    return ExperimentError(f"{path}: {key}: {problem}")
+
+
+def _check_table(path, raw: dict, schema: dict, prefix: str = "") -> dict:
+    out = {}
+    for k in raw:
+        if k not in schema:
+            import difflib
+            close = difflib.get_close_matches(k, list(schema), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise _fail(path, f"{prefix}{k}", f"unknown key{hint}; known keys: {', '.join(schema)}")
+    for k, (check, default) in schema.items():
+        if k not in raw:
+            out[k] = default
+            continue
+        v = raw[k]
+        if check is dict:
+            if not isinstance(v, dict):
+                raise _fail(path, f"{prefix}{k}", "must be a table ([" + k + "])")
+            out[k] = v
+            continue
+        try:
+            out[k] = check(v)
+        except ValueError as e:
+            raise _fail(path, f"{prefix}{k}", f"{e} (got {v!r})") from None
+    return out
+
+
+def load_experiment(path) -> Experiment:
+    """Read and validate ``path``; also load the card set, policies and decks it names.
+
+    Raises :class:`ExperimentError` (a :class:`~vale_sim.cli.UserError`) naming
+    the file and the key of the first problem.  No game is played.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ExperimentError(f"{path}: no such experiment file (see experiments/*.toml)")
+    try:
+        raw = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise ExperimentError(f"{path}: not valid TOML: {e}") from None
+    study = raw.get("study")
+    if study is None:
+        raise _fail(path, "study", f"missing; use one of {', '.join(STUDIES)}")
+    if study not in STUDIES:
+        raise _fail(path, "study", f"unknown study {study!r}; use one of {', '.join(STUDIES)}")
+    schema = {**COMMON, **SCHEMAS[study]}
+    cfg = _check_table(path, raw, schema)
+    cfg["rules"] = _check_table(path, cfg["rules"] or {}, RULES, "rules.")
+    exp = Experiment(name=path.stem, study=study, path=path, config=cfg)
+    _check_semantics(exp)
+    return exp
+
+
+def _check_semantics(exp: Experiment) -> None:
+    """Values that are well-typed but name things that must exist."""
+    from .cards import CardSetError, load_card_set, validate_playable
+    from .policy import PolicyError, get_policy
+    c, path = exp.config, exp.path
+    try:
+        exp.rules()
+    except ValueError as e:
+        raise _fail(path, "rules", str(e)) from None
+    try:
+        cs = load_card_set(c["card_set"])
+    except CardSetError as e:
+        raise _fail(path, "card_set", str(e)) from None
+    players = c.get("players")
+    for p in ([players] if isinstance(players, int) else players or []):
+        try:
+            validate_playable(cs, p)
+        except CardSetError as e:
+            raise _fail(path, "card_set", str(e)) from None
+    pol_keys = [("policies", c.get("policies") or []), ("baseline", [c.get("baseline")]),
+                ("policy", [c.get("policy")])]
+    for key, names in pol_keys:
+        for n in names:
+            if n is None:
+                continue
+            try:
+                get_policy(n)
+            except PolicyError as e:
+                raise _fail(path, key, str(e)) from None
+    if exp.study == "tournament":
+        if len(set(c["policies"])) != len(c["policies"]):
+            raise _fail(path, "policies", "names must be distinct")
+        mode = c["mode"] or ("round-robin" if c["players"] == 2 else "field")
+        if mode == "round-robin" and len(c["policies"]) < c["players"]:
+            raise _fail(path, "policies", f"round-robin with {c['players']} players needs at least "
+                                          f"{c['players']} policies")
+    if exp.study == "spoil_odds":
+        from .spoil import DeckError, load_deck
+        for d in c["decks"]:
+            try:
+                load_deck(d, cs)
+            except (DeckError, CardSetError) as e:
+                raise _fail(path, "decks", str(e)) from None
+    if exp.study == "advancement_value" and c["cards"]:
+        from .advancements import analysed_cards
+        known = {n for n, *_ in analysed_cards(cs)}
+        for n in c["cards"]:
+            if n not in known:
+                raise _fail(path, "cards", f"unknown card {n!r} (not a buyable card of set {cs.name!r})")
+    if exp.study == "pool_sizes" and c["target"] == "equal-length" and 2 not in c["players"]:
+        raise _fail(path, "target", "equal-length compares with the 2-player game: include 2 in players")
+    if exp.study == "report":
+        from .report import ReportSettings
+        try:
+            ReportSettings.make(quick=c["quick"], **(c["sizes"] or {}))
+        except (TypeError, ValueError) as e:
+            raise _fail(path, "sizes", str(e)) from None
+
+
+# ---------------------------------------------------------------------------
+# Manifest
+# ---------------------------------------------------------------------------
+def card_set_info(cs) -> dict:
+    """Name, content hash and counts of card kinds by source (rulebook, fan-list, estimate...)."""
+    counts: dict = {}
+    for item in list(cs.advancements) + list(cs.vales):
+        counts[item.source] = counts.get(item.source, 0) + 1
+    return {"name": cs.name, "digest": cs.digest(), "path": str(cs.path),
+            "sources": dict(sorted(counts.items()))}
+
+
+def code_version() -> dict:
+    from . import __version__
+    try:
+        from .runner import git_commit
+        commit = git_commit()
+    except ImportError:
+        commit = None
+    return {"vale_sim": __version__, "git": commit}
+
+
+def manifest(exp: Experiment, engine_used: str | None = None) -> dict:
+    """The run's description (without timing; :func:`run_experiment` adds it)."""
+    from .cards import load_card_set
+    c = exp.config
+    m = {"name": exp.name, "study": exp.study, "config_file": str(exp.path),
+         "config": c, "card_set": card_set_info(load_card_set(c["card_set"])),
+         "seed": c["seed"], "games": c.get("games"), "code": code_version(),
+         "engine": engine_used or c["engine"]}
+    blob = json.dumps({k: m[k] for k in ("study", "config", "card_set", "code")},
+                      sort_keys=True, default=str)
+    m["key"] = hashlib.sha256(blob.encode()).hexdigest()[:20]
+    return m
+
+
+# ---------------------------------------------------------------------------
+# Running: every game goes through runner.run(out=..., resume=True)
+# ---------------------------------------------------------------------------
+class ChunkStore:
+    """Where a study keeps its runner outputs: ``root/<config key>-<games>/``
+    (``root=None``: nothing is kept, games are just played).
+
+    ``play_frame`` has the signature of :func:`vale_sim.tournament.play_frame`
+    and passes ``out=`` and ``resume=True`` to the runner, so finished chunks
+    are reused.  ``reused`` / ``played`` count chunks.
+    """
+
+    def __init__(self, root: Path | None, progress: bool = False):
+        self.root = Path(root) if root is not None else None
+        self.progress = progress
+        self.reused = 0
+        self.played = 0
+        self.games = 0
+
+    def out_for(self, cfg) -> Path:
+        return self.root / f"{cfg.key()}-{cfg.games}"
+
+    def run(self, cfg, workers: int = 1):
+        """``runner.run(cfg)``, with ``out=`` and ``resume=True`` when the store has a root."""
+        from . import runner
+        self.games += cfg.games
+        if self.root is None:                   # no cache: just play
+            return runner.run(cfg, workers=workers, progress=self.progress)
+        out = self.out_for(cfg)
+        before = len(list(out.glob(f"{runner.PART_PREFIX}*.parquet"))) if out.is_dir() else 0
+        df = runner.run(cfg, workers=workers, out=out, resume=True, progress=self.progress)
+        after = len(list(out.glob(f"{runner.PART_PREFIX}*.parquet")))
+        self.reused += before
+        self.played += after - before
+        return df
+
+    def play_frame(self, card_set, players, seed, games, policies, rules=None, engine="fast",
+                   workers=1):
+        from .rules import Rules
+        from .runner import RunConfig
+        cfg = RunConfig(card_set=card_set, players=players, seed=seed, games=games,
+                        policies=tuple(policies), rules=rules or Rules(), engine=engine)
+        return self.run(cfg, workers)
+
+    @contextlib.contextmanager
+    def patched(self):
+        """Route the tournament and advancement modules' games through this store."""
+        from . import advancements, tournament
+        saved = (tournament.play_frame, advancements.play_frame)
+        tournament.play_frame = advancements.play_frame = self.play_frame
+        try:
+            yield self
+        finally:
+            tournament.play_frame, advancements.play_frame = saved
+
+
+def _write_csv(df, path: Path) -> None:
+    df.to_csv(path, index=False)
+
+
+def _run_spoil(exp, out: Path, store, progress) -> dict:
+    from .cards import load_card_set
+    from .spoil import simulate_spoil_odds, spoil_odds
+    c = exp.config
+    cs = load_card_set(c["card_set"])
+    rows, results = [], {}
+    cache = out / RUNS_DIR / "spoil"
+    cache.mkdir(parents=True, exist_ok=True)
+    for d in c["decks"]:
+        ex = spoil_odds(d, c["pushes"], rules=exp.rules(), card_set=cs)
+        key = hashlib.sha256(json.dumps([d, c["pushes"], c["games"], c["seed"], c["rules"],
+                                         cs.digest()], default=str).encode()).hexdigest()[:16]
+        cached = cache / f"{Path(str(d)).stem}-{key}.json"
+        if cached.exists():
+            sim = json.loads(cached.read_text())
+            store.reused += 1
+        else:
+            sim = simulate_spoil_odds(d, c["pushes"], c["games"], c["seed"], exp.rules(),
+                                      card_set=cs).to_dict()
+            cached.write_text(json.dumps(sim))
+            store.played += 1
+        results[str(d)] = {"exact": ex.to_dict(), "simulated": sim}
+        for k in range(1, c["pushes"] + 1):
+            rows.append(spoil_row(str(d), k, ex.p_spoil_within[k],
+                                  sim["p_spoil_within"][str(k)],
+                                  sim["standard_errors"]["p_spoil_within"][str(k)], c["games"]))
+    import pandas as pd
+    _write_csv(pd.DataFrame(rows), out / "spoil_odds.csv")
+    (out / "spoil_odds.json").write_text(json.dumps(results, indent=1))
+    return {"decks": len(c["decks"])}
+
+
+def spoil_row(deck: str, pushes: int, exact: float, sim: float, se: float, games: int) -> dict:
+    """One row of the spoil table: exact vs simulated P(spoiled within k pushes)."""
+    from .stats import wilson_interval
+    lo, hi = wilson_interval(round(sim * games), games)
+    return {"deck": deck, "pushes": pushes, "p_spoil_exact": exact, "p_spoil_sim": sim,
+            "sim_lo": lo, "sim_hi": hi, "sim_n": games,
+            "z": (sim - exact) / se if se and se > 0 else 0.0,
+            "agrees": bool(lo <= exact <= hi)}
+
+
+def _run_tournament(exp, out: Path, store, progress) -> dict:
+    from .tournament import tournament
+    c = exp.config
+    with store.patched():
+        t = tournament(c["policies"], players=c["players"], games=c["games"], seed=c["seed"],
+                       card_set=c["card_set"], engine=c["engine"], rules=exp.rules(),
+                       mode=c["mode"], baseline=c["baseline"], workers=c["workers"])
+    for name in ("table", "seats", "ranking"):
+        _write_csv(getattr(t, name), out / f"tournament_{name}.csv")
+    (out / "tournament.json").write_text(json.dumps(t.to_json(), indent=1, default=str))
+    return {"games_per_matchup": t.config["games_per_matchup"]}
+
+
+def _run_advancements(exp, out: Path, store, progress) -> dict:
+    from .advancements import advancement_report, report_records
+    c = exp.config
+    with store.patched():
+        df = advancement_report(c["card_set"], games=c["games"], players=c["players"],
+                                seed=c["seed"], baseline=c["baseline"], tolerance=c["tolerance"],
+                                explore_permille=c["explore_permille"],
+                                observational_games=c["observational_games"], cards=c["cards"],
+                                rules=exp.rules(), engine=c["engine"], workers=c["workers"],
+                                paired=c["paired"])
+    _write_csv(df, out / "advancement_values.csv")
+    (out / "advancement_values.json").write_text(json.dumps(report_records(df), indent=1))
+    return {"cards": len(df), "flagged": int((df.get("flag", "") != "").sum()) if "flag" in df else 0}
+
+
+def _run_pools(exp, out: Path, store, progress) -> dict:
+    from . import pools
+    from .plots import pools as pplots
+    c = exp.config
+    players = c["players"]
+    grid = pools.parse_pools(c["pools"], players)
+    frame = pools.simulate_pools(c["card_set"], players, grid, games=c["games"], seed=c["seed"],
+                                 policies=c["policy"], engine=c["engine"], rules=exp.rules(),
+                                 out=store, progress=progress,
+                                 workers=c["workers"])
+    summary = pools.summarize_pools(frame)
+    recs = pools.recommend(summary, c["target"])
+    _write_csv(pools.flat_table(summary), out / "pool_sizes.csv")
+    _write_csv(pools.recommendations_frame(recs), out / "pool_recommendations.csv")
+    (out / "pool_sizes.json").write_text(json.dumps(pools.to_records(summary, recs), indent=1))
+    for name, fig in (("pool_length", pplots.length_vs_pool(summary, recs)),
+                      ("seat_advantage", pplots.seat_heatmap(summary))):
+        fig.savefig(out / f"{name}.png", dpi=110, bbox_inches="tight")
+    (out / "recommendations.txt").write_text("\n".join(r.sentence() for r in recs) + "\n")
+    return {"cells": len(summary)}
+
+
+def _run_report(exp, out: Path, store, progress) -> dict:
+    from .report import ReportSettings, build_report
+    c = exp.config
+    settings = ReportSettings.make(quick=c["quick"], seed=c["seed"], card_set=c["card_set"],
+                                   engine=c["engine"], workers=c["workers"], **(c["sizes"] or {}))
+    build_report(out, settings, store=store, keep=(RUNS_DIR, "manifest.json"))
+    return {}
+
+
+RUNNERS = {"spoil_odds": _run_spoil, "tournament": _run_tournament,
+           "advancement_value": _run_advancements, "pool_sizes": _run_pools,
+           "report": _run_report}
+
+
+def run_experiment(path, results="results", progress: bool = True) -> dict:
+    """Validate ``path``, run its study into ``results/NAME/``, write ``manifest.json``.
+
+    Returns the manifest.  Re-running the same config reuses finished chunks
+    (``manifest["chunks"]`` says how many were reused and how many played).
+    """
+    exp = load_experiment(path)
+    out = Path(results) / exp.name
+    out.mkdir(parents=True, exist_ok=True)
+    from .pools import resolve_engine
+    m = manifest(exp, engine_used=resolve_engine("auto") if exp.config["engine"] == "fast" else "reference")
+    store = ChunkStore(out / RUNS_DIR, progress=progress)
+    started = dt.datetime.now(dt.timezone.utc)
+    t0 = time.perf_counter()
+    info = RUNNERS[exp.study](exp, out, store, progress)
+    m.update(started=started.isoformat(timespec="seconds"),
+             seconds=round(time.perf_counter() - t0, 2),
+             chunks={"reused": store.reused, "played": store.played}, outputs=info)
+    tmp = out / ".manifest.json.tmp"
+    tmp.write_text(json.dumps(m, indent=2, default=str))
+    tmp.replace(out / "manifest.json")
+    return m

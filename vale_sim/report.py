@@ -1,0 +1,686 @@
+"""The balance report: one command, one folder, readable offline.
+
+    build_report("results/report", ReportSettings.make())          # `vale-sim report`
+    build_report(tmp, ReportSettings.make(size="tiny"))           # tests
+
+The report is a list of *section functions* (:data:`SECTIONS`).  Each takes
+the shared :class:`Context` and returns a :class:`Section` — a title,
+paragraphs, named tables (DataFrames) and figures ``(name, Figure,
+caption)`` whose caption is a one-line reading computed from the numbers.
+A section whose analysis module is not available raises
+:class:`SectionUnavailable`; the report then shows that message in its place.
+
+Output (built in a temporary folder, then moved into place, so a failed or
+interrupted build never leaves a half-written report):
+
+* ``index.html`` — self-contained (figures embedded as base64 PNG, no
+  external assets);
+* ``report.md`` with ``figures/*.png`` beside it;
+* ``tables/*.csv`` — every table at full precision;
+* ``manifest.json`` — settings, seeds, games, card-set hash and sources,
+  code version, engine, timings.
+"""
+from __future__ import annotations
+
+import base64
+import dataclasses
+import datetime as dt
+import html
+import io
+import json
+import math
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+SIZES = ("full", "quick", "tiny")
+
+
+class SectionUnavailable(RuntimeError):
+    """A section cannot be built because a module it needs is not available."""
+
+
+@dataclass
+class Section:
+    title: str
+    paragraphs: list = field(default_factory=list)
+    tables: dict = field(default_factory=dict)          # name -> DataFrame
+    figures: list = field(default_factory=list)         # (name, Figure, caption)
+
+
+# ---------------------------------------------------------------------------
+# Settings
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ReportSettings:
+    """How big each study of the report is.  Use :meth:`make` for the presets."""
+    size: str = "full"
+    engine: str = "fast"              # the engine actually used (after fallback)
+    card_set: str = "core"
+    seed: int = 1
+    workers: int = 1
+    spoil_decks: tuple = ("starter", "druid", "grovetender", "thornhide")
+    spoil_pushes: int = 6
+    spoil_sim_games: int = 4000
+    tournament_policies: tuple = ("balanced", "cautious", "greedy", "spirit-rush", "vp-rush",
+                                  "mana-target")
+    tournament_players: int = 2
+    tournament_games: int = 800
+    adv_players: int = 2
+    adv_games: int = 400              # paired games per card
+    adv_observational_games: int = 4000
+    adv_cards: tuple | None = None    # None: every buyable card
+    adv_tolerance: float = 0.05
+    pool_players: tuple = (2, 3, 4)
+    pool_grid: str = "15:45:2"
+    pool_games: int = 500
+    fallback_note: str = ""           # why the sizes are small (no fast engine)
+
+    # Per size: (fast engine sizes, reference engine sizes).  Full fast sizes
+    # are ~70k games, about 3-4 minutes on one core; reference sizes are ~50x
+    # smaller because that engine is ~20x slower per game.
+    PRESETS = {
+        "full": ({}, dict(spoil_sim_games=2000, tournament_games=100,
+                          tournament_policies=("balanced", "cautious", "greedy", "vp-rush"),
+                          adv_games=40, adv_observational_games=300,
+                          pool_grid="17:41:6", pool_games=60)),
+        "quick": (dict(spoil_sim_games=1000, tournament_games=200,
+                       tournament_policies=("balanced", "cautious", "greedy", "vp-rush"),
+                       adv_games=60, adv_observational_games=600,
+                       pool_grid="17:41:4", pool_games=100),
+                  dict(spoil_sim_games=500, tournament_games=20,
+                       tournament_policies=("balanced", "greedy", "cautious"),
+                       adv_games=6, adv_observational_games=40,
+                       adv_cards=("Podlings", "Peacekeeper Druid", "Hulking Thornhide",
+                                  "Blooming Arbor"),
+                       pool_grid="20:30:10", pool_games=16)),
+        "tiny": (dict(spoil_decks=("starter", "druid"), spoil_sim_games=200, spoil_pushes=4,
+                      tournament_policies=("balanced", "greedy"), tournament_games=20,
+                      adv_games=6, adv_observational_games=40,
+                      adv_cards=("Podlings", "Peacekeeper Druid", "Blooming Arbor"),
+                      pool_players=(2, 3), pool_grid="25", pool_games=16),
+                 dict(spoil_decks=("starter", "druid"), spoil_sim_games=100, spoil_pushes=4,
+                      tournament_policies=("balanced", "greedy"), tournament_games=6,
+                      adv_games=4, adv_observational_games=10,
+                      adv_cards=("Podlings", "Blooming Arbor"),
+                      pool_players=(2, 3), pool_grid="25", pool_games=6)),
+    }
+
+    @classmethod
+    def make(cls, size: str = "full", quick: bool = False, engine: str = "fast",
+             **overrides) -> "ReportSettings":
+        """Preset sizes for ``size`` ("full", "quick", "tiny"; ``quick=True`` means
+        "quick"), for the fast engine when it is available, else small reference
+        sizes (noted in the report).  ``overrides``: any field, e.g. pool_games=200.
+        """
+        from .pools import fast_engine_available
+        if quick and size == "full":
+            size = "quick"
+        if size not in SIZES:
+            raise ValueError(f"size must be one of {SIZES}, got {size!r}")
+        if engine not in ("fast", "reference"):
+            raise ValueError(f"engine must be 'fast' or 'reference', got {engine!r}")
+        names = {f.name for f in dataclasses.fields(cls)} - {"size", "engine", "fallback_note"}
+        for k in overrides:
+            if k not in names:
+                raise ValueError(f"unknown report size {k!r}; known: {', '.join(sorted(names))}")
+        note = ""
+        if engine == "fast" and not fast_engine_available():
+            engine = "reference"
+            note = ("The fast (numba) engine is not available, so this report uses the reference "
+                    "engine with small sample sizes: intervals are wide.")
+        fast_sizes, ref_sizes = cls.PRESETS[size]
+        base = dict(fast_sizes if engine == "fast" else ref_sizes)
+        base.update(overrides)
+        for k in ("spoil_decks", "tournament_policies", "pool_players", "adv_cards"):
+            if isinstance(base.get(k), list):
+                base[k] = tuple(base[k])
+        s = cls(size=size, engine=engine, fallback_note=note, **base)
+        s.check()
+        return s
+
+    def check(self) -> None:
+        for k in ("spoil_sim_games", "tournament_games", "adv_games", "adv_observational_games",
+                  "pool_games", "spoil_pushes", "workers"):
+            v = getattr(self, k)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"{k} must be a positive whole number, got {v!r}")
+        if len(self.tournament_policies) < 2:
+            raise ValueError("tournament_policies needs at least 2 policies")
+        from .pools import parse_players, parse_pools
+        parse_pools(self.pool_grid, parse_players(list(self.pool_players)))
+
+    def to_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+
+@dataclass
+class Context:
+    """What section functions share: settings, the game store, earlier results."""
+    settings: ReportSettings
+    store: object = None                   # experiments.ChunkStore (cached runs) or None
+    results: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
+    progress: bool = True
+
+    def card_set(self):
+        from .cards import load_card_set
+        return load_card_set(self.settings.card_set)
+
+
+def _need(module: str, what: str):
+    import importlib
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        if e.name and module.endswith(e.name.split(".")[-1]):
+            raise SectionUnavailable(f"the {what} section needs {module}, which is not built yet") from None
+        raise
+
+
+# ---------------------------------------------------------------------------
+# Small helpers
+# ---------------------------------------------------------------------------
+def _pct(x, digits=1) -> str:
+    return "n/a" if x is None or not np.isfinite(x) else f"{100 * x:.{digits}f}%"
+
+
+def _new_fig(w=7, h=4):
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(w, h))
+    return fig, fig.subplots()
+
+
+def _store(ctx):
+    from .experiments import ChunkStore
+    if ctx.store is None:
+        ctx.store = ChunkStore(None, progress=ctx.progress)
+    return ctx.store
+
+
+# ---------------------------------------------------------------------------
+# Sections
+# ---------------------------------------------------------------------------
+def section_card_set(ctx: Context) -> Section:
+    """The card set and where its numbers come from."""
+    cs = ctx.card_set()
+    rows = []
+    for a in cs.advancements:
+        if a.supply == "starter":
+            continue
+        rows.append({"name": a.name, "kind": "advancement" if a.supply == "commons" else a.supply,
+                     "level": a.level, "copies": a.copies, "cost": a.cost, "end_vp": a.end_vp,
+                     "harvest_vp": a.harvest_vp, "ability": a.ability, "source": a.source,
+                     "estimate": a.source == "estimate"})
+    for v in cs.vales:
+        rows.append({"name": v.name, "kind": "vale", "level": v.level, "copies": v.copies,
+                     "cost": sum(v.cost), "end_vp": v.end_vp, "harvest_vp": 0,
+                     "ability": v.ability, "source": v.source, "estimate": v.source == "estimate"})
+    cards = pd.DataFrame(rows)
+    counts = cards.pivot_table(index="kind", columns="source", values="name", aggfunc="count",
+                               fill_value=0)
+    counts["total"] = counts.sum(axis=1)
+    counts = counts.reset_index()
+    n_est = int(cards["estimate"].sum())
+    by_src = cards["source"].value_counts()
+    fig, ax = _new_fig(6.5, 3.2)
+    piv = cards.pivot_table(index="level", columns="source", values="name", aggfunc="count",
+                            fill_value=0)
+    bottom = np.zeros(len(piv))
+    for src in piv.columns:
+        ax.bar([f"level {lv}" for lv in piv.index], piv[src], bottom=bottom, label=src)
+        bottom += piv[src].to_numpy()
+    ax.set_ylabel("card kinds")
+    ax.set_title(f"{cs.name}: card kinds by level and source")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    caption = (f"{n_est} of {len(cards)} buyable card kinds ({_pct(n_est / len(cards), 0)}) carry "
+               f"estimated numbers; " + ", ".join(f"{s}: {c}" for s, c in by_src.items()) + ".")
+    paras = [f"Card set **{cs.name}** (content hash `{cs.digest()}`): {len(cards)} buyable card "
+             f"kinds — {int((cards.kind != 'vale').sum())} advancements (incl. Fertile Soil) and "
+             f"{int((cards.kind == 'vale').sum())} vales.",
+             "Every card says where its numbers come from: `rulebook` (stated in the rulebook), "
+             "`fan-list` (community card lists), `estimate` (set on the project's cost curve). "
+             f"Estimated cards are flagged in the table (column `estimate`); conclusions about "
+             f"individual estimated cards are conclusions about the estimate."]
+    return Section("The card set and where its numbers come from", paras,
+                   {"card_sources": counts, "cards": cards},
+                   [("card_sources", fig, caption)])
+
+
+def section_spoil(ctx: Context) -> Section:
+    """Spoil odds of the starter deck and crafted decks: exact, with a simulation check."""
+    spoil = _need("vale_sim.spoil", "spoil odds")
+    from .experiments import spoil_row
+    s = ctx.settings
+    cs = ctx.card_set()
+    rows, exact = [], {}
+    for d in s.spoil_decks:
+        ex = spoil.spoil_odds(d, s.spoil_pushes, card_set=cs)
+        sim = spoil.simulate_spoil_odds(d, s.spoil_pushes, s.spoil_sim_games, s.seed, card_set=cs)
+        exact[d] = ex
+        for k in range(1, s.spoil_pushes + 1):
+            r = spoil_row(d, k, ex.p_spoil_within[k], sim.p_spoil_within[k],
+                          sim.se["p_spoil_within"][k], s.spoil_sim_games)
+            r["p_prep_spoil"] = ex.p_prep_spoil
+            r["exp_mana_stop_here"] = ex.expected[k]["mana"]
+            rows.append(r)
+    table = pd.DataFrame(rows)
+    fig, ax = _new_fig(7, 4)
+    for d in s.spoil_decks:
+        t = table[table.deck == d]
+        line, = ax.plot(t["pushes"], t["p_spoil_exact"], "-", label=f"{d} (exact)")
+        ax.errorbar(t["pushes"], t["p_spoil_sim"], yerr=[t["p_spoil_sim"] - t["sim_lo"],
+                    t["sim_hi"] - t["p_spoil_sim"]], fmt="o", ms=3, color=line.get_color(),
+                    capsize=2)
+    ax.set_xlabel("pushes this turn")
+    ax.set_ylabel("P(spoiled within k pushes)")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title("Spoil odds: exact (lines) and simulated (points, 95% CI)")
+    fig.tight_layout()
+    agree = int(table["agrees"].sum())
+    first = table[table.pushes == 1].set_index("deck")["p_spoil_exact"]
+    safest, riskiest = first.idxmin(), first.idxmax()
+    caption = (f"First push spoils {_pct(first[riskiest])} of the time with {riskiest} and "
+               f"{_pct(first[safest])} with {safest}; the simulation's 95% interval contains the "
+               f"exact value in {agree} of {len(table)} cells.")
+    desc = []
+    for d in s.spoil_decks:
+        deck = spoil.as_deck(d, cs)
+        desc.append({"deck": d, "cards": len(deck.cards), "contents": "; ".join(deck.describe())})
+    paras = [f"Probability of having spoiled within k pushes from the start of Planting "
+             f"(after Prep), computed exactly over deck compositions and checked by "
+             f"{s.spoil_sim_games} simulated turns per deck with the reference engine "
+             f"(Wilson 95% intervals).  Crafted decks are the bundled example decks.",
+             "Starter deck: " + ", ".join(f"{k} push{'es' if k > 1 else ''} "
+                                          f"{_pct(exact['starter'].p_spoil_within[k])}"
+                                          for k in range(1, min(4, s.spoil_pushes) + 1))
+             + "." if "starter" in exact else ""]
+    return Section("Spoil odds: starter and crafted decks", [p for p in paras if p],
+                   {"spoil_odds": table, "spoil_decks": pd.DataFrame(desc)},
+                   [("spoil_odds", fig, caption)])
+
+
+def section_tournament(ctx: Context) -> Section:
+    """Preset policies against each other, seats rotated on common seeds."""
+    tour = _need("vale_sim.tournament", "strategy tournament")
+    s = ctx.settings
+    with _store(ctx).patched():
+        t = tour.tournament(list(s.tournament_policies), players=s.tournament_players,
+                            games=s.tournament_games, seed=s.seed, card_set=s.card_set,
+                            engine=s.engine)
+    ctx.results["tournament"] = t
+    rk = t.ranking
+    fig, ax = _new_fig(6.5, 0.45 * len(rk) + 1.5)
+    y = np.arange(len(rk))[::-1]
+    ax.errorbar(rk["elo"], y, xerr=[rk["elo"] - rk["elo_lo"], rk["elo_hi"] - rk["elo"]],
+                fmt="o", capsize=3)
+    ax.set_yticks(y, rk["name"])
+    ax.axvline(0, color="grey", lw=1, ls="--")
+    ax.set_xlabel("Bradley–Terry strength (Elo points, mean 0; 95% CI)")
+    ax.set_title(f"Strategy ranking, {s.tournament_players} players")
+    ax.grid(alpha=0.3, axis="x")
+    fig.tight_layout()
+    top, bottom = rk.iloc[0], rk.iloc[-1]
+    separated = top["elo_lo"] > rk.iloc[1]["elo_hi"] if len(rk) > 1 else False
+    caption = (f"{top['name']} ranks first ({top['elo']:+.0f} Elo [{top['elo_lo']:+.0f}, "
+               f"{top['elo_hi']:+.0f}]), {bottom['name']} last ({bottom['elo']:+.0f}); the leader's "
+               f"interval {'clears' if separated else 'overlaps'} the runner-up's.")
+    c = t.config
+    paras = [f"{c['games_per_matchup']} games per matchup ({c['deals']} deals × {c['players']} "
+             f"seat rotations), mode {c['mode']}, engine {c['engine']}, seed {c['seed']}.  Win "
+             f"rates count a shared win 1/k; every rate has n and a 95% interval."]
+    table = t.table[["matchup", "policy", "n", "win_rate", "win_lo", "win_hi", "tie_rate",
+                     "mean_score", "mean_rounds", "spoil_rate"]]
+    return Section("Strategy tournament", paras,
+                   {"tournament_matchups": table, "tournament_ranking": rk},
+                   [("tournament_ranking", fig, caption)])
+
+
+def section_advancements(ctx: Context) -> Section:
+    """Observational lift and paired value per card, with over/under flags."""
+    adv = _need("vale_sim.advancements", "advancement values")
+    s = ctx.settings
+    bar = _bar(ctx, total=None, desc="cards", unit="card")
+
+    def on_card(i, n, name):
+        if bar is not None:
+            bar.total = n
+            bar.n = i
+            bar.set_postfix_str(name[:24])
+            bar.refresh()
+    try:
+        with _store(ctx).patched():
+            df = adv.advancement_report(s.card_set, games=s.adv_games, players=s.adv_players,
+                                        seed=s.seed, tolerance=s.adv_tolerance,
+                                        observational_games=s.adv_observational_games,
+                                        cards=list(s.adv_cards) if s.adv_cards else None,
+                                        engine=s.engine, on_card=on_card)
+    finally:
+        if bar is not None:
+            bar.close()
+    cs = ctx.card_set()
+    src = {a.name: a.source for a in cs.advancements} | {v.name: v.source for v in cs.vales}
+    df = df.copy()
+    df["source"] = df["card"].map(src)
+    over = df[df["flag"] == "over"]
+    under = df[df["flag"] == "under"]
+    shown = df.sort_values("paired_value")
+    if len(shown) > 30:                   # the 15 lowest and 15 highest
+        shown = pd.concat([shown.head(15), shown.tail(15)])
+    fig, ax = _new_fig(7, 0.26 * len(shown) + 1.6)
+    y = np.arange(len(shown))
+    colors = ["#d62728" if f == "over" else "#1f77b4" if f == "under" else "grey"
+              for f in shown["flag"]]
+    ax.hlines(y, 100 * shown["paired_lo"], 100 * shown["paired_hi"], colors=colors, lw=1.5)
+    ax.scatter(100 * shown["paired_value"], y, c=colors, s=14, zorder=3)
+    ax.set_yticks(y, [f"{n}{' *' if src.get(n) == 'estimate' else ''}" for n in shown["card"]],
+                  fontsize=7)
+    for x in (-100 * s.adv_tolerance, 0, 100 * s.adv_tolerance):
+        ax.axvline(x, color="grey", lw=0.8, ls="--" if x else "-")
+    ax.set_xlabel("paired value: win-rate change from preferring the card (pp, 95% CI)")
+    ax.set_title("Advancement and vale values (red: over, blue: under; * estimate)")
+    fig.tight_layout()
+    best = df.iloc[df["paired_value"].idxmax()]
+    worst = df.iloc[df["paired_value"].idxmin()]
+    caption = (f"{len(over)} card(s) flagged over and {len(under)} under (±{100 * s.adv_tolerance:.0f} pp); "
+               f"highest {best['card']} {100 * best['paired_value']:+.1f} pp "
+               f"[{100 * best['paired_lo']:+.1f}, {100 * best['paired_hi']:+.1f}], lowest "
+               f"{worst['card']} {100 * worst['paired_value']:+.1f} pp.")
+    paras = [f"Paired value: a player who strongly prefers the card plays the "
+             f"{df.attrs.get('baseline', 'balanced')} baseline on the same seeds as a control "
+             f"({df.attrs.get('games_per_card', s.adv_games)} games per card, focal seat rotated); "
+             f"value = difference in win share, paired t interval.  A card is flagged **over** "
+             f"(**under**) when its whole interval lies above +{100 * s.adv_tolerance:.0f} pp "
+             f"(below −{100 * s.adv_tolerance:.0f} pp).",
+             f"Observational lift ({df.attrs.get('observational_games', s.adv_observational_games)} "
+             f"games of exploring baseline players): {adv.ASSOCIATION_NOTE}"]
+    if len(over) or len(under):
+        paras.append("Flagged: " + ", ".join(f"{r.card} ({r.flag}, {r.source})"
+                                             for r in pd.concat([over, under]).itertuples()) + ".")
+    cols = [c for c in ("card", "kind", "level", "source", "flag", "paired_value", "paired_lo",
+                        "paired_hi", "paired_n", "acquired_rate", "lift", "lift_lo", "lift_hi",
+                        "acquire_rate") if c in df.columns]
+    return Section("Advancement values", paras, {"advancement_values": df[cols]},
+                   [("advancement_values", fig, caption)])
+
+
+def _pool_summary(ctx: Context):
+    if "pools" not in ctx.results:
+        from . import pools
+        s = ctx.settings
+        players = list(s.pool_players)
+        grid = pools.parse_pools(s.pool_grid, players)
+        frame = pools.simulate_pools(s.card_set, players, grid, games=s.pool_games, seed=s.seed,
+                                     engine=s.engine, out=_store(ctx), progress=ctx.progress)
+        summary = pools.summarize_pools(frame)
+        recs = {t: pools.recommend(summary, t) for t in pools.TARGETS
+                if t != "equal-length" or 2 in players}
+        ctx.results["pools"] = (summary, recs)
+    return ctx.results["pools"]
+
+
+def section_pools(ctx: Context) -> Section:
+    """VP pool sizes by player count: length, score make-up, overflow; recommendations."""
+    from . import pools
+    from .plots import pools as pplots
+    s = ctx.settings
+    summary, recs = _pool_summary(ctx)
+    eq = recs.get("equal-length", [])
+    fig = pplots.length_vs_pool(summary, eq)
+    paras = [f"{s.pool_games} games per (player count, pool size), every cell on the same seeds "
+             f"(common random numbers), default policy for every seat.  Pools {s.pool_grid} plus "
+             f"the rulebook's 23/28/33.  Box VP = max(0, Σ harvest VP tokens − pool)."]
+    for target, rs in recs.items():
+        goal = ("equal expected game length, matching the 2-player rulebook game"
+                if target == "equal-length" else "smallest first-seat advantage")
+        paras.append(f"**Target: {goal}.** " + " ".join(r.sentence() for r in rs))
+    rb = summary[summary.rulebook]
+    paras.append("At the rulebook pools: " + "; ".join(
+        f"{r.players}p/{r.pool}: {r.mean_rounds:.1f} rounds, {_pct(r.token_vp_share)} of points "
+        f"from harvest tokens, winner margin {r.mean_margin:.1f}, box used in "
+        f"{_pct(r.overflow_rate, 0)} of games" for r in rb.itertuples()) + ".")
+    rec_tables = {f"pool_recommendation_{t.replace('-', '_')}": pools.recommendations_frame(rs)
+                  for t, rs in recs.items()}
+    return Section("Pool sizes by player count", paras,
+                   {"pool_sizes": pools.flat_table(summary, digits=4), **rec_tables},
+                   [("pool_length", fig, pplots.length_reading(summary, eq))])
+
+
+def section_seats(ctx: Context) -> Section:
+    """Seat advantage: by pool size (heat map) and in the tournament."""
+    from .plots import pools as pplots
+    summary, _ = _pool_summary(ctx)
+    fig = pplots.seat_heatmap(summary)
+    rows = []
+    for r in summary[summary.rulebook].itertuples():
+        for seat, (w, ci) in enumerate(zip(r.seat_win_rates, r.seat_win_rates_ci)):
+            rows.append({"players": r.players, "pool": r.pool, "seat": seat + 1, "n": r.n_games,
+                         "win_rate": w, "win_lo": ci[0], "win_hi": ci[1], "fair": 1 / r.players})
+    tables = {"seats_rulebook_pools": pd.DataFrame(rows)}
+    paras = ["Seat 1 is the starting player.  Win rates count a shared win 1/k; Wilson 95% "
+             "intervals (conservative for shared wins).  Fair share = 1/players."]
+    t = ctx.results.get("tournament")
+    if t is not None:
+        all_seats = t.seats[t.seats.policy == "all"].copy()
+        tables["seats_tournament"] = all_seats
+        if len(all_seats):
+            r0 = all_seats.iloc[0]
+            paras.append(f"In the strategy tournament ({t.config['players']} players, mixed "
+                         f"policies, seats rotated) the starting player won "
+                         f"{_pct(r0.win_rate)} [{_pct(r0.win_lo)}, {_pct(r0.win_hi)}] of "
+                         f"{int(r0.n)} games.")
+    return Section("Seat advantage", paras, tables,
+                   [("seat_advantage", fig, pplots.seat_reading(summary))])
+
+
+def section_manifest(ctx: Context) -> Section:
+    """Everything needed to reproduce the report."""
+    m = ctx.results["manifest"]
+    rows = [{"item": k, "value": json.dumps(v, default=str) if isinstance(v, (dict, list, tuple))
+             else str(v)} for k, v in m.items() if k != "settings"]
+    settings = pd.DataFrame([{"setting": k, "value": str(v)} for k, v in m["settings"].items()])
+    paras = [f"Built {m['created']} in {m['seconds']:.0f} s with vale-sim {m['code']['vale_sim']} "
+             f"(git {m['code']['git'] or 'unknown'}), engine **{m['engine']}**, seed {m['seed']}, "
+             f"report size {m['size']}.  Re-run with `vale-sim report"
+             f"{' --quick' if m['size'] == 'quick' else ''}` or `vale-sim run experiments/report.toml`."]
+    if ctx.settings.fallback_note:
+        paras.append("**Note:** " + ctx.settings.fallback_note)
+    return Section("Run manifest", paras, {"manifest": pd.DataFrame(rows),
+                                           "settings": settings}, [])
+
+
+SECTIONS: list[Callable[[Context], Section]] = [
+    section_card_set, section_spoil, section_tournament, section_advancements,
+    section_pools, section_seats, section_manifest,
+]
+
+
+# ---------------------------------------------------------------------------
+# Rendering
+# ---------------------------------------------------------------------------
+def _slug(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
+
+
+def _display(df: pd.DataFrame, max_rows: int = 80) -> pd.DataFrame:
+    d = df.head(max_rows).copy()
+    for c in d.columns:
+        if pd.api.types.is_float_dtype(d[c]):
+            d[c] = d[c].map(lambda x: "" if pd.isna(x) else f"{x:.3f}")
+    return d
+
+
+def _md_table(df: pd.DataFrame) -> str:
+    d = _display(df)
+    esc = lambda x: str(x).replace("|", "\\|").replace("\n", " ")  # noqa: E731
+    lines = ["| " + " | ".join(esc(c) for c in d.columns) + " |",
+             "|" + "|".join("---" for _ in d.columns) + "|"]
+    lines += ["| " + " | ".join(esc(v) for v in row) + " |" for row in d.itertuples(index=False)]
+    if len(df) > len(d):
+        lines.append(f"\n*First {len(d)} of {len(df)} rows; the CSV has all.*")
+    return "\n".join(lines)
+
+
+def _md_inline(text: str) -> str:
+    """**bold** and `code` to HTML (the only markup paragraphs use)."""
+    import re
+    t = html.escape(text)
+    t = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", t)
+    return re.sub(r"`(.+?)`", r"<code>\1</code>", t)
+
+
+CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;font-size:12px;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:2px 6px}
+th{background:#f3f3f3}figure{margin:1em 0}figcaption{font-style:italic;color:#444}
+.tbl{overflow-x:auto}code{background:#f3f3f3;padding:0 3px}nav li{margin:2px 0}"""
+
+
+def _fig_png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    return buf.getvalue()
+
+
+def render(sections: list[Section], out: Path, title: str) -> None:
+    """Write index.html, report.md, figures/*.png and tables/*.csv into ``out``."""
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+    md = [f"# {title}", ""]
+    body = [f"<h1>{html.escape(title)}</h1>", "<nav><ol>"]
+    body += [f'<li><a href="#s{i}">{html.escape(s.title)}</a></li>' for i, s in enumerate(sections, 1)]
+    body.append("</ol></nav>")
+    md += [f"{i}. [{s.title}](#s{i})" for i, s in enumerate(sections, 1)] + [""]
+    for i, s in enumerate(sections, 1):
+        body.append(f'<section id="s{i}"><h2>{i}. {html.escape(s.title)}</h2>')
+        md += [f'<a id="s{i}"></a>', f"## {i}. {s.title}", ""]
+        for p in s.paragraphs:
+            body.append(f"<p>{_md_inline(p)}</p>")
+            md += [p, ""]
+        for name, fig, caption in s.figures:
+            png = _fig_png(fig)
+            fn = f"{_slug(name)}.png"
+            (out / "figures" / fn).write_bytes(png)
+            b64 = base64.b64encode(png).decode()
+            body.append(f'<figure id="fig-{_slug(name)}"><img alt="{html.escape(name)}" '
+                        f'src="data:image/png;base64,{b64}" style="max-width:100%">'
+                        f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+            md += [f"![{name}](figures/{fn})", "", f"*{caption}*", ""]
+        for name, df in s.tables.items():
+            fn = f"{_slug(name)}.csv"
+            df.to_csv(out / "tables" / fn, index=False)
+            body.append(f'<h3 id="tbl-{_slug(name)}">Table: {html.escape(name)} '
+                        f'<small>({len(df)} rows, tables/{fn})</small></h3>')
+            body.append('<div class="tbl">' + _display(df).to_html(index=False, border=0,
+                                                                   escape=True) + "</div>")
+            if len(df) > 80:
+                body.append(f"<p><i>First 80 of {len(df)} rows; the CSV has all.</i></p>")
+            md += [f"**Table: {name}** ({len(df)} rows, [tables/{fn}](tables/{fn}))", "",
+                   _md_table(df), ""]
+        body.append("</section>")
+    doc = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+           f"<style>{CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n")
+    (out / "index.html").write_text(doc, encoding="utf-8")
+    (out / "report.md").write_text("\n".join(md) + "\n", encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------
+# Building
+# ---------------------------------------------------------------------------
+def _bar(ctx, total, desc, unit="game"):
+    if not ctx.progress:
+        return None
+    from tqdm.auto import tqdm
+    return tqdm(total=total, desc=desc, unit=unit, leave=False, file=sys.stderr,
+                disable=not sys.stderr.isatty())
+
+
+def _log(ctx, msg: str) -> None:
+    if ctx.progress:
+        print(msg, file=sys.stderr, flush=True)
+
+
+def _manifest(ctx: Context, started, seconds: float) -> dict:
+    from .experiments import card_set_info, code_version
+    s = ctx.settings
+    return {"created": started.isoformat(timespec="seconds"), "seconds": round(seconds, 1),
+            "size": s.size, "engine": s.engine, "seed": s.seed, "code": code_version(),
+            "card_set": card_set_info(ctx.card_set()), "python": sys.version.split()[0],
+            "section_seconds": {k: round(v, 1) for k, v in ctx.timings.items()},
+            "games": {"spoil_simulated_turns_per_deck": s.spoil_sim_games,
+                      "tournament_per_matchup": s.tournament_games,
+                      "advancement_paired_per_card": s.adv_games,
+                      "advancement_observational": s.adv_observational_games,
+                      "pool_per_cell": s.pool_games},
+            "settings": s.to_dict()}
+
+
+def build_report(out="results/report", settings: ReportSettings | None = None, *,
+                 sections=None, progress: bool = True, store=None, keep=()) -> dict:
+    """Build the report into ``out`` (replaced as a whole when complete).
+
+    ``sections``: section functions (default :data:`SECTIONS`).  ``store``: a
+    :class:`vale_sim.experiments.ChunkStore` to cache games (re-use chunks).
+    ``keep``: names inside an existing ``out`` carried over into the new one
+    (e.g. a chunk cache).  Returns the manifest.
+    """
+    settings = settings or ReportSettings.make()
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir()
+    ctx = Context(settings, store=store, progress=progress)
+    sections = list(sections or SECTIONS)
+    started = dt.datetime.now(dt.timezone.utc)
+    t0 = time.perf_counter()
+    built = []
+    try:
+        _log(ctx, f"vale-sim report: size {settings.size}, engine {settings.engine}, "
+                  f"{len(sections)} sections -> {out}/")
+        if settings.fallback_note:
+            _log(ctx, "  note: " + settings.fallback_note)
+        for i, fn in enumerate(sections, 1):
+            name = fn.__name__.removeprefix("section_")
+            if fn is section_manifest:
+                ctx.results["manifest"] = _manifest(ctx, started, time.perf_counter() - t0)
+            _log(ctx, f"[{i}/{len(sections)}] {name} ...")
+            ts = time.perf_counter()
+            try:
+                sec = fn(ctx)
+            except SectionUnavailable as e:
+                _log(ctx, f"  unavailable: {e}")
+                sec = Section(f"{name.replace('_', ' ').capitalize()} (not available)",
+                              [f"This section could not be built: {e}."])
+            ctx.timings[name] = time.perf_counter() - ts
+            _log(ctx, f"[{i}/{len(sections)}] {name} done in {ctx.timings[name]:.1f} s")
+            built.append(sec)
+        manifest = _manifest(ctx, started, time.perf_counter() - t0)
+        render(built, tmp, f"Mystic Vale balance report — {settings.card_set}")
+        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
+        old = None
+        if out.exists():
+            for k in keep:
+                if (out / k).exists() and not (tmp / k).exists():
+                    os.replace(out / k, tmp / k)
+            old = out.parent / f".{out.name}.old-{os.getpid()}"
+            os.replace(out, old)
+        os.replace(tmp, out)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    _log(ctx, f"report written to {out}/index.html and {out}/report.md "
+              f"in {time.perf_counter() - t0:.0f} s")
+    return manifest
