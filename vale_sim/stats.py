@@ -17,6 +17,7 @@ never too narrow.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, asdict
 
@@ -25,6 +26,7 @@ import numpy as np
 PROPORTION_METHODS = ("wilson", "exact")
 
 
+@functools.lru_cache(maxsize=64)
 def _z(confidence: float) -> float:
     from scipy.stats import norm
     _check_confidence(confidence)

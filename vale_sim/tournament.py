@@ -42,7 +42,7 @@ ENGINES = ("fast", "reference")
 # Playing games: through vale_sim.runner (fallback: the reference engine)
 # ---------------------------------------------------------------------------
 def play_frame(card_set, players: int, seed: int, games: int, policies, rules: Rules | None = None,
-               engine: str = "fast", workers: int = 1) -> pd.DataFrame:
+               engine: str = "fast", workers: int = 1, chunk_size: int | None = None) -> pd.DataFrame:
     """Games ``0 .. games-1`` with fixed ``policies`` (1 or one per player, in
     player order): one row per game and player, as :func:`vale_sim.runner.run`.
 
@@ -57,7 +57,7 @@ def play_frame(card_set, players: int, seed: int, games: int, policies, rules: R
         return _reference_frame(card_set, players, seed, games, policies, rules)
     cfg = RunConfig(card_set=card_set, players=players, seed=seed, games=games,
                     policies=tuple(policies), rules=rules, engine=engine)
-    return run(cfg, workers=workers, progress=False)
+    return run(cfg, workers=workers, chunk_size=chunk_size, progress=False)
 
 
 def _reference_frame(card_set, players, seed, games, policies, rules) -> pd.DataFrame:
