@@ -498,7 +498,9 @@ def _execute_pool(task, cfg, chunks, workers, consume) -> None:
     import multiprocessing as mp
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     todo = list(reversed(chunks))
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"))
+    # spawn, not fork: a clean interpreter per worker (safe with numba and arrow threads).
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
+                               initializer=_ignore_sigint)
     running = {}
     try:
         while todo or running:
@@ -510,9 +512,18 @@ def _execute_pool(task, cfg, chunks, workers, consume) -> None:
                 first, n = running.pop(fut)
                 consume(first, n, fut.result())
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
+        # Interrupted (or a chunk failed): drop the chunks in flight, stop the workers now.
+        for proc in list(getattr(pool, "_processes", {}).values()):
+            proc.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
+
+
+def _ignore_sigint() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them (no traceback per worker)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _execute_dask(task, cfg, chunks, scheduler, consume) -> None:
