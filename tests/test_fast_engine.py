@@ -1,0 +1,208 @@
+"""Rules of the fast engine on hand-built situations, and whole-game invariants."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vale_sim.cards import load_card_set
+from vale_sim.policy import PRESETS, Policy, BuyRule, PolicyError
+from vale_sim.rules import Rules
+from vale_sim.fast import engine as E
+from vale_sim.fast.api import simulate, run_games, play_game_fast
+from vale_sim.fast.state import (new_state, CC_DECAY, CC_GROWTH, PS_TURN, R_TOKENS, R_BOX,
+                                 GO_POOL_LEFT, GO_TRUNC, GO_ROUNDS)
+from vale_sim.fast.tables import card_tables, policy_tables, T_CARD_ADV, T_CARD_VALE, ABSENT
+
+
+@pytest.fixture(scope="module")
+def cs():
+    return load_card_set("core")
+
+
+@pytest.fixture()
+def game(cs):
+    """(cs, T, S, Q) after setup of a 2-player game, seed 1."""
+    T = card_tables(cs, 2, Rules())
+    Q = policy_tables(cs, [PRESETS["balanced"]] * 2)
+    S = new_state(T)
+    E.setup(T, S, np.uint64(1), np.uint64(0))
+    return cs, T, S, Q
+
+
+def kind(cs, pred):
+    return next(i for i, a in enumerate(cs.advancements) if pred(a))
+
+
+def set_card(T, S, p, c, slots):
+    S.slots[p, c, :] = slots
+    S.lwtop[p, c] = -1
+    E.refresh_card(T, S, p, c)
+
+
+def set_zones(S, p, field, on_deck, deck=(), discard=()):
+    """Arrange player p's 20 cards: the rest go to the deck after `deck`."""
+    used = set(field) | set(deck) | set(discard) | ({on_deck} if on_deck >= 0 else set())
+    rest = [c for c in range(20) if c not in used]
+    deck = list(deck) + rest
+    S.field[p, :len(field)] = field
+    S.field_n[p] = len(field)
+    S.on_deck[p] = on_deck
+    S.deck[p, :len(deck)] = deck
+    S.dhead[p], S.dn[p] = 0, len(deck)
+    S.disc[p, :len(discard)] = discard
+    S.disc_n[p] = len(discard)
+
+
+# -- spoiling (§4.4) -----------------------------------------------------------
+def test_spoil_at_four_net_decay_and_growth_cancels(game):
+    cs, T, S, Q = game
+    cursed = cs.advancement_id("Cursed Land")
+    for c in range(4):
+        set_card(T, S, 0, c, [cursed, -1, -1])
+    set_card(T, S, 0, 4, [-1, -1, -1])
+    set_zones(S, 0, field=[0, 1, 2], on_deck=3)
+    assert E.decay_showing(T, S, 0) == 4
+    assert E.spoil_check(T, S, 0)
+    grower = kind(cs, lambda a: a.growth > 0 and a.decay == 0 and a.ability == "none")
+    set_card(T, S, 0, 4, [-1, -1, -1])
+    S.slots[0, 4, cs.advancements[grower].position] = grower
+    E.refresh_card(T, S, 0, 4)
+    set_zones(S, 0, field=[0, 1, 2, 4], on_deck=3)
+    g = cs.advancements[grower].growth
+    assert E.decay_showing(T, S, 0) == 4 - g
+    assert not E.spoil_check(T, S, 0)
+
+
+def test_seedling_and_lifebringer(game):
+    cs, T, S, Q = game
+    cursed = cs.advancement_id("Cursed Land")
+    heavy = kind(cs, lambda a: a.decay > 0 and a.position == 2 and a.ability == "none"
+                 and a.supply == "commons")
+    d = 1 + cs.advancements[heavy].decay
+    set_card(T, S, 0, 0, [cursed, -1, heavy])
+    assert S.cc[0, 0, CC_DECAY] == d >= 2
+    set_card(T, S, 0, 0, [cursed, cs.advancement_id("Seedling"), heavy])
+    assert S.cc[0, 0, CC_DECAY] == 1
+    set_card(T, S, 0, 0, [cursed, cs.advancement_id("Lifebringer Seed"), heavy])
+    assert S.cc[0, 0, CC_DECAY] == 0
+    set_card(T, S, 0, 1, [cursed, cs.advancement_id("Seedling"), -1])
+    assert S.cc[0, 1, CC_DECAY] == 1     # Seedling alone on a Cursed Land: no effect
+
+
+def test_peacekeeper_druid_discards_on_deck(game):
+    cs, T, S, Q = game
+    cursed = cs.advancement_id("Cursed Land")
+    druid = cs.advancement_id("Peacekeeper Druid")
+    for c in range(4):
+        set_card(T, S, 0, c, [cursed, -1, -1])
+    set_card(T, S, 0, 5, [-1, -1, druid])
+    set_card(T, S, 0, 6, [-1, -1, -1])
+    set_zones(S, 0, field=[0, 1, 2, 5], on_deck=3, deck=[6])
+    assert not E.spoil_check(T, S, 0)
+    assert S.on_deck[0] == 6 and S.disc[0, S.disc_n[0] - 1] == 3
+    # used once per window: a second spoil is not saved
+    set_zones(S, 0, field=[0, 1, 2, 5], on_deck=3, deck=[6])
+    assert E.spoil_check(T, S, 0)
+
+
+# -- vales (§6.3) --------------------------------------------------------------
+def test_pay_rulebook_example():
+    # spirits: forest, forest, sky, animal, animal, wild  = a2 f2 s1 w1
+    ok, a, f, s, w = E.pay(2, 2, 1, 1, 1, 1, 1, 1)      # Feral Grove: W+F+S+A
+    assert ok and (a, f, s, w) == (0, 1, 0, 1)
+    ok, a, f, s, w = E.pay(a, f, s, w, 0, 1, 1, 0)       # Ley Line Nexus: S+F
+    assert ok and (a, f, s, w) == (0, 0, 0, 0)
+    assert not E.pay(1, 0, 0, 0, 0, 1, 1, 0)[0]
+
+
+def test_buy_both_vales_of_the_rulebook_example(game):
+    cs, T, S, Q = game
+    feral, ley = cs.vale_id("Feral Grove"), cs.vale_id("Ley Line Nexus")
+    S.vslots[:] = -1
+    S.vslots[0], S.vslots[4] = ley, feral
+    S.spirits[:] = (2, 2, 1, 1)
+    S.ps[0, PS_TURN] = 3
+    mana = E.buy_vales(T, S, Q, 0, 5, 3)
+    assert mana == 5
+    owned = sorted(S.vown[0, :S.vown_n[0]])
+    assert owned == sorted([feral, ley])
+    assert list(S.spirits) == [0, 0, 0, 0]
+
+
+def test_sunstone_turns_a_spirit_wild(game):
+    cs, T, S, Q = game
+    ley, sun = cs.vale_id("Ley Line Nexus"), cs.vale_id("Sunstone Aerie")
+    S.vslots[:] = -1
+    S.vslots[0] = ley
+    S.vown[0, 0], S.vturn[0, 0], S.vown_n[0] = sun, 1, 1
+    S.ps[0, PS_TURN] = 2
+    S.spirits[:] = (1, 1, 0, 0)                            # animal + forest, Nexus wants sky + forest
+    mana = E.buy_vales(T, S, Q, 0, 3, 2)
+    assert mana == 1 and S.vown_n[0] == 2 and S.vown[0, 1] == ley
+
+
+# -- advancements (§6.4) -------------------------------------------------------
+def test_earthchant_discount(game):
+    cs, T, S, Q = game
+    chorus = cs.advancement_id("Earthchant Chorus")         # middle
+    set_card(T, S, 0, 0, [-1, chorus, -1])
+    set_card(T, S, 0, 1, [-1, -1, -1])
+    set_zones(S, 0, field=[1, 0], on_deck=2)
+    k = kind(cs, lambda a: a.position == 0 and a.cost >= 3 and a.supply == "commons")
+    card, cost, ch = E.placement(T, S, Q, 0, k)
+    assert card == 0 and ch == 1 and cost == cs.advancements[k].cost - 2
+    k2 = kind(cs, lambda a: a.position == 1 and a.supply == "commons")
+    card, cost, ch = E.placement(T, S, Q, 0, k2)      # middle taken on the Chorus card
+    assert card == 1 and ch == 0
+
+
+# -- policy tables ---------------------------------------------------------------
+def test_policy_tables_resolve_names(cs):
+    pol = Policy(name="r", rules=(BuyRule("card", "Seedling", owned_at_most=1),
+                                  BuyRule("card", "Feral Grove")))
+    Q = policy_tables(cs, [pol])
+    assert Q.rules[0, 0, 0] == T_CARD_ADV and Q.rules[0, 0, 1] == cs.advancement_id("Seedling")
+    assert Q.rules[0, 1, 0] == T_CARD_VALE and Q.rules[0, 1, 1] == cs.vale_id("Feral Grove")
+    assert Q.rules[0, 1, 2] == ABSENT
+    with pytest.raises(PolicyError, match="Nonexistent"):
+        policy_tables(cs, [Policy(name="bad", rules=(BuyRule("card", "Nonexistent"),))])
+
+
+# -- whole games -----------------------------------------------------------------
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_games_finish_and_keep_invariants(cs, players):
+    T = card_tables(cs, players, Rules())
+    Q = policy_tables(cs, [PRESETS[n] for n in sorted(PRESETS)][:players])
+    S = new_state(T)
+    for gi in range(30):
+        E.play_one(T, S, Q, np.uint64(3), np.uint64(gi), np.zeros((0, S.tr.shape[0]), np.int64))
+        assert S.gs[E.G_POOL] == 0 or S.gs[E.G_TRUNC] == 1
+        for p in range(players):
+            zones = (list(S.deck[p, S.dhead[p]:S.dn[p]]) + list(S.field[p, :S.field_n[p]])
+                     + list(S.disc[p, :S.disc_n[p]]) + ([S.on_deck[p]] if S.on_deck[p] >= 0 else []))
+            assert sorted(zones) == list(range(20))
+            assert (S.slots[p] >= -1).all()
+
+
+def test_vp_taken_is_pool_drawn_plus_box(cs):
+    out = simulate(cs, 2, 9, 300, ["greedy", "vp-rush"])
+    taken = out.res[:, :, R_TOKENS].sum(axis=1)
+    box = out.res[:, :, R_BOX].sum(axis=1)
+    assert (taken == (23 - out.gout[:, GO_POOL_LEFT]) + box).all()
+    assert (out.gout[:, GO_TRUNC] == 0).all()
+    assert np.allclose(out.share.sum(axis=1), 1.0)
+
+
+def test_max_rounds_truncation(cs):
+    out = simulate(cs, 2, 9, 20, None, Rules(max_rounds=3))
+    assert (out.gout[:, GO_ROUNDS] == 3).all() and (out.gout[:, GO_TRUNC] == 1).all()
+
+
+def test_run_games_frame_and_chunk_independence(cs):
+    df = run_games(cs, 2, 42, 20, "balanced")
+    assert len(df) == 40 and {"score", "win_share", "seat", "buy:Seedling"} <= set(df.columns)
+    tail = run_games(cs, 2, 42, 5, "balanced", first_game=15)
+    a = df[df.game >= 15].reset_index(drop=True)
+    assert (a[["score", "tokens_vp", "seat"]].values == tail[["score", "tokens_vp", "seat"]].values).all()
+    g = play_game_fast(cs, 2, 42, 17, "balanced")
+    assert [r.score for r in g.results] == list(df[df.game == 17].score)
