@@ -278,7 +278,7 @@ def _bt_covariance(theta: np.ndarray, n: np.ndarray) -> np.ndarray:
 
 
 def bradley_terry(wins, names=None, confidence: float = 0.95, method: str = "fisher",
-                  n_boot: int = 1000, seed: int = 0, prior: float = 0.5):
+                  n_boot: int = 1000, seed: int = 0, prior: float = 0.5, strata=None):
     """Bradley–Terry strengths with intervals, as a DataFrame sorted by strength.
 
     ``wins`` is either a ``(k, k)`` matrix (``wins[i, j]``: times ``i`` beat
@@ -291,7 +291,9 @@ def bradley_terry(wins, names=None, confidence: float = 0.95, method: str = "fis
       for independent pairwise games (2 players).
     - "bootstrap": percentile intervals; resamples games when ``wins`` is
       3-d, else redraws each pair's wins from a binomial at the observed rate
-      (parametric bootstrap).
+      (parametric bootstrap).  ``strata`` (one label per game, e.g. the
+      matchup) resamples games within each stratum, as the games were
+      planned: every resample keeps every matchup.
 
     Columns: name, strength (log, mean 0), lo, hi, se, elo (strength in Elo
     points, mean 0), elo_lo, elo_hi, comparisons (games the policy took part
@@ -316,9 +318,12 @@ def bradley_terry(wins, names=None, confidence: float = 0.95, method: str = "fis
     elif method == "bootstrap":
         rng = np.random.default_rng(seed)
         draws = np.empty((n_boot, k))
+        if per_game is not None:
+            labels = np.zeros(per_game.shape[0]) if strata is None else np.asarray(strata)
+            groups = [np.flatnonzero(labels == u) for u in np.unique(labels)]
         for b in range(n_boot):
             if per_game is not None:
-                idx = rng.integers(0, per_game.shape[0], per_game.shape[0])
+                idx = np.concatenate([g[rng.integers(0, g.size, g.size)] for g in groups])
                 wb = per_game[idx].sum(axis=0)
             else:
                 frac = np.divide(total, n_obs, out=np.zeros_like(total), where=n_obs > 0)

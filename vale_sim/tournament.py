@@ -278,13 +278,15 @@ def seat_table(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def game_comparisons(frame: pd.DataFrame, names) -> np.ndarray:
+def game_comparisons(frame: pd.DataFrame, names, strata: bool = False):
     """Per game, pairwise results between different policies: ``(games, k, k)``.
 
     ``out[g, i, j]`` is 1 if policy ``i`` finished ahead of ``j`` in game
     ``g`` (higher score, then tie-break — the game's own winner rule), 1/2
     each when level.  Players with the same policy are not compared.  With
-    several players of one policy, each of them is compared.
+    several players of one policy, each of them is compared.  With
+    ``strata=True`` also returns each game's matchup label (for a stratified
+    bootstrap).
     """
     idx = {n: i for i, n in enumerate(names)}
     keys = _game_keys(frame)
@@ -301,6 +303,10 @@ def game_comparisons(frame: pd.DataFrame, names) -> np.ndarray:
         r = rows[differ]
         np.add.at(out, (r, pol[differ, p], pol[differ, q]), res[differ])
         np.add.at(out, (r, pol[differ, q], pol[differ, p]), 1 - res[differ])
+    if strata:
+        labels = (f["matchup"].to_numpy()[::players] if "matchup" in f.columns
+                  else np.zeros(g, dtype=object))
+        return out, labels
     return out
 
 
@@ -313,7 +319,7 @@ def ranking(frame: pd.DataFrame, names, players: int, confidence: float = 0.95,
     (rank breaking); those share a game, so intervals come from a bootstrap
     over games.
     """
-    per_game = game_comparisons(frame, names)
+    per_game, strata = game_comparisons(frame, names, strata=True)
     present = per_game.sum(axis=(0, 2)) + per_game.sum(axis=(0, 1)) > 0
     if present.sum() < 2:
         return pd.DataFrame(columns=["name", "strength", "lo", "hi", "se", "elo", "elo_lo",
@@ -322,7 +328,7 @@ def ranking(frame: pd.DataFrame, names, players: int, confidence: float = 0.95,
     kept = [n for n, p in zip(names, present) if p]
     method = "fisher" if players == 2 else "bootstrap"
     return stats.bradley_terry(per_game, names=kept, confidence=confidence, method=method,
-                               n_boot=n_boot, seed=seed)
+                               n_boot=n_boot, seed=seed, strata=strata)
 
 
 # ---------------------------------------------------------------------------
