@@ -193,6 +193,15 @@ def test_corrupt_chunk_names_file_and_fix(tmp_path):
     assert len(run(CFG, chunk_size=6, out=out, resume=True, progress=False)) == 2 * GAMES
 
 
+def test_overlapping_chunks_are_refused(tmp_path):
+    out = tmp_path / "r.parquet"
+    run(CFG, chunk_size=6, out=out, progress=False)
+    df = pd.read_parquet(out)
+    runner.write_part(out, CFG.key(), 4, df[df["game"].between(4, 7)])   # e.g. copied in by hand
+    with pytest.raises(UserError, match="part-000000000004"):
+        run(CFG, out=out, resume=True, progress=False)
+
+
 def test_non_run_directory_is_not_touched(tmp_path):
     (tmp_path / "notes.txt").write_text("mine")
     with pytest.raises(UserError, match="not empty"):
@@ -245,6 +254,7 @@ def test_simulate_command_writes_parquet(full, tmp_path, capsys):
 
 def test_fast_falls_back_to_reference_with_warning(monkeypatch):
     monkeypatch.setattr(runner, "fast_available", lambda: False)
+    monkeypatch.setattr(runner, "_fallback_warned", [])
     cfg = RunConfig(seed=7, games=2, engine="fast")
     with pytest.warns(RuntimeWarning, match="not available"):
         assert cfg.manifest()["engine"] == "reference"

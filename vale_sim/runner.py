@@ -62,13 +62,18 @@ def fast_available() -> bool:
     return True
 
 
+_fallback_warned: list = []      # warn once per process
+
+
 def effective_engine(engine: str) -> str:
     """The engine a run will use: "fast" falls back to "reference" (with a warning)."""
     if engine not in ENGINES:
         raise _user_error(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     if engine == "fast" and not fast_available():
-        warnings.warn("the fast engine (vale_sim.fast.api) is not available; "
-                      "using the reference engine", RuntimeWarning, stacklevel=3)
+        if not _fallback_warned:
+            _fallback_warned.append(True)
+            warnings.warn("the fast engine (vale_sim.fast.api) is not available; "
+                          "using the reference engine", RuntimeWarning, stacklevel=3)
         return "reference"
     return engine
 
@@ -412,6 +417,11 @@ def _existing_parts(out: Path, key: str) -> dict[int, int]:
         if p.name != part_path(out, first).name:
             raise _corrupt(p, f"its metadata says it starts at game {first}")
         parts[first] = n
+    end = 0
+    for first in sorted(parts):
+        if first < end:
+            raise _corrupt(part_path(out, first), f"its games overlap an earlier chunk ending at game {end - 1}")
+        end = first + parts[first]
     return parts
 
 
