@@ -47,13 +47,14 @@ def run(args) -> int:
     fast = base.resolved()
     ref = RunConfig(card_set="core", players=2, seed=args.seed, games=args.reference_games,
                     engine="reference").resolved()
+    import numba
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)              # one core: per-core rate = games/s
     try:
-        import numba
-        numba.set_num_threads(1)          # one core: per-core rate = games/s
-    except (ImportError, ValueError):
-        pass
-    _rate(fast, min(50, args.games))      # warm-up: compile or load the numba cache
-    fast_rate = _rate(fast, args.games)
+        _rate(fast, min(50, args.games))  # warm-up: compile or load the numba cache
+        fast_rate = _rate(fast, args.games)
+    finally:
+        numba.set_num_threads(threads)
     ref_rate = _rate(ref, args.reference_games)
     result = {"fast_games_per_s": round(fast_rate, 1),
               "reference_games_per_s": round(ref_rate, 2),
