@@ -12,7 +12,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser("simulate", help="play many games; per-game results to Parquet and a summary",
                        description="Play N games (game i depends only on the seed and i), write "
                                    "one row per game and player to a Parquet directory, and print "
-                                   "win rates by seat and by policy with 95%% Wilson intervals, "
+                                   "win rates by seat and by policy with 95% Wilson intervals, "
                                    "mean scores, spoil rate and mean rounds.  See docs/runs.md.")
     p.add_argument("--games", type=int, default=1000, help="number of games (default 1000)")
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
