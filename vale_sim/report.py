@@ -68,7 +68,7 @@ class ReportSettings:
     workers: int = 1
     spoil_decks: tuple = ("starter", "druid", "grovetender", "thornhide")
     spoil_pushes: int = 6
-    spoil_sim_games: int = 4000
+    spoil_sim_games: int = 2000
     tournament_policies: tuple = ("balanced", "cautious", "greedy", "spirit-rush", "vp-rush",
                                   "mana-target")
     tournament_players: int = 2

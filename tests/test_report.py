@@ -1,0 +1,99 @@
+"""The balance report: every section, table and figure in both index.html and report.md."""
+import base64
+import json
+import re
+
+import pytest
+
+from vale_sim import report
+from vale_sim.report import ReportSettings, Section, SectionUnavailable, build_report
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("rep") / "report"
+    settings = ReportSettings.make(size="tiny")
+    manifest = build_report(out, settings, progress=False)
+    return out, manifest
+
+
+def test_every_section_table_and_figure_present(built):
+    out, manifest = built
+    html = (out / "index.html").read_text()
+    md = (out / "report.md").read_text()
+    ctx = report.Context(ReportSettings.make(size="tiny"), progress=False)
+    titles = ["The card set and where its numbers come from", "Spoil odds", "Strategy tournament",
+              "Advancement values", "Pool sizes by player count", "Seat advantage", "Run manifest"]
+    for t in titles:
+        assert t in html and t in md, t
+    assert "not available" not in html
+    # Tables: every CSV is non-empty and shown in both documents.
+    csvs = sorted((out / "tables").glob("*.csv"))
+    names = {p.stem for p in csvs}
+    for expected in ("card_sources", "cards", "spoil_odds", "tournament_matchups",
+                     "tournament_ranking", "advancement_values", "pool_sizes",
+                     "pool_recommendation_equal_length", "seats_rulebook_pools", "manifest"):
+        assert expected in names, expected
+    for p in csvs:
+        lines = p.read_text().strip().splitlines()
+        assert len(lines) >= 2, p.name                     # header + at least one row
+        assert f"Table: {p.stem}" in html and f"Table: {p.stem}" in md
+    # Figures: embedded PNGs in the HTML, PNG files next to report.md.
+    figs = sorted((out / "figures").glob("*.png"))
+    assert {p.stem for p in figs} >= {"card_sources", "spoil_odds", "tournament_ranking",
+                                       "advancement_values", "pool_length", "seat_advantage"}
+    embedded = re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,([^"]+)"', html)
+    assert {n for n, _ in embedded} == {p.stem for p in figs}
+    for name, b64 in embedded:
+        assert base64.b64decode(b64)[:8] == b"\x89PNG\r\n\x1a\n"
+        assert len(b64) > 1000
+    for p in figs:
+        assert p.stat().st_size > 1000
+        assert f"](figures/{p.name})" in md
+    # Each figure has a reading under it (a sentence with a number in it).
+    captions = re.findall(r"<figcaption>(.*?)</figcaption>", html)
+    assert len(captions) == len(figs) and all(re.search(r"\d", c) for c in captions)
+    # Offline: nothing fetched from the network.
+    assert "http://" not in html and "https://" not in html
+    assert manifest["engine"] in ("fast", "reference") and manifest["card_set"]["digest"]
+    assert json.loads((out / "manifest.json").read_text())["size"] == "tiny"
+    del ctx
+
+
+def test_no_half_written_output(tmp_path):
+    out = tmp_path / "rep"
+
+    def broken(ctx):
+        raise RuntimeError("boom")
+    with pytest.raises(RuntimeError, match="boom"):
+        build_report(out, ReportSettings.make(size="tiny"), sections=[report.section_card_set, broken],
+                     progress=False)
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []                  # no temp folder left behind
+    # An existing report is replaced only once the new one is complete.
+    build_report(out, ReportSettings.make(size="tiny"), sections=[report.section_card_set],
+                 progress=False)
+    before = (out / "index.html").read_text()
+    with pytest.raises(RuntimeError):
+        build_report(out, ReportSettings.make(size="tiny"), sections=[broken], progress=False)
+    assert (out / "index.html").read_text() == before
+
+
+def test_unavailable_section_is_shown_not_fatal(tmp_path):
+    def section_future(ctx):
+        raise SectionUnavailable("the future section needs vale_sim.future, which is not built yet")
+    build_report(tmp_path / "r", ReportSettings.make(size="tiny"),
+                 sections=[report.section_card_set, section_future], progress=False)
+    html = (tmp_path / "r" / "index.html").read_text()
+    assert "vale_sim.future" in html and "not available" in html
+
+
+def test_settings_validation():
+    with pytest.raises(ValueError, match="pool_gamez"):
+        ReportSettings.make(pool_gamez=3)
+    with pytest.raises(ValueError):
+        ReportSettings.make(size="huge")
+    q = ReportSettings.make(quick=True)
+    f = ReportSettings.make()
+    assert q.size == "quick" and q.pool_games < f.pool_games
+    assert isinstance(Section("t").tables, dict)
