@@ -126,6 +126,41 @@ def lift_interval(s1, n1, s0, n0, confidence: float = 0.95) -> tuple[float, floa
     return (lift, float(np.nanmin([c_lo, n_lo])), float(np.nanmax([c_hi, n_hi])))
 
 
+def play_card_frame(cs: CardSet, players: int, seed: int, games: int, policies,
+                    rules: Rules | None = None, engine: str = "fast",
+                    chunk: int = 20_000) -> pd.DataFrame:
+    """Like :func:`vale_sim.tournament.play_frame`, plus ``first_round:<name>``
+    and ``harvested:<name>`` per advancement, which the runner's frame leaves
+    out: from the fast engine's public API (``vale_sim.fast.api.simulate``) or
+    the reference engine's records.  One process (the observational run is a
+    single run; the fast engine plays thousands of games a second)."""
+    from .runner import effective_engine, reference_frame
+    from .policy import get_policy
+    rules = rules or Rules()
+    pols = [get_policy(p) for p in policies]
+    pols = pols * players if len(pols) == 1 else pols
+    kinds = [(k, a.name) for k, a in enumerate(cs.advancements) if a.supply != "starter"]
+    parts = []
+    if effective_engine(engine) == "fast":
+        from .fast.api import frame as fast_frame, simulate
+        for first in range(0, games, chunk):
+            out = simulate(cs, players, seed, min(chunk, games - first), pols, rules,
+                           first_game=first)
+            df = fast_frame(out, cs, pols)
+            extra = {f"first_round:{name}": out.first_round[:, :, k].ravel() for k, name in kinds}
+            extra.update({f"harvested:{name}": out.harvested[:, :, k].ravel() for k, name in kinds})
+            parts.append(pd.concat([df, pd.DataFrame(extra, index=df.index)], axis=1))
+    else:
+        from .reference.game import play_game
+        records = [play_game(cs, players, seed, i, pols, rules) for i in range(games)]
+        df = reference_frame(records, cs)
+        res = [r for g in records for r in g.results]
+        extra = {f"first_round:{name}": [r.first_round.get(k, 0) for r in res] for k, name in kinds}
+        extra.update({f"harvested:{name}": [int(k in r.harvested) for r in res] for k, name in kinds})
+        parts.append(pd.concat([df, pd.DataFrame(extra, index=df.index)], axis=1))
+    return pd.concat(parts, ignore_index=True)
+
+
 def explore_policy(baseline="balanced", explore_permille: int = 300) -> Policy:
     """The baseline with random purchases mixed in (every card gets bought)."""
     base = get_policy(baseline)
@@ -145,12 +180,13 @@ def observational(card_set="core", games: int = 2000, players: int = 2, seed: in
     interval — the players of one game are not independent), games_harvested,
     win_rate_harvested (+ _lo, _hi; nan when the engine does not record it),
     mean_round_acquired.  Rates: Wilson intervals over player-games.
-    ``frame``: analyse an existing run instead of playing one.
+    ``frame``: analyse an existing run instead of playing one.  ``workers``
+    is accepted for symmetry and unused (see :func:`play_card_frame`).
     """
     cs = resolve_card_set(card_set, players)
     if frame is None:
         pol = explore_policy(baseline, explore_permille)
-        frame = play_frame(cs, players, seed, games, [pol], rules, engine, workers)
+        frame = play_card_frame(cs, players, seed, games, [pol], rules, engine)
     frame = _sorted(frame)
     cc = card_columns(frame, cs)
     share = _by_game(frame, frame["win_share"].to_numpy(float), players)      # (G, P)

@@ -39,42 +39,20 @@ ENGINES = ("fast", "reference")
 
 
 # ---------------------------------------------------------------------------
-# Playing games: through vale_sim.runner (fallback: the reference engine)
+# Playing games: through vale_sim.runner
 # ---------------------------------------------------------------------------
 def play_frame(card_set, players: int, seed: int, games: int, policies, rules: Rules | None = None,
                engine: str = "fast", workers: int = 1, chunk_size: int | None = None) -> pd.DataFrame:
     """Games ``0 .. games-1`` with fixed ``policies`` (1 or one per player, in
     player order): one row per game and player, as :func:`vale_sim.runner.run`.
 
-    Uses the runner when it is importable; otherwise plays the games with the
-    reference engine here (same rows; per-card columns as the runner's
-    ``reference_frame``).  Results never depend on ``workers``.
+    Plays through :func:`vale_sim.runner.run` ("fast" falls back to
+    "reference" with a warning).  Results never depend on ``workers``.
     """
-    rules = rules or Rules()
-    try:
-        from .runner import RunConfig, run
-    except ImportError:                                 # runner not built: serial reference
-        return _reference_frame(card_set, players, seed, games, policies, rules)
+    from .runner import RunConfig, run
     cfg = RunConfig(card_set=card_set, players=players, seed=seed, games=games,
-                    policies=tuple(policies), rules=rules, engine=engine)
+                    policies=tuple(policies), rules=rules or Rules(), engine=engine)
     return run(cfg, workers=workers, chunk_size=chunk_size, progress=False)
-
-
-def _reference_frame(card_set, players, seed, games, policies, rules) -> pd.DataFrame:
-    from .records import results_frame
-    from .reference.game import play_game
-    records = [play_game(card_set, players, seed, i, list(policies), rules) for i in range(games)]
-    df = results_frame(records)
-    cs = card_set
-    cards = {}
-    for k in range(len(cs.advancements)):
-        cards[f"acquired_{k}"] = [d.get(k, 0) for d in df["acquired"]]
-        cards[f"first_round_{k}"] = [d.get(k, -1) for d in df["first_round"]]
-        cards[f"harvested_{k}"] = [k in h for h in df["harvested"]]
-    for v in range(len(cs.vales)):
-        cards[f"vales_acquired_{v}"] = [t.count(v) for t in df["vales_acquired"]]
-    df = df.drop(columns=["acquired", "first_round", "harvested", "vales_acquired"])
-    return pd.concat([df, pd.DataFrame(cards, index=df.index)], axis=1)
 
 
 def resolve_card_set(card_set, players: int) -> CardSet:
