@@ -482,8 +482,8 @@ def _run_report(exp, out: Path, store, progress) -> dict:
     c = exp.config
     settings = ReportSettings.make(quick=c["quick"], seed=c["seed"], card_set=c["card_set"],
                                    engine=c["engine"], workers=c["workers"], **(c["sizes"] or {}))
-    build_report(out, settings, store=store, keep=(RUNS_DIR, "manifest.json"))
-    return {}
+    rm = build_report(out, settings, store=store, keep=(RUNS_DIR,), progress=progress)
+    return {"report": rm}
 
 
 RUNNERS = {"spoil_odds": _run_spoil, "tournament": _run_tournament,
