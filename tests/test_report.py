@@ -97,3 +97,12 @@ def test_settings_validation():
     f = ReportSettings.make()
     assert q.size == "quick" and q.pool_games < f.pool_games
     assert isinstance(Section("t").tables, dict)
+
+
+def test_fallback_to_reference_sizes_is_said(monkeypatch):
+    from vale_sim import pools
+    monkeypatch.setattr(pools, "fast_engine_available", lambda: False)
+    s = ReportSettings.make()
+    assert s.engine == "reference" and "reference engine" in s.fallback_note
+    assert s.pool_games < ReportSettings.PRESETS["full"][0].get("pool_games", 500)
+    assert ReportSettings.make(quick=True).engine == "reference"
