@@ -18,7 +18,7 @@ class TurnRecord:
     pushes: int = 0
     spoiled: bool = False      # spoiled in Planting
     spoiled_in_prep: bool = False
-    druid_used: bool = False   # Peacekeeper Druid saved a spoil (this turn's Planting or Prep)
+    druid_used: bool = False   # Peacekeeper Druid used this turn (Planting or the closing Prep)
     arbor_used: bool = False
     conclave_used: bool = False
     mana: int = 0              # mana counted in Harvest (before the token)
