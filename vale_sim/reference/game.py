@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..cards import CardSet, DECAY_LIMITING, PER_GUARDIAN
+from ..cards import CardSet, DECAY_LIMITING, PER_GUARDIAN, POSITIONS
 from ..policy import Policy, get_policy
 from ..records import GameRecord, PlayerResult, TurnRecord
 from ..rng import GameRng
@@ -111,7 +111,8 @@ class Game:
         self.start = rng.randbelow(self.n)                    # draw order 7
         self.record.starting_player = self.start
         self.log.append(f"Setup: {self.n} players, VP pool {self.pool}, "
-                        f"starting player P{self.start}")
+                        f"starting player P{self.start} (mana-token draw); policies "
+                        + ", ".join(f"P{i} {p.name}" for i, p in enumerate(self.policies)))
         for pl in self.players:                               # draw order 8
             pl.setup_field()
             self.log.append(f"P{pl.index} starting field: "
@@ -163,6 +164,9 @@ class Game:
         pl.events = {}
         policy = self.policies[pl.index]
         rec = TurnRecord(round=self.round, player=pl.index, turn=pl.turn_number)
+        pl.say(f"turn {pl.turn_number} ({policy.name}): {len(pl.field)} cards in the field, "
+               f"decay showing {pl.decay_showing()}, VP {pl.tokens_vp}"
+               + (", mana token active" if pl.token_active else ""))
         bought: list[Candidate] = []
         bought_vale_slots: list[int] = []
         if pl.skip_harvest:                                   # RB: Prep Phase spoil
@@ -191,7 +195,8 @@ class Game:
             card.slots[cand.pos] = cand.kind
             if self.cs.advancements[cand.kind].longwise:
                 card.longwise_top = cand.pos
-            pl.say(f"sleeves {self.cs.advancements[cand.kind].name} on {pl.describe(cand.card)}")
+            pl.say(f"sleeves {self.cs.advancements[cand.kind].name} into the "
+                   f"{POSITIONS[cand.pos]} slot: {pl.describe(cand.card)}")
         pl.discard.extend(pl.field)
         pl.field = []
         for s in sorted(c.slot for c in bought if c.slot >= 0):
