@@ -211,10 +211,15 @@ def matchup_table(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame
     policy's games that ended in a shared win), mean score, mean game length
     (rounds), spoil rate (spoils per turn) — rates with n and intervals.
 
-    Win and tie rates: Wilson intervals over the policy's player-games.  Spoil
+    Win rate: the hull of the Wilson interval over the policy's player-games
+    and the deal-clustered interval (see ``deal_design_effect``) — never
+    narrower than either.  Tie rate: Wilson.  Spoil
     rate: spoils per turn taken (a player takes one turn per round), with a
     cluster-robust interval over player-games (turns of one game are not
-    independent).
+    independent).  ``deal_design_effect``: cluster-robust variance of the win
+    rate over deals (a deal's rotations share its shuffles) divided by the
+    binomial variance; above 1 the Wilson interval is too narrow by its
+    square root (nan when the rate is at 0 or 1).
     """
     f = frame.copy()
     f["shared"] = (f["win_share"] > 0) & (f["win_share"] < 1)
@@ -228,15 +233,24 @@ def matchup_table(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame
         tie = stats.rate(float(g["shared"].sum()), n, confidence)
         spoil_rate, s_lo, s_hi = stats.clustered_ratio(g["spoils"].to_numpy(float),
                                                         g["rounds"].to_numpy(float), confidence)
+        # Design effect of the deals: the rotations of one deal share its shuffles,
+        # so their outcomes may be correlated.  > 1: the Wilson interval is too
+        # narrow by sqrt(deff); < 1 (the usual case, seat luck cancels): conservative.
+        per_deal = g.groupby("game")["win_share"].agg(["sum", "size"])
+        _, c_lo, c_hi = stats.clustered_ratio(per_deal["sum"].to_numpy(float),
+                                              per_deal["size"].to_numpy(float), confidence)
+        binom_var = win.rate * (1 - win.rate) / n
+        deff = ((c_hi - c_lo) / (2 * stats._z(confidence))) ** 2 / binom_var \
+            if binom_var > 0 and 0 < c_lo and c_hi < 1 else math.nan
         rows.append({
             "matchup": mu, "policy": pol, "n": n, "wins": wins,
-            "win_rate": win.rate, "win_lo": win.lo, "win_hi": win.hi,
+            "win_rate": win.rate, "win_lo": min(win.lo, c_lo), "win_hi": max(win.hi, c_hi),
             "tie_rate": tie.rate, "tie_lo": tie.lo, "tie_hi": tie.hi,
             "mean_score": float(g["score"].mean()), "sd_score": float(g["score"].std(ddof=1))
             if n > 1 else math.nan,
             "mean_rounds": float(g["rounds"].mean()),
             "spoil_rate": spoil_rate, "spoil_lo": s_lo, "spoil_hi": s_hi,
-            "truncated": int(g["truncated"].sum()),
+            "truncated": int(g["truncated"].sum()), "deal_design_effect": deff,
         })
     out = pd.DataFrame(rows)
     out.attrs["confidence"] = confidence
