@@ -92,7 +92,7 @@ def format_report(df, paired: bool, observational: bool) -> str:
 
 
 def run(args) -> int:
-    from ..advancements import advancement_report, observational, report_records
+    from ..advancements import advancement_report, observational, paired_values, report_records
     from ..cli import UserError
     from ..rules import Rules
     for name in ("games", "workers"):
@@ -104,6 +104,8 @@ def run(args) -> int:
         raise UserError(f"--tolerance must be >= 0, got {args.tolerance}")
     if not 0 <= args.explore <= 1000:
         raise UserError(f"--explore must be in 0..1000, got {args.explore}")
+    if args.plot and args.only == "observational":
+        raise UserError("--plot draws the paired values: drop --only observational")
     cards = [c.strip() for c in args.cards.split(",") if c.strip()] if args.cards else None
     show = not args.json and sys.stderr.isatty()
 
@@ -123,15 +125,15 @@ def run(args) -> int:
                     df = df[df["card"].isin(cards)].reset_index(drop=True)
                 df = df.sort_values("lift", ascending=False, ignore_index=True)
                 df.attrs["observational_games"] = df.attrs.get("games")
+            elif args.only == "paired":
+                df = paired_values(args.set, args.games, args.players, args.seed, args.baseline,
+                                   cards, rules, args.engine, args.workers,
+                                   tolerance=args.tolerance / 100, on_card=progress)
             else:
                 df = advancement_report(args.set, args.games, args.players, args.seed,
                                         args.baseline, args.tolerance / 100, args.explore,
                                         args.observational_games, cards, rules, args.engine,
                                         args.workers, paired=True, on_card=progress)
-                if args.only == "paired":
-                    obs_cols = [c for c in df.columns if c.startswith(("games_", "win_rate_a",
-                                "win_rate_not", "win_rate_h", "lift", "acquire_rate", "mean_round"))]
-                    df = df.drop(columns=obs_cols)
     except (ValueError, KeyError) as e:
         raise UserError(str(e).strip("'\"")) from None
     if show:
@@ -140,8 +142,6 @@ def run(args) -> int:
         print(f"vale-sim advancements: warning: {msg}", file=sys.stderr)
     paired = args.only != "observational"
     if args.plot:
-        if not paired:
-            raise UserError("--plot draws the paired values: drop --only observational")
         from ..plots.advancements import plot_forest
         plot_forest(df).savefig(args.plot, dpi=120, bbox_inches="tight")
     if args.json:
