@@ -177,3 +177,10 @@ def test_cli_json(capsys):
         assert all(key in r for r in recs), key
     assert main(["advancements", "--games", "2", "--cards", "No Such Card"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_cli_only_paired(capsys):
+    assert main(["advancements", "--games", "2", "--only", "paired", "--cards", "Stag",
+                 "--engine", "reference", "--json"]) == 0
+    (rec,) = json.loads(capsys.readouterr().out)
+    assert rec["card"] == "Stag" and "paired_ci" in rec and "lift" not in rec
