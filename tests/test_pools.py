@@ -64,6 +64,8 @@ def test_recommend_seat_advantage_and_metrics():
     assert row.first_seat_win_rate_ci[0] < row.first_seat_win_rate < row.first_seat_win_rate_ci[1]
     assert row.seat_advantage > 0.15                 # detectable: interval above 0
     assert row.seat_advantage_ci[0] > 0
+    assert row.max_seat_gap == pytest.approx(abs(row.seat_advantage))     # 2 seats: equal gaps
+    assert row.max_seat_gap_ci[0] > 0
     assert row.overflow_rate == pytest.approx(0.5)   # tokens exceed the pool on even games
     assert row.mean_box_vp > 0
     assert 0 < row.token_vp_share < 1

@@ -235,12 +235,26 @@ def per_game(frame):
     return pd.DataFrame(out)
 
 
+def seat_gap(rates, cis, fair) -> tuple[float, list]:
+    """Largest |seat win rate − fair share| over seats, with an interval.
+
+    Per seat, |rate − fair| lies in [distance from fair to the seat's interval
+    (0 if it contains fair), farther end]; the maximum over seats lies between
+    the maxima of those bounds (no multiplicity correction: indicative).
+    """
+    gaps = [abs(r - fair) for r in rates]
+    lo = [0.0 if c[0] <= fair <= c[1] else min(abs(c[0] - fair), abs(c[1] - fair)) for c in cis]
+    hi = [max(abs(c[0] - fair), abs(c[1] - fair)) for c in cis]
+    return float(max(gaps)), [float(max(lo)), float(max(hi))]
+
+
 def summarize_pools(frame, confidence: float = 0.95):
     """One row per (players, pool): every rate and mean with ``n`` and an interval.
 
     Columns include ``players, pool, rulebook, n_games, mean_rounds,
     mean_rounds_ci, first_seat_win_rate, first_seat_win_rate_ci,
     last_seat_win_rate(_ci), seat_advantage(_ci)`` (first seat minus ``1/players``),
+    ``max_seat_gap(_ci)`` (largest |seat win rate − 1/players| over seats),
     ``seat_win_rates`` / ``seat_win_rates_ci`` (lists by seat),
     ``token_vp_share(_ci)``, ``endgame_vp_share(_ci)``, ``mean_margin(_ci)``,
     ``score_sd(_ci)``, ``overflow_rate(_ci)``, ``mean_box_vp(_ci)``,
@@ -268,6 +282,8 @@ def summarize_pools(frame, confidence: float = 0.95):
         fair = 1.0 / p
         row.update(seat_advantage=rates[0] - fair,
                    seat_advantage_ci=[cis[0][0] - fair, cis[0][1] - fair])
+        gap, gap_ci = seat_gap(rates, cis, fair)
+        row.update(max_seat_gap=gap, max_seat_gap_ci=gap_ci)
         m, lo, hi = mean_interval(gdf["token_share"].dropna(), confidence)
         row.update(token_vp_share=m, token_vp_share_ci=[lo, hi],
                    endgame_vp_share=1 - m, endgame_vp_share_ci=[1 - hi, 1 - lo])
@@ -312,7 +328,7 @@ class Recommendation:
         return asdict(self)
 
     def sentence(self) -> str:
-        what = "game length" if self.target == "equal-length" else "first-seat advantage"
+        what = "game length" if self.target == "equal-length" else "largest seat gap"
         unit = " rounds" if self.target == "equal-length" else ""
         fmt = (lambda x: f"{x:.2f}") if self.target == "equal-length" else (lambda x: f"{100 * x:+.1f} pp")
         lo, hi = self.pool_range
@@ -354,8 +370,9 @@ def recommend(summary, target: str = "equal-length", reference_players: int = 2,
       ``reference_pool``).  ``pool_range`` = grid pools whose difference from
       that length has a 95 % interval containing 0 (normal approximation,
       independent samples), always including the best.
-    * ``"seat-advantage"``: the smallest |first-seat win rate − 1/players|;
-      ``pool_range`` = pools whose advantage interval overlaps the best's.
+    * ``"seat-advantage"``: the smallest largest-seat gap (``max_seat_gap``:
+      max over seats of |win rate − 1/players|); ``pool_range`` = pools whose
+      gap interval overlaps the best's.
 
     ``summary`` is :func:`summarize_pools` output.
     """
@@ -382,8 +399,8 @@ def recommend(summary, target: str = "equal-length", reference_players: int = 2,
             ok = dist <= z * tot
             g, gci = goal, goal_ci
         else:
-            metric, ci_col = s["seat_advantage"].to_numpy(float), "seat_advantage_ci"
-            dist = np.abs(metric)
+            metric, ci_col = s["max_seat_gap"].to_numpy(float), "max_seat_gap_ci"
+            dist = metric
             best_ci = s[ci_col].iloc[int(np.nanargmin(dist))]
             ok = np.array([(c[0] <= best_ci[1]) and (c[1] >= best_ci[0]) for c in s[ci_col]])
             g, gci = 0.0, (0.0, 0.0)
@@ -406,7 +423,7 @@ def recommend(summary, target: str = "equal-length", reference_players: int = 2,
 
 
 def metric_col(target: str) -> str:
-    return "mean_rounds" if target == "equal-length" else "seat_advantage"
+    return "mean_rounds" if target == "equal-length" else "max_seat_gap"
 
 
 def recommendations_frame(recs):
@@ -425,7 +442,8 @@ def recommendations_frame(recs):
 JSON_KEYS = ("players", "pool", "rulebook", "n_games", "mean_rounds", "mean_rounds_ci",
              "sd_rounds", "first_seat_win_rate", "first_seat_win_rate_ci",
              "last_seat_win_rate", "last_seat_win_rate_ci", "seat_advantage",
-             "seat_advantage_ci", "seat_win_rates", "seat_win_rates_ci", "token_vp_share",
+             "seat_advantage_ci", "max_seat_gap", "max_seat_gap_ci", "seat_win_rates",
+             "seat_win_rates_ci", "token_vp_share",
              "token_vp_share_ci", "endgame_vp_share", "endgame_vp_share_ci", "mean_margin",
              "mean_margin_ci", "score_sd", "score_sd_ci", "overflow_rate", "overflow_rate_ci",
              "mean_box_vp", "mean_box_vp_ci", "truncated_rate", "truncated_rate_ci")

@@ -442,7 +442,8 @@ def section_pools(ctx: Context) -> Section:
              f"the rulebook's 23/28/33.  Box VP = max(0, Σ harvest VP tokens − pool)."]
     for target, rs in recs.items():
         goal = ("equal expected game length, matching the 2-player rulebook game"
-                if target == "equal-length" else "smallest first-seat advantage")
+                if target == "equal-length"
+                else "smallest seat advantage (largest |seat win rate − 1/players| over seats)")
         paras.append(f"**Target: {goal}.** " + " ".join(r.sentence() for r in rs))
     rb = summary[summary.rulebook]
     paras.append("At the rulebook pools: " + "; ".join(

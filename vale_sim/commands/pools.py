@@ -69,7 +69,7 @@ def run(args) -> int:
     print(pools.format_table(summary))
     if recs:
         goal = ("equal expected game length (the 2-player rulebook game)"
-                if args.target == "equal-length" else "smallest first-seat advantage")
+                if args.target == "equal-length" else "smallest seat advantage (largest seat gap)")
         print(f"\nRecommended pool sizes — target: {goal}")
         for r in recs:
             print("  " + r.sentence())

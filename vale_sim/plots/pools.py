@@ -128,6 +128,11 @@ def seat_reading(summary) -> str:
     for p, s in summary.groupby("players", sort=True):
         adv = 100 * s["seat_advantage"].to_numpy(float)
         sig = sum(1 for c in s["seat_advantage_ci"] if c[0] > 0 or c[1] < 0)
-        parts.append(f"{p}p first seat {adv.min():+.1f} to {adv.max():+.1f} pp "
-                     f"({sig}/{len(s)} pools with a 95% interval excluding 0)")
-    return "First-seat advantage over the fair share: " + "; ".join(parts) + "."
+        # The seat furthest from fair on average over pools, and in how many pools it is significant.
+        dev = np.array([[r - 1 / p for r in rates] for rates in s["seat_win_rates"]])
+        worst = int(np.argmax(np.abs(dev.mean(axis=0))))
+        wsig = sum(1 for cis in s["seat_win_rates_ci"] if not cis[worst][0] <= 1 / p <= cis[worst][1])
+        parts.append(f"{p}p first seat {adv.min():+.1f} to {adv.max():+.1f} pp ({sig}/{len(s)} "
+                     f"pools significant), seat {worst + 1} furthest from fair at "
+                     f"{100 * dev[:, worst].mean():+.1f} pp on average ({wsig}/{len(s)} significant)")
+    return "Seat win rate minus fair share: " + "; ".join(parts) + "."
