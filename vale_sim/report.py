@@ -66,7 +66,7 @@ class ReportSettings:
     card_set: str = "core"
     seed: int = 1
     workers: int = 1
-    spoil_decks: tuple = ("starter", "druid", "grovetender", "thornhide")
+    spoil_decks: tuple | None = None  # None: the starter deck and every bundled crafted deck
     spoil_pushes: int = 6
     spoil_sim_games: int = 2000
     tournament_policies: tuple = ("balanced", "cautious", "greedy", "spirit-rush", "vp-rush",
@@ -262,7 +262,8 @@ def section_spoil(ctx: Context) -> Section:
     s = ctx.settings
     cs = ctx.card_set()
     rows, exact = [], {}
-    for d in s.spoil_decks:
+    decks = list(s.spoil_decks or spoil.bundled_decks())
+    for d in decks:
         ex = spoil.spoil_odds(d, s.spoil_pushes, card_set=cs)
         sim = spoil.simulate_spoil_odds(d, s.spoil_pushes, s.spoil_sim_games, s.seed, card_set=cs)
         exact[d] = ex
@@ -274,7 +275,7 @@ def section_spoil(ctx: Context) -> Section:
             rows.append(r)
     table = pd.DataFrame(rows)
     fig, ax = _new_fig(7, 4)
-    for d in s.spoil_decks:
+    for d in decks:
         t = table[table.deck == d]
         line, = ax.plot(t["pushes"], t["p_spoil_exact"], "-", label=f"{d} (exact)")
         ax.errorbar(t["pushes"], t["p_spoil_sim"], yerr=[t["p_spoil_sim"] - t["sim_lo"],
@@ -294,7 +295,7 @@ def section_spoil(ctx: Context) -> Section:
                f"{_pct(first[safest])} with {safest}; the simulation's 95% interval contains the "
                f"exact value in {agree} of {len(table)} cells.")
     desc = []
-    for d in s.spoil_decks:
+    for d in decks:
         deck = spoil.as_deck(d, cs)
         desc.append({"deck": d, "cards": len(deck.cards), "contents": "; ".join(deck.describe())})
     paras = [f"Probability of having spoiled within k pushes from the start of Planting "
