@@ -96,6 +96,16 @@ def analysed_cards(cs: CardSet) -> list[tuple[str, str, int, int]]:
     return out
 
 
+def check_cards(cs: CardSet, cards) -> list[str]:
+    """The card names, checked against the set's buyable cards (ValueError naming the bad one)."""
+    known = {name for name, *_ in analysed_cards(cs)}
+    names = list(cards)
+    for n in names:
+        if n not in known:
+            raise ValueError(f"unknown card {n!r} (not a buyable card of set {cs.name!r})")
+    return names
+
+
 def _by_game(frame: pd.DataFrame, values: np.ndarray, players: int) -> np.ndarray:
     """Rows (game-major, player-minor) -> array (games, players, ...)."""
     return values.reshape((len(frame) // players, players) + values.shape[1:])
@@ -290,10 +300,7 @@ def paired_values(card_set="core", games: int = 1000, players: int = 2, seed: in
     base = get_policy(baseline)
     deals = deals_for(games, players)
     known = {name: (kind, level, k) for name, kind, level, k in analysed_cards(cs)}
-    names = list(cards) if cards is not None else list(known)
-    for n in names:
-        if n not in known:
-            raise ValueError(f"unknown card {n!r} (not a buyable card of set {cs.name!r})")
+    names = check_cards(cs, cards) if cards is not None else list(known)
     ctl, _, _ = _focal_shares(cs, players, seed, deals, control_policy(base), base, rules,
                               engine, workers)
     b = ctl.mean(axis=0)                      # per deal: mean over rotations
@@ -331,6 +338,8 @@ def advancement_report(card_set="core", games: int = 1000, players: int = 2, see
     """Observational and paired statistics per card, one row each, sorted by
     paired value (or by lift when ``paired=False``).  ``tolerance`` is a
     fraction (0.05 = 5 pp).  See :func:`observational`, :func:`paired_values`."""
+    if cards is not None:
+        check_cards(resolve_card_set(card_set, players), cards)
     obs = observational(card_set, observational_games or games, players, seed, baseline,
                         explore_permille, rules, engine, workers, confidence)
     if cards is not None:

@@ -92,7 +92,9 @@ def format_report(df, paired: bool, observational: bool) -> str:
 
 
 def run(args) -> int:
-    from ..advancements import advancement_report, observational, paired_values, report_records
+    from ..advancements import (advancement_report, check_cards, observational, paired_values,
+                                report_records)
+    from ..tournament import resolve_card_set
     from ..cli import UserError
     from ..rules import Rules
     for name in ("games", "workers"):
@@ -115,6 +117,8 @@ def run(args) -> int:
 
     try:
         rules = Rules(prep_count=args.prep_count, vp_pool=args.vp_pool)
+        if cards is not None:                       # before any game is played
+            check_cards(resolve_card_set(args.set, args.players), cards)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", RuntimeWarning)
             if args.only == "observational":
