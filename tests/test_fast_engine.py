@@ -9,9 +9,10 @@ from vale_sim.policy import PRESETS, Policy, BuyRule, PolicyError
 from vale_sim.rules import Rules
 from vale_sim.fast import engine as E
 from vale_sim.fast.api import simulate, run_games, play_game_fast
-from vale_sim.fast.state import (new_state, CC_DECAY, CC_GROWTH, PS_TURN, R_TOKENS, R_BOX,
-                                 GO_POOL_LEFT, GO_TRUNC, GO_ROUNDS)
-from vale_sim.fast.tables import card_tables, policy_tables, T_CARD_ADV, T_CARD_VALE, ABSENT
+from vale_sim.fast.state import (new_state, views, CC_DECAY, CC_GROWTH, PS_TURN, R_TOKENS,
+                                 R_BOX, GO_POOL_LEFT, GO_TRUNC, GO_ROUNDS)
+from vale_sim.fast.tables import (card_tables, policy_tables, T_CARD_ADV, T_CARD_VALE, ABSENT,
+                                  P_RULES, RC_TARGET, RC_ID, RC_MANA_AT_LEAST)
 
 
 @pytest.fixture(scope="module")
@@ -19,14 +20,24 @@ def cs():
     return load_card_set("core")
 
 
+class Game:
+    """The kernels' arrays T, Q, S plus named views of S (V.slots[p, c, s], ...)."""
+
+    def __init__(self, T, Q, S):
+        self.T, self.Q, self.S, self.V = T, Q, S, views(T, S)
+
+    def __getattr__(self, name):       # S.field, S.on_deck, ... as views
+        return getattr(self.V, name)
+
+
 @pytest.fixture()
 def game(cs):
-    """(cs, T, S, Q) after setup of a 2-player game, seed 1."""
+    """(cs, T, G, Q) after setup of a 2-player game, seed 1; the kernels take G.S."""
     T = card_tables(cs, 2, Rules())
     Q = policy_tables(cs, [PRESETS["balanced"]] * 2)
     S = new_state(T)
     E.setup(T, S, np.uint64(1), np.uint64(0))
-    return cs, T, S, Q
+    return cs, T, Game(T, Q, S), Q
 
 
 def kind(cs, pred):
@@ -36,7 +47,7 @@ def kind(cs, pred):
 def set_card(T, S, p, c, slots):
     S.slots[p, c, :] = slots
     S.lwtop[p, c] = -1
-    E.refresh_card(T, S, p, c)
+    E.refresh_card(T, S.S, p, c)
 
 
 def set_zones(S, p, field, on_deck, deck=(), discard=()):
@@ -61,16 +72,16 @@ def test_spoil_at_four_net_decay_and_growth_cancels(game):
         set_card(T, S, 0, c, [cursed, -1, -1])
     set_card(T, S, 0, 4, [-1, -1, -1])
     set_zones(S, 0, field=[0, 1, 2], on_deck=3)
-    assert E.decay_showing(T, S, 0) == 4
-    assert E.spoil_check(T, S, 0)
+    assert E.decay_showing(T, S.S, 0) == 4
+    assert E.spoil_check(T, S.S, 0)
     grower = kind(cs, lambda a: a.growth > 0 and a.decay == 0 and a.ability == "none")
     set_card(T, S, 0, 4, [-1, -1, -1])
     S.slots[0, 4, cs.advancements[grower].position] = grower
-    E.refresh_card(T, S, 0, 4)
+    E.refresh_card(T, S.S, 0, 4)
     set_zones(S, 0, field=[0, 1, 2, 4], on_deck=3)
     g = cs.advancements[grower].growth
-    assert E.decay_showing(T, S, 0) == 4 - g
-    assert not E.spoil_check(T, S, 0)
+    assert E.decay_showing(T, S.S, 0) == 4 - g
+    assert not E.spoil_check(T, S.S, 0)
 
 
 def test_seedling_and_lifebringer(game):
@@ -98,11 +109,11 @@ def test_peacekeeper_druid_discards_on_deck(game):
     set_card(T, S, 0, 5, [-1, -1, druid])
     set_card(T, S, 0, 6, [-1, -1, -1])
     set_zones(S, 0, field=[0, 1, 2, 5], on_deck=3, deck=[6])
-    assert not E.spoil_check(T, S, 0)
+    assert not E.spoil_check(T, S.S, 0)
     assert S.on_deck[0] == 6 and S.disc[0, S.disc_n[0] - 1] == 3
     # used once per window: a second spoil is not saved
     set_zones(S, 0, field=[0, 1, 2, 5], on_deck=3, deck=[6])
-    assert E.spoil_check(T, S, 0)
+    assert E.spoil_check(T, S.S, 0)
 
 
 # -- vales (§6.3) --------------------------------------------------------------
@@ -122,7 +133,7 @@ def test_buy_both_vales_of_the_rulebook_example(game):
     S.vslots[0], S.vslots[4] = ley, feral
     S.spirits[:] = (2, 2, 1, 1)
     S.ps[0, PS_TURN] = 3
-    mana = E.buy_vales(T, S, Q, 0, 5, 3)
+    mana = E.buy_vales(T, S.S, Q, 0, 5, 3)
     assert mana == 5
     owned = sorted(S.vown[0, :S.vown_n[0]])
     assert owned == sorted([feral, ley])
@@ -137,7 +148,7 @@ def test_sunstone_turns_a_spirit_wild(game):
     S.vown[0, 0], S.vturn[0, 0], S.vown_n[0] = sun, 1, 1
     S.ps[0, PS_TURN] = 2
     S.spirits[:] = (1, 1, 0, 0)                            # animal + forest, Nexus wants sky + forest
-    mana = E.buy_vales(T, S, Q, 0, 3, 2)
+    mana = E.buy_vales(T, S.S, Q, 0, 3, 2)
     assert mana == 1 and S.vown_n[0] == 2 and S.vown[0, 1] == ley
 
 
@@ -149,10 +160,10 @@ def test_earthchant_discount(game):
     set_card(T, S, 0, 1, [-1, -1, -1])
     set_zones(S, 0, field=[1, 0], on_deck=2)
     k = kind(cs, lambda a: a.position == 0 and a.cost >= 3 and a.supply == "commons")
-    card, cost, ch = E.placement(T, S, Q, 0, k)
+    card, cost, ch = E.placement(T, S.S, Q, 0, k)
     assert card == 0 and ch == 1 and cost == cs.advancements[k].cost - 2
     k2 = kind(cs, lambda a: a.position == 1 and a.supply == "commons")
-    card, cost, ch = E.placement(T, S, Q, 0, k2)      # middle taken on the Chorus card
+    card, cost, ch = E.placement(T, S.S, Q, 0, k2)      # middle taken on the Chorus card
     assert card == 1 and ch == 0
 
 
@@ -161,9 +172,10 @@ def test_policy_tables_resolve_names(cs):
     pol = Policy(name="r", rules=(BuyRule("card", "Seedling", owned_at_most=1),
                                   BuyRule("card", "Feral Grove")))
     Q = policy_tables(cs, [pol])
-    assert Q.rules[0, 0, 0] == T_CARD_ADV and Q.rules[0, 0, 1] == cs.advancement_id("Seedling")
-    assert Q.rules[0, 1, 0] == T_CARD_VALE and Q.rules[0, 1, 1] == cs.vale_id("Feral Grove")
-    assert Q.rules[0, 1, 2] == ABSENT
+    r0 = Q[0, P_RULES]
+    assert Q[r0, RC_TARGET] == T_CARD_ADV and Q[r0, RC_ID] == cs.advancement_id("Seedling")
+    assert Q[r0 + 1, RC_TARGET] == T_CARD_VALE and Q[r0 + 1, RC_ID] == cs.vale_id("Feral Grove")
+    assert Q[r0 + 1, RC_MANA_AT_LEAST] == ABSENT
     with pytest.raises(PolicyError, match="Nonexistent"):
         policy_tables(cs, [Policy(name="bad", rules=(BuyRule("card", "Nonexistent"),))])
 
@@ -173,9 +185,9 @@ def test_policy_tables_resolve_names(cs):
 def test_games_finish_and_keep_invariants(cs, players):
     T = card_tables(cs, players, Rules())
     Q = policy_tables(cs, [PRESETS[n] for n in sorted(PRESETS)][:players])
-    S = new_state(T)
+    S = Game(T, Q, new_state(T))
     for gi in range(30):
-        E.play_one(T, S, Q, np.uint64(3), np.uint64(gi), np.zeros((0, S.tr.shape[0]), np.int64))
+        E.play_one(T, S.S, Q, np.uint64(3), np.uint64(gi), np.zeros((0, S.tr.shape[0]), np.int64))
         assert S.gs[E.G_POOL] == 0 or S.gs[E.G_TRUNC] == 1
         for p in range(players):
             zones = (list(S.deck[p, S.dhead[p]:S.dn[p]]) + list(S.field[p, :S.field_n[p]])

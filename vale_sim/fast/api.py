@@ -26,7 +26,8 @@ from .state import (new_state, trace_width, R_N, R_SCORE, R_TOKENS, R_ADV, R_VAL
                     TR_ANIMAL, TR_FOREST, TR_SKY, TR_WILD, TR_VP, TR_VP_BOX,
                     TR_POOL_AFTER, TR_TOKEN_SPENT, TR_SUNSTONE, TR_N_BOUGHT,
                     TR_N_VALES, TR_FIELD, TR_DECK, TR_DISCARD, TR_DECAY)
-from .tables import card_tables, policy_tables, O_MAX_BUYS, O_MAX_ROUNDS, O_POOL
+from .tables import (card_tables, policy_tables, OPTS, O_MAX_BUYS, O_MAX_ROUNDS, O_N_ADV,
+                     O_N_VALE)
 
 MASK = (1 << 64) - 1
 
@@ -79,7 +80,7 @@ def simulate(cs, players: int, seed: int, n_games: int, policies=None,
     Q = policy_tables(cs, pols)
     S = new_state(T)
     P = players
-    na, nv = T.adv.shape[0], T.vale.shape[0]
+    na, nv = max(1, int(T[OPTS, O_N_ADV])), max(1, int(T[OPTS, O_N_VALE]))
     res = np.zeros((n_games, P, R_N), np.int64)
     share = np.zeros((n_games, P), np.float64)
     gout = np.zeros((n_games, GO_N), np.int64)
@@ -87,8 +88,8 @@ def simulate(cs, players: int, seed: int, n_games: int, policies=None,
     first = np.zeros((n_games, P, na), np.int64)
     harv = np.zeros((n_games, P, na), np.int64)
     vacq = np.zeros((n_games, P, nv), np.int64)
-    mb = int(T.opts[O_MAX_BUYS])
-    rows = n_games * P * int(T.opts[O_MAX_ROUNDS]) if trace else 0
+    mb = int(T[OPTS, O_MAX_BUYS])
+    rows = n_games * P * int(T[OPTS, O_MAX_ROUNDS]) if trace else 0
     tr = np.zeros((rows, trace_width(mb)), np.int64)
     used = engine.play_games(T, S, Q, np.uint64(seed), np.uint64(first_game & MASK), n_games,
                              res, share, gout, acq, first, harv, vacq, tr)

@@ -1,54 +1,116 @@
-"""Fixed-shape game state of the fast engine, allocated once per chunk.
+"""Fixed-shape game state of the fast engine: ONE int64 array, allocated once per chunk.
 
-Layout (P players, 20 cards each, -1 = empty; ``int64`` unless said)::
+Every kernel gets the state as a single array ``S[N_ROWS, width]`` (plus the
+tables ``T`` and policies ``Q``, see ``tables``): numba reference-counts every
+array argument of every call, so few arrays = cheap calls.  Offsets are module
+constants, which numba compiles in.  -1 = empty.  ``c`` = card 0..19,
+``s`` = slot 0 top / 1 middle / 2 bottom, ``k`` = advancement kind,
+``v`` = vale kind::
 
-    rng         uint64[2]          stream (key, draws) -- fast.rng
-    gs          [G_N]              game scalars: G_POOL, G_ROUND, G_START, ...
-    adeck       [3, L]             level 1/2/3 commons decks; top = adeck[l, ahead[l]]
-    ahead, an   [3]                deck head index and end (cards = adeck[l, ahead:an])
-    vdeck       [2, M]             vale decks 1/2, same scheme with vhead, vn
-    commons     [9]                face-up commons: 0-2 level 1, 3-5 level 2, 6-8 level 3
-    vslots      [8]                face-up vales: 0-3 level 1, 4-7 level 2
-    fert_left   [n_adv]            Fertile Soil copies left per kind
-    slots       [P, 20, 3]         advancement id in (card, slot 0 top/1 middle/2 bottom)
-    lwtop       [P, 20]            slot whose long-wise strip is on top, or -1
-    act, act_amt[P, 20, 3]         active ability code / amount per slot (0 if none/covered)
-    cc          [P, 20, CC_N]      per-card symbol cache (CC_DECAY ..), rebuilt on sleeving
-    temp        [P, 20]            Conclave temp guardians (reset at Prep start)
-    chorus_used [P, 20]            Earthchant discount used (reset at Prep start)
-    reserved    [P, 20, 3]         slot reserved by a purchase this Harvest
-    deck        [P, 20]            deck: deck[p, dhead[p]:dn[p]], top first
-    disc        [P, 20]            discard pile in entry order, length disc_n[p]
-    field       [P, 20]            field left to right, length field_n[p]
-    on_deck     [P]                on-deck card or -1
-    vown, vturn [P, VMAX]          owned vales (id, player turn bought), vown_n[p] used
-    owned_adv   [P, n_adv]         advancement copies owned (starting + bought)
-    ps          [P, PS_N]          player scalars: PS_TOKEN, PS_SKIP, PS_TURN, ...
-    acq, first_round, harvested [P, n_adv]; vacq [P, n_vale]   outputs of one game
-    tr          [TR width]         the TurnRecord being built (trace layout below)
-    scratch: spirits[4], vorder[8], cand_* [9 + n_adv], bought_common[9], bought_vslot[8]
+    row p = 0..3  PLAYER p (columns below; rows of absent players unused)
+      0 .. PS_N-1          scalars: PS_TOKEN .. PS_HARVESTS, then the zones'
+                           DHEAD, DN (deck = DECK[DHEAD:DN], top first),
+                           DISC_N, FIELD_N, ON_DECK (card or -1), VOWN_N
+      SLOTS   + 3c + s     advancement id in the slot, or -1
+      LWTOP   + c          slot whose long-wise strip is on top, or -1
+      ACT     + 3c + s     active ability code of the slot (0 if none / covered)
+      ACT_AMT + 3c + s     its amount
+      CC + CC_N*c + CC_*   per-card symbol cache, rebuilt on sleeving
+      TEMP    + c          Conclave temp guardians (reset at Prep start)
+      CHORUS_USED + c      Earthchant discount used (reset at Prep start)
+      RESERVED + 3c + s    slot reserved by a purchase this Harvest
+      DECK + i             deck cards (i in DHEAD..DN-1)
+      DISC + i             discard pile in entry order (i < DISC_N)
+      FIELD + i            field left to right (i < FIELD_N)
+      VOWN + i, VTURN + i  owned vales: id, player turn bought (i < VOWN_N)
+      OWNED_ADV + k        advancement copies owned (starting + bought)
+      ACQ + k, FIRST_ROUND + k, HARVESTED + k, VACQ + v   outputs of one game
+    row GAME
+      G_POOL .. G_GAME     game scalars; G_RNG, G_RNG + 1: the random stream
+                           (key, draws) as int64 bits, see ``stream``
+      AHEAD + l, AN + l    commons deck l (0..2): cards ADECK row l [AHEAD:AN]
+      VHEAD + l, VN + l    vale deck l (0..1): cards VDECK row l [VHEAD:VN]
+      COMMONS + i          face-up commons: 0-2 level 1, 3-5 level 2, 6-8 level 3
+      VSLOTS + i           face-up vales: 0-3 level 1, 4-7 level 2
+      FERT_LEFT + k        Fertile Soil copies left per kind
+      scratch: SPIRITS + 4, VORDER + 8, CAND_KIND .. CAND_OK + (9 + n_adv),
+               BOUGHT_COMMON + 9, BOUGHT_VSLOT + 8
+    rows ADECK + l (l = 0..2)   level l+1 commons deck, top = S[ADECK + l, S[GAME, AHEAD + l]]
+    rows VDECK + l (l = 0..1)   level l+1 vale deck, same scheme
+    row TR                      the TurnRecord being built (trace row layout below)
 
-Trace row (one per turn, ``int64``): the fixed columns TR_GAME .. TR_DECAY,
-then ``max_buys`` columns each of bought kind, sleeve card, sleeve slot, then
-2 columns of vales bought, all -1 padded.
+Trace row (one per turn): the fixed columns TR_GAME .. TR_DECAY, then
+``max_buys`` columns each of bought kind, sleeve card, sleeve slot, then
+MAX_VALE_BUYS columns of vales bought, all -1 padded.
 """
 from __future__ import annotations
 
 from collections import namedtuple
 
 import numpy as np
+from numba import njit
 
-from .tables import (N_CARDS, N_COMMONS, N_VALE_SLOTS, O_PLAYERS, O_MAX_BUYS)
+from .tables import (N_CARDS, N_COMMONS, N_VALE_SLOTS, MAX_KINDS, MAX_VALE_KINDS,
+                     MAX_OWNED_VALES, MAX_PLAYERS, O_PLAYERS, O_N_ADV, O_N_VALE, O_LVL_LEN,
+                     O_VALE_LEN, O_TRACE_W, OPTS)
 
-# game scalars
-G_POOL, G_ROUND, G_START, G_TRUNC, G_NTRACE, G_GAME, G_N = range(7)
-# player scalars
+# -- rows ---------------------------------------------------------------------
+GAME = MAX_PLAYERS               # rows 0..3 are the players
+ADECK = GAME + 1                 # 3 rows
+VDECK = ADECK + 3                # 2 rows
+TR = VDECK + 2
+N_ROWS = TR + 1
+
+# -- player row ---------------------------------------------------------------
 (PS_TOKEN, PS_SKIP, PS_TURN, PS_DRUID_USED, PS_CONC_USED, PS_SUN_USED,
- PS_ARBOR_GROWTH, PS_VP, PS_BOX, PS_SPOILS, PS_HARVESTS, PS_N) = range(12)
+ PS_ARBOR_GROWTH, PS_VP, PS_BOX, PS_SPOILS, PS_HARVESTS,
+ DHEAD, DN, DISC_N, FIELD_N, ON_DECK, VOWN_N, PS_N) = range(18)
 # per-card cache
 (CC_DECAY, CC_GROWTH, CC_GPG, CC_GUARD, CC_MANA, CC_NPERG, CC_OCC, CC_WP,
  CC_DRUID, CC_CHORUS, CC_CHORUS_AMT, CC_N) = range(12)
-# trace row, fixed part
+SLOTS = PS_N
+LWTOP = SLOTS + 3 * N_CARDS
+ACT = LWTOP + N_CARDS
+ACT_AMT = ACT + 3 * N_CARDS
+CC = ACT_AMT + 3 * N_CARDS
+TEMP = CC + CC_N * N_CARDS
+CHORUS_USED = TEMP + N_CARDS
+RESERVED = CHORUS_USED + N_CARDS
+DECK = RESERVED + 3 * N_CARDS
+DISC = DECK + N_CARDS
+FIELD = DISC + N_CARDS
+VOWN = FIELD + N_CARDS
+VTURN = VOWN + MAX_OWNED_VALES
+OWNED_ADV = VTURN + MAX_OWNED_VALES
+ACQ = OWNED_ADV + MAX_KINDS
+FIRST_ROUND = ACQ + MAX_KINDS
+HARVESTED = FIRST_ROUND + MAX_KINDS
+VACQ = HARVESTED + MAX_KINDS
+PLAYER_W = VACQ + MAX_VALE_KINDS
+
+# -- game row -----------------------------------------------------------------
+G_POOL, G_ROUND, G_START, G_TRUNC, G_NTRACE, G_GAME, G_RNG = range(7)   # G_RNG: 2 cells
+AHEAD = G_RNG + 2
+AN = AHEAD + 3
+VHEAD = AN + 3
+VN = VHEAD + 2
+COMMONS = VN + 2
+VSLOTS = COMMONS + N_COMMONS
+SPIRITS = VSLOTS + N_VALE_SLOTS
+VORDER = SPIRITS + 4
+BOUGHT_COMMON = VORDER + N_VALE_SLOTS
+BOUGHT_VSLOT = BOUGHT_COMMON + N_COMMONS
+FERT_LEFT = BOUGHT_VSLOT + N_VALE_SLOTS
+N_CAND = N_COMMONS + MAX_KINDS
+CAND_KIND = FERT_LEFT + MAX_KINDS
+CAND_SRC = CAND_KIND + N_CAND
+CAND_CARD = CAND_SRC + N_CAND
+CAND_COST = CAND_CARD + N_CAND
+CAND_CHORUS = CAND_COST + N_CAND
+CAND_OK = CAND_CHORUS + N_CAND
+GAME_W = CAND_OK + N_CAND
+
+# -- trace row, fixed part ----------------------------------------------------
 (TR_GAME, TR_ROUND, TR_PLAYER, TR_TURN, TR_SKIPPED, TR_PUSHES, TR_SPOILED,
  TR_SPOILED_PREP, TR_DRUID, TR_ARBOR, TR_CONCLAVE, TR_MANA, TR_ANIMAL, TR_FOREST,
  TR_SKY, TR_WILD, TR_VP, TR_VP_BOX, TR_POOL_AFTER, TR_TOKEN_SPENT, TR_SUNSTONE,
@@ -60,41 +122,56 @@ MAX_VALE_BUYS = 2
 # per-game results
 GO_START, GO_ROUNDS, GO_TRUNC, GO_POOL_LEFT, GO_N = range(5)
 
-State = namedtuple("State", [
-    "rng", "gs", "adeck", "ahead", "an", "vdeck", "vhead", "vn", "commons", "vslots",
-    "fert_left", "slots", "lwtop", "act", "act_amt", "cc", "temp", "chorus_used",
-    "reserved", "deck", "dhead", "dn", "disc", "disc_n", "field", "field_n", "on_deck",
-    "vown", "vturn", "vown_n", "owned_adv", "ps", "acq", "first_round", "harvested",
-    "vacq", "tr", "spirits", "vorder", "cand_kind", "cand_src", "cand_card",
-    "cand_cost", "cand_chorus", "cand_ok", "bought_common", "bought_vslot"])
-
 
 def trace_width(max_buys: int) -> int:
     return TR_FIXED_N + 3 * max_buys + MAX_VALE_BUYS
 
 
-def new_state(T) -> State:
-    """Allocate the state for one game of the tables' player count (reused per game)."""
-    P = int(T.opts[O_PLAYERS])
-    na, nv = T.adv.shape[0], T.vale.shape[0]
-    vmax = max(1, int(T.vale_n.sum()))
-    i64 = np.int64
-    z = lambda *shape: np.zeros(shape, dtype=i64)
-    return State(
-        rng=np.zeros(2, np.uint64), gs=z(G_N),
-        adeck=np.full((3, T.lvl_cards.shape[1]), -1, i64), ahead=z(3), an=z(3),
-        vdeck=np.full((2, T.vale_cards.shape[1]), -1, i64), vhead=z(2), vn=z(2),
-        commons=z(N_COMMONS), vslots=z(N_VALE_SLOTS), fert_left=z(na),
-        slots=z(P, N_CARDS, 3), lwtop=z(P, N_CARDS), act=z(P, N_CARDS, 3),
-        act_amt=z(P, N_CARDS, 3), cc=z(P, N_CARDS, CC_N), temp=z(P, N_CARDS),
-        chorus_used=z(P, N_CARDS), reserved=z(P, N_CARDS, 3),
-        deck=z(P, N_CARDS), dhead=z(P), dn=z(P), disc=z(P, N_CARDS), disc_n=z(P),
-        field=z(P, N_CARDS), field_n=z(P), on_deck=z(P),
-        vown=z(P, vmax), vturn=z(P, vmax), vown_n=z(P), owned_adv=z(P, na),
-        ps=z(P, PS_N), acq=z(P, na), first_round=z(P, na), harvested=z(P, na),
-        vacq=z(P, nv), tr=z(trace_width(int(T.opts[O_MAX_BUYS]))),
-        spirits=z(4), vorder=z(N_VALE_SLOTS),
-        cand_kind=z(N_COMMONS + na), cand_src=z(N_COMMONS + na),
-        cand_card=z(N_COMMONS + na), cand_cost=z(N_COMMONS + na),
-        cand_chorus=z(N_COMMONS + na), cand_ok=z(N_COMMONS + na),
-        bought_common=z(N_COMMONS), bought_vslot=z(N_VALE_SLOTS))
+def new_state(T) -> np.ndarray:
+    """Allocate the state for one game of the tables' card set (reused per game)."""
+    width = max(PLAYER_W, GAME_W, T.shape[1], int(T[OPTS, O_TRACE_W]))
+    return np.zeros((N_ROWS, width), dtype=np.int64)
+
+
+@njit(cache=True)
+def stream(S):
+    """The game's random stream (key, draws) as the uint64[2] view ``fast.rng`` uses."""
+    return S[GAME, G_RNG:G_RNG + 2].view(np.uint64)
+
+
+# -- readable numpy views, for tests and tools (not used by the kernels) -------
+StateView = namedtuple("StateView", [
+    "gs", "adeck", "ahead", "an", "vdeck", "vhead", "vn", "commons", "vslots",
+    "fert_left", "slots", "lwtop", "act", "act_amt", "cc", "temp", "chorus_used",
+    "reserved", "deck", "dhead", "dn", "disc", "disc_n", "field", "field_n", "on_deck",
+    "vown", "vturn", "vown_n", "owned_adv", "ps", "acq", "first_round", "harvested",
+    "vacq", "tr", "spirits", "vorder"])
+
+
+def views(T, S) -> StateView:
+    """Writable views of S with the shapes [P, 20, 3], [P, 20], [P], ... by name."""
+    P, na, nv = int(T[OPTS, O_PLAYERS]), int(T[OPTS, O_N_ADV]), int(T[OPTS, O_N_VALE])
+    pl, g = S[:P], S[GAME]
+    cards = lambda at, per=1: (pl[:, at:at + per * N_CARDS].reshape(P, N_CARDS, per)
+                               if per > 1 else pl[:, at:at + N_CARDS])
+    return StateView(
+        gs=g[:G_RNG], adeck=S[ADECK:ADECK + 3, :int(T[OPTS, O_LVL_LEN:O_LVL_LEN + 3].max())],
+        ahead=g[AHEAD:AHEAD + 3], an=g[AN:AN + 3],
+        vdeck=S[VDECK:VDECK + 2, :int(T[OPTS, O_VALE_LEN:O_VALE_LEN + 2].max())],
+        vhead=g[VHEAD:VHEAD + 2], vn=g[VN:VN + 2], commons=g[COMMONS:COMMONS + N_COMMONS],
+        vslots=g[VSLOTS:VSLOTS + N_VALE_SLOTS], fert_left=g[FERT_LEFT:FERT_LEFT + na],
+        slots=cards(SLOTS, 3), lwtop=cards(LWTOP), act=cards(ACT, 3), act_amt=cards(ACT_AMT, 3),
+        cc=cards(CC, CC_N), temp=cards(TEMP), chorus_used=cards(CHORUS_USED),
+        reserved=cards(RESERVED, 3), deck=cards(DECK), dhead=pl[:, DHEAD], dn=pl[:, DN],
+        disc=cards(DISC), disc_n=pl[:, DISC_N], field=cards(FIELD), field_n=pl[:, FIELD_N],
+        on_deck=pl[:, ON_DECK], vown=pl[:, VOWN:VOWN + MAX_OWNED_VALES],
+        vturn=pl[:, VTURN:VTURN + MAX_OWNED_VALES], vown_n=pl[:, VOWN_N],
+        owned_adv=pl[:, OWNED_ADV:OWNED_ADV + na], ps=pl[:, :PS_HARVESTS + 1],
+        acq=pl[:, ACQ:ACQ + na], first_round=pl[:, FIRST_ROUND:FIRST_ROUND + na],
+        harvested=pl[:, HARVESTED:HARVESTED + na], vacq=pl[:, VACQ:VACQ + nv],
+        tr=S[TR, :int(T[OPTS, O_TRACE_W])], spirits=g[SPIRITS:SPIRITS + 4],
+        vorder=g[VORDER:VORDER + N_VALE_SLOTS])
+
+
+from . import tables as _tables                                   # noqa: E402
+assert (_tables.TR_FIXED_N, _tables.MAX_VALE_BUYS) == (TR_FIXED_N, MAX_VALE_BUYS)

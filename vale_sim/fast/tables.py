@@ -1,35 +1,32 @@
-"""Card sets, policies and rule options as plain integer arrays (built once).
+"""Card sets, policies and rule options as two int64 arrays (built once).
 
-The kernels in ``engine`` only read these tables.  Layout (all ``int32``
-unless said; -1 = empty / none)::
+The kernels in ``engine`` only read these tables.  Each is ONE 2-D int64 array
+(numba reference-counts every array argument of every call), rows at the
+constant offsets below; -1 = empty / none::
 
-    Tables.adv      [n_adv, A_N]   one row per advancement kind (id = row)
-                    cols A_LEVEL .. A_AMOUNT as named below, then derived
-                    A_SPIRITS (a+f+s+w), A_SYMBOLS (Gaia's Chosen count),
-                    A_PERG (ability is per-guardian), A_LIMIT (decay-limiting)
-    Tables.vale     [n_vale, V_N]  one row per vale kind (id = row)
-    Tables.start    [20, 3]        starting cards' slots (advancement ids)
-    Tables.lvl_cards[3, L]         level 1/2/3 commons copies, kinds in id
-                                   order each repeated `copies` times
-    Tables.lvl_n    [3]            used length of each lvl_cards row
-    Tables.vale_cards[2, M]        level 1/2 vale copies, same order
-    Tables.vale_n   [2]
-    Tables.fertile  [n_adv]        Fertile Soil copies per kind (0 if not fertile)
-    Tables.opts     [O_N]          rule options (O_PLAYERS, O_POOL, ...)
+    T[ADV + k, A_*]          advancement kind k (k < n_adv <= MAX_KINDS): columns
+                             A_LEVEL .. A_AMOUNT as named below, then derived
+                             A_SPIRITS (a+f+s+w), A_SYMBOLS (Gaia's Chosen count),
+                             A_PERG (ability is per-guardian), A_LIMIT (decay-limiting)
+    T[VALE + v, V_*]         vale kind v (v < n_vale <= MAX_VALE_KINDS)
+    T[START + c, s]          starting card c's slot s (advancement id or -1)
+    T[LVL_CARDS + l, i]      level l+1 commons copies, kinds in id order each
+                             repeated `copies` times (i < T[OPTS, O_LVL_LEN + l])
+    T[VALE_CARDS + l, i]     level l+1 vale copies, same (i < T[OPTS, O_VALE_LEN + l])
+    T[FERTILE, k]            Fertile Soil copies of kind k (0 if not fertile)
+    T[OPTS, O_*]             rule options and sizes (O_PLAYERS, O_POOL, ...)
 
-    Policies.par    [P, P_N]       one row per player: integer parameters
-    Policies.adv_score [P, n_adv]  the §6.4 score of each kind for that policy
-    Policies.vale_score[P, n_vale] the §6.3 score of each vale
-    Policies.rules  [P, R, RC_N]   buy rules in order: target type, target id,
-                                   then the six conditions (ABSENT if not given)
-    Policies.n_rules[P]
+    Q[p, P_*]                player p's integer parameters; Q[p, P_N_RULES] buy
+                             rules at rows Q[p, P_RULES] .. + n_rules - 1
+    Q[ADV_SCORE + p, k]      the section 6.4 score of kind k for p's policy
+    Q[VALE_SCORE + p, v]     the section 6.3 score of vale v
+    Q[rule row, RC_*]        a buy rule: target type, target id, then the six
+                             conditions (ABSENT if not given)
 
 Ability codes are the indexes in ``cards.ADVANCEMENT_ABILITIES`` and
 ``cards.VALE_ABILITIES`` (named constants below).
 """
 from __future__ import annotations
-
-from collections import namedtuple
 
 import numpy as np
 
@@ -77,12 +74,13 @@ VAB_ALWAYS_GROWTH = VAB["always_growth"]
 VAB_CONCLAVE = VAB["guardian_once_per_turn"]
 VAB_SUNSTONE = VAB["spirit_to_wild"]
 
-# -- rule options -------------------------------------------------------------
-O_PLAYERS, O_POOL, O_L1SIZE, O_MAX_ROUNDS, O_PREP_GROSS, O_MAX_BUYS, O_N = range(7)
+# -- rule options and sizes (row OPTS) -----------------------------------------
+(O_PLAYERS, O_POOL, O_L1SIZE, O_MAX_ROUNDS, O_PREP_GROSS, O_MAX_BUYS, O_N_ADV,
+ O_N_VALE, O_LVL_LEN, _L2, _L3, O_VALE_LEN, _V2, O_TRACE_W, O_N) = range(15)
 
-# -- policy parameters --------------------------------------------------------
+# -- policy parameters (row p of Q) ------------------------------------------
 (P_PUSH_RISK, P_MANA_TARGET, P_MIN_SCORE, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
- P_TOKEN_NEEDED, P_USE_SUNSTONE, P_EXPLORE, P_N) = range(9)
+ P_TOKEN_NEEDED, P_USE_SUNSTONE, P_EXPLORE, P_N_RULES, P_RULES, P_N) = range(11)
 # -- buy rules ----------------------------------------------------------------
 (RC_TARGET, RC_ID, RC_MANA_AT_LEAST, RC_MANA_AT_MOST, RC_ROUND_AT_LEAST,
  RC_ROUND_AT_MOST, RC_POOL_AT_MOST, RC_OWNED_AT_MOST, RC_N) = range(9)
@@ -91,25 +89,52 @@ RC_CONDITIONS = (RC_MANA_AT_LEAST, RC_MANA_AT_MOST, RC_ROUND_AT_LEAST,
 # rule target types
 T_CARD_ADV, T_CARD_VALE, T_LEVEL, T_VALE_ABILITY, T_BEST_ADV, T_BEST_VALE = range(6)
 ABSENT = -(2 ** 31)      # a condition the rule does not give
+# -- trace row sizes (the columns are in ``state``) ------------------------------
+TR_FIXED_N = 27         # = state.TR_FIXED_N (checked there)
+MAX_VALE_BUYS = 2
 
 N_CARDS = 20             # sleeves per player
 N_COMMONS = 9            # face-up commons slots (3 per level)
 N_VALE_SLOTS = 8         # face-up vale slots (4 per level)
+MAX_PLAYERS = 4
+MAX_KINDS = 128          # advancement kinds of a card set
+MAX_VALE_KINDS = 64      # vale kinds of a card set
+MAX_OWNED_VALES = 128    # vale copies of a card set (a player owns at most all)
 
-Tables = namedtuple("Tables", ["adv", "vale", "start", "lvl_cards", "lvl_n",
-                               "vale_cards", "vale_n", "fertile", "opts"])
-Policies = namedtuple("Policies", ["par", "adv_score", "vale_score", "rules", "n_rules"])
+# -- rows of T ------------------------------------------------------------------
+ADV = 0
+VALE = ADV + MAX_KINDS
+START = VALE + MAX_VALE_KINDS
+LVL_CARDS = START + N_CARDS          # 3 rows
+VALE_CARDS = LVL_CARDS + 3           # 2 rows
+FERTILE = VALE_CARDS + 2
+OPTS = FERTILE + 1
+T_ROWS = OPTS + 1
+# -- rows of Q ------------------------------------------------------------------
+ADV_SCORE = MAX_PLAYERS
+VALE_SCORE = ADV_SCORE + MAX_PLAYERS
+RULES = VALE_SCORE + MAX_PLAYERS     # first rule row
 
 
-def card_tables(cs: CardSet, players: int, rules: Rules | None = None) -> Tables:
-    """The card set and rule options as integer arrays (see module docstring)."""
+def card_tables(cs: CardSet, players: int, rules: Rules | None = None) -> np.ndarray:
+    """The card set and rule options as one int64 array T (see module docstring)."""
     rules = rules or Rules()
-    if not 1 <= players <= 4:
-        raise ValueError(f"players must be 1..4, got {players}")
+    if not 1 <= players <= MAX_PLAYERS:
+        raise ValueError(f"players must be 1..{MAX_PLAYERS}, got {players}")
     na, nv = len(cs.advancements), len(cs.vales)
-    adv = np.zeros((max(na, 1), A_N), dtype=np.int32)
+    n_owned = sum(v.copies for v in cs.vales)
+    if na > MAX_KINDS or nv > MAX_VALE_KINDS or n_owned > MAX_OWNED_VALES:
+        raise ValueError(f"card set {cs.name!r}: the fast engine takes at most {MAX_KINDS} "
+                         f"advancement kinds, {MAX_VALE_KINDS} vale kinds and "
+                         f"{MAX_OWNED_VALES} vale copies")
+    lvl = [[i for i in cs.commons(L) for _ in range(cs.advancements[i].copies)] for L in (1, 2, 3)]
+    vl = [[i for i in cs.vales_of_level(L) for _ in range(cs.vales[i].copies)] for L in (1, 2)]
+    width = max(A_N, V_N, MAX_KINDS, O_N, max(len(x) for x in lvl), max(len(x) for x in vl))
+    T = np.full((T_ROWS, width), -1, dtype=np.int64)
+    T[ADV:VALE, :A_N] = 0
+    T[VALE:START, :V_N] = 0
     for i, a in enumerate(cs.advancements):
-        row = adv[i]
+        row = T[ADV + i]
         row[A_LEVEL], row[A_SUPPLY], row[A_COPIES] = a.level, SUPPLIES.index(a.supply), a.copies
         row[A_COST], row[A_POS], row[A_LONGWISE] = a.cost, a.position, int(a.longwise)
         row[A_MANA], row[A_ANIMAL], row[A_FOREST] = a.mana, a.animal, a.forest
@@ -121,9 +146,8 @@ def card_tables(cs: CardSet, players: int, rules: Rules | None = None) -> Tables
         row[A_SPIRITS], row[A_SYMBOLS] = a.spirits, a.symbol_count
         row[A_PERG] = int(a.ability in PER_GUARDIAN)
         row[A_LIMIT] = int(a.ability in DECAY_LIMITING)
-    vale = np.zeros((max(nv, 1), V_N), dtype=np.int32)
     for i, v in enumerate(cs.vales):
-        row = vale[i]
+        row = T[VALE + i]
         row[V_LEVEL], row[V_COPIES] = v.level, v.copies
         row[V_COST_A], row[V_COST_F], row[V_COST_S], row[V_COST_W] = v.cost
         row[V_END_VP] = v.end_vp
@@ -135,21 +159,17 @@ def card_tables(cs: CardSet, players: int, rules: Rules | None = None) -> Tables
     deck = cs.starting_deck()
     if len(deck) != N_CARDS:
         raise ValueError(f"card set {cs.name!r}: starting cards make {len(deck)} cards, need {N_CARDS}")
-    start = np.array(deck, dtype=np.int32).reshape(N_CARDS, 3)
-
-    lvl = [[i for i in cs.commons(L) for _ in range(cs.advancements[i].copies)] for L in (1, 2, 3)]
-    lvl_cards = np.full((3, max(1, max(len(x) for x in lvl))), -1, dtype=np.int32)
+    T[START:START + N_CARDS, :3] = np.array(deck, dtype=np.int64).reshape(N_CARDS, 3)
     for L, x in enumerate(lvl):
-        lvl_cards[L, :len(x)] = x
-    vl = [[i for i in cs.vales_of_level(L) for _ in range(cs.vales[i].copies)] for L in (1, 2)]
-    vale_cards = np.full((2, max(1, max(len(x) for x in vl))), -1, dtype=np.int32)
+        T[LVL_CARDS + L, :len(x)] = x
     for L, x in enumerate(vl):
-        vale_cards[L, :len(x)] = x
-    fertile = np.zeros(max(na, 1), dtype=np.int32)
+        T[VALE_CARDS + L, :len(x)] = x
+    T[FERTILE] = 0
     for i in cs.fertile():
-        fertile[i] = cs.advancements[i].copies
+        T[FERTILE, i] = cs.advancements[i].copies
 
-    opts = np.zeros(O_N, dtype=np.int64)
+    opts = T[OPTS]
+    opts[:] = 0
     opts[O_PLAYERS] = players
     try:
         opts[O_POOL] = rules.pool_for(players)
@@ -161,8 +181,14 @@ def card_tables(cs: CardSet, players: int, rules: Rules | None = None) -> Tables
     opts[O_PREP_GROSS] = int(rules.prep_count == "gross")
     # Most advancements one Harvest can buy: 2 + every extra buy of every vale copy.
     opts[O_MAX_BUYS] = 2 + sum(v.extra_buys * v.copies for v in cs.vales)
-    return Tables(adv, vale, start, lvl_cards, np.array([len(x) for x in lvl], np.int32),
-                  vale_cards, np.array([len(x) for x in vl], np.int32), fertile, opts)
+    opts[O_N_ADV], opts[O_N_VALE] = na, nv
+    for L in range(3):
+        opts[O_LVL_LEN + L] = len(lvl[L])
+    for L in range(2):
+        opts[O_VALE_LEN + L] = len(vl[L])
+    opts[O_TRACE_W] = TR_FIXED_N + 3 * opts[O_MAX_BUYS] + MAX_VALE_BUYS
+    T.setflags(write=False)
+    return T
 
 
 def _resolve_card(cs: CardSet, name: str, policy: Policy):
@@ -176,36 +202,40 @@ def _resolve_card(cs: CardSet, name: str, policy: Policy):
                       f"(not an advancement or vale of card set {cs.name!r})")
 
 
-def policy_tables(cs: CardSet, policies) -> Policies:
-    """Policies (one per player) as arrays; rule card names resolved to ids."""
+def policy_tables(cs: CardSet, policies) -> np.ndarray:
+    """Policies (one per player) as one int64 array Q; rule card names resolved to ids."""
     P = len(policies)
+    if P > MAX_PLAYERS:
+        raise ValueError(f"at most {MAX_PLAYERS} policies, got {P}")
     na, nv = max(1, len(cs.advancements)), max(1, len(cs.vales))
-    max_rules = max([1] + [len(p.rules) for p in policies])
-    par = np.zeros((P, P_N), dtype=np.int64)
-    adv_score = np.zeros((P, na), dtype=np.int64)
-    vale_score = np.zeros((P, nv), dtype=np.int64)
-    rules = np.full((P, max_rules, RC_N), ABSENT, dtype=np.int64)
-    n_rules = np.zeros(P, dtype=np.int64)
+    n_rules = sum(len(p.rules) for p in policies)
+    Q = np.zeros((RULES + n_rules, max(P_N, RC_N, na, nv)), dtype=np.int64)
+    row_at = RULES
     for p, pol in enumerate(policies):
-        par[p, P_PUSH_RISK] = pol.push_risk_permille
-        par[p, P_MANA_TARGET] = pol.mana_target
-        par[p, P_MIN_SCORE] = pol.min_score
-        par[p, P_VALE_MIN_SCORE] = pol.vale_min_score
-        par[p, P_AVOID_DECAY_STACK] = int(pol.avoid_decay_stack)
-        par[p, P_TOKEN_NEEDED] = int(pol.token == "needed")
-        par[p, P_USE_SUNSTONE] = int(pol.use_sunstone)
-        par[p, P_EXPLORE] = pol.explore_permille
+        par = Q[p]
+        par[P_PUSH_RISK] = pol.push_risk_permille
+        par[P_MANA_TARGET] = pol.mana_target
+        par[P_MIN_SCORE] = pol.min_score
+        par[P_VALE_MIN_SCORE] = pol.vale_min_score
+        par[P_AVOID_DECAY_STACK] = int(pol.avoid_decay_stack)
+        par[P_TOKEN_NEEDED] = int(pol.token == "needed")
+        par[P_USE_SUNSTONE] = int(pol.use_sunstone)
+        par[P_EXPLORE] = pol.explore_permille
+        par[P_N_RULES] = len(pol.rules)
+        par[P_RULES] = row_at
         for i, a in enumerate(cs.advancements):
-            adv_score[p, i] = (pol.w_mana * a.mana + pol.w_spirit * a.spirits
-                               + pol.w_harvest_vp * a.harvest_vp + pol.w_end_vp * a.end_vp
-                               + pol.w_growth * a.growth - pol.w_decay * a.decay
-                               + pol.w_guardian * a.guardian
-                               + pol.w_ability * int(a.ability != "none") - pol.w_cost * a.cost)
+            Q[ADV_SCORE + p, i] = (pol.w_mana * a.mana + pol.w_spirit * a.spirits
+                                   + pol.w_harvest_vp * a.harvest_vp + pol.w_end_vp * a.end_vp
+                                   + pol.w_growth * a.growth - pol.w_decay * a.decay
+                                   + pol.w_guardian * a.guardian
+                                   + pol.w_ability * int(a.ability != "none") - pol.w_cost * a.cost)
         for i, v in enumerate(cs.vales):
-            vale_score[p, i] = pol.w_vale_vp * v.end_vp + pol.w_vale_ability * int(v.ability != "none")
-        n_rules[p] = len(pol.rules)
-        for r, rule in enumerate(pol.rules):
-            row = rules[p, r]
+            Q[VALE_SCORE + p, i] = (pol.w_vale_vp * v.end_vp
+                                    + pol.w_vale_ability * int(v.ability != "none"))
+        for rule in pol.rules:
+            row = Q[row_at]
+            row_at += 1
+            row[:] = ABSENT
             if rule.target == "card":
                 row[RC_TARGET], row[RC_ID] = _resolve_card(cs, rule.value, pol)
             elif rule.target == "level":
@@ -226,4 +256,5 @@ def policy_tables(cs: CardSet, policies) -> Policies:
                 v = getattr(rule, cond)
                 if v is not None:
                     row[col] = v
-    return Policies(par, adv_score, vale_score, rules, n_rules)
+    Q.setflags(write=False)
+    return Q
