@@ -327,19 +327,27 @@ def ranking(frame: pd.DataFrame, names, players: int, confidence: float = 0.95,
 # Per-turn curves (reference-engine turn records on a subsample)
 # ---------------------------------------------------------------------------
 def turn_curves(policies, players: int = 2, games: int = 40, seed: int = 0, card_set="core",
-                rules: Rules | None = None, mode: str | None = None, baseline=None) -> pd.DataFrame:
+                rules: Rules | None = None, mode: str | None = None, baseline=None,
+                engine: str = "fast") -> pd.DataFrame:
     """Mean VP, mana and cards crafted by round, per policy.
 
     Plays the tournament's matchups and rotations on ``deals_for(games,
-    players)`` deals with the reference engine and reads its turn records.
+    players)`` deals and reads the turn records: the fast engine's trace
+    (``vale_sim.fast.api.play_game_fast``, the same records) when available,
+    else the reference engine.
     Columns: policy, round, n (turns averaged), vp (cumulative harvest VP
     taken), mana (mana counted at this turn's Harvest), crafted (cumulative
     advancements bought), spoil_rate.  Late rounds average only the games
     still running (``n`` says how many turns that is).
     """
     from .records import turns_frame
-    from .reference.game import play_game
+    from .runner import effective_engine
     _check_players(players)
+    _check_engine(engine)
+    if effective_engine(engine) == "fast":
+        from .fast.api import play_game_fast as play_game
+    else:
+        from .reference.game import play_game
     pols = [get_policy(p) for p in policies]
     names = [p.name for p in pols]
     by_name = dict(zip(names, pols))
