@@ -111,7 +111,7 @@ def test_observational_counts_on_a_hand_made_frame():
     cs = twin_set()
     obs = observational(cs, frame=_hand_frame(cs)).set_index("card")
     r = obs.loc["Planted+"]
-    assert r["games_acquired"] == 4
+    assert r["games_acquired"] == 4 and r["games_not_acquired"] == 4
     assert r["win_rate_acquired"] == pytest.approx(3.5 / 4)
     assert r["win_rate_not_acquired"] == pytest.approx(0.5 / 4)
     assert r["lift"] == pytest.approx(3.0 / 4)

@@ -185,8 +185,8 @@ def observational(card_set="core", games: int = 2000, players: int = 2, seed: in
     """Per-card associations from one run of exploring baseline players.
 
     Columns: card, kind, level, games_acquired (player-games in which it was
-    bought), acquire_rate, win_rate_acquired (+ _lo, _hi), win_rate_not_acquired
-    (+ _lo, _hi), lift (= the difference; lift_lo, lift_hi: game-clustered
+    bought), acquire_rate, win_rate_acquired (+ _lo, _hi), games_not_acquired,
+    win_rate_not_acquired (+ _lo, _hi), lift (= the difference; lift_lo, lift_hi: game-clustered
     interval — the players of one game are not independent), games_harvested,
     win_rate_harvested (+ _lo, _hi; nan when the engine does not record it),
     mean_round_acquired.  Rates: Wilson intervals over player-games.
@@ -213,7 +213,7 @@ def observational(card_set="core", games: int = 2000, players: int = 2, seed: in
                "acquire_rate": r1.n / acq.size,
                "win_rate_acquired": r1.rate, "win_rate_acquired_lo": r1.lo,
                "win_rate_acquired_hi": r1.hi,
-               "win_rate_not_acquired": r0.rate, "win_rate_not_acquired_lo": r0.lo,
+               "games_not_acquired": r0.n, "win_rate_not_acquired": r0.rate, "win_rate_not_acquired_lo": r0.lo,
                "win_rate_not_acquired_hi": r0.hi,
                "lift": lift, "lift_lo": lift_lo, "lift_hi": lift_hi}
         if kind == "advancement" and not np.isnan(cc["harvested"][:, k]).all():
