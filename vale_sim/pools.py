@@ -153,6 +153,10 @@ def _progress(it, on: bool, desc: str):
     return tqdm(it, desc=desc, leave=False, disable=not sys.stderr.isatty())
 
 
+KEEP_COLUMNS = ("players", "pool", "game", "player", "seat", "policy", "score", "tokens_vp",
+                "adv_vp", "vale_vp", "win_share", "rounds", "truncated")
+
+
 def simulate_pools(card_set="core", players=(2, 3, 4), pools=None, games: int = 200,
                    seed: int = 1, policies=None, engine: str = "auto", rules: Rules | None = None,
                    out=None, progress: bool = False, workers: int = 1):
@@ -183,18 +187,15 @@ def simulate_pools(card_set="core", players=(2, 3, 4), pools=None, games: int = 
         pol = None if policies is None else ([policies] * p if isinstance(policies, str) else policies)
         cell_out = out if out is None or hasattr(out, "run") else Path(out) / f"p{p}_pool{v}"
         df = play_games(card_set, p, seed, games, pol, r, engine, cell_out, False, workers)
-        df = df.copy()
-        df["players"] = p
-        df["pool"] = v
+        df = df[[c for c in KEEP_COLUMNS[2:] if c in df.columns]].copy()   # drop per-card columns
+        df.insert(0, "pool", v)
+        df.insert(0, "players", p)
         frames.append(df)
         if bar is not None:
             bar.update(games)
     if bar is not None:
         bar.close()
-    keep = ["players", "pool", "game", "player", "seat", "policy", "score", "tokens_vp",
-            "adv_vp", "vale_vp", "win_share", "rounds", "truncated"]
-    allf = pd.concat(frames, ignore_index=True)
-    return allf[[c for c in keep if c in allf.columns]]
+    return pd.concat(frames, ignore_index=True)
 
 
 # ---------------------------------------------------------------------------
@@ -218,15 +219,16 @@ def mean_interval(x, confidence: float = 0.95) -> tuple[float, float, float]:
 def per_game(frame):
     """One row per (players, pool, game): length, box VP, token share, margin, spread."""
     import pandas as pd
-    f = frame
-    g = f.groupby(["players", "pool", "game"], sort=True)
+    keys = ["players", "pool", "game"]
+    f = frame.sort_values(keys + ["score"], ascending=[True, True, True, False], kind="stable")
+    g = f.groupby(keys, sort=True)
     out = g.agg(rounds=("rounds", "first"), truncated=("truncated", "first"),
-                tokens=("tokens_vp", "sum"), score_total=("score", "sum"),
-                score_sd=("score", lambda s: float(np.std(s.to_numpy(), ddof=0))))
-    top2 = (f.sort_values("score", ascending=False)
-             .groupby(["players", "pool", "game"], sort=True)["score"]
-             .agg(lambda s: float(s.iloc[0] - s.iloc[1]) if len(s) > 1 else 0.0))
-    out["margin"] = top2
+                tokens=("tokens_vp", "sum"), score_total=("score", "sum"))
+    out["score_sd"] = g["score"].std(ddof=0).fillna(0.0)
+    first = g["score"].nth(0).to_numpy(float)            # rows sorted by score, best first
+    second = g["score"].nth(1)
+    second = second.to_numpy(float) if len(second) == len(out) else first
+    out["margin"] = first - second                      # winner - runner-up
     out = out.reset_index()
     out["box_vp"] = np.maximum(0, out["tokens"] - out["pool"])
     out["token_share"] = np.where(out["score_total"] > 0,

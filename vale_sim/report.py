@@ -72,29 +72,30 @@ class ReportSettings:
     tournament_policies: tuple = ("balanced", "cautious", "greedy", "spirit-rush", "vp-rush",
                                   "mana-target")
     tournament_players: int = 2
-    tournament_games: int = 800
+    tournament_games: int = 4000
     adv_players: int = 2
-    adv_games: int = 400              # paired games per card
-    adv_observational_games: int = 4000
+    adv_games: int = 2000             # paired games per card
+    adv_observational_games: int = 20000
     adv_cards: tuple | None = None    # None: every buyable card
     adv_tolerance: float = 0.05
     pool_players: tuple = (2, 3, 4)
     pool_grid: str = "15:45:2"
-    pool_games: int = 500
+    pool_games: int = 4000
     fallback_note: str = ""           # why the sizes are small (no fast engine)
 
     # Per size: (fast engine sizes, reference engine sizes).  Full fast sizes
-    # are ~70k games, about 3-4 minutes on one core; reference sizes are ~50x
-    # smaller because that engine is ~20x slower per game.
+    # are ~430k games (~0.2 ms each on one core: about 2-3 minutes in all, with
+    # the reference-engine spoil check); reference sizes are far smaller because
+    # that engine is ~200x slower per game.
     PRESETS = {
         "full": ({}, dict(spoil_sim_games=2000, tournament_games=100,
                           tournament_policies=("balanced", "cautious", "greedy", "vp-rush"),
                           adv_games=40, adv_observational_games=300,
                           pool_grid="17:41:6", pool_games=60)),
-        "quick": (dict(spoil_sim_games=1000, tournament_games=300,
+        "quick": (dict(spoil_sim_games=1000, tournament_games=1000,
                        tournament_policies=("balanced", "cautious", "greedy", "vp-rush"),
-                       adv_games=100, adv_observational_games=1000,
-                       pool_grid="17:41:4", pool_games=200),
+                       adv_games=200, adv_observational_games=2000,
+                       pool_grid="17:41:4", pool_games=400),
                   dict(spoil_sim_games=500, tournament_games=20,
                        tournament_policies=("balanced", "greedy", "cautious"),
                        adv_games=6, adv_observational_games=40,
