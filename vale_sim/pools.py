@@ -336,7 +336,9 @@ class Recommendation:
         lo, hi = self.pool_range
         rng = f"{lo}" if lo == hi else f"{lo}–{hi}"
         rb = "inside" if self.rulebook_consistent else "outside"
-        return (f"{self.players} players: pool {self.pool} (consistent range {rng}) gives {what} "
+        interp = (f", curve crosses the goal at ≈{self.interpolated_pool:.1f}"
+                  if self.target == "equal-length" and np.isfinite(self.interpolated_pool) else "")
+        return (f"{self.players} players: pool {self.pool} (consistent range {rng}{interp}) gives {what} "
                 f"{fmt(self.value)}{unit} [{fmt(self.value_ci[0])}, {fmt(self.value_ci[1])}] "
                 f"vs goal {fmt(self.goal)}; the rulebook's {self.rulebook_pool} gives "
                 f"{fmt(self.rulebook_value)} [{fmt(self.rulebook_value_ci[0])}, "
