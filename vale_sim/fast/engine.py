@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .borrow import borrowed
 from .rng import rng_init, randbelow, shuffle
 from .tables import (
     A_LEVEL, A_SUPPLY, A_COST, A_POS, A_LONGWISE, A_MANA, A_ANIMAL, A_FOREST, A_SKY,
@@ -1160,6 +1161,10 @@ def play_games(T, S, Q, seed, first_game, n_games, res, share, gout, acq, first_
     [g, p, kind], vacq[g, p, vale]; trace rows (all games appended) if trace
     has rows.  Returns the number of trace rows wanted (may exceed its size).
     """
+    T = borrowed(T)         # no reference counting in the calls below (see borrow)
+    S = borrowed(S)
+    Q = borrowed(Q)
+    trace = borrowed(trace)
     P = T[OPTS, O_PLAYERS]
     ntrace = 0
     for g in range(n_games):
