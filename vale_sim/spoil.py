@@ -315,7 +315,7 @@ class SpoilModel:
                    p["bonus"], p["tmana"], p["tvp"])
             if origin[i] == "known":
                 extra = tuple(p[k] for k in harvest_keys)
-            elif self.penalty or mode == "mana":
+            elif mode == "mana":
                 extra = (p["mana"], p["magic"], p["pen"])
             else:
                 extra = ()
@@ -350,6 +350,9 @@ class SpoilModel:
         self.mean = {q: [mean([profiles[i][q] for i in m]) for m in members]
                      for q in ("mana", "magic", "pen", "vp") + SPIRITS}
         self._aurora_members = [[profiles[i]["aurora"] for i in m] for m in members]
+        self._mana_members = [[(profiles[i]["mana"], profiles[i]["magic"], profiles[i]["pen"])
+                               for i in m] for m in members]
+        self._subset_cache: dict = {}
         self._aurora_cache: dict = {}
         self.push_memo: dict = {}
         self.prep_memo: dict = {}
@@ -673,13 +676,47 @@ class SpoilModel:
         if s.temp is not None and s.temp[1]:
             mana += self.tmana[s.temp[0]]
             vp += self.tvp[s.temp[0]]
-        if self.penalty:            # mana attributes are in the type key: no averaging
-            mana = max(0, mana - sum(c * m["pen"][t] for t, c in enumerate(s.field) if c))
+        if self.penalty:
+            mana = self._mana_with_penalty(s, n)
         out = {"mana": mana, "vp": vp}
         for sp in SPIRITS:
             out[sp] = sum(c * m[sp][t] for t, c in enumerate(s.field) if c) + self.vale_spirit[sp]
         out["spirits"] = sum(out[sp] for sp in SPIRITS)
         return out
+
+    def _subset_sums(self, t: int, c: int, n: int) -> dict:
+        """Distribution of a type's mana net of penalties over c of its members drawn
+        uniformly without replacement (exchangeability: see the module docstring)."""
+        k = (t, c, n)
+        hit = self._subset_cache.get(k)
+        if hit is not None:
+            return hit
+        vals = [mana + magic * (n - 1) - pen for mana, magic, pen in self._mana_members[t]]
+        ways = [defaultdict(int) for _ in range(c + 1)]
+        ways[0][0] = 1
+        for v in vals:
+            for j in range(c, 0, -1):
+                for x, w in list(ways[j - 1].items()):
+                    ways[j][x + v] += w
+        total = math.comb(len(vals), c)
+        hit = self._subset_cache[k] = {x: self.ratio(w, total) for x, w in ways[c].items()}
+        return hit
+
+    def _mana_with_penalty(self, s: _S, n: int):
+        """E[max(0, mana - penalties)] (Grassland: "not below 0"), from the exact
+        distribution of the field's mana net of penalties."""
+        base = self.vale_mana
+        if s.temp is not None and s.temp[1]:
+            base += self.tmana[s.temp[0]]
+        dist = {base: self.num(1)}
+        for t, c in enumerate(s.field):
+            if c:
+                nxt: dict = defaultdict(int)
+                for x, p in dist.items():
+                    for y, q in self._subset_sums(t, c, n).items():
+                        nxt[x + y] += p * q
+                dist = nxt
+        return sum((p * x for x, p in dist.items() if x > 0), self.num(0))
 
     @property
     def states(self) -> int:
@@ -974,15 +1011,20 @@ def simulate_spoil_odds(deck, pushes: int = 6, games: int = 10_000, seed: int = 
             for v in arbors[:situation.arbors_used]:
                 pl.vales.remove(v)
             spoiled = False
+        h, showing = None, None
         for k in range(K + 1):
+            moved = k == 0
             if k > 0 and not spoiled and pl.on_deck >= 0:
-                spoiled = pl.push()
+                spoiled, moved = pl.push(), True
+            if moved:                  # otherwise the turn is over: nothing changed
+                showing = pl.decay_showing()
+                h = None if spoiled else pl.harvest_totals()
+                if h is not None:
+                    h["spirits"] = sum(h[s] for s in SPIRITS)
             spoiled_n[k] += spoiled
-            show[k][pl.decay_showing()] += 1
+            show[k][showing] += 1
             if not spoiled:
                 can_n[k] += pl.on_deck >= 0
-                h = pl.harvest_totals()
-                h["spirits"] = sum(h[s] for s in SPIRITS)
                 for q in QUANTITIES:
                     sums[k][q][0] += h[q]
                     sums[k][q][1] += h[q] * h[q]
