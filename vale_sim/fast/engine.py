@@ -671,6 +671,14 @@ def buy_advancements(T, S, Q, p, mana, rnd, limit):
     nb = 0
     while nb < limit:
         bonus = 1 if (S[p, PS_TOKEN] != 0 and Q[p, P_TOKEN_NEEDED] != 0) else 0
+        # The largest Earthchant discount on offer: a kind dearer than mana + bonus
+        # + that cannot be bought whatever its placement (skip placing it).
+        discount = 0
+        for i in range(S[p, FIELD_N]):
+            c = S[p, FIELD + i]
+            if (S[p, CC + CC_N * c + CC_CHORUS] != 0 and S[p, CHORUS_USED + c] == 0
+                    and S[p, CC + CC_N * c + CC_CHORUS_AMT] > discount):
+                discount = S[p, CC + CC_N * c + CC_CHORUS_AMT]
         nc = 0
         nbuy = 0
         for src in range(N_COMMONS + na):
@@ -682,7 +690,10 @@ def buy_advancements(T, S, Q, p, mana, rnd, limit):
                 k = src - N_COMMONS
                 if S[GAME, FERT_LEFT + k] <= 0:
                     continue
-            card, cost, ch = placement(T, S, Q, p, k)
+            if T[k, A_COST] - discount > mana + bonus:
+                card, cost, ch = -1, T[k, A_COST], 0      # unaffordable: never picked
+            else:
+                card, cost, ch = placement(T, S, Q, p, k)
             S[GAME, CAND_KIND + nc] = k
             S[GAME, CAND_SRC + nc] = src
             S[GAME, CAND_CARD + nc] = card
