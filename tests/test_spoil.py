@@ -477,3 +477,53 @@ def test_json_shape():
     assert "decay_showing_distribution" in d and "states" in d
     s = simulate_spoil_odds("starter", 2, games=50, seed=3).to_dict()
     assert s["games"] == 50 and s["seed"] == 3 and "standard_errors" in s
+
+
+# ---------------------------------------------------------------------------
+# Command line and plots
+# ---------------------------------------------------------------------------
+def test_cli_json_exact(capsys):
+    import json
+    from vale_sim.cli import main
+    assert main(["spoil-odds", "--deck", "starter", "--pushes", "6", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["p_spoil_within"]["1"] == pytest.approx(0.45)
+    assert set(d["p_spoil_within"]) == {str(k) for k in range(1, 7)}
+    assert d["expected_mana_if_stop_after"]["0"] == pytest.approx(2.9)
+
+
+def test_cli_simulate_text_rule_and_plot(capsys, tmp_path):
+    import json
+    from vale_sim.cli import main
+    out = tmp_path / "spoil.png"
+    assert main(["spoil-odds", "--deck", "thornhide", "--simulate", "--games", "60",
+                 "--seed", "5", "--pushes", "3", "--plot", str(out), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["games"] == 60 and d["seed"] == 5 and "standard_errors" in d
+    assert out.stat().st_size > 1000
+    assert main(["spoil-odds", "--deck", "starter", "--pushes", "3", "--rule", "4"]) == 0
+    text = capsys.readouterr().out
+    assert "best push/stop rule" in text and "P(spoil during Prep)" in text
+
+
+def test_cli_deck_file(capsys, tmp_path):
+    from vale_sim.cli import main
+    f = tmp_path / "mine.toml"
+    f.write_text('base = "starter"\nvales = ["Blooming Arbor"]\n'
+                 '[[cards]]\nadvancements = ["Cursed Land", "Hulking Thornhide"]\ncount = 2\n')
+    assert main(["spoil-odds", "--deck", str(f), "--pushes", "2"]) == 0
+    assert "2 x Cursed Land + Hulking Thornhide" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, msg", [
+    (["--deck", "nope"], "unknown deck"),
+    (["--pushes", "0"], "--pushes"),
+    (["--rule", "lots"], "--rule"),
+    (["--simulate", "--games", "0"], "--games"),
+    (["--seed", "-3"], "seed"),
+])
+def test_cli_bad_input_is_one_line_exit_2(capsys, argv, msg):
+    from vale_sim.cli import main
+    assert main(["spoil-odds", *argv]) == 2
+    err = capsys.readouterr().err
+    assert msg in err and err.count("\n") == 1

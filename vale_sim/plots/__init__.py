@@ -1,0 +1,1 @@
+"""Charts for analyses (matplotlib with the Agg backend: files, no windows)."""

@@ -1,0 +1,133 @@
+"""``vale-sim spoil-odds``: if I push now, how likely am I to spoil? (docs/spoil-odds.md)"""
+from __future__ import annotations
+
+import json
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("spoil-odds", help="spoil odds and expected mana per push, exact or simulated",
+                       description="P(spoil within k pushes), the decay showing and the expected "
+                                   "Harvest if you stop after k pushes, for a deck at the start "
+                                   "of a turn (after Prep).  Exact by default.")
+    p.add_argument("--deck", default="starter",
+                   help="bundled deck (starter, druid, grovetender, seedling, thornhide) or a "
+                        "deck .toml file (default starter)")
+    p.add_argument("--pushes", type=int, default=6, help="K: pushes to report (default 6)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--exact", action="store_true", help="exact computation (the default)")
+    mode.add_argument("--simulate", action="store_true",
+                      help="estimate with the reference engine instead")
+    p.add_argument("--games", type=int, default=10_000, help="games to simulate (default 10000)")
+    p.add_argument("--seed", type=int, default=0, help="master seed for --simulate (default 0)")
+    p.add_argument("--set", default=None,
+                   help="card set for names in the deck (default: the deck file's, else core)")
+    p.add_argument("--prep-count", choices=("net", "gross"), default="net",
+                   help="Prep stops at 3 decay showing, net of growth or gross (default net)")
+    p.add_argument("--rule", metavar="GOAL", default=None,
+                   help="also find the best push/stop rule: 'mana' (max expected mana) or "
+                        "a number M (max P(mana >= M))")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--plot", metavar="OUT.png", default=None,
+                   help="write P(spoil within k) and the mana/risk frontier to a PNG")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..cards import CardSetError
+    from ..cli import UserError
+    from ..rng import check_seed
+    from ..rules import Rules
+    from .. import spoil
+
+    if not 1 <= args.pushes <= 40:
+        raise UserError(f"--pushes must be between 1 and 40, got {args.pushes}")
+    if args.simulate and args.games < 1:
+        raise UserError(f"--games must be at least 1, got {args.games}")
+    try:
+        seed = check_seed(args.seed)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    goal = target = None
+    if args.rule is not None:
+        if args.rule == "mana":
+            goal = "mana"
+        elif args.rule.isdigit():
+            goal, target = "reach", int(args.rule)
+        else:
+            raise UserError(f"--rule must be 'mana' or a whole number of mana, got {args.rule!r}")
+    try:
+        deck = spoil.load_deck(args.deck, args.set)
+    except (spoil.DeckError, CardSetError) as e:
+        raise UserError(str(e).splitlines()[0]) from None
+    rules = Rules(prep_count=args.prep_count)
+    if args.simulate:
+        res = spoil.simulate_spoil_odds(deck, args.pushes, args.games, seed, rules)
+    else:
+        res = spoil.spoil_odds(deck, args.pushes, rules=rules)
+    rule = None
+    if goal:
+        rule = spoil.best_rule(deck, goal, target, horizon=args.pushes, rules=rules)
+    if args.plot:
+        from ..plots.spoil import spoil_report_figure
+        try:
+            spoil_report_figure(res, args.plot)
+        except OSError as e:
+            raise UserError(f"cannot write {args.plot}: {e.strerror or e}") from None
+    if args.json:
+        out = res.to_dict()
+        if rule is not None:
+            out["best_rule"] = rule.to_dict()
+        print(json.dumps(out, sort_keys=True))
+        return 0
+    print(format_report(res, deck))
+    if rule is not None:
+        print()
+        print(format_rule(rule))
+    return 0
+
+
+def format_report(res, deck) -> str:
+    sim = res.method == "simulated"
+    lines = [f"deck {res.deck}: " + "; ".join(deck.describe()),
+             (f"simulated: {res.games} games, seed {res.seed} (± one standard error)" if sim
+              else f"exact ({res.states} states, {res.seconds:.3f} s)"),
+             f"P(spoil during Prep) = {float(res.p_prep_spoil):.4f}", "",
+             f"{'pushes':>6} {'P(spoiled)':>11} {'E[mana]':>9} {'E[mana|ok]':>11} "
+             f"{'E[spirits]':>10} {'E[VP]':>7} {'can push':>9}"]
+    for k in range(res.pushes + 1):
+        e, c = res.expected[k], res.expected_given_no_spoil[k]
+        p = f"{float(res.p_spoil_within[k]):.4f}"
+        m = f"{float(e['mana']):.3f}"
+        if sim:
+            p += f"±{res.se['p_spoil_within'][k]:.3f}"
+            m += f"±{res.se['expected'][k]['mana']:.2f}"
+        ok = "-" if c["mana"] is None else f"{float(c['mana']):.3f}"
+        lines.append(f"{k:>6} {p:>11} {m:>9} {ok:>11} {float(e['spirits']):>10.3f} "
+                     f"{float(e['vp']):>7.3f} {float(res.p_can_push[k]):>9.4f}")
+    lines.append("")
+    lines.append("decay showing after k pushes (spoiled turns keep the showing they spoiled at):")
+    shows = sorted({s for d in res.decay_showing_distribution.values() for s in d})
+    lines.append(f"{'pushes':>6} " + " ".join(f"{s:>6}" for s in shows))
+    for k in range(res.pushes + 1):
+        d = res.decay_showing_distribution[k]
+        lines.append(f"{k:>6} " + " ".join(f"{float(d.get(s, 0)):>6.3f}" for s in shows))
+    return "\n".join(lines)
+
+
+def format_rule(rule) -> str:
+    what = ("expected mana" if rule.goal == "mana" else f"P(mana >= {rule.target})")
+    lines = [f"best push/stop rule (max {what}, at most {rule.horizon} pushes): "
+             f"{float(rule.value):.4f}",
+             "fixed rules: " + ", ".join(f"push {k}: {float(v):.4f}"
+                                         for k, v in rule.always_push.items()),
+             "by state met (pushes made, decay showing, mana in the field): how often the",
+             "rule pushes there, and its threshold on P(next push spoils)",
+             f"{'pushes':>6} {'showing':>7} {'mana':>5} {'P(here)':>8} {'pushes%':>8} "
+             f"{'push if risk <=':>15} {'stop if risk >=':>15}"]
+    for r in rule.summary(min_reach=0.001):
+        up = "-" if r["push_up_to"] is None else f"{r['push_up_to']:.3f}"
+        st = "-" if r["stop_from"] is None else f"{r['stop_from']:.3f}"
+        lines.append(f"{r['pushes']:>6} {r['decay_showing']:>7} {r['mana']:>5.1f} "
+                     f"{r['reach']:>8.3f} {100 * r['p_push']:>7.0f}% {up:>15} {st:>15}")
+    lines.append("(states met with probability < 0.001 not shown)")
+    return "\n".join(lines)
