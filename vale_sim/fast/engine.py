@@ -46,6 +46,7 @@ from .state import (
     CC_DRUID, CC_CHORUS, CC_CHORUS_AMT, CC_N,
     G_POOL, G_ROUND, G_START, G_TRUNC, G_NTRACE, G_GAME, G_RNG,
     AHEAD, AN, VHEAD, VN, COMMONS, VSLOTS, SPIRITS, VORDER, BOUGHT_COMMON, BOUGHT_VSLOT,
+    SLEEVE_MEMO, CHORUS_MEMO, N_SLEEVE_CLASSES,
     FERT_LEFT, CAND_KIND, CAND_SRC, CAND_CARD, CAND_COST, CAND_CHORUS, CAND_OK,
     TR_GAME, TR_ROUND, TR_PLAYER, TR_TURN, TR_SKIPPED, TR_PUSHES, TR_SPOILED,
     TR_SPOILED_PREP, TR_DRUID, TR_ARBOR, TR_CONCLAVE, TR_MANA, TR_ANIMAL, TR_FOREST,
@@ -610,20 +611,34 @@ def buy_vales(T, S, Q, p, mana, rnd):
 # Buying advancements (§6.4, §6.5)
 # ---------------------------------------------------------------------------
 @njit(cache=True)
-def placement(T, S, Q, p, k):
-    """(card, effective cost, Chorus used) of kind k's placement; card -1: none."""
-    pos = T[k, A_POS]
-    cost = T[k, A_COST]
+def chorus_sleeve(S, p, pos):
+    """First field card whose unused Earthchant discount can take a card at pos, or -1."""
     for i in range(S[p, FIELD_N]):
         c = S[p, FIELD + i]
         if (S[p, CC + CC_N * c + CC_CHORUS] != 0 and S[p, CHORUS_USED + c] == 0
                 and S[p, SLOTS + 3 * c + pos] < 0 and S[p, RESERVED + 3 * c + pos] == 0):
-            eff = cost - S[p, CC + CC_N * c + CC_CHORUS_AMT]
-            return c, (eff if eff > 0 else 0), 1
+            return c
+    return -1
+
+
+@njit(cache=True)
+def sleeve_class(T, Q, p, k):
+    """What best_sleeve looks at of kind k: position and four yes/no traits (0..47)."""
     avoid = Q[p, P_AVOID_DECAY_STACK] != 0 and T[k, A_DECAY] > 0
     perg = T[k, A_PERG] != 0
     guard = T[k, A_GUARDIAN] > 0
     lim = T[k, A_GROWTH] > 0 or T[k, A_LIMIT] != 0
+    return 16 * T[k, A_POS] + 8 * avoid + 4 * perg + 2 * guard + lim
+
+
+@njit(cache=True)
+def best_sleeve(S, p, cls):
+    """§6.4 best field card for a kind of placement class cls (no Earthchant), or -1."""
+    pos = cls // 16
+    avoid = (cls & 8) != 0
+    perg = (cls & 4) != 0
+    guard = (cls & 2) != 0
+    lim = (cls & 1) != 0
     best = -1
     bs = 0
     for i in range(S[p, FIELD_N]):
@@ -643,7 +658,38 @@ def placement(T, S, Q, p, k):
         if best < 0 or sc > bs:
             best = c
             bs = sc
-    return best, cost, 0
+    return best
+
+
+@njit(cache=True)
+def placement(T, S, Q, p, k):
+    """(card, effective cost, Chorus used) of kind k's placement; card -1: none."""
+    cost = T[k, A_COST]
+    c = chorus_sleeve(S, p, T[k, A_POS])
+    if c >= 0:
+        eff = cost - S[p, CC + CC_N * c + CC_CHORUS_AMT]
+        return c, (eff if eff > 0 else 0), 1
+    return best_sleeve(S, p, sleeve_class(T, Q, p, k)), cost, 0
+
+
+@njit(cache=True)
+def placement_memo(T, S, Q, p, k):
+    """placement(), remembering per position / class until the memo is cleared (a buy)."""
+    cost = T[k, A_COST]
+    pos = T[k, A_POS]
+    c = S[GAME, CHORUS_MEMO + pos]
+    if c == -2:
+        c = chorus_sleeve(S, p, pos)
+        S[GAME, CHORUS_MEMO + pos] = c
+    if c >= 0:
+        eff = cost - S[p, CC + CC_N * c + CC_CHORUS_AMT]
+        return c, (eff if eff > 0 else 0), 1
+    cls = sleeve_class(T, Q, p, k)
+    c = S[GAME, SLEEVE_MEMO + cls]
+    if c == -2:
+        c = best_sleeve(S, p, cls)
+        S[GAME, SLEEVE_MEMO + cls] = c
+    return c, cost, 0
 
 
 @njit(cache=True)
@@ -679,6 +725,10 @@ def buy_advancements(T, S, Q, p, mana, rnd, limit):
             if (S[p, CC + CC_N * c + CC_CHORUS] != 0 and S[p, CHORUS_USED + c] == 0
                     and S[p, CC + CC_N * c + CC_CHORUS_AMT] > discount):
                 discount = S[p, CC + CC_N * c + CC_CHORUS_AMT]
+        for x in range(N_SLEEVE_CLASSES):       # the field changed: forget placements
+            S[GAME, SLEEVE_MEMO + x] = -2
+        for pos in range(3):
+            S[GAME, CHORUS_MEMO + pos] = -2
         nc = 0
         nbuy = 0
         for src in range(N_COMMONS + na):
@@ -693,7 +743,7 @@ def buy_advancements(T, S, Q, p, mana, rnd, limit):
             if T[k, A_COST] - discount > mana + bonus:
                 card, cost, ch = -1, T[k, A_COST], 0      # unaffordable: never picked
             else:
-                card, cost, ch = placement(T, S, Q, p, k)
+                card, cost, ch = placement_memo(T, S, Q, p, k)
             S[GAME, CAND_KIND + nc] = k
             S[GAME, CAND_SRC + nc] = src
             S[GAME, CAND_CARD + nc] = card

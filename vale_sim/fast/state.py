@@ -34,7 +34,7 @@ constants, which numba compiles in.  -1 = empty.  ``c`` = card 0..19,
       VSLOTS + i           face-up vales: 0-3 level 1, 4-7 level 2
       FERT_LEFT + k        Fertile Soil copies left per kind
       scratch: SPIRITS + 4, VORDER + 8, CAND_KIND .. CAND_OK + (9 + n_adv),
-               BOUGHT_COMMON + 9, BOUGHT_VSLOT + 8
+               BOUGHT_COMMON + 9, BOUGHT_VSLOT + 8, SLEEVE_MEMO + 48, CHORUS_MEMO + 3
     rows ADECK + l (l = 0..2)   level l+1 commons deck, top = S[ADECK + l, S[GAME, AHEAD + l]]
     rows VDECK + l (l = 0..1)   level l+1 vale deck, same scheme
     row TR                      the TurnRecord being built (trace row layout below)
@@ -108,7 +108,10 @@ CAND_CARD = CAND_SRC + N_CAND
 CAND_COST = CAND_CARD + N_CAND
 CAND_CHORUS = CAND_COST + N_CAND
 CAND_OK = CAND_CHORUS + N_CAND
-GAME_W = CAND_OK + N_CAND
+N_SLEEVE_CLASSES = 3 * 16          # placement classes of a kind, see engine.sleeve_class
+SLEEVE_MEMO = CAND_OK + N_CAND     # best card per class this buy, -2 = not yet known
+CHORUS_MEMO = SLEEVE_MEMO + N_SLEEVE_CLASSES   # Earthchant card per position, -2 = not yet known
+GAME_W = CHORUS_MEMO + 3
 
 # -- trace row, fixed part ----------------------------------------------------
 (TR_GAME, TR_ROUND, TR_PLAYER, TR_TURN, TR_SKIPPED, TR_PUSHES, TR_SPOILED,
