@@ -41,7 +41,7 @@ from .state import (
     PS_ARBOR_GROWTH, PS_VP, PS_BOX, PS_SPOILS, PS_HARVESTS,
     DHEAD, DN, DISC_N, FIELD_N, ON_DECK, VOWN_N, PS_N,
     SLOTS, LWTOP, ACT, ACT_AMT, CC, TEMP, CHORUS_USED, RESERVED, DECK, DISC, FIELD,
-    VOWN, VTURN, OWNED_ADV, ACQ, FIRST_ROUND, HARVESTED, VACQ,
+    VOWN, VTURN, ACQ, FIRST_ROUND, HARVESTED, VACQ,
     CC_DECAY, CC_GROWTH, CC_GPG, CC_GUARD, CC_MANA, CC_NPERG, CC_OCC, CC_WP,
     CC_DRUID, CC_CHORUS, CC_CHORUS_AMT, CC_N,
     G_POOL, G_ROUND, G_START, G_TRUNC, G_NTRACE, G_GAME, G_RNG,
@@ -704,7 +704,7 @@ def adv_rule_match(T, S, Q, p, r, k):
     elif tt != T_BEST_ADV:
         return False
     x = Q[Q[p, P_RULES] + r, RC_OWNED_AT_MOST]
-    if x != ABSENT and S[p, OWNED_ADV + k] > x:
+    if x != ABSENT and S[p, ACQ + k] > x:          # copies bought (spec §8)
         return False
     return True
 
@@ -823,7 +823,6 @@ def buy_advancements(T, S, Q, p, mana, rnd, limit):
         S[p, ACQ + k] += 1
         if S[p, FIRST_ROUND + k] == 0:
             S[p, FIRST_ROUND + k] = rnd
-        S[p, OWNED_ADV + k] += 1
         nb += 1
         S[TR, TR_N_BOUGHT] = nb
     return mana
@@ -1082,7 +1081,6 @@ def reset_state(T, S):
             for s in range(3):
                 S[p, RESERVED + 3 * c + s] = 0
         for k in range(na):
-            S[p, OWNED_ADV + k] = 0
             S[p, ACQ + k] = 0
             S[p, FIRST_ROUND + k] = 0
             S[p, HARVESTED + k] = 0
@@ -1127,8 +1125,6 @@ def setup(T, S, seed, game_index):
             for s in range(3):
                 k = T[START + c, s]
                 S[p, SLOTS + 3 * c + s] = k
-                if k >= 0:
-                    S[p, OWNED_ADV + k] += 1
             refresh_card(T, S, p, c)
     for p in range(P):
         reveal(S, p)

@@ -23,7 +23,6 @@ constants, which numba compiles in.  -1 = empty.  ``c`` = card 0..19,
       DISC + i             discard pile in entry order (i < DISC_N)
       FIELD + i            field left to right (i < FIELD_N)
       VOWN + i, VTURN + i  owned vales: id, player turn bought (i < VOWN_N)
-      OWNED_ADV + k        advancement copies owned (starting + bought)
       ACQ + k, FIRST_ROUND + k, HARVESTED + k, VACQ + v   outputs of one game
     row GAME
       G_POOL .. G_GAME     game scalars; G_RNG, G_RNG + 1: the random stream
@@ -81,8 +80,7 @@ DISC = DECK + N_CARDS
 FIELD = DISC + N_CARDS
 VOWN = FIELD + N_CARDS
 VTURN = VOWN + MAX_OWNED_VALES
-OWNED_ADV = VTURN + MAX_OWNED_VALES
-ACQ = OWNED_ADV + MAX_KINDS
+ACQ = VTURN + MAX_OWNED_VALES
 FIRST_ROUND = ACQ + MAX_KINDS
 HARVESTED = FIRST_ROUND + MAX_KINDS
 VACQ = HARVESTED + MAX_KINDS
@@ -147,7 +145,7 @@ StateView = namedtuple("StateView", [
     "gs", "adeck", "ahead", "an", "vdeck", "vhead", "vn", "commons", "vslots",
     "fert_left", "slots", "lwtop", "act", "act_amt", "cc", "temp", "chorus_used",
     "reserved", "deck", "dhead", "dn", "disc", "disc_n", "field", "field_n", "on_deck",
-    "vown", "vturn", "vown_n", "owned_adv", "ps", "acq", "first_round", "harvested",
+    "vown", "vturn", "vown_n", "ps", "acq", "first_round", "harvested",
     "vacq", "tr", "spirits", "vorder"])
 
 
@@ -169,7 +167,7 @@ def views(T, S) -> StateView:
         disc=cards(DISC), disc_n=pl[:, DISC_N], field=cards(FIELD), field_n=pl[:, FIELD_N],
         on_deck=pl[:, ON_DECK], vown=pl[:, VOWN:VOWN + MAX_OWNED_VALES],
         vturn=pl[:, VTURN:VTURN + MAX_OWNED_VALES], vown_n=pl[:, VOWN_N],
-        owned_adv=pl[:, OWNED_ADV:OWNED_ADV + na], ps=pl[:, :PS_HARVESTS + 1],
+        ps=pl[:, :PS_HARVESTS + 1],
         acq=pl[:, ACQ:ACQ + na], first_round=pl[:, FIRST_ROUND:FIRST_ROUND + na],
         harvested=pl[:, HARVESTED:HARVESTED + na], vacq=pl[:, VACQ:VACQ + nv],
         tr=S[TR, :int(T[OPTS, O_TRACE_W])], spirits=g[SPIRITS:SPIRITS + 4],
