@@ -21,7 +21,7 @@ def add_parser(sub) -> None:
                    help="comma-separated presets or policy files")
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     p.add_argument("--games", type=int, default=2600,
-                   help="games per matchup, rounded up to a multiple of --players (default 1000)")
+                   help="games per matchup, rounded up to a multiple of --players (default 2600: ±2 pp at 50%%)")
     p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     p.add_argument("--set", default="core", help="card set: core, starter or a file (default core)")
     p.add_argument("--engine", choices=("fast", "reference"), default="fast")
