@@ -24,10 +24,10 @@ NOTEBOOKS = {
 }
 
 
-def run_notebook(name: str):
+def run_notebook(name: str, workdir: Path):
     nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
     # IPC transport: the kernel talks over local files, not TCP ports
-    km = KernelManager(kernel_name="python3", transport="ipc")
+    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(workdir / "kernel"))
     client = nbclient.NotebookClient(nb, km=km, timeout=600, kernel_name="python3",
                                      resources={"metadata": {"path": str(ROOT)}})
     client.execute(cwd=str(ROOT), env={**os.environ, "VALE_SIM_SMALL": "1", "MPLBACKEND": "Agg"})
@@ -39,8 +39,8 @@ def test_every_notebook_is_listed():
 
 
 @pytest.mark.parametrize("name", sorted(NOTEBOOKS))
-def test_notebook_runs(name):
-    outputs = run_notebook(name)
+def test_notebook_runs(name, tmp_path):
+    outputs = run_notebook(name, tmp_path)
     assert not [o for o in outputs if o.get("output_type") == "error"]
     least_figures, phrases = NOTEBOOKS[name]
     assert sum("image/png" in o.get("data", {}) for o in outputs) >= least_figures
