@@ -25,9 +25,9 @@ from .tables import (
     AB_WP_PEEK, AB_WP_SEARCH, AB_WP_DISCARD_FIELD, AB_DISCOUNT, AB_NO_DECAY,
     AB_MAX_ONE_DECAY, AB_PREVENT_SPOIL,
     VAB_HMANA, VAB_HSPIRIT, VAB_ARBOR, VAB_ALWAYS_GROWTH, VAB_CONCLAVE, VAB_SUNSTONE,
-    VALE, START, LVL_CARDS, VALE_CARDS, FERTILE, OPTS,
+    VALE, START, LVL_CARDS, VALE_CARDS, FERTILE, FERTILE_KINDS, OPTS,
     O_PLAYERS, O_POOL, O_L1SIZE, O_MAX_ROUNDS, O_PREP_GROSS, O_MAX_BUYS, O_N_ADV,
-    O_N_VALE, O_LVL_LEN, O_VALE_LEN, O_TRACE_W,
+    O_N_VALE, O_LVL_LEN, O_VALE_LEN, O_TRACE_W, O_N_FERTILE,
     ADV_SCORE, VALE_SCORE,
     P_PUSH_RISK, P_MANA_TARGET, P_MIN_SCORE, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
     P_TOKEN_NEEDED, P_USE_SUNSTONE, P_EXPLORE, P_N_RULES, P_RULES,
@@ -45,9 +45,10 @@ from .state import (
     CC_DECAY, CC_GROWTH, CC_GPG, CC_GUARD, CC_MANA, CC_NPERG, CC_OCC, CC_WP,
     CC_DRUID, CC_CHORUS, CC_CHORUS_AMT, CC_N,
     G_POOL, G_ROUND, G_START, G_TRUNC, G_NTRACE, G_GAME, G_RNG,
-    AHEAD, AN, VHEAD, VN, COMMONS, VSLOTS, SPIRITS, VORDER, BOUGHT_COMMON, BOUGHT_VSLOT,
+    AHEAD, AN, VHEAD, VN, COMMONS, VSLOTS, SPIRITS, BOUGHT_COMMON, BOUGHT_VSLOT,
     SLEEVE_MEMO, CHORUS_MEMO, N_SLEEVE_CLASSES,
     FERT_LEFT, CAND_KIND, CAND_SRC, CAND_CARD, CAND_COST, CAND_CHORUS, CAND_OK,
+    CAND_BY_SCORE,
     TR_GAME, TR_ROUND, TR_PLAYER, TR_TURN, TR_SKIPPED, TR_PUSHES, TR_SPOILED,
     TR_SPOILED_PREP, TR_DRUID, TR_ARBOR, TR_CONCLAVE, TR_MANA, TR_ANIMAL, TR_FOREST,
     TR_SKY, TR_WILD, TR_VP, TR_VP_BOX, TR_POOL_AFTER, TR_TOKEN_SPENT, TR_SUNSTONE,
@@ -494,25 +495,16 @@ def rule_holds(Q, p, r, mana, rnd, pool):
 
 
 @njit(cache=True)
-def vale_candidates(T, S, Q, p, use_min):
-    """Fill VORDER with candidate vale slots, score descending then slot ascending."""
-    n = 0
-    for sl in range(N_VALE_SLOTS):
-        v = S[GAME, VSLOTS + sl]
-        if v < 0:
-            continue
-        if T[VALE + v, V_UNIQUE] != 0 and owns_vale(S, p, v) > 0:
-            continue
-        sc = Q[VALE_SCORE + p, v]
-        if use_min and sc < Q[p, P_VALE_MIN_SCORE]:
-            continue
-        j = n
-        while j > 0 and Q[VALE_SCORE + p, S[GAME, VSLOTS + S[GAME, VORDER + j - 1]]] < sc:
-            S[GAME, VORDER + j] = S[GAME, VORDER + j - 1]
-            j -= 1
-        S[GAME, VORDER + j] = sl
-        n += 1
-    return n
+def vale_candidate(T, S, Q, p, sl, use_min):
+    """§6.3: the vale in slot sl if it is a candidate for player p, else -1."""
+    v = S[GAME, VSLOTS + sl]
+    if v < 0:
+        return -1
+    if T[VALE + v, V_UNIQUE] != 0 and owns_vale(S, p, v) > 0:
+        return -1
+    if use_min and Q[VALE_SCORE + p, v] < Q[p, P_VALE_MIN_SCORE]:
+        return -1
+    return v
 
 
 @njit(cache=True)
@@ -533,42 +525,65 @@ def vale_rule_match(T, S, Q, p, r, v):
 
 
 @njit(cache=True)
-def choose_vale(T, S, Q, p, mana, rnd):
-    """(slot, spirit to turn wild or -1, sunstone mana) of the next vale to buy; slot -1: none."""
-    has_rules = Q[p, P_N_RULES] > 0
-    n = vale_candidates(T, S, Q, p, not has_rules)
-    if n == 0:
-        return -1, -1, 0
-    pool = S[GAME, G_POOL]
-    if not has_rules:
-        for i in range(n):
-            sl = S[GAME, VORDER + i]
-            if vale_affordable(T, S, S[GAME, VSLOTS + sl], -1):
-                return sl, -1, 0
-    else:
-        for r in range(Q[p, P_N_RULES]):
-            if not rule_holds(Q, p, r, mana, rnd, pool):
+def best_vale(T, S, Q, p, r, sunstone):
+    """(slot, spirit turned wild) of the first candidate in §6.3 order (score descending,
+    then slot) that rule r matches (r = -1: the policy has no rules, min score applies)
+    and the spirits pay -- with `sunstone`, after turning one spirit (animal, forest,
+    sky: the first that works) into wild.  Slot -1: none.
+
+    The first in that order is the highest-scored, lowest slot: one pass, no sort."""
+    best = -1
+    conv = -1
+    bs = 0
+    for sl in range(N_VALE_SLOTS):
+        v = vale_candidate(T, S, Q, p, sl, r < 0)
+        if v < 0:
+            continue
+        sc = Q[VALE_SCORE + p, v]
+        if best >= 0 and sc <= bs:
+            continue
+        if r >= 0 and not vale_rule_match(T, S, Q, p, r, v):
+            continue
+        x = -1
+        if sunstone:
+            for y in range(3):
+                if S[GAME, SPIRITS + y] > 0 and vale_affordable(T, S, v, y):
+                    x = y
+                    break
+            if x < 0:
                 continue
-            for i in range(n):          # best-scored match first
-                sl = S[GAME, VORDER + i]
-                v = S[GAME, VSLOTS + sl]
-                if vale_rule_match(T, S, Q, p, r, v) and vale_affordable(T, S, v, -1):
-                    return sl, -1, 0
+        elif not vale_affordable(T, S, v, -1):
+            continue
+        best = sl
+        conv = x
+        bs = sc
+    return best, conv
+
+
+@njit(cache=True)
+def choose_vale(T, S, Q, p, mana, rnd):
+    """(slot, spirit to turn wild or -1, sunstone mana) of the next vale to buy; slot -1: none.
+
+    Rules in order (the implicit rule of a policy without rules: every candidate
+    scoring at least vale_min_score); paying directly first, then (§8) with the
+    Sunstone Aerie if it can be used."""
+    n_rules = Q[p, P_N_RULES]
+    pool = S[GAME, G_POOL]
+    for r in range(n_rules if n_rules > 0 else 1):
+        if n_rules > 0 and not rule_holds(Q, p, r, mana, rnd, pool):
+            continue
+        sl, x = best_vale(T, S, Q, p, r if n_rules > 0 else -1, False)
+        if sl >= 0:
+            return sl, -1, 0
     cost = sunstone_cost(T, S, Q, p, mana)
     if cost < 0:
         return -1, -1, 0
-    nr = Q[p, P_N_RULES] if has_rules else 1
-    for r in range(nr):
-        if has_rules and not rule_holds(Q, p, r, mana, rnd, pool):
+    for r in range(n_rules if n_rules > 0 else 1):
+        if n_rules > 0 and not rule_holds(Q, p, r, mana, rnd, pool):
             continue
-        for i in range(n):
-            sl = S[GAME, VORDER + i]
-            v = S[GAME, VSLOTS + sl]
-            if has_rules and not vale_rule_match(T, S, Q, p, r, v):
-                continue
-            for x in range(3):
-                if S[GAME, SPIRITS + x] > 0 and vale_affordable(T, S, v, x):
-                    return sl, x, cost
+        sl, x = best_vale(T, S, Q, p, r if n_rules > 0 else -1, True)
+        if sl >= 0:
+            return sl, x, cost
     return -1, -1, 0
 
 
@@ -710,15 +725,105 @@ def adv_rule_match(T, S, Q, p, r, k):
 
 
 @njit(cache=True)
+def advancement_candidates(T, S, Q, p, budget, discount):
+    """§6.4 candidates of one purchase: commons slots 0-8, then Fertile Soil kinds with
+    copies left -- leaving out kinds dearer than `budget` + `discount` (the largest
+    Earthchant discount on offer), which no placement makes buyable.
+
+    Fills CAND_KIND, CAND_SRC (commons slot, or N_COMMONS + kind), CAND_OK = -1
+    (placement not looked at yet) and CAND_BY_SCORE (candidate indexes, policy
+    score descending, ties in candidate order); returns the number of candidates."""
+    nc = 0
+    nf = T[OPTS, O_N_FERTILE]
+    for src in range(N_COMMONS + nf):
+        if src < N_COMMONS:
+            k = S[GAME, COMMONS + src]
+            if k < 0:
+                continue
+        else:
+            k = T[FERTILE_KINDS, src - N_COMMONS]
+            if S[GAME, FERT_LEFT + k] <= 0:
+                continue
+            src = N_COMMONS + k
+        if T[k, A_COST] - discount > budget:
+            continue
+        S[GAME, CAND_KIND + nc] = k
+        S[GAME, CAND_SRC + nc] = src
+        S[GAME, CAND_OK + nc] = -1
+        sc = Q[ADV_SCORE + p, k]
+        j = nc
+        while j > 0 and Q[ADV_SCORE + p, S[GAME, CAND_KIND + S[GAME, CAND_BY_SCORE + j - 1]]] < sc:
+            S[GAME, CAND_BY_SCORE + j] = S[GAME, CAND_BY_SCORE + j - 1]
+            j -= 1
+        S[GAME, CAND_BY_SCORE + j] = nc
+        nc += 1
+    return nc
+
+
+@njit(cache=True)
+def buyable(T, S, Q, p, i, budget):
+    """Candidate i has a placement whose effective cost is within budget.  Its
+    placement is looked at the first time only (lazily: most candidates never are)."""
+    ok = S[GAME, CAND_OK + i]
+    if ok < 0:
+        card, cost, ch = placement_memo(T, S, Q, p, S[GAME, CAND_KIND + i])
+        S[GAME, CAND_CARD + i] = card
+        S[GAME, CAND_COST + i] = cost
+        S[GAME, CAND_CHORUS + i] = ch
+        ok = 1 if card >= 0 and cost <= budget else 0
+        S[GAME, CAND_OK + i] = ok
+    return ok != 0
+
+
+@njit(cache=True)
+def pick_advancement(T, S, Q, p, nc, budget, mana, rnd):
+    """§6.4-6.5: the candidate to buy, or -1.  Exploration first (its draw happens at
+    every purchase step), then the buy rules or the best score: walking the
+    candidates by score, the first buyable one is the best buyable one."""
+    ex = Q[p, P_EXPLORE]
+    if ex > 0:
+        r = randbelow(stream(S), 1000)
+        if r < ex:
+            nbuy = 0
+            for i in range(nc):
+                if buyable(T, S, Q, p, i, budget):
+                    nbuy += 1
+            if nbuy > 0:
+                j = randbelow(stream(S), nbuy)
+                for i in range(nc):
+                    if S[GAME, CAND_OK + i] != 0:
+                        if j == 0:
+                            return i
+                        j -= 1
+    n_rules = Q[p, P_N_RULES]
+    if n_rules > 0:
+        pool = S[GAME, G_POOL]
+        for r in range(n_rules):
+            if not rule_holds(Q, p, r, mana, rnd, pool):
+                continue
+            for o in range(nc):
+                i = S[GAME, CAND_BY_SCORE + o]
+                if (adv_rule_match(T, S, Q, p, r, S[GAME, CAND_KIND + i])
+                        and buyable(T, S, Q, p, i, budget)):
+                    return i
+        return -1
+    ms = Q[p, P_MIN_SCORE]
+    for o in range(nc):
+        i = S[GAME, CAND_BY_SCORE + o]
+        if Q[ADV_SCORE + p, S[GAME, CAND_KIND + i]] < ms:
+            return -1                   # the rest score lower still
+        if buyable(T, S, Q, p, i, budget):
+            return i
+    return -1
+
+
+@njit(cache=True)
 def buy_advancements(T, S, Q, p, mana, rnd, limit):
     """§6.4: buy up to `limit` advancements, reserving their placements."""
-    na = T[OPTS, O_N_ADV]
     mb = T[OPTS, O_MAX_BUYS]
     nb = 0
     while nb < limit:
         bonus = 1 if (S[p, PS_TOKEN] != 0 and Q[p, P_TOKEN_NEEDED] != 0) else 0
-        # The largest Earthchant discount on offer: a kind dearer than mana + bonus
-        # + that cannot be bought whatever its placement (skip placing it).
         discount = 0
         for i in range(S[p, FIELD_N]):
             c = S[p, FIELD + i]
@@ -729,74 +834,8 @@ def buy_advancements(T, S, Q, p, mana, rnd, limit):
             S[GAME, SLEEVE_MEMO + x] = -2
         for pos in range(3):
             S[GAME, CHORUS_MEMO + pos] = -2
-        nc = 0
-        nbuy = 0
-        for src in range(N_COMMONS + na):
-            if src < N_COMMONS:
-                k = S[GAME, COMMONS + src]
-                if k < 0:
-                    continue
-            else:
-                k = src - N_COMMONS
-                if S[GAME, FERT_LEFT + k] <= 0:
-                    continue
-            if T[k, A_COST] - discount > mana + bonus:
-                card, cost, ch = -1, T[k, A_COST], 0      # unaffordable: never picked
-            else:
-                card, cost, ch = placement_memo(T, S, Q, p, k)
-            S[GAME, CAND_KIND + nc] = k
-            S[GAME, CAND_SRC + nc] = src
-            S[GAME, CAND_CARD + nc] = card
-            S[GAME, CAND_COST + nc] = cost
-            S[GAME, CAND_CHORUS + nc] = ch
-            ok = card >= 0 and cost <= mana + bonus
-            S[GAME, CAND_OK + nc] = 1 if ok else 0
-            if ok:
-                nbuy += 1
-            nc += 1
-        pick = -1
-        ex = Q[p, P_EXPLORE]
-        if ex > 0:
-            r = randbelow(stream(S), 1000)
-            if r < ex and nbuy > 0:
-                j = randbelow(stream(S), nbuy)
-                for i in range(nc):
-                    if S[GAME, CAND_OK + i] != 0:
-                        if j == 0:
-                            pick = i
-                            break
-                        j -= 1
-        if pick < 0:
-            if Q[p, P_N_RULES] > 0:
-                pool = S[GAME, G_POOL]
-                for r in range(Q[p, P_N_RULES]):
-                    if not rule_holds(Q, p, r, mana, rnd, pool):
-                        continue
-                    bs = 0
-                    for i in range(nc):
-                        if S[GAME, CAND_OK + i] == 0:
-                            continue
-                        k = S[GAME, CAND_KIND + i]
-                        if not adv_rule_match(T, S, Q, p, r, k):
-                            continue
-                        sc = Q[ADV_SCORE + p, k]
-                        if pick < 0 or sc > bs:
-                            pick = i
-                            bs = sc
-                    if pick >= 0:
-                        break
-            else:
-                ms = Q[p, P_MIN_SCORE]
-                bs = 0
-                for i in range(nc):
-                    if S[GAME, CAND_OK + i] == 0:
-                        continue
-                    sc = Q[ADV_SCORE + p, S[GAME, CAND_KIND + i]]
-                    if sc < ms:
-                        continue
-                    if pick < 0 or sc > bs:
-                        pick = i
-                        bs = sc
+        nc = advancement_candidates(T, S, Q, p, mana + bonus, discount)
+        pick = pick_advancement(T, S, Q, p, nc, mana + bonus, mana, rnd)
         if pick < 0:
             break
         k = S[GAME, CAND_KIND + pick]

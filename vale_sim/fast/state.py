@@ -32,8 +32,10 @@ constants, which numba compiles in.  -1 = empty.  ``c`` = card 0..19,
       COMMONS + i          face-up commons: 0-2 level 1, 3-5 level 2, 6-8 level 3
       VSLOTS + i           face-up vales: 0-3 level 1, 4-7 level 2
       FERT_LEFT + k        Fertile Soil copies left per kind
-      scratch: SPIRITS + 4, VORDER + 8, CAND_KIND .. CAND_OK + (9 + n_adv),
-               BOUGHT_COMMON + 9, BOUGHT_VSLOT + 8, SLEEVE_MEMO + 48, CHORUS_MEMO + 3
+      scratch: SPIRITS + 4, BOUGHT_COMMON + 9, BOUGHT_VSLOT + 8,
+               CAND_KIND .. CAND_BY_SCORE + (9 + n_adv)   advancement candidates of one
+                                                         purchase (see buy_advancements),
+               SLEEVE_MEMO + 48, CHORUS_MEMO + 3         placements known this purchase
     rows ADECK + l (l = 0..2)   level l+1 commons deck, top = S[ADECK + l, S[GAME, AHEAD + l]]
     rows VDECK + l (l = 0..1)   level l+1 vale deck, same scheme
     row TR                      the TurnRecord being built (trace row layout below)
@@ -95,8 +97,7 @@ VN = VHEAD + 2
 COMMONS = VN + 2
 VSLOTS = COMMONS + N_COMMONS
 SPIRITS = VSLOTS + N_VALE_SLOTS
-VORDER = SPIRITS + 4
-BOUGHT_COMMON = VORDER + N_VALE_SLOTS
+BOUGHT_COMMON = SPIRITS + 4
 BOUGHT_VSLOT = BOUGHT_COMMON + N_COMMONS
 FERT_LEFT = BOUGHT_VSLOT + N_VALE_SLOTS
 N_CAND = N_COMMONS + MAX_KINDS
@@ -105,9 +106,10 @@ CAND_SRC = CAND_KIND + N_CAND
 CAND_CARD = CAND_SRC + N_CAND
 CAND_COST = CAND_CARD + N_CAND
 CAND_CHORUS = CAND_COST + N_CAND
-CAND_OK = CAND_CHORUS + N_CAND
+CAND_OK = CAND_CHORUS + N_CAND     # 1 buyable, 0 not, -1 placement not looked at yet
+CAND_BY_SCORE = CAND_OK + N_CAND   # candidate indexes, policy score descending
 N_SLEEVE_CLASSES = 3 * 16          # placement classes of a kind, see engine.sleeve_class
-SLEEVE_MEMO = CAND_OK + N_CAND     # best card per class this buy, -2 = not yet known
+SLEEVE_MEMO = CAND_BY_SCORE + N_CAND     # best card per class this buy, -2 = not yet known
 CHORUS_MEMO = SLEEVE_MEMO + N_SLEEVE_CLASSES   # Earthchant card per position, -2 = not yet known
 GAME_W = CHORUS_MEMO + 3
 
@@ -146,7 +148,7 @@ StateView = namedtuple("StateView", [
     "fert_left", "slots", "lwtop", "act", "act_amt", "cc", "temp", "chorus_used",
     "reserved", "deck", "dhead", "dn", "disc", "disc_n", "field", "field_n", "on_deck",
     "vown", "vturn", "vown_n", "ps", "acq", "first_round", "harvested",
-    "vacq", "tr", "spirits", "vorder"])
+    "vacq", "tr", "spirits"])
 
 
 def views(T, S) -> StateView:
@@ -170,8 +172,7 @@ def views(T, S) -> StateView:
         ps=pl[:, :PS_HARVESTS + 1],
         acq=pl[:, ACQ:ACQ + na], first_round=pl[:, FIRST_ROUND:FIRST_ROUND + na],
         harvested=pl[:, HARVESTED:HARVESTED + na], vacq=pl[:, VACQ:VACQ + nv],
-        tr=S[TR, :int(T[OPTS, O_TRACE_W])], spirits=g[SPIRITS:SPIRITS + 4],
-        vorder=g[VORDER:VORDER + N_VALE_SLOTS])
+        tr=S[TR, :int(T[OPTS, O_TRACE_W])], spirits=g[SPIRITS:SPIRITS + 4])
 
 
 from . import tables as _tables                                   # noqa: E402

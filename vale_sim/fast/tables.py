@@ -14,6 +14,7 @@ constant offsets below; -1 = empty / none::
                              repeated `copies` times (i < T[OPTS, O_LVL_LEN + l])
     T[VALE_CARDS + l, i]     level l+1 vale copies, same (i < T[OPTS, O_VALE_LEN + l])
     T[FERTILE, k]            Fertile Soil copies of kind k (0 if not fertile)
+    T[FERTILE_KINDS, j]      the Fertile Soil kinds in id order (j < T[OPTS, O_N_FERTILE])
     T[OPTS, O_*]             rule options and sizes (O_PLAYERS, O_POOL, ...)
 
     Q[p, P_*]                player p's integer parameters; Q[p, P_N_RULES] buy
@@ -76,7 +77,7 @@ VAB_SUNSTONE = VAB["spirit_to_wild"]
 
 # -- rule options and sizes (row OPTS) -----------------------------------------
 (O_PLAYERS, O_POOL, O_L1SIZE, O_MAX_ROUNDS, O_PREP_GROSS, O_MAX_BUYS, O_N_ADV,
- O_N_VALE, O_LVL_LEN, _L2, _L3, O_VALE_LEN, _V2, O_TRACE_W, O_N) = range(15)
+ O_N_VALE, O_LVL_LEN, _L2, _L3, O_VALE_LEN, _V2, O_TRACE_W, O_N_FERTILE, O_N) = range(16)
 
 # -- policy parameters (row p of Q) ------------------------------------------
 (P_PUSH_RISK, P_MANA_TARGET, P_MIN_SCORE, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
@@ -108,7 +109,8 @@ START = VALE + MAX_VALE_KINDS
 LVL_CARDS = START + N_CARDS          # 3 rows
 VALE_CARDS = LVL_CARDS + 3           # 2 rows
 FERTILE = VALE_CARDS + 2
-OPTS = FERTILE + 1
+FERTILE_KINDS = FERTILE + 1
+OPTS = FERTILE_KINDS + 1
 T_ROWS = OPTS + 1
 # -- rows of Q ------------------------------------------------------------------
 ADV_SCORE = MAX_PLAYERS
@@ -165,8 +167,9 @@ def card_tables(cs: CardSet, players: int, rules: Rules | None = None) -> np.nda
     for L, x in enumerate(vl):
         T[VALE_CARDS + L, :len(x)] = x
     T[FERTILE] = 0
-    for i in cs.fertile():
+    for j, i in enumerate(cs.fertile()):
         T[FERTILE, i] = cs.advancements[i].copies
+        T[FERTILE_KINDS, j] = i
 
     opts = T[OPTS]
     opts[:] = 0
@@ -187,6 +190,7 @@ def card_tables(cs: CardSet, players: int, rules: Rules | None = None) -> np.nda
     for L in range(2):
         opts[O_VALE_LEN + L] = len(vl[L])
     opts[O_TRACE_W] = TR_FIXED_N + 3 * opts[O_MAX_BUYS] + MAX_VALE_BUYS
+    opts[O_N_FERTILE] = len(cs.fertile())
     T.setflags(write=False)
     return T
 
