@@ -27,7 +27,7 @@ from .tables import (
     VAB_HMANA, VAB_HSPIRIT, VAB_ARBOR, VAB_ALWAYS_GROWTH, VAB_CONCLAVE, VAB_SUNSTONE,
     VALE, START, LVL_CARDS, VALE_CARDS, FERTILE, FERTILE_KINDS, OPTS,
     O_PLAYERS, O_POOL, O_L1SIZE, O_MAX_ROUNDS, O_PREP_GROSS, O_MAX_BUYS, O_N_ADV,
-    O_N_VALE, O_LVL_LEN, O_VALE_LEN, O_TRACE_W, O_N_FERTILE,
+    O_N_VALE, O_LVL_LEN, O_VALE_LEN, O_TRACE_W, O_N_FERTILE, O_MIN_VALE_COST,
     ADV_SCORE, VALE_SCORE,
     P_PUSH_RISK, P_MANA_TARGET, P_MIN_SCORE, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
     P_TOKEN_NEEDED, P_USE_SUNSTONE, P_EXPLORE, P_N_RULES, P_RULES,
@@ -43,7 +43,8 @@ from .state import (
     SLOTS, LWTOP, ACT, ACT_AMT, CC, TEMP, CHORUS_USED, RESERVED, DECK, DISC, FIELD,
     VOWN, VTURN, ACQ, FIRST_ROUND, HARVESTED, VACQ,
     CC_DECAY, CC_GROWTH, CC_GPG, CC_GUARD, CC_MANA, CC_NPERG, CC_OCC, CC_WP,
-    CC_DRUID, CC_CHORUS, CC_CHORUS_AMT, CC_N,
+    CC_DRUID, CC_CHORUS, CC_CHORUS_AMT, CC_ANIMAL, CC_FOREST, CC_SKY, CC_WILD, CC_HVP,
+    CC_HARVEST_AB, CC_HPERG, CC_SLOT_MASK, CC_N, HARV_SLOTS,
     G_POOL, G_ROUND, G_START, G_TRUNC, G_NTRACE, G_GAME, G_RNG,
     AHEAD, AN, VHEAD, VN, COMMONS, VSLOTS, SPIRITS, BOUGHT_COMMON, BOUGHT_VSLOT,
     SLEEVE_MEMO, CHORUS_MEMO, N_SLEEVE_CLASSES,
@@ -75,6 +76,14 @@ def refresh_card(T, S, p, c):
     druid = 0
     chorus = 0
     chorus_amt = 0
+    a = 0
+    f = 0
+    sk = 0
+    w = 0
+    hvp = 0
+    harvest_ab = 0
+    hperg = 0
+    mask = 0
     no_decay = False
     max_one = False
     for s in range(3):
@@ -84,10 +93,16 @@ def refresh_card(T, S, p, c):
         if k < 0:
             continue
         occ += 1
+        mask |= 1 << s
         d += T[k, A_DECAY]
         g += T[k, A_GROWTH]
         gu += T[k, A_GUARDIAN]
         mana += T[k, A_MANA]
+        a += T[k, A_ANIMAL]
+        f += T[k, A_FOREST]
+        sk += T[k, A_SKY]
+        w += T[k, A_WILD]
+        hvp += T[k, A_HVP]
         ab = T[k, A_ABILITY]
         if ab == AB_NONE:
             continue
@@ -112,6 +127,11 @@ def refresh_card(T, S, p, c):
                 chorus_amt = amt
         elif ab == AB_WP_PEEK or ab == AB_WP_SEARCH or ab == AB_WP_DISCARD_FIELD:
             wp = 1
+        elif ab == AB_HVP_PER_GUARDIAN or ab == AB_HMANA_PER_GUARDIAN:
+            harvest_ab = 1
+            hperg += amt
+        elif ab == AB_HMANA_PER_OTHER or ab == AB_HVP_PER_CARDS or ab == AB_HMANA_PENALTY:
+            harvest_ab = 1
     if no_decay:
         d = 0
     elif max_one and d > 1:
@@ -127,6 +147,14 @@ def refresh_card(T, S, p, c):
     S[p, CC + CC_N * c + CC_DRUID] = druid
     S[p, CC + CC_N * c + CC_CHORUS] = chorus
     S[p, CC + CC_N * c + CC_CHORUS_AMT] = chorus_amt
+    S[p, CC + CC_N * c + CC_ANIMAL] = a
+    S[p, CC + CC_N * c + CC_FOREST] = f
+    S[p, CC + CC_N * c + CC_SKY] = sk
+    S[p, CC + CC_N * c + CC_WILD] = w
+    S[p, CC + CC_N * c + CC_HVP] = hvp
+    S[p, CC + CC_N * c + CC_HARVEST_AB] = harvest_ab
+    S[p, CC + CC_N * c + CC_HPERG] = hperg
+    S[p, CC + CC_N * c + CC_SLOT_MASK] = mask
 
 
 @njit(cache=True)
@@ -495,19 +523,6 @@ def rule_holds(Q, p, r, mana, rnd, pool):
 
 
 @njit(cache=True)
-def vale_candidate(T, S, Q, p, sl, use_min):
-    """§6.3: the vale in slot sl if it is a candidate for player p, else -1."""
-    v = S[GAME, VSLOTS + sl]
-    if v < 0:
-        return -1
-    if T[VALE + v, V_UNIQUE] != 0 and owns_vale(S, p, v) > 0:
-        return -1
-    if use_min and Q[VALE_SCORE + p, v] < Q[p, P_VALE_MIN_SCORE]:
-        return -1
-    return v
-
-
-@njit(cache=True)
 def vale_rule_match(T, S, Q, p, r, v):
     tt = Q[Q[p, P_RULES] + r, RC_TARGET]
     if tt == T_CARD_VALE:
@@ -536,12 +551,14 @@ def best_vale(T, S, Q, p, r, sunstone):
     conv = -1
     bs = 0
     for sl in range(N_VALE_SLOTS):
-        v = vale_candidate(T, S, Q, p, sl, r < 0)
+        v = S[GAME, VSLOTS + sl]
         if v < 0:
             continue
         sc = Q[VALE_SCORE + p, v]
-        if best >= 0 and sc <= bs:
+        if (best >= 0 and sc <= bs) or (r < 0 and sc < Q[p, P_VALE_MIN_SCORE]):
             continue
+        if T[VALE + v, V_UNIQUE] != 0 and owns_vale(S, p, v) > 0:
+            continue            # not a candidate
         if r >= 0 and not vale_rule_match(T, S, Q, p, r, v):
             continue
         x = -1
@@ -592,6 +609,9 @@ def buy_vales(T, S, Q, p, mana, rnd):
     """§6.3: buy up to 2 vales; returns the mana left (Sunstone may cost mana)."""
     nv = 0
     while nv < MAX_VALE_BUYS:
+        if (S[GAME, SPIRITS + 0] + S[GAME, SPIRITS + 1] + S[GAME, SPIRITS + 2]
+                + S[GAME, SPIRITS + 3] < T[OPTS, O_MIN_VALE_COST]):
+            break                       # no vale is affordable
         sl, conv, cost = choose_vale(T, S, Q, p, mana, rnd)
         if sl < 0:
             break
@@ -880,11 +900,7 @@ def harvest(T, S, Q, p, rnd):
         bs = 0
         for i in range(fn):
             c = S[p, FIELD + i]
-            sm = 0
-            for s in range(3):
-                ab = S[p, ACT + 3 * c + s]
-                if ab == AB_HVP_PER_GUARDIAN or ab == AB_HMANA_PER_GUARDIAN:
-                    sm += S[p, ACT_AMT + 3 * c + s]
+            sm = S[p, CC + CC_N * c + CC_HPERG]
             if sm > bs:
                 bs = sm
                 best = c
@@ -902,17 +918,16 @@ def harvest(T, S, Q, p, rnd):
     vp = 0
     for i in range(fn):
         c = S[p, FIELD + i]
+        S[p, HARV_SLOTS + c] |= S[p, CC + CC_N * c + CC_SLOT_MASK]
+        mana += S[p, CC + CC_N * c + CC_MANA]
+        a += S[p, CC + CC_N * c + CC_ANIMAL]
+        f += S[p, CC + CC_N * c + CC_FOREST]
+        sk += S[p, CC + CC_N * c + CC_SKY]
+        w += S[p, CC + CC_N * c + CC_WILD]
+        vp += S[p, CC + CC_N * c + CC_HVP]
+        if S[p, CC + CC_N * c + CC_HARVEST_AB] == 0:
+            continue
         for s in range(3):
-            k = S[p, SLOTS + 3 * c + s]
-            if k < 0:
-                continue
-            S[p, HARVESTED + k] = 1
-            mana += T[k, A_MANA]
-            a += T[k, A_ANIMAL]
-            f += T[k, A_FOREST]
-            sk += T[k, A_SKY]
-            w += T[k, A_WILD]
-            vp += T[k, A_HVP]
             ab = S[p, ACT + 3 * c + s]
             amt = S[p, ACT_AMT + 3 * c + s]
             if ab == AB_HMANA_PER_GUARDIAN:
@@ -1115,6 +1130,7 @@ def reset_state(T, S):
         S[p, ON_DECK] = -1
         for c in range(N_CARDS):
             S[p, LWTOP + c] = -1
+            S[p, HARV_SLOTS + c] = 0
             S[p, TEMP + c] = 0
             S[p, CHORUS_USED + c] = 0
             for s in range(3):
@@ -1222,6 +1238,18 @@ def score_game(T, S, res, share):
 
 
 @njit(cache=True)
+def mark_harvested(T, S):
+    """HARVESTED[k] = 1 for each kind that was in a field at a Harvest.  A slot, once
+    filled, never changes: its HARV_SLOTS bit says its advancement was harvested."""
+    for p in range(T[OPTS, O_PLAYERS]):
+        for c in range(N_CARDS):
+            m = S[p, HARV_SLOTS + c]
+            for s in range(3):
+                if m & (1 << s):
+                    S[p, HARVESTED + S[p, SLOTS + 3 * c + s]] = 1
+
+
+@njit(cache=True)
 def play_one(T, S, Q, seed, game_index, trace):
     """Play one game in S; append one trace row per turn if trace has rows."""
     P = T[OPTS, O_PLAYERS]
@@ -1246,6 +1274,7 @@ def play_one(T, S, Q, seed, game_index, trace):
         if rnd >= max_rounds:
             S[GAME, G_TRUNC] = 1
             break
+    mark_harvested(T, S)
 
 
 @njit(cache=True)

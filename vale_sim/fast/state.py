@@ -16,6 +16,7 @@ constants, which numba compiles in.  -1 = empty.  ``c`` = card 0..19,
       ACT     + 3c + s     active ability code of the slot (0 if none / covered)
       ACT_AMT + 3c + s     its amount
       CC + CC_N*c + CC_*   per-card symbol cache, rebuilt on sleeving
+      HARV_SLOTS + c       bit s set: slot s's advancement was in a field at a Harvest
       TEMP    + c          Conclave temp guardians (reset at Prep start)
       CHORUS_USED + c      Earthchant discount used (reset at Prep start)
       RESERVED + 3c + s    slot reserved by a purchase this Harvest
@@ -67,14 +68,21 @@ N_ROWS = TR + 1
  PS_ARBOR_GROWTH, PS_VP, PS_BOX, PS_SPOILS, PS_HARVESTS,
  DHEAD, DN, DISC_N, FIELD_N, ON_DECK, VOWN_N, PS_N) = range(18)
 # per-card cache
+# per-card cache: printed symbols (decay after Seedling / Lifebringer), the growth of
+# its ongoing_growth_per_guardian abilities per guardian (GPG), per-guardian abilities
+# (NPERG), occupied slots (OCC count, SLOT_MASK bits), flags of its active abilities
+# (WP When Played, DRUID, CHORUS + amount, HARVEST_AB any Harvest ability) and the
+# Σ amounts of its per-guardian Harvest abilities (HPERG, what Conclave looks at)
 (CC_DECAY, CC_GROWTH, CC_GPG, CC_GUARD, CC_MANA, CC_NPERG, CC_OCC, CC_WP,
- CC_DRUID, CC_CHORUS, CC_CHORUS_AMT, CC_N) = range(12)
+ CC_DRUID, CC_CHORUS, CC_CHORUS_AMT, CC_ANIMAL, CC_FOREST, CC_SKY, CC_WILD, CC_HVP,
+ CC_HARVEST_AB, CC_HPERG, CC_SLOT_MASK, CC_N) = range(20)
 SLOTS = PS_N
 LWTOP = SLOTS + 3 * N_CARDS
 ACT = LWTOP + N_CARDS
 ACT_AMT = ACT + 3 * N_CARDS
 CC = ACT_AMT + 3 * N_CARDS
-TEMP = CC + CC_N * N_CARDS
+HARV_SLOTS = CC + CC_N * N_CARDS
+TEMP = HARV_SLOTS + N_CARDS
 CHORUS_USED = TEMP + N_CARDS
 RESERVED = CHORUS_USED + N_CARDS
 DECK = RESERVED + 3 * N_CARDS

@@ -77,7 +77,8 @@ VAB_SUNSTONE = VAB["spirit_to_wild"]
 
 # -- rule options and sizes (row OPTS) -----------------------------------------
 (O_PLAYERS, O_POOL, O_L1SIZE, O_MAX_ROUNDS, O_PREP_GROSS, O_MAX_BUYS, O_N_ADV,
- O_N_VALE, O_LVL_LEN, _L2, _L3, O_VALE_LEN, _V2, O_TRACE_W, O_N_FERTILE, O_N) = range(16)
+ O_N_VALE, O_LVL_LEN, _L2, _L3, O_VALE_LEN, _V2, O_TRACE_W, O_N_FERTILE, O_MIN_VALE_COST,
+ O_N) = range(17)
 
 # -- policy parameters (row p of Q) ------------------------------------------
 (P_PUSH_RISK, P_MANA_TARGET, P_MIN_SCORE, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
@@ -191,6 +192,8 @@ def card_tables(cs: CardSet, players: int, rules: Rules | None = None) -> np.nda
         opts[O_VALE_LEN + L] = len(vl[L])
     opts[O_TRACE_W] = TR_FIXED_N + 3 * opts[O_MAX_BUYS] + MAX_VALE_BUYS
     opts[O_N_FERTILE] = len(cs.fertile())
+    # Fewer spirits than this pay no vale, even with one turned wild (§6.3).
+    opts[O_MIN_VALE_COST] = min((sum(v.cost) for v in cs.vales), default=1 << 40)
     T.setflags(write=False)
     return T
 
