@@ -62,6 +62,7 @@ def set_zones(S, p, field, on_deck, deck=(), discard=()):
     S.dhead[p], S.dn[p] = 0, len(deck)
     S.disc[p, :len(discard)] = discard
     S.disc_n[p] = len(discard)
+    E.recount_showing(S.S, p)          # the kernels keep the showing total as cards move
 
 
 # -- spoiling (§4.4) -----------------------------------------------------------

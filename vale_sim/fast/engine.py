@@ -38,13 +38,13 @@ from .tables import (
 from .state import (
     stream, GAME, ADECK, VDECK, TR,
     PS_TOKEN, PS_SKIP, PS_TURN, PS_DRUID_USED, PS_CONC_USED, PS_SUN_USED,
-    PS_ARBOR_GROWTH, PS_VP, PS_BOX, PS_SPOILS, PS_HARVESTS,
+    PS_ARBOR_GROWTH, PS_VP, PS_BOX, PS_SPOILS, PS_HARVESTS, PS_ALWAYS_GROWTH, PS_SHOWING,
     DHEAD, DN, DISC_N, FIELD_N, ON_DECK, VOWN_N, PS_N,
     SLOTS, LWTOP, ACT, ACT_AMT, CC, TEMP, CHORUS_USED, RESERVED, DECK, DISC, FIELD,
     VOWN, VTURN, ACQ, FIRST_ROUND, HARVESTED, VACQ,
     CC_DECAY, CC_GROWTH, CC_GPG, CC_GUARD, CC_MANA, CC_NPERG, CC_OCC, CC_WP,
     CC_DRUID, CC_CHORUS, CC_CHORUS_AMT, CC_ANIMAL, CC_FOREST, CC_SKY, CC_WILD, CC_HVP,
-    CC_HARVEST_AB, CC_HPERG, CC_SLOT_MASK, CC_N, HARV_SLOTS,
+    CC_HARVEST_AB, CC_HPERG, CC_SLOT_MASK, CC_NET, CC_N, HARV_SLOTS,
     G_POOL, G_ROUND, G_START, G_TRUNC, G_NTRACE, G_GAME, G_RNG,
     AHEAD, AN, VHEAD, VN, COMMONS, VSLOTS, SPIRITS, BOUGHT_COMMON, BOUGHT_VSLOT,
     SLEEVE_MEMO, CHORUS_MEMO, N_SLEEVE_CLASSES,
@@ -155,6 +155,7 @@ def refresh_card(T, S, p, c):
     S[p, CC + CC_N * c + CC_HARVEST_AB] = harvest_ab
     S[p, CC + CC_N * c + CC_HPERG] = hperg
     S[p, CC + CC_N * c + CC_SLOT_MASK] = mask
+    S[p, CC + CC_N * c + CC_NET] = d - (g + gpg * gu) - gpg * S[p, TEMP + c]
 
 
 @njit(cache=True)
@@ -163,13 +164,29 @@ def guardians(S, p, c):
 
 
 @njit(cache=True)
-def growth(S, p, c):
-    return S[p, CC + CC_N * c + CC_GROWTH] + S[p, CC + CC_N * c + CC_GPG] * S[p, TEMP + c]
+def net(S, p, c):
+    """decay(c) - growth(c), temp guardians included (§6.2)."""
+    return S[p, CC + CC_N * c + CC_NET]
 
 
 @njit(cache=True)
-def net(S, p, c):
-    return S[p, CC + CC_N * c + CC_DECAY] - S[p, CC + CC_N * c + CC_GROWTH] - S[p, CC + CC_N * c + CC_GPG] * S[p, TEMP + c]
+def add_temp_guardians(S, p, c, n):
+    """Conclave of Ents: n temp guardians on card c, in the field or on deck (its
+    growth per guardian grows)."""
+    S[p, TEMP + c] += n
+    S[p, CC + CC_N * c + CC_NET] -= S[p, CC + CC_N * c + CC_GPG] * n
+    S[p, PS_SHOWING] -= S[p, CC + CC_N * c + CC_GPG] * n
+
+
+@njit(cache=True)
+def clear_temp_guardians(S, p):
+    """Prep start: temp guardians go, wherever their cards are now."""
+    for c in range(N_CARDS):
+        t = S[p, TEMP + c]
+        if t != 0:
+            S[p, TEMP + c] = 0
+            S[p, CC + CC_N * c + CC_NET] += S[p, CC + CC_N * c + CC_GPG] * t
+    recount_showing(S, p)
 
 
 @njit(cache=True)
@@ -179,8 +196,11 @@ def vale_active(S, p, i):
 
 
 @njit(cache=True)
-def global_growth(T, S, p):
-    g = S[p, PS_ARBOR_GROWTH]
+def always_growth(T, S, p):
+    """Growth of the active always_growth vales.  Vales turn active only at the start
+    of the owner's turn (a vale bought now is active from the next turn), so this is
+    kept in PS_ALWAYS_GROWTH from turn start."""
+    g = 0
     for i in range(S[p, VOWN_N]):
         v = S[p, VOWN + i]
         if T[VALE + v, V_ABILITY] == VAB_ALWAYS_GROWTH and vale_active(S, p, i):
@@ -189,14 +209,27 @@ def global_growth(T, S, p):
 
 
 @njit(cache=True)
-def decay_showing(T, S, p):
+def global_growth(T, S, p):
+    return S[p, PS_ARBOR_GROWTH] + S[p, PS_ALWAYS_GROWTH]
+
+
+@njit(cache=True)
+def recount_showing(S, p):
+    """PS_SHOWING from scratch: Σ net over the field and the on-deck card."""
     tot = 0
     for i in range(S[p, FIELD_N]):
         tot += net(S, p, S[p, FIELD + i])
     od = S[p, ON_DECK]
     if od >= 0:
         tot += net(S, p, od)
-    return tot - global_growth(T, S, p)
+    S[p, PS_SHOWING] = tot
+
+
+@njit(cache=True)
+def decay_showing(T, S, p):
+    """§1 decay_showing.  PS_SHOWING follows every card entering or leaving the field
+    and the on-deck spot (reveal, discards) and every change of a showing card's net."""
+    return S[p, PS_SHOWING] - global_growth(T, S, p)
 
 
 @njit(cache=True)
@@ -249,8 +282,10 @@ def reveal(S, p):
         else:
             S[p, ON_DECK] = -1
             return
-    S[p, ON_DECK] = S[p, DECK + S[p, DHEAD]]
+    c = S[p, DECK + S[p, DHEAD]]
+    S[p, ON_DECK] = c
     S[p, DHEAD] += 1
+    S[p, PS_SHOWING] += net(S, p, c)
 
 
 @njit(cache=True)
@@ -274,6 +309,7 @@ def when_played(S, p, c):
                 for i in range(best, S[p, FIELD_N] - 1):
                     S[p, FIELD + i] = S[p, FIELD + i + 1]
                 S[p, FIELD_N] -= 1
+                S[p, PS_SHOWING] -= net(S, p, x)
                 to_discard(S, p, x)
         elif ab == AB_WP_PEEK:
             if S[p, DHEAD] >= S[p, DN]:
@@ -335,6 +371,7 @@ def spoil_check(T, S, p):
             S[p, PS_DRUID_USED] = 1
             S[TR, TR_DRUID] = 1
             if S[p, ON_DECK] >= 0:
+                S[p, PS_SHOWING] -= net(S, p, S[p, ON_DECK])
                 to_discard(S, p, S[p, ON_DECK])
                 S[p, ON_DECK] = -1
             reveal(S, p)
@@ -359,7 +396,7 @@ def spoil_check(T, S, p):
                 if g > 0 and ds - g * extra < 4:
                     target = c
         if target >= 0:
-            S[p, TEMP + target] += extra
+            add_temp_guardians(S, p, target, extra)
             S[p, PS_CONC_USED] = 1
             S[TR, TR_CONCLAVE] = 1
             return False          # chosen only if it brings decay below 4
@@ -905,7 +942,7 @@ def harvest(T, S, Q, p, rnd):
                 bs = sm
                 best = c
         if best >= 0:
-            S[p, TEMP + best] += T[VALE + S[p, VOWN + ci], V_AMOUNT]
+            add_temp_guardians(S, p, best, T[VALE + S[p, VOWN + ci], V_AMOUNT])
             S[p, PS_CONC_USED] = 1
             S[TR, TR_CONCLAVE] = 1
     # 2-4. mana, spirits, VP
@@ -1040,6 +1077,7 @@ def discard_phase(T, S, p):
     for i in range(S[p, FIELD_N]):
         to_discard(S, p, S[p, FIELD + i])
     S[p, FIELD_N] = 0
+    recount_showing(S, p)
     for sl in range(N_COMMONS):
         if S[GAME, BOUGHT_COMMON + sl] != 0:
             S[GAME, BOUGHT_COMMON + sl] = 0
@@ -1057,8 +1095,8 @@ def prep(T, S, p):
     S[p, PS_CONC_USED] = 0
     S[p, PS_SUN_USED] = 0
     S[p, PS_ARBOR_GROWTH] = 0
+    clear_temp_guardians(S, p)
     for c in range(N_CARDS):
-        S[p, TEMP + c] = 0
         S[p, CHORUS_USED + c] = 0
     gross = T[OPTS, O_PREP_GROSS] != 0
     if S[p, ON_DECK] < 0:
@@ -1089,6 +1127,7 @@ def take_turn(T, S, Q, p, rnd):
     for x in range(TR_FIXED_N, T[OPTS, O_TRACE_W]):
         S[TR, x] = -1
     S[p, PS_TURN] += 1
+    S[p, PS_ALWAYS_GROWTH] = always_growth(T, S, p)
     S[TR, TR_GAME] = S[GAME, G_GAME]
     S[TR, TR_ROUND] = rnd
     S[TR, TR_PLAYER] = p

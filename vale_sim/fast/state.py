@@ -8,7 +8,10 @@ constants, which numba compiles in.  -1 = empty.  ``c`` = card 0..19,
 ``v`` = vale kind::
 
     row p = 0..3  PLAYER p (columns below; rows of absent players unused)
-      0 .. PS_N-1          scalars: PS_TOKEN .. PS_HARVESTS, then the zones'
+      0 .. PS_N-1          scalars: PS_TOKEN .. PS_HARVESTS, PS_ALWAYS_GROWTH (growth of
+                           the active always_growth vales, set at turn start),
+                           PS_SHOWING (Σ net of field and on-deck cards, kept up to
+                           date by every move), then the zones'
                            DHEAD, DN (deck = DECK[DHEAD:DN], top first),
                            DISC_N, FIELD_N, ON_DECK (card or -1), VOWN_N
       SLOTS   + 3c + s     advancement id in the slot, or -1
@@ -65,17 +68,18 @@ N_ROWS = TR + 1
 
 # -- player row ---------------------------------------------------------------
 (PS_TOKEN, PS_SKIP, PS_TURN, PS_DRUID_USED, PS_CONC_USED, PS_SUN_USED,
- PS_ARBOR_GROWTH, PS_VP, PS_BOX, PS_SPOILS, PS_HARVESTS,
- DHEAD, DN, DISC_N, FIELD_N, ON_DECK, VOWN_N, PS_N) = range(18)
+ PS_ARBOR_GROWTH, PS_VP, PS_BOX, PS_SPOILS, PS_HARVESTS, PS_ALWAYS_GROWTH, PS_SHOWING,
+ DHEAD, DN, DISC_N, FIELD_N, ON_DECK, VOWN_N, PS_N) = range(20)
 # per-card cache
 # per-card cache: printed symbols (decay after Seedling / Lifebringer), the growth of
 # its ongoing_growth_per_guardian abilities per guardian (GPG), per-guardian abilities
 # (NPERG), occupied slots (OCC count, SLOT_MASK bits), flags of its active abilities
 # (WP When Played, DRUID, CHORUS + amount, HARVEST_AB any Harvest ability) and the
-# Σ amounts of its per-guardian Harvest abilities (HPERG, what Conclave looks at)
+# Σ amounts of its per-guardian Harvest abilities (HPERG, what Conclave looks at),
+# and NET = decay - growth counting the Conclave temp guardians (kept up to date)
 (CC_DECAY, CC_GROWTH, CC_GPG, CC_GUARD, CC_MANA, CC_NPERG, CC_OCC, CC_WP,
  CC_DRUID, CC_CHORUS, CC_CHORUS_AMT, CC_ANIMAL, CC_FOREST, CC_SKY, CC_WILD, CC_HVP,
- CC_HARVEST_AB, CC_HPERG, CC_SLOT_MASK, CC_N) = range(20)
+ CC_HARVEST_AB, CC_HPERG, CC_SLOT_MASK, CC_NET, CC_N) = range(21)
 SLOTS = PS_N
 LWTOP = SLOTS + 3 * N_CARDS
 ACT = LWTOP + N_CARDS
