@@ -343,6 +343,9 @@ class SpoilModel:
         self.tmana = [p["tmana"] for p in first]
         self.tvp = [p["tvp"] for p in first]
         # order matters only for Deadwood/Owl (leftmost worst card) and Conclave (first card)
+        self.dw = [sum(1 for k in w if k == "when_played_discard_field") for w in self.wp]
+        # a Deadwood/Owl card with net decay > 0 can itself be discarded and come back
+        self.dw_recycles = any(self.dw[t] and self.net[t] > 0 for t in range(T))
         self.in_seq = [(self.deadwood and self.net[t] > 0) or self.gpg[t] for t in range(T)]
         self.num = Fraction if exact else float
         mean = (lambda vals: Fraction(sum(vals), len(vals))) if exact else \
@@ -355,6 +358,7 @@ class SpoilModel:
         self._subset_cache: dict = {}
         self._aurora_cache: dict = {}
         self.push_memo: dict = {}
+        self.reveal_memo: dict = {}
         self.prep_memo: dict = {}
         self.value_memo: dict = {}
         self.harvest_memo: dict = {}
@@ -562,23 +566,85 @@ class SpoilModel:
     def showing_of(self, sid: int) -> int:
         return self.showing(_S.of(self.keys[sid]))
 
+    # -- canonical states ----------------------------------------------------------
+    def canon(self, s: _S) -> tuple:
+        """The key of ``s`` keeping only what later decisions can tell apart.
+
+        ``seq`` (the field's order) serves Deadwood/Owl, which discard the leftmost
+        card of the largest effective net decay (> 0), and a pending Conclave, which
+        takes the first Grovetender card that saves.  With no Conclave pending, the
+        order between groups of different effective net decay is never consulted:
+        the groups are stored one after the other (largest first, each in field
+        order), cards that no discard can pick (effective net <= 0) are left out,
+        and a group keeps only its first r cards, r being the discards still to
+        come: the Deadwood/Owl abilities on cards not in the field, none at all
+        if there are none (only those plays move a field card), unbounded if a
+        Deadwood/Owl card can itself be discarded (net decay > 0) and return.  Field counts keep
+        every card, so showing and Harvest are untouched.
+        """
+        seq = s.seq
+        if seq and (not self.conclave or s.conclave_used):
+            r = 0
+            if self.deadwood:
+                dw = self.dw
+                r = sum(c * dw[t] for t, c in enumerate(s.deck) if c) + \
+                    sum(c * dw[t] for t, c in enumerate(s.disc) if c) + \
+                    (dw[s.od] if s.od >= 0 else 0)
+            if r and self.dw_recycles:
+                r = len(seq)         # a discarded Deadwood/Owl may be played again: no bound
+            if r == 0:
+                seq = ()
+            else:
+                groups: dict = {}
+                for e in seq:
+                    if self.net[e[0]] > 0:
+                        g = self._eff_net(e)
+                        if g > 0:
+                            lst = groups.setdefault(g, [])
+                            if len(lst) < r:
+                                lst.append(e)
+                seq = tuple(e for g in sorted(groups, reverse=True) for e in groups[g])
+        return (tuple(s.deck), tuple(s.disc), tuple(s.field), s.od,
+                s.druid_used, s.conclave_used, s.arbors_used, s.arbor_growth, s.temp, seq)
+
     # -- one push, memoised -------------------------------------------------------
     def push(self, sid: int) -> list:
-        """Planting push from state ``sid``: [(p, spoiled, showing, next sid or None)]."""
+        """Planting push from state ``sid``: [(p, spoiled, showing, next sid or None)].
+
+        The push is split at the moment the on-deck card has been played (When
+        Played resolved) and the next reveal is due: that intermediate state
+        does not know the on-deck card, so the reveal and spoil check from it are
+        memoised once for every on-deck card that leads there.
+        """
         hit = self.push_memo.get(sid)
         if hit is not None:
             return hit
-        acc: dict = {}
-        shows: dict = {}
-        for p, s1 in self.play(_S.of(self.keys[sid])):
-            for q, s2 in self.reveal(s1):
-                for r, s3, spoiled, sh in self.spoil_check(s2):
-                    k = ("SPOIL", sh) if spoiled else s3.key()
-                    acc[k] = acc.get(k, 0) + p * q * r
-                    shows[k] = sh
-        out = [(pr, k[0] == "SPOIL", shows[k], None if k[0] == "SPOIL" else self.intern(k))
-               for k, pr in acc.items()]
+        plays = self.play(_S.of(self.keys[sid]))
+        if len(plays) == 1:
+            out = self._reveal_check(plays[0][1])
+        else:
+            acc: dict = {}
+            for p, s1 in plays:
+                for q, spoiled, sh, k in self._reveal_check(s1):
+                    kk = (spoiled, sh, k)
+                    acc[kk] = acc.get(kk, 0) + p * q
+            out = [(pr, sp, sh, k) for (sp, sh, k), pr in acc.items()]
         self.push_memo[sid] = out
+        return out
+
+    def _reveal_check(self, s1: _S) -> list:
+        """Reveal and spoil check from a state whose on-deck card was just played."""
+        pk = self.canon(s1) + (s1.top,)
+        hit = self.reveal_memo.get(pk)
+        if hit is not None:
+            return hit
+        acc: dict = {}
+        for q, s2 in self.reveal(s1):
+            for r, s3, spoiled, sh in self.spoil_check(s2):
+                k = (True, sh, None) if spoiled else (False, sh, self.intern(self.canon(s3)))
+                acc[k] = acc.get(k, 0) + q * r
+        out = [(pr, sp, sh, k) for (sp, sh, k), pr in acc.items()]
+        self.reveal_memo[pk] = out
         return out
 
     def _prep_step(self, sid: int) -> list:
@@ -625,7 +691,7 @@ class SpoilModel:
             if self.showing(s) >= SPOIL_AT:
                 raise ValueError(f"the situation already shows {self.showing(s)} decay: "
                                  f"it would have spoiled")
-            return {self.intern(s.key()): self.num(1)}, {}
+            return {self.intern(self.canon(s)): self.num(1)}, {}
         # Setup / Prep on a freshly shuffled deck: reveal, then Prep (§3, §4.6)
         for t, m in enumerate(self.members):
             s.deck[t] = len(m)
@@ -634,9 +700,9 @@ class SpoilModel:
         frontier = defaultdict(int)
         for p, s1 in self.reveal(s):
             if s1.od < 0:
-                done[self.intern(s1.key())] += p
+                done[self.intern(self.canon(s1))] += p
             else:
-                frontier[self.intern(s1.key())] += p
+                frontier[self.intern(self.canon(s1))] += p
         while frontier:
             nxt = defaultdict(int)
             for key, p in frontier.items():
@@ -721,7 +787,7 @@ class SpoilModel:
     @property
     def states(self) -> int:
         """Distinct states the computation visited (the memo sizes)."""
-        return len(self.push_memo) + len(self.value_memo)
+        return len(self.push_memo) + len(self.reveal_memo) + len(self.value_memo)
 
 
 # ---------------------------------------------------------------------------
