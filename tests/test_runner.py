@@ -274,3 +274,15 @@ def test_bench_json_keys(monkeypatch, capsys):
     got = json.loads(capsys.readouterr().out)
     assert got == {"fast_games_per_s": 3000.0, "reference_games_per_s": 30.0, "speedup": 100.0,
                    "fast_games_per_s_per_core": 3000.0}
+
+
+def test_summary_of_written_parts_equals_summary_of_frame(tmp_path):
+    """simulate summarises a written run chunk by chunk (bounded memory): same table."""
+    from vale_sim.runner import summarize_parts
+    cfg = RunConfig(card_set="core", players=2, seed=3, games=24, engine="reference")
+    out = tmp_path / "r.parquet"
+    assert run(cfg, chunk_size=5, out=out, progress=False, collect=False) is None
+    whole = run(cfg, chunk_size=5, out=out, resume=True, progress=False)
+    pd.testing.assert_frame_equal(summarize_parts(out, cfg), summarize_frame(whole))
+    with pytest.raises(ValueError):
+        run(cfg, progress=False, collect=False)

@@ -567,7 +567,8 @@ def _progress_bar(total: int, initial: int, progress: bool):
 
 def run(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None, out=None,
         resume: bool = False, progress: bool = True, scheduler=None, *,
-        on_chunk: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+        on_chunk: Callable[[int, int], None] | None = None,
+        collect: bool = True) -> pd.DataFrame | None:
     """Play ``cfg.games`` games and return one row per game and player, in game order.
 
     ``workers`` > 1 uses a local process pool; ``scheduler`` (an address such as
@@ -576,8 +577,12 @@ def run(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None, out=Non
     each chunk is written as it finishes, next to ``_manifest.json``;
     ``resume=True`` reuses the finished chunks of the same configuration.
     ``on_chunk(first_game, n)`` is called after each chunk is stored.
+    ``collect=False`` (with ``out``) returns None instead of reading every
+    chunk back, so memory does not grow with the number of games.
     The result does not depend on ``workers``, ``chunk_size`` or ``scheduler``.
     """
+    if not collect and out is None:
+        raise ValueError("collect=False needs out=: the results would be lost")
     rc = cfg.resolved()
     key = cfg.key()
     chunk_size = chunk_size or default_chunk_size(cfg.games, workers, rc.engine)
@@ -603,12 +608,25 @@ def run(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None, out=Non
         _execute(run_chunk, rc, chunks, workers, scheduler, consume)
     finally:
         bar.close()
+    if not collect:
+        return None
     if outp is not None:
         parts = _existing_parts(outp, key)
         frames = {f: read_part(part_path(outp, f), f, n) for f, n in parts.items()}
     if not frames:
         return pd.DataFrame(columns=list(BASE_COLUMNS))
     return pd.concat([frames[f] for f in sorted(frames)], ignore_index=True)
+
+
+def summarize_parts(out, cfg: RunConfig) -> pd.DataFrame:
+    """The summary table of a written run, reading one chunk at a time (bounded memory)."""
+    outp = Path(out)
+    sums = None
+    for first, n in sorted(_existing_parts(outp, cfg.key()).items()):
+        sums = add_summaries(sums, chunk_summary(read_part(part_path(outp, first), first, n)))
+    if sums is None:
+        return summary_table(pd.DataFrame(columns=list(SUM_COLUMNS)))
+    return summary_table(sums.sort_index(key=_group_order))
 
 
 def summarize(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None,

@@ -67,7 +67,7 @@ def _default_out(cfg) -> str:
 
 def run(args) -> int:
     from pathlib import Path
-    from ..runner import MANIFEST, effective_engine, run as run_games, summarize, summarize_frame
+    from ..runner import MANIFEST, effective_engine, run as run_games, summarize, summarize_parts
     cfg = _config(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -86,13 +86,14 @@ def run(args) -> int:
             # A default path is derived from the configuration's key: reusing it is safe.
             resume = args.resume or (args.out is None and (Path(out) / MANIFEST).exists())
             try:
-                df = run_games(cfg, workers=args.workers, chunk_size=args.chunk_size, out=out,
-                               resume=resume, progress=progress, scheduler=args.scheduler)
+                run_games(cfg, workers=args.workers, chunk_size=args.chunk_size, out=out,
+                          resume=resume, progress=progress, scheduler=args.scheduler,
+                          collect=False)
             except KeyboardInterrupt:
                 print(f"vale-sim simulate: finished chunks are kept in {out}; "
                       f"run the same command with --resume to finish", file=sys.stderr)
                 raise
-            table = summarize_frame(df)
+            table = summarize_parts(out, cfg)
     if args.json:
         print(json.dumps(_json_summary(cfg, engine, out, table), sort_keys=True))
         return 0
