@@ -454,22 +454,19 @@ ADVERSARIAL = {
 STATE_BUDGET = 20_000      # ~10-50 µs a state: well under a second
 
 
-@pytest.mark.parametrize("name", [
-    n if ADVERSARIAL[n][2] <= STATE_BUDGET else
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="over the state budget: "
-                                            "see docs/spoil-odds.md, Speed and limits"))
-    for n in ADVERSARIAL])
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL))
 def test_state_count_is_bounded_for_adversarial_decks(name):
-    """Several When Played cards with Liferoots/Arbor and a Druid: the DP must stay
-    within STATE_BUDGET states for K = 6 (a bound on work, not a timed assertion).
-    Decks still over the budget are strict xfails: one that gets under it fails
-    loudly, so the marker is removed when the state is reduced further."""
-    cards, vales, _ = ADVERSARIAL[name]
+    """Several When Played cards with Liferoots/Arbor and a Druid: the DP work is
+    bounded (a count of states, not a timed assertion).  Decks within STATE_BUDGET
+    answer in well under a second; the others are held to their measured count
+    (+10 %) so the state space cannot silently grow — docs/spoil-odds.md,
+    "Speed and limits", says which decks still take 1-2 s."""
+    cards, vales, measured = ADVERSARIAL[name]
     deck = _crafted_starter(cards, vales)
     assert len(deck.cards) == 20
     r = spoil_odds(deck, 6)
     assert sum(r.decay_showing_distribution[6].values()) == pytest.approx(1)
-    assert r.states <= STATE_BUDGET
+    assert r.states <= max(STATE_BUDGET, int(measured * 1.1))
 
 
 def test_benchmark_reports_time_and_states():
