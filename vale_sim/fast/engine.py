@@ -1,8 +1,8 @@
 """Numba kernels of the fast engine: one game = setup, rounds of turns, scoring.
 
 Every function follows docs/engine-spec.md (section numbers cited).  Each kernel
-takes at most three arrays (numba reference-counts every array argument of a
-call, so the state is ONE array): ``T`` = card tables (layout in ``tables``),
+takes at most three arrays (a call passes every array as nine machine words, so
+the state is ONE array): ``T`` = card tables (layout in ``tables``),
 ``S`` = game state (layout in ``state``), ``Q`` = policies; ``p`` = player
 (= its row of S), ``c`` = card, ``s`` = slot, ``k`` = advancement kind,
 ``v`` = vale kind.  No allocation inside a game.
@@ -10,9 +10,8 @@ call, so the state is ONE array): ``T`` = card tables (layout in ``tables``),
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from .borrow import borrowed
+from .jit import kernel
 from .rng import rng_init, randbelow, shuffle
 from .tables import (
     A_LEVEL, A_SUPPLY, A_COST, A_POS, A_LONGWISE, A_MANA, A_ANIMAL, A_FOREST, A_SKY,
@@ -36,7 +35,7 @@ from .tables import (
     T_CARD_ADV, T_CARD_VALE, T_LEVEL, T_VALE_ABILITY, T_BEST_ADV, T_BEST_VALE,
     N_CARDS, N_COMMONS, N_VALE_SLOTS)
 from .state import (
-    stream, GAME, ADECK, VDECK, TR,
+    GAME, ADECK, VDECK, TR,
     PS_TOKEN, PS_SKIP, PS_TURN, PS_DRUID_USED, PS_CONC_USED, PS_SUN_USED,
     PS_ARBOR_GROWTH, PS_VP, PS_BOX, PS_SPOILS, PS_HARVESTS, PS_ALWAYS_GROWTH, PS_SHOWING,
     DHEAD, DN, DISC_N, FIELD_N, ON_DECK, VOWN_N, PS_N,
@@ -47,7 +46,6 @@ from .state import (
     CC_HARVEST_AB, CC_HPERG, CC_SLOT_MASK, CC_NET, CC_N, HARV_SLOTS,
     G_POOL, G_ROUND, G_START, G_TRUNC, G_NTRACE, G_GAME, G_RNG,
     AHEAD, AN, VHEAD, VN, COMMONS, VSLOTS, SPIRITS, BOUGHT_COMMON, BOUGHT_VSLOT,
-    SLEEVE_MEMO, CHORUS_MEMO, N_SLEEVE_CLASSES,
     FERT_LEFT, CAND_KIND, CAND_SRC, CAND_CARD, CAND_COST, CAND_CHORUS, CAND_OK,
     CAND_BY_SCORE,
     TR_GAME, TR_ROUND, TR_PLAYER, TR_TURN, TR_SKIPPED, TR_PUSHES, TR_SPOILED,
@@ -60,9 +58,28 @@ from .state import (
 
 
 # ---------------------------------------------------------------------------
+# The game's random stream (§2): S[GAME, G_RNG:G_RNG + 2] seen as fast.rng's
+# uint64 (key, draws)
+# ---------------------------------------------------------------------------
+@kernel
+def game_rng_init(S, seed, game_index):
+    rng_init(S[GAME, G_RNG:G_RNG + 2].view(np.uint64), seed, game_index)
+
+
+@kernel
+def game_randbelow(S, n):
+    return randbelow(S[GAME, G_RNG:G_RNG + 2].view(np.uint64), n)
+
+
+@kernel
+def game_shuffle(S, a, n):
+    shuffle(S[GAME, G_RNG:G_RNG + 2].view(np.uint64), a, n)
+
+
+# ---------------------------------------------------------------------------
 # Cards (§1)
 # ---------------------------------------------------------------------------
-@njit(cache=True)
+@kernel
 def refresh_card(T, S, p, c):
     """Rebuild the active abilities and symbol cache of card c (after sleeving)."""
     d = 0
@@ -158,18 +175,18 @@ def refresh_card(T, S, p, c):
     S[p, CC + CC_N * c + CC_NET] = d - (g + gpg * gu) - gpg * S[p, TEMP + c]
 
 
-@njit(cache=True)
+@kernel
 def guardians(S, p, c):
     return S[p, CC + CC_N * c + CC_GUARD] + S[p, TEMP + c]
 
 
-@njit(cache=True)
+@kernel
 def net(S, p, c):
     """decay(c) - growth(c), temp guardians included (§6.2)."""
     return S[p, CC + CC_N * c + CC_NET]
 
 
-@njit(cache=True)
+@kernel
 def add_temp_guardians(S, p, c, n):
     """Conclave of Ents: n temp guardians on card c, in the field or on deck (its
     growth per guardian grows)."""
@@ -178,7 +195,7 @@ def add_temp_guardians(S, p, c, n):
     S[p, PS_SHOWING] -= S[p, CC + CC_N * c + CC_GPG] * n
 
 
-@njit(cache=True)
+@kernel
 def clear_temp_guardians(S, p):
     """Prep start: temp guardians go, wherever their cards are now."""
     for c in range(N_CARDS):
@@ -189,13 +206,13 @@ def clear_temp_guardians(S, p):
     recount_showing(S, p)
 
 
-@njit(cache=True)
+@kernel
 def vale_active(S, p, i):
     """Owned vale i is active iff bought in an earlier turn of p (§4.3)."""
     return S[p, VTURN + i] < S[p, PS_TURN]
 
 
-@njit(cache=True)
+@kernel
 def always_growth(T, S, p):
     """Growth of the active always_growth vales.  Vales turn active only at the start
     of the owner's turn (a vale bought now is active from the next turn), so this is
@@ -208,12 +225,12 @@ def always_growth(T, S, p):
     return g
 
 
-@njit(cache=True)
+@kernel
 def global_growth(T, S, p):
     return S[p, PS_ARBOR_GROWTH] + S[p, PS_ALWAYS_GROWTH]
 
 
-@njit(cache=True)
+@kernel
 def recount_showing(S, p):
     """PS_SHOWING from scratch: Σ net over the field and the on-deck card."""
     tot = 0
@@ -225,14 +242,14 @@ def recount_showing(S, p):
     S[p, PS_SHOWING] = tot
 
 
-@njit(cache=True)
+@kernel
 def decay_showing(T, S, p):
     """§1 decay_showing.  PS_SHOWING follows every card entering or leaving the field
     and the on-deck spot (reveal, discards) and every change of a showing card's net."""
     return S[p, PS_SHOWING] - global_growth(T, S, p)
 
 
-@njit(cache=True)
+@kernel
 def gross_showing(S, p):
     tot = 0
     for i in range(S[p, FIELD_N]):
@@ -243,7 +260,7 @@ def gross_showing(S, p):
     return tot
 
 
-@njit(cache=True)
+@kernel
 def find_active_vale(T, S, p, ability):
     """Index (in vown) of the first active owned vale with this ability, or -1."""
     for i in range(S[p, VOWN_N]):
@@ -255,13 +272,13 @@ def find_active_vale(T, S, p, ability):
 # ---------------------------------------------------------------------------
 # Zones
 # ---------------------------------------------------------------------------
-@njit(cache=True)
+@kernel
 def to_discard(S, p, c):
     S[p, DISC + S[p, DISC_N]] = c
     S[p, DISC_N] += 1
 
 
-@njit(cache=True)
+@kernel
 def reshuffle(S, p):
     """The discard pile (entry order) is shuffled and becomes the (empty) deck."""
     n = S[p, DISC_N]
@@ -270,10 +287,10 @@ def reshuffle(S, p):
     S[p, DHEAD] = 0
     S[p, DN] = n
     S[p, DISC_N] = 0
-    shuffle(stream(S), S[p, DECK:DECK + N_CARDS], n)
+    game_shuffle(S, S[p, DECK:DECK + N_CARDS], n)
 
 
-@njit(cache=True)
+@kernel
 def reveal(S, p):
     """§4.2 reveal: reshuffle if the deck is empty, then the top card goes on deck."""
     if S[p, DHEAD] >= S[p, DN]:
@@ -288,7 +305,7 @@ def reveal(S, p):
     S[p, PS_SHOWING] += net(S, p, c)
 
 
-@njit(cache=True)
+@kernel
 def when_played(S, p, c):
     """§7: the active When Played abilities of card c (just put in the field)."""
     for s in range(3):
@@ -336,10 +353,10 @@ def when_played(S, p, c):
                     S[p, DECK + j] = S[p, DECK + j + 1]
                 S[p, DN] -= 1
                 to_discard(S, p, x)
-            shuffle(stream(S), S[p, DECK + h:DECK + N_CARDS], S[p, DN] - h)
+            game_shuffle(S, S[p, DECK + h:DECK + N_CARDS], S[p, DN] - h)
 
 
-@njit(cache=True)
+@kernel
 def play_on_deck(S, p):
     """Move the on-deck card into the field, resolve When Played, reveal."""
     c = S[p, ON_DECK]
@@ -354,7 +371,7 @@ def play_on_deck(S, p):
 # ---------------------------------------------------------------------------
 # Spoil check (§4.4)
 # ---------------------------------------------------------------------------
-@njit(cache=True)
+@kernel
 def spoil_check(T, S, p):
     """True if the player spoils; tries Druid, Conclave, Blooming Arbor in order."""
     ds = decay_showing(T, S, p)
@@ -418,7 +435,7 @@ def spoil_check(T, S, p):
 # ---------------------------------------------------------------------------
 # Planting (§4.2, §6.1)
 # ---------------------------------------------------------------------------
-@njit(cache=True)
+@kernel
 def decide_push(T, S, Q, p):
     mt = Q[p, P_MANA_TARGET]
     if mt > 0:
@@ -444,7 +461,7 @@ def decide_push(T, S, Q, p):
     return bad * 1000 <= Q[p, P_PUSH_RISK] * n
 
 
-@njit(cache=True)
+@kernel
 def planting(T, S, Q, p):
     """Push until the policy passes; True if the player spoiled."""
     pushes = 0
@@ -464,7 +481,7 @@ def planting(T, S, Q, p):
 # ---------------------------------------------------------------------------
 # Buying vales (§6.3, §6.5)
 # ---------------------------------------------------------------------------
-@njit(cache=True)
+@kernel
 def pay(a, f, s, w, ca, cf, cs, cw):
     """§6.3 paying rule: (ok, spirits left).  Specific costs first, deficit by wilds;
     each wild cost from the largest specific pile (ties a, f, s), wild last."""
@@ -496,7 +513,7 @@ def pay(a, f, s, w, ca, cf, cs, cw):
     return True, a, f, s, w
 
 
-@njit(cache=True)
+@kernel
 def vale_affordable(T, S, v, conv):
     """Can the spirits pay vale v, after turning one spirit `conv` into wild (-1: none)?"""
     a = S[GAME, SPIRITS + 0]
@@ -517,7 +534,7 @@ def vale_affordable(T, S, v, conv):
     return ok
 
 
-@njit(cache=True)
+@kernel
 def owns_vale(S, p, v):
     n = 0
     for i in range(S[p, VOWN_N]):
@@ -526,7 +543,7 @@ def owns_vale(S, p, v):
     return n
 
 
-@njit(cache=True)
+@kernel
 def sunstone_cost(T, S, Q, p, mana):
     """Mana the Sunstone Aerie asks if usable now (policy, active, unused, affordable), else -1."""
     if Q[p, P_USE_SUNSTONE] == 0 or S[p, PS_SUN_USED] != 0:
@@ -538,7 +555,7 @@ def sunstone_cost(T, S, Q, p, mana):
     return amt if mana >= amt else -1
 
 
-@njit(cache=True)
+@kernel
 def rule_holds(Q, p, r, mana, rnd, pool):
     """The rule's mana / round / pool conditions (owned_at_most is per candidate)."""
     x = Q[Q[p, P_RULES] + r, RC_MANA_AT_LEAST]
@@ -559,7 +576,7 @@ def rule_holds(Q, p, r, mana, rnd, pool):
     return True
 
 
-@njit(cache=True)
+@kernel
 def vale_rule_match(T, S, Q, p, r, v):
     tt = Q[Q[p, P_RULES] + r, RC_TARGET]
     if tt == T_CARD_VALE:
@@ -576,7 +593,7 @@ def vale_rule_match(T, S, Q, p, r, v):
     return True
 
 
-@njit(cache=True)
+@kernel
 def best_vale(T, S, Q, p, r, sunstone):
     """(slot, spirit turned wild) of the first candidate in §6.3 order (score descending,
     then slot) that rule r matches (r = -1: the policy has no rules, min score applies)
@@ -614,7 +631,7 @@ def best_vale(T, S, Q, p, r, sunstone):
     return best, conv
 
 
-@njit(cache=True)
+@kernel
 def choose_vale(T, S, Q, p, mana, rnd):
     """(slot, spirit to turn wild or -1, sunstone mana) of the next vale to buy; slot -1: none.
 
@@ -641,7 +658,7 @@ def choose_vale(T, S, Q, p, mana, rnd):
     return -1, -1, 0
 
 
-@njit(cache=True)
+@kernel
 def buy_vales(T, S, Q, p, mana, rnd):
     """§6.3: buy up to 2 vales; returns the mana left (Sunstone may cost mana)."""
     nv = 0
@@ -682,41 +699,28 @@ def buy_vales(T, S, Q, p, mana, rnd):
 # ---------------------------------------------------------------------------
 # Buying advancements (§6.4, §6.5)
 # ---------------------------------------------------------------------------
-@njit(cache=True)
-def chorus_sleeve(S, p, pos):
-    """First field card whose unused Earthchant discount can take a card at pos, or -1."""
-    for i in range(S[p, FIELD_N]):
-        c = S[p, FIELD + i]
-        if (S[p, CC + CC_N * c + CC_CHORUS] != 0 and S[p, CHORUS_USED + c] == 0
-                and S[p, SLOTS + 3 * c + pos] < 0 and S[p, RESERVED + 3 * c + pos] == 0):
-            return c
-    return -1
+@kernel
+def placement(T, S, Q, p, k):
+    """(card, effective cost, Earthchant used) of kind k's placement (§6.4); card -1: none.
 
-
-@njit(cache=True)
-def sleeve_class(T, Q, p, k):
-    """What best_sleeve looks at of kind k: position and four yes/no traits (0..47)."""
+    One pass over the free slots at k's position in the field: the leftmost card with
+    an unused Earthchant discount wins at once; else the best placement score (ties
+    leftmost)."""
+    pos = T[k, A_POS]
+    cost = T[k, A_COST]
     avoid = Q[p, P_AVOID_DECAY_STACK] != 0 and T[k, A_DECAY] > 0
     perg = T[k, A_PERG] != 0
     guard = T[k, A_GUARDIAN] > 0
     lim = T[k, A_GROWTH] > 0 or T[k, A_LIMIT] != 0
-    return 16 * T[k, A_POS] + 8 * avoid + 4 * perg + 2 * guard + lim
-
-
-@njit(cache=True)
-def best_sleeve(S, p, cls):
-    """§6.4 best field card for a kind of placement class cls (no Earthchant), or -1."""
-    pos = cls // 16
-    avoid = (cls & 8) != 0
-    perg = (cls & 4) != 0
-    guard = (cls & 2) != 0
-    lim = (cls & 1) != 0
     best = -1
     bs = 0
     for i in range(S[p, FIELD_N]):
         c = S[p, FIELD + i]
         if S[p, SLOTS + 3 * c + pos] >= 0 or S[p, RESERVED + 3 * c + pos] != 0:
             continue
+        if S[p, CC + CC_N * c + CC_CHORUS] != 0 and S[p, CHORUS_USED + c] == 0:
+            eff = cost - S[p, CC + CC_N * c + CC_CHORUS_AMT]
+            return c, (eff if eff > 0 else 0), 1
         d = S[p, CC + CC_N * c + CC_DECAY]
         sc = S[p, CC + CC_N * c + CC_OCC]
         if avoid and d > 0:
@@ -730,41 +734,10 @@ def best_sleeve(S, p, cls):
         if best < 0 or sc > bs:
             best = c
             bs = sc
-    return best
+    return best, cost, 0
 
 
-@njit(cache=True)
-def placement(T, S, Q, p, k):
-    """(card, effective cost, Chorus used) of kind k's placement; card -1: none."""
-    cost = T[k, A_COST]
-    c = chorus_sleeve(S, p, T[k, A_POS])
-    if c >= 0:
-        eff = cost - S[p, CC + CC_N * c + CC_CHORUS_AMT]
-        return c, (eff if eff > 0 else 0), 1
-    return best_sleeve(S, p, sleeve_class(T, Q, p, k)), cost, 0
-
-
-@njit(cache=True)
-def placement_memo(T, S, Q, p, k):
-    """placement(), remembering per position / class until the memo is cleared (a buy)."""
-    cost = T[k, A_COST]
-    pos = T[k, A_POS]
-    c = S[GAME, CHORUS_MEMO + pos]
-    if c == -2:
-        c = chorus_sleeve(S, p, pos)
-        S[GAME, CHORUS_MEMO + pos] = c
-    if c >= 0:
-        eff = cost - S[p, CC + CC_N * c + CC_CHORUS_AMT]
-        return c, (eff if eff > 0 else 0), 1
-    cls = sleeve_class(T, Q, p, k)
-    c = S[GAME, SLEEVE_MEMO + cls]
-    if c == -2:
-        c = best_sleeve(S, p, cls)
-        S[GAME, SLEEVE_MEMO + cls] = c
-    return c, cost, 0
-
-
-@njit(cache=True)
+@kernel
 def adv_rule_match(T, S, Q, p, r, k):
     tt = Q[Q[p, P_RULES] + r, RC_TARGET]
     if tt == T_CARD_ADV:
@@ -781,15 +754,15 @@ def adv_rule_match(T, S, Q, p, r, k):
     return True
 
 
-@njit(cache=True)
+@kernel
 def advancement_candidates(T, S, Q, p, budget, discount):
-    """§6.4 candidates of one purchase: commons slots 0-8, then Fertile Soil kinds with
+    """§6.4 candidates of one Harvest's purchases: commons slots 0-8, then Fertile Soil kinds with
     copies left -- leaving out kinds dearer than `budget` + `discount` (the largest
     Earthchant discount on offer), which no placement makes buyable.
 
-    Fills CAND_KIND, CAND_SRC (commons slot, or N_COMMONS + kind), CAND_OK = -1
-    (placement not looked at yet) and CAND_BY_SCORE (candidate indexes, policy
-    score descending, ties in candidate order); returns the number of candidates."""
+    Fills CAND_KIND, CAND_SRC (commons slot, or N_COMMONS + kind) and CAND_BY_SCORE
+    (candidate indexes, policy score descending, ties in candidate order); returns
+    the number of candidates."""
     nc = 0
     nf = T[OPTS, O_N_FERTILE]
     for src in range(N_COMMONS + nf):
@@ -806,7 +779,6 @@ def advancement_candidates(T, S, Q, p, budget, discount):
             continue
         S[GAME, CAND_KIND + nc] = k
         S[GAME, CAND_SRC + nc] = src
-        S[GAME, CAND_OK + nc] = -1
         sc = Q[ADV_SCORE + p, k]
         j = nc
         while j > 0 and Q[ADV_SCORE + p, S[GAME, CAND_KIND + S[GAME, CAND_BY_SCORE + j - 1]]] < sc:
@@ -817,36 +789,45 @@ def advancement_candidates(T, S, Q, p, budget, discount):
     return nc
 
 
-@njit(cache=True)
-def buyable(T, S, Q, p, i, budget):
+@kernel
+def place_candidate(T, S, Q, p, i, budget):
+    """Look at candidate i's placement: 1 if it makes the candidate buyable, else 0."""
+    card, cost, ch = placement(T, S, Q, p, S[GAME, CAND_KIND + i])
+    S[GAME, CAND_CARD + i] = card
+    S[GAME, CAND_COST + i] = cost
+    S[GAME, CAND_CHORUS + i] = ch
+    return 1 if card >= 0 and cost <= budget else 0
+
+
+@kernel
+def buyable(T, S, Q, p, i, budget, discount):
     """Candidate i has a placement whose effective cost is within budget.  Its
-    placement is looked at the first time only (lazily: most candidates never are)."""
+    placement is looked at once per purchase step, lazily (most candidates never are),
+    and only if `discount` (the largest Earthchant discount) could make it affordable."""
     ok = S[GAME, CAND_OK + i]
     if ok < 0:
-        card, cost, ch = placement_memo(T, S, Q, p, S[GAME, CAND_KIND + i])
-        S[GAME, CAND_CARD + i] = card
-        S[GAME, CAND_COST + i] = cost
-        S[GAME, CAND_CHORUS + i] = ch
-        ok = 1 if card >= 0 and cost <= budget else 0
+        ok = 0
+        if T[S[GAME, CAND_KIND + i], A_COST] - discount <= budget:
+            ok = place_candidate(T, S, Q, p, i, budget)
         S[GAME, CAND_OK + i] = ok
     return ok != 0
 
 
-@njit(cache=True)
-def pick_advancement(T, S, Q, p, nc, budget, mana, rnd):
+@kernel
+def pick_advancement(T, S, Q, p, nc, budget, discount, mana, rnd):
     """§6.4-6.5: the candidate to buy, or -1.  Exploration first (its draw happens at
     every purchase step), then the buy rules or the best score: walking the
     candidates by score, the first buyable one is the best buyable one."""
     ex = Q[p, P_EXPLORE]
     if ex > 0:
-        r = randbelow(stream(S), 1000)
+        r = game_randbelow(S, 1000)
         if r < ex:
             nbuy = 0
             for i in range(nc):
-                if buyable(T, S, Q, p, i, budget):
+                if buyable(T, S, Q, p, i, budget, discount):
                     nbuy += 1
             if nbuy > 0:
-                j = randbelow(stream(S), nbuy)
+                j = game_randbelow(S, nbuy)
                 for i in range(nc):
                     if S[GAME, CAND_OK + i] != 0:
                         if j == 0:
@@ -861,7 +842,7 @@ def pick_advancement(T, S, Q, p, nc, budget, mana, rnd):
             for o in range(nc):
                 i = S[GAME, CAND_BY_SCORE + o]
                 if (adv_rule_match(T, S, Q, p, r, S[GAME, CAND_KIND + i])
-                        and buyable(T, S, Q, p, i, budget)):
+                        and buyable(T, S, Q, p, i, budget, discount)):
                     return i
         return -1
     ms = Q[p, P_MIN_SCORE]
@@ -869,30 +850,55 @@ def pick_advancement(T, S, Q, p, nc, budget, mana, rnd):
         i = S[GAME, CAND_BY_SCORE + o]
         if Q[ADV_SCORE + p, S[GAME, CAND_KIND + i]] < ms:
             return -1                   # the rest score lower still
-        if buyable(T, S, Q, p, i, budget):
+        if buyable(T, S, Q, p, i, budget, discount):
             return i
     return -1
 
 
-@njit(cache=True)
+@kernel
+def drop_candidate(S, i, nc):
+    """Remove candidate i (bought, none left) from the lists; returns the new count."""
+    for j in range(i, nc - 1):
+        S[GAME, CAND_KIND + j] = S[GAME, CAND_KIND + j + 1]
+        S[GAME, CAND_SRC + j] = S[GAME, CAND_SRC + j + 1]
+    o = 0
+    for j in range(nc):
+        x = S[GAME, CAND_BY_SCORE + j]
+        if x != i:
+            S[GAME, CAND_BY_SCORE + o] = x - 1 if x > i else x
+            o += 1
+    return nc - 1
+
+
+@kernel
+def token_bonus(S, Q, p):
+    """1 if the policy may spend its active mana token now, else 0."""
+    return 1 if (S[p, PS_TOKEN] != 0 and Q[p, P_TOKEN_NEEDED] != 0) else 0
+
+
+@kernel
 def buy_advancements(T, S, Q, p, mana, rnd, limit):
-    """§6.4: buy up to `limit` advancements, reserving their placements."""
+    """§6.4: buy up to `limit` advancements, reserving their placements.
+
+    The candidates are listed once per Harvest: a purchase only takes one away, lowers
+    the mana and uses up discounts, so every later step's candidates are among them.
+    Placements change with each reservation: they are looked at again each step."""
     mb = T[OPTS, O_MAX_BUYS]
+    # The largest Earthchant discount on offer: a kind dearer than mana + token +
+    # that can never be bought this Harvest.
+    discount = 0
+    for i in range(S[p, FIELD_N]):
+        c = S[p, FIELD + i]
+        if (S[p, CC + CC_N * c + CC_CHORUS] != 0 and S[p, CHORUS_USED + c] == 0
+                and S[p, CC + CC_N * c + CC_CHORUS_AMT] > discount):
+            discount = S[p, CC + CC_N * c + CC_CHORUS_AMT]
+    nc = advancement_candidates(T, S, Q, p, mana + token_bonus(S, Q, p), discount)
     nb = 0
     while nb < limit:
-        bonus = 1 if (S[p, PS_TOKEN] != 0 and Q[p, P_TOKEN_NEEDED] != 0) else 0
-        discount = 0
-        for i in range(S[p, FIELD_N]):
-            c = S[p, FIELD + i]
-            if (S[p, CC + CC_N * c + CC_CHORUS] != 0 and S[p, CHORUS_USED + c] == 0
-                    and S[p, CC + CC_N * c + CC_CHORUS_AMT] > discount):
-                discount = S[p, CC + CC_N * c + CC_CHORUS_AMT]
-        for x in range(N_SLEEVE_CLASSES):       # the field changed: forget placements
-            S[GAME, SLEEVE_MEMO + x] = -2
-        for pos in range(3):
-            S[GAME, CHORUS_MEMO + pos] = -2
-        nc = advancement_candidates(T, S, Q, p, mana + bonus, discount)
-        pick = pick_advancement(T, S, Q, p, nc, mana + bonus, mana, rnd)
+        for i in range(nc):
+            S[GAME, CAND_OK + i] = -1       # the field changed: placements not known
+        pick = pick_advancement(T, S, Q, p, nc, mana + token_bonus(S, Q, p), discount,
+                                mana, rnd)
         if pick < 0:
             break
         k = S[GAME, CAND_KIND + pick]
@@ -913,6 +919,8 @@ def buy_advancements(T, S, Q, p, mana, rnd, limit):
             S[GAME, BOUGHT_COMMON + src] = 1
         else:
             S[GAME, FERT_LEFT + k] -= 1
+        if src < N_COMMONS or S[GAME, FERT_LEFT + k] == 0:
+            nc = drop_candidate(S, pick, nc)
         S[TR, TR_FIXED_N + nb] = k
         S[TR, TR_FIXED_N + mb + nb] = card
         S[TR, TR_FIXED_N + 2 * mb + nb] = pos
@@ -927,7 +935,7 @@ def buy_advancements(T, S, Q, p, mana, rnd, limit):
 # ---------------------------------------------------------------------------
 # Harvest (§4.3)
 # ---------------------------------------------------------------------------
-@njit(cache=True)
+@kernel
 def harvest(T, S, Q, p, rnd):
     fn = S[p, FIELD_N]
     # 1. Conclave of Ents on the best per-guardian Harvest card
@@ -1031,7 +1039,7 @@ def harvest(T, S, Q, p, rnd):
 # ---------------------------------------------------------------------------
 # Discard, replenish, prep (§4.5, §5, §4.6)
 # ---------------------------------------------------------------------------
-@njit(cache=True)
+@kernel
 def draw_adv(S, level):
     """Top card of the level deck (0-based level) or -1."""
     h = S[GAME, AHEAD + level]
@@ -1041,7 +1049,7 @@ def draw_adv(S, level):
     return S[ADECK + level, h]
 
 
-@njit(cache=True)
+@kernel
 def replenish_common(S, sl):
     for lv in range(sl // 3, 3):
         k = draw_adv(S, lv)
@@ -1051,7 +1059,7 @@ def replenish_common(S, sl):
     S[GAME, COMMONS + sl] = -1
 
 
-@njit(cache=True)
+@kernel
 def replenish_vale(S, sl):
     for lv in range(sl // 4, 2):
         h = S[GAME, VHEAD + lv]
@@ -1062,7 +1070,7 @@ def replenish_vale(S, sl):
     S[GAME, VSLOTS + sl] = -1
 
 
-@njit(cache=True)
+@kernel
 def discard_phase(T, S, p):
     mb = T[OPTS, O_MAX_BUYS]
     for i in range(S[TR, TR_N_BOUGHT]):
@@ -1088,7 +1096,7 @@ def discard_phase(T, S, p):
             replenish_vale(S, sl)
 
 
-@njit(cache=True)
+@kernel
 def prep(T, S, p):
     """§4.6: reset once-per-window uses, fill the field until 3 decay show."""
     S[p, PS_DRUID_USED] = 0
@@ -1119,7 +1127,7 @@ def prep(T, S, p):
 # ---------------------------------------------------------------------------
 # Turn, game (§3, §4, §4.7)
 # ---------------------------------------------------------------------------
-@njit(cache=True)
+@kernel
 def take_turn(T, S, Q, p, rnd):
     mb = T[OPTS, O_MAX_BUYS]
     for x in range(TR_FIXED_N):
@@ -1150,7 +1158,7 @@ def take_turn(T, S, Q, p, rnd):
     S[TR, TR_DECAY] = decay_showing(T, S, p)
 
 
-@njit(cache=True)
+@kernel
 def reset_state(T, S):
     P = T[OPTS, O_PLAYERS]
     na = T[OPTS, O_N_ADV]
@@ -1182,33 +1190,33 @@ def reset_state(T, S):
             S[p, VACQ + v] = 0
 
 
-@njit(cache=True)
+@kernel
 def setup(T, S, seed, game_index):
     """§2 draw order 1-8 and §3 setup."""
     P = T[OPTS, O_PLAYERS]
     reset_state(T, S)
-    rng_init(stream(S), seed, game_index)
+    game_rng_init(S, seed, game_index)
     for lv in range(3):
         n = T[OPTS, O_LVL_LEN + lv]
         for i in range(n):
             S[ADECK + lv, i] = T[LVL_CARDS + lv, i]
-        shuffle(stream(S), S[ADECK + lv], n)
+        game_shuffle(S, S[ADECK + lv], n)
         S[GAME, AHEAD + lv] = 0
         S[GAME, AN + lv] = T[OPTS, O_L1SIZE] if lv == 0 else n
     for lv in range(2):
         n = T[OPTS, O_VALE_LEN + lv]
         for i in range(n):
             S[VDECK + lv, i] = T[VALE_CARDS + lv, i]
-        shuffle(stream(S), S[VDECK + lv], n)
+        game_shuffle(S, S[VDECK + lv], n)
         S[GAME, VHEAD + lv] = 0
         S[GAME, VN + lv] = n
     for p in range(P):
         for c in range(N_CARDS):
             S[p, DECK + c] = c
-        shuffle(stream(S), S[p, DECK:DECK + N_CARDS], N_CARDS)
+        game_shuffle(S, S[p, DECK:DECK + N_CARDS], N_CARDS)
         S[p, DHEAD] = 0
         S[p, DN] = N_CARDS
-    S[GAME, G_START] = randbelow(stream(S), P)
+    S[GAME, G_START] = game_randbelow(S, P)
     for sl in range(N_COMMONS):
         replenish_common(S, sl)
     for sl in range(N_VALE_SLOTS):
@@ -1225,7 +1233,7 @@ def setup(T, S, seed, game_index):
         prep(T, S, p)
 
 
-@njit(cache=True)
+@kernel
 def score_game(T, S, res, share):
     """§4.7 scoring into res[P, R_N] and share[P]."""
     P = T[OPTS, O_PLAYERS]
@@ -1276,7 +1284,7 @@ def score_game(T, S, res, share):
         share[p] = 1.0 / k if (res[p, R_SCORE] == best_s and res[p, R_TIE] == best_t) else 0.0
 
 
-@njit(cache=True)
+@kernel
 def mark_harvested(T, S):
     """HARVESTED[k] = 1 for each kind that was in a field at a Harvest.  A slot, once
     filled, never changes: its HARV_SLOTS bit says its advancement was harvested."""
@@ -1288,7 +1296,7 @@ def mark_harvested(T, S):
                     S[p, HARVESTED + S[p, SLOTS + 3 * c + s]] = 1
 
 
-@njit(cache=True)
+@kernel
 def play_one(T, S, Q, seed, game_index, trace):
     """Play one game in S; append one trace row per turn if trace has rows."""
     P = T[OPTS, O_PLAYERS]
@@ -1316,7 +1324,7 @@ def play_one(T, S, Q, seed, game_index, trace):
     mark_harvested(T, S)
 
 
-@njit(cache=True)
+@kernel
 def play_games(T, S, Q, seed, first_game, n_games, res, share, gout, acq, first_round,
                harvested, vacq, trace):
     """Play games first_game .. first_game+n_games-1 of the run seeded `seed`.
@@ -1325,10 +1333,6 @@ def play_games(T, S, Q, seed, first_game, n_games, res, share, gout, acq, first_
     [g, p, kind], vacq[g, p, vale]; trace rows (all games appended) if trace
     has rows.  Returns the number of trace rows wanted (may exceed its size).
     """
-    T = borrowed(T)         # no reference counting in the calls below (see borrow)
-    S = borrowed(S)
-    Q = borrowed(Q)
-    trace = borrowed(trace)
     P = T[OPTS, O_PLAYERS]
     ntrace = 0
     for g in range(n_games):

@@ -7,7 +7,8 @@ numba promotes to float64 and silently loses bits.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .jit import kernel
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -23,7 +24,7 @@ KEY = 0     # rng state layout: [KEY, DRAWS]
 DRAWS = 1
 
 
-@njit(cache=True)
+@kernel
 def mix(z):
     """SplitMix64's output function (uint64 -> uint64, wrapping)."""
     z = np.uint64(z)
@@ -32,26 +33,26 @@ def mix(z):
     return z ^ (z >> S31)
 
 
-@njit(cache=True)
+@kernel
 def game_key(seed, game_index):
     """Key of game ``game_index`` of a run seeded ``seed`` (both uint64)."""
     return mix((mix(np.uint64(seed) + GOLDEN) ^ np.uint64(game_index)) + GOLDEN)
 
 
-@njit(cache=True)
+@kernel
 def rng_init(state, seed, game_index):
     state[KEY] = game_key(seed, game_index)
     state[DRAWS] = np.uint64(0)
 
 
-@njit(cache=True)
+@kernel
 def bits(state):
     """Next 64-bit word of the stream."""
     state[DRAWS] += ONE
     return mix(state[KEY] + state[DRAWS] * GOLDEN)
 
 
-@njit(cache=True)
+@kernel
 def randbelow(state, n):
     """Uniform int in [0, n), rejection on 32-bit words (1 <= n < 2**31)."""
     un = np.uint64(n)
@@ -62,7 +63,7 @@ def randbelow(state, n):
             return np.int64(r % un)
 
 
-@njit(cache=True)
+@kernel
 def shuffle(state, a, n):
     """Fisher-Yates on a[:n] in place, exactly as GameRng.shuffle."""
     for i in range(n - 1, 0, -1):

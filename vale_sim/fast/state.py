@@ -1,8 +1,8 @@
 """Fixed-shape game state of the fast engine: ONE int64 array, allocated once per chunk.
 
 Every kernel gets the state as a single array ``S[N_ROWS, width]`` (plus the
-tables ``T`` and policies ``Q``, see ``tables``): numba reference-counts every
-array argument of every call, so few arrays = cheap calls.  Offsets are module
+tables ``T`` and policies ``Q``, see ``tables``): a call passes every array as
+nine machine words, so few arrays = cheap calls.  Offsets are module
 constants, which numba compiles in.  -1 = empty.  ``c`` = card 0..19,
 ``s`` = slot 0 top / 1 middle / 2 bottom, ``k`` = advancement kind,
 ``v`` = vale kind::
@@ -30,7 +30,7 @@ constants, which numba compiles in.  -1 = empty.  ``c`` = card 0..19,
       ACQ + k, FIRST_ROUND + k, HARVESTED + k, VACQ + v   outputs of one game
     row GAME
       G_POOL .. G_GAME     game scalars; G_RNG, G_RNG + 1: the random stream
-                           (key, draws) as int64 bits, see ``stream``
+                           (key, draws) as int64 bits, see ``engine.game_randbelow``
       AHEAD + l, AN + l    commons deck l (0..2): cards ADECK row l [AHEAD:AN]
       VHEAD + l, VN + l    vale deck l (0..1): cards VDECK row l [VHEAD:VN]
       COMMONS + i          face-up commons: 0-2 level 1, 3-5 level 2, 6-8 level 3
@@ -38,8 +38,7 @@ constants, which numba compiles in.  -1 = empty.  ``c`` = card 0..19,
       FERT_LEFT + k        Fertile Soil copies left per kind
       scratch: SPIRITS + 4, BOUGHT_COMMON + 9, BOUGHT_VSLOT + 8,
                CAND_KIND .. CAND_BY_SCORE + (9 + n_adv)   advancement candidates of one
-                                                         purchase (see buy_advancements),
-               SLEEVE_MEMO + 48, CHORUS_MEMO + 3         placements known this purchase
+                                                         Harvest (see buy_advancements)
     rows ADECK + l (l = 0..2)   level l+1 commons deck, top = S[ADECK + l, S[GAME, AHEAD + l]]
     rows VDECK + l (l = 0..1)   level l+1 vale deck, same scheme
     row TR                      the TurnRecord being built (trace row layout below)
@@ -53,7 +52,6 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from .tables import (N_CARDS, N_COMMONS, N_VALE_SLOTS, MAX_KINDS, MAX_VALE_KINDS,
                      MAX_OWNED_VALES, MAX_PLAYERS, O_PLAYERS, O_N_ADV, O_N_VALE, O_LVL_LEN,
@@ -120,10 +118,7 @@ CAND_COST = CAND_CARD + N_CAND
 CAND_CHORUS = CAND_COST + N_CAND
 CAND_OK = CAND_CHORUS + N_CAND     # 1 buyable, 0 not, -1 placement not looked at yet
 CAND_BY_SCORE = CAND_OK + N_CAND   # candidate indexes, policy score descending
-N_SLEEVE_CLASSES = 3 * 16          # placement classes of a kind, see engine.sleeve_class
-SLEEVE_MEMO = CAND_BY_SCORE + N_CAND     # best card per class this buy, -2 = not yet known
-CHORUS_MEMO = SLEEVE_MEMO + N_SLEEVE_CLASSES   # Earthchant card per position, -2 = not yet known
-GAME_W = CHORUS_MEMO + 3
+GAME_W = CAND_BY_SCORE + N_CAND
 
 # -- trace row, fixed part ----------------------------------------------------
 (TR_GAME, TR_ROUND, TR_PLAYER, TR_TURN, TR_SKIPPED, TR_PUSHES, TR_SPOILED,
@@ -146,12 +141,6 @@ def new_state(T) -> np.ndarray:
     """Allocate the state for one game of the tables' card set (reused per game)."""
     width = max(PLAYER_W, GAME_W, T.shape[1], int(T[OPTS, O_TRACE_W]))
     return np.zeros((N_ROWS, width), dtype=np.int64)
-
-
-@njit(cache=True)
-def stream(S):
-    """The game's random stream (key, draws) as the uint64[2] view ``fast.rng`` uses."""
-    return S[GAME, G_RNG:G_RNG + 2].view(np.uint64)
 
 
 # -- readable numpy views, for tests and tools (not used by the kernels) -------

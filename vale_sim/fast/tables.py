@@ -1,7 +1,7 @@
 """Card sets, policies and rule options as two int64 arrays (built once).
 
 The kernels in ``engine`` only read these tables.  Each is ONE 2-D int64 array
-(numba reference-counts every array argument of every call), rows at the
+(a kernel call passes every array as nine machine words), rows at the
 constant offsets below; -1 = empty / none::
 
     T[ADV + k, A_*]          advancement kind k (k < n_adv <= MAX_KINDS): columns
