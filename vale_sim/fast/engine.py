@@ -35,7 +35,7 @@ from .tables import (
     T_CARD_ADV, T_CARD_VALE, T_LEVEL, T_VALE_ABILITY, T_BEST_ADV, T_BEST_VALE,
     N_CARDS, N_COMMONS, N_VALE_SLOTS)
 from .state import (
-    GAME, ADECK, VDECK, TR,
+    GAME, ADECK, VDECK, TR, STARTING, STARTING_READY,
     PS_TOKEN, PS_SKIP, PS_TURN, PS_DRUID_USED, PS_CONC_USED, PS_SUN_USED,
     PS_ARBOR_GROWTH, PS_VP, PS_BOX, PS_SPOILS, PS_HARVESTS, PS_ALWAYS_GROWTH, PS_SHOWING,
     DHEAD, DN, DISC_N, FIELD_N, ON_DECK, VOWN_N, PS_N,
@@ -203,7 +203,7 @@ def clear_temp_guardians(S, p):
         if t != 0:
             S[p, TEMP + c] = 0
             S[p, CC + CC_N * c + CC_NET] += S[p, CC + CC_N * c + CC_GPG] * t
-    recount_showing(S, p)
+    showing_on_deck_only(S, p)
 
 
 @kernel
@@ -240,6 +240,13 @@ def recount_showing(S, p):
     if od >= 0:
         tot += net(S, p, od)
     S[p, PS_SHOWING] = tot
+
+
+@kernel
+def showing_on_deck_only(S, p):
+    """PS_SHOWING once the field is empty (discard phase, Prep start)."""
+    od = S[p, ON_DECK]
+    S[p, PS_SHOWING] = net(S, p, od) if od >= 0 else 0
 
 
 @kernel
@@ -1085,7 +1092,7 @@ def discard_phase(T, S, p):
     for i in range(S[p, FIELD_N]):
         to_discard(S, p, S[p, FIELD + i])
     S[p, FIELD_N] = 0
-    recount_showing(S, p)
+    showing_on_deck_only(S, p)
     for sl in range(N_COMMONS):
         if S[GAME, BOUGHT_COMMON + sl] != 0:
             S[GAME, BOUGHT_COMMON + sl] = 0
@@ -1131,9 +1138,7 @@ def prep(T, S, p):
 def take_turn(T, S, Q, p, rnd):
     mb = T[OPTS, O_MAX_BUYS]
     for x in range(TR_FIXED_N):
-        S[TR, x] = 0
-    for x in range(TR_FIXED_N, T[OPTS, O_TRACE_W]):
-        S[TR, x] = -1
+        S[TR, x] = 0                 # the purchase columns count from TR_N_BOUGHT, TR_N_VALES
     S[p, PS_TURN] += 1
     S[p, PS_ALWAYS_GROWTH] = always_growth(T, S, p)
     S[TR, TR_GAME] = S[GAME, G_GAME]
@@ -1222,12 +1227,17 @@ def setup(T, S, seed, game_index):
     for sl in range(N_VALE_SLOTS):
         replenish_vale(S, sl)
     S[GAME, G_POOL] = T[OPTS, O_POOL]
-    for p in range(P):
+    if S[STARTING, STARTING_READY] == 0:
         for c in range(N_CARDS):
+            S[STARTING, LWTOP + c] = -1
+            S[STARTING, TEMP + c] = 0
             for s in range(3):
-                k = T[START + c, s]
-                S[p, SLOTS + 3 * c + s] = k
-            refresh_card(T, S, p, c)
+                S[STARTING, SLOTS + 3 * c + s] = T[START + c, s]
+            refresh_card(T, S, STARTING, c)
+        S[STARTING, STARTING_READY] = 1
+    for p in range(P):
+        for x in range(SLOTS, CC + CC_N * N_CARDS):     # slots, long-wise tops, caches
+            S[p, x] = S[STARTING, x]
     for p in range(P):
         reveal(S, p)
         prep(T, S, p)
@@ -1297,6 +1307,22 @@ def mark_harvested(T, S):
 
 
 @kernel
+def write_trace_row(T, S, trace, row):
+    """trace[row] = the turn record in S[TR], purchase columns past the counts -1."""
+    mb = T[OPTS, O_MAX_BUYS]
+    nb = S[TR, TR_N_BOUGHT]
+    for x in range(TR_FIXED_N):
+        trace[row, x] = S[TR, x]
+    for part in range(3):                      # kinds, sleeve cards, sleeve slots
+        for i in range(mb):
+            x = TR_FIXED_N + part * mb + i
+            trace[row, x] = S[TR, x] if i < nb else -1
+    v0 = T[OPTS, O_TRACE_W] - MAX_VALE_BUYS
+    for i in range(MAX_VALE_BUYS):
+        trace[row, v0 + i] = S[TR, v0 + i] if i < S[TR, TR_N_VALES] else -1
+
+
+@kernel
 def play_one(T, S, Q, seed, game_index, trace):
     """Play one game in S; append one trace row per turn if trace has rows."""
     P = T[OPTS, O_PLAYERS]
@@ -1313,8 +1339,7 @@ def play_one(T, S, Q, seed, game_index, trace):
             if trace.shape[0] > 0:
                 row = S[GAME, G_NTRACE]
                 if row < trace.shape[0]:
-                    for x in range(T[OPTS, O_TRACE_W]):
-                        trace[row, x] = S[TR, x]
+                    write_trace_row(T, S, trace, row)
                 S[GAME, G_NTRACE] = row + 1
         if S[GAME, G_POOL] == 0:
             break

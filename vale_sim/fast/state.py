@@ -42,6 +42,9 @@ constants, which numba compiles in.  -1 = empty.  ``c`` = card 0..19,
     rows ADECK + l (l = 0..2)   level l+1 commons deck, top = S[ADECK + l, S[GAME, AHEAD + l]]
     rows VDECK + l (l = 0..1)   level l+1 vale deck, same scheme
     row TR                      the TurnRecord being built (trace row layout below)
+    row STARTING                SLOTS .. CC of a player holding the 20 starting cards,
+                                as refresh_card leaves them; STARTING_READY = 1 once
+                                made (by the first setup on this S)
 
 Trace row (one per turn): the fixed columns TR_GAME .. TR_DECAY, then
 ``max_buys`` columns each of bought kind, sleeve card, sleeve slot, then
@@ -62,7 +65,8 @@ GAME = MAX_PLAYERS               # rows 0..3 are the players
 ADECK = GAME + 1                 # 3 rows
 VDECK = ADECK + 3                # 2 rows
 TR = VDECK + 2
-N_ROWS = TR + 1
+STARTING = TR + 1
+N_ROWS = STARTING + 1
 
 # -- player row ---------------------------------------------------------------
 (PS_TOKEN, PS_SKIP, PS_TURN, PS_DRUID_USED, PS_CONC_USED, PS_SUN_USED,
@@ -97,6 +101,7 @@ FIRST_ROUND = ACQ + MAX_KINDS
 HARVESTED = FIRST_ROUND + MAX_KINDS
 VACQ = HARVESTED + MAX_KINDS
 PLAYER_W = VACQ + MAX_VALE_KINDS
+STARTING_READY = HARV_SLOTS      # the cell after the block, in row STARTING
 
 # -- game row -----------------------------------------------------------------
 G_POOL, G_ROUND, G_START, G_TRUNC, G_NTRACE, G_GAME, G_RNG = range(7)   # G_RNG: 2 cells
