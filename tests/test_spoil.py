@@ -168,6 +168,12 @@ SMALL_DECKS = {
                                      card(*CL), card("Cursed Land", "Stag"),
                                      card("Cursed Land", "Calm Weather"),
                                      card("Cursed Land", "Hulking Thornhide")),
+    # a single Deadwood/Owl card with net decay > 0: nothing can discard it, so the
+    # field order is still cut to the discards to come (no recycling)
+    "single-owl-on-cursed-land": deck_of(card("Cursed Land", "Mindful Owl"), card(*CL),
+                                         card("Cursed Land", "Stag"),
+                                         card("Cursed Land", "Hulking Thornhide"),
+                                         card("Cursed Land", "Calm Weather"), BLANK),
     "seedling-lifebringer": deck_of(card("Cursed Land", "Seedling", "Hulking Thornhide"),
                                     card("Cursed Land", "Lifebringer Seed", "Stag"),
                                     card(*CL), card(*CL), card("Cursed Land", "Hulking Thornhide"),

@@ -344,8 +344,10 @@ class SpoilModel:
         self.tvp = [p["tvp"] for p in first]
         # order matters only for Deadwood/Owl (leftmost worst card) and Conclave (first card)
         self.dw = [sum(1 for k in w if k == "when_played_discard_field") for w in self.wp]
-        # a Deadwood/Owl card with net decay > 0 can itself be discarded and come back
-        self.dw_recycles = any(self.dw[t] and self.net[t] > 0 for t in range(T))
+        # a Deadwood/Owl card with net decay > 0 can itself be discarded (by another
+        # Deadwood/Owl card: never by its own play) and come back
+        dw_cards = sum(len(members[t]) for t in range(T) if self.dw[t])
+        self.dw_recycles = dw_cards >= 2 and any(self.dw[t] and self.net[t] > 0 for t in range(T))
         self.in_seq = [(self.deadwood and self.net[t] > 0) or self.gpg[t] for t in range(T)]
         self.num = Fraction if exact else float
         mean = (lambda vals: Fraction(sum(vals), len(vals))) if exact else \
@@ -579,7 +581,8 @@ class SpoilModel:
         and a group keeps only its first r cards, r being the discards still to
         come: the Deadwood/Owl abilities on cards not in the field, none at all
         if there are none (only those plays move a field card), unbounded if a
-        Deadwood/Owl card can itself be discarded (net decay > 0) and return.  Field counts keep
+        Deadwood/Owl card can itself be discarded (net decay > 0, and another
+        Deadwood/Owl card to discard it) and return.  Field counts keep
         every card, so showing and Harvest are untouched.
         """
         seq = s.seq
