@@ -380,10 +380,15 @@ def play_on_deck(S, p):
 # ---------------------------------------------------------------------------
 @kernel
 def spoil_check(T, S, p):
-    """True if the player spoils; tries Druid, Conclave, Blooming Arbor in order."""
+    """True if the player spoils.  Small, so LLVM inlines it: the saves are a call
+    made only when 4 decay show."""
+    return decay_showing(T, S, p) >= 4 and not spoil_saved(T, S, p)
+
+
+@kernel
+def spoil_saved(T, S, p):
+    """4 decay show: try Druid, Conclave, Blooming Arbor in order; True if one saves."""
     ds = decay_showing(T, S, p)
-    if ds < 4:
-        return False
     # 1. Peacekeeper Druid
     if S[p, PS_DRUID_USED] == 0:
         has = False
@@ -401,7 +406,7 @@ def spoil_check(T, S, p):
             reveal(S, p)
             ds = decay_showing(T, S, p)
             if ds < 4:
-                return False
+                return True
     # 2. Conclave of Ents: +1 guardian on a Grovetender-like card
     ci = find_active_vale(T, S, p, VAB_CONCLAVE)
     if S[p, PS_CONC_USED] == 0 and ci >= 0:
@@ -423,7 +428,7 @@ def spoil_check(T, S, p):
             add_temp_guardians(S, p, target, extra)
             S[p, PS_CONC_USED] = 1
             S[TR, TR_CONCLAVE] = 1
-            return False          # chosen only if it brings decay below 4
+            return True           # chosen only if it brings decay below 4
     # 3. Blooming Arbor
     i = find_active_vale(T, S, p, VAB_ARBOR)
     if i >= 0:
@@ -435,8 +440,8 @@ def spoil_check(T, S, p):
             S[p, VOWN_N] -= 1
             S[p, PS_ARBOR_GROWTH] += amt
             S[TR, TR_ARBOR] = 1
-            return False
-    return True
+            return True
+    return False
 
 
 # ---------------------------------------------------------------------------
