@@ -246,29 +246,25 @@ class _S:
     deck/disc/field: counts per type; od: on-deck type (-1 none); top: the type
     of the deck's top card if known (Calm Weather left it), only inside a push;
     temp: (type, in_field) of the card holding Conclave's guardian; seq: the
-    field's order-relevant cards, left to right, as (type, has_temp).
+    field's order-relevant cards, left to right, as (type, has_temp); fn: the
+    field's net decay (the sum over ``field``, kept as a running total).
     """
     __slots__ = ("deck", "disc", "field", "od", "druid_used", "conclave_used",
-                 "arbors_used", "arbor_growth", "temp", "seq", "top")
+                 "arbors_used", "arbor_growth", "temp", "seq", "top", "fn")
 
     def copy(self) -> "_S":
         s = _S()
         s.deck, s.disc, s.field = list(self.deck), list(self.disc), list(self.field)
         s.od, s.druid_used, s.conclave_used = self.od, self.druid_used, self.conclave_used
         s.arbors_used, s.arbor_growth, s.temp = self.arbors_used, self.arbor_growth, self.temp
-        s.seq, s.top = self.seq, self.top
+        s.seq, s.top, s.fn = self.seq, self.top, self.fn
         return s
-
-    def key(self) -> tuple:
-        return (tuple(self.deck), tuple(self.disc), tuple(self.field), self.od,
-                self.druid_used, self.conclave_used, self.arbors_used, self.arbor_growth,
-                self.temp, self.seq)
 
     @staticmethod
     def of(key) -> "_S":
         s = _S()
         (deck, disc, fld, s.od, s.druid_used, s.conclave_used, s.arbors_used,
-         s.arbor_growth, s.temp, s.seq) = key
+         s.arbor_growth, s.temp, s.seq, s.fn) = key
         s.deck, s.disc, s.field, s.top = list(deck), list(disc), list(fld), -1
         return s
 
@@ -348,6 +344,9 @@ class SpoilModel:
         # Deadwood/Owl card: never by its own play) and come back
         dw_cards = sum(len(members[t]) for t in range(T) if self.dw[t])
         self.dw_recycles = dw_cards >= 2 and any(self.dw[t] and self.net[t] > 0 for t in range(T))
+        self.dw_types = [t for t in range(T) if self.dw[t]]
+        self.dw_total = sum(self.dw[t] * len(members[t]) for t in self.dw_types)
+        self._seq_cache: dict = {}
         self.in_seq = [(self.deadwood and self.net[t] > 0) or self.gpg[t] for t in range(T)]
         self.num = Fraction if exact else float
         mean = (lambda vals: Fraction(sum(vals), len(vals))) if exact else \
@@ -364,6 +363,7 @@ class SpoilModel:
         self.prep_memo: dict = {}
         self.value_memo: dict = {}
         self.harvest_memo: dict = {}
+        self._show_cache: dict = {}
         self.ids: dict = {}
         self.keys: list = []
 
@@ -373,7 +373,7 @@ class SpoilModel:
 
     # -- what is showing (engine-spec §1) --------------------------------------
     def showing(self, s: _S) -> int:
-        v = sum(c * x for c, x in zip(s.field, self.net)) - self.global_growth - s.arbor_growth
+        v = s.fn - self.global_growth - s.arbor_growth
         if s.od >= 0:
             v += self.net[s.od]
         if s.temp is not None:
@@ -413,6 +413,7 @@ class SpoilModel:
         s = s.copy()
         t, s.od = s.od, -1
         s.field[t] += 1
+        s.fn += self.net[t]
         has_temp = s.temp is not None and not s.temp[1]
         if has_temp:
             s.temp = (t, True)
@@ -446,6 +447,7 @@ class SpoilModel:
         t, has_temp = s.seq[best]
         s.seq = s.seq[:best] + s.seq[best + 1:]
         s.field[t] -= 1
+        s.fn -= self.net[t]
         s.disc[t] += 1
         if has_temp:
             s.temp = None        # the guardian left with the card (see docs: limits)
@@ -566,7 +568,10 @@ class SpoilModel:
         return self.keys[sid][3]
 
     def showing_of(self, sid: int) -> int:
-        return self.showing(_S.of(self.keys[sid]))
+        v = self._show_cache.get(sid)
+        if v is None:
+            v = self._show_cache[sid] = self.showing(_S.of(self.keys[sid]))
+        return v
 
     # -- canonical states ----------------------------------------------------------
     def canon(self, s: _S) -> tuple:
@@ -588,27 +593,30 @@ class SpoilModel:
         seq = s.seq
         if seq and (not self.conclave or s.conclave_used):
             r = 0
-            if self.deadwood:
-                dw = self.dw
-                r = sum(c * dw[t] for t, c in enumerate(s.deck) if c) + \
-                    sum(c * dw[t] for t, c in enumerate(s.disc) if c) + \
-                    (dw[s.od] if s.od >= 0 else 0)
+            if self.deadwood:       # abilities on cards not in the field (deck, discard, on-deck)
+                fld = s.field
+                r = self.dw_total - sum(fld[t] * self.dw[t] for t in self.dw_types)
             if r and self.dw_recycles:
                 r = len(seq)         # a discarded Deadwood/Owl may be played again: no bound
             if r == 0:
                 seq = ()
             else:
-                groups: dict = {}
-                for e in seq:
-                    if self.net[e[0]] > 0:
-                        g = self._eff_net(e)
-                        if g > 0:
-                            lst = groups.setdefault(g, [])
-                            if len(lst) < r:
-                                lst.append(e)
-                seq = tuple(e for g in sorted(groups, reverse=True) for e in groups[g])
+                ck = (seq, r)
+                hit = self._seq_cache.get(ck)
+                if hit is None:
+                    groups: dict = {}
+                    for e in seq:
+                        if self.net[e[0]] > 0:
+                            g = self._eff_net(e)
+                            if g > 0:
+                                lst = groups.setdefault(g, [])
+                                if len(lst) < r:
+                                    lst.append(e)
+                    hit = self._seq_cache[ck] = tuple(e for g in sorted(groups, reverse=True)
+                                                      for e in groups[g])
+                seq = hit
         return (tuple(s.deck), tuple(s.disc), tuple(s.field), s.od,
-                s.druid_used, s.conclave_used, s.arbors_used, s.arbor_growth, s.temp, seq)
+                s.druid_used, s.conclave_used, s.arbors_used, s.arbor_growth, s.temp, seq, s.fn)
 
     # -- one push, memoised -------------------------------------------------------
     def push(self, sid: int) -> list:
@@ -672,6 +680,7 @@ class SpoilModel:
         s.deck, s.disc, s.field = [0] * self.T, [0] * self.T, [0] * self.T
         s.od, s.druid_used, s.conclave_used = -1, False, False
         s.arbors_used, s.arbor_growth, s.temp, s.seq, s.top = 0, 0, None, (), -1
+        s.fn = 0
         return s
 
     def start(self):
@@ -686,6 +695,7 @@ class SpoilModel:
             for i in sit.field:
                 t = self.type_of[i]
                 s.field[t] += 1
+                s.fn += self.net[t]
                 if self.in_seq[t]:
                     s.seq += ((t, False),)
             s.od = self.type_of[sit.on_deck] if sit.on_deck >= 0 else -1
