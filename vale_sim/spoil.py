@@ -668,9 +668,9 @@ class SpoilModel:
             if spoiled:
                 out.append((p, "spoil", sh, None))
                 continue
-            s = _S.of(self.keys[k])
-            shown = sh if self.rules.prep_count == "net" else self.gross(s)
-            out.append((p, "done" if shown >= PREP_UNTIL or s.od < 0 else "more", sh, k))
+            key = self.keys[k]
+            shown = sh if self.rules.prep_count == "net" else self.gross(_S.of(key))
+            out.append((p, "done" if shown >= PREP_UNTIL or key[3] < 0 else "more", sh, k))
         self.prep_memo[sid] = out
         return out
 
