@@ -5,11 +5,58 @@ never allocate: every array comes from the caller, which holds it for the whole
 call.  With the runtime, each njit -> njit call that LLVM does not inline made
 six calls to ``NRT_incref`` / ``NRT_decref`` for its three array arguments, about a
 fifth of the engine's time.  A kernel compiled this way cannot create arrays
-(``np.zeros`` and the like); numba refuses at compile time.
+(``np.zeros`` and the like); numba refuses at compile time.  ``_nrt`` is a
+private numba option: pyproject pins numba to the versions it was tested with.
+
+numba's on-disk cache is keyed on the source file of each function only, so an
+edit to ``state.py``, ``tables.py`` or ``rng.py`` (whose constants and helpers
+are compiled into ``engine.py``'s kernels) would leave stale machine code in
+use.  :func:`drop_stale_cache` clears the package's cache whenever any source
+file of ``vale_sim/fast`` changes.
 """
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 from numba import njit
+
+HERE = Path(__file__).resolve().parent
+
+
+def sources_digest() -> str:
+    h = hashlib.sha256()
+    for p in sorted(HERE.glob("*.py")):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def drop_stale_cache(cache_dir: Path = HERE / "__pycache__") -> bool:
+    """Delete numba cache files compiled from other sources; True if any were dropped."""
+    stamp = cache_dir / "numba-sources.stamp"
+    digest = sources_digest()
+    try:
+        if stamp.read_text() == digest:
+            return False
+    except OSError:
+        pass
+    dropped = False
+    for f in list(cache_dir.glob("*.nbi")) + list(cache_dir.glob("*.nbc")):
+        try:
+            f.unlink()
+            dropped = True
+        except OSError:
+            pass
+    try:
+        cache_dir.mkdir(exist_ok=True)
+        stamp.write_text(digest)
+    except OSError:
+        pass                     # read-only install: numba falls back to its own cache dir
+    return dropped
+
+
+drop_stale_cache()
 
 
 def kernel(fn):
