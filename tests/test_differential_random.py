@@ -8,11 +8,11 @@ a failure names the first differing turn and field.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, fields
+from dataclasses import fields
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from vale_sim.cards import ADVANCEMENT_ABILITIES, VALE_ABILITIES, load_card_set
+from vale_sim.cards import VALE_ABILITIES, load_card_set
 from vale_sim.fast.api import play_game_fast
 from vale_sim.policy import RULE_CONDITIONS, BuyRule, Policy
 from vale_sim.records import PlayerResult, TurnRecord

@@ -12,9 +12,8 @@ import difflib
 import functools
 import hashlib
 import json
-import math
 import tomllib
-from dataclasses import dataclass, field, asdict, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 POSITIONS = ("top", "middle", "bottom")

@@ -25,7 +25,6 @@ import contextlib
 import datetime as dt
 import hashlib
 import json
-import math
 import time
 import tomllib
 from dataclasses import dataclass, field

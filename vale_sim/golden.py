@@ -9,7 +9,7 @@ stream shows up as a readable diff.  Regenerate with ``vale-sim golden --regener
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from .records import GameRecord, PlayerResult, TurnRecord

@@ -8,7 +8,7 @@ parsed by :func:`load_policy` — parsed and validated, never evaluated as code.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 TOKEN_MODES = ("needed", "never")
@@ -118,6 +118,21 @@ def get_policy(spec: "str | Policy") -> Policy:
     names = list(PRESETS) + list(bundled_policy_files())
     raise PolicyError(f"unknown policy {spec!r}: use one of {', '.join(names)} "
                       f"or a policy .toml file")
+
+
+def policies_for(players: int, policies=None) -> list[Policy]:
+    """One Policy per player: None -> the default preset for all; one policy
+    (name, file or Policy) -> all players; else exactly one per player."""
+    if policies is None:
+        policies = [DEFAULT_POLICY]
+    if isinstance(policies, (str, Policy)):
+        policies = [policies]
+    pols = [get_policy(p) for p in policies]
+    if len(pols) == 1:
+        pols = pols * players
+    if len(pols) != players:
+        raise PolicyError(f"give 1 or {players} policies, got {len(pols)}")
+    return pols
 
 
 def bundled_policy_files() -> dict[str, Path]:

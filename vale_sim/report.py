@@ -28,7 +28,6 @@ import datetime as dt
 import html
 import io
 import json
-import math
 import os
 import shutil
 import sys
@@ -249,8 +248,8 @@ def section_card_set(ctx: Context) -> Section:
              f"{int((cards.kind == 'vale').sum())} vales.",
              "Every card says where its numbers come from: `rulebook` (stated in the rulebook), "
              "`fan-list` (community card lists), `estimate` (set on the project's cost curve). "
-             f"Estimated cards are flagged in the table (column `estimate`); conclusions about "
-             f"individual estimated cards are conclusions about the estimate."]
+             "Estimated cards are flagged in the table (column `estimate`); conclusions about "
+             "individual estimated cards are conclusions about the estimate."]
     return Section("The card set and where its numbers come from", paras,
                    {"card_sources": counts, "cards": cards},
                    [("card_sources", fig, caption)])

@@ -29,7 +29,7 @@ import pandas as pd
 
 from . import __version__
 from .cards import CardSet, load_card_set, validate_playable
-from .policy import Policy, get_policy
+from .policy import Policy, policies_for
 from .rules import Rules
 
 ENGINES = ("fast", "reference")
@@ -133,8 +133,7 @@ class RunConfig:
 
     def policy_list(self) -> tuple[Policy, ...]:
         """One Policy per player."""
-        pols = tuple(get_policy(p) for p in self.policies)
-        return pols * self.players if len(pols) == 1 else pols
+        return tuple(policies_for(self.players, self.policies))
 
     def resolved(self) -> "RunConfig":
         """The same run with the card set and policies loaded and the engine chosen.

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from .cards import CardSet, load_card_set, validate_playable
-from .policy import Policy, get_policy
+from .policy import get_policy
 from .rules import Rules
 from . import stats
 

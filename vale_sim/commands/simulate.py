@@ -126,7 +126,7 @@ def _json_summary(cfg, engine, out, table) -> dict:
 def format_table(table) -> str:
     """The summary as aligned text: one line per seat, then per policy."""
     head = (f"{'':<16} {'games':>8} {'win rate':>8} {'95% CI':>15} {'score':>7} {'sd':>6} "
-            f"{'spoils/g':>8} {'spoil rate':>10} {'rounds':>6}")
+            f"{'spoils/g':>8} {'any spoil':>10} {'rounds':>6}")
     lines = [head]
     if not len(table):
         return head + "\n(no games)"

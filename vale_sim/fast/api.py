@@ -13,14 +13,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..cards import CardSet
-from ..policy import Policy, get_policy, DEFAULT_POLICY
+from ..policy import Policy, policies_for
 from ..records import GameRecord, PlayerResult, TurnRecord
 from ..rng import check_seed
 from ..rules import Rules
 from . import engine
 from .state import (new_state, trace_width, R_N, R_SCORE, R_TOKENS, R_ADV, R_VALE,
                     R_TIE, R_SEAT, R_SPOILS, R_HARVESTS, R_BOX, GO_N, GO_START,
-                    GO_ROUNDS, GO_TRUNC, GO_POOL_LEFT, TR_FIXED_N, MAX_VALE_BUYS,
+                    GO_ROUNDS, GO_TRUNC, TR_FIXED_N, MAX_VALE_BUYS,
                     TR_ROUND, TR_PLAYER, TR_TURN, TR_SKIPPED, TR_PUSHES, TR_SPOILED,
                     TR_SPOILED_PREP, TR_DRUID, TR_ARBOR, TR_CONCLAVE, TR_MANA,
                     TR_ANIMAL, TR_FOREST, TR_SKY, TR_WILD, TR_VP, TR_VP_BOX,
@@ -30,19 +30,6 @@ from .tables import (card_tables, policy_tables, OPTS, O_MAX_BUYS, O_MAX_ROUNDS,
                      O_N_VALE)
 
 MASK = (1 << 64) - 1
-
-
-def _policies(players: int, policies) -> list[Policy]:
-    if policies is None:
-        policies = [DEFAULT_POLICY] * players
-    elif isinstance(policies, (str, Policy)):
-        policies = [policies] * players
-    pols = [get_policy(p) for p in policies]
-    if len(pols) == 1:
-        pols = pols * players
-    if len(pols) != players:
-        raise ValueError(f"give 1 or {players} policies, got {len(pols)}")
-    return pols
 
 
 def _card_set(cs):
@@ -75,7 +62,7 @@ def simulate(cs, players: int, seed: int, n_games: int, policies=None,
     cs = _card_set(cs)
     seed = check_seed(seed)
     rules = rules or Rules()
-    pols = _policies(players, policies)
+    pols = policies_for(players, policies)
     T = card_tables(cs, players, rules)
     Q = policy_tables(cs, pols)
     S = new_state(T)
@@ -124,7 +111,7 @@ def play_game_fast(cs, players: int, seed: int, game_index: int = 0, policies=No
     """One game as a GameRecord (same dataclasses as the reference engine)."""
     cs = _card_set(cs)
     rules = rules or Rules()
-    pols = _policies(players, policies)
+    pols = policies_for(players, policies)
     out = simulate(cs, players, seed, 1, pols, rules, first_game=game_index, trace=True)
     turns = [_turn_record(row, out.max_buys) for row in out.trace]
     results = []
@@ -193,6 +180,6 @@ def run_games(cs, players: int, seed: int, n_games: int, policies=None,
     counts.  ``df.attrs["seed"]`` records the seed.
     """
     cs = _card_set(cs)
-    pols = _policies(players, policies)
+    pols = policies_for(players, policies)
     out = simulate(cs, players, seed, n_games, pols, rules, first_game=first_game)
     return frame(out, cs, pols)

@@ -1141,7 +1141,6 @@ def prep(T, S, p):
 # ---------------------------------------------------------------------------
 @kernel
 def take_turn(T, S, Q, p, rnd):
-    mb = T[OPTS, O_MAX_BUYS]
     for x in range(TR_FIXED_N):
         S[TR, x] = 0                 # the purchase columns count from TR_N_BOUGHT, TR_N_VALES
     S[p, PS_TURN] += 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..cards import CardSet, DECAY_LIMITING, PER_GUARDIAN, POSITIONS
-from ..policy import Policy, get_policy
+from ..policy import Policy, policies_for
 from ..records import GameRecord, PlayerResult, TurnRecord
 from ..rng import GameRng
 from ..rules import Rules
@@ -70,7 +70,7 @@ class Game:
         self.n = players
         self.rules = rules or Rules()
         self.rng = GameRng(seed, game_index)
-        self.policies = resolve_policies(policies, players)
+        self.policies = policies_for(players, policies)
         self.log: list[str] = []
         self.round = 0
         self.box_vp = 0
@@ -498,20 +498,6 @@ class Game:
                             f"+ {vale_vp} vale VP = {total}")
         self.log.append("Winner: " + " and ".join(f"P{p}" for p in winners)
                         + (" (shared)" if len(winners) > 1 else ""))
-
-
-def resolve_policies(policies, players: int) -> list[Policy]:
-    """None -> default preset for all; one policy -> all players; else one per player."""
-    if policies is None:
-        policies = ["balanced"]
-    if isinstance(policies, (str, Policy)):
-        policies = [policies]
-    policies = [get_policy(p) for p in policies]
-    if len(policies) == 1:
-        policies = policies * players
-    if len(policies) != players:
-        raise ValueError(f"give 1 or {players} policies, got {len(policies)}")
-    return policies
 
 
 def play_game(cs, players: int = 2, seed: int = 0, game_index: int = 0,
