@@ -253,7 +253,7 @@ def prefer_policy(card: str, baseline="balanced") -> Policy:
 
 
 def _focal_shares(cs, players, seed, deals, focal: Policy, opponent: Policy, rules, engine,
-                  workers) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
+                  workers, play=play_frame) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
     """Win share of the focal player, (rotations, deals), with the focal policy at
     player index r in rotation r; also its seats and the frames."""
     lineup = (focal,) + (opponent,) * (players - 1)
@@ -261,7 +261,7 @@ def _focal_shares(cs, players, seed, deals, focal: Policy, opponent: Policy, rul
     seats = np.zeros((players, deals), dtype=int)
     frames = []
     for r, rot in enumerate(rotations(lineup)):
-        df = _sorted(play_frame(cs, players, seed, deals, list(rot), rules, engine, workers))
+        df = _sorted(play(cs, players, seed, deals, list(rot), rules, engine, workers))
         mine = df[df["player"] == r]
         shares[r] = mine["win_share"].to_numpy(float)
         seats[r] = mine["seat"].to_numpy(int)
@@ -284,8 +284,12 @@ def paired_values(card_set="core", games: int = 1000, players: int = 2, seed: in
                   baseline="balanced", cards=None, rules: Rules | None = None,
                   engine: str = "fast", workers: int = 1, confidence: float = 0.95,
                   tolerance: float = 0.05,
-                  on_card: Callable[[int, int, str], None] | None = None) -> pd.DataFrame:
+                  on_card: Callable[[int, int, str], None] | None = None,
+                  play=play_frame) -> pd.DataFrame:
     """Causal value of preferring each card, paired on common seeds.
+
+    ``play`` plays a batch of games (signature of
+    :func:`vale_sim.tournament.play_frame`); studies pass one that keeps chunks.
 
     ``games``: games per card (rounded up to a multiple of ``players``: deals
     × rotations).  ``cards``: names (default: every buyable advancement and
@@ -302,7 +306,7 @@ def paired_values(card_set="core", games: int = 1000, players: int = 2, seed: in
     known = {name: (kind, level, k) for name, kind, level, k in analysed_cards(cs)}
     names = check_cards(cs, cards) if cards is not None else list(known)
     ctl, _, _ = _focal_shares(cs, players, seed, deals, control_policy(base), base, rules,
-                              engine, workers)
+                              engine, workers, play)
     b = ctl.mean(axis=0)                      # per deal: mean over rotations
     rows = []
     for i, name in enumerate(names):
@@ -310,7 +314,7 @@ def paired_values(card_set="core", games: int = 1000, players: int = 2, seed: in
             on_card(i, len(names), name)
         kind, level, k = known[name]
         a_rot, _, df = _focal_shares(cs, players, seed, deals, prefer_policy(name, base), base,
-                                     rules, engine, workers)
+                                     rules, engine, workers, play)
         a = a_rot.mean(axis=0)
         pd_ = stats.paired_difference(a, b, confidence)
         focal = df[df["player"] == df["rotation"]]
@@ -334,7 +338,8 @@ def advancement_report(card_set="core", games: int = 1000, players: int = 2, see
                        observational_games: int | None = None, cards=None,
                        rules: Rules | None = None, engine: str = "fast", workers: int = 1,
                        confidence: float = 0.95, paired: bool = True,
-                       on_card: Callable[[int, int, str], None] | None = None) -> pd.DataFrame:
+                       on_card: Callable[[int, int, str], None] | None = None,
+                       play=play_frame) -> pd.DataFrame:
     """Observational and paired statistics per card, one row each, sorted by
     paired value (or by lift when ``paired=False``).  ``tolerance`` is a
     fraction (0.05 = 5 pp).  See :func:`observational`, :func:`paired_values`."""
@@ -348,7 +353,7 @@ def advancement_report(card_set="core", games: int = 1000, players: int = 2, see
         out = obs.sort_values("lift", ascending=False, ignore_index=True)
     else:
         val = paired_values(card_set, games, players, seed, baseline, cards, rules, engine,
-                            workers, confidence, tolerance, on_card)
+                            workers, confidence, tolerance, on_card, play)
         out = val.merge(obs, on=["card", "kind", "level"], how="left")
         out.attrs.update(val.attrs)
     out.attrs.update(note=ASSOCIATION_NOTE, observational_games=obs.attrs["games"])

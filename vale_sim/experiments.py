@@ -21,7 +21,6 @@ same configuration reuses every finished chunk.
 """
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import hashlib
 import json
@@ -368,17 +367,6 @@ class ChunkStore:
                         policies=tuple(policies), rules=rules or Rules(), engine=engine)
         return self.run(cfg, workers)
 
-    @contextlib.contextmanager
-    def patched(self):
-        """Route the tournament and advancement modules' games through this store."""
-        from . import advancements, tournament
-        saved = (tournament.play_frame, advancements.play_frame)
-        tournament.play_frame = advancements.play_frame = self.play_frame
-        try:
-            yield self
-        finally:
-            tournament.play_frame, advancements.play_frame = saved
-
 
 def _write_csv(df, path: Path) -> None:
     df.to_csv(path, index=False)
@@ -429,10 +417,10 @@ def spoil_row(deck: str, pushes: int, exact: float, sim: float, se: float, games
 def _run_tournament(exp, out: Path, store, progress) -> dict:
     from .tournament import tournament
     c = exp.config
-    with store.patched():
-        t = tournament(c["policies"], players=c["players"], games=c["games"], seed=c["seed"],
-                       card_set=c["card_set"], engine=c["engine"], rules=exp.rules(),
-                       mode=c["mode"], baseline=c["baseline"], workers=c["workers"])
+    t = tournament(c["policies"], players=c["players"], games=c["games"], seed=c["seed"],
+                   card_set=c["card_set"], engine=c["engine"], rules=exp.rules(),
+                   mode=c["mode"], baseline=c["baseline"], workers=c["workers"],
+                   play=store.play_frame)
     for name in ("table", "seats", "ranking"):
         _write_csv(getattr(t, name), out / f"tournament_{name}.csv")
     (out / "tournament.json").write_text(json.dumps(t.to_json(), indent=1, default=str))
@@ -442,13 +430,12 @@ def _run_tournament(exp, out: Path, store, progress) -> dict:
 def _run_advancements(exp, out: Path, store, progress) -> dict:
     from .advancements import advancement_report, report_records
     c = exp.config
-    with store.patched():
-        df = advancement_report(c["card_set"], games=c["games"], players=c["players"],
-                                seed=c["seed"], baseline=c["baseline"], tolerance=c["tolerance"],
-                                explore_permille=c["explore_permille"],
-                                observational_games=c["observational_games"], cards=c["cards"],
-                                rules=exp.rules(), engine=c["engine"], workers=c["workers"],
-                                paired=c["paired"])
+    df = advancement_report(c["card_set"], games=c["games"], players=c["players"],
+                            seed=c["seed"], baseline=c["baseline"], tolerance=c["tolerance"],
+                            explore_permille=c["explore_permille"],
+                            observational_games=c["observational_games"], cards=c["cards"],
+                            rules=exp.rules(), engine=c["engine"], workers=c["workers"],
+                            paired=c["paired"], play=store.play_frame)
     _write_csv(df, out / "advancement_values.csv")
     (out / "advancement_values.json").write_text(json.dumps(report_records(df), indent=1))
     return {"cards": len(df), "flagged": int((df.get("flag", "") != "").sum()) if "flag" in df else 0}

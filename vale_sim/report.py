@@ -315,10 +315,9 @@ def section_tournament(ctx: Context) -> Section:
     """Preset policies against each other, seats rotated on common seeds."""
     tour = _need("vale_sim.tournament", "strategy tournament")
     s = ctx.settings
-    with _store(ctx).patched():
-        t = tour.tournament(list(s.tournament_policies), players=s.tournament_players,
-                            games=s.tournament_games, seed=s.seed, card_set=s.card_set,
-                            engine=s.engine)
+    t = tour.tournament(list(s.tournament_policies), players=s.tournament_players,
+                        games=s.tournament_games, seed=s.seed, card_set=s.card_set,
+                        engine=s.engine, play=_store(ctx).play_frame)
     ctx.results["tournament"] = t
     rk = t.ranking
     fig, ax = _new_fig(6.5, 0.45 * len(rk) + 1.5)
@@ -360,12 +359,12 @@ def section_advancements(ctx: Context) -> Section:
             bar.set_postfix_str(name[:24])
             bar.refresh()
     try:
-        with _store(ctx).patched():
-            df = adv.advancement_report(s.card_set, games=s.adv_games, players=s.adv_players,
-                                        seed=s.seed, tolerance=s.adv_tolerance,
-                                        observational_games=s.adv_observational_games,
-                                        cards=list(s.adv_cards) if s.adv_cards else None,
-                                        engine=s.engine, on_card=on_card)
+        df = adv.advancement_report(s.card_set, games=s.adv_games, players=s.adv_players,
+                                    seed=s.seed, tolerance=s.adv_tolerance,
+                                    observational_games=s.adv_observational_games,
+                                    cards=list(s.adv_cards) if s.adv_cards else None,
+                                    engine=s.engine, on_card=on_card,
+                                    play=_store(ctx).play_frame)
     finally:
         if bar is not None:
             bar.close()

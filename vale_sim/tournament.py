@@ -145,7 +145,7 @@ def json_records(df: pd.DataFrame) -> list[dict]:
 def tournament(policies, players: int = 2, games: int = 1000, seed: int = 0,
                card_set="core", engine: str = "fast", rules: Rules | None = None,
                mode: str | None = None, baseline=None, workers: int = 1,
-               confidence: float = 0.95) -> Tournament:
+               confidence: float = 0.95, play=None) -> Tournament:
     """Play every matchup with rotated seats on common seeds; summarise.
 
     ``policies``: preset names, policy files or Policy objects (names must be
@@ -175,8 +175,8 @@ def tournament(policies, players: int = 2, games: int = 1000, seed: int = 0,
     frames = []
     for m, lineup in enumerate(matchups(names, players, mode, baseline)):
         for r, rot in enumerate(rotations(lineup)):
-            df = play_frame(cs, players, seed, deals, [by_name[n] for n in rot], rules,
-                            engine, workers)
+            df = (play or play_frame)(cs, players, seed, deals, [by_name[n] for n in rot],
+                                      rules, engine, workers)
             df.insert(0, "rotation", r)
             df.insert(0, "matchup", " vs ".join(_lineup_label(lineup)))
             frames.append(df)
