@@ -71,21 +71,21 @@ class ReportSettings:
     tournament_policies: tuple = ("balanced", "cautious", "greedy", "spirit-rush", "vp-rush",
                                   "mana-target")
     tournament_players: int = 2
-    tournament_games: int = 4000
+    tournament_games: int = 10000     # per matchup: win-rate intervals about ±1 pp
     adv_players: int = 2
-    adv_games: int = 2000             # paired games per card
-    adv_observational_games: int = 20000
+    adv_games: int = 8000             # paired games per card
+    adv_observational_games: int = 80000
     adv_cards: tuple | None = None    # None: every buyable card
     adv_tolerance: float = 0.05
     pool_players: tuple = (2, 3, 4)
     pool_grid: str = "15:45:2"
-    pool_games: int = 4000
+    pool_games: int = 16000
     fallback_note: str = ""           # why the sizes are small (no fast engine)
 
     # Per size: (fast engine sizes, reference engine sizes).  Full fast sizes
-    # are ~430k games (~0.2 ms each on one core: about 2-3 minutes in all, with
-    # the reference-engine spoil check); reference sizes are far smaller because
-    # that engine is ~200x slower per game.
+    # are ~2.5M games (~40 µs each for 2 players on one core: about 2-3 minutes
+    # in all, with the reference-engine spoil check); reference sizes are far
+    # smaller because that engine is ~800x slower per game.
     PRESETS = {
         "full": ({}, dict(spoil_sim_games=2000, tournament_games=100,
                           tournament_policies=("balanced", "cautious", "greedy", "vp-rush"),
