@@ -602,3 +602,17 @@ def test_cli_bad_input_is_one_line_exit_2(capsys, argv, msg):
     assert main(["spoil-odds", *argv]) == 2
     err = capsys.readouterr().err
     assert msg in err and err.count("\n") == 1
+
+
+def test_state_limit_stops_with_advice(tmp_path, capsys):
+    """A deck too big for an exact answer within --max-states: a one-line error
+    advising --simulate, exit status 2 (instead of computing for minutes)."""
+    from vale_sim.cli import main
+    from vale_sim.spoil import TooManyStates
+    with pytest.raises(TooManyStates):
+        spoil_odds("starter", 6, max_states=5)
+    assert main(["spoil-odds", "--deck", "starter", "--pushes", "6", "--exact",
+                 "--max-states", "5"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--simulate" in err and "5" in err
+    assert spoil_odds("starter", 6, max_states=10_000).p_spoil_within[1] == pytest.approx(0.45)

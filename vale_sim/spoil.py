@@ -278,8 +278,9 @@ class SpoilModel:
     """
 
     def __init__(self, deck: Deck, rules: Rules | None = None, situation: Situation | None = None,
-                 exact: bool = False, mode: str = "report"):
+                 exact: bool = False, mode: str = "report", max_states: int | None = None):
         self.deck, self.rules, self.exact = deck, rules or Rules(), exact
+        self.max_states = max_states
         self.situation = situation
         cs = deck.cs
         vales = [cs.vales[v] for v in deck.vales]
@@ -560,6 +561,8 @@ class SpoilModel:
     def intern(self, key) -> int:
         sid = self.ids.get(key)
         if sid is None:
+            if self.max_states is not None and len(self.keys) >= self.max_states:
+                raise TooManyStates(self.deck.name, self.max_states)
             sid = self.ids[key] = len(self.keys)
             self.keys.append(key)
         return sid
@@ -872,19 +875,30 @@ def _jsonable(x):
     return None if x is None else float(x)
 
 
+class TooManyStates(RuntimeError):
+    """The exact computation would visit more states than allowed (``max_states``)."""
+
+    def __init__(self, deck: str, max_states: int):
+        self.deck, self.max_states = deck, max_states
+        super().__init__(f"deck {deck!r} needs more than {max_states:,} states for an exact "
+                         f"answer (about 20-30 µs each): use --simulate, or raise --max-states")
+
+
 def spoil_odds(deck, pushes: int = 6, situation: Situation | None = None,
-               rules: Rules | None = None, exact: bool = False, card_set=None) -> SpoilOdds:
+               rules: Rules | None = None, exact: bool = False, card_set=None,
+               max_states: int | None = None) -> SpoilOdds:
     """Exact spoil odds and expected Harvest if the player stops after k = 0..pushes pushes.
 
     ``deck``: a :class:`Deck`, a list of :class:`Card` (with ``card_set``), a
     bundled deck name or a deck file.  ``situation``: None for "start of turn
     after Prep" on a freshly shuffled deck, else an explicit :class:`Situation`.
     Every push is taken while possible (no on-deck card: the player must pass,
-    and the turn stays as it is).
+    and the turn stays as it is).  ``max_states``: raise :class:`TooManyStates`
+    instead of computing past that many distinct states (None: no limit).
     """
     deck = as_deck(deck, card_set)
     t0 = time.perf_counter()
-    model = SpoilModel(deck, rules, situation, exact)
+    model = SpoilModel(deck, rules, situation, exact, max_states=max_states)
     start, prep_spoil = model.start()
     zero = model.num(0)
     p_prep = sum(prep_spoil.values(), zero)
@@ -994,7 +1008,7 @@ class BestRule:
 
 def best_rule(deck, goal: str = "mana", target: int | None = None, horizon: int = 6,
               situation: Situation | None = None, rules: Rules | None = None,
-              exact: bool = False, card_set=None) -> BestRule:
+              exact: bool = False, card_set=None, max_states: int | None = None) -> BestRule:
     """Best push/stop rule by backward induction over compositions (≤ ``horizon`` pushes).
 
     goal "mana": maximise expected Harvest mana (a spoil gives 0);
@@ -1008,7 +1022,7 @@ def best_rule(deck, goal: str = "mana", target: int | None = None, horizon: int 
         raise ValueError("goal 'reach' needs a target mana")
     deck = as_deck(deck, card_set)
     t0 = time.perf_counter()
-    m = SpoilModel(deck, rules, situation, exact, mode="mana")
+    m = SpoilModel(deck, rules, situation, exact, mode="mana", max_states=max_states)
     start, _ = m.start()
     zero = m.num(0)
 

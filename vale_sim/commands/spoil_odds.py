@@ -18,6 +18,9 @@ def add_parser(sub) -> None:
     mode.add_argument("--simulate", action="store_true",
                       help="estimate with the reference engine instead")
     p.add_argument("--games", type=int, default=10_000, help="games to simulate (default 10000)")
+    p.add_argument("--max-states", type=int, default=300_000,
+                   help="stop an exact computation past this many distinct states (about "
+                        "20-30 µs each; default 300000, 0 = no limit) and say to use --simulate")
     p.add_argument("--seed", type=int, default=0, help="master seed for --simulate (default 0)")
     p.add_argument("--set", default=None,
                    help="card set for names in the deck (default: the deck file's, else core)")
@@ -60,13 +63,18 @@ def run(args) -> int:
     except (spoil.DeckError, CardSetError) as e:
         raise UserError(str(e).splitlines()[0]) from None
     rules = Rules(prep_count=args.prep_count)
-    if args.simulate:
-        res = spoil.simulate_spoil_odds(deck, args.pushes, args.games, seed, rules)
-    else:
-        res = spoil.spoil_odds(deck, args.pushes, rules=rules)
-    rule = None
-    if goal:
-        rule = spoil.best_rule(deck, goal, target, horizon=args.pushes, rules=rules)
+    limit = args.max_states or None
+    try:
+        if args.simulate:
+            res = spoil.simulate_spoil_odds(deck, args.pushes, args.games, seed, rules)
+        else:
+            res = spoil.spoil_odds(deck, args.pushes, rules=rules, max_states=limit)
+        rule = None
+        if goal:
+            rule = spoil.best_rule(deck, goal, target, horizon=args.pushes, rules=rules,
+                                   max_states=limit)
+    except spoil.TooManyStates as e:
+        raise UserError(str(e)) from None
     if args.plot:
         from ..plots.spoil import spoil_report_figure
         try:
