@@ -759,15 +759,13 @@ def validate_playable(cs: CardSet, players: int) -> None:
         raise CardSetError(file, None, "advancements",
                            f"only {have} level 1 advancement copies; a {players}-player game deals {need}",
                            f"add level 1 advancements to reach {need} copies")
-    for level in (2, 3):
-        have = cs.copies("advancement", level)
-        if have < 3:
-            raise CardSetError(file, None, "advancements",
-                               f"only {have} level {level} advancement copies; the commons shows 3",
-                               f"add level {level} advancements to reach 3 copies")
-    for level in (1, 2):
-        have = cs.copies("vale", level)
-        if have < 4:
-            raise CardSetError(file, None, "vales",
-                               f"only {have} level {level} vale copies; 4 are shown face up",
-                               f"add level {level} vales to reach 4 copies")
+    # (kind, level, face-up slots the setup fills, what to call them)
+    for kind, level, shown, what in (("advancement", 2, 3, "the commons shows 3"),
+                                     ("advancement", 3, 3, "the commons shows 3"),
+                                     ("vale", 1, 4, "4 are shown face up"),
+                                     ("vale", 2, 4, "4 are shown face up")):
+        have = cs.copies(kind, level)
+        if have < shown:
+            raise CardSetError(file, None, f"{kind}s",
+                               f"only {have} level {level} {kind} copies; {what}",
+                               f"add level {level} {kind}s to reach {shown} copies")

@@ -313,26 +313,41 @@ def reveal(S, p):
 
 
 @kernel
+def worst(S, p, zone, lo, hi, skip):
+    """§6.2: index in S[p, zone+lo:zone+hi] of the card with the most net decay
+    (> 0; ties: the first), never the card ``skip``; -1 if none."""
+    best = -1
+    bn = 0
+    for i in range(lo, hi):
+        x = S[p, zone + i]
+        if x == skip:
+            continue
+        nt = net(S, p, x)
+        if nt > bn:
+            bn = nt
+            best = i
+    return best
+
+
+@kernel
+def remove_at(S, p, zone, count, i):
+    """Remove element i of the zone S[p, zone:zone+S[p, count]]; return the card."""
+    x = S[p, zone + i]
+    for j in range(i, S[p, count] - 1):
+        S[p, zone + j] = S[p, zone + j + 1]
+    S[p, count] -= 1
+    return x
+
+
+@kernel
 def when_played(S, p, c):
     """§7: the active When Played abilities of card c (just put in the field)."""
     for s in range(3):
         ab = S[p, ACT + 3 * c + s]
         if ab == AB_WP_DISCARD_FIELD:
-            best = -1
-            bn = 0
-            for i in range(S[p, FIELD_N]):
-                x = S[p, FIELD + i]
-                if x == c:
-                    continue
-                nt = net(S, p, x)
-                if nt > bn:
-                    bn = nt
-                    best = i
+            best = worst(S, p, FIELD, 0, S[p, FIELD_N], c)
             if best >= 0:
-                x = S[p, FIELD + best]
-                for i in range(best, S[p, FIELD_N] - 1):
-                    S[p, FIELD + i] = S[p, FIELD + i + 1]
-                S[p, FIELD_N] -= 1
+                x = remove_at(S, p, FIELD, FIELD_N, best)
                 S[p, PS_SHOWING] -= net(S, p, x)
                 to_discard(S, p, x)
         elif ab == AB_WP_PEEK:
@@ -347,19 +362,9 @@ def when_played(S, p, c):
             if S[p, DHEAD] >= S[p, DN]:
                 reshuffle(S, p)
             h = S[p, DHEAD]
-            best = -1
-            bn = 0
-            for j in range(h, S[p, DN]):
-                nt = net(S, p, S[p, DECK + j])
-                if nt > bn:
-                    bn = nt
-                    best = j
+            best = worst(S, p, DECK, h, S[p, DN], -1)
             if best >= 0:
-                x = S[p, DECK + best]
-                for j in range(best, S[p, DN] - 1):
-                    S[p, DECK + j] = S[p, DECK + j + 1]
-                S[p, DN] -= 1
-                to_discard(S, p, x)
+                to_discard(S, p, remove_at(S, p, DECK, DN, best))
             game_shuffle(S, S[p, DECK + h:DECK + N_CARDS], S[p, DN] - h)
 
 
