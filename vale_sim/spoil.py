@@ -884,9 +884,28 @@ class TooManyStates(RuntimeError):
                          f"answer (about 20-30 µs each): use --simulate, or raise --max-states")
 
 
+ENGINES = ("auto", "compiled", "python")
+
+
+def _engine(engine: str, exact: bool, model: "SpoilModel") -> str:
+    """The engine to use: "compiled" unless Fractions are asked for or it cannot."""
+    from .spoil_fast import unsupported
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if engine == "python" or (engine == "auto" and (exact or unsupported(model))):
+        return "python"
+    if exact:
+        raise ValueError("exact=True (Fractions) needs engine='python'")
+    why = unsupported(model)
+    if why:
+        raise ValueError(f"the compiled spoil engine cannot take this deck: {why}; "
+                         f"use engine='python'")
+    return "compiled"
+
+
 def spoil_odds(deck, pushes: int = 6, situation: Situation | None = None,
                rules: Rules | None = None, exact: bool = False, card_set=None,
-               max_states: int | None = None) -> SpoilOdds:
+               max_states: int | None = None, engine: str = "auto") -> SpoilOdds:
     """Exact spoil odds and expected Harvest if the player stops after k = 0..pushes pushes.
 
     ``deck``: a :class:`Deck`, a list of :class:`Card` (with ``card_set``), a
@@ -899,6 +918,8 @@ def spoil_odds(deck, pushes: int = 6, situation: Situation | None = None,
     deck = as_deck(deck, card_set)
     t0 = time.perf_counter()
     model = SpoilModel(deck, rules, situation, exact, max_states=max_states)
+    if _engine(engine, exact, model) == "compiled":
+        return _spoil_odds_compiled(model, pushes, max_states, t0)
     start, prep_spoil = model.start()
     zero = model.num(0)
     p_prep = sum(prep_spoil.values(), zero)
@@ -941,6 +962,36 @@ def spoil_odds(deck, pushes: int = 6, situation: Situation | None = None,
                      p_spoil_within=p_spoil, p_spoil_within_given_turn=given, p_can_push=can,
                      decay_showing_distribution=show, expected=exp,
                      expected_given_no_spoil=exp_c, states=model.states + len(model.prep_memo),
+                     seconds=time.perf_counter() - t0)
+
+
+def _spoil_odds_compiled(model: SpoilModel, pushes: int, max_states, t0: float) -> SpoilOdds:
+    """spoil_odds on vale_sim.spoil_fast: the same quantities from the same states."""
+    import numpy as np
+    from .spoil_fast import CompiledModel
+    cm = CompiledModel(model, max_states).run(pushes)
+    show, on_deck, harvest = cm.showing(), cm.on_deck(), cm.harvest()
+    spoiled_at = cm.prep_spoil.copy()
+    p_prep = float(spoiled_at.sum())
+    p_spoil, hist_k, exp, exp_c, can = {}, {}, {}, {}, {}
+    for k, (ids, p) in enumerate(cm.layers):
+        spoiled_at = spoiled_at + cm.spoil_step[k] if k else spoiled_at
+        ps = float(spoiled_at.sum())
+        p_spoil[k] = ps
+        hist: dict = {int(sh): float(q) for sh, q in enumerate(spoiled_at) if q > 0}
+        sh = show[ids]
+        for v in np.unique(sh):
+            hist[int(v)] = hist.get(int(v), 0.0) + float(p[sh == v].sum())
+        hist_k[k] = hist
+        exp[k] = {q: float(p @ harvest[q][ids]) for q in QUANTITIES}
+        alive = 1 - ps
+        exp_c[k] = {q: (v / alive if alive > 0 else None) for q, v in exp[k].items()}
+        can[k] = float(p[on_deck[ids] >= 0].sum())
+    given = {k: ((v - p_prep) / (1 - p_prep) if p_prep < 1 else None) for k, v in p_spoil.items()}
+    return SpoilOdds(deck=model.deck.name, pushes=pushes, method="exact", p_prep_spoil=p_prep,
+                     p_spoil_within=p_spoil, p_spoil_within_given_turn=given, p_can_push=can,
+                     decay_showing_distribution=hist_k, expected=exp,
+                     expected_given_no_spoil=exp_c, states=cm.states,
                      seconds=time.perf_counter() - t0)
 
 

@@ -1,0 +1,710 @@
+"""Compiled transitions of the exact spoil-odds calculator (:mod:`vale_sim.spoil`).
+
+A port of :class:`vale_sim.spoil.SpoilModel`'s transitions — play and When
+Played, reveal with reshuffle, spoil check (Druid, Conclave, Arbor), the
+canonical field order, Prep — over states held as rows of an int8 array.
+The Python model is the readable specification; ``tests/test_spoil_fast.py``
+checks that both visit the same states and give the same numbers.
+
+A state row (T card types, L cards; offsets from ``O = 3T``)::
+
+    [0, T)      deck counts per type         [T, 2T)  discard counts
+    [2T, 3T)    field counts                 O+OD     on-deck type (-1 none)
+    O+DRU       Druid used                   O+CON    Conclave used
+    O+ARU       Arbors used                  O+ARG    Arbor growth gained
+    O+TT, O+TI  Conclave's guardian: type (-1 none), 1 if on a field card
+    O+FN        the field's net decay        O+TOP    known top card (-1; only
+    O+SL        length of the field order                between play and reveal)
+    O+SEQ...    the field order: 2 * type + has_guardian, then -1 up to L
+
+Stores never grow inside a kernel (they are compiled without numba's runtime,
+see ``jit.py``): when one is full, ``push`` undoes what it added, sets
+``cnt[OVF]`` and returns; the caller grows the store and calls again (pushes
+already made are memoised, so the repeat costs little).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .jit import kernel
+
+# row offsets after the three count vectors
+OD, DRU, CON, ARU, ARG, TT, TI, FN, TOP, SL, SEQ = range(11)
+# counters in ``cnt``
+N_ST, N_E, N_R, N_RE, OVF, N_PREP = range(6)
+# what ``cnt[OVF]`` says is full: 1 + N_ST states, 1 + N_R just-played states, or
+OVF_REDGES, OVF_EDGES = 5, 6
+# parameters in ``par``
+P_T, P_L, P_W, P_GG, P_CONC, P_NARB, P_DEADWOOD, P_DWTOT, P_DWREC, P_GROSS = range(10)
+# type tables: rows of ``ty``
+TY_NET, TY_DEC, TY_DRUID, TY_GPG, TY_BONUS, TY_INSEQ, TY_DW, TY_WP = range(8)
+WP_DISCARD, WP_PEEK, WP_SEARCH = 1, 2, 3
+SPOIL_AT = 4
+PREP_UNTIL = 3
+MAX_SHOW = 128
+
+
+@kernel
+def _hash(row, W):
+    """64-bit hash of a row: bytes packed eight to a word, each word mixed once."""
+    h = np.uint64(1469598103934665603)
+    i = 0
+    while i < W:
+        w = np.uint64(0)
+        for j in range(i, min(i + 8, W)):
+            w = (w << np.uint64(8)) | np.uint64(np.int64(row[j]) + 128)
+        h = (h ^ w) * np.uint64(0x9E3779B97F4A7C15)
+        h ^= h >> np.uint64(29)
+        i += 8
+    return h
+
+
+@kernel
+def _find(rows, hv, ht, row, W, h):
+    """Id of ``row`` in the table, or -(slot + 1) of the free slot where it goes.
+
+    ``ht`` holds (id, hash) pairs: a probe reads the table only, the row store
+    only when the hashes agree."""
+    mask = ht.shape[0] - 1
+    i = np.int64(h & np.uint64(mask))
+    while True:
+        s = ht[i, 0]
+        if s < 0:
+            return -1 - i
+        if np.uint64(ht[i, 1]) == h:
+            same = True
+            for j in range(W):
+                if rows[s, j] != row[j]:
+                    same = False
+                    break
+            if same:
+                return s
+        i = (i + 1) & mask
+
+
+@kernel
+def _intern(rows, hv, ht, cnt, ci, row, W):
+    """Id of ``row``, adding it if new; -1 (and cnt[OVF] set) if the store is full."""
+    h = _hash(row, W)
+    r = _find(rows, hv, ht, row, W, h)
+    if r >= 0:
+        return r
+    n = cnt[ci]
+    if n >= rows.shape[0]:
+        cnt[OVF] = 1 + ci
+        return -1
+    for j in range(W):
+        rows[n, j] = row[j]
+    hv[n] = h
+    ht[-1 - r, 0] = n
+    ht[-1 - r, 1] = np.int64(h)
+    cnt[ci] = n + 1
+    return n
+
+
+@kernel
+def _unintern(hv, ht, cnt, ci, n0):
+    """Remove the entries added since the count was n0 (newest first: with linear
+    probing, emptying the newest entry's slot leaves every older probe path whole)."""
+    mask = ht.shape[0] - 1
+    for s in range(cnt[ci] - 1, n0 - 1, -1):
+        i = np.int64(hv[s] & np.uint64(mask))
+        while ht[i, 0] != s:
+            i = (i + 1) & mask
+        ht[i, 0] = -1
+    cnt[ci] = n0
+
+
+@kernel
+def rehash(hv, n, ht):
+    """Fill an empty (larger) table with entries 0..n-1."""
+    mask = ht.shape[0] - 1
+    for s in range(n):
+        i = np.int64(hv[s] & np.uint64(mask))
+        while ht[i, 0] >= 0:
+            i = (i + 1) & mask
+        ht[i, 0] = s
+        ht[i, 1] = np.int64(hv[s])
+
+
+@kernel
+def _copy(src, dst, W):
+    for j in range(W):
+        dst[j] = src[j]
+
+
+@kernel
+def showing(row, par, ty):
+    """Decay showing (engine-spec §1), as SpoilModel.showing."""
+    O = 3 * par[P_T]
+    v = np.int64(row[O + FN]) - par[P_GG] - np.int64(row[O + ARG])
+    od = row[O + OD]
+    if od >= 0:
+        v += ty[TY_NET, od]
+    tt = row[O + TT]
+    if tt >= 0:
+        v -= ty[TY_BONUS, tt]
+    return v
+
+
+@kernel
+def gross(row, par, ty):
+    T = par[P_T]
+    v = 0
+    for t in range(T):
+        v += np.int64(row[2 * T + t]) * ty[TY_DEC, t]
+    od = row[3 * T + OD]
+    if od >= 0:
+        v += ty[TY_DEC, od]
+    return v
+
+
+@kernel
+def _reshuffle_if_empty(row, T):
+    nd = 0
+    nx = 0
+    for t in range(T):
+        nd += row[t]
+        nx += row[T + t]
+    if nd == 0 and nx > 0:
+        for t in range(T):
+            row[t] = row[T + t]
+            row[T + t] = 0
+        row[3 * T + TOP] = -1
+
+
+@kernel
+def _deck_size(row, T):
+    n = 0
+    for t in range(T):
+        n += row[t]
+    return n
+
+
+@kernel
+def canon(row, par, ty, tmp):
+    """SpoilModel.canon, in place: trim the field order to what later choices read."""
+    T = par[P_T]
+    O = 3 * T
+    L = par[P_L]
+    sl = np.int64(row[O + SL])
+    if sl == 0 or (par[P_CONC] != 0 and row[O + CON] == 0):
+        return
+    r = 0
+    if par[P_DEADWOOD]:
+        r = par[P_DWTOT]
+        for t in range(T):
+            r -= np.int64(row[2 * T + t]) * ty[TY_DW, t]
+    if r > 0 and par[P_DWREC]:
+        r = sl
+    k = 0
+    if r > 0:
+        gmax = 0
+        for i in range(sl):
+            e = np.int64(row[O + SEQ + i])
+            t = e >> 1
+            if ty[TY_NET, t] > 0:
+                g = ty[TY_NET, t] - (ty[TY_BONUS, t] if e & 1 else 0)
+                if g > gmax:
+                    gmax = g
+        for g in range(gmax, 0, -1):
+            taken = 0
+            for i in range(sl):
+                if taken >= r:
+                    break
+                e = np.int64(row[O + SEQ + i])
+                t = e >> 1
+                if ty[TY_NET, t] > 0 and ty[TY_NET, t] - (ty[TY_BONUS, t] if e & 1 else 0) == g:
+                    tmp[k] = e
+                    k += 1
+                    taken += 1
+    for i in range(k):
+        row[O + SEQ + i] = tmp[i]
+    for i in range(k, L):
+        row[O + SEQ + i] = -1
+    row[O + SL] = k
+
+
+# -- When Played (§4.2, §7); SpoilModel._when_played_* --------------------------
+@kernel
+def _discard_field(row, appended, par, ty):
+    T = par[P_T]
+    O = 3 * T
+    sl = np.int64(row[O + SL])
+    n = sl - 1 if appended else sl
+    best = -1
+    best_net = 0
+    for i in range(n):
+        e = np.int64(row[O + SEQ + i])
+        t = e >> 1
+        if ty[TY_NET, t] > 0:
+            g = ty[TY_NET, t] - (ty[TY_BONUS, t] if e & 1 else 0)
+            if g > best_net:
+                best = i
+                best_net = g
+    if best < 0:
+        return
+    e = np.int64(row[O + SEQ + best])
+    t = e >> 1
+    for i in range(best, sl - 1):
+        row[O + SEQ + i] = row[O + SEQ + i + 1]
+    row[O + SEQ + sl - 1] = -1
+    row[O + SL] = sl - 1
+    row[2 * T + t] -= 1
+    row[O + FN] -= ty[TY_NET, t]
+    row[T + t] += 1
+    if e & 1:
+        row[O + TT] = -1
+        row[O + TI] = 0
+
+
+@kernel
+def _peek(src, p, buf, bp, c, par, ty, W):
+    """Calm Weather: branches of ``src`` (consumed) appended to buf from c; new end."""
+    T = par[P_T]
+    O = 3 * T
+    _reshuffle_if_empty(src, T)
+    n = _deck_size(src, T)
+    if n == 0:
+        _copy(src, buf[c], W)
+        bp[c] = p
+        return c + 1
+    top = src[O + TOP]
+    for t in range(T):
+        ct = src[t]
+        if top >= 0:
+            if t != top:
+                continue
+            q = 1.0
+        else:
+            if ct == 0:
+                continue
+            q = ct / n
+        r = buf[c]
+        _copy(src, r, W)
+        if ty[TY_NET, t] > 0:
+            r[t] -= 1
+            r[T + t] += 1
+            r[O + TOP] = -1
+        else:
+            r[O + TOP] = t
+        bp[c] = p * q
+        c += 1
+    return c
+
+
+@kernel
+def _search(src, p, buf, bp, c, par, ty, W):
+    """Cleansing Rain: discard the deck card with most net decay (> 0), then shuffle.
+    Branches of ``src`` (consumed) appended to buf from c; returns the new end."""
+    T = par[P_T]
+    O = 3 * T
+    _reshuffle_if_empty(src, T)
+    m = 0
+    for t in range(T):
+        if src[t] > 0 and ty[TY_NET, t] > m:
+            m = ty[TY_NET, t]
+    if m == 0:
+        _copy(src, buf[c], W)
+        buf[c, O + TOP] = -1
+        bp[c] = p
+        return c + 1
+    top = src[O + TOP]
+    top_tied = top >= 0 and ty[TY_NET, top] == m
+    tot = 0
+    for t in range(T):
+        if ty[TY_NET, t] == m:
+            tot += src[t]
+    for t in range(T):
+        ct = src[t]
+        if ty[TY_NET, t] != m or ct == 0:
+            continue
+        if top_tied:
+            if t != top:
+                continue
+            q = 1.0
+        else:
+            q = ct / tot
+        r = buf[c]
+        _copy(src, r, W)
+        r[t] -= 1
+        r[T + t] += 1
+        r[O + TOP] = -1
+        bp[c] = p * q
+        c += 1
+    return c
+
+
+@kernel
+def _play(row, buf, bp, par, ty, W):
+    """Move the on-deck card into the field and resolve its When Played into buf.
+
+    Returns (first, end): the resulting states are buf[first:end], weights bp.
+    """
+    T = par[P_T]
+    O = 3 * T
+    r = buf[0]
+    _copy(row, r, W)
+    t = np.int64(r[O + OD])
+    r[O + OD] = -1
+    r[2 * T + t] += 1
+    r[O + FN] += ty[TY_NET, t]
+    has_temp = 1 if (r[O + TT] >= 0 and r[O + TI] == 0) else 0
+    if has_temp:
+        r[O + TT] = t
+        r[O + TI] = 1
+    appended = ty[TY_INSEQ, t] != 0
+    if appended:
+        sl = np.int64(r[O + SL])
+        r[O + SEQ + sl] = 2 * t + has_temp
+        r[O + SL] = sl + 1
+    bp[0] = 1.0
+    a = 0
+    b = 1
+    for j in range(3):
+        kind = ty[TY_WP + j, t]
+        if kind == 0:
+            continue
+        if kind == WP_DISCARD:
+            for i in range(a, b):
+                _discard_field(buf[i], appended, par, ty)
+            continue
+        c = b
+        for i in range(a, b):
+            if kind == WP_PEEK:
+                c = _peek(buf[i], bp[i], buf, bp, c, par, ty, W)
+            else:
+                c = _search(buf[i], bp[i], buf, bp, c, par, ty, W)
+        a = b
+        b = c
+    return a, b
+
+
+# -- spoil check (§4.4) ------------------------------------------------------------
+@kernel
+def _conclave(row, sh, par, ty):
+    T = par[P_T]
+    O = 3 * T
+    if par[P_CONC] == 0 or row[O + CON] != 0:
+        return False
+    for i in range(np.int64(row[O + SL])):
+        t = np.int64(row[O + SEQ + i]) >> 1
+        if ty[TY_GPG, t] and sh - ty[TY_BONUS, t] < SPOIL_AT:
+            row[O + CON] = 1
+            row[O + TT] = t
+            row[O + TI] = 1
+            row[O + SEQ + i] = 2 * t + 1
+            return True
+    od = np.int64(row[O + OD])
+    if od >= 0 and ty[TY_GPG, od] and sh - ty[TY_BONUS, od] < SPOIL_AT:
+        row[O + CON] = 1
+        row[O + TT] = od
+        row[O + TI] = 0
+        return True
+    return False
+
+
+@kernel
+def _arbor(row, sh, par, arbors):
+    O = 3 * par[P_T]
+    used = np.int64(row[O + ARU])
+    if used >= par[P_NARB]:
+        return False
+    a = arbors[used]
+    if sh - a >= SPOIL_AT:
+        return False
+    row[O + ARU] = used + 1
+    row[O + ARG] += a
+    return True
+
+
+@kernel
+def _record(p, sh, to, o_p, o_sh, o_to, m):
+    """Add an outcome, merging equal ones; returns the new count."""
+    for i in range(m):
+        if o_to[i] == to and o_sh[i] == sh:
+            o_p[i] += p
+            return m
+    o_p[m] = p
+    o_sh[m] = sh
+    o_to[m] = to
+    return m + 1
+
+
+@kernel
+def _finish(row, p, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o_to, m):
+    """After the (Druid's) reveal: saved by Conclave/Arbor, spoiled, or a new state."""
+    W = par[P_W]
+    O = 3 * par[P_T]
+    sh = showing(row, par, ty)
+    if sh >= SPOIL_AT:
+        if not _conclave(row, sh, par, ty):
+            if not _arbor(row, sh, par, arbors):
+                return _record(p, sh, -1, o_p, o_sh, o_to, m)
+        sh = showing(row, par, ty)
+    canon(row, par, ty, tmp)
+    row[O + TOP] = -1
+    to = _intern(rows, hv, ht, cnt, N_ST, row, W)
+    return _record(p, sh, to, o_p, o_sh, o_to, m)
+
+
+@kernel
+def _spoil_check(row, p, wk, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o_to, m):
+    """SpoilModel.spoil_check of ``row`` (modified), outcomes merged into o_*."""
+    T = par[P_T]
+    O = 3 * T
+    W = par[P_W]
+    sh = showing(row, par, ty)
+    if sh < SPOIL_AT:
+        return _finish(row, p, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o_to, m)
+    druid = False
+    if row[O + DRU] == 0:
+        for t in range(T):
+            if row[2 * T + t] > 0 and ty[TY_DRUID, t]:
+                druid = True
+                break
+    if not druid:
+        return _finish(row, p, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o_to, m)
+    row[O + DRU] = 1
+    od = np.int64(row[O + OD])
+    if od >= 0:
+        row[T + od] += 1
+        row[O + OD] = -1
+    _reshuffle_if_empty(row, T)
+    n = _deck_size(row, T)
+    if n == 0:
+        row[O + OD] = -1
+        return _finish(row, p, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o_to, m)
+    top = row[O + TOP]
+    for t in range(T):
+        c = row[t]
+        if c == 0 or (top >= 0 and t != top):
+            continue
+        q = 1.0 if top >= 0 else c / n
+        w = wk[3]
+        _copy(row, w, W)
+        w[t] -= 1
+        w[O + OD] = t
+        w[O + TOP] = -1
+        m = _finish(w, p * q, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o_to, m)
+        if cnt[OVF]:
+            return m
+    return m
+
+
+@kernel
+def _reveal_check(src, wk, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o_to):
+    """Reveal (with reshuffle) and spoil check from a just-played state: outcome count."""
+    T = par[P_T]
+    O = 3 * T
+    W = par[P_W]
+    work = wk[1]
+    _copy(src, work, W)
+    _reshuffle_if_empty(work, T)
+    n = _deck_size(work, T)
+    m = 0
+    if n == 0:
+        work[O + OD] = -1
+        return _spoil_check(work, 1.0, wk, par, ty, arbors, tmp, rows, hv, ht, cnt,
+                            o_p, o_sh, o_to, m)
+    top = work[O + TOP]
+    for t in range(T):
+        c = work[t]
+        if c == 0 or (top >= 0 and t != top):
+            continue
+        q = 1.0 if top >= 0 else c / n
+        w = wk[2]
+        _copy(work, w, W)
+        w[t] -= 1
+        w[O + OD] = t
+        w[O + TOP] = -1
+        m = _spoil_check(w, q, wk, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o_to, m)
+        if cnt[OVF]:
+            return m
+    return m
+
+
+@kernel
+def push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc):
+    """Planting push from state ``sid``: fills its edges (SpoilModel.push), memoised.
+
+    st = (rows, hv, ht, cnt); rv = reveal memo (rrows, rhv, rht, r_start, r_len,
+    re_p, re_sh, re_to); ed = (e_start, e_len, e_p, e_sh, e_to);
+    sc = scratch outcome lists (ro_p, ro_sh, ro_to, po_p, po_sh, po_to).
+    """
+    rows, hv, ht, cnt = st
+    rrows, rhv, rht, r_start, r_len, re_p, re_sh, re_to = rv
+    e_start, e_len, e_p, e_sh, e_to = ed
+    ro_p, ro_sh, ro_to, po_p, po_sh, po_to = sc
+    if e_len[sid] >= 0:
+        return
+    W = par[P_W]
+    n_st0 = cnt[N_ST]
+    n_r0 = cnt[N_R]
+    n_re0 = cnt[N_RE]
+    a, b = _play(rows[sid], buf, bp, par, ty, W)
+    m = 0
+    for i in range(a, b):
+        pr = buf[i]
+        canon(pr, par, ty, tmp)
+        n0 = cnt[N_R]
+        rid = _intern(rrows, rhv, rht, cnt, N_R, pr, W)
+        if rid < 0:
+            break
+        if cnt[N_R] > n0:                         # a new just-played state
+            k = _reveal_check(pr, wk, par, ty, arbors, tmp, rows, hv, ht, cnt,
+                              ro_p, ro_sh, ro_to)
+            if cnt[OVF]:
+                break
+            e0 = cnt[N_RE]
+            if e0 + k > re_p.shape[0]:
+                cnt[OVF] = OVF_REDGES
+                break
+            for j in range(k):
+                re_p[e0 + j] = ro_p[j]
+                re_sh[e0 + j] = ro_sh[j]
+                re_to[e0 + j] = ro_to[j]
+            r_start[rid] = e0
+            r_len[rid] = k
+            cnt[N_RE] = e0 + k
+        if b - a == 1:                  # one way to play: the reveal's outcomes as they are
+            for j in range(r_start[rid], r_start[rid] + r_len[rid]):
+                po_p[m] = re_p[j]
+                po_sh[m] = re_sh[j]
+                po_to[m] = re_to[j]
+                m += 1
+        else:
+            for j in range(r_start[rid], r_start[rid] + r_len[rid]):
+                m = _record(bp[i] * re_p[j], re_sh[j], re_to[j], po_p, po_sh, po_to, m)
+    e0 = cnt[N_E]
+    if cnt[OVF] == 0 and e0 + m > e_p.shape[0]:
+        cnt[OVF] = OVF_EDGES
+    if cnt[OVF]:              # a store is full: undo this push, the caller grows it
+        _unintern(hv, ht, cnt, N_ST, n_st0)
+        _unintern(rhv, rht, cnt, N_R, n_r0)
+        cnt[N_RE] = n_re0
+        return
+    for j in range(m):
+        e_p[e0 + j] = po_p[j]
+        e_sh[e0 + j] = po_sh[j]
+        e_to[e0 + j] = po_to[j]
+    e_start[sid] = e0
+    e_len[sid] = m
+    cnt[N_E] = e0 + m
+
+
+# -- the starting distribution: Prep on a fresh deck (§3, §4.6) ---------------------
+@kernel
+def _add(acc, mark, nm, sid, p):
+    if acc[sid] == 0.0:
+        mark[nm] = sid
+        nm += 1
+    acc[sid] += p
+    return nm
+
+
+@kernel
+def start_fresh(par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc, lay, prep_sp, prep_flag):
+    """Reveal the first card of a fresh deck (row wk[0]), then Prep until done.
+
+    lay = (acc_done, mark_done, acc_f, mark_f, f_ids, f_p, out_ids, out_p): on
+    return out_ids/out_p[:n] hold the states at the start of Planting; prep_sp
+    [showing] the probability of spoiling during Prep.  Returns n (-1 overflow).
+    """
+    rows, hv, ht, cnt = st
+    e_start, e_len, e_p, e_sh, e_to = ed
+    acc_d, mark_d, acc_f, mark_f, f_ids, f_p, out_ids, out_p = lay
+    T = par[P_T]
+    O = 3 * T
+    W = par[P_W]
+    nd = 0
+    nf = 0
+    s0 = wk[0]
+    n = _deck_size(s0, T)
+    for t in range(T):
+        c = s0[t]
+        if c == 0:
+            continue
+        w = wk[1]
+        _copy(s0, w, W)
+        w[t] -= 1
+        w[O + OD] = t
+        canon(w, par, ty, tmp)
+        sid = _intern(rows, hv, ht, cnt, N_ST, w, W)
+        if sid < 0:
+            return -1
+        nf = _add(acc_f, mark_f, nf, sid, c / n)
+    while nf > 0:
+        for i in range(nf):                # the frontier, then clear it for the next
+            f_ids[i] = mark_f[i]
+            f_p[i] = acc_f[mark_f[i]]
+            acc_f[mark_f[i]] = 0.0
+        k = nf
+        nf = 0
+        for i in range(k):
+            sid = f_ids[i]
+            p = f_p[i]
+            push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc)
+            if cnt[OVF]:
+                return -1
+            if prep_flag[sid] == 0:
+                prep_flag[sid] = 1
+                cnt[N_PREP] += 1
+            for j in range(e_start[sid], e_start[sid] + e_len[sid]):
+                q = p * e_p[j]
+                to = e_to[j]
+                if to < 0:
+                    prep_sp[e_sh[j]] += q
+                    continue
+                shown = gross(rows[to], par, ty) if par[P_GROSS] else e_sh[j]
+                if shown >= PREP_UNTIL or rows[to, O + OD] < 0:
+                    nd = _add(acc_d, mark_d, nd, to, q)
+                else:
+                    nf = _add(acc_f, mark_f, nf, to, q)
+    for i in range(nd):
+        out_ids[i] = mark_d[i]
+        out_p[i] = acc_d[mark_d[i]]
+        acc_d[mark_d[i]] = 0.0
+    return nd
+
+
+@kernel
+def advance(n_in, in_ids, in_p, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc,
+            acc, mark, out_ids, out_p, spoil_sh):
+    """One push from every state of a distribution (no on-deck card: it stays).
+
+    Adds the probability of spoiling to spoil_sh[showing]; returns the size of
+    the next distribution in out_ids/out_p (-1 overflow).
+    """
+    rows, hv, ht, cnt = st
+    e_start, e_len, e_p, e_sh, e_to = ed
+    O = 3 * par[P_T]
+    nm = 0
+    for i in range(n_in):
+        sid = in_ids[i]
+        p = in_p[i]
+        if rows[sid, O + OD] < 0:
+            nm = _add(acc, mark, nm, sid, p)
+            continue
+        push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc)
+        if cnt[OVF]:
+            return -1
+        for j in range(e_start[sid], e_start[sid] + e_len[sid]):
+            q = p * e_p[j]
+            if e_to[j] < 0:
+                spoil_sh[e_sh[j]] += q
+            else:
+                nm = _add(acc, mark, nm, e_to[j], q)
+    for i in range(nm):
+        out_ids[i] = mark[i]
+        out_p[i] = acc[mark[i]]
+        acc[mark[i]] = 0.0
+    return nm
+
+
+@kernel
+def intern_row(row, par, ty, tmp, st):
+    """Canonicalise and intern one state (a situation's start); -1 if the store is full."""
+    rows, hv, ht, cnt = st
+    canon(row, par, ty, tmp)
+    return _intern(rows, hv, ht, cnt, N_ST, row, par[P_W])

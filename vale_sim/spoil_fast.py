@@ -1,0 +1,340 @@
+"""The exact spoil-odds calculator on compiled transitions (``engine="compiled"``).
+
+:class:`vale_sim.spoil.SpoilModel` defines the model — card types, states,
+transitions — in readable Python; :mod:`vale_sim.fast.spoil_dp` runs the same
+transitions in numba over int8 state rows (50-100x less work per state).  This
+module holds the arrays, drives the kernels push by push, and computes what is
+asked of the states (decay showing, Harvest) with numpy.  The two engines
+visit the same states and agree to rounding (tests/test_spoil_fast.py).
+
+Stores are sized up front.  A kernel that finds one full undoes its last push
+and stops; the store is grown fourfold (contents kept) and the kernel called
+again, repeating only memoised work.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .fast import spoil_dp as K
+
+# sizes to start from; doubled on demand
+_START = {"states": 1 << 16, "reveal": 1 << 15, "redges": 1 << 18, "edges": 1 << 19}
+GROWTH = 4
+_OVF_STORE = {1 + K.N_ST: "states", 1 + K.N_R: "reveal", K.OVF_REDGES: "redges",
+              K.OVF_EDGES: "edges"}
+WP_CODE = {"when_played_discard_field": K.WP_DISCARD, "when_played_peek": K.WP_PEEK,
+           "when_played_search_deck": K.WP_SEARCH}
+
+
+def unsupported(model) -> str | None:
+    """Why the compiled engine cannot hold this model's states (None if it can)."""
+    n = len(model.deck.cards)
+    if model.T > 63:
+        return f"{model.T} card types (at most 63)"
+    if n > 120:
+        return f"{n} cards (at most 120)"
+    spread = sum(abs(model.net[t]) * len(model.members[t]) for t in range(model.T))
+    if spread + sum(model.arbors) + abs(model.global_growth) > 120:
+        return "decay/growth totals beyond the int8 range"
+    if any(len(w) > 3 for w in model.wp):
+        return "a card with more than three When Played abilities"
+    return None
+
+
+def _table_size(n: int) -> int:
+    """A power of two at least twice n (linear probing stays short)."""
+    return 1 << (2 * n - 1).bit_length()
+
+
+def _table(n: int) -> np.ndarray:
+    """An empty hash table for n entries: rows (id, hash), id -1 = free."""
+    t = np.zeros((_table_size(n), 2), np.int64)
+    t[:, 0] = -1
+    return t
+
+
+class CompiledModel:
+    """Arrays of one SpoilModel for the kernels; ``run(pushes)`` explores it."""
+
+    def __init__(self, model, max_states: int | None = None):
+        why = unsupported(model)
+        if why is not None:
+            raise ValueError(f"the compiled spoil engine cannot take this deck: {why}")
+        self.model, self.max_states = model, max_states
+        m = model
+        T, L = m.T, len(m.deck.cards)
+        self.T, self.L, self.W = T, L, 3 * T + K.SEQ + L
+        self.O = 3 * T
+        dw_types = set(m.dw_types)
+        par = np.zeros(10, np.int64)
+        par[K.P_T], par[K.P_L], par[K.P_W] = T, L, self.W
+        par[K.P_GG], par[K.P_CONC], par[K.P_NARB] = m.global_growth, m.conclave, len(m.arbors)
+        par[K.P_DEADWOOD], par[K.P_DWTOT] = int(m.deadwood), m.dw_total
+        par[K.P_DWREC], par[K.P_GROSS] = int(m.dw_recycles), int(m.rules.prep_count == "gross")
+        ty = np.zeros((K.TY_WP + 3, T), np.int64)
+        for t in range(T):
+            ty[K.TY_NET, t], ty[K.TY_DEC, t] = m.net[t], m.dec[t]
+            ty[K.TY_DRUID, t], ty[K.TY_GPG, t] = int(m.druid[t]), int(m.gpg[t])
+            ty[K.TY_BONUS, t], ty[K.TY_INSEQ, t] = m.bonus[t], int(m.in_seq[t])
+            ty[K.TY_DW, t] = m.dw[t] if t in dw_types else 0
+            for j, kind in enumerate(m.wp[t]):
+                ty[K.TY_WP + j, t] = WP_CODE[kind]
+        self.par, self.ty = par, ty
+        self.arbors = np.array(list(m.arbors) or [0], np.int64)
+        # scratch: the When Played stages of one play; outcomes of one reveal / push
+        stages = 1
+        for w in m.wp:
+            size, total = 1, 1
+            for kind in w:
+                if kind != "when_played_discard_field":
+                    size *= max(T, 1)
+                    total += size
+            stages = max(stages, total)
+        self.buf = np.zeros((stages + 1, self.W), np.int8)
+        self.bp = np.zeros(stages + 1)
+        self.wk = np.zeros((4, self.W), np.int8)
+        self.tmp = np.zeros(L + 1, np.int8)
+        mr = T * T + T + 2
+        mp = (stages + 1) * mr
+        self.sc = (np.zeros(mr), np.zeros(mr, np.int16), np.zeros(mr, np.int64),
+                   np.zeros(mp), np.zeros(mp, np.int16), np.zeros(mp, np.int64))
+        self.sizes = dict(_START)
+        if max_states is not None:
+            self.sizes["states"] = max(1, min(self.sizes["states"], max_states))
+
+    # -- stores -----------------------------------------------------------------------
+    def _alloc(self):
+        s, W = self.sizes, self.W
+        ns, nr = s["states"], s["reveal"]
+        self.rows = np.zeros((ns, W), np.int8)
+        self.hv = np.zeros(ns, np.uint64)
+        self.ht = _table(ns)
+        self.cnt = np.zeros(8, np.int64)
+        self.rv = (np.zeros((nr, W), np.int8), np.zeros(nr, np.uint64),
+                   _table(nr), np.zeros(nr, np.int64),
+                   np.zeros(nr, np.int64), np.zeros(s["redges"]), np.zeros(s["redges"], np.int16),
+                   np.zeros(s["redges"], np.int64))
+        self.ed = (np.zeros(ns, np.int64), np.full(ns, -1, np.int64), np.zeros(s["edges"]),
+                   np.zeros(s["edges"], np.int16), np.zeros(s["edges"], np.int64))
+        self.prep_flag = np.zeros(ns, np.int8)
+        self._scratch()
+
+    def _scratch(self):
+        """Per-state work arrays (zeroed: a kernel stopped by a full store leaves them dirty)."""
+        ns = self.sizes["states"]
+        self.st = (self.rows, self.hv, self.ht, self.cnt)
+        self.acc, self.acc2 = np.zeros(ns), np.zeros(ns)
+        self.mark, self.mark2 = np.zeros(ns, np.int64), np.zeros(ns, np.int64)
+        self.out_ids, self.out_p = np.zeros(ns, np.int64), np.zeros(ns)
+        self.f_ids, self.f_p = np.zeros(ns, np.int64), np.zeros(ns)
+
+    def _grow(self) -> None:
+        """Grow the store a kernel found full, keeping its contents.  Memoised edges
+        come with the states: when the states grow, every store grows with them."""
+        which = _OVF_STORE[int(self.cnt[K.OVF])]
+        self.cnt[K.OVF] = 0
+        if which == "states":
+            old = self.sizes["states"]
+            if self.max_states is not None:
+                if old >= self.max_states:
+                    from .spoil import TooManyStates
+                    raise TooManyStates(self.model.deck.name, self.max_states)
+                new = min(GROWTH * old, self.max_states)
+            else:
+                new = GROWTH * old
+            for store in ("reveal", "redges", "edges"):
+                self._grow_store(store, GROWTH * self.sizes[store])
+            self._grow_store("states", new)
+        else:
+            self._grow_store(which, GROWTH * self.sizes[which])
+        self._scratch()
+
+    def _grow_store(self, which: str, new: int) -> None:
+        self.sizes[which] = new
+
+        def bigger(a, fill=0):
+            b = np.zeros((new,) + a.shape[1:], a.dtype)     # calloc: pages touched on use
+            if fill:
+                b[len(a):] = fill
+            b[:len(a)] = a
+            return b
+        if which == "states":
+            self.rows, self.hv = bigger(self.rows), bigger(self.hv)
+            self.ht = _table(new)
+            K.rehash(self.hv, int(self.cnt[K.N_ST]), self.ht)
+            e_start, e_len, *rest = self.ed
+            self.ed = (bigger(e_start), bigger(e_len, -1), *rest)
+            self.prep_flag = bigger(self.prep_flag)
+        elif which == "reveal":
+            rrows, rhv, _, r_start, r_len, *rest = self.rv
+            rht = _table(new)
+            K.rehash(rhv, int(self.cnt[K.N_R]), rht)
+            self.rv = (bigger(rrows), bigger(rhv), rht, bigger(r_start), bigger(r_len), *rest)
+        elif which == "redges":
+            self.rv = self.rv[:5] + tuple(bigger(a) for a in self.rv[5:])
+        else:
+            self.ed = self.ed[:2] + tuple(bigger(a) for a in self.ed[2:])
+
+    # -- rows ------------------------------------------------------------------------
+    def row_of(self, key) -> np.ndarray:
+        """The row of a SpoilModel key (the situation's start)."""
+        T, O = self.T, self.O
+        deck, disc, fld, od, du, cu, au, ag, temp, seq, fn = key
+        r = np.zeros(self.W, np.int8)
+        r[:T], r[T:2 * T], r[2 * T:O] = deck, disc, fld
+        r[O + K.OD], r[O + K.DRU], r[O + K.CON] = od, du, cu
+        r[O + K.ARU], r[O + K.ARG], r[O + K.FN], r[O + K.TOP] = au, ag, fn, -1
+        r[O + K.TT], r[O + K.TI] = (-1, 0) if temp is None else (temp[0], int(temp[1]))
+        r[O + K.SEQ:] = -1
+        for i, (t, has) in enumerate(seq):
+            r[O + K.SEQ + i] = 2 * t + int(has)
+        r[O + K.SL] = len(seq)
+        return r
+
+    # -- exploration -------------------------------------------------------------------
+    def _call(self, fn, args):
+        """Call a kernel, growing the store it finds full until it completes."""
+        while True:
+            n = fn(*args())
+            if n >= 0:
+                return n
+            self._grow()
+
+    def run(self, pushes: int):
+        """Prep (or the situation), then ``pushes`` pushes from every state.
+
+        Sets ``layers`` [(ids, p)] for k = 0..pushes, ``prep_spoil`` (probability
+        by showing), ``spoil_step[k]`` (probability of spoiling at push k, by
+        showing) and the state and edge arrays.
+        """
+        self._alloc()
+        m, T, O = self.model, self.T, self.O
+
+        def common():
+            return (self.par, self.ty, self.arbors, self.st, self.rv, self.ed, self.buf,
+                    self.bp, self.wk, self.tmp, self.sc)
+        if m.situation is not None:
+            m.start()                              # checks the situation (no Prep)
+            (key,) = m.keys
+            row = self.row_of(key)
+            sid = self._call(K.intern_row, lambda: (row.copy(), self.par, self.ty, self.tmp,
+                                                    self.st))
+            ids, p = np.array([sid], np.int64), np.ones(1)
+            self.prep_spoil = np.zeros(K.MAX_SHOW)
+        else:
+            fresh = np.zeros(self.W, np.int8)
+            fresh[O + K.SEQ:] = -1
+            fresh[O + K.OD] = fresh[O + K.TT] = fresh[O + K.TOP] = -1
+            fresh[:T] = [len(mem) for mem in m.members]
+
+            def start_args():
+                self.wk[0] = fresh
+                self.prep_spoil = np.zeros(K.MAX_SHOW)
+                lay = (self.acc, self.mark, self.acc2, self.mark2, self.f_ids, self.f_p,
+                       self.out_ids, self.out_p)
+                return common() + (lay, self.prep_spoil, self.prep_flag)
+            n = self._call(K.start_fresh, start_args)
+            ids, p = self.out_ids[:n].copy(), self.out_p[:n].copy()
+        self.layers = [(ids, p)]
+        self.spoil_step = [np.zeros(K.MAX_SHOW)]
+        for _ in range(pushes):
+            sp = np.zeros(K.MAX_SHOW)
+
+            def adv_args(ids=ids, p=p, sp=sp):
+                sp[:] = 0
+                return (len(ids), ids, p) + common() + (self.acc, self.mark, self.out_ids,
+                                                         self.out_p, sp)
+            n = self._call(K.advance, adv_args)
+            ids, p = self.out_ids[:n].copy(), self.out_p[:n].copy()
+            self.layers.append((ids, p))
+            self.spoil_step.append(sp)
+        self.state_rows = self.rows[:int(self.cnt[K.N_ST])]
+        return self
+
+    @property
+    def states(self) -> int:
+        """Work counted as SpoilModel counts it: states pushed, just-played states
+        revealed from, states pushed during Prep."""
+        return (int((self.ed[1][:int(self.cnt[K.N_ST])] >= 0).sum()) + int(self.cnt[K.N_R])
+                + int(self.cnt[K.N_PREP]))
+
+    # -- what the states show ------------------------------------------------------------
+    def showing(self) -> np.ndarray:
+        r, O, m = self.state_rows.astype(np.int64), self.O, self.model
+        net, bonus = np.append(m.net, 0), np.append(m.bonus, 0)     # index -1: none
+        return (r[:, O + K.FN] - m.global_growth - r[:, O + K.ARG] + net[r[:, O + K.OD]]
+                - bonus[r[:, O + K.TT]])
+
+    def on_deck(self) -> np.ndarray:
+        return self.state_rows[:, self.O + K.OD].astype(np.int64)
+
+    def harvest(self) -> dict:
+        """Expected Harvest per state (SpoilModel.harvest, vectorised)."""
+        m, T, O = self.model, self.T, self.O
+        r = self.state_rows.astype(np.int64)
+        F = r[:, 2 * T:3 * T].astype(float)
+        nf = r[:, 2 * T:3 * T].sum(1)
+        mean = {q: np.array([float(x) for x in v]) for q, v in m.mean.items()}
+        tt, ti = r[:, O + K.TT], r[:, O + K.TI]
+        in_field = (tt >= 0) & (ti == 1)
+        tmana = np.where(in_field, np.append(m.tmana, 0)[tt], 0)
+        tvp = np.where(in_field, np.append(m.tvp, 0)[tt], 0)
+        base = m.vale_mana + tmana
+        mana = base + F @ mean["mana"] + (F @ mean["magic"]) * (nf - 1)
+        if m.penalty:
+            mana = self._penalty_mana(mana - F @ mean["pen"], base, r[:, 2 * T:3 * T], nf, tt,
+                                      in_field)
+        ncards = len(m.deck.cards)
+        aur = np.array([[float(m.aurora(t, n)) for n in range(ncards + 1)] for t in range(T)])
+        vp = F @ mean["vp"] + (F * aur[:, nf].T).sum(1) + tvp
+        out = {"mana": mana, "vp": vp}
+        for sp in ("animal", "forest", "sky", "wild"):
+            out[sp] = F @ mean[sp] + m.vale_spirit[sp]
+        out["spirits"] = out["animal"] + out["forest"] + out["sky"] + out["wild"]
+        return out
+
+    def _penalty_mana(self, mana, base, fld, nf, tt, in_field):
+        """E[max(0, mana - penalties)] (Grassland's "not below 0", as SpoilModel).
+
+        ``mana``: the linear expectation net of penalties.  Where even the field's
+        lowest possible mana (each type's c smallest member values) is >= 0,
+        that is the answer;
+        the other fields get SpoilModel's exact distribution."""
+        m, T = self.model, self.T
+        n = len(m.deck.cards)
+        low = np.zeros((T, n + 1, n + 1))       # [type, c, field size]: sum of c smallest
+        for t in range(T):
+            for size in range(n + 1):
+                vals = sorted(a + g * (size - 1) - pen for a, g, pen in m._mana_members[t])
+                low[t, 1:len(vals) + 1, size] = np.cumsum(vals)
+        lowest = base + low[np.arange(T)[None, :], fld, nf[:, None]].sum(1)
+        out = mana.copy()
+        neg = np.flatnonzero(lowest < 0)
+        if len(neg):
+            keys = np.concatenate([fld[neg], np.where(in_field[neg], tt[neg], -1)[:, None]], 1)
+            uniq, inv = np.unique(keys, axis=0, return_inverse=True)
+            vals = np.array([float(m._mana_with_penalty(self._field_state(u), int(u[:T].sum())))
+                             for u in uniq])
+            out[neg] = vals[inv.ravel()]
+        return out
+
+    def _field_state(self, u):
+        """A SpoilModel state with field counts u[:T] and the guardian's card u[T]."""
+        from .spoil import _S
+        s = _S()
+        s.field = [int(x) for x in u[:self.T]]
+        s.temp = None if u[self.T] < 0 else (int(u[self.T]), True)
+        return s
+
+    def edges(self):
+        """(owner, p, showing, to) of every computed push edge (to = -1: spoiled)."""
+        n = int(self.cnt[K.N_ST])
+        e_start, e_len, e_p, e_sh, e_to = self.ed
+        lens = np.maximum(e_len[:n], 0)
+        owner = np.repeat(np.arange(n), lens)
+        idx = (np.repeat(e_start[:n], lens) + np.arange(lens.sum())
+               - np.repeat(np.cumsum(lens) - lens, lens))
+        return owner, e_p[idx], e_sh[idx].astype(np.int64), e_to[idx]
+
+    def pushed(self) -> np.ndarray:
+        return self.ed[1][:int(self.cnt[K.N_ST])] >= 0
