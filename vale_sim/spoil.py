@@ -1059,7 +1059,8 @@ class BestRule:
 
 def best_rule(deck, goal: str = "mana", target: int | None = None, horizon: int = 6,
               situation: Situation | None = None, rules: Rules | None = None,
-              exact: bool = False, card_set=None, max_states: int | None = None) -> BestRule:
+              exact: bool = False, card_set=None, max_states: int | None = None,
+              engine: str = "auto") -> BestRule:
     """Best push/stop rule by backward induction over compositions (≤ ``horizon`` pushes).
 
     goal "mana": maximise expected Harvest mana (a spoil gives 0);
@@ -1074,6 +1075,8 @@ def best_rule(deck, goal: str = "mana", target: int | None = None, horizon: int 
     deck = as_deck(deck, card_set)
     t0 = time.perf_counter()
     m = SpoilModel(deck, rules, situation, exact, mode="mana", max_states=max_states)
+    if _engine(engine, exact, m) == "compiled":
+        return _best_rule_compiled(m, goal, target, horizon, max_states, t0)
     start, _ = m.start()
     zero = m.num(0)
 
@@ -1134,6 +1137,53 @@ def best_rule(deck, goal: str = "mana", target: int | None = None, horizon: int 
     return BestRule(goal=goal, target=target, horizon=horizon, value=best, always_push=always,
                     table=table, states=m.states + len(m.prep_memo),
                     seconds=time.perf_counter() - t0)
+
+
+def _best_rule_compiled(m: SpoilModel, goal: str, target, horizon: int, max_states,
+                        t0: float) -> BestRule:
+    """best_rule on vale_sim.spoil_fast: backward induction over the same states, with
+    numpy over the edge lists (ties go to stopping, as in best_rule)."""
+    import numpy as np
+    from .spoil_fast import CompiledModel
+    H = horizon
+    cm = CompiledModel(m, max_states).run(H + 1)     # layer H is pushed too: its risk
+    n = len(cm.state_rows)
+    mana = cm.harvest()["mana"]
+    stop = mana if goal == "mana" else (mana >= target).astype(float)
+    show, on_deck = cm.showing(), cm.on_deck()
+    pushable = cm.pushed() & (on_deck >= 0)
+    owner, ep, _, eto = cm.edges()
+    ok = eto >= 0
+    o_ok, p_ok, to_ok = owner[ok], ep[ok], eto[ok]
+    risk = np.bincount(owner[~ok], weights=ep[~ok], minlength=n)
+    value, push_value = [stop], [None]
+    for h in range(1, H + 1):
+        pv = np.bincount(o_ok, weights=p_ok * value[h - 1][to_ok], minlength=n)
+        push_value.append(pv)
+        value.append(np.where(pushable & (pv > stop), pv, stop))
+    ids0, p0 = cm.layers[0]
+    best = float(p0 @ value[H][ids0])
+    always = {k: float(p @ stop[ids]) for k, (ids, p) in enumerate(cm.layers[:H + 1])}
+    rows: dict = defaultdict(float)
+    ids, p = ids0, p0
+    for k in range(H + 1):
+        h = H - k
+        pushes = (pushable[ids] & (push_value[h][ids] > stop[ids])) if h > 0 else \
+            np.zeros(len(ids), bool)
+        r = np.where(on_deck[ids] >= 0, risk[ids], 0.0)
+        for key, q in zip(zip(show[ids].tolist(), mana[ids].tolist(), r.tolist(),
+                              pushes.tolist()), p.tolist()):
+            sh, mn, rk, pu = key
+            rows[(k, sh, mn, rk, "push" if pu else "stop")] += q
+        w = np.zeros(n)
+        w[ids[pushes]] = p[pushes]
+        nxt = np.bincount(to_ok, weights=w[o_ok] * p_ok, minlength=n)
+        ids = np.flatnonzero(nxt)
+        p = nxt[ids]
+    table = [dict(pushes=k, decay_showing=sh, mana=mn, p_next_spoil=rk, decision=dec, reach=q)
+             for (k, sh, mn, rk, dec), q in sorted(rows.items())]
+    return BestRule(goal=goal, target=target, horizon=H, value=best, always_push=always,
+                    table=table, states=cm.states, seconds=time.perf_counter() - t0)
 
 
 # ---------------------------------------------------------------------------
