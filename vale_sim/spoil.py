@@ -967,26 +967,23 @@ def spoil_odds(deck, pushes: int = 6, situation: Situation | None = None,
 
 def _spoil_odds_compiled(model: SpoilModel, pushes: int, max_states, t0: float) -> SpoilOdds:
     """spoil_odds on vale_sim.spoil_fast: the same quantities from the same states."""
-    import numpy as np
     from .spoil_fast import CompiledModel
     cm = CompiledModel(model, max_states).run(pushes)
-    show, on_deck, harvest = cm.showing(), cm.on_deck(), cm.harvest()
     spoiled_at = cm.prep_spoil.copy()
     p_prep = float(spoiled_at.sum())
     p_spoil, hist_k, exp, exp_c, can = {}, {}, {}, {}, {}
-    for k, (ids, p) in enumerate(cm.layers):
+    for k in range(len(cm.layers)):
         spoiled_at = spoiled_at + cm.spoil_step[k] if k else spoiled_at
         ps = float(spoiled_at.sum())
         p_spoil[k] = ps
+        sums, can[k], alive_hist = cm.layer_stats(k)
         hist: dict = {int(sh): float(q) for sh, q in enumerate(spoiled_at) if q > 0}
-        sh = show[ids]
-        for v in np.unique(sh):
-            hist[int(v)] = hist.get(int(v), 0.0) + float(p[sh == v].sum())
+        for sh, q in alive_hist.items():
+            hist[sh] = hist.get(sh, 0.0) + q
         hist_k[k] = hist
-        exp[k] = {q: float(p @ harvest[q][ids]) for q in QUANTITIES}
+        exp[k] = dict(zip(QUANTITIES, sums.tolist()))
         alive = 1 - ps
         exp_c[k] = {q: (v / alive if alive > 0 else None) for q, v in exp[k].items()}
-        can[k] = float(p[on_deck[ids] >= 0].sum())
     given = {k: ((v - p_prep) / (1 - p_prep) if p_prep < 1 else None) for k, v in p_spoil.items()}
     return SpoilOdds(deck=model.deck.name, pushes=pushes, method="exact", p_prep_spoil=p_prep,
                      p_spoil_within=p_spoil, p_spoil_within_given_turn=given, p_can_push=can,

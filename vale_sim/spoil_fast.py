@@ -249,6 +249,7 @@ class CompiledModel:
             self.layers.append((ids, p))
             self.spoil_step.append(sp)
         self.state_rows = self.rows[:int(self.cnt[K.N_ST])]
+        self._values, self._mana_final, self._show_range = None, False, None
         return self
 
     @property
@@ -259,47 +260,67 @@ class CompiledModel:
                 + int(self.cnt[K.N_PREP]))
 
     # -- what the states show ------------------------------------------------------------
+    def values(self) -> np.ndarray:
+        """Per state (kernel ``state_values``): the columns V_* of spoil_dp."""
+        if getattr(self, "_values", None) is None:
+            m, T = self.model, self.T
+            n = len(self.state_rows)
+            means = np.array([[float(x) for x in m.mean[q]] for q in
+                              ("mana", "magic", "pen", "vp", "animal", "forest", "sky", "wild")])
+            ncards = len(m.deck.cards)
+            aur = np.array([[float(m.aurora(t, k)) for k in range(ncards + 1)] for t in range(T)])
+            vale = np.array([m.vale_mana] + [m.vale_spirit[s] for s in
+                                             ("animal", "forest", "sky", "wild")], float)
+            out = np.zeros((n, 11))
+            K.state_values(self.state_rows, n, self.par, self.ty, means, aur,
+                           np.array(m.tmana, float), np.array(m.tvp, float), vale, out)
+            self._values = out
+        return self._values
+
     def showing(self) -> np.ndarray:
-        r, O, m = self.state_rows.astype(np.int64), self.O, self.model
-        net, bonus = np.append(m.net, 0), np.append(m.bonus, 0)     # index -1: none
-        return (r[:, O + K.FN] - m.global_growth - r[:, O + K.ARG] + net[r[:, O + K.OD]]
-                - bonus[r[:, O + K.TT]])
+        return self.values()[:, K.V_SHOW].astype(np.int64)
 
     def on_deck(self) -> np.ndarray:
-        return self.state_rows[:, self.O + K.OD].astype(np.int64)
+        return self.values()[:, K.V_OD].astype(np.int64)
+
+    def final_values(self) -> np.ndarray:
+        """values() with column V_MANA the Harvest mana (Grassland's penalty applied)."""
+        v = self.values()
+        if self.model.penalty and not self._mana_final:
+            v[:, K.V_MANA] = self._penalty_mana(v[:, K.V_MANA] - v[:, K.V_PEN], v)
+        self._mana_final = True
+        return v
+
+    def layer_stats(self, k: int):
+        """(expected QUANTITIES, P(on-deck card), {showing: p}) of layer k's states."""
+        ids, p = self.layers[k]
+        v = self.final_values()
+        if self._show_range is None:
+            self._show_range = (int(v[:, K.V_SHOW].min(initial=0)),
+                                int(v[:, K.V_SHOW].max(initial=0)))
+        low, high = self._show_range
+        hist = np.zeros(high - low + 1)
+        out = np.zeros(8)
+        K.layer_stats(ids, p, len(ids), v, low, hist, out)
+        return out[:7], out[7], {int(i) + low: float(hist[i]) for i in np.flatnonzero(hist)}
 
     def harvest(self) -> dict:
-        """Expected Harvest per state (SpoilModel.harvest, vectorised)."""
-        m, T, O = self.model, self.T, self.O
-        r = self.state_rows.astype(np.int64)
-        F = r[:, 2 * T:3 * T].astype(float)
-        nf = r[:, 2 * T:3 * T].sum(1)
-        mean = {q: np.array([float(x) for x in v]) for q, v in m.mean.items()}
-        tt, ti = r[:, O + K.TT], r[:, O + K.TI]
-        in_field = (tt >= 0) & (ti == 1)
-        tmana = np.where(in_field, np.append(m.tmana, 0)[tt], 0)
-        tvp = np.where(in_field, np.append(m.tvp, 0)[tt], 0)
-        base = m.vale_mana + tmana
-        mana = base + F @ mean["mana"] + (F @ mean["magic"]) * (nf - 1)
-        if m.penalty:
-            mana = self._penalty_mana(mana - F @ mean["pen"], base, r[:, 2 * T:3 * T], nf, tt,
-                                      in_field)
-        ncards = len(m.deck.cards)
-        aur = np.array([[float(m.aurora(t, n)) for n in range(ncards + 1)] for t in range(T)])
-        vp = F @ mean["vp"] + (F * aur[:, nf].T).sum(1) + tvp
-        out = {"mana": mana, "vp": vp}
-        for sp in ("animal", "forest", "sky", "wild"):
-            out[sp] = F @ mean[sp] + m.vale_spirit[sp]
+        """Expected Harvest per state (SpoilModel.harvest)."""
+        v = self.final_values()
+        mana = v[:, K.V_MANA]
+        out = {"mana": mana, "vp": v[:, K.V_VP]}
+        for sp, col in (("animal", K.V_ANIMAL), ("forest", K.V_FOREST), ("sky", K.V_SKY),
+                        ("wild", K.V_WILD)):
+            out[sp] = v[:, col]
         out["spirits"] = out["animal"] + out["forest"] + out["sky"] + out["wild"]
         return out
 
-    def _penalty_mana(self, mana, base, fld, nf, tt, in_field):
+    def _penalty_mana(self, mana, v):
         """E[max(0, mana - penalties)] (Grassland's "not below 0", as SpoilModel).
 
         ``mana``: the linear expectation net of penalties.  Where even the field's
         lowest possible mana (each type's c smallest member values) is >= 0,
-        that is the answer;
-        the other fields get SpoilModel's exact distribution."""
+        that is the answer; the other fields get SpoilModel's exact distribution."""
         m, T = self.model, self.T
         n = len(m.deck.cards)
         low = np.zeros((T, n + 1, n + 1))       # [type, c, field size]: sum of c smallest
@@ -307,11 +328,15 @@ class CompiledModel:
             for size in range(n + 1):
                 vals = sorted(a + g * (size - 1) - pen for a, g, pen in m._mana_members[t])
                 low[t, 1:len(vals) + 1, size] = np.cumsum(vals)
+        fld = self.state_rows[:, 2 * T:3 * T].astype(np.int64)
+        nf = v[:, K.V_NF].astype(np.int64)
+        temp = v[:, K.V_TEMP].astype(np.int64)
+        base = m.vale_mana + np.where(temp >= 0, np.append(m.tmana, 0)[temp], 0)
         lowest = base + low[np.arange(T)[None, :], fld, nf[:, None]].sum(1)
         out = mana.copy()
         neg = np.flatnonzero(lowest < 0)
         if len(neg):
-            keys = np.concatenate([fld[neg], np.where(in_field[neg], tt[neg], -1)[:, None]], 1)
+            keys = np.concatenate([fld[neg], temp[neg, None]], 1)
             uniq, inv = np.unique(keys, axis=0, return_inverse=True)
             vals = np.array([float(m._mana_with_penalty(self._field_state(u), int(u[:T].sum())))
                              for u in uniq])

@@ -708,3 +708,81 @@ def intern_row(row, par, ty, tmp, st):
     rows, hv, ht, cnt = st
     canon(row, par, ty, tmp)
     return _intern(rows, hv, ht, cnt, N_ST, row, par[P_W])
+
+
+# -- what each state shows and harvests (SpoilModel.showing / .harvest) ----------------
+# columns of ``values``: what a state's Harvest expects, linear in its field
+V_MANA, V_PEN, V_VP, V_ANIMAL, V_FOREST, V_SKY, V_WILD, V_SHOW, V_OD, V_NF, V_TEMP = range(11)
+# rows of ``means``: per-type means of the Harvest attributes
+M_MANA, M_MAGIC, M_PEN, M_VP, M_ANIMAL, M_FOREST, M_SKY, M_WILD = range(8)
+
+
+@kernel
+def state_values(rows, n, par, ty, means, aur, tmana, tvp, vale, out):
+    """Per state: mana (without penalties), penalties, VP, each spirit, decay showing,
+    on-deck type, field size and the field card holding Conclave's guardian (-1).
+    ``vale`` = (mana, animal, forest, sky, wild) from vales; aur[t, field size]."""
+    T = par[P_T]
+    O = 3 * T
+    for s in range(n):
+        r = rows[s]
+        nf = 0
+        for t in range(T):
+            nf += r[2 * T + t]
+        mana = 0.0
+        pen = 0.0
+        vp = 0.0
+        sp0 = 0.0
+        sp1 = 0.0
+        sp2 = 0.0
+        sp3 = 0.0
+        for t in range(T):
+            c = np.float64(r[2 * T + t])
+            if c == 0.0:
+                continue
+            mana += c * (means[M_MANA, t] + means[M_MAGIC, t] * (nf - 1))
+            pen += c * means[M_PEN, t]
+            vp += c * (means[M_VP, t] + aur[t, nf])
+            sp0 += c * means[M_ANIMAL, t]
+            sp1 += c * means[M_FOREST, t]
+            sp2 += c * means[M_SKY, t]
+            sp3 += c * means[M_WILD, t]
+        tt = np.int64(r[O + TT])
+        temp = -1
+        if tt >= 0 and r[O + TI] == 1:
+            mana += tmana[tt]
+            vp += tvp[tt]
+            temp = tt
+        out[s, V_MANA] = mana + vale[0]
+        out[s, V_PEN] = pen
+        out[s, V_VP] = vp
+        out[s, V_ANIMAL] = sp0 + vale[1]
+        out[s, V_FOREST] = sp1 + vale[2]
+        out[s, V_SKY] = sp2 + vale[3]
+        out[s, V_WILD] = sp3 + vale[4]
+        out[s, V_SHOW] = showing(r, par, ty)
+        out[s, V_OD] = r[O + OD]
+        out[s, V_NF] = nf
+        out[s, V_TEMP] = temp
+
+
+@kernel
+def layer_stats(ids, p, n, values, low, hist, out):
+    """Sums over a distribution (states ids[:n], probabilities p): out = E[mana, animal,
+    forest, sky, wild, spirits, VP] (spoiled turns 0), P(an on-deck card); and
+    hist[showing - low] += probability."""
+    for j in range(8):
+        out[j] = 0.0
+    for i in range(n):
+        v = values[ids[i]]
+        q = p[i]
+        out[0] += q * v[V_MANA]
+        out[1] += q * v[V_ANIMAL]
+        out[2] += q * v[V_FOREST]
+        out[3] += q * v[V_SKY]
+        out[4] += q * v[V_WILD]
+        out[5] += q * (v[V_ANIMAL] + v[V_FOREST] + v[V_SKY] + v[V_WILD])
+        out[6] += q * v[V_VP]
+        if v[V_OD] >= 0:
+            out[7] += q
+        hist[np.int64(v[V_SHOW]) - low] += q
