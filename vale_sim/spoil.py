@@ -881,19 +881,43 @@ class TooManyStates(RuntimeError):
     def __init__(self, deck: str, max_states: int):
         self.deck, self.max_states = deck, max_states
         super().__init__(f"deck {deck!r} needs more than {max_states:,} states for an exact "
-                         f"answer (about 20-30 µs each): use --simulate, or raise --max-states")
+                         f"answer: use --simulate, or raise --max-states")
 
 
 ENGINES = ("auto", "compiled", "python")
 
 
+def unsupported(model: "SpoilModel") -> str | None:
+    """Why the compiled engine (vale_sim.spoil_fast) cannot hold this model's states
+    in its int8 rows (None if it can)."""
+    n = len(model.deck.cards)
+    if model.T > 63:
+        return f"{model.T} card types (at most 63)"
+    if n > 120:
+        return f"{n} cards (at most 120)"
+    spread = sum(abs(model.net[t]) * len(model.members[t]) for t in range(model.T))
+    if spread + sum(model.arbors) + abs(model.global_growth) > 120:
+        return "decay/growth totals beyond the int8 range"
+    if any(len(w) > 3 for w in model.wp):
+        return "a card with more than three When Played abilities"
+    return None
+
+
+# "auto" first tries the Python model up to this many states (a few ms to ~0.1 s):
+# small decks then answer without loading the compiled kernels (~0.7 s once per
+# process: numba's import and its cache)
+AUTO_PYTHON_STATES = 2_000
+
+
 def _engine(engine: str, exact: bool, model: "SpoilModel") -> str:
-    """The engine to use: "compiled" unless Fractions are asked for or it cannot."""
-    from .spoil_fast import unsupported
+    """The engine to use: "compiled" unless Fractions are asked for or it cannot
+    ("auto" → "auto-python-first" when the compiled engine can take the deck)."""
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     if engine == "python" or (engine == "auto" and (exact or unsupported(model))):
         return "python"
+    if engine == "auto":
+        return "auto-python-first"
     if exact:
         raise ValueError("exact=True (Fractions) needs engine='python'")
     why = unsupported(model)
@@ -918,7 +942,17 @@ def spoil_odds(deck, pushes: int = 6, situation: Situation | None = None,
     deck = as_deck(deck, card_set)
     t0 = time.perf_counter()
     model = SpoilModel(deck, rules, situation, exact, max_states=max_states)
-    if _engine(engine, exact, model) == "compiled":
+    how = _engine(engine, exact, model)
+    if how == "auto-python-first":
+        if max_states is None or max_states > AUTO_PYTHON_STATES:
+            try:
+                return spoil_odds(deck, pushes, situation, rules, exact, card_set,
+                                  AUTO_PYTHON_STATES, "python")
+            except TooManyStates:
+                how = "compiled"
+        else:
+            how = "python"
+    if how == "compiled":
         return _spoil_odds_compiled(model, pushes, max_states, t0)
     start, prep_spoil = model.start()
     zero = model.num(0)
@@ -1072,7 +1106,17 @@ def best_rule(deck, goal: str = "mana", target: int | None = None, horizon: int 
     deck = as_deck(deck, card_set)
     t0 = time.perf_counter()
     m = SpoilModel(deck, rules, situation, exact, mode="mana", max_states=max_states)
-    if _engine(engine, exact, m) == "compiled":
+    how = _engine(engine, exact, m)
+    if how == "auto-python-first":
+        if max_states is None or max_states > AUTO_PYTHON_STATES:
+            try:
+                return best_rule(deck, goal, target, horizon, situation, rules, exact,
+                                 card_set, AUTO_PYTHON_STATES, "python")
+            except TooManyStates:
+                how = "compiled"
+        else:
+            how = "python"
+    if how == "compiled":
         return _best_rule_compiled(m, goal, target, horizon, max_states, t0)
     start, _ = m.start()
     zero = m.num(0)

@@ -16,29 +16,15 @@ from __future__ import annotations
 import numpy as np
 
 from .fast import spoil_dp as K
+from .spoil import unsupported
 
 # sizes to start from; doubled on demand
-_START = {"states": 1 << 16, "reveal": 1 << 15, "redges": 1 << 18, "edges": 1 << 19}
+_START = {"states": 1 << 12, "reveal": 1 << 11, "redges": 1 << 14, "edges": 1 << 15}
 GROWTH = 4
 _OVF_STORE = {1 + K.N_ST: "states", 1 + K.N_R: "reveal", K.OVF_REDGES: "redges",
               K.OVF_EDGES: "edges"}
 WP_CODE = {"when_played_discard_field": K.WP_DISCARD, "when_played_peek": K.WP_PEEK,
            "when_played_search_deck": K.WP_SEARCH}
-
-
-def unsupported(model) -> str | None:
-    """Why the compiled engine cannot hold this model's states (None if it can)."""
-    n = len(model.deck.cards)
-    if model.T > 63:
-        return f"{model.T} card types (at most 63)"
-    if n > 120:
-        return f"{n} cards (at most 120)"
-    spread = sum(abs(model.net[t]) * len(model.members[t]) for t in range(model.T))
-    if spread + sum(model.arbors) + abs(model.global_growth) > 120:
-        return "decay/growth totals beyond the int8 range"
-    if any(len(w) > 3 for w in model.wp):
-        return "a card with more than three When Played abilities"
-    return None
 
 
 def _table_size(n: int) -> int:

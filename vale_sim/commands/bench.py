@@ -20,6 +20,13 @@ def add_parser(sub) -> None:
     p.add_argument("--workers", type=int, default=1,
                    help="also time the fast engine through the runner with this many processes "
                         "(text output only; includes worker start-up)")
+    p.add_argument("--spoil", action="store_true",
+                   help="benchmark the exact spoil-odds calculator instead: Python model vs "
+                        "compiled engine on played decks, and seconds per deck on the decks "
+                        "of --decks games and on --decks random crafted decks")
+    p.add_argument("--decks", type=int, default=100,
+                   help="with --spoil: games whose players' decks are timed, and random "
+                        "crafted decks timed (default 100 each)")
     p.add_argument("--json", action="store_true",
                    help='print {"fast_games_per_s", "reference_games_per_s", "speedup", '
                         '"fast_games_per_s_per_core"}')
@@ -33,9 +40,35 @@ def _rate(cfg, n: int) -> float:
     return n / (time.perf_counter() - t0)
 
 
+def run_spoil(args) -> int:
+    from ..cli import UserError
+    from ..spoil_bench import bench
+    games = args.decks
+    if games < 1:
+        raise UserError(f"--decks must be at least 1, got {games}")
+    r = bench(games=games, crafted=games, seed=args.seed)
+    if args.json:
+        print(json.dumps(r))
+        return 0
+    e = r["engines"]
+    print(f"exact spoil odds, K = {r['pushes']} pushes, one process")
+    print(f"same {e['decks']} played decks: Python model {e['python_seconds']:.2f} s, "
+          f"compiled {e['compiled_seconds']:.3f} s, speed-up {e['speedup']:.0f}x")
+    for name, what in (("played", f"decks at the end of {games} two-player games"),
+                       ("crafted", f"{games} random crafted decks (0-40 advancements, 0-3 "
+                                   f"vales)")):
+        s = r[name]
+        print(f"{what}: {s['under_1s']}/{s['decks']} under 1 s, median "
+              f"{s['median_seconds']:.3f} s, slowest {s['max_seconds']:.2f} s "
+              f"({s['slowest']}), most states {s['max_states']:,}")
+    return 0
+
+
 def run(args) -> int:
     from ..cli import UserError
     from ..runner import RunConfig, fast_available, run as run_games
+    if args.spoil:
+        return run_spoil(args)
     if not fast_available():
         raise UserError("the fast engine (vale_sim.fast.api) is not available yet; "
                         "bench compares it with the reference engine")

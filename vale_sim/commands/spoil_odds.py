@@ -18,9 +18,13 @@ def add_parser(sub) -> None:
     mode.add_argument("--simulate", action="store_true",
                       help="estimate with the reference engine instead")
     p.add_argument("--games", type=int, default=10_000, help="games to simulate (default 10000)")
-    p.add_argument("--max-states", type=int, default=300_000,
+    p.add_argument("--max-states", type=int, default=4_000_000,
                    help="stop an exact computation past this many distinct states (about "
-                        "20-30 µs each; default 300000, 0 = no limit) and say to use --simulate")
+                        "1-2 µs and 300 bytes each compiled; default 4000000, 0 = no limit) "
+                        "and say to use --simulate")
+    p.add_argument("--engine", choices=("auto", "compiled", "python"), default="auto",
+                   help="exact engine: compiled (numba; the default via auto) or the readable "
+                        "Python model it is checked against (20-80x slower)")
     p.add_argument("--seed", type=int, default=0, help="master seed for --simulate (default 0)")
     p.add_argument("--set", default=None,
                    help="card set for names in the deck (default: the deck file's, else core)")
@@ -68,12 +72,13 @@ def run(args) -> int:
         if args.simulate:
             res = spoil.simulate_spoil_odds(deck, args.pushes, args.games, seed, rules)
         else:
-            res = spoil.spoil_odds(deck, args.pushes, rules=rules, max_states=limit)
+            res = spoil.spoil_odds(deck, args.pushes, rules=rules, max_states=limit,
+                                   engine=args.engine)
         rule = None
         if goal:
             rule = spoil.best_rule(deck, goal, target, horizon=args.pushes, rules=rules,
-                                   max_states=limit)
-    except spoil.TooManyStates as e:
+                                   max_states=limit, engine=args.engine)
+    except (spoil.TooManyStates, ValueError) as e:
         raise UserError(str(e)) from None
     if args.plot:
         from ..plots.spoil import spoil_report_figure
