@@ -23,6 +23,7 @@ Three kinds of check:
 """
 from __future__ import annotations
 
+import json
 import math
 import random
 from collections import defaultdict
@@ -37,6 +38,7 @@ from vale_sim.reference.player import Player
 from vale_sim.reference.symbols import Card
 from vale_sim.rng import GameRng
 from vale_sim.rules import Rules
+from vale_sim.spoil_bench import crafted_deck, crafted_decks, played_decks, scan, summarize
 from vale_sim.spoil import (QUANTITIES, Deck, DeckError, Situation, SpoilModel, best_rule,
                             benchmark, bundled_decks, deck_from_dict, load_deck, make_card,
                             simulate_spoil_odds, spoil_odds, starter_deck)
@@ -404,21 +406,7 @@ def test_best_rule_with_fractions_equals_floats():
 # ---------------------------------------------------------------------------
 # Size: any crafted 20-card deck stays small (no timed assertion)
 # ---------------------------------------------------------------------------
-def crafted(cs, r, n_adv, n_vales, when_played=True):
-    deck = starter_deck(cs, "crafted")
-    kinds = [i for i, a in enumerate(cs.advancements) if a.supply == "commons"
-             and (when_played or not a.ability.startswith("when_played"))]
-    for _ in range(n_adv):
-        k = r.choice(kinds)
-        a = cs.advancements[k]
-        free = [c for c in deck.cards if c.slots[a.position] < 0]
-        if free:
-            c = r.choice(free)
-            c.slots[a.position] = k
-            if a.longwise:
-                c.longwise_top = a.position
-    deck.vales = tuple(r.sample(range(len(cs.vales)), n_vales))
-    return deck
+crafted = crafted_deck       # vale_sim.spoil_bench: the starter deck + random commons and vales
 
 
 @settings(max_examples=15, deadline=None, derandomize=True,
@@ -616,3 +604,38 @@ def test_state_limit_stops_with_advice(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "--simulate" in err and "5" in err
     assert spoil_odds("starter", 6, max_states=10_000).p_spoil_within[1] == pytest.approx(0.45)
+
+
+# ---------------------------------------------------------------------------
+# vale_sim.spoil_bench (vale-sim bench --spoil)
+# ---------------------------------------------------------------------------
+def test_played_decks_are_the_players_decks_at_game_end():
+    decks = played_decks(2, seed=3)
+    assert len(decks) == 4                              # two players, two games
+    assert all(len(d.cards) == 20 for d in decks)
+    crafted_cards = sum(1 for d in decks for c in d.cards if c.slots != [-1, -1, -1])
+    assert crafted_cards > 0                            # they bought and sleeved something
+    again = played_decks(2, seed=3)
+    assert [c.slots for d in decks for c in d.cards] == [c.slots for d in again for c in d.cards]
+
+
+def test_crafted_decks_are_reproducible_and_scan_times_them():
+    a, b = crafted_decks(3, seed=5), crafted_decks(3, seed=5)
+    assert [c.slots for d in a for c in d.cards] == [c.slots for d in b for c in d.cards]
+    assert [d.vales for d in a] == [d.vales for d in b]
+    rows = scan(a[:2], pushes=2)
+    assert [r["deck"] for r in rows] == ["crafted 5", "crafted 6"]
+    assert all(r["seconds"] > 0 and r["states"] > 0 for r in rows)
+    s = summarize(rows)
+    assert s["decks"] == 2 and s["under_1s"] <= 2 and s["max_states"] == max(r["states"] for r in rows)
+    stopped = scan(a[:1], pushes=6, max_states=3)
+    assert stopped[0]["states"] is None
+
+
+def test_bench_spoil_command(capsys):
+    from vale_sim.cli import main
+    assert main(["bench", "--spoil", "--decks", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["played"]["decks"] == 4 and out["crafted"]["decks"] == 2
+    assert out["engines"]["python_seconds"] > 0 and out["engines"]["compiled_seconds"] > 0
+    assert main(["bench", "--spoil", "--decks", "0"]) == 2
