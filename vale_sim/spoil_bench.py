@@ -95,17 +95,19 @@ def summarize(rows: list[dict], limit: float = 1.0) -> dict:
             "max_states": max((r["states"] or 0) for r in rows) if rows else None}
 
 
-def bench(games: int = 100, crafted: int = 100, compare: int = 20, seed: int = 0,
+def bench(games: int = 100, crafted: int = 100, compare: int = 10, seed: int = 0,
           pushes: int = 6) -> dict:
     """The spoil benchmark of ``vale-sim bench --spoil``, measured in one run:
 
-    * ``engines``: the Python model and the compiled engine on the same ``compare``
-      played decks (total seconds each and the ratio);
     * ``played`` / ``crafted``: the compiled engine on the decks of ``games`` games
-      (two per game) and on ``crafted`` random crafted decks (summarize()).
+      (two per game) and on ``crafted`` random crafted decks (summarize());
+    * ``engines``: the Python model and the compiled engine on the same decks, the
+      ``compare`` played decks with the most states (total seconds each, ratio).
     """
     played = played_decks(games, seed)
-    some = played[:compare]
+    rows = scan(played, pushes)
+    order = sorted(range(len(played)), key=lambda i: -(rows[i]["states"] or 0))
+    some = [played[i] for i in order[:compare]]
     scan(some[:1], pushes, "python")                  # warm both engines up
     t = time.perf_counter()
     scan(some, pushes, "python")
@@ -114,7 +116,9 @@ def bench(games: int = 100, crafted: int = 100, compare: int = 20, seed: int = 0
     scan(some, pushes, "compiled")
     comp = time.perf_counter() - t
     return {"pushes": pushes,
-            "engines": {"decks": len(some), "python_seconds": py, "compiled_seconds": comp,
+            "engines": {"decks": len(some), "states": sum(rows[i]["states"] for i in
+                                                          order[:compare]),
+                        "python_seconds": py, "compiled_seconds": comp,
                         "speedup": py / comp if comp else None},
-            "played": summarize(scan(played, pushes)),
+            "played": summarize(rows),
             "crafted": summarize(scan(crafted_decks(crafted, seed), pushes))}

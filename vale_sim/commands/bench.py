@@ -52,8 +52,9 @@ def run_spoil(args) -> int:
         return 0
     e = r["engines"]
     print(f"exact spoil odds, K = {r['pushes']} pushes, one process")
-    print(f"same {e['decks']} played decks: Python model {e['python_seconds']:.2f} s, "
-          f"compiled {e['compiled_seconds']:.3f} s, speed-up {e['speedup']:.0f}x")
+    print(f"the {e['decks']} played decks with most states ({e['states']:,} in all): Python "
+          f"model {e['python_seconds']:.2f} s, compiled {e['compiled_seconds']:.3f} s, "
+          f"speed-up {e['speedup']:.0f}x")
     for name, what in (("played", f"decks at the end of {games} two-player games"),
                        ("crafted", f"{games} random crafted decks (0-40 advancements, 0-3 "
                                    f"vales)")):
