@@ -158,6 +158,16 @@ SMALL_DECKS = {
                                     card("Cursed Land", "Hulking Thornhide"), card(*CL),
                                     card(*CL), card("Cursed Land", "Model L1 Sprout A"), BLANK,
                                     vales=("Conclave of Ents", "Azure Lake")),
+    # a pending Conclave with Deadwood/Owl: the field order is cut to what a discard
+    # or the Conclave can reach (SpoilModel._pending_seq)
+    "conclave-deadwood": deck_of(card("Grovetender", "Model L1 Sprout A"), card("Grovetender"),
+                                 card("Deadwood Harvester"), card(*CL), card(*CL),
+                                 card("Grovetender", "Model L1 Sprout F"),
+                                 vales=("Conclave of Ents",)),
+    "conclave-recycling-owls": deck_of(card("Grovetender", "Model L1 Sprout A"),
+                                       card("Cursed Land", "Mindful Owl"), card("Grovetender"),
+                                       card("Deadwood Harvester"), card(*CL), BLANK,
+                                       vales=("Conclave of Ents",)),
     "when-played": deck_of(card("Cursed Land", "Calm Weather"), card("Deadwood Harvester"),
                            card("Cleansing Rain"), card("Cursed Land", "Stag"),
                            card("Cursed Land", "Mindful Owl")),

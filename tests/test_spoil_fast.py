@@ -72,18 +72,10 @@ def _close(a, b, what, scale=1.0):
 
 
 def _close_or_none(a, b, what, alive_c, alive_p):
-    """None (nothing is left to condition on) in both, or close values.
-
-    Known discrepancy (see test_no_spoil_expectation_is_none_when_every_turn_spoils):
-    both engines give None only when the float 1 - P(spoil) is exactly 0, so when
-    every turn has spoiled one engine may say None and the other 0.0 (P = 0.9999999999999999).
-    That case alone is let through here: one None and the other's 1 - P within rounding of 0.
-    """
+    """None (nothing is left to condition on) in both, or close values.  Both engines
+    decide None from the turns not spoiled (none left), not from a rounded 1 - P."""
     if a is None or b is None:
-        if a is None and b is None:
-            return
-        assert abs(float(alive_c if b is None else alive_p)) <= 1e-12, \
-            f"{what}: {a!r} vs {b!r}"
+        assert a is None and b is None, f"{what}: {a!r} vs {b!r}"
     else:
         _close(a, b, what, 1 / max(abs(float(alive_p)), 1e-300))
 
@@ -315,9 +307,6 @@ def test_compiled_equals_python_in_random_situations(ds, prep, pushes):
     assert_same(c, p, pushes)
 
 
-@pytest.mark.xfail(strict=True, reason="engine discrepancy: expected_given_no_spoil is None "
-                   "only when the float 1 - P(spoil) is exactly 0, so when every turn spoils "
-                   "the engines disagree (None vs 0.0) depending on summation rounding")
 @pytest.mark.parametrize("engine", ["compiled", "python"])
 def test_no_spoil_expectation_is_none_when_every_turn_spoils(engine):
     """Fractions: every turn has spoiled by push 3 (Druid by hand) or 6 (When Played

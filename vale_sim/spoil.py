@@ -582,44 +582,75 @@ class SpoilModel:
 
         ``seq`` (the field's order) serves Deadwood/Owl, which discard the leftmost
         card of the largest effective net decay (> 0), and a pending Conclave, which
-        takes the first Grovetender card that saves.  With no Conclave pending, the
-        order between groups of different effective net decay is never consulted:
-        the groups are stored one after the other (largest first, each in field
-        order), cards that no discard can pick (effective net <= 0) are left out,
-        and a group keeps only its first r cards, r being the discards still to
-        come: the Deadwood/Owl abilities on cards not in the field, none at all
-        if there are none (only those plays move a field card), unbounded if a
-        Deadwood/Owl card can itself be discarded (net decay > 0, and another
-        Deadwood/Owl card to discard it) and return.  Field counts keep
-        every card, so showing and Harvest are untouched.
+        takes the first Grovetender card that saves.  r is the number of discards
+        still to come: the Deadwood/Owl abilities on cards not in the field, none
+        at all if there are none (only those plays move a field card), unbounded
+        if a Deadwood/Owl card can itself be discarded (net decay > 0, and another
+        Deadwood/Owl card to discard it) and return.  With no Conclave pending,
+        the order between groups of different effective net decay is never
+        consulted: the groups are stored one after the other (largest first, each
+        in field order), cards that no discard can pick (effective net <= 0) are
+        left out, and a group keeps only its first r cards (``_grouped_seq``).
+        With a Conclave pending the field order is kept, but only for the cards
+        a discard can reach and the first r + 1 Grovetender cards of each type
+        (``_pending_seq``).  Field counts keep every card, so showing and Harvest
+        are untouched.
         """
         seq = s.seq
-        if seq and (not self.conclave or s.conclave_used):
+        if seq:
             r = 0
             if self.deadwood:       # abilities on cards not in the field (deck, discard, on-deck)
                 fld = s.field
                 r = self.dw_total - sum(fld[t] * self.dw[t] for t in self.dw_types)
             if r and self.dw_recycles:
                 r = len(seq)         # a discarded Deadwood/Owl may be played again: no bound
-            if r == 0:
-                seq = ()
-            else:
-                ck = (seq, r)
-                hit = self._seq_cache.get(ck)
-                if hit is None:
-                    groups: dict = {}
-                    for e in seq:
-                        if self.net[e[0]] > 0:
-                            g = self._eff_net(e)
-                            if g > 0:
-                                lst = groups.setdefault(g, [])
-                                if len(lst) < r:
-                                    lst.append(e)
-                    hit = self._seq_cache[ck] = tuple(e for g in sorted(groups, reverse=True)
-                                                      for e in groups[g])
-                seq = hit
+            pending = self.conclave and not s.conclave_used
+            ck = (seq, r, pending)
+            hit = self._seq_cache.get(ck)
+            if hit is None:
+                hit = self._seq_cache[ck] = (self._pending_seq(seq, r) if pending
+                                             else self._grouped_seq(seq, r))
+            seq = hit
         return (tuple(s.deck), tuple(s.disc), tuple(s.field), s.od,
                 s.druid_used, s.conclave_used, s.arbors_used, s.arbor_growth, s.temp, seq, s.fn)
+
+    def _grouped_seq(self, seq: tuple, r: int) -> tuple:
+        """No Conclave pending: the first r cards of each effective net decay > 0,
+        groups largest first, each in field order."""
+        groups: dict = {}
+        for e in seq:
+            if self.net[e[0]] > 0:
+                g = self._eff_net(e)
+                if g > 0:
+                    lst = groups.setdefault(g, [])
+                    if len(lst) < r:
+                        lst.append(e)
+        return tuple(e for g in sorted(groups, reverse=True) for e in groups[g])
+
+    def _pending_seq(self, seq: tuple, r: int) -> tuple:
+        """A Conclave pending: in field order, the first r + 1 Grovetender cards of each
+        type (the Conclave takes the leftmost that saves, after at most r discards)
+        and, if discards are to come, the first r + 1 cards of each net decay > 0 (r
+        discards, plus one card the Conclave's guardian may move out of its group)."""
+        per_type: dict = {}
+        per_group: dict = {}
+        out = []
+        for e in seq:
+            t = e[0]
+            keep = False
+            if self.gpg[t]:
+                n = per_type.get(t, 0)
+                keep = n <= r
+                per_type[t] = n + 1
+            if self.net[t] > 0:
+                g = self._eff_net(e)
+                if g > 0:
+                    n = per_group.get(g, 0)
+                    keep = keep or (r > 0 and n <= r)
+                    per_group[g] = n + 1
+            if keep:
+                out.append(e)
+        return tuple(out)
 
     # -- one push, memoised -------------------------------------------------------
     def push(self, sid: int) -> list:
@@ -988,10 +1019,13 @@ def spoil_odds(deck, pushes: int = 6, situation: Situation | None = None,
                 tot[q] += p * h[q]
         show[k] = dict(hist)
         exp[k] = tot
-        alive = 1 - ps
+        alive = sum(dist.values(), zero)     # = 1 - ps, summed over the turns not spoiled
         exp_c[k] = {q: (v / alive if alive > 0 else None) for q, v in tot.items()}
         can[k] = sum((p for key, p in dist.items() if model.on_deck(key) >= 0), zero)
-    given = {k: ((v - p_prep) / (1 - p_prep) if p_prep < 1 else None) for k, v in p_spoil.items()}
+        if not exact:
+            p_spoil[k] = min(ps, 1.0)            # a float sum of 1 may round above it
+    started = sum(start.values(), zero)          # = 1 - p_prep
+    given = {k: ((v - p_prep) / started if started > 0 else None) for k, v in p_spoil.items()}
     return SpoilOdds(deck=deck.name, pushes=pushes, method="exact", p_prep_spoil=p_prep,
                      p_spoil_within=p_spoil, p_spoil_within_given_turn=given, p_can_push=can,
                      decay_showing_distribution=show, expected=exp,
@@ -1016,9 +1050,11 @@ def _spoil_odds_compiled(model: SpoilModel, pushes: int, max_states, t0: float) 
             hist[sh] = hist.get(sh, 0.0) + q
         hist_k[k] = hist
         exp[k] = dict(zip(QUANTITIES, sums.tolist()))
-        alive = 1 - ps
+        alive = float(cm.layers[k][1].sum())     # = 1 - ps, over the turns not spoiled
         exp_c[k] = {q: (v / alive if alive > 0 else None) for q, v in exp[k].items()}
-    given = {k: ((v - p_prep) / (1 - p_prep) if p_prep < 1 else None) for k, v in p_spoil.items()}
+        p_spoil[k] = min(ps, 1.0)                # a float sum of 1 may round above it
+    started = float(cm.layers[0][1].sum())       # = 1 - p_prep
+    given = {k: ((v - p_prep) / started if started > 0 else None) for k, v in p_spoil.items()}
     return SpoilOdds(deck=model.deck.name, pushes=pushes, method="exact", p_prep_spoil=p_prep,
                      p_spoil_within=p_spoil, p_spoil_within_given_turn=given, p_can_push=can,
                      decay_showing_distribution=hist_k, expected=exp,

@@ -79,7 +79,7 @@ class CompiledModel:
         self.buf = np.zeros((stages + 1, self.W), np.int8)
         self.bp = np.zeros(stages + 1)
         self.wk = np.zeros((4, self.W), np.int8)
-        self.tmp = np.zeros(L + 1, np.int8)
+        self.tmp = np.zeros(L + 1 + T + 130, np.int64)
         mr = T * T + T + 2
         mp = (stages + 1) * mr
         self.sc = (np.zeros(mr), np.zeros(mr, np.int16), np.zeros(mr, np.int64),

@@ -183,12 +183,15 @@ def _deck_size(row, T):
 
 @kernel
 def canon(row, par, ty, tmp):
-    """SpoilModel.canon, in place: trim the field order to what later choices read."""
+    """SpoilModel.canon, in place: trim the field order to what later choices read.
+
+    ``tmp``: int64 scratch of L + T + 130 (kept entries, then counts per type and
+    per effective net decay)."""
     T = par[P_T]
     O = 3 * T
     L = par[P_L]
     sl = np.int64(row[O + SL])
-    if sl == 0 or (par[P_CONC] != 0 and row[O + CON] == 0):
+    if sl == 0:
         return
     r = 0
     if par[P_DEADWOOD]:
@@ -198,7 +201,31 @@ def canon(row, par, ty, tmp):
     if r > 0 and par[P_DWREC]:
         r = sl
     k = 0
-    if r > 0:
+    if par[P_CONC] != 0 and row[O + CON] == 0:
+        # _pending_seq: field order; first r + 1 Grovetender cards of each type and, if
+        # r > 0, the first r + 1 of each effective net decay > 0
+        per_t = L + 1
+        per_g = L + 1 + T
+        for j in range(per_t, per_g + 130):
+            tmp[j] = 0
+        for i in range(sl):
+            e = np.int64(row[O + SEQ + i])
+            t = e >> 1
+            keep = False
+            if ty[TY_GPG, t]:
+                keep = tmp[per_t + t] <= r
+                tmp[per_t + t] += 1
+            if ty[TY_NET, t] > 0:
+                g = ty[TY_NET, t] - (ty[TY_BONUS, t] if e & 1 else 0)
+                if g > 0:
+                    if r > 0 and tmp[per_g + g] <= r:
+                        keep = True
+                    tmp[per_g + g] += 1
+            if keep:
+                tmp[k] = e
+                k += 1
+    elif r > 0:
+        # _grouped_seq: first r of each effective net decay > 0, largest first
         gmax = 0
         for i in range(sl):
             e = np.int64(row[O + SEQ + i])
