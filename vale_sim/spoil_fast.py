@@ -115,8 +115,7 @@ class CompiledModel:
         self.f_ids, self.f_p = np.zeros(ns, np.int64), np.zeros(ns)
 
     def _grow(self) -> None:
-        """Grow the store a kernel found full, keeping its contents.  Memoised edges
-        come with the states: when the states grow, every store grows with them."""
+        """Grow the store a kernel found full, keeping its contents."""
         which = _OVF_STORE[int(self.cnt[K.OVF])]
         self.cnt[K.OVF] = 0
         if which == "states":
@@ -128,8 +127,6 @@ class CompiledModel:
                 new = min(GROWTH * old, self.max_states)
             else:
                 new = GROWTH * old
-            for store in ("reveal", "redges", "edges"):
-                self._grow_store(store, GROWTH * self.sizes[store])
             self._grow_store("states", new)
         else:
             self._grow_store(which, GROWTH * self.sizes[which])
