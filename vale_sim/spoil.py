@@ -750,7 +750,11 @@ class SpoilModel:
                 done[self.intern(self.canon(s1))] += p
             else:
                 frontier[self.intern(self.canon(s1))] += p
+        steps = 0
         while frontier:
+            steps += 1
+            if steps > len(self.keys) + 1:     # a Prep path came back to a state
+                raise PrepLoop(self.deck.name)
             nxt = defaultdict(int)
             for key, p in frontier.items():
                 for q, what, sh, k in self._prep_step(key):
@@ -758,7 +762,7 @@ class SpoilModel:
                         spoil[sh] += p * q
                     elif what == "done":
                         done[k] += p * q
-                    else:
+                    elif p * q:                  # (a float underflow to 0 adds nothing)
                         nxt[k] += p * q
             frontier = nxt
         return dict(done), dict(spoil)
@@ -904,6 +908,22 @@ def _jsonable(x):
     if isinstance(x, dict):
         return {str(k): _jsonable(v) for k, v in x.items()}
     return None if x is None else float(x)
+
+
+class PrepLoop(ValueError):
+    """Prep can come back to a state it has been in, so it has no bound on its length.
+
+    Deadwood Harvester / Mindful Owl cards with net decay > 0 can discard each
+    other and return through reshuffles while growth keeps the showing under 3:
+    the exact answer would be an infinite sum (and where the loop has no way
+    out, the engine's Prep never ends either)."""
+
+    def __init__(self, deck: str):
+        self.deck = deck
+        super().__init__(f"deck {deck!r}: Prep can return to a state it has been in "
+                         f"(Deadwood/Owl cards discarding each other while growth keeps the "
+                         f"showing under 3), so its length has no bound; the exact "
+                         f"calculator cannot sum it")
 
 
 class TooManyStates(RuntimeError):

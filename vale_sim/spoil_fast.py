@@ -181,6 +181,9 @@ class CompiledModel:
             n = fn(*args())
             if n >= 0:
                 return n
+            if n == -2:
+                from .spoil import PrepLoop
+                raise PrepLoop(self.model.deck.name)
             self._grow()
 
     def run(self, pushes: int):

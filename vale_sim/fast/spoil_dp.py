@@ -623,6 +623,10 @@ def push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc):
 # -- the starting distribution: Prep on a fresh deck (§3, §4.6) ---------------------
 @kernel
 def _add(acc, mark, nm, sid, p):
+    """acc[sid] += p, listing sid in mark the first time (a 0.0 from underflow is not
+    added: it would be listed again and again)."""
+    if p == 0.0:
+        return nm
     if acc[sid] == 0.0:
         mark[nm] = sid
         nm += 1
@@ -636,7 +640,8 @@ def start_fresh(par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc, lay, prep_sp,
 
     lay = (acc_done, mark_done, acc_f, mark_f, f_ids, f_p, out_ids, out_p): on
     return out_ids/out_p[:n] hold the states at the start of Planting; prep_sp
-    [showing] the probability of spoiling during Prep.  Returns n (-1 overflow).
+    [showing] the probability of spoiling during Prep.  Returns n (-1: a store is
+    full; -2: Prep came back to a state, see vale_sim.spoil.PrepLoop).
     """
     rows, hv, ht, cnt = st
     e_start, e_len, e_p, e_sh, e_to = ed
@@ -661,7 +666,11 @@ def start_fresh(par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc, lay, prep_sp,
         if sid < 0:
             return -1
         nf = _add(acc_f, mark_f, nf, sid, c / n)
+    steps = 0
     while nf > 0:
+        steps += 1
+        if steps > cnt[N_ST] + 1:          # a Prep path came back to a state: PrepLoop
+            return -2
         for i in range(nf):                # the frontier, then clear it for the next
             f_ids[i] = mark_f[i]
             f_p[i] = acc_f[mark_f[i]]
