@@ -460,16 +460,19 @@ def _record(p, sh, to, o_p, o_sh, o_to, m):
 
 @kernel
 def _finish(row, p, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o_to, m):
-    """After the (Druid's) reveal: saved by Conclave/Arbor, spoiled, or a new state."""
+    """After the (Druid's) reveal: saved by Conclave/Arbor, spoiled, or a new state.
+
+    ``row`` comes from a canonical just-played state and a reveal, which leaves the
+    field alone: its field order needs canon again only if the Conclave fired."""
     W = par[P_W]
     O = 3 * par[P_T]
     sh = showing(row, par, ty)
     if sh >= SPOIL_AT:
-        if not _conclave(row, sh, par, ty):
-            if not _arbor(row, sh, par, arbors):
-                return _record(p, sh, -1, o_p, o_sh, o_to, m)
+        if _conclave(row, sh, par, ty):
+            canon(row, par, ty, tmp)
+        elif not _arbor(row, sh, par, arbors):
+            return _record(p, sh, -1, o_p, o_sh, o_to, m)
         sh = showing(row, par, ty)
-    canon(row, par, ty, tmp)
     row[O + TOP] = -1
     to = _intern(rows, hv, ht, cnt, N_ST, row, W)
     return _record(p, sh, to, o_p, o_sh, o_to, m)
