@@ -2,7 +2,7 @@
 
 :class:`vale_sim.spoil.SpoilModel` defines the model — card types, states,
 transitions — in readable Python; :mod:`vale_sim.fast.spoil_dp` runs the same
-transitions in numba over int8 state rows (50-100x less work per state).  This
+transitions in numba over int8 state rows (about 30-60x less time per state).  This
 module holds the arrays, drives the kernels push by push, and computes what is
 asked of the states (decay showing, Harvest) with numpy.  The two engines
 visit the same states and agree to rounding (tests/test_spoil_fast.py).
@@ -18,7 +18,7 @@ import numpy as np
 from .fast import spoil_dp as K
 from .spoil import unsupported
 
-# sizes to start from; doubled on demand
+# sizes to start from; each grows fourfold when full
 _START = {"states": 1 << 12, "reveal": 1 << 11, "redges": 1 << 14, "edges": 1 << 15}
 GROWTH = 4
 _OVF_STORE = {1 + K.N_ST: "states", 1 + K.N_R: "reveal", K.OVF_REDGES: "redges",
