@@ -9,7 +9,8 @@ visit the same states and agree to rounding (tests/test_spoil_fast.py).
 
 Stores are sized up front.  A kernel that finds one full undoes its last push
 and stops; the store is grown fourfold (contents kept) and the kernel called
-again, repeating only memoised work.
+again: ``advance`` goes on from the state it stopped at, Prep starts again
+(repeating only memoised pushes).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from .fast import spoil_dp as K
 from .spoil import unsupported
 
 # sizes to start from; each grows fourfold when full
-_START = {"states": 1 << 12, "reveal": 1 << 11, "redges": 1 << 14, "edges": 1 << 15}
+_START = {"states": 1 << 18, "reveal": 1 << 17, "redges": 1 << 19, "edges": 1 << 20}
 GROWTH = 4
 _OVF_STORE = {1 + K.N_ST: "states", 1 + K.N_R: "reveal", K.OVF_REDGES: "redges",
               K.OVF_EDGES: "edges"}
@@ -103,14 +104,19 @@ class CompiledModel:
         self.ed = (np.zeros(ns, np.int64), np.full(ns, -1, np.int64), np.zeros(s["edges"]),
                    np.zeros(s["edges"], np.int16), np.zeros(s["edges"], np.int64))
         self.prep_flag = np.zeros(ns, np.int8)
+        self.acc = self.mark = None                 # a new run starts from clean arrays
         self._scratch()
 
     def _scratch(self):
-        """Per-state work arrays (zeroed: a kernel stopped by a full store leaves them dirty)."""
+        """Per-state work arrays, sized to the states store.  ``acc`` and ``mark`` keep
+        their contents (a resumed ``advance`` goes on with them)."""
         ns = self.sizes["states"]
         self.st = (self.rows, self.hv, self.ht, self.cnt)
-        self.acc, self.acc2 = np.zeros(ns), np.zeros(ns)
-        self.mark, self.mark2 = np.zeros(ns, np.int64), np.zeros(ns, np.int64)
+        acc, mark = self.acc, self.mark
+        self.acc, self.mark = np.zeros(ns), np.zeros(ns, np.int64)
+        if acc is not None:
+            self.acc[:len(acc)], self.mark[:len(mark)] = acc, mark
+        self.acc2, self.mark2 = np.zeros(ns), np.zeros(ns, np.int64)
         self.out_ids, self.out_p = np.zeros(ns, np.int64), np.zeros(ns)
         self.f_ids, self.f_p = np.zeros(ns, np.int64), np.zeros(ns)
 
@@ -128,9 +134,9 @@ class CompiledModel:
             else:
                 new = GROWTH * old
             self._grow_store("states", new)
+            self._scratch()
         else:
             self._grow_store(which, GROWTH * self.sizes[which])
-        self._scratch()
 
     def _grow_store(self, which: str, new: int) -> None:
         self.sizes[which] = new
@@ -213,8 +219,10 @@ class CompiledModel:
             fresh[O + K.OD] = fresh[O + K.TT] = fresh[O + K.TOP] = -1
             fresh[:T] = [len(mem) for mem in m.members]
 
-            def start_args():
+            def start_args():                       # Prep starts again from scratch
                 self.wk[0] = fresh
+                self.acc[:] = 0.0
+                self.acc2[:] = 0.0
                 self.prep_spoil = np.zeros(K.MAX_SHOW)
                 lay = (self.acc, self.mark, self.acc2, self.mark2, self.f_ids, self.f_p,
                        self.out_ids, self.out_p)
@@ -225,11 +233,11 @@ class CompiledModel:
         self.spoil_step = [np.zeros(K.MAX_SHOW)]
         for _ in range(pushes):
             sp = np.zeros(K.MAX_SHOW)
+            io = np.zeros(2, np.int64)              # where a resumed advance goes on
 
-            def adv_args(ids=ids, p=p, sp=sp):
-                sp[:] = 0
-                return (len(ids), ids, p) + common() + (self.acc, self.mark, self.out_ids,
-                                                         self.out_p, sp)
+            def adv_args(ids=ids, p=p, sp=sp, io=io):
+                return (len(ids), ids, p, io) + common() + (self.acc, self.mark, self.out_ids,
+                                                             self.out_p, sp)
             n = self._call(K.advance, adv_args)
             ids, p = self.out_ids[:n].copy(), self.out_p[:n].copy()
             self.layers.append((ids, p))

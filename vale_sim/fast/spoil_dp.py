@@ -708,18 +708,20 @@ def start_fresh(par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc, lay, prep_sp,
 
 
 @kernel
-def advance(n_in, in_ids, in_p, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc,
+def advance(n_in, in_ids, in_p, io, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc,
             acc, mark, out_ids, out_p, spoil_sh):
     """One push from every state of a distribution (no on-deck card: it stays).
 
     Adds the probability of spoiling to spoil_sh[showing]; returns the size of
-    the next distribution in out_ids/out_p (-1 overflow).
+    the next distribution in out_ids/out_p.  Resumable: io = (first state to
+    push, states listed in mark so far); when a store is full it returns -1 with
+    io set so that, the store grown (acc and mark kept), a call goes on from there.
     """
     rows, hv, ht, cnt = st
     e_start, e_len, e_p, e_sh, e_to = ed
     O = 3 * par[P_T]
-    nm = 0
-    for i in range(n_in):
+    nm = io[1]
+    for i in range(io[0], n_in):
         sid = in_ids[i]
         p = in_p[i]
         if rows[sid, O + OD] < 0:
@@ -727,6 +729,8 @@ def advance(n_in, in_ids, in_p, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, s
             continue
         push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc)
         if cnt[OVF]:
+            io[0] = i
+            io[1] = nm
             return -1
         for j in range(e_start[sid], e_start[sid] + e_len[sid]):
             q = p * e_p[j]
