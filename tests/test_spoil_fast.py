@@ -21,7 +21,7 @@ from vale_sim.fast import spoil_dp as K
 from vale_sim.reference.symbols import Card
 from vale_sim.rules import Rules
 from vale_sim.spoil import (AUTO_PYTHON_STATES, QUANTITIES, Deck, Situation, SpoilModel,
-                            TooManyStates, bundled_decks, deck_from_dict, load_deck, make_card,
+                            TooManyStates, best_rule, bundled_decks, deck_from_dict, load_deck, make_card,
                             spoil_odds, starter_deck)
 from vale_sim.spoil_fast import CompiledModel, unsupported
 from vale_sim.synthetic import random_card_set
@@ -521,3 +521,23 @@ def test_compiled_equals_fractions(name):
     if name == "starter":
         assert c.p_spoil_within[1] == pytest.approx(0.45, abs=1e-15)     # 9/20
         assert c.expected[0]["mana"] == pytest.approx(2.9, abs=1e-15)    # 29/10
+
+
+# ---------------------------------------------------------------------------
+# 8. The best push/stop rule on both engines
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["druid", "grovetender", "thornhide"])
+@pytest.mark.parametrize("goal, target", [("mana", None), ("reach", 5)])
+def test_best_rule_is_the_same_on_both_engines(name, goal, target):
+    c = best_rule(name, goal, target, horizon=5, engine="compiled")
+    p = best_rule(name, goal, target, horizon=5, engine="python")
+    _close(c.value, p.value, "value")
+    assert sorted(c.always_push) == sorted(p.always_push)
+    for k in p.always_push:
+        _close(c.always_push[k], p.always_push[k], f"push {k}")
+    sc, sp = c.summary(), p.summary()
+    assert [(r["pushes"], r["decay_showing"], r["mana"]) for r in sc] == \
+           [(r["pushes"], r["decay_showing"], r["mana"]) for r in sp]
+    for a, b in zip(sc, sp):
+        _close(a["reach"], b["reach"], "reach")
+        _close(a["p_push"], b["p_push"], "p_push")
