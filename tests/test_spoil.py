@@ -41,7 +41,7 @@ from vale_sim.rules import Rules
 from vale_sim.spoil_bench import crafted_deck, crafted_decks, played_decks, scan, summarize
 from vale_sim.spoil import (QUANTITIES, Deck, DeckError, PrepLoop, Situation, SpoilModel,
                             best_rule, benchmark, bundled_decks, deck_from_dict, load_deck, make_card,
-                            simulate_spoil_odds, spoil_odds, starter_deck)
+                            simulate_spoil_odds, spoil_odds)
 from vale_sim.synthetic import random_card_set
 
 CORE = load_card_set("core")
@@ -223,19 +223,21 @@ def small_random_decks(draw):
     cs = random_card_set(draw(st.integers(0, 10_000)))
     r = random.Random(draw(st.integers(0, 10_000)))
     n = draw(st.integers(3, 5))
-    cards = []
-    for _ in range(n):
-        c = Card([-1, -1, -1])
-        for _ in range(r.randint(0, 3)):
-            k = r.randrange(len(cs.advancements))
-            a = cs.advancements[k]
-            if c.slots[a.position] < 0:
-                c.slots[a.position] = k
-                if a.longwise:
-                    c.longwise_top = a.position
-        cards.append(c)
+    cards = [sleeve_randomly(cs, Card([-1, -1, -1]), r) for _ in range(n)]
     vales = tuple(r.sample(range(len(cs.vales)), r.randint(0, 3)))
     return Deck(cs, cards, vales, "random")
+
+
+def sleeve_randomly(cs, c: Card, r: random.Random) -> Card:
+    """0-3 random advancements of ``cs`` sleeved on ``c``, each where its position is free."""
+    for _ in range(r.randint(0, 3)):
+        k = r.randrange(len(cs.advancements))
+        a = cs.advancements[k]
+        if c.slots[a.position] < 0:
+            c.slots[a.position] = k
+            if a.longwise:
+                c.longwise_top = a.position
+    return c
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

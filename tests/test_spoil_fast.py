@@ -21,43 +21,17 @@ from vale_sim.fast import spoil_dp as K
 from vale_sim.reference.symbols import Card
 from vale_sim.rules import Rules
 from vale_sim.spoil import (AUTO_PYTHON_STATES, QUANTITIES, Deck, Situation, SpoilModel,
-                            TooManyStates, best_rule, bundled_decks, deck_from_dict, load_deck, make_card,
-                            spoil_odds, starter_deck)
+                            TooManyStates, best_rule, bundled_decks, deck_from_dict, load_deck,
+                            spoil_odds)
+from vale_sim.spoil_bench import crafted_deck
 from vale_sim.spoil_fast import CompiledModel, unsupported
 from vale_sim.synthetic import random_card_set
 
+from test_spoil import BLANK, CL, card, deck_of, sleeve_randomly   # test_spoil's deck helpers
+
 CORE = load_card_set("core")
 TOL = 1e-12
-
-
-def card(*names) -> Card:
-    return make_card(CORE, names)
-
-
-def deck_of(*cards, vales=(), name="test") -> Deck:
-    return Deck(CORE, list(cards), tuple(CORE.vale_id(v) for v in vales), name)
-
-
-BLANK = Card([-1, -1, -1])
-CL = ("Cursed Land",)
-
-
-def crafted(cs, r, n_adv, n_vales, when_played=True):
-    """As tests/test_spoil.py: n_adv random commons crafted onto the starter deck."""
-    deck = starter_deck(cs, "crafted")
-    kinds = [i for i, a in enumerate(cs.advancements) if a.supply == "commons"
-             and (when_played or not a.ability.startswith("when_played"))]
-    for _ in range(n_adv):
-        k = r.choice(kinds)
-        a = cs.advancements[k]
-        free = [c for c in deck.cards if c.slots[a.position] < 0]
-        if free:
-            c = r.choice(free)
-            c.slots[a.position] = k
-            if a.longwise:
-                c.longwise_top = a.position
-    deck.vales = tuple(r.sample(range(len(cs.vales)), n_vales))
-    return deck
+crafted = crafted_deck       # vale_sim.spoil_bench, as in tests/test_spoil.py
 
 
 # ---------------------------------------------------------------------------
@@ -139,14 +113,7 @@ def random_deck(set_seed: int, seed: int, n: int, cursed: float) -> Deck:
         c = Card([-1, -1, -1])
         if r.random() < cursed:
             c.slots[cs.advancements[cl].position] = cl
-        for _ in range(r.randint(0, 3)):
-            k = r.randrange(len(cs.advancements))
-            a = cs.advancements[k]
-            if c.slots[a.position] < 0:
-                c.slots[a.position] = k
-                if a.longwise:
-                    c.longwise_top = a.position
-        cards.append(c)
+        cards.append(sleeve_randomly(cs, c, r))
     vales = tuple(r.sample(range(len(cs.vales)), r.randint(0, 3)))
     return Deck(cs, cards, vales, f"random({set_seed}, {seed}, {n}, {cursed})")
 

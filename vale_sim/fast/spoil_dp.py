@@ -182,6 +182,25 @@ def _deck_size(row, T):
 
 
 @kernel
+def _reveal_weight(row, t, n, O):
+    """Probability that a reveal from ``row`` (deck of n cards) shows type t: the known
+    top card (Calm Weather left it) for sure, else count(t) / n."""
+    top = row[O + TOP]
+    if top >= 0:
+        return 1.0 if t == top else 0.0
+    return row[t] / n
+
+
+@kernel
+def _draw(src, dst, t, W, O):
+    """dst = src with a card of type t taken from the deck as the on-deck card."""
+    _copy(src, dst, W)
+    dst[t] -= 1
+    dst[O + OD] = t
+    dst[O + TOP] = -1
+
+
+@kernel
 def canon(row, par, ty, tmp):
     """SpoilModel.canon, in place: trim the field order to what later choices read.
 
@@ -505,17 +524,12 @@ def _spoil_check(row, p, wk, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh,
     if n == 0:
         row[O + OD] = -1
         return _finish(row, p, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o_to, m)
-    top = row[O + TOP]
     for t in range(T):
-        c = row[t]
-        if c == 0 or (top >= 0 and t != top):
+        q = _reveal_weight(row, t, n, O)
+        if q == 0.0:
             continue
-        q = 1.0 if top >= 0 else c / n
         w = wk[3]
-        _copy(row, w, W)
-        w[t] -= 1
-        w[O + OD] = t
-        w[O + TOP] = -1
+        _draw(row, w, t, W, O)
         m = _finish(w, p * q, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o_to, m)
         if cnt[OVF]:
             return m
@@ -537,21 +551,25 @@ def _reveal_check(src, wk, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o
         work[O + OD] = -1
         return _spoil_check(work, 1.0, wk, par, ty, arbors, tmp, rows, hv, ht, cnt,
                             o_p, o_sh, o_to, m)
-    top = work[O + TOP]
     for t in range(T):
-        c = work[t]
-        if c == 0 or (top >= 0 and t != top):
+        q = _reveal_weight(work, t, n, O)
+        if q == 0.0:
             continue
-        q = 1.0 if top >= 0 else c / n
         w = wk[2]
-        _copy(work, w, W)
-        w[t] -= 1
-        w[O + OD] = t
-        w[O + TOP] = -1
+        _draw(work, w, t, W, O)
         m = _spoil_check(w, q, wk, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o_to, m)
         if cnt[OVF]:
             return m
     return m
+
+
+@kernel
+def _put(src_p, src_sh, src_to, i, dst_p, dst_sh, dst_to, j, n):
+    """Copy n outcomes (probability, showing, next state) from src[i:] to dst[j:]."""
+    for k in range(n):
+        dst_p[j + k] = src_p[i + k]
+        dst_sh[j + k] = src_sh[i + k]
+        dst_to[j + k] = src_to[i + k]
 
 
 @kernel
@@ -590,19 +608,13 @@ def push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc):
             if e0 + k > re_p.shape[0]:
                 cnt[OVF] = OVF_REDGES
                 break
-            for j in range(k):
-                re_p[e0 + j] = ro_p[j]
-                re_sh[e0 + j] = ro_sh[j]
-                re_to[e0 + j] = ro_to[j]
+            _put(ro_p, ro_sh, ro_to, 0, re_p, re_sh, re_to, e0, k)
             r_start[rid] = e0
             r_len[rid] = k
             cnt[N_RE] = e0 + k
         if b - a == 1:                  # one way to play: the reveal's outcomes as they are
-            for j in range(r_start[rid], r_start[rid] + r_len[rid]):
-                po_p[m] = re_p[j]
-                po_sh[m] = re_sh[j]
-                po_to[m] = re_to[j]
-                m += 1
+            _put(re_p, re_sh, re_to, r_start[rid], po_p, po_sh, po_to, m, r_len[rid])
+            m += r_len[rid]
         else:
             for j in range(r_start[rid], r_start[rid] + r_len[rid]):
                 m = _record(bp[i] * re_p[j], re_sh[j], re_to[j], po_p, po_sh, po_to, m)
@@ -614,10 +626,7 @@ def push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc):
         _unintern(rhv, rht, cnt, N_R, n_r0)
         cnt[N_RE] = n_re0
         return
-    for j in range(m):
-        e_p[e0 + j] = po_p[j]
-        e_sh[e0 + j] = po_sh[j]
-        e_to[e0 + j] = po_to[j]
+    _put(po_p, po_sh, po_to, 0, e_p, e_sh, e_to, e0, m)
     e_start[sid] = e0
     e_len[sid] = m
     cnt[N_E] = e0 + m
@@ -657,18 +666,16 @@ def start_fresh(par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc, lay, prep_sp,
     s0 = wk[0]
     n = _deck_size(s0, T)
     for t in range(T):
-        c = s0[t]
-        if c == 0:
+        q = _reveal_weight(s0, t, n, O)
+        if q == 0.0:
             continue
         w = wk[1]
-        _copy(s0, w, W)
-        w[t] -= 1
-        w[O + OD] = t
+        _draw(s0, w, t, W, O)
         canon(w, par, ty, tmp)
         sid = _intern(rows, hv, ht, cnt, N_ST, w, W)
         if sid < 0:
             return -1
-        nf = _add(acc_f, mark_f, nf, sid, c / n)
+        nf = _add(acc_f, mark_f, nf, sid, q)
     steps = 0
     while nf > 0:
         steps += 1
