@@ -60,7 +60,7 @@ def _hash(row, W):
 
 
 @kernel
-def _find(rows, hv, ht, row, W, h):
+def _find(rows, ht, row, W, h):
     """Id of ``row`` in the table, or -(slot + 1) of the free slot where it goes.
 
     ``ht`` holds (id, hash) pairs: a probe reads the table only, the row store
@@ -86,7 +86,7 @@ def _find(rows, hv, ht, row, W, h):
 def _intern(rows, hv, ht, cnt, ci, row, W):
     """Id of ``row``, adding it if new; -1 (and cnt[OVF] set) if the store is full."""
     h = _hash(row, W)
-    r = _find(rows, hv, ht, row, W, h)
+    r = _find(rows, ht, row, W, h)
     if r >= 0:
         return r
     n = cnt[ci]
@@ -182,6 +182,13 @@ def _deck_size(row, T):
 
 
 @kernel
+def _eff(e, ty):
+    """Effective net decay of a field-order entry 2 * type + has_guardian (SpoilModel._eff_net)."""
+    t = e >> 1
+    return ty[TY_NET, t] - (ty[TY_BONUS, t] if e & 1 else 0)
+
+
+@kernel
 def _reveal_weight(row, t, n, O):
     """Probability that a reveal from ``row`` (deck of n cards) shows type t: the known
     top card (Calm Weather left it) for sure, else count(t) / n."""
@@ -225,8 +232,12 @@ def canon(row, par, ty, tmp):
         # r > 0, the first r + 1 of each effective net decay > 0
         per_t = L + 1
         per_g = L + 1 + T
-        for j in range(per_t, per_g + 130):
-            tmp[j] = 0
+        for i in range(sl):                # reset the counters these entries use
+            e = np.int64(row[O + SEQ + i])
+            tmp[per_t + (e >> 1)] = 0
+            g = _eff(e, ty)
+            if g > 0:
+                tmp[per_g + g] = 0
         for i in range(sl):
             e = np.int64(row[O + SEQ + i])
             t = e >> 1
@@ -235,7 +246,7 @@ def canon(row, par, ty, tmp):
                 keep = tmp[per_t + t] <= r
                 tmp[per_t + t] += 1
             if ty[TY_NET, t] > 0:
-                g = ty[TY_NET, t] - (ty[TY_BONUS, t] if e & 1 else 0)
+                g = _eff(e, ty)
                 if g > 0:
                     if r > 0 and tmp[per_g + g] <= r:
                         keep = True
@@ -250,7 +261,7 @@ def canon(row, par, ty, tmp):
             e = np.int64(row[O + SEQ + i])
             t = e >> 1
             if ty[TY_NET, t] > 0:
-                g = ty[TY_NET, t] - (ty[TY_BONUS, t] if e & 1 else 0)
+                g = _eff(e, ty)
                 if g > gmax:
                     gmax = g
         for g in range(gmax, 0, -1):
@@ -260,7 +271,7 @@ def canon(row, par, ty, tmp):
                     break
                 e = np.int64(row[O + SEQ + i])
                 t = e >> 1
-                if ty[TY_NET, t] > 0 and ty[TY_NET, t] - (ty[TY_BONUS, t] if e & 1 else 0) == g:
+                if ty[TY_NET, t] > 0 and _eff(e, ty) == g:
                     tmp[k] = e
                     k += 1
                     taken += 1
@@ -284,7 +295,7 @@ def _discard_field(row, appended, par, ty):
         e = np.int64(row[O + SEQ + i])
         t = e >> 1
         if ty[TY_NET, t] > 0:
-            g = ty[TY_NET, t] - (ty[TY_BONUS, t] if e & 1 else 0)
+            g = _eff(e, ty)
             if g > best_net:
                 best = i
                 best_net = g
@@ -315,17 +326,10 @@ def _peek(src, p, buf, bp, c, par, ty, W):
         _copy(src, buf[c], W)
         bp[c] = p
         return c + 1
-    top = src[O + TOP]
     for t in range(T):
-        ct = src[t]
-        if top >= 0:
-            if t != top:
-                continue
-            q = 1.0
-        else:
-            if ct == 0:
-                continue
-            q = ct / n
+        q = _reveal_weight(src, t, n, O)
+        if q == 0.0:
+            continue
         r = buf[c]
         _copy(src, r, W)
         if ty[TY_NET, t] > 0:
