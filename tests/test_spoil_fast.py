@@ -290,7 +290,8 @@ def test_no_spoil_expectation_is_none_when_every_turn_spoils(engine):
 # ---------------------------------------------------------------------------
 # 4. Growing the stores
 # ---------------------------------------------------------------------------
-TINY = {"states": 4, "reveal": 2, "redges": 8, "edges": 8}
+TINY = {"states": 4, "reveal": 2, "redges": 8, "edges": 8, "states table": 4,
+        "reveal table": 4}
 
 
 @pytest.fixture
@@ -346,7 +347,8 @@ def test_each_store_grows_on_its_own(monkeypatch, record_models):
     deck = CRAFTED["core-6"]()
     plain = spoil_odds(deck, 6, engine="compiled")
     grown.clear()
-    start = {"states": 1 << 16, "reveal": 2, "redges": 8, "edges": 8}
+    start = {"states": 1 << 16, "reveal": 2, "redges": 8, "edges": 8,
+             "states table": 1 << 17, "reveal table": 1 << 17}
     monkeypatch.setattr(spoil_fast, "_START", dict(start))
     r = spoil_odds(deck, 6, engine="compiled")
     assert _signature(r) == _signature(plain)
@@ -356,6 +358,24 @@ def test_each_store_grows_on_its_own(monkeypatch, record_models):
     for store in ("reveal", "redges", "edges"):
         assert cm.sizes[store] == start[store] * spoil_fast.GROWTH ** grown.count(store)
     assert cm.sizes["states"] == start["states"]
+
+
+def test_hash_tables_grow_with_their_contents(monkeypatch, record_models):
+    """Tables start small and grow (rehashed) when half full, stores untouched:
+    same states, same numbers."""
+    runs, grown = record_models
+    deck = CRAFTED["core-6"]()
+    plain = spoil_odds(deck, 6, engine="compiled")
+    grown.clear()
+    start = dict(spoil_fast._START, **{"states table": 2, "reveal table": 2})
+    monkeypatch.setattr(spoil_fast, "_START", start)
+    r = spoil_odds(deck, 6, engine="compiled")
+    assert _signature(r) == _signature(plain)
+    assert set(grown) == {"states table", "reveal table"}
+    cm = runs[-1]
+    for table, count in (("states table", len(cm.state_rows)), ("reveal table", cm.cnt[K.N_R])):
+        assert cm.sizes[table] == 2 * spoil_fast.GROWTH ** grown.count(table)
+        assert 2 * count <= cm.sizes[table] <= 2 * spoil_fast.GROWTH * count
 
 
 # ---------------------------------------------------------------------------

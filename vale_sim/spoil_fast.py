@@ -7,10 +7,11 @@ module holds the arrays, drives the kernels push by push, and computes what is
 asked of the states (decay showing, Harvest) with numpy.  The two engines
 visit the same states and agree to rounding (tests/test_spoil_fast.py).
 
-Stores are sized up front.  A kernel that finds one full undoes its last push
-and stops; the store is grown fourfold (contents kept) and the kernel called
-again: ``advance`` goes on from the state it stopped at, Prep starts again
-(repeating only memoised pushes).
+Stores are sized up front, generously: they are ``np.zeros`` (calloc), so memory
+is touched only where used.  The hash tables start small and grow with their
+contents (random probes would touch all of a large table).  A kernel that finds
+a store full, or a table half full, undoes its last push and stops; the store
+is grown fourfold (contents kept) and the kernel goes on from where it stopped.
 """
 from __future__ import annotations
 
@@ -19,25 +20,21 @@ import numpy as np
 from .fast import spoil_dp as K
 from .spoil import unsupported
 
-# sizes to start from; each grows fourfold when full
-_START = {"states": 1 << 18, "reveal": 1 << 17, "redges": 1 << 19, "edges": 1 << 20}
+# sizes to start from (entries; tables: slots); each grows fourfold when full
+_START = {"states": 1 << 20, "reveal": 1 << 19, "redges": 1 << 21, "edges": 1 << 22,
+          "states table": 1 << 12, "reveal table": 1 << 12}
 GROWTH = 4
 _OVF_STORE = {1 + K.N_ST: "states", 1 + K.N_R: "reveal", K.OVF_REDGES: "redges",
-              K.OVF_EDGES: "edges"}
+              K.OVF_EDGES: "edges", K.OVF_ST_TABLE: "states table",
+              K.OVF_R_TABLE: "reveal table"}
 WP_CODE = {"when_played_discard_field": K.WP_DISCARD, "when_played_peek": K.WP_PEEK,
            "when_played_search_deck": K.WP_SEARCH}
 
 
-def _table_size(n: int) -> int:
-    """A power of two at least twice n (linear probing stays short)."""
-    return 1 << (2 * n - 1).bit_length()
-
-
-def _table(n: int) -> np.ndarray:
-    """An empty hash table for n entries: rows (id, hash), id -1 = free."""
-    t = np.zeros((_table_size(n), 2), np.int64)
-    t[:, 0] = -1
-    return t
+def _table(slots: int) -> np.ndarray:
+    """An empty hash table (slots a power of two): rows (id + 1, hash), 0 = free.
+    The kernels keep it at most half full (linear probing stays short)."""
+    return np.zeros((slots, 2), np.int64)
 
 
 class CompiledModel:
@@ -50,7 +47,8 @@ class CompiledModel:
         self.model, self.max_states = model, max_states
         m = model
         T, L = m.T, len(m.deck.cards)
-        self.T, self.L, self.W = T, L, 3 * T + K.SEQ + L
+        # rows are padded to whole 8-byte words (hashed and compared a word at a time)
+        self.T, self.L, self.W = T, L, -(-(3 * T + K.SEQ + L) // 8) * 8
         self.O = 3 * T
         dw_types = set(m.dw_types)
         par = np.zeros(10, np.int64)
@@ -95,36 +93,49 @@ class CompiledModel:
         ns, nr = s["states"], s["reveal"]
         self.rows = np.zeros((ns, W), np.int8)
         self.hv = np.zeros(ns, np.uint64)
-        self.ht = _table(ns)
+        self.ht = _table(s["states table"])
         self.cnt = np.zeros(8, np.int64)
         self.rv = (np.zeros((nr, W), np.int8), np.zeros(nr, np.uint64),
-                   _table(nr), np.zeros(nr, np.int64),
+                   _table(s["reveal table"]), np.zeros(nr, np.int64),
                    np.zeros(nr, np.int64), np.zeros(s["redges"]), np.zeros(s["redges"], np.int16),
                    np.zeros(s["redges"], np.int64))
-        self.ed = (np.zeros(ns, np.int64), np.full(ns, -1, np.int64), np.zeros(s["edges"]),
+        self.ed = (np.zeros(ns, np.int64), np.zeros(ns, np.int64), np.zeros(s["edges"]),
                    np.zeros(s["edges"], np.int16), np.zeros(s["edges"], np.int64))
         self.prep_flag = np.zeros(ns, np.int8)
-        self.acc = self.mark = None                 # a new run starts from clean arrays
+        self.work = None                            # a new run starts from clean arrays
         self._scratch()
 
+    _WORK = ("acc", "mark", "acc2", "mark2", "f_ids", "f_p", "out_ids", "out_p")
+
     def _scratch(self):
-        """Per-state work arrays, sized to the states store.  ``acc`` and ``mark`` keep
-        their contents (a resumed ``advance`` goes on with them)."""
+        """Per-state work arrays, sized to the states store, contents kept (a resumed
+        ``start_fresh`` or ``advance`` goes on with them)."""
         ns = self.sizes["states"]
         self.st = (self.rows, self.hv, self.ht, self.cnt)
-        acc, mark = self.acc, self.mark
-        self.acc, self.mark = np.zeros(ns), np.zeros(ns, np.int64)
-        if acc is not None:
-            self.acc[:len(acc)], self.mark[:len(mark)] = acc, mark
-        self.acc2, self.mark2 = np.zeros(ns), np.zeros(ns, np.int64)
-        self.out_ids, self.out_p = np.zeros(ns, np.int64), np.zeros(ns)
-        self.f_ids, self.f_p = np.zeros(ns, np.int64), np.zeros(ns)
+        old = self.work
+        self.work = {}
+        for name in self._WORK:
+            a = np.zeros(ns, np.float64 if name in ("acc", "acc2", "f_p", "out_p") else np.int64)
+            if old is not None:
+                a[:len(old[name])] = old[name]
+            self.work[name] = a
+            setattr(self, name, a)
 
     def _grow(self) -> None:
         """Grow the store a kernel found full, keeping its contents."""
         which = _OVF_STORE[int(self.cnt[K.OVF])]
         self.cnt[K.OVF] = 0
-        if which == "states":
+        if which == "states table":
+            self.sizes[which] *= GROWTH
+            self.ht = _table(self.sizes[which])
+            K.rehash(self.hv, int(self.cnt[K.N_ST]), self.ht)
+            self.st = (self.rows, self.hv, self.ht, self.cnt)
+        elif which == "reveal table":
+            self.sizes[which] *= GROWTH
+            rht = _table(self.sizes[which])
+            K.rehash(self.rv[1], int(self.cnt[K.N_R]), rht)
+            self.rv = self.rv[:2] + (rht,) + self.rv[3:]
+        elif which == "states":
             old = self.sizes["states"]
             if self.max_states is not None:
                 if old >= self.max_states:
@@ -141,23 +152,17 @@ class CompiledModel:
     def _grow_store(self, which: str, new: int) -> None:
         self.sizes[which] = new
 
-        def bigger(a, fill=0):
+        def bigger(a):
             b = np.zeros((new,) + a.shape[1:], a.dtype)     # calloc: pages touched on use
-            if fill:
-                b[len(a):] = fill
             b[:len(a)] = a
             return b
         if which == "states":
             self.rows, self.hv = bigger(self.rows), bigger(self.hv)
-            self.ht = _table(new)
-            K.rehash(self.hv, int(self.cnt[K.N_ST]), self.ht)
             e_start, e_len, *rest = self.ed
-            self.ed = (bigger(e_start), bigger(e_len, -1), *rest)
+            self.ed = (bigger(e_start), bigger(e_len), *rest)
             self.prep_flag = bigger(self.prep_flag)
         elif which == "reveal":
-            rrows, rhv, _, r_start, r_len, *rest = self.rv
-            rht = _table(new)
-            K.rehash(rhv, int(self.cnt[K.N_R]), rht)
+            rrows, rhv, rht, r_start, r_len, *rest = self.rv
             self.rv = (bigger(rrows), bigger(rhv), rht, bigger(r_start), bigger(r_len), *rest)
         elif which == "redges":
             self.rv = self.rv[:5] + tuple(bigger(a) for a in self.rv[5:])
@@ -219,14 +224,14 @@ class CompiledModel:
             fresh[O + K.OD] = fresh[O + K.TT] = fresh[O + K.TOP] = -1
             fresh[:T] = [len(mem) for mem in m.members]
 
-            def start_args():                       # Prep starts again from scratch
-                self.wk[0] = fresh
-                self.acc[:] = 0.0
-                self.acc2[:] = 0.0
-                self.prep_spoil = np.zeros(K.MAX_SHOW)
+            self.wk[0] = fresh
+            self.prep_spoil = np.zeros(K.MAX_SHOW)
+            io = np.zeros(6, np.int64)              # where a resumed Prep goes on
+
+            def start_args():
                 lay = (self.acc, self.mark, self.acc2, self.mark2, self.f_ids, self.f_p,
                        self.out_ids, self.out_p)
-                return common() + (lay, self.prep_spoil, self.prep_flag)
+                return common() + (lay, self.prep_spoil, self.prep_flag, io)
             n = self._call(K.start_fresh, start_args)
             ids, p = self.out_ids[:n].copy(), self.out_p[:n].copy()
         self.layers = [(ids, p)]
@@ -250,7 +255,7 @@ class CompiledModel:
     def states(self) -> int:
         """Work counted as SpoilModel counts it: states pushed, just-played states
         revealed from, states pushed during Prep."""
-        return (int((self.ed[1][:int(self.cnt[K.N_ST])] >= 0).sum()) + int(self.cnt[K.N_R])
+        return (int((self.ed[1][:int(self.cnt[K.N_ST])] > 0).sum()) + int(self.cnt[K.N_R])
                 + int(self.cnt[K.N_PREP]))
 
     # -- what the states show ------------------------------------------------------------
@@ -349,11 +354,11 @@ class CompiledModel:
         """(owner, p, showing, to) of every computed push edge (to = -1: spoiled)."""
         n = int(self.cnt[K.N_ST])
         e_start, e_len, e_p, e_sh, e_to = self.ed
-        lens = np.maximum(e_len[:n], 0)
+        lens = e_len[:n]
         owner = np.repeat(np.arange(n), lens)
         idx = (np.repeat(e_start[:n], lens) + np.arange(lens.sum())
                - np.repeat(np.cumsum(lens) - lens, lens))
         return owner, e_p[idx], e_sh[idx].astype(np.int64), e_to[idx]
 
     def pushed(self) -> np.ndarray:
-        return self.ed[1][:int(self.cnt[K.N_ST])] >= 0
+        return self.ed[1][:int(self.cnt[K.N_ST])] > 0

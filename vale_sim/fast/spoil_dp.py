@@ -18,9 +18,9 @@ A state row (T card types, L cards; offsets from ``O = 3T``)::
     O+SEQ...    the field order: 2 * type + has_guardian, then -1 up to L
 
 Stores never grow inside a kernel (they are compiled without numba's runtime,
-see ``jit.py``): when one is full, ``push`` undoes what it added, sets
-``cnt[OVF]`` and returns; the caller grows the store and calls again (pushes
-already made are memoised, so the repeat costs little).
+see ``jit.py``): when one is full (or a hash table half full), ``push`` undoes
+what it added, sets ``cnt[OVF]`` and returns; the caller grows the store and
+calls again, and ``start_fresh`` and ``advance`` go on from where they stopped.
 """
 from __future__ import annotations
 
@@ -34,6 +34,8 @@ OD, DRU, CON, ARU, ARG, TT, TI, FN, TOP, SL, SEQ = range(11)
 N_ST, N_E, N_R, N_RE, OVF, N_PREP = range(6)
 # what ``cnt[OVF]`` says is full: 1 + N_ST states, 1 + N_R just-played states, or
 OVF_REDGES, OVF_EDGES = 5, 6
+# ... or half full: the hash table of the states (N_ST) or of the just-played states
+OVF_ST_TABLE, OVF_R_TABLE = 7, 8
 # parameters in ``par``
 P_T, P_L, P_W, P_GG, P_CONC, P_NARB, P_DEADWOOD, P_DWTOT, P_DWREC, P_GROSS = range(10)
 # type tables: rows of ``ty``
@@ -46,35 +48,43 @@ MAX_SHOW = 128
 
 @kernel
 def _hash(row, W):
-    """64-bit hash of a row: bytes packed eight to a word, each word mixed once."""
+    """64-bit hash of a row (W a multiple of 8): each 8-byte word mixed once."""
+    w = row.view(np.uint64)
     h = np.uint64(1469598103934665603)
-    i = 0
-    while i < W:
-        w = np.uint64(0)
-        for j in range(i, min(i + 8, W)):
-            w = (w << np.uint64(8)) | np.uint64(np.int64(row[j]) + 128)
-        h = (h ^ w) * np.uint64(0x9E3779B97F4A7C15)
+    for i in range(W >> 3):
+        h = (h ^ w[i]) * np.uint64(0x9E3779B97F4A7C15)
         h ^= h >> np.uint64(29)
-        i += 8
     return h
+
+
+@kernel
+def _copy(src, dst, W):
+    """dst[:W] = src[:W], W a multiple of 8."""
+    a = src.view(np.uint64)
+    b = dst.view(np.uint64)
+    for j in range(W >> 3):
+        b[j] = a[j]
 
 
 @kernel
 def _find(rows, ht, row, W, h):
     """Id of ``row`` in the table, or -(slot + 1) of the free slot where it goes.
 
-    ``ht`` holds (id, hash) pairs: a probe reads the table only, the row store
-    only when the hashes agree."""
+    ``ht`` holds (id + 1, hash) pairs, (0, 0) free (a table is np.zeros: pages are
+    touched only when used): a probe reads the table only, the row store only
+    when the hashes agree."""
     mask = ht.shape[0] - 1
     i = np.int64(h & np.uint64(mask))
     while True:
-        s = ht[i, 0]
+        s = ht[i, 0] - 1
         if s < 0:
             return -1 - i
         if np.uint64(ht[i, 1]) == h:
+            a = rows[s].view(np.uint64)
+            b = row.view(np.uint64)
             same = True
-            for j in range(W):
-                if rows[s, j] != row[j]:
+            for j in range(W >> 3):
+                if a[j] != b[j]:
                     same = False
                     break
             if same:
@@ -84,7 +94,8 @@ def _find(rows, ht, row, W, h):
 
 @kernel
 def _intern(rows, hv, ht, cnt, ci, row, W):
-    """Id of ``row``, adding it if new; -1 (and cnt[OVF] set) if the store is full."""
+    """Id of ``row``, adding it if new; -1 (and cnt[OVF] set) if the store is full
+    or its table would be more than half full."""
     h = _hash(row, W)
     r = _find(rows, ht, row, W, h)
     if r >= 0:
@@ -93,10 +104,12 @@ def _intern(rows, hv, ht, cnt, ci, row, W):
     if n >= rows.shape[0]:
         cnt[OVF] = 1 + ci
         return -1
-    for j in range(W):
-        rows[n, j] = row[j]
+    if 2 * (n + 1) > ht.shape[0]:
+        cnt[OVF] = OVF_ST_TABLE if ci == N_ST else OVF_R_TABLE
+        return -1
+    _copy(row, rows[n], W)
     hv[n] = h
-    ht[-1 - r, 0] = n
+    ht[-1 - r, 0] = n + 1
     ht[-1 - r, 1] = np.int64(h)
     cnt[ci] = n + 1
     return n
@@ -109,9 +122,9 @@ def _unintern(hv, ht, cnt, ci, n0):
     mask = ht.shape[0] - 1
     for s in range(cnt[ci] - 1, n0 - 1, -1):
         i = np.int64(hv[s] & np.uint64(mask))
-        while ht[i, 0] != s:
+        while ht[i, 0] != s + 1:
             i = (i + 1) & mask
-        ht[i, 0] = -1
+        ht[i, 0] = 0
     cnt[ci] = n0
 
 
@@ -121,16 +134,10 @@ def rehash(hv, n, ht):
     mask = ht.shape[0] - 1
     for s in range(n):
         i = np.int64(hv[s] & np.uint64(mask))
-        while ht[i, 0] >= 0:
+        while ht[i, 0] != 0:
             i = (i + 1) & mask
-        ht[i, 0] = s
+        ht[i, 0] = s + 1
         ht[i, 1] = np.int64(hv[s])
-
-
-@kernel
-def _copy(src, dst, W):
-    for j in range(W):
-        dst[j] = src[j]
 
 
 @kernel
@@ -588,7 +595,7 @@ def push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc):
     rrows, rhv, rht, r_start, r_len, re_p, re_sh, re_to = rv
     e_start, e_len, e_p, e_sh, e_to = ed
     ro_p, ro_sh, ro_to, po_p, po_sh, po_to = sc
-    if e_len[sid] >= 0:
+    if e_len[sid] > 0:               # pushed (a push has at least one outcome)
         return
     W = par[P_W]
     n_st0 = cnt[N_ST]
@@ -651,13 +658,18 @@ def _add(acc, mark, nm, sid, p):
 
 
 @kernel
-def start_fresh(par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc, lay, prep_sp, prep_flag):
+def start_fresh(par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc, lay, prep_sp, prep_flag, io):
     """Reveal the first card of a fresh deck (row wk[0]), then Prep until done.
 
     lay = (acc_done, mark_done, acc_f, mark_f, f_ids, f_p, out_ids, out_p): on
     return out_ids/out_p[:n] hold the states at the start of Planting; prep_sp
     [showing] the probability of spoiling during Prep.  Returns n (-1: a store is
     full; -2: Prep came back to a state, see vale_sim.spoil.PrepLoop).
+
+    Resumable: io = (first reveal done, frontier size, position in it, next
+    frontier size, done states, Prep steps), zeros to start.  When a store is
+    full it returns -1 with io set so that, the store grown (lay kept), a call
+    goes on from there.
     """
     rows, hv, ht, cnt = st
     e_start, e_len, e_p, e_sh, e_to = ed
@@ -665,52 +677,73 @@ def start_fresh(par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc, lay, prep_sp,
     T = par[P_T]
     O = 3 * T
     W = par[P_W]
-    nd = 0
-    nf = 0
-    s0 = wk[0]
-    n = _deck_size(s0, T)
-    for t in range(T):
-        q = _reveal_weight(s0, t, n, O)
-        if q == 0.0:
-            continue
-        w = wk[1]
-        _draw(s0, w, t, W, O)
-        canon(w, par, ty, tmp)
-        sid = _intern(rows, hv, ht, cnt, N_ST, w, W)
-        if sid < 0:
-            return -1
-        nf = _add(acc_f, mark_f, nf, sid, q)
-    steps = 0
-    while nf > 0:
-        steps += 1
-        if steps > cnt[N_ST] + 1:          # a Prep path came back to a state: PrepLoop
-            return -2
-        for i in range(nf):                # the frontier, then clear it for the next
-            f_ids[i] = mark_f[i]
-            f_p[i] = acc_f[mark_f[i]]
-            acc_f[mark_f[i]] = 0.0
-        k = nf
+    if io[0] == 0:
         nf = 0
-        for i in range(k):
-            sid = f_ids[i]
-            p = f_p[i]
-            push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc)
-            if cnt[OVF]:
+        s0 = wk[0]
+        n = _deck_size(s0, T)
+        for t in range(T):
+            q = _reveal_weight(s0, t, n, O)
+            if q == 0.0:
+                continue
+            w = wk[1]
+            _draw(s0, w, t, W, O)
+            canon(w, par, ty, tmp)
+            sid = _intern(rows, hv, ht, cnt, N_ST, w, W)
+            if sid < 0:                    # the first reveal runs again from the start
+                for i in range(nf):
+                    acc_f[mark_f[i]] = 0.0
                 return -1
-            if prep_flag[sid] == 0:
-                prep_flag[sid] = 1
-                cnt[N_PREP] += 1
-            for j in range(e_start[sid], e_start[sid] + e_len[sid]):
-                q = p * e_p[j]
-                to = e_to[j]
-                if to < 0:
-                    prep_sp[e_sh[j]] += q
-                    continue
-                shown = gross(rows[to], par, ty) if par[P_GROSS] else e_sh[j]
-                if shown >= PREP_UNTIL or rows[to, O + OD] < 0:
-                    nd = _add(acc_d, mark_d, nd, to, q)
-                else:
-                    nf = _add(acc_f, mark_f, nf, to, q)
+            nf = _add(acc_f, mark_f, nf, sid, q)
+        io[0] = 1
+        io[1] = 0
+        io[2] = 0
+        io[3] = nf
+        io[4] = 0
+        io[5] = 0
+    k = io[1]
+    i = io[2]
+    nf = io[3]
+    nd = io[4]
+    steps = io[5]
+    while True:
+        if i >= k:                         # this frontier done: move to the next
+            if nf == 0:
+                break
+            steps += 1
+            if steps > cnt[N_ST] + 1:      # a Prep path came back to a state: PrepLoop
+                return -2
+            for j in range(nf):
+                f_ids[j] = mark_f[j]
+                f_p[j] = acc_f[mark_f[j]]
+                acc_f[mark_f[j]] = 0.0
+            k = nf
+            nf = 0
+            i = 0
+        sid = f_ids[i]
+        p = f_p[i]
+        push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc)
+        if cnt[OVF]:
+            io[1] = k
+            io[2] = i
+            io[3] = nf
+            io[4] = nd
+            io[5] = steps
+            return -1
+        if prep_flag[sid] == 0:
+            prep_flag[sid] = 1
+            cnt[N_PREP] += 1
+        for j in range(e_start[sid], e_start[sid] + e_len[sid]):
+            q = p * e_p[j]
+            to = e_to[j]
+            if to < 0:
+                prep_sp[e_sh[j]] += q
+                continue
+            shown = gross(rows[to], par, ty) if par[P_GROSS] else e_sh[j]
+            if shown >= PREP_UNTIL or rows[to, O + OD] < 0:
+                nd = _add(acc_d, mark_d, nd, to, q)
+            else:
+                nf = _add(acc_f, mark_f, nf, to, q)
+        i += 1
     for i in range(nd):
         out_ids[i] = mark_d[i]
         out_p[i] = acc_d[mark_d[i]]
