@@ -32,9 +32,9 @@ WP_CODE = {"when_played_discard_field": K.WP_DISCARD, "when_played_peek": K.WP_P
 
 
 def _table(slots: int) -> np.ndarray:
-    """An empty hash table (slots a power of two): rows (id + 1, hash), 0 = free.
-    The kernels keep it at most half full (linear probing stays short)."""
-    return np.zeros((slots, 2), np.int64)
+    """An empty hash table (slots a power of two; 0 = free, spoil_dp._slot).  The
+    kernels keep it at most half full (linear probing stays short)."""
+    return np.zeros(slots, np.uint64)
 
 
 class CompiledModel:

@@ -67,19 +67,27 @@ def _copy(src, dst, W):
 
 
 @kernel
+def _slot(h, s):
+    """The table slot of entry s with hash h: hash bits 32-63, then s + 1 (never 0)."""
+    return ((h >> np.uint64(32)) << np.uint64(32)) | np.uint64(s + 1)
+
+
+@kernel
 def _find(rows, ht, row, W, h):
     """Id of ``row`` in the table, or -(slot + 1) of the free slot where it goes.
 
-    ``ht`` holds (id + 1, hash) pairs, (0, 0) free (a table is np.zeros: pages are
-    touched only when used): a probe reads the table only, the row store only
-    when the hashes agree."""
+    A slot (uint64, see ``_slot``) holds the high 32 bits of the hash and id + 1,
+    0 free (a table is np.zeros: pages are touched only when used): a probe reads
+    the table only, the row store only when the hash bits agree."""
     mask = ht.shape[0] - 1
     i = np.int64(h & np.uint64(mask))
+    tag = h >> np.uint64(32)
     while True:
-        s = ht[i, 0] - 1
-        if s < 0:
+        v = ht[i]
+        if v == 0:
             return -1 - i
-        if np.uint64(ht[i, 1]) == h:
+        if (v >> np.uint64(32)) == tag:
+            s = np.int64(v & np.uint64(0xFFFFFFFF)) - 1
             a = rows[s].view(np.uint64)
             b = row.view(np.uint64)
             same = True
@@ -109,8 +117,7 @@ def _intern(rows, hv, ht, cnt, ci, row, W):
         return -1
     _copy(row, rows[n], W)
     hv[n] = h
-    ht[-1 - r, 0] = n + 1
-    ht[-1 - r, 1] = np.int64(h)
+    ht[-1 - r] = _slot(h, n)
     cnt[ci] = n + 1
     return n
 
@@ -122,9 +129,9 @@ def _unintern(hv, ht, cnt, ci, n0):
     mask = ht.shape[0] - 1
     for s in range(cnt[ci] - 1, n0 - 1, -1):
         i = np.int64(hv[s] & np.uint64(mask))
-        while ht[i, 0] != s + 1:
+        while ht[i] != _slot(hv[s], s):
             i = (i + 1) & mask
-        ht[i, 0] = 0
+        ht[i] = 0
     cnt[ci] = n0
 
 
@@ -134,10 +141,9 @@ def rehash(hv, n, ht):
     mask = ht.shape[0] - 1
     for s in range(n):
         i = np.int64(hv[s] & np.uint64(mask))
-        while ht[i, 0] != 0:
+        while ht[i] != 0:
             i = (i + 1) & mask
-        ht[i, 0] = s + 1
-        ht[i, 1] = np.int64(hv[s])
+        ht[i] = _slot(hv[s], s)
 
 
 @kernel
