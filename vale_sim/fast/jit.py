@@ -59,6 +59,15 @@ def drop_stale_cache(cache_dir: Path = HERE / "__pycache__") -> bool:
 drop_stale_cache()
 
 
-def kernel(fn):
-    """``njit`` with the fast engine's options: cached, no reference counting."""
+def kernel(fn=None, *, inline: bool = False):
+    """``njit`` with the fast engine's options: cached, no reference counting.
+
+    ``@kernel(inline=True)``: a small helper numba inlines into its callers.  A
+    call that is not inlined passes each array argument as some ten machine words;
+    on a hot path with many arrays (the spoil kernels) that costs more than the
+    helper's work."""
+    if fn is None:
+        return lambda f: kernel(f, inline=inline)
+    if inline:
+        return njit(cache=True, _nrt=False, inline="always")(fn)
     return njit(cache=True, _nrt=False)(fn)

@@ -46,7 +46,7 @@ PREP_UNTIL = 3
 MAX_SHOW = 128
 
 
-@kernel
+@kernel(inline=True)
 def _hash(row, W):
     """64-bit hash of a row (W a multiple of 8): each 8-byte word mixed once."""
     w = row.view(np.uint64)
@@ -57,7 +57,7 @@ def _hash(row, W):
     return h
 
 
-@kernel
+@kernel(inline=True)
 def _copy(src, dst, W):
     """dst[:W] = src[:W], W a multiple of 8."""
     a = src.view(np.uint64)
@@ -66,13 +66,13 @@ def _copy(src, dst, W):
         b[j] = a[j]
 
 
-@kernel
+@kernel(inline=True)
 def _slot(h, s):
     """The table slot of entry s with hash h: hash bits 32-63, then s + 1 (never 0)."""
     return ((h >> np.uint64(32)) << np.uint64(32)) | np.uint64(s + 1)
 
 
-@kernel
+@kernel(inline=True)
 def _find(rows, ht, row, W, h):
     """Id of ``row`` in the table, or -(slot + 1) of the free slot where it goes.
 
@@ -100,7 +100,7 @@ def _find(rows, ht, row, W, h):
         i = (i + 1) & mask
 
 
-@kernel
+@kernel(inline=True)
 def _intern(rows, hv, ht, cnt, ci, row, W):
     """Id of ``row``, adding it if new; -1 (and cnt[OVF] set) if the store is full
     or its table would be more than half full."""
@@ -146,7 +146,7 @@ def rehash(hv, n, ht):
         ht[i] = _slot(hv[s], s)
 
 
-@kernel
+@kernel(inline=True)
 def showing(row, par, ty):
     """Decay showing (engine-spec §1), as SpoilModel.showing."""
     O = 3 * par[P_T]
@@ -172,7 +172,7 @@ def gross(row, par, ty):
     return v
 
 
-@kernel
+@kernel(inline=True)
 def _reshuffle_if_empty(row, T):
     nd = 0
     nx = 0
@@ -186,7 +186,7 @@ def _reshuffle_if_empty(row, T):
         row[3 * T + TOP] = -1
 
 
-@kernel
+@kernel(inline=True)
 def _deck_size(row, T):
     n = 0
     for t in range(T):
@@ -194,14 +194,14 @@ def _deck_size(row, T):
     return n
 
 
-@kernel
+@kernel(inline=True)
 def _eff(e, ty):
     """Effective net decay of a field-order entry 2 * type + has_guardian (SpoilModel._eff_net)."""
     t = e >> 1
     return ty[TY_NET, t] - (ty[TY_BONUS, t] if e & 1 else 0)
 
 
-@kernel
+@kernel(inline=True)
 def _reveal_weight(row, t, n, O):
     """Probability that a reveal from ``row`` (deck of n cards) shows type t: the known
     top card (Calm Weather left it) for sure, else count(t) / n."""
@@ -211,7 +211,7 @@ def _reveal_weight(row, t, n, O):
     return row[t] / n
 
 
-@kernel
+@kernel(inline=True)
 def _draw(src, dst, t, W, O):
     """dst = src with a card of type t taken from the deck as the on-deck card."""
     _copy(src, dst, W)
@@ -481,7 +481,7 @@ def _arbor(row, sh, par, arbors):
     return True
 
 
-@kernel
+@kernel(inline=True)
 def _record(p, sh, to, o_p, o_sh, o_to, m):
     """Add an outcome, merging equal ones; returns the new count."""
     for i in range(m):
@@ -580,7 +580,7 @@ def _reveal_check(src, wk, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o
     return m
 
 
-@kernel
+@kernel(inline=True)
 def _put(src_p, src_sh, src_to, i, dst_p, dst_sh, dst_to, j, n):
     """Copy n outcomes (probability, showing, next state) from src[i:] to dst[j:]."""
     for k in range(n):
@@ -650,7 +650,7 @@ def push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc):
 
 
 # -- the starting distribution: Prep on a fresh deck (§3, §4.6) ---------------------
-@kernel
+@kernel(inline=True)
 def _add(acc, mark, nm, sid, p):
     """acc[sid] += p, listing sid in mark the first time (a 0.0 from underflow is not
     added: it would be listed again and again)."""
@@ -727,7 +727,8 @@ def start_fresh(par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc, lay, prep_sp,
             i = 0
         sid = f_ids[i]
         p = f_p[i]
-        push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc)
+        if e_len[sid] == 0:                # not pushed yet (the call costs, even memoised)
+            push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc)
         if cnt[OVF]:
             io[1] = k
             io[2] = i
@@ -777,7 +778,8 @@ def advance(n_in, in_ids, in_p, io, par, ty, arbors, st, rv, ed, buf, bp, wk, tm
         if rows[sid, O + OD] < 0:
             nm = _add(acc, mark, nm, sid, p)
             continue
-        push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc)
+        if e_len[sid] == 0:
+            push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc)
         if cnt[OVF]:
             io[0] = i
             io[1] = nm
