@@ -290,8 +290,7 @@ def test_no_spoil_expectation_is_none_when_every_turn_spoils(engine):
 # ---------------------------------------------------------------------------
 # 4. Growing the stores
 # ---------------------------------------------------------------------------
-TINY = {"states": 4, "reveal": 2, "redges": 8, "edges": 8, "states table": 4,
-        "reveal table": 4}
+TINY = {"states": 4, "reveal": 2, "edges": 8, "states table": 4, "reveal table": 4}
 
 
 @pytest.fixture
@@ -341,21 +340,21 @@ def test_stores_grow_from_tiny_sizes(deck, kw, monkeypatch, record_models):
 
 
 def test_each_store_grows_on_its_own(monkeypatch, record_models):
-    """Plenty of room for states, none for the rest: reveal, redges and edges each
+    """Plenty of room for states, none for the rest: reveal and edges each
     overflow and grow by themselves (without the states growing)."""
     runs, grown = record_models
     deck = CRAFTED["core-6"]()
     plain = spoil_odds(deck, 6, engine="compiled")
     grown.clear()
-    start = {"states": 1 << 16, "reveal": 2, "redges": 8, "edges": 8,
+    start = {"states": 1 << 16, "reveal": 2, "edges": 8,
              "states table": 1 << 17, "reveal table": 1 << 17}
     monkeypatch.setattr(spoil_fast, "_START", dict(start))
     r = spoil_odds(deck, 6, engine="compiled")
     assert _signature(r) == _signature(plain)
     assert "states" not in grown
-    assert {"reveal", "redges", "edges"} <= set(grown)
+    assert {"reveal", "edges"} <= set(grown)
     cm = runs[-1]
-    for store in ("reveal", "redges", "edges"):
+    for store in ("reveal", "edges"):
         assert cm.sizes[store] == start[store] * spoil_fast.GROWTH ** grown.count(store)
     assert cm.sizes["states"] == start["states"]
 

@@ -21,11 +21,11 @@ from .fast import spoil_dp as K
 from .spoil import unsupported
 
 # sizes to start from (entries; tables: slots); each grows fourfold when full
-_START = {"states": 1 << 20, "reveal": 1 << 19, "redges": 1 << 21, "edges": 1 << 22,
+_START = {"states": 1 << 20, "reveal": 1 << 19, "edges": 1 << 22,
           "states table": 1 << 12, "reveal table": 1 << 12}
 GROWTH = 4
-_OVF_STORE = {1 + K.N_ST: "states", 1 + K.N_R: "reveal", K.OVF_REDGES: "redges",
-              K.OVF_EDGES: "edges", K.OVF_ST_TABLE: "states table",
+_OVF_STORE = {1 + K.N_ST: "states", 1 + K.N_R: "reveal", K.OVF_EDGES: "edges",
+              K.OVF_ST_TABLE: "states table",
               K.OVF_R_TABLE: "reveal table"}
 WP_CODE = {"when_played_discard_field": K.WP_DISCARD, "when_played_peek": K.WP_PEEK,
            "when_played_search_deck": K.WP_SEARCH}
@@ -97,10 +97,9 @@ class CompiledModel:
         self.cnt = np.zeros(8, np.int64)
         self.rv = (np.zeros((nr, W), np.int8), np.zeros(nr, np.uint64),
                    _table(s["reveal table"]), np.zeros(nr, np.int64),
-                   np.zeros(nr, np.int64), np.zeros(s["redges"]), np.zeros(s["redges"], np.int16),
-                   np.zeros(s["redges"], np.int64))
-        self.ed = (np.zeros(ns, np.int64), np.zeros(ns, np.int64), np.zeros(s["edges"]),
-                   np.zeros(s["edges"], np.int16), np.zeros(s["edges"], np.int64))
+                   np.zeros(nr, np.int64), np.zeros(s["edges"]), np.zeros(s["edges"], np.int16),
+                   np.zeros(s["edges"], np.int64))
+        self.ed = (np.zeros(ns, np.int64), np.zeros(ns, np.int64))    # edges in rv[5:]
         self.prep_flag = np.zeros(ns, np.int8)
         self.work = None                            # a new run starts from clean arrays
         self._scratch()
@@ -158,16 +157,13 @@ class CompiledModel:
             return b
         if which == "states":
             self.rows, self.hv = bigger(self.rows), bigger(self.hv)
-            e_start, e_len, *rest = self.ed
-            self.ed = (bigger(e_start), bigger(e_len), *rest)
+            self.ed = tuple(bigger(a) for a in self.ed)
             self.prep_flag = bigger(self.prep_flag)
         elif which == "reveal":
             rrows, rhv, rht, r_start, r_len, *rest = self.rv
             self.rv = (bigger(rrows), bigger(rhv), rht, bigger(r_start), bigger(r_len), *rest)
-        elif which == "redges":
-            self.rv = self.rv[:5] + tuple(bigger(a) for a in self.rv[5:])
         else:
-            self.ed = self.ed[:2] + tuple(bigger(a) for a in self.ed[2:])
+            self.rv = self.rv[:5] + tuple(bigger(a) for a in self.rv[5:])
 
     # -- rows ------------------------------------------------------------------------
     def row_of(self, key) -> np.ndarray:
@@ -353,7 +349,8 @@ class CompiledModel:
     def edges(self):
         """(owner, p, showing, to) of every computed push edge (to = -1: spoiled)."""
         n = int(self.cnt[K.N_ST])
-        e_start, e_len, e_p, e_sh, e_to = self.ed
+        e_start, e_len = self.ed
+        e_p, e_sh, e_to = self.rv[5:]
         lens = e_len[:n]
         owner = np.repeat(np.arange(n), lens)
         idx = (np.repeat(e_start[:n], lens) + np.arange(lens.sum())

@@ -30,12 +30,12 @@ from .jit import kernel
 
 # row offsets after the three count vectors
 OD, DRU, CON, ARU, ARG, TT, TI, FN, TOP, SL, SEQ = range(11)
-# counters in ``cnt``
+# counters in ``cnt``: states, edges of pushes, just-played states, edges stored
+# (the reveals' and the pushes' with several ways to play), overflow, Prep states
 N_ST, N_E, N_R, N_RE, OVF, N_PREP = range(6)
-# what ``cnt[OVF]`` says is full: 1 + N_ST states, 1 + N_R just-played states, or
-OVF_REDGES, OVF_EDGES = 5, 6
-# ... or half full: the hash table of the states (N_ST) or of the just-played states
-OVF_ST_TABLE, OVF_R_TABLE = 7, 8
+# what ``cnt[OVF]`` says is full: 1 + N_ST states, 1 + N_R just-played states, the
+# edge store, or (half full) the hash table of the states or of the just-played states
+OVF_EDGES, OVF_ST_TABLE, OVF_R_TABLE = 5, 6, 7
 # parameters in ``par``
 P_T, P_L, P_W, P_GG, P_CONC, P_NARB, P_DEADWOOD, P_DWTOT, P_DWREC, P_GROSS = range(10)
 # type tables: rows of ``ty``
@@ -594,12 +594,14 @@ def push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc):
     """Planting push from state ``sid``: fills its edges (SpoilModel.push), memoised.
 
     st = (rows, hv, ht, cnt); rv = reveal memo (rrows, rhv, rht, r_start, r_len,
-    re_p, re_sh, re_to); ed = (e_start, e_len, e_p, e_sh, e_to);
+    re_p, re_sh, re_to: the edge store); ed = (e_start, e_len): the state's edges
+    are re_*[e_start:e_start + e_len], the reveal's own when there is one way to
+    play, else its merged outcomes appended to the store;
     sc = scratch outcome lists (ro_p, ro_sh, ro_to, po_p, po_sh, po_to).
     """
     rows, hv, ht, cnt = st
     rrows, rhv, rht, r_start, r_len, re_p, re_sh, re_to = rv
-    e_start, e_len, e_p, e_sh, e_to = ed
+    e_start, e_len = ed
     ro_p, ro_sh, ro_to, po_p, po_sh, po_to = sc
     if e_len[sid] > 0:               # pushed (a push has at least one outcome)
         return
@@ -609,6 +611,7 @@ def push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc):
     n_re0 = cnt[N_RE]
     a, b = _play(rows[sid], buf, bp, par, ty, W)
     m = 0
+    rid = -1
     for i in range(a, b):
         pr = buf[i]
         canon(pr, par, ty, tmp)
@@ -623,30 +626,32 @@ def push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc):
                 break
             e0 = cnt[N_RE]
             if e0 + k > re_p.shape[0]:
-                cnt[OVF] = OVF_REDGES
+                cnt[OVF] = OVF_EDGES
                 break
             _put(ro_p, ro_sh, ro_to, 0, re_p, re_sh, re_to, e0, k)
             r_start[rid] = e0
             r_len[rid] = k
             cnt[N_RE] = e0 + k
-        if b - a == 1:                  # one way to play: the reveal's outcomes as they are
-            _put(re_p, re_sh, re_to, r_start[rid], po_p, po_sh, po_to, m, r_len[rid])
-            m += r_len[rid]
-        else:
+        if b - a > 1:
             for j in range(r_start[rid], r_start[rid] + r_len[rid]):
                 m = _record(bp[i] * re_p[j], re_sh[j], re_to[j], po_p, po_sh, po_to, m)
-    e0 = cnt[N_E]
-    if cnt[OVF] == 0 and e0 + m > e_p.shape[0]:
+    e0 = cnt[N_RE]
+    if cnt[OVF] == 0 and b - a > 1 and e0 + m > re_p.shape[0]:
         cnt[OVF] = OVF_EDGES
     if cnt[OVF]:              # a store is full: undo this push, the caller grows it
         _unintern(hv, ht, cnt, N_ST, n_st0)
         _unintern(rhv, rht, cnt, N_R, n_r0)
         cnt[N_RE] = n_re0
         return
-    _put(po_p, po_sh, po_to, 0, e_p, e_sh, e_to, e0, m)
-    e_start[sid] = e0
-    e_len[sid] = m
-    cnt[N_E] = e0 + m
+    if b - a == 1:                      # one way to play: the reveal's outcomes as they are
+        e_start[sid] = r_start[rid]
+        e_len[sid] = r_len[rid]
+    else:
+        _put(po_p, po_sh, po_to, 0, re_p, re_sh, re_to, e0, m)
+        cnt[N_RE] = e0 + m
+        e_start[sid] = e0
+        e_len[sid] = m
+    cnt[N_E] += e_len[sid]
 
 
 # -- the starting distribution: Prep on a fresh deck (§3, §4.6) ---------------------
@@ -678,7 +683,8 @@ def start_fresh(par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc, lay, prep_sp,
     goes on from there.
     """
     rows, hv, ht, cnt = st
-    e_start, e_len, e_p, e_sh, e_to = ed
+    e_start, e_len = ed
+    e_p, e_sh, e_to = rv[5], rv[6], rv[7]
     acc_d, mark_d, acc_f, mark_f, f_ids, f_p, out_ids, out_p = lay
     T = par[P_T]
     O = 3 * T
@@ -769,7 +775,8 @@ def advance(n_in, in_ids, in_p, io, par, ty, arbors, st, rv, ed, buf, bp, wk, tm
     io set so that, the store grown (acc and mark kept), a call goes on from there.
     """
     rows, hv, ht, cnt = st
-    e_start, e_len, e_p, e_sh, e_to = ed
+    e_start, e_len = ed
+    e_p, e_sh, e_to = rv[5], rv[6], rv[7]
     O = 3 * par[P_T]
     nm = io[1]
     for i in range(io[0], n_in):
