@@ -15,7 +15,9 @@ A state row (T card types, L cards; offsets from ``O = 3T``)::
     O+TT, O+TI  Conclave's guardian: type (-1 none), 1 if on a field card
     O+FN        the field's net decay        O+TOP    known top card (-1; only
     O+SL        length of the field order                between play and reveal)
-    O+SEQ...    the field order: 2 * type + has_guardian, then -1 up to L
+    O+SEQ...    the field order: 2 * type + has_guardian, then -1 up to L and
+                up to the row's width W, a multiple of 8 (rows are hashed and
+                compared 8 bytes at a time)
 
 Stores never grow inside a kernel (they are compiled without numba's runtime,
 see ``jit.py``): when one is full (or a hash table half full), ``push`` undoes
@@ -68,7 +70,8 @@ def _copy(src, dst, W):
 
 @kernel(inline=True)
 def _slot(h, s):
-    """The table slot of entry s with hash h: hash bits 32-63, then s + 1 (never 0)."""
+    """The table slot of entry s with hash h: hash bits 32-63, then s + 1 (never 0;
+    s < 2**32 - 1, far beyond any store memory allows)."""
     return ((h >> np.uint64(32)) << np.uint64(32)) | np.uint64(s + 1)
 
 
