@@ -101,39 +101,42 @@ class CompiledModel:
                    np.zeros(s["edges"], np.int64))
         self.ed = (np.zeros(ns, np.int64), np.zeros(ns, np.int64))    # edges in rv[5:]
         self.prep_flag = np.zeros(ns, np.int8)
-        self.work = None                            # a new run starts from clean arrays
+        for name in self._WORK:                     # a new run starts from clean arrays
+            setattr(self, name, None)
         self._scratch()
 
-    _WORK = ("acc", "mark", "acc2", "mark2", "f_ids", "f_p", "out_ids", "out_p")
+    # per-state work arrays: probabilities, state ids
+    _WORK = {"acc": np.float64, "mark": np.int64, "acc2": np.float64, "mark2": np.int64,
+             "f_ids": np.int64, "f_p": np.float64, "out_ids": np.int64, "out_p": np.float64}
+
+    @property
+    def st(self):
+        """The states store as the kernels take it."""
+        return self.rows, self.hv, self.ht, self.cnt
 
     def _scratch(self):
         """Per-state work arrays, sized to the states store, contents kept (a resumed
         ``start_fresh`` or ``advance`` goes on with them)."""
         ns = self.sizes["states"]
-        self.st = (self.rows, self.hv, self.ht, self.cnt)
-        old = self.work
-        self.work = {}
-        for name in self._WORK:
-            a = np.zeros(ns, np.float64 if name in ("acc", "acc2", "f_p", "out_p") else np.int64)
+        for name, dtype in self._WORK.items():
+            old, new = getattr(self, name), np.zeros(ns, dtype)
             if old is not None:
-                a[:len(old[name])] = old[name]
-            self.work[name] = a
-            setattr(self, name, a)
+                new[:len(old)] = old
+            setattr(self, name, new)
 
     def _grow(self) -> None:
         """Grow the store a kernel found full, keeping its contents."""
         which = _OVF_STORE[int(self.cnt[K.OVF])]
         self.cnt[K.OVF] = 0
-        if which == "states table":
+        if which in ("states table", "reveal table"):    # rehashed into a larger table
             self.sizes[which] *= GROWTH
-            self.ht = _table(self.sizes[which])
-            K.rehash(self.hv, int(self.cnt[K.N_ST]), self.ht)
-            self.st = (self.rows, self.hv, self.ht, self.cnt)
-        elif which == "reveal table":
-            self.sizes[which] *= GROWTH
-            rht = _table(self.sizes[which])
-            K.rehash(self.rv[1], int(self.cnt[K.N_R]), rht)
-            self.rv = self.rv[:2] + (rht,) + self.rv[3:]
+            table = _table(self.sizes[which])
+            if which == "states table":
+                K.rehash(self.hv, int(self.cnt[K.N_ST]), table)
+                self.ht = table
+            else:
+                K.rehash(self.rv[1], int(self.cnt[K.N_R]), table)
+                self.rv = self.rv[:2] + (table,) + self.rv[3:]
         elif which == "states":
             old = self.sizes["states"]
             if self.max_states is not None:
@@ -219,7 +222,6 @@ class CompiledModel:
             fresh[O + K.SEQ:] = -1
             fresh[O + K.OD] = fresh[O + K.TT] = fresh[O + K.TOP] = -1
             fresh[:T] = [len(mem) for mem in m.members]
-
             self.wk[0] = fresh
             self.prep_spoil = np.zeros(K.MAX_SHOW)
             io = np.zeros(6, np.int64)              # where a resumed Prep goes on

@@ -32,9 +32,9 @@ from .jit import kernel
 
 # row offsets after the three count vectors
 OD, DRU, CON, ARU, ARG, TT, TI, FN, TOP, SL, SEQ = range(11)
-# counters in ``cnt``: states, edges of pushes, just-played states, edges stored
-# (the reveals' and the pushes' with several ways to play), overflow, Prep states
-N_ST, N_E, N_R, N_RE, OVF, N_PREP = range(6)
+# counters in ``cnt``: states, just-played states, edges stored (the reveals' and
+# the pushes' with several ways to play), overflow, Prep states
+N_ST, N_R, N_RE, OVF, N_PREP = range(5)
 # what ``cnt[OVF]`` says is full: 1 + N_ST states, 1 + N_R just-played states, the
 # edge store, or (half full) the hash table of the states or of the just-played states
 OVF_EDGES, OVF_ST_TABLE, OVF_R_TABLE = 5, 6, 7
@@ -654,7 +654,6 @@ def push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc):
         cnt[N_RE] = e0 + m
         e_start[sid] = e0
         e_len[sid] = m
-    cnt[N_E] += e_len[sid]
 
 
 # -- the starting distribution: Prep on a fresh deck (§3, §4.6) ---------------------
