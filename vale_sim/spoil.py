@@ -13,7 +13,11 @@ and the once-per-turn uses.  The remaining deck is uniformly shuffled given
 the state (RB: Planting — "shuffle your discard pile; it becomes your draw
 deck" is a fresh uniform order too), so the next reveal is type ``t`` with
 probability count(t)/deck size: the computation runs over compositions, not
-orderings, and transitions are memoised.
+orderings, and transitions are memoised.  The field's order is not needed
+either: the engine's choices among field cards (Deadwood/Owl's discard, the
+Conclave's guardian) look at net decay and break ties uniformly at random
+(engine-spec §6.2, §4.4), so a kind of card is picked with probability
+count / ties.
 
 Harvest quantities (mana, spirits, VP) are linear in the cards of the field,
 so within a type they are averaged over its members: cards of one type are
@@ -197,7 +201,8 @@ def deck_from_dict(data: dict, where="deck", card_set=None) -> Deck:
 class Situation:
     """An explicit moment of a Planting Phase: card indices into ``Deck.cards``.
 
-    ``field`` is left to right; the order of ``deck`` is unknown (uniform);
+    The order of ``field`` does not matter (no choice reads it); the order of
+    ``deck`` is unknown (uniform);
     ``discard`` order does not matter (it is shuffled before use).  The
     once-per-turn uses since the last Prep start are given as flags.
     """
@@ -250,26 +255,27 @@ class _S:
 
     deck/disc/field: counts per type; od: on-deck type (-1 none); top: the type
     of the deck's top card if known (Calm Weather left it), only inside a push;
-    temp: (type, in_field) of the card holding Conclave's guardian; seq: the
-    field's order-relevant cards, left to right, as (type, has_temp); fn: the
-    field's net decay (the sum over ``field``, kept as a running total).
+    temp: (type, in_field) of the card holding Conclave's guardian; fn: the
+    field's net decay (the sum over ``field``, kept as a running total).  No
+    order is kept: every choice the engine makes among field cards is by type
+    or uniformly random among ties (engine-spec §6.2, §4.4).
     """
     __slots__ = ("deck", "disc", "field", "od", "druid_used", "conclave_used",
-                 "arbors_used", "arbor_growth", "temp", "seq", "top", "fn")
+                 "arbors_used", "arbor_growth", "temp", "top", "fn")
 
     def copy(self) -> "_S":
         s = _S()
         s.deck, s.disc, s.field = list(self.deck), list(self.disc), list(self.field)
         s.od, s.druid_used, s.conclave_used = self.od, self.druid_used, self.conclave_used
         s.arbors_used, s.arbor_growth, s.temp = self.arbors_used, self.arbor_growth, self.temp
-        s.seq, s.top, s.fn = self.seq, self.top, self.fn
+        s.top, s.fn = self.top, self.fn
         return s
 
     @staticmethod
     def of(key) -> "_S":
         s = _S()
         (deck, disc, fld, s.od, s.druid_used, s.conclave_used, s.arbors_used,
-         s.arbor_growth, s.temp, s.seq, s.fn) = key
+         s.arbor_growth, s.temp, s.fn) = key
         s.deck, s.disc, s.field, s.top = list(deck), list(disc), list(fld), -1
         return s
 
@@ -300,7 +306,6 @@ class SpoilModel:
         gross = self.rules.prep_count == "gross"
         profiles = [card_profile(cs, c, self.conclave) for c in deck.cards]
         self.penalty = any(p["pen"] for p in profiles)
-        self.deadwood = any("when_played_discard_field" in p["wp"] for p in profiles)
         n = len(deck.cards)
         origin = ["deck"] * n
         if situation is not None:
@@ -344,16 +349,6 @@ class SpoilModel:
         self.bonus = [p["bonus"] for p in first]
         self.tmana = [p["tmana"] for p in first]
         self.tvp = [p["tvp"] for p in first]
-        # order matters only for Deadwood/Owl (leftmost worst card) and Conclave (first card)
-        self.dw = [sum(1 for k in w if k == "when_played_discard_field") for w in self.wp]
-        # a Deadwood/Owl card with net decay > 0 can itself be discarded (by another
-        # Deadwood/Owl card: never by its own play) and come back
-        dw_cards = sum(len(members[t]) for t in range(T) if self.dw[t])
-        self.dw_recycles = dw_cards >= 2 and any(self.dw[t] and self.net[t] > 0 for t in range(T))
-        self.dw_types = [t for t in range(T) if self.dw[t]]
-        self.dw_total = sum(self.dw[t] * len(members[t]) for t in self.dw_types)
-        self._seq_cache: dict = {}
-        self.in_seq = [(self.deadwood and self.net[t] > 0) or self.gpg[t] for t in range(T)]
         self.num = Fraction if exact else float
         mean = (lambda vals: Fraction(sum(vals), len(vals))) if exact else \
             (lambda vals: sum(vals) / len(vals))
@@ -423,43 +418,55 @@ class SpoilModel:
         has_temp = s.temp is not None and not s.temp[1]
         if has_temp:
             s.temp = (t, True)
-        appended = self.in_seq[t]
-        if appended:
-            s.seq = s.seq + ((t, has_temp),)
+        played = (t, has_temp)
         states = [(1, s)]
         for kind in self.wp[t]:
             nxt = []
             for p, st in states:
-                for q, st2 in getattr(self, "_" + kind)(st, appended):
+                for q, st2 in getattr(self, "_" + kind)(st, played):
                     nxt.append((p * q, st2))
             states = nxt
         return states
 
-    def _eff_net(self, entry) -> int:
-        t, has_temp = entry
-        return self.net[t] - (self.bonus[t] if has_temp else 0)
+    def _discard_candidates(self, s: _S, played) -> list:
+        """Field cards a Deadwood/Owl may discard, as [((type, has_guardian), count,
+        net decay)]: net decay > 0 (Conclave's guardian counted), never the card
+        just played (``played`` = its (type, has_guardian))."""
+        out = []
+        guard = s.temp[0] if s.temp is not None and s.temp[1] else -1
+        for t, c in enumerate(s.field):
+            if c == 0 or self.net[t] <= 0:
+                continue
+            plain = c - (t == guard) - (played == (t, False))
+            if plain > 0:
+                out.append(((t, False), plain, self.net[t]))
+            eff = self.net[t] - self.bonus[t]
+            if t == guard and played != (t, True) and eff > 0:
+                out.append(((t, True), 1, eff))
+        return out
 
-    def _when_played_discard_field(self, s: _S, appended: bool) -> list:
-        """Deadwood Harvester / Mindful Owl: discard the field card with most net decay
-        (> 0), leftmost on ties, never the card just played (§6.2)."""
-        cands = s.seq[:-1] if appended else s.seq
-        best, best_net = -1, 0
-        for i, e in enumerate(cands):
-            if self.net[e[0]] > 0 and self._eff_net(e) > best_net:
-                best, best_net = i, self._eff_net(e)
-        if best < 0:
+    def _when_played_discard_field(self, s: _S, played) -> list:
+        """Deadwood Harvester / Mindful Owl: discard a field card with the most net
+        decay (> 0), uniformly at random among ties, never the card just played
+        (§6.2): a card of each tied kind with probability count / ties."""
+        cands = self._discard_candidates(s, played)
+        if not cands:
             return [(1, s)]
-        s = s.copy()
-        t, has_temp = s.seq[best]
-        s.seq = s.seq[:best] + s.seq[best + 1:]
-        s.field[t] -= 1
-        s.fn -= self.net[t]
-        s.disc[t] += 1
-        if has_temp:
-            s.temp = None        # the guardian left with the card (see docs: limits)
-        return [(1, s)]
+        m = max(net for _, _, net in cands)
+        tied = [(e, c) for e, c, net in cands if net == m]
+        ties = sum(c for _, c in tied)
+        out = []
+        for (t, has_temp), c in tied:
+            s2 = s.copy()
+            s2.field[t] -= 1
+            s2.fn -= self.net[t]
+            s2.disc[t] += 1
+            if has_temp:
+                s2.temp = None   # the guardian left with the card (see docs: limits)
+            out.append((self.ratio(c, ties), s2))
+        return out
 
-    def _when_played_peek(self, s: _S, appended: bool) -> list:
+    def _when_played_peek(self, s: _S, played) -> list:
         """Calm Weather: look at the top card; discard it if its net decay > 0."""
         s = s.copy()
         self._reshuffle_if_empty(s)
@@ -482,7 +489,7 @@ class SpoilModel:
             out.append((p, s2))
         return out
 
-    def _when_played_search_deck(self, s: _S, appended: bool) -> list:
+    def _when_played_search_deck(self, s: _S, played) -> list:
         """Cleansing Rain: discard the deck card with most net decay (> 0), then shuffle."""
         s = s.copy()
         self._reshuffle_if_empty(s)
@@ -526,30 +533,32 @@ class SpoilModel:
                 out.append((p, st, False, sh))
                 continue
             saved = self._conclave(st, sh)
-            if saved is None:
-                saved = self._arbor(st, sh)
-            if saved is None:
+            if not saved:
+                arbor = self._arbor(st, sh)
+                saved = [] if arbor is None else [(1, arbor)]
+            if not saved:
                 out.append((p, st, True, sh))
-            else:
-                out.append((p, saved, False, self.showing(saved)))
+            for q, s2 in saved:
+                out.append((p * q, s2, False, self.showing(s2)))
         return out
 
-    def _conclave(self, s: _S, sh: int):
+    def _conclave(self, s: _S, sh: int) -> list:
+        """§4.4 step 2: [(p, state)] with the guardian on a Grovetender card that saves,
+        uniformly at random among them (field cards and the on-deck card); [] if none."""
         if not self.conclave or s.conclave_used:
-            return None
-        for i, (t, _) in enumerate(s.seq):           # field left to right, then on-deck
-            if self.gpg[t] and sh - self.bonus[t] < SPOIL_AT:
-                s = s.copy()
-                s.conclave_used = True
-                s.temp = (t, True)
-                s.seq = s.seq[:i] + ((t, True),) + s.seq[i + 1:]
-                return s
+            return []
+        savers = [((t, True), c) for t, c in enumerate(s.field)
+                  if c and self.gpg[t] and sh - self.bonus[t] < SPOIL_AT]
         if s.od >= 0 and self.gpg[s.od] and sh - self.bonus[s.od] < SPOIL_AT:
-            s = s.copy()
-            s.conclave_used = True
-            s.temp = (s.od, False)
-            return s
-        return None
+            savers.append(((s.od, False), 1))
+        n = sum(c for _, c in savers)
+        out = []
+        for temp, c in savers:
+            s2 = s.copy()
+            s2.conclave_used = True
+            s2.temp = temp
+            out.append((self.ratio(c, n), s2))
+        return out
 
     def _arbor(self, s: _S, sh: int):
         if s.arbors_used >= len(self.arbors):
@@ -581,81 +590,14 @@ class SpoilModel:
             v = self._show_cache[sid] = self.showing(_S.of(self.keys[sid]))
         return v
 
-    # -- canonical states ----------------------------------------------------------
-    def canon(self, s: _S) -> tuple:
-        """The key of ``s`` keeping only what later decisions can tell apart.
-
-        ``seq`` (the field's order) serves Deadwood/Owl, which discard the leftmost
-        card of the largest effective net decay (> 0), and a pending Conclave, which
-        takes the first Grovetender card that saves.  r is the number of discards
-        still to come: the Deadwood/Owl abilities on cards not in the field, none
-        at all if there are none (only those plays move a field card), unbounded
-        if a Deadwood/Owl card can itself be discarded (net decay > 0, and another
-        Deadwood/Owl card to discard it) and return.  With no Conclave pending,
-        the order between groups of different effective net decay is never
-        consulted: the groups are stored one after the other (largest first, each
-        in field order), cards that no discard can pick (effective net <= 0) are
-        left out, and a group keeps only its first r cards (``_grouped_seq``).
-        With a Conclave pending the field order is kept, but only for the cards
-        a discard can reach and the first r + 1 Grovetender cards of each type
-        (``_pending_seq``).  Field counts keep every card, so showing and Harvest
-        are untouched.
-        """
-        seq = s.seq
-        if seq:
-            r = 0
-            if self.deadwood:       # abilities on cards not in the field (deck, discard, on-deck)
-                fld = s.field
-                r = self.dw_total - sum(fld[t] * self.dw[t] for t in self.dw_types)
-            if r and self.dw_recycles:
-                r = len(seq)         # a discarded Deadwood/Owl may be played again: no bound
-            pending = self.conclave and not s.conclave_used
-            ck = (seq, r, pending)
-            hit = self._seq_cache.get(ck)
-            if hit is None:
-                hit = self._seq_cache[ck] = (self._pending_seq(seq, r) if pending
-                                             else self._grouped_seq(seq, r))
-            seq = hit
+    # -- states --------------------------------------------------------------------
+    @staticmethod
+    def canon(s: _S) -> tuple:
+        """The key of ``s``: counts per type and the turn's flags.  The field's order
+        is not part of it (no choice reads it, engine-spec §6.2, §4.4) nor is a
+        known top card (it lives only inside a push)."""
         return (tuple(s.deck), tuple(s.disc), tuple(s.field), s.od,
-                s.druid_used, s.conclave_used, s.arbors_used, s.arbor_growth, s.temp, seq, s.fn)
-
-    def _grouped_seq(self, seq: tuple, r: int) -> tuple:
-        """No Conclave pending: the first r cards of each effective net decay > 0,
-        groups largest first, each in field order."""
-        groups: dict = {}
-        for e in seq:
-            if self.net[e[0]] > 0:
-                g = self._eff_net(e)
-                if g > 0:
-                    lst = groups.setdefault(g, [])
-                    if len(lst) < r:
-                        lst.append(e)
-        return tuple(e for g in sorted(groups, reverse=True) for e in groups[g])
-
-    def _pending_seq(self, seq: tuple, r: int) -> tuple:
-        """A Conclave pending: in field order, the first r + 1 Grovetender cards of each
-        type (the Conclave takes the leftmost that saves, after at most r discards)
-        and, if discards are to come, the first r + 1 cards of each net decay > 0 (r
-        discards, plus one card the Conclave's guardian may move out of its group)."""
-        per_type: dict = {}
-        per_group: dict = {}
-        out = []
-        for e in seq:
-            t = e[0]
-            keep = False
-            if self.gpg[t]:
-                n = per_type.get(t, 0)
-                keep = n <= r
-                per_type[t] = n + 1
-            if self.net[t] > 0:
-                g = self._eff_net(e)
-                if g > 0:
-                    n = per_group.get(g, 0)
-                    keep = keep or (r > 0 and n <= r)
-                    per_group[g] = n + 1
-            if keep:
-                out.append(e)
-        return tuple(out)
+                s.druid_used, s.conclave_used, s.arbors_used, s.arbor_growth, s.temp, s.fn)
 
     # -- one push, memoised -------------------------------------------------------
     def push(self, sid: int) -> list:
@@ -718,7 +660,7 @@ class SpoilModel:
         s = _S()
         s.deck, s.disc, s.field = [0] * self.T, [0] * self.T, [0] * self.T
         s.od, s.druid_used, s.conclave_used = -1, False, False
-        s.arbors_used, s.arbor_growth, s.temp, s.seq, s.top = 0, 0, None, (), -1
+        s.arbors_used, s.arbor_growth, s.temp, s.top = 0, 0, None, -1
         s.fn = 0
         return s
 
@@ -735,8 +677,6 @@ class SpoilModel:
                 t = self.type_of[i]
                 s.field[t] += 1
                 s.fn += self.net[t]
-                if self.in_seq[t]:
-                    s.seq += ((t, False),)
             s.od = self.type_of[sit.on_deck] if sit.on_deck >= 0 else -1
             s.druid_used, s.conclave_used = sit.druid_used, sit.conclave_used
             s.arbors_used, s.arbor_growth = sit.arbors_used, sit.arbor_growth

@@ -22,11 +22,11 @@ from .spoil import unsupported
 
 # sizes to start from (entries; tables: slots); each grows fourfold when full
 _START = {"states": 1 << 20, "reveal": 1 << 19, "edges": 1 << 22,
-          "states table": 1 << 12, "reveal table": 1 << 12}
+          "states table": 1 << 12, "reveal table": 1 << 12, "push outcomes": 1 << 16}
 GROWTH = 4
 _OVF_STORE = {1 + K.N_ST: "states", 1 + K.N_R: "reveal", K.OVF_EDGES: "edges",
               K.OVF_ST_TABLE: "states table",
-              K.OVF_R_TABLE: "reveal table"}
+              K.OVF_R_TABLE: "reveal table", K.OVF_PUSH_OUT: "push outcomes"}
 WP_CODE = {"when_played_discard_field": K.WP_DISCARD, "when_played_peek": K.WP_PEEK,
            "when_played_search_deck": K.WP_SEARCH}
 
@@ -46,44 +46,42 @@ class CompiledModel:
             raise ValueError(f"the compiled spoil engine cannot take this deck: {why}")
         self.model, self.max_states = model, max_states
         m = model
-        T, L = m.T, len(m.deck.cards)
+        T = m.T
         # rows are padded to whole 8-byte words (hashed and compared a word at a time)
-        self.T, self.L, self.W = T, L, -(-(3 * T + K.SEQ + L) // 8) * 8
+        self.T, self.W = T, -(-(3 * T + K.ROW) // 8) * 8
         self.O = 3 * T
-        dw_types = set(m.dw_types)
-        par = np.zeros(10, np.int64)
-        par[K.P_T], par[K.P_L], par[K.P_W] = T, L, self.W
+        par = np.zeros(6, np.int64)
+        par[K.P_T], par[K.P_W] = T, self.W
         par[K.P_GG], par[K.P_CONC], par[K.P_NARB] = m.global_growth, m.conclave, len(m.arbors)
-        par[K.P_DEADWOOD], par[K.P_DWTOT] = int(m.deadwood), m.dw_total
-        par[K.P_DWREC], par[K.P_GROSS] = int(m.dw_recycles), int(m.rules.prep_count == "gross")
+        par[K.P_GROSS] = int(m.rules.prep_count == "gross")
         ty = np.zeros((K.TY_WP + 3, T), np.int64)
         for t in range(T):
             ty[K.TY_NET, t], ty[K.TY_DEC, t] = m.net[t], m.dec[t]
             ty[K.TY_DRUID, t], ty[K.TY_GPG, t] = int(m.druid[t]), int(m.gpg[t])
-            ty[K.TY_BONUS, t], ty[K.TY_INSEQ, t] = m.bonus[t], int(m.in_seq[t])
-            ty[K.TY_DW, t] = m.dw[t] if t in dw_types else 0
+            ty[K.TY_BONUS, t] = m.bonus[t]
             for j, kind in enumerate(m.wp[t]):
                 ty[K.TY_WP + j, t] = WP_CODE[kind]
         self.par, self.ty = par, ty
         self.arbors = np.array(list(m.arbors) or [0], np.int64)
-        # scratch: the When Played stages of one play; outcomes of one reveal / push
+        self.sizes = dict(_START)
+        # scratch: the When Played stages of one play (each ability branches at most
+        # T + 1 ways: a discard picks a type, or the guardian's card); the outcomes
+        # of one reveal (a reveal, the Druid's reveal, the Conclave's choice) and of
+        # one push (over its ways to play)
         stages = 1
         for w in m.wp:
             size, total = 1, 1
-            for kind in w:
-                if kind != "when_played_discard_field":
-                    size *= max(T, 1)
-                    total += size
+            for _ in w:
+                size *= T + 1
+                total += size
             stages = max(stages, total)
         self.buf = np.zeros((stages + 1, self.W), np.int8)
         self.bp = np.zeros(stages + 1)
-        self.wk = np.zeros((4, self.W), np.int8)
-        self.tmp = np.zeros(L + 1 + T + 130, np.int64)
-        mr = T * T + T + 2
-        mp = (stages + 1) * mr
+        self.wk = np.zeros((5, self.W), np.int8)
+        mr = (T * T + T + 2) * (T + 2)
+        mp = min((stages + 1) * mr, self.sizes["push outcomes"])
         self.sc = (np.zeros(mr), np.zeros(mr, np.int16), np.zeros(mr, np.int64),
                    np.zeros(mp), np.zeros(mp, np.int16), np.zeros(mp, np.int64))
-        self.sizes = dict(_START)
         if max_states is not None:
             self.sizes["states"] = max(1, min(self.sizes["states"], max_states))
 
@@ -137,6 +135,9 @@ class CompiledModel:
             else:
                 K.rehash(self.rv[1], int(self.cnt[K.N_R]), table)
                 self.rv = self.rv[:2] + (table,) + self.rv[3:]
+        elif which == "push outcomes":              # scratch: the push runs again
+            self.sizes[which] = n = GROWTH * len(self.sc[3])
+            self.sc = self.sc[:3] + (np.zeros(n), np.zeros(n, np.int16), np.zeros(n, np.int64))
         elif which == "states":
             old = self.sizes["states"]
             if self.max_states is not None:
@@ -172,16 +173,12 @@ class CompiledModel:
     def row_of(self, key) -> np.ndarray:
         """The row of a SpoilModel key (the situation's start)."""
         T, O = self.T, self.O
-        deck, disc, fld, od, du, cu, au, ag, temp, seq, fn = key
+        deck, disc, fld, od, du, cu, au, ag, temp, fn = key
         r = np.zeros(self.W, np.int8)
         r[:T], r[T:2 * T], r[2 * T:O] = deck, disc, fld
         r[O + K.OD], r[O + K.DRU], r[O + K.CON] = od, du, cu
         r[O + K.ARU], r[O + K.ARG], r[O + K.FN], r[O + K.TOP] = au, ag, fn, -1
         r[O + K.TT], r[O + K.TI] = (-1, 0) if temp is None else (temp[0], int(temp[1]))
-        r[O + K.SEQ:] = -1
-        for i, (t, has) in enumerate(seq):
-            r[O + K.SEQ + i] = 2 * t + int(has)
-        r[O + K.SL] = len(seq)
         return r
 
     # -- exploration -------------------------------------------------------------------
@@ -208,18 +205,16 @@ class CompiledModel:
 
         def common():
             return (self.par, self.ty, self.arbors, self.st, self.rv, self.ed, self.buf,
-                    self.bp, self.wk, self.tmp, self.sc)
+                    self.bp, self.wk, self.sc)
         if m.situation is not None:
             m.start()                              # checks the situation (no Prep)
             (key,) = m.keys
             row = self.row_of(key)
-            sid = self._call(K.intern_row, lambda: (row.copy(), self.par, self.ty, self.tmp,
-                                                    self.st))
+            sid = self._call(K.intern_row, lambda: (row, self.par, self.st))
             ids, p = np.array([sid], np.int64), np.ones(1)
             self.prep_spoil = np.zeros(K.MAX_SHOW)
         else:
             fresh = np.zeros(self.W, np.int8)
-            fresh[O + K.SEQ:] = -1
             fresh[O + K.OD] = fresh[O + K.TT] = fresh[O + K.TOP] = -1
             fresh[:T] = [len(mem) for mem in m.members]
             self.wk[0] = fresh

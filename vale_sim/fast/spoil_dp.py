@@ -1,12 +1,12 @@
 """Compiled transitions of the exact spoil-odds calculator (:mod:`vale_sim.spoil`).
 
 A port of :class:`vale_sim.spoil.SpoilModel`'s transitions — play and When
-Played, reveal with reshuffle, spoil check (Druid, Conclave, Arbor), the
-canonical field order, Prep — over states held as rows of an int8 array.
+Played, reveal with reshuffle, spoil check (Druid, Conclave, Arbor), Prep —
+over states held as rows of an int8 array.
 The Python model is the readable specification; ``tests/test_spoil_fast.py``
 checks that both visit the same states and give the same numbers.
 
-A state row (T card types, L cards; offsets from ``O = 3T``)::
+A state row (T card types; offsets from ``O = 3T``)::
 
     [0, T)      deck counts per type         [T, 2T)  discard counts
     [2T, 3T)    field counts                 O+OD     on-deck type (-1 none)
@@ -14,10 +14,10 @@ A state row (T card types, L cards; offsets from ``O = 3T``)::
     O+ARU       Arbors used                  O+ARG    Arbor growth gained
     O+TT, O+TI  Conclave's guardian: type (-1 none), 1 if on a field card
     O+FN        the field's net decay        O+TOP    known top card (-1; only
-    O+SL        length of the field order                between play and reveal)
-    O+SEQ...    the field order: 2 * type + has_guardian, then -1 up to L and
-                up to the row's width W, a multiple of 8 (rows are hashed and
-                compared 8 bytes at a time)
+                                                       between play and reveal)
+
+then zeros up to the row's width W, a multiple of 8 (rows are hashed and
+compared 8 bytes at a time).  No field order is kept (SpoilModel.canon).
 
 Stores never grow inside a kernel (they are compiled without numba's runtime,
 see ``jit.py``): when one is full (or a hash table half full), ``push`` undoes
@@ -31,17 +31,19 @@ import numpy as np
 from .jit import kernel
 
 # row offsets after the three count vectors
-OD, DRU, CON, ARU, ARG, TT, TI, FN, TOP, SL, SEQ = range(11)
+OD, DRU, CON, ARU, ARG, TT, TI, FN, TOP = range(9)
+ROW = 9                        # row entries after the three count vectors
 # counters in ``cnt``: states, just-played states, edges stored (the reveals' and
 # the pushes' with several ways to play), overflow, Prep states
 N_ST, N_R, N_RE, OVF, N_PREP = range(5)
 # what ``cnt[OVF]`` says is full: 1 + N_ST states, 1 + N_R just-played states, the
-# edge store, or (half full) the hash table of the states or of the just-played states
-OVF_EDGES, OVF_ST_TABLE, OVF_R_TABLE = 5, 6, 7
+# edge store, (half full) the hash table of the states or of the just-played states,
+# or the scratch list of one push's merged outcomes
+OVF_EDGES, OVF_ST_TABLE, OVF_R_TABLE, OVF_PUSH_OUT = 5, 6, 7, 8
 # parameters in ``par``
-P_T, P_L, P_W, P_GG, P_CONC, P_NARB, P_DEADWOOD, P_DWTOT, P_DWREC, P_GROSS = range(10)
-# type tables: rows of ``ty``
-TY_NET, TY_DEC, TY_DRUID, TY_GPG, TY_BONUS, TY_INSEQ, TY_DW, TY_WP = range(8)
+P_T, P_W, P_GG, P_CONC, P_NARB, P_GROSS = range(6)
+# type tables: rows of ``ty`` (TY_WP..TY_WP+2: the When Played kinds, 0 none)
+TY_NET, TY_DEC, TY_DRUID, TY_GPG, TY_BONUS, TY_WP = range(6)
 WP_DISCARD, WP_PEEK, WP_SEARCH = 1, 2, 3
 SPOIL_AT = 4
 PREP_UNTIL = 3
@@ -198,13 +200,6 @@ def _deck_size(row, T):
 
 
 @kernel(inline=True)
-def _eff(e, ty):
-    """Effective net decay of a field-order entry 2 * type + has_guardian (SpoilModel._eff_net)."""
-    t = e >> 1
-    return ty[TY_NET, t] - (ty[TY_BONUS, t] if e & 1 else 0)
-
-
-@kernel(inline=True)
 def _reveal_weight(row, t, n, O):
     """Probability that a reveal from ``row`` (deck of n cards) shows type t: the known
     top card (Calm Weather left it) for sure, else count(t) / n."""
@@ -223,112 +218,63 @@ def _draw(src, dst, t, W, O):
     dst[O + TOP] = -1
 
 
-@kernel
-def canon(row, par, ty, tmp):
-    """SpoilModel.canon, in place: trim the field order to what later choices read.
-
-    ``tmp``: int64 scratch of L + T + 130 (kept entries, then counts per type and
-    per effective net decay)."""
-    T = par[P_T]
-    O = 3 * T
-    L = par[P_L]
-    sl = np.int64(row[O + SL])
-    if sl == 0:
-        return
-    r = 0
-    if par[P_DEADWOOD]:
-        r = par[P_DWTOT]
-        for t in range(T):
-            r -= np.int64(row[2 * T + t]) * ty[TY_DW, t]
-    if r > 0 and par[P_DWREC]:
-        r = sl
-    k = 0
-    if par[P_CONC] != 0 and row[O + CON] == 0:
-        # _pending_seq: field order; first r + 1 Grovetender cards of each type and, if
-        # r > 0, the first r + 1 of each effective net decay > 0
-        per_t = L + 1
-        per_g = L + 1 + T
-        for i in range(sl):                # reset the counters these entries use
-            e = np.int64(row[O + SEQ + i])
-            tmp[per_t + (e >> 1)] = 0
-            g = _eff(e, ty)
-            if g > 0:
-                tmp[per_g + g] = 0
-        for i in range(sl):
-            e = np.int64(row[O + SEQ + i])
-            t = e >> 1
-            keep = False
-            if ty[TY_GPG, t]:
-                keep = tmp[per_t + t] <= r
-                tmp[per_t + t] += 1
-            if ty[TY_NET, t] > 0:
-                g = _eff(e, ty)
-                if g > 0:
-                    if r > 0 and tmp[per_g + g] <= r:
-                        keep = True
-                    tmp[per_g + g] += 1
-            if keep:
-                tmp[k] = e
-                k += 1
-    elif r > 0:
-        # _grouped_seq: first r of each effective net decay > 0, largest first
-        gmax = 0
-        for i in range(sl):
-            e = np.int64(row[O + SEQ + i])
-            t = e >> 1
-            if ty[TY_NET, t] > 0:
-                g = _eff(e, ty)
-                if g > gmax:
-                    gmax = g
-        for g in range(gmax, 0, -1):
-            taken = 0
-            for i in range(sl):
-                if taken >= r:
-                    break
-                e = np.int64(row[O + SEQ + i])
-                t = e >> 1
-                if ty[TY_NET, t] > 0 and _eff(e, ty) == g:
-                    tmp[k] = e
-                    k += 1
-                    taken += 1
-    for i in range(k):
-        row[O + SEQ + i] = tmp[i]
-    for i in range(k, L):
-        row[O + SEQ + i] = -1
-    row[O + SL] = k
-
-
 # -- When Played (§4.2, §7); SpoilModel._when_played_* --------------------------
+@kernel(inline=True)
+def _candidate(src, t, g, guard, pt, pg, T, ty):
+    """(count, net decay) of the field cards of type t that hold Conclave's guardian
+    (g = 1) or not (g = 0) and that a Deadwood/Owl may discard: net decay > 0 and
+    not the card just played (type pt, pg = 1 if it holds the guardian)."""
+    n = np.int64(src[2 * T + t])
+    nt = ty[TY_NET, t]
+    if n == 0 or nt <= 0:
+        return 0, 0
+    if g == 0:
+        return n - (1 if t == guard else 0) - (1 if (t == pt and pg == 0) else 0), nt
+    if t != guard or (t == pt and pg == 1):
+        return 0, 0
+    return 1, nt - ty[TY_BONUS, t]
+
+
 @kernel
-def _discard_field(row, appended, par, ty):
+def _discard_field(src, p, buf, bp, c, pt, pg, par, ty, W):
+    """Deadwood/Owl (SpoilModel._when_played_discard_field): discard a field card
+    with the most net decay (> 0), uniformly at random among ties, never the card
+    just played.  Branches of ``src`` appended to buf from c; returns the new end."""
     T = par[P_T]
     O = 3 * T
-    sl = np.int64(row[O + SL])
-    n = sl - 1 if appended else sl
-    best = -1
-    best_net = 0
-    for i in range(n):
-        e = np.int64(row[O + SEQ + i])
-        t = e >> 1
-        if ty[TY_NET, t] > 0:
-            g = _eff(e, ty)
-            if g > best_net:
-                best = i
-                best_net = g
-    if best < 0:
-        return
-    e = np.int64(row[O + SEQ + best])
-    t = e >> 1
-    for i in range(best, sl - 1):
-        row[O + SEQ + i] = row[O + SEQ + i + 1]
-    row[O + SEQ + sl - 1] = -1
-    row[O + SL] = sl - 1
-    row[2 * T + t] -= 1
-    row[O + FN] -= ty[TY_NET, t]
-    row[T + t] += 1
-    if e & 1:
-        row[O + TT] = -1
-        row[O + TI] = 0
+    guard = np.int64(src[O + TT]) if src[O + TI] == 1 else -1
+    m = 0
+    for t in range(T):
+        for g in range(2):
+            k, e = _candidate(src, t, g, guard, pt, pg, T, ty)
+            if k > 0 and e > m:
+                m = e
+    if m == 0:
+        _copy(src, buf[c], W)
+        bp[c] = p
+        return c + 1
+    ties = 0
+    for t in range(T):
+        for g in range(2):
+            k, e = _candidate(src, t, g, guard, pt, pg, T, ty)
+            if k > 0 and e == m:
+                ties += k
+    for t in range(T):
+        for g in range(2):
+            k, e = _candidate(src, t, g, guard, pt, pg, T, ty)
+            if k <= 0 or e != m:
+                continue
+            r = buf[c]
+            _copy(src, r, W)
+            r[2 * T + t] -= 1
+            r[O + FN] -= ty[TY_NET, t]
+            r[T + t] += 1
+            if g == 1:                  # the guardian left with the card
+                r[O + TT] = -1
+                r[O + TI] = 0
+            bp[c] = p * (k / ties)
+            c += 1
+    return c
 
 
 @kernel
@@ -419,11 +365,6 @@ def _play(row, buf, bp, par, ty, W):
     if has_temp:
         r[O + TT] = t
         r[O + TI] = 1
-    appended = ty[TY_INSEQ, t] != 0
-    if appended:
-        sl = np.int64(r[O + SL])
-        r[O + SEQ + sl] = 2 * t + has_temp
-        r[O + SL] = sl + 1
     bp[0] = 1.0
     a = 0
     b = 1
@@ -431,13 +372,11 @@ def _play(row, buf, bp, par, ty, W):
         kind = ty[TY_WP + j, t]
         if kind == 0:
             continue
-        if kind == WP_DISCARD:
-            for i in range(a, b):
-                _discard_field(buf[i], appended, par, ty)
-            continue
         c = b
         for i in range(a, b):
-            if kind == WP_PEEK:
+            if kind == WP_DISCARD:
+                c = _discard_field(buf[i], bp[i], buf, bp, c, t, has_temp, par, ty, W)
+            elif kind == WP_PEEK:
                 c = _peek(buf[i], bp[i], buf, bp, c, par, ty, W)
             else:
                 c = _search(buf[i], bp[i], buf, bp, c, par, ty, W)
@@ -447,27 +386,55 @@ def _play(row, buf, bp, par, ty, W):
 
 
 # -- spoil check (§4.4) ------------------------------------------------------------
+@kernel(inline=True)
+def _saves(t, sh, ty):
+    """Conclave's guardian on a card of type t would bring decay showing below 4."""
+    return ty[TY_GPG, t] != 0 and sh - ty[TY_BONUS, t] < SPOIL_AT
+
+
+@kernel(inline=True)
+def _guardian_on(row, w, t, ti, q, par, ty, rows, hv, ht, cnt, o_p, o_sh, o_to, m):
+    """One Conclave branch: ``row`` with the guardian on a card of type t (ti = 1 in
+    the field, 0 on deck), built in ``w``, added to the outcomes with probability q."""
+    O = 3 * par[P_T]
+    W = par[P_W]
+    _copy(row, w, W)
+    w[O + CON] = 1
+    w[O + TT] = t
+    w[O + TI] = ti
+    w[O + TOP] = -1
+    to = _intern(rows, hv, ht, cnt, N_ST, w, W)
+    if to < 0:
+        return m
+    return _record(q, showing(w, par, ty), to, o_p, o_sh, o_to, m)
+
+
 @kernel
-def _conclave(row, sh, par, ty):
+def _conclave(row, sh, p, par, ty, w, rows, hv, ht, cnt, o_p, o_sh, o_to, m):
+    """SpoilModel._conclave: the guardian on a Grovetender card that saves, uniformly
+    at random among them (field cards, the on-deck card), each branch added to the
+    outcomes (row ``w`` is scratch).  Returns (saved, outcome count)."""
     T = par[P_T]
     O = 3 * T
     if par[P_CONC] == 0 or row[O + CON] != 0:
-        return False
-    for i in range(np.int64(row[O + SL])):
-        t = np.int64(row[O + SEQ + i]) >> 1
-        if ty[TY_GPG, t] and sh - ty[TY_BONUS, t] < SPOIL_AT:
-            row[O + CON] = 1
-            row[O + TT] = t
-            row[O + TI] = 1
-            row[O + SEQ + i] = 2 * t + 1
-            return True
+        return False, m
     od = np.int64(row[O + OD])
-    if od >= 0 and ty[TY_GPG, od] and sh - ty[TY_BONUS, od] < SPOIL_AT:
-        row[O + CON] = 1
-        row[O + TT] = od
-        row[O + TI] = 0
-        return True
-    return False
+    n = 1 if (od >= 0 and _saves(od, sh, ty)) else 0
+    for t in range(T):
+        if _saves(t, sh, ty):
+            n += np.int64(row[2 * T + t])
+    if n == 0:
+        return False, m
+    for t in range(T):
+        k = np.int64(row[2 * T + t])
+        if k > 0 and _saves(t, sh, ty):
+            m = _guardian_on(row, w, t, 1, p * (k / n), par, ty, rows, hv, ht, cnt,
+                             o_p, o_sh, o_to, m)
+            if cnt[OVF]:
+                return True, m
+    if od >= 0 and _saves(od, sh, ty):
+        m = _guardian_on(row, w, od, 0, p / n, par, ty, rows, hv, ht, cnt, o_p, o_sh, o_to, m)
+    return True, m
 
 
 @kernel
@@ -498,18 +465,17 @@ def _record(p, sh, to, o_p, o_sh, o_to, m):
 
 
 @kernel
-def _finish(row, p, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o_to, m):
-    """After the (Druid's) reveal: saved by Conclave/Arbor, spoiled, or a new state.
-
-    ``row`` comes from a canonical just-played state and a reveal, which leaves the
-    field alone: its field order needs canon again only if the Conclave fired."""
+def _finish(row, p, par, ty, arbors, cw, rows, hv, ht, cnt, o_p, o_sh, o_to, m):
+    """After the (Druid's) reveal: saved by Conclave (``cw``: scratch row) or Arbor,
+    spoiled, or a new state."""
     W = par[P_W]
     O = 3 * par[P_T]
     sh = showing(row, par, ty)
     if sh >= SPOIL_AT:
-        if _conclave(row, sh, par, ty):
-            canon(row, par, ty, tmp)
-        elif not _arbor(row, sh, par, arbors):
+        saved, m = _conclave(row, sh, p, par, ty, cw, rows, hv, ht, cnt, o_p, o_sh, o_to, m)
+        if saved:
+            return m
+        if not _arbor(row, sh, par, arbors):
             return _record(p, sh, -1, o_p, o_sh, o_to, m)
         sh = showing(row, par, ty)
     row[O + TOP] = -1
@@ -518,14 +484,14 @@ def _finish(row, p, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o_to, m)
 
 
 @kernel
-def _spoil_check(row, p, wk, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o_to, m):
+def _spoil_check(row, p, wk, par, ty, arbors, rows, hv, ht, cnt, o_p, o_sh, o_to, m):
     """SpoilModel.spoil_check of ``row`` (modified), outcomes merged into o_*."""
     T = par[P_T]
     O = 3 * T
     W = par[P_W]
     sh = showing(row, par, ty)
     if sh < SPOIL_AT:
-        return _finish(row, p, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o_to, m)
+        return _finish(row, p, par, ty, arbors, wk[4], rows, hv, ht, cnt, o_p, o_sh, o_to, m)
     druid = False
     if row[O + DRU] == 0:
         for t in range(T):
@@ -533,7 +499,7 @@ def _spoil_check(row, p, wk, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh,
                 druid = True
                 break
     if not druid:
-        return _finish(row, p, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o_to, m)
+        return _finish(row, p, par, ty, arbors, wk[4], rows, hv, ht, cnt, o_p, o_sh, o_to, m)
     row[O + DRU] = 1
     od = np.int64(row[O + OD])
     if od >= 0:
@@ -543,21 +509,21 @@ def _spoil_check(row, p, wk, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh,
     n = _deck_size(row, T)
     if n == 0:
         row[O + OD] = -1
-        return _finish(row, p, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o_to, m)
+        return _finish(row, p, par, ty, arbors, wk[4], rows, hv, ht, cnt, o_p, o_sh, o_to, m)
     for t in range(T):
         q = _reveal_weight(row, t, n, O)
         if q == 0.0:
             continue
         w = wk[3]
         _draw(row, w, t, W, O)
-        m = _finish(w, p * q, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o_to, m)
+        m = _finish(w, p * q, par, ty, arbors, wk[4], rows, hv, ht, cnt, o_p, o_sh, o_to, m)
         if cnt[OVF]:
             return m
     return m
 
 
 @kernel
-def _reveal_check(src, wk, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o_to):
+def _reveal_check(src, wk, par, ty, arbors, rows, hv, ht, cnt, o_p, o_sh, o_to):
     """Reveal (with reshuffle) and spoil check from a just-played state: outcome count."""
     T = par[P_T]
     O = 3 * T
@@ -569,7 +535,7 @@ def _reveal_check(src, wk, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o
     m = 0
     if n == 0:
         work[O + OD] = -1
-        return _spoil_check(work, 1.0, wk, par, ty, arbors, tmp, rows, hv, ht, cnt,
+        return _spoil_check(work, 1.0, wk, par, ty, arbors, rows, hv, ht, cnt,
                             o_p, o_sh, o_to, m)
     for t in range(T):
         q = _reveal_weight(work, t, n, O)
@@ -577,7 +543,7 @@ def _reveal_check(src, wk, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o
             continue
         w = wk[2]
         _draw(work, w, t, W, O)
-        m = _spoil_check(w, q, wk, par, ty, arbors, tmp, rows, hv, ht, cnt, o_p, o_sh, o_to, m)
+        m = _spoil_check(w, q, wk, par, ty, arbors, rows, hv, ht, cnt, o_p, o_sh, o_to, m)
         if cnt[OVF]:
             return m
     return m
@@ -593,7 +559,7 @@ def _put(src_p, src_sh, src_to, i, dst_p, dst_sh, dst_to, j, n):
 
 
 @kernel
-def push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc):
+def push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, sc):
     """Planting push from state ``sid``: fills its edges (SpoilModel.push), memoised.
 
     st = (rows, hv, ht, cnt); rv = reveal memo (rrows, rhv, rht, r_start, r_len,
@@ -617,13 +583,12 @@ def push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc):
     rid = -1
     for i in range(a, b):
         pr = buf[i]
-        canon(pr, par, ty, tmp)
         n0 = cnt[N_R]
         rid = _intern(rrows, rhv, rht, cnt, N_R, pr, W)
         if rid < 0:
             break
         if cnt[N_R] > n0:                         # a new just-played state
-            k = _reveal_check(pr, wk, par, ty, arbors, tmp, rows, hv, ht, cnt,
+            k = _reveal_check(pr, wk, par, ty, arbors, rows, hv, ht, cnt,
                               ro_p, ro_sh, ro_to)
             if cnt[OVF]:
                 break
@@ -637,7 +602,12 @@ def push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc):
             cnt[N_RE] = e0 + k
         if b - a > 1:
             for j in range(r_start[rid], r_start[rid] + r_len[rid]):
+                if m == po_p.shape[0]:
+                    cnt[OVF] = OVF_PUSH_OUT
+                    break
                 m = _record(bp[i] * re_p[j], re_sh[j], re_to[j], po_p, po_sh, po_to, m)
+            if cnt[OVF]:
+                break
     e0 = cnt[N_RE]
     if cnt[OVF] == 0 and b - a > 1 and e0 + m > re_p.shape[0]:
         cnt[OVF] = OVF_EDGES
@@ -671,7 +641,7 @@ def _add(acc, mark, nm, sid, p):
 
 
 @kernel
-def start_fresh(par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc, lay, prep_sp, prep_flag, io):
+def start_fresh(par, ty, arbors, st, rv, ed, buf, bp, wk, sc, lay, prep_sp, prep_flag, io):
     """Reveal the first card of a fresh deck (row wk[0]), then Prep until done.
 
     lay = (acc_done, mark_done, acc_f, mark_f, f_ids, f_p, out_ids, out_p): on
@@ -701,7 +671,6 @@ def start_fresh(par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc, lay, prep_sp,
                 continue
             w = wk[1]
             _draw(s0, w, t, W, O)
-            canon(w, par, ty, tmp)
             sid = _intern(rows, hv, ht, cnt, N_ST, w, W)
             if sid < 0:                    # the first reveal runs again from the start
                 for i in range(nf):
@@ -736,7 +705,7 @@ def start_fresh(par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc, lay, prep_sp,
         sid = f_ids[i]
         p = f_p[i]
         if e_len[sid] == 0:                # not pushed yet (the call costs, even memoised)
-            push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc)
+            push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, sc)
         if cnt[OVF]:
             io[1] = k
             io[2] = i
@@ -767,7 +736,7 @@ def start_fresh(par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc, lay, prep_sp,
 
 
 @kernel
-def advance(n_in, in_ids, in_p, io, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc,
+def advance(n_in, in_ids, in_p, io, par, ty, arbors, st, rv, ed, buf, bp, wk, sc,
             acc, mark, out_ids, out_p, spoil_sh):
     """One push from every state of a distribution (no on-deck card: it stays).
 
@@ -788,7 +757,7 @@ def advance(n_in, in_ids, in_p, io, par, ty, arbors, st, rv, ed, buf, bp, wk, tm
             nm = _add(acc, mark, nm, sid, p)
             continue
         if e_len[sid] == 0:
-            push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, tmp, sc)
+            push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, sc)
         if cnt[OVF]:
             io[0] = i
             io[1] = nm
@@ -807,10 +776,9 @@ def advance(n_in, in_ids, in_p, io, par, ty, arbors, st, rv, ed, buf, bp, wk, tm
 
 
 @kernel
-def intern_row(row, par, ty, tmp, st):
-    """Canonicalise and intern one state (a situation's start); -1 if the store is full."""
+def intern_row(row, par, st):
+    """Intern one state (a situation's start); -1 if the store is full."""
     rows, hv, ht, cnt = st
-    canon(row, par, ty, tmp)
     return _intern(rows, hv, ht, cnt, N_ST, row, par[P_W])
 
 
