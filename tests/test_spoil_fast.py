@@ -380,6 +380,21 @@ def test_hash_tables_grow_with_their_contents(monkeypatch, record_models):
         assert 2 * count <= cm.sizes[table] <= 2 * spoil_fast.GROWTH * count
 
 
+def test_push_outcomes_grow(monkeypatch, record_models):
+    """Cards with When Played abilities play several ways: a push merges their
+    outcomes in a scratch list, which grows from one entry (the push runs again):
+    same states, same numbers."""
+    runs, grown = record_models
+    deck, sit = SITUATIONS["when-played"]
+    plain = spoil_odds(deck, 6, situation=sit, engine="compiled")
+    grown.clear()
+    monkeypatch.setattr(spoil_fast, "_START", dict(spoil_fast._START, **{"push outcomes": 1}))
+    r = spoil_odds(deck, 6, situation=sit, engine="compiled")
+    assert _signature(r) == _signature(plain)
+    assert set(grown) == {"push outcomes"}
+    assert runs[-1].sizes["push outcomes"] == spoil_fast.GROWTH ** grown.count("push outcomes")
+
+
 # ---------------------------------------------------------------------------
 # 5. max_states
 # ---------------------------------------------------------------------------
