@@ -313,11 +313,14 @@ def reveal(S, p):
 
 
 @kernel
-def worst(S, p, zone, lo, hi, skip):
-    """§6.2: index in S[p, zone+lo:zone+hi] of the card with the most net decay
-    (> 0; ties: the first), never the card ``skip``; -1 if none."""
+def worst(S, p, zone, lo, hi, skip, random_ties):
+    """§6.2: index in S[p, zone+lo:zone+hi] of a card with the most net decay (> 0),
+    never the card ``skip``; -1 if none.  Ties: the first, or if ``random_ties``
+    the j-th tied card in zone order, j = randbelow(number tied) -- no draw
+    without a tie."""
     best = -1
     bn = 0
+    tied = 0
     for i in range(lo, hi):
         x = S[p, zone + i]
         if x == skip:
@@ -326,7 +329,19 @@ def worst(S, p, zone, lo, hi, skip):
         if nt > bn:
             bn = nt
             best = i
-    return best
+            tied = 1
+        elif nt == bn and best >= 0:
+            tied += 1
+    if tied < 2 or not random_ties:
+        return best
+    j = game_randbelow(S, tied)
+    for i in range(best, hi):
+        x = S[p, zone + i]
+        if x != skip and net(S, p, x) == bn:
+            if j == 0:
+                return i
+            j -= 1
+    return -1                     # not reached: j < tied
 
 
 @kernel
@@ -345,7 +360,7 @@ def when_played(S, p, c):
     for s in range(3):
         ab = S[p, ACT + 3 * c + s]
         if ab == AB_WP_DISCARD_FIELD:
-            best = worst(S, p, FIELD, 0, S[p, FIELD_N], c)
+            best = worst(S, p, FIELD, 0, S[p, FIELD_N], c, True)
             if best >= 0:
                 x = remove_at(S, p, FIELD, FIELD_N, best)
                 S[p, PS_SHOWING] -= net(S, p, x)
@@ -362,7 +377,7 @@ def when_played(S, p, c):
             if S[p, DHEAD] >= S[p, DN]:
                 reshuffle(S, p)
             h = S[p, DHEAD]
-            best = worst(S, p, DECK, h, S[p, DN], -1)
+            best = worst(S, p, DECK, h, S[p, DN], -1, False)
             if best >= 0:
                 to_discard(S, p, remove_at(S, p, DECK, DN, best))
             game_shuffle(S, S[p, DECK + h:DECK + N_CARDS], S[p, DN] - h)

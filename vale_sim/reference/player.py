@@ -152,7 +152,7 @@ class Player:
         for kind, _ in self.abilities(c):
             if kind == "when_played_discard_field":      # Deadwood Harvester, Mindful Owl
                 others = [x for x in self.field if x != c]
-                pick = self.worst(others)
+                pick = self.worst(others, random_ties=True)
                 if pick >= 0:
                     self.field.remove(pick)
                     self.discard.append(pick)
@@ -176,14 +176,18 @@ class Player:
                 self.rng.shuffle(self.deck)
         return c
 
-    def worst(self, candidates: list[int]) -> int:
-        """The card with the most net decay (> 0); ties: first in order (§6.2)."""
-        best, best_net = -1, 0
-        for c in candidates:
-            n = self.net(c)
-            if n > best_net:
-                best, best_net = c, n
-        return best
+    def worst(self, candidates: list[int], random_ties: bool = False) -> int:
+        """The card with the most net decay (> 0), -1 if none (§6.2).  Ties: the first
+        in order; with ``random_ties``, ``tied[randbelow(len(tied))]`` of the tied cards
+        in order (drawn only if there are several)."""
+        nets = [self.net(c) for c in candidates]
+        top = max(nets, default=0)
+        if top <= 0:
+            return -1
+        tied = [c for c, n in zip(candidates, nets) if n == top]
+        if len(tied) == 1 or not random_ties:
+            return tied[0]
+        return tied[self.rng.randbelow(len(tied))]
 
     # -- Spoiling (engine-spec §4.4) --------------------------------------------
     def check_spoil(self) -> bool:
