@@ -406,6 +406,37 @@ def spoil_check(T, S, p):
 
 
 @kernel
+def conclave_saves(S, p, ds, extra, c):
+    """Card c (-1: none) would save: extra temp guardians on it bring ds below 4."""
+    if c < 0:
+        return False
+    g = S[p, CC + CC_N * c + CC_GPG]
+    return g > 0 and ds - g * extra < 4
+
+
+@kernel
+def conclave_saver(S, p, ds, extra):
+    """§4.4 step 2: the card getting the Conclave's guardians, -1 if none saves.
+    Savers in order (field left to right, then on-deck); several: the j-th,
+    j = randbelow(number of savers) -- no draw for a single saver."""
+    od = S[p, ON_DECK]
+    n = 1 if conclave_saves(S, p, ds, extra, od) else 0
+    for i in range(S[p, FIELD_N]):
+        if conclave_saves(S, p, ds, extra, S[p, FIELD + i]):
+            n += 1
+    if n == 0:
+        return -1
+    j = 0 if n == 1 else game_randbelow(S, n)
+    for i in range(S[p, FIELD_N]):
+        c = S[p, FIELD + i]
+        if conclave_saves(S, p, ds, extra, c):
+            if j == 0:
+                return c
+            j -= 1
+    return od
+
+
+@kernel
 def spoil_saved(T, S, p):
     """4 decay show: try Druid, Conclave, Blooming Arbor in order; True if one saves."""
     ds = decay_showing(T, S, p)
@@ -427,23 +458,11 @@ def spoil_saved(T, S, p):
             ds = decay_showing(T, S, p)
             if ds < 4:
                 return True
-    # 2. Conclave of Ents: +1 guardian on a Grovetender-like card
+    # 2. Conclave of Ents: +amount guardians on a Grovetender-like card that saves
     ci = find_active_vale(T, S, p, VAB_CONCLAVE)
     if S[p, PS_CONC_USED] == 0 and ci >= 0:
         extra = T[VALE + S[p, VOWN + ci], V_AMOUNT]
-        target = -1
-        for i in range(S[p, FIELD_N]):
-            c = S[p, FIELD + i]
-            g = S[p, CC + CC_N * c + CC_GPG]
-            if g > 0 and ds - g * extra < 4:
-                target = c
-                break
-        if target < 0:
-            c = S[p, ON_DECK]
-            if c >= 0:
-                g = S[p, CC + CC_N * c + CC_GPG]
-                if g > 0 and ds - g * extra < 4:
-                    target = c
+        target = conclave_saver(S, p, ds, extra)
         if target >= 0:
             add_temp_guardians(S, p, target, extra)
             S[p, PS_CONC_USED] = 1

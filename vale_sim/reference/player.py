@@ -209,16 +209,14 @@ class Player:
                 return False
         conclave = self.vale_amounts("guardian_once_per_turn")
         if conclave and not self.conclave_used:
-            for c in self.showing():
-                if not any(k == "ongoing_growth_per_guardian" for k, _ in self.abilities(c)):
-                    continue
+            savers = self.conclave_savers(conclave[0])
+            if savers:
+                c = savers[0] if len(savers) == 1 else savers[self.rng.randbelow(len(savers))]
                 self.temp_card, self.temp_amount = c, conclave[0]
-                if self.decay_showing() < SPOIL_AT:
-                    self.conclave_used = True
-                    self.events["conclave"] = True
-                    self.say(f"  Conclave of Ents gives {self.describe(c)} +{conclave[0]} guardian")
-                    return False
-                self.temp_card, self.temp_amount = -1, 0
+                self.conclave_used = True
+                self.events["conclave"] = True
+                self.say(f"  Conclave of Ents gives {self.describe(c)} +{conclave[0]} guardian")
+                return False
         for v in self.active_vales():
             vale = self.cs.vales[v.vale_id]
             if vale.ability != "spoil_save_growth":
@@ -231,6 +229,20 @@ class Player:
                 return False
             break                                         # only the first Arbor is tried
         return True
+
+    def conclave_savers(self, amount: int) -> list[int]:
+        """Showing cards (field in order, then on-deck) with an active
+        ``ongoing_growth_per_guardian`` that ``amount`` temp guardians would bring
+        below 4 decay showing (§4.4 step 2); the temp guardians are left unset."""
+        savers = []
+        for c in self.showing():
+            if not any(k == "ongoing_growth_per_guardian" for k, _ in self.abilities(c)):
+                continue
+            self.temp_card, self.temp_amount = c, amount
+            if self.decay_showing() < SPOIL_AT:
+                savers.append(c)
+            self.temp_card, self.temp_amount = -1, 0
+        return savers
 
     # -- Planting (engine-spec §4.2, §6.1) ------------------------------------
     def wants_push(self, policy) -> bool:
