@@ -5,14 +5,16 @@ and reports the first differing turn and field.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, fields
+from collections import Counter
+from dataclasses import asdict, fields, replace
 
 import pytest
 
-from vale_sim.cards import load_card_set
+from vale_sim.cards import StartingCard, load_card_set
 from vale_sim.policy import PRESETS, BuyRule, Policy
 from vale_sim.records import TurnRecord, PlayerResult
 from vale_sim.reference.game import play_game
+from vale_sim.reference.player import Player
 from vale_sim.rules import Rules
 from vale_sim.synthetic import random_card_set
 from vale_sim.fast.api import play_game_fast
@@ -105,3 +107,44 @@ def test_random_card_sets(set_seed):
         if gi == 2:
             chosen[0] = Policy(name="explorer", explore_permille=500, use_sunstone=True)
         check(cs, players, 1000 + set_seed, gi, chosen)
+
+
+def tie_heavy_set(core):
+    """core with a free level 1 Conclave of Ents (8 copies) and starting cards with
+    two Deadwood Harvesters among equal-net Cursed Lands and six Grovetenders, so the
+    random tie-breaks (§6.2 field discard, §4.4 step 2 Conclave save) come up often."""
+    conclave = core.vales[core.vale_id("Conclave of Ents")]
+    free = replace(conclave, level=1, copies=8, cost_animal=0, cost_forest=0, cost_sky=0,
+                   cost_wild=0)
+    starting = (StartingCard("Cursed Land", ("Cursed Land",), 7, "user"),
+                StartingCard("Harvester", ("Cursed Land", "Deadwood Harvester"), 2, "user"),
+                StartingCard("Grovetender", ("Grovetender",), 6, "user"),
+                *(StartingCard(n, (n,), 1, "user") for n in
+                  ("Fertile Soil (top)", "Fertile Soil (middle)", "Fertile Soil (bottom)")),
+                StartingCard("Blank", (), 2, "user"))
+    vales = (free,) + tuple(v for v in core.vales if v.level == 2 and v != conclave)
+    return replace(core, name="core-ties", vales=vales, starting_cards=starting)
+
+
+def test_random_tie_breaks(core, monkeypatch):
+    """Both engines draw the same tie-breaks; the games do hit both kinds of tie."""
+    ties = Counter()
+    worst, savers = Player.worst, Player.conclave_savers
+
+    def counting_worst(self, candidates, random_ties=False):
+        nets = [self.net(c) for c in candidates]
+        ties["discard"] += random_ties and max(nets, default=0) > 0 and nets.count(max(nets)) > 1
+        return worst(self, candidates, random_ties)
+
+    def counting_savers(self, amount):
+        found = savers(self, amount)
+        ties["conclave"] += len(found) > 1
+        return found
+
+    monkeypatch.setattr(Player, "worst", counting_worst)
+    monkeypatch.setattr(Player, "conclave_savers", counting_savers)
+    cs = tie_heavy_set(core)
+    for gi in range(4):
+        check(cs, 2, 3, gi, ["balanced", "greedy"])
+        check(cs, 2, 3, gi, ["greedy", "greedy"])
+    assert ties["discard"] >= 10 and ties["conclave"] >= 10, ties

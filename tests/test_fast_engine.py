@@ -6,11 +6,12 @@ import pytest
 
 from vale_sim.cards import load_card_set
 from vale_sim.policy import PRESETS, Policy, BuyRule, PolicyError
+from vale_sim.rng import GameRng
 from vale_sim.rules import Rules
 from vale_sim.fast import engine as E
 from vale_sim.fast.api import simulate, run_games, play_game_fast
-from vale_sim.fast.state import (new_state, views, CC_DECAY, CC_GROWTH, PS_TURN, R_TOKENS,
-                                 R_BOX, GO_POOL_LEFT, GO_TRUNC, GO_ROUNDS)
+from vale_sim.fast.state import (new_state, views, CC_DECAY, CC_GROWTH, PS_TURN, PS_CONC_USED,
+                                 R_TOKENS, R_BOX, GO_POOL_LEFT, GO_TRUNC, GO_ROUNDS, GAME, G_RNG)
 from vale_sim.fast.tables import (card_tables, policy_tables, T_CARD_ADV, T_CARD_VALE, ABSENT,
                                   P_RULES, RC_TARGET, RC_ID, RC_MANA_AT_LEAST)
 
@@ -115,6 +116,68 @@ def test_peacekeeper_druid_discards_on_deck(game):
     # used once per window: a second spoil is not saved
     set_zones(S, 0, field=[0, 1, 2, 5], on_deck=3, deck=[6])
     assert E.spoil_check(T, S.S, 0)
+
+
+# -- random tie-breaks (§6.2, §4.4 step 2) --------------------------------------
+def restart_stream(S, seed):
+    """Restart the game's random stream as GameRng(seed); return the draws made so far."""
+    E.game_rng_init(S.S, np.uint64(seed), np.uint64(0))
+    return lambda: int(S.S[GAME, G_RNG + 1])
+
+
+def test_deadwood_harvester_draws_among_tied_field_cards(game):
+    cs, T, S, Q = game
+    cursed, harvester = cs.advancement_id("Cursed Land"), cs.advancement_id("Deadwood Harvester")
+    set_card(T, S, 0, 0, [cursed, -1, -1])
+    set_card(T, S, 0, 1, [-1, -1, -1])
+    set_card(T, S, 0, 2, [cursed, -1, -1])
+    set_card(T, S, 0, 3, [-1, -1, harvester])
+    picked = set()
+    for seed in range(16):
+        set_zones(S, 0, field=[0, 1, 2], on_deck=3)
+        draws = restart_stream(S, seed)
+        E.play_on_deck(S.S, 0)
+        gone = [0, 2][GameRng(seed).randbelow(2)]            # tied cards in field order
+        assert draws() == 1 and S.disc_n[0] == 1 and S.disc[0, 0] == gone
+        assert list(S.field[0, :S.field_n[0]]) == [c for c in (0, 1, 2, 3) if c != gone]
+        picked.add(gone)
+    assert picked == {0, 2}
+    # no tie: the net-2 card goes, without a draw
+    set_card(T, S, 0, 1, [cursed, -1, cs.advancement_id("Stag")])
+    set_zones(S, 0, field=[0, 1, 2], on_deck=3)
+    draws = restart_stream(S, 0)
+    E.play_on_deck(S.S, 0)
+    assert draws() == 0 and S.disc_n[0] == 1 and S.disc[0, 0] == 1
+
+
+def test_conclave_draws_among_the_cards_that_save(game):
+    cs, T, S, Q = game
+    cursed, grove = cs.advancement_id("Cursed Land"), cs.advancement_id("Grovetender")
+    set_card(T, S, 0, 0, [grove, -1, -1])
+    for c in range(1, 5):
+        set_card(T, S, 0, c, [cursed, -1, -1])
+    set_card(T, S, 0, 5, [grove, -1, -1])
+    S.vown[0, 0], S.vturn[0, 0], S.vown_n[0] = cs.vale_id("Conclave of Ents"), 1, 1
+    S.ps[0, PS_TURN] = 2
+
+    def saved_by(field, on_deck, seed):
+        E.clear_temp_guardians(S.S, 0)
+        S.S[0, PS_CONC_USED] = 0
+        set_zones(S, 0, field=field, on_deck=on_deck)
+        assert E.decay_showing(T, S.S, 0) == 4
+        draws = restart_stream(S, seed)
+        assert not E.spoil_check(T, S.S, 0)
+        assert E.decay_showing(T, S.S, 0) == 3
+        (c,) = np.flatnonzero(S.temp[0])
+        return int(c), draws()
+
+    picked = set()
+    for seed in range(16):
+        c, n = saved_by([0, 1, 2, 3, 4], 5, seed)          # savers: field card 0, on-deck 5
+        assert n == 1 and c == [0, 5][GameRng(seed).randbelow(2)]
+        picked.add(c)
+    assert picked == {0, 5}
+    assert saved_by([1, 0, 2, 3], 4, 0) == (0, 0)          # a single saver: no draw
 
 
 # -- vales (§6.3) --------------------------------------------------------------

@@ -176,6 +176,80 @@ def test_peacekeeper_druid_once_per_turn(core):
     assert not p.druid_used
 
 
+# -- random tie-breaks (engine-spec §6.2, §4.4 step 2) ---------------------------------
+
+class ScriptedRng(GameRng):
+    """A GameRng whose randbelow returns scripted choices and records every n asked."""
+
+    def __init__(self, choices=()):
+        super().__init__(0)
+        self.choices, self.asked = list(choices), []
+
+    def randbelow(self, n):
+        self.asked.append(n)
+        return self.choices.pop(0)
+
+
+def harvester_player(cs, field_cards, choices=()):
+    """Field `field_cards`, a Deadwood Harvester on deck, blanks in the deck."""
+    blank = Card([-1, -1, -1])
+    p = player_with_field(cs, field_cards, [card(cs, "Deadwood Harvester"), blank, blank])
+    p.on_deck, p.deck = len(field_cards), p.deck[1:]
+    p.rng = ScriptedRng(choices)
+    return p
+
+
+@pytest.mark.parametrize("j", [0, 1])
+def test_deadwood_harvester_draws_among_tied_field_cards(core, j):
+    cursed, blank = card(core, "Cursed Land"), Card([-1, -1, -1])
+    p = harvester_player(core, [cursed, blank, cursed], choices=[j])
+    p.play_on_deck()
+    # candidates 0 and 2 (net 1 each, in field order): randbelow(2) picks tied[j]
+    assert p.rng.asked == [2]
+    assert p.discard == [[0, 2][j]] and p.field == [x for x in (0, 1, 2, 3) if x != [0, 2][j]]
+
+
+def test_deadwood_harvester_draws_nothing_without_a_tie(core):
+    cursed, blank = card(core, "Cursed Land"), Card([-1, -1, -1])
+    heavy = card(core, "Cursed Land", "Stag")                     # net 2
+    p = harvester_player(core, [cursed, heavy, cursed])
+    p.play_on_deck()
+    assert p.rng.asked == [] and p.discard == [1]
+    p = harvester_player(core, [blank, blank])                    # no card with net > 0
+    p.play_on_deck()
+    assert p.rng.asked == [] and p.discard == [] and p.field == [0, 1, 2]
+
+
+def conclave_player(cs, field_cards, on_deck_card, choices=()):
+    """Field + on-deck card as given (a blank in the deck), an active Conclave of Ents."""
+    p = player_with_field(cs, field_cards, [on_deck_card, Card([-1, -1, -1])],
+                          vales=(cs.vale_id("Conclave of Ents"),))
+    p.on_deck, p.deck = len(field_cards), p.deck[1:]
+    p.rng = ScriptedRng(choices)
+    return p
+
+
+@pytest.mark.parametrize("j", [0, 1])
+def test_conclave_draws_among_the_cards_that_save(core, j):
+    grove, cursed = card(core, "Grovetender"), card(core, "Cursed Land")
+    # 4 decay showing; +1 guardian on either Grovetender (field card 0, on-deck card 5) saves
+    p = conclave_player(core, [grove] + [cursed] * 4, grove, choices=[j])
+    assert p.decay_showing() == 4
+    assert not p.check_spoil()
+    assert p.rng.asked == [2] and p.temp_card == [0, 5][j] and p.conclave_used
+    assert p.decay_showing() == 3
+
+
+def test_conclave_draws_nothing_for_a_single_saver(core):
+    grove, cursed, blank = card(core, "Grovetender"), card(core, "Cursed Land"), Card([-1, -1, -1])
+    p = conclave_player(core, [cursed, grove, cursed, cursed], cursed)
+    assert not p.check_spoil()
+    assert p.rng.asked == [] and p.temp_card == 1
+    p = conclave_player(core, [grove, grove] + [cursed] * 4, cursed)   # 5 showing: none saves
+    assert p.check_spoil()
+    assert p.rng.asked == [] and p.temp_card == -1 and not p.conclave_used
+
+
 def test_starting_field_has_two_cursed_lands_and_one_on_deck():
     cs = load_card_set("starter")
     cursed = cs.advancement_id("Cursed Land")

@@ -313,11 +313,14 @@ def reveal(S, p):
 
 
 @kernel
-def worst(S, p, zone, lo, hi, skip):
-    """§6.2: index in S[p, zone+lo:zone+hi] of the card with the most net decay
-    (> 0; ties: the first), never the card ``skip``; -1 if none."""
+def worst(S, p, zone, lo, hi, skip, random_ties):
+    """§6.2: index in S[p, zone+lo:zone+hi] of a card with the most net decay (> 0),
+    never the card ``skip``; -1 if none.  Ties: the first, or if ``random_ties``
+    the j-th tied card in zone order, j = randbelow(number tied) -- no draw
+    without a tie."""
     best = -1
     bn = 0
+    tied = 0
     for i in range(lo, hi):
         x = S[p, zone + i]
         if x == skip:
@@ -326,7 +329,19 @@ def worst(S, p, zone, lo, hi, skip):
         if nt > bn:
             bn = nt
             best = i
-    return best
+            tied = 1
+        elif nt == bn and best >= 0:
+            tied += 1
+    if tied < 2 or not random_ties:
+        return best
+    j = game_randbelow(S, tied)
+    for i in range(best, hi):
+        x = S[p, zone + i]
+        if x != skip and net(S, p, x) == bn:
+            if j == 0:
+                return i
+            j -= 1
+    return -1                     # not reached: j < tied
 
 
 @kernel
@@ -345,7 +360,7 @@ def when_played(S, p, c):
     for s in range(3):
         ab = S[p, ACT + 3 * c + s]
         if ab == AB_WP_DISCARD_FIELD:
-            best = worst(S, p, FIELD, 0, S[p, FIELD_N], c)
+            best = worst(S, p, FIELD, 0, S[p, FIELD_N], c, True)
             if best >= 0:
                 x = remove_at(S, p, FIELD, FIELD_N, best)
                 S[p, PS_SHOWING] -= net(S, p, x)
@@ -362,7 +377,7 @@ def when_played(S, p, c):
             if S[p, DHEAD] >= S[p, DN]:
                 reshuffle(S, p)
             h = S[p, DHEAD]
-            best = worst(S, p, DECK, h, S[p, DN], -1)
+            best = worst(S, p, DECK, h, S[p, DN], -1, False)
             if best >= 0:
                 to_discard(S, p, remove_at(S, p, DECK, DN, best))
             game_shuffle(S, S[p, DECK + h:DECK + N_CARDS], S[p, DN] - h)
@@ -391,6 +406,37 @@ def spoil_check(T, S, p):
 
 
 @kernel
+def conclave_saves(S, p, ds, extra, c):
+    """Card c (-1: none) would save: extra temp guardians on it bring ds below 4."""
+    if c < 0:
+        return False
+    g = S[p, CC + CC_N * c + CC_GPG]
+    return g > 0 and ds - g * extra < 4
+
+
+@kernel
+def conclave_saver(S, p, ds, extra):
+    """§4.4 step 2: the card getting the Conclave's guardians, -1 if none saves.
+    Savers in order (field left to right, then on-deck); several: the j-th,
+    j = randbelow(number of savers) -- no draw for a single saver."""
+    od = S[p, ON_DECK]
+    n = 1 if conclave_saves(S, p, ds, extra, od) else 0
+    for i in range(S[p, FIELD_N]):
+        if conclave_saves(S, p, ds, extra, S[p, FIELD + i]):
+            n += 1
+    if n == 0:
+        return -1
+    j = 0 if n == 1 else game_randbelow(S, n)
+    for i in range(S[p, FIELD_N]):
+        c = S[p, FIELD + i]
+        if conclave_saves(S, p, ds, extra, c):
+            if j == 0:
+                return c
+            j -= 1
+    return od
+
+
+@kernel
 def spoil_saved(T, S, p):
     """4 decay show: try Druid, Conclave, Blooming Arbor in order; True if one saves."""
     ds = decay_showing(T, S, p)
@@ -412,23 +458,11 @@ def spoil_saved(T, S, p):
             ds = decay_showing(T, S, p)
             if ds < 4:
                 return True
-    # 2. Conclave of Ents: +1 guardian on a Grovetender-like card
+    # 2. Conclave of Ents: +amount guardians on a Grovetender-like card that saves
     ci = find_active_vale(T, S, p, VAB_CONCLAVE)
     if S[p, PS_CONC_USED] == 0 and ci >= 0:
         extra = T[VALE + S[p, VOWN + ci], V_AMOUNT]
-        target = -1
-        for i in range(S[p, FIELD_N]):
-            c = S[p, FIELD + i]
-            g = S[p, CC + CC_N * c + CC_GPG]
-            if g > 0 and ds - g * extra < 4:
-                target = c
-                break
-        if target < 0:
-            c = S[p, ON_DECK]
-            if c >= 0:
-                g = S[p, CC + CC_N * c + CC_GPG]
-                if g > 0 and ds - g * extra < 4:
-                    target = c
+        target = conclave_saver(S, p, ds, extra)
         if target >= 0:
             add_temp_guardians(S, p, target, extra)
             S[p, PS_CONC_USED] = 1

@@ -152,7 +152,7 @@ class Player:
         for kind, _ in self.abilities(c):
             if kind == "when_played_discard_field":      # Deadwood Harvester, Mindful Owl
                 others = [x for x in self.field if x != c]
-                pick = self.worst(others)
+                pick = self.worst(others, random_ties=True)
                 if pick >= 0:
                     self.field.remove(pick)
                     self.discard.append(pick)
@@ -176,14 +176,18 @@ class Player:
                 self.rng.shuffle(self.deck)
         return c
 
-    def worst(self, candidates: list[int]) -> int:
-        """The card with the most net decay (> 0); ties: first in order (§6.2)."""
-        best, best_net = -1, 0
-        for c in candidates:
-            n = self.net(c)
-            if n > best_net:
-                best, best_net = c, n
-        return best
+    def worst(self, candidates: list[int], random_ties: bool = False) -> int:
+        """The card with the most net decay (> 0), -1 if none (§6.2).  Ties: the first
+        in order; with ``random_ties``, ``tied[randbelow(len(tied))]`` of the tied cards
+        in order (drawn only if there are several)."""
+        nets = [self.net(c) for c in candidates]
+        top = max(nets, default=0)
+        if top <= 0:
+            return -1
+        tied = [c for c, n in zip(candidates, nets) if n == top]
+        if len(tied) == 1 or not random_ties:
+            return tied[0]
+        return tied[self.rng.randbelow(len(tied))]
 
     # -- Spoiling (engine-spec §4.4) --------------------------------------------
     def check_spoil(self) -> bool:
@@ -205,16 +209,14 @@ class Player:
                 return False
         conclave = self.vale_amounts("guardian_once_per_turn")
         if conclave and not self.conclave_used:
-            for c in self.showing():
-                if not any(k == "ongoing_growth_per_guardian" for k, _ in self.abilities(c)):
-                    continue
+            savers = self.conclave_savers(conclave[0])
+            if savers:
+                c = savers[0] if len(savers) == 1 else savers[self.rng.randbelow(len(savers))]
                 self.temp_card, self.temp_amount = c, conclave[0]
-                if self.decay_showing() < SPOIL_AT:
-                    self.conclave_used = True
-                    self.events["conclave"] = True
-                    self.say(f"  Conclave of Ents gives {self.describe(c)} +{conclave[0]} guardian")
-                    return False
-                self.temp_card, self.temp_amount = -1, 0
+                self.conclave_used = True
+                self.events["conclave"] = True
+                self.say(f"  Conclave of Ents gives {self.describe(c)} +{conclave[0]} guardian")
+                return False
         for v in self.active_vales():
             vale = self.cs.vales[v.vale_id]
             if vale.ability != "spoil_save_growth":
@@ -227,6 +229,20 @@ class Player:
                 return False
             break                                         # only the first Arbor is tried
         return True
+
+    def conclave_savers(self, amount: int) -> list[int]:
+        """Showing cards (field in order, then on-deck) with an active
+        ``ongoing_growth_per_guardian`` that ``amount`` temp guardians would bring
+        below 4 decay showing (§4.4 step 2); the temp guardians are left unset."""
+        savers = []
+        for c in self.showing():
+            if not any(k == "ongoing_growth_per_guardian" for k, _ in self.abilities(c)):
+                continue
+            self.temp_card, self.temp_amount = c, amount
+            if self.decay_showing() < SPOIL_AT:
+                savers.append(c)
+            self.temp_card, self.temp_amount = -1, 0
+        return savers
 
     # -- Planting (engine-spec §4.2, §6.1) ------------------------------------
     def wants_push(self, policy) -> bool:
