@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
     p.add_argument("--games", type=int, default=10_000, help="games to simulate (default 10000)")
     p.add_argument("--max-states", type=int, default=1_500_000,
                    help="stop an exact computation past this many distinct states (about "
-                        "2 µs and 1.2 KB of memory each compiled; default 1500000, 0 = no "
+                        "1-2 µs and 0.5 KB of memory each compiled; default 1500000, 0 = no "
                         "limit) and say to use --simulate")
     p.add_argument("--engine", choices=("auto", "compiled", "python"), default="auto",
                    help="exact engine: compiled (numba; the default via auto) or the readable "
