@@ -167,6 +167,12 @@ SMALL_DECKS = {
                                        card("Cursed Land", "Mindful Owl"), card("Grovetender"),
                                        card("Deadwood Harvester"), card(*CL), BLANK,
                                        vales=("Conclave of Ents",)),
+    # per-guardian Harvest cards that are not Grovetenders: the Conclave's spoil save
+    # never reaches them, so they share a type with plain Cursed Lands
+    "conclave-dawnsinger-off-grovetender": deck_of(
+        card("Grovetender"), card("Cursed Land", "Dawnsinger"), card(*CL),
+        card("Cursed Land", "Woodland Warden"), card("Cursed Land", "Stag"), BLANK,
+        vales=("Conclave of Ents",)),
     "when-played": deck_of(card("Cursed Land", "Calm Weather"), card("Deadwood Harvester"),
                            card("Cleansing Rain"), card("Cursed Land", "Stag"),
                            card("Cursed Land", "Mindful Owl")),
@@ -378,6 +384,19 @@ def test_peacekeeper_druid_by_hand():
     used = Situation(field=[0, 1, 2], on_deck=3, deck=[4, 5, 6, 7], druid_used=True)
     assert spoil_odds(deck, 1, situation=used, exact=True).p_spoil_within[1] == Fraction(1, 2)
     assert_matches_engine(deck, 4, situation=sit)
+
+
+def test_guardian_harvest_splits_types_only_on_grovetenders():
+    """The Conclave's guardian (and the Harvest it adds) can only go to a
+    Grovetender card: other per-guardian Harvest cards join the type of cards
+    with the same dynamics, Grovetender + Dawnsinger stays apart."""
+    deck = SMALL_DECKS["conclave-dawnsinger-off-grovetender"]
+    m = SpoilModel(deck)
+    assert m.type_of[1] == m.type_of[2] == m.type_of[3] != m.type_of[4]
+    with_gt = deck_of(card("Grovetender", "Dawnsinger"), card("Grovetender"),
+                      vales=("Conclave of Ents",))
+    m = SpoilModel(with_gt)
+    assert m.type_of[0] != m.type_of[1] and m.tmana[m.type_of[0]] == 1
 
 
 def test_deadwood_tie_by_hand():

@@ -230,7 +230,8 @@ def card_profile(cs: CardSet, card: Card, conclave: int) -> dict:
     abil = sym.active_abilities(cs, card)
     kinds = [k for k, _ in abil]
     d, g = sym.decay(cs, card), sym.growth(cs, card)
-    gpg = "ongoing_growth_per_guardian" in kinds
+    # the Conclave's spoil save puts its guardians only on such a card (§4.4)
+    gpg = "ongoing_growth_per_guardian" in kinds and conclave > 0
     gu = sym.guardians(cs, card)
 
     def amt(kind):
@@ -238,10 +239,11 @@ def card_profile(cs: CardSet, card: Card, conclave: int) -> dict:
     pgm, pgv = amt("harvest_mana_per_guardian"), amt("harvest_vp_per_guardian")
     return dict(
         decay=d, net=sym.net_decay(cs, card), druid="prevent_spoil" in kinds,
-        wp=tuple(k for k in kinds if k in WHEN_PLAYED), gpg=gpg and conclave > 0,
+        wp=tuple(k for k in kinds if k in WHEN_PLAYED), gpg=gpg,
         # Conclave's +guardians on this card: growth gained, Harvest mana/VP gained
-        bonus=(sym.growth(cs, card, conclave) - g) if gpg and conclave > 0 else 0,
-        tmana=pgm * conclave, tvp=pgv * conclave,
+        # (0 on any other card: they never hold them, so they do not split types)
+        bonus=(sym.growth(cs, card, conclave) - g) if gpg else 0,
+        tmana=pgm * conclave if gpg else 0, tvp=pgv * conclave if gpg else 0,
         # Harvest (engine-spec §4.3 steps 2-4, as Player.harvest_totals counts)
         mana=sym.slot_sum(cs, card, "mana") + pgm * gu,
         magic=amt("harvest_mana_per_other_card"), pen=amt("harvest_mana_penalty"),
