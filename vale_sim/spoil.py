@@ -7,7 +7,8 @@ every card through :mod:`vale_sim.reference.symbols`.  See docs/spoil-odds.md.
 
 How it stays small: cards that behave the same for the spoil mechanics are
 grouped into *types* (their net decay, their gross decay when Prep counts
-gross, Druid, When Played kinds, Conclave bonus), and a state is the multiset
+gross, Druid, When Played kinds, and on Grovetender cards what the Conclave's
+guardian adds), and a state is the multiset
 of types in the deck, the discard pile and the field, plus the on-deck type
 and the once-per-turn uses.  The remaining deck is uniformly shuffled given
 the state (RB: Planting — "shuffle your discard pile; it becomes your draw
