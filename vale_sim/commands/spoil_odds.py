@@ -24,7 +24,7 @@ def add_parser(sub) -> None:
                         "limit) and say to use --simulate")
     p.add_argument("--engine", choices=("auto", "compiled", "python"), default="auto",
                    help="exact engine: compiled (numba; the default via auto) or the readable "
-                        "Python model it is checked against (20-80x slower)")
+                        "Python model it is checked against (30-60x slower)")
     p.add_argument("--seed", type=int, default=0, help="master seed for --simulate (default 0)")
     p.add_argument("--set", default=None,
                    help="card set for names in the deck (default: the deck file's, else core)")

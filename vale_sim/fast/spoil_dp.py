@@ -30,9 +30,9 @@ import numpy as np
 
 from .jit import kernel
 
-# row offsets after the three count vectors
+# row offsets after the three count vectors, and how many there are
 OD, DRU, CON, ARU, ARG, TT, TI, FN, TOP = range(9)
-ROW = 9                        # row entries after the three count vectors
+ROW = 9
 # counters in ``cnt``: states, just-played states, edges stored (the reveals' and
 # the pushes' with several ways to play), overflow, Prep states
 N_ST, N_R, N_RE, OVF, N_PREP = range(5)
@@ -243,22 +243,20 @@ def _discard_field(src, p, buf, bp, c, pt, pg, par, ty, W):
     T = par[P_T]
     O = 3 * T
     guard = np.int64(src[O + TT]) if src[O + TI] == 1 else -1
-    m = 0
+    m = 0                               # the most net decay, and how many cards have it
+    ties = 0
     for t in range(T):
         for g in range(2):
             k, e = _candidate(src, t, g, guard, pt, pg, T, ty)
             if k > 0 and e > m:
                 m = e
+                ties = k
+            elif k > 0 and e == m and m > 0:
+                ties += k
     if m == 0:
         _copy(src, buf[c], W)
         bp[c] = p
         return c + 1
-    ties = 0
-    for t in range(T):
-        for g in range(2):
-            k, e = _candidate(src, t, g, guard, pt, pg, T, ty)
-            if k > 0 and e == m:
-                ties += k
     for t in range(T):
         for g in range(2):
             k, e = _candidate(src, t, g, guard, pt, pg, T, ty)
@@ -628,6 +626,16 @@ def push(sid, par, ty, arbors, st, rv, ed, buf, bp, wk, sc):
 
 # -- the starting distribution: Prep on a fresh deck (§3, §4.6) ---------------------
 @kernel(inline=True)
+def _drain(acc, mark, n, out_ids, out_p):
+    """out_ids/out_p[:n] = the n states listed in mark and their sums in acc, which
+    is left zero for the next use."""
+    for i in range(n):
+        out_ids[i] = mark[i]
+        out_p[i] = acc[mark[i]]
+        acc[mark[i]] = 0.0
+
+
+@kernel(inline=True)
 def _add(acc, mark, nm, sid, p):
     """acc[sid] += p, listing sid in mark the first time (a 0.0 from underflow is not
     added: it would be listed again and again)."""
@@ -695,10 +703,7 @@ def start_fresh(par, ty, arbors, st, rv, ed, buf, bp, wk, sc, lay, prep_sp, prep
             steps += 1
             if steps > cnt[N_ST] + 1:      # a Prep path came back to a state: PrepLoop
                 return -2
-            for j in range(nf):
-                f_ids[j] = mark_f[j]
-                f_p[j] = acc_f[mark_f[j]]
-                acc_f[mark_f[j]] = 0.0
+            _drain(acc_f, mark_f, nf, f_ids, f_p)
             k = nf
             nf = 0
             i = 0
@@ -728,10 +733,7 @@ def start_fresh(par, ty, arbors, st, rv, ed, buf, bp, wk, sc, lay, prep_sp, prep
             else:
                 nf = _add(acc_f, mark_f, nf, to, q)
         i += 1
-    for i in range(nd):
-        out_ids[i] = mark_d[i]
-        out_p[i] = acc_d[mark_d[i]]
-        acc_d[mark_d[i]] = 0.0
+    _drain(acc_d, mark_d, nd, out_ids, out_p)
     return nd
 
 
@@ -768,10 +770,7 @@ def advance(n_in, in_ids, in_p, io, par, ty, arbors, st, rv, ed, buf, bp, wk, sc
                 spoil_sh[e_sh[j]] += q
             else:
                 nm = _add(acc, mark, nm, e_to[j], q)
-    for i in range(nm):
-        out_ids[i] = mark[i]
-        out_p[i] = acc[mark[i]]
-        acc[mark[i]] = 0.0
+    _drain(acc, mark, nm, out_ids, out_p)
     return nm
 
 
