@@ -320,15 +320,14 @@ class CompiledModel:
             for size in range(n + 1):
                 vals = sorted(a + g * (size - 1) - pen for a, g, pen in m._mana_members[t])
                 low[t, 1:len(vals) + 1, size] = np.cumsum(vals)
-        fld = self.state_rows[:, 2 * T:3 * T].astype(np.int64)
-        nf = v[:, K.V_NF].astype(np.int64)
-        temp = v[:, K.V_TEMP].astype(np.int64)
-        base = m.vale_mana + np.where(temp >= 0, np.append(m.tmana, 0)[temp], 0)
-        lowest = base + low[np.arange(T)[None, :], fld, nf[:, None]].sum(1)
+        base = m.vale_mana + np.append(np.asarray(m.tmana, float), 0.0)   # [-1]: none
+        lowest = np.zeros(len(mana))
+        K.lowest_mana(self.state_rows, len(mana), self.par, low, base, v, lowest)
         out = mana.copy()
         neg = np.flatnonzero(lowest < 0)
         if len(neg):
-            keys = np.concatenate([fld[neg], temp[neg, None]], 1)
+            fld = self.state_rows[neg, 2 * T:3 * T].astype(np.int64)
+            keys = np.concatenate([fld, v[neg, K.V_TEMP].astype(np.int64)[:, None]], 1)
             uniq, inv = np.unique(keys, axis=0, return_inverse=True)
             vals = np.array([float(m._mana_with_penalty(self._field_state(u), int(u[:T].sum())))
                              for u in uniq])

@@ -838,6 +838,24 @@ def state_values(rows, n, par, ty, means, aur, tmana, tvp, vale, out):
 
 
 @kernel
+def lowest_mana(rows, n, par, low, base, values, out):
+    """Per state: the field's lowest possible Harvest mana net of penalties — base
+    (vale mana, + the guardian's when temp >= 0: ``base[temp]``, ``base[-1]`` for
+    none) plus, per type, the sum of its c smallest member values at this field
+    size (``low[t, c, field size]``)."""
+    T = par[P_T]
+    for s in range(n):
+        r = rows[s]
+        nf = np.int64(values[s, V_NF])
+        x = base[np.int64(values[s, V_TEMP])]
+        for t in range(T):
+            c = np.int64(r[2 * T + t])
+            if c:
+                x += low[t, c, nf]
+        out[s] = x
+
+
+@kernel
 def layer_stats(ids, p, n, values, low, hist, out):
     """Sums over a distribution (states ids[:n], probabilities p): out = E[mana, animal,
     forest, sky, wild, spirits, VP] (spoiled turns 0), P(an on-deck card); and
