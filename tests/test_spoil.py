@@ -194,6 +194,11 @@ SMALL_DECKS = {
                                     card("Cursed Land", "Lifebringer Seed", "Stag"),
                                     card(*CL), card(*CL), card("Cursed Land", "Hulking Thornhide"),
                                     card("Fertile Soil (top)")),
+    # Grassland's "not below 0" binds: fields of Grassland and blank cards have
+    # negative mana net of penalties (their Harvest counts 0)
+    "grassland-below-zero": deck_of(card("Grassland"), card("Grassland"),
+                                    BLANK, card(*CL), card("Cursed Land", "Stag"),
+                                    card("Fertile Soil (top)")),
     "harvest-abilities": deck_of(card("Aurora", "Seedling", "Grassland"), card("Magic Seed"),
                                  card(*CL), card(*CL), card("Feral Chieftain", "Stag"),
                                  card("Woodland Warden"),

@@ -131,6 +131,23 @@ def test_compiled_equals_python_on_random_small_decks(args, prep, pushes):
     both(random_deck(*args), pushes, rules=Rules(prep_count=prep))
 
 
+def test_grassland_floor_in_both_engines():
+    """Grassland's "not below 0" where it binds: the compiled layer sums correct the
+    linear mana of those states exactly, as the per-state values do and as the
+    Python model (checked against the engine in test_spoil) does."""
+    from test_spoil import SMALL_DECKS
+    deck = SMALL_DECKS["grassland-below-zero"]
+    both(deck, 6)
+    cm = CompiledModel(SpoilModel(deck)).run(6)
+    v = cm.values()
+    linear = v[:, K.V_MANA] - v[:, K.V_PEN]
+    final = cm.final_values()[:, K.V_MANA]
+    assert (final > linear).any() and (final >= 0).all()
+    for (ids, p), (sums, *_rest) in zip(cm.layers, cm.layer_sums):
+        assert sums[0] == pytest.approx(p @ final[ids], abs=1e-14)
+    assert any(p @ final[ids] > p @ linear[ids] + 1e-3 for ids, p in cm.layers)
+
+
 # ---------------------------------------------------------------------------
 # 2. 20-card decks
 # ---------------------------------------------------------------------------
@@ -302,9 +319,9 @@ def record_models(monkeypatch):
     runs, grown = [], []
     run, grow = CompiledModel.run, CompiledModel._grow
 
-    def recording_run(self, pushes):
+    def recording_run(self, pushes, **kw):
         runs.append(self)
-        return run(self, pushes)
+        return run(self, pushes, **kw)
 
     def recording_grow(self):
         grown.append(spoil_fast._OVF_STORE[int(self.cnt[K.OVF])])

@@ -1016,24 +1016,24 @@ def spoil_odds(deck, pushes: int = 6, situation: Situation | None = None,
 def _spoil_odds_compiled(model: SpoilModel, pushes: int, max_states, t0: float) -> SpoilOdds:
     """spoil_odds on vale_sim.spoil_fast: the same quantities from the same states."""
     from .spoil_fast import CompiledModel
-    cm = CompiledModel(model, max_states).run(pushes)
+    cm = CompiledModel(model, max_states).run(pushes, keep_layers=False)
     spoiled_at = cm.prep_spoil.copy()
     p_prep = float(spoiled_at.sum())
     p_spoil, hist_k, exp, exp_c, can = {}, {}, {}, {}, {}
-    for k in range(len(cm.layers)):
+    for k, (sums, can_k, alive_hist, alive) in enumerate(cm.layer_sums):
         spoiled_at = spoiled_at + cm.spoil_step[k] if k else spoiled_at
         ps = float(spoiled_at.sum())
         p_spoil[k] = ps
-        sums, can[k], alive_hist = cm.layer_stats(k)
+        can[k] = can_k
         hist: dict = {int(sh): float(q) for sh, q in enumerate(spoiled_at) if q > 0}
         for sh, q in alive_hist.items():
             hist[sh] = hist.get(sh, 0.0) + q
         hist_k[k] = hist
         exp[k] = dict(zip(QUANTITIES, sums.tolist()))
-        alive = float(cm.layers[k][1].sum())     # = 1 - ps, over the turns not spoiled
+        # alive = 1 - ps, summed over the turns not spoiled
         exp_c[k] = {q: (v / alive if alive > 0 else None) for q, v in exp[k].items()}
         p_spoil[k] = min(ps, 1.0)                # a float sum of 1 may round above it
-    started = float(cm.layers[0][1].sum())       # = 1 - p_prep
+    started = cm.layer_sums[0][3]                # = 1 - p_prep
     given = {k: ((v - p_prep) / started if started > 0 else None) for k, v in p_spoil.items()}
     return SpoilOdds(deck=model.deck.name, pushes=pushes, method="exact", p_prep_spoil=p_prep,
                      p_spoil_within=p_spoil, p_spoil_within_given_turn=given, p_can_push=can,

@@ -15,6 +15,8 @@ is grown fourfold (contents kept) and the kernel goes on from where it stopped.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .fast import spoil_dp as K
@@ -50,10 +52,11 @@ class CompiledModel:
         # rows are padded to whole 8-byte words (hashed and compared a word at a time)
         self.T, self.W = T, -(-(3 * T + K.ROW) // 8) * 8
         self.O = 3 * T
-        par = np.zeros(6, np.int64)
+        par = np.zeros(7, np.int64)
         par[K.P_T], par[K.P_W] = T, self.W
         par[K.P_GG], par[K.P_CONC], par[K.P_NARB] = m.global_growth, m.conclave, len(m.arbors)
         par[K.P_GROSS] = int(m.rules.prep_count == "gross")
+        par[K.P_PEN] = int(bool(m.penalty))
         ty = np.zeros((K.TY_WP + 3, T), np.int64)
         for t in range(T):
             ty[K.TY_NET, t], ty[K.TY_DEC, t] = m.net[t], m.dec[t]
@@ -193,10 +196,11 @@ class CompiledModel:
                 raise PrepLoop(self.model.deck.name)
             self._grow()
 
-    def run(self, pushes: int):
+    def run(self, pushes: int, keep_layers: bool = True):
         """Prep (or the situation), then ``pushes`` pushes from every state.
 
-        Sets ``layers`` [(ids, p)] for k = 0..pushes, ``prep_spoil`` (probability
+        Sets ``layers`` [(ids, p)] for k = 0..pushes (``keep_layers``; else None),
+        ``layer_sums[k]`` (``layer_stats`` of each), ``prep_spoil`` (probability
         by showing), ``spoil_step[k]`` (probability of spoiling at push k, by
         showing) and the state and edge arrays.
         """
@@ -227,7 +231,8 @@ class CompiledModel:
                 return common() + (lay, self.prep_spoil, self.prep_flag, io)
             n = self._call(K.start_fresh, start_args)
             ids, p = self.out_ids[:n].copy(), self.out_p[:n].copy()
-        self.layers = [(ids, p)]
+        self.layers = [(ids, p)] if keep_layers else None
+        self.layer_sums = [self.layer_stats(ids, p)]
         self.spoil_step = [np.zeros(K.MAX_SHOW)]
         for _ in range(pushes):
             sp = np.zeros(K.MAX_SHOW)
@@ -237,11 +242,13 @@ class CompiledModel:
                 return (len(ids), ids, p, io) + common() + (self.acc, self.mark, self.out_ids,
                                                              self.out_p, sp)
             n = self._call(K.advance, adv_args)
-            ids, p = self.out_ids[:n].copy(), self.out_p[:n].copy()
-            self.layers.append((ids, p))
+            ids, p = self.out_ids[:n].copy(), self.out_p[:n].copy()   # next advance: out_*
+            if keep_layers:
+                self.layers.append((ids, p))
+            self.layer_sums.append(self.layer_stats(ids, p))
             self.spoil_step.append(sp)
         self.state_rows = self.rows[:int(self.cnt[K.N_ST])]
-        self._values, self._mana_final, self._show_range = None, False, None
+        self._values, self._mana_final = None, False
         return self
 
     @property
@@ -252,20 +259,39 @@ class CompiledModel:
                 + int(self.cnt[K.N_PREP]))
 
     # -- what the states show ------------------------------------------------------------
+    @functools.cached_property
+    def _harvest_args(self):
+        """The kernels' Harvest tables: (means, aur, tmana, tvp, vale)."""
+        m, T = self.model, self.T
+        means = np.array([[float(x) for x in m.mean[q]] for q in
+                          ("mana", "magic", "pen", "vp", "animal", "forest", "sky", "wild")])
+        ncards = len(m.deck.cards)
+        aur = np.array([[float(m.aurora(t, k)) for k in range(ncards + 1)] for t in range(T)])
+        vale = np.array([m.vale_mana] + [m.vale_spirit[s] for s in
+                                         ("animal", "forest", "sky", "wild")], float)
+        return means, aur, np.array(m.tmana, float), np.array(m.tvp, float), vale
+
+    @functools.cached_property
+    def _penalty_tables(self):
+        """(low, base) for the lowest possible mana (spoil_dp._lowest): low[t, c,
+        field size] the sum of type t's c smallest member values, base[temp] the
+        vale mana + the guardian's (base[-1]: no guardian)."""
+        m, T = self.model, self.T
+        n = len(m.deck.cards)
+        low = np.zeros((T, n + 1, n + 1))
+        for t in range(T):
+            for size in range(n + 1):
+                vals = sorted(a + g * (size - 1) - pen for a, g, pen in m._mana_members[t])
+                low[t, 1:len(vals) + 1, size] = np.cumsum(vals)
+        base = m.vale_mana + np.append(np.asarray(m.tmana, float), 0.0)
+        return low, base
+
     def values(self) -> np.ndarray:
         """Per state (kernel ``state_values``): the columns V_* of spoil_dp."""
         if getattr(self, "_values", None) is None:
-            m, T = self.model, self.T
             n = len(self.state_rows)
-            means = np.array([[float(x) for x in m.mean[q]] for q in
-                              ("mana", "magic", "pen", "vp", "animal", "forest", "sky", "wild")])
-            ncards = len(m.deck.cards)
-            aur = np.array([[float(m.aurora(t, k)) for k in range(ncards + 1)] for t in range(T)])
-            vale = np.array([m.vale_mana] + [m.vale_spirit[s] for s in
-                                             ("animal", "forest", "sky", "wild")], float)
             out = np.zeros((n, 11))
-            K.state_values(self.state_rows, n, self.par, self.ty, means, aur,
-                           np.array(m.tmana, float), np.array(m.tvp, float), vale, out)
+            K.state_values(self.state_rows, n, self.par, self.ty, *self._harvest_args, out)
             self._values = out
         return self._values
 
@@ -283,18 +309,26 @@ class CompiledModel:
         self._mana_final = True
         return v
 
-    def layer_stats(self, k: int):
-        """(expected QUANTITIES, P(on-deck card), {showing: p}) of layer k's states."""
-        ids, p = self.layers[k]
-        v = self.final_values()
-        if self._show_range is None:
-            self._show_range = (int(v[:, K.V_SHOW].min(initial=0)),
-                                int(v[:, K.V_SHOW].max(initial=0)))
-        low, high = self._show_range
-        hist = np.zeros(high - low + 1)
-        out = np.zeros(8)
-        K.layer_stats(ids, p, len(ids), v, low, hist, out)
-        return out[:7], out[7], {int(i) + low: float(hist[i]) for i in np.flatnonzero(hist)}
+    def layer_stats(self, ids, p):
+        """(expected QUANTITIES, P(on-deck card), {showing: p}, total probability) of
+        the distribution ``p`` over states ``ids``, from the rows (kernel
+        ``layer_stats``; Grassland's "not below 0" applied exactly)."""
+        hist, out = np.zeros(2 * K.HIST_OFF), np.zeros(8)
+        fix = np.zeros(len(ids) if self.model.penalty else 1, np.int64)
+        low, base = self._penalty_tables if self.model.penalty else (np.zeros((1, 1, 1)),
+                                                                      np.zeros(1))
+        nfix = K.layer_stats(ids, p, len(ids), self.rows, self.par, self.ty,
+                             *self._harvest_args, low, base, hist, out, fix)
+        if nfix < 0:
+            raise AssertionError("a state's decay showing is beyond the histogram")
+        if nfix:
+            sel = ids[fix[:nfix]]
+            v = np.zeros((nfix, 11))
+            K.state_values(self.rows[sel], nfix, self.par, self.ty, *self._harvest_args, v)
+            lin = v[:, K.V_MANA] - v[:, K.V_PEN]
+            out[0] += p[fix[:nfix]] @ (self._exact_mana(self.rows[sel], v) - lin)
+        shows = {int(i) - K.HIST_OFF: float(hist[i]) for i in np.flatnonzero(hist)}
+        return out[:7], out[7], shows, float(p.sum())
 
     def harvest(self) -> dict:
         """Expected Harvest per state (SpoilModel.harvest)."""
@@ -313,26 +347,25 @@ class CompiledModel:
         ``mana``: the linear expectation net of penalties.  Where even the field's
         lowest possible mana (each type's c smallest member values) is >= 0,
         that is the answer; the other fields get SpoilModel's exact distribution."""
-        m, T = self.model, self.T
-        n = len(m.deck.cards)
-        low = np.zeros((T, n + 1, n + 1))       # [type, c, field size]: sum of c smallest
-        for t in range(T):
-            for size in range(n + 1):
-                vals = sorted(a + g * (size - 1) - pen for a, g, pen in m._mana_members[t])
-                low[t, 1:len(vals) + 1, size] = np.cumsum(vals)
-        base = m.vale_mana + np.append(np.asarray(m.tmana, float), 0.0)   # [-1]: none
         lowest = np.zeros(len(mana))
-        K.lowest_mana(self.state_rows, len(mana), self.par, low, base, v, lowest)
+        K.lowest_mana(self.state_rows, len(mana), self.par, *self._penalty_tables, v, lowest)
         out = mana.copy()
         neg = np.flatnonzero(lowest < 0)
         if len(neg):
-            fld = self.state_rows[neg, 2 * T:3 * T].astype(np.int64)
-            keys = np.concatenate([fld, v[neg, K.V_TEMP].astype(np.int64)[:, None]], 1)
-            uniq, inv = np.unique(keys, axis=0, return_inverse=True)
-            vals = np.array([float(m._mana_with_penalty(self._field_state(u), int(u[:T].sum())))
-                             for u in uniq])
-            out[neg] = vals[inv.ravel()]
+            out[neg] = self._exact_mana(self.state_rows[neg], v[neg])
         return out
+
+    def _exact_mana(self, rows, v):
+        """SpoilModel's exact E[max(0, mana - penalties)] of the fields of ``rows``
+        (``v``: their state_values), once per distinct field and guardian."""
+        T = self.T
+        fld = rows[:, 2 * T:3 * T].astype(np.int64)
+        keys = np.concatenate([fld, v[:, K.V_TEMP].astype(np.int64)[:, None]], 1)
+        uniq, inv = np.unique(keys, axis=0, return_inverse=True)
+        vals = np.array([float(self.model._mana_with_penalty(self._field_state(u),
+                                                              int(u[:T].sum())))
+                         for u in uniq])
+        return vals[inv.ravel()]
 
     def _field_state(self, u):
         """A SpoilModel state with field counts u[:T] and the guardian's card u[T]."""

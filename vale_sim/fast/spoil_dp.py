@@ -41,13 +41,15 @@ N_ST, N_R, N_RE, OVF, N_PREP = range(5)
 # or the scratch list of one push's merged outcomes
 OVF_EDGES, OVF_ST_TABLE, OVF_R_TABLE, OVF_PUSH_OUT = 5, 6, 7, 8
 # parameters in ``par``
-P_T, P_W, P_GG, P_CONC, P_NARB, P_GROSS = range(6)
+P_T, P_W, P_GG, P_CONC, P_NARB, P_GROSS, P_PEN = range(7)
 # type tables: rows of ``ty`` (TY_WP..TY_WP+2: the When Played kinds, 0 none)
 TY_NET, TY_DEC, TY_DRUID, TY_GPG, TY_BONUS, TY_WP = range(6)
 WP_DISCARD, WP_PEEK, WP_SEARCH = 1, 2, 3
 SPOIL_AT = 4
 PREP_UNTIL = 3
 MAX_SHOW = 128
+# layer_stats' histogram: index showing + HIST_OFF (rows hold int8, so |showing| < 512)
+HIST_OFF = 512
 
 
 @kernel(inline=True)
@@ -788,6 +790,42 @@ V_MANA, V_PEN, V_VP, V_ANIMAL, V_FOREST, V_SKY, V_WILD, V_SHOW, V_OD, V_NF, V_TE
 M_MANA, M_MAGIC, M_PEN, M_VP, M_ANIMAL, M_FOREST, M_SKY, M_WILD = range(8)
 
 
+@kernel(inline=True)
+def _field_harvest(r, T, means, aur, tmana, tvp):
+    """What the field of state row ``r`` harvests, linear in its cards (vales not
+    added): (mana without penalties, penalties, VP, animal, forest, sky, wild,
+    field size, the field card's type holding Conclave's guardian or -1)."""
+    O = 3 * T
+    nf = 0
+    for t in range(T):
+        nf += r[2 * T + t]
+    mana = 0.0
+    pen = 0.0
+    vp = 0.0
+    sp0 = 0.0
+    sp1 = 0.0
+    sp2 = 0.0
+    sp3 = 0.0
+    for t in range(T):
+        c = np.float64(r[2 * T + t])
+        if c == 0.0:
+            continue
+        mana += c * (means[M_MANA, t] + means[M_MAGIC, t] * (nf - 1))
+        pen += c * means[M_PEN, t]
+        vp += c * (means[M_VP, t] + aur[t, nf])
+        sp0 += c * means[M_ANIMAL, t]
+        sp1 += c * means[M_FOREST, t]
+        sp2 += c * means[M_SKY, t]
+        sp3 += c * means[M_WILD, t]
+    tt = np.int64(r[O + TT])
+    temp = -1
+    if tt >= 0 and r[O + TI] == 1:
+        mana += tmana[tt]
+        vp += tvp[tt]
+        temp = tt
+    return mana, pen, vp, sp0, sp1, sp2, sp3, np.int64(nf), temp
+
+
 @kernel
 def state_values(rows, n, par, ty, means, aur, tmana, tvp, vale, out):
     """Per state: mana (without penalties), penalties, VP, each spirit, decay showing,
@@ -797,33 +835,8 @@ def state_values(rows, n, par, ty, means, aur, tmana, tvp, vale, out):
     O = 3 * T
     for s in range(n):
         r = rows[s]
-        nf = 0
-        for t in range(T):
-            nf += r[2 * T + t]
-        mana = 0.0
-        pen = 0.0
-        vp = 0.0
-        sp0 = 0.0
-        sp1 = 0.0
-        sp2 = 0.0
-        sp3 = 0.0
-        for t in range(T):
-            c = np.float64(r[2 * T + t])
-            if c == 0.0:
-                continue
-            mana += c * (means[M_MANA, t] + means[M_MAGIC, t] * (nf - 1))
-            pen += c * means[M_PEN, t]
-            vp += c * (means[M_VP, t] + aur[t, nf])
-            sp0 += c * means[M_ANIMAL, t]
-            sp1 += c * means[M_FOREST, t]
-            sp2 += c * means[M_SKY, t]
-            sp3 += c * means[M_WILD, t]
-        tt = np.int64(r[O + TT])
-        temp = -1
-        if tt >= 0 and r[O + TI] == 1:
-            mana += tmana[tt]
-            vp += tvp[tt]
-            temp = tt
+        mana, pen, vp, sp0, sp1, sp2, sp3, nf, temp = _field_harvest(r, T, means, aur,
+                                                                     tmana, tvp)
         out[s, V_MANA] = mana + vale[0]
         out[s, V_PEN] = pen
         out[s, V_VP] = vp
@@ -837,41 +850,68 @@ def state_values(rows, n, par, ty, means, aur, tmana, tvp, vale, out):
         out[s, V_TEMP] = temp
 
 
+@kernel(inline=True)
+def _lowest(r, T, nf, temp, low, base):
+    """The field's lowest possible Harvest mana net of penalties: base[temp] (vale
+    mana, + the guardian's; base[-1]: none) plus, per type, the sum of its c
+    smallest member values at this field size (low[t, c, field size])."""
+    x = base[temp]
+    for t in range(T):
+        c = np.int64(r[2 * T + t])
+        if c:
+            x += low[t, c, nf]
+    return x
+
+
 @kernel
 def lowest_mana(rows, n, par, low, base, values, out):
-    """Per state: the field's lowest possible Harvest mana net of penalties — base
-    (vale mana, + the guardian's when temp >= 0: ``base[temp]``, ``base[-1]`` for
-    none) plus, per type, the sum of its c smallest member values at this field
-    size (``low[t, c, field size]``)."""
+    """Per state: ``_lowest`` (field size and guardian from ``values``)."""
     T = par[P_T]
     for s in range(n):
-        r = rows[s]
-        nf = np.int64(values[s, V_NF])
-        x = base[np.int64(values[s, V_TEMP])]
-        for t in range(T):
-            c = np.int64(r[2 * T + t])
-            if c:
-                x += low[t, c, nf]
-        out[s] = x
+        out[s] = _lowest(rows[s], T, np.int64(values[s, V_NF]), np.int64(values[s, V_TEMP]),
+                         low, base)
 
 
 @kernel
-def layer_stats(ids, p, n, values, low, hist, out):
-    """Sums over a distribution (states ids[:n], probabilities p): out = E[mana, animal,
-    forest, sky, wild, spirits, VP] (spoiled turns 0), P(an on-deck card); and
-    hist[showing - low] += probability."""
+def layer_stats(ids, p, n, rows, par, ty, means, aur, tmana, tvp, vale, low, base,
+                hist, out, fix):
+    """Sums over a distribution (states ids[:n], probabilities p), from the rows:
+    out = E[mana, animal, forest, sky, wild, spirits, VP] (spoiled turns 0),
+    P(an on-deck card); hist[showing + HIST_OFF] += probability.
+
+    Mana is the linear expectation net of penalties.  With Grassland
+    (``par[P_PEN]``), a state whose lowest possible mana (``lowest_mana``: low,
+    base) is below 0 needs the exact E[max(0, .)]: its index i is listed in
+    fix.  Returns how many are listed, or -1 if a showing falls outside hist."""
+    T = par[P_T]
+    O = 3 * T
     for j in range(8):
         out[j] = 0.0
+    nfix = 0
     for i in range(n):
-        v = values[ids[i]]
+        r = rows[ids[i]]
         q = p[i]
-        out[0] += q * v[V_MANA]
-        out[1] += q * v[V_ANIMAL]
-        out[2] += q * v[V_FOREST]
-        out[3] += q * v[V_SKY]
-        out[4] += q * v[V_WILD]
-        out[5] += q * (v[V_ANIMAL] + v[V_FOREST] + v[V_SKY] + v[V_WILD])
-        out[6] += q * v[V_VP]
-        if v[V_OD] >= 0:
+        mana, pen, vp, sp0, sp1, sp2, sp3, nf, temp = _field_harvest(r, T, means, aur,
+                                                                     tmana, tvp)
+        sp0 += vale[1]
+        sp1 += vale[2]
+        sp2 += vale[3]
+        sp3 += vale[4]
+        out[0] += q * (mana + vale[0] - pen)
+        out[1] += q * sp0
+        out[2] += q * sp1
+        out[3] += q * sp2
+        out[4] += q * sp3
+        out[5] += q * (sp0 + sp1 + sp2 + sp3)
+        out[6] += q * vp
+        if r[O + OD] >= 0:
             out[7] += q
-        hist[np.int64(v[V_SHOW]) - low] += q
+        h = showing(r, par, ty) + HIST_OFF
+        if h < 0 or h >= hist.shape[0]:
+            return -1
+        hist[h] += q
+        if par[P_PEN]:
+            if _lowest(r, T, nf, temp, low, base) < 0:
+                fix[nfix] = i
+                nfix += 1
+    return nfix
