@@ -3,8 +3,8 @@
 :class:`vale_sim.spoil.SpoilModel` defines the model — card types, states,
 transitions — in readable Python; :mod:`vale_sim.fast.spoil_dp` runs the same
 transitions in numba over int8 state rows (about 30-60x less time per state).  This
-module holds the arrays, drives the kernels push by push, and computes what is
-asked of the states (decay showing, Harvest) with numpy.  The two engines
+module holds the arrays, drives the kernels push by push, and sums what is asked
+of each layer's states (decay showing, Harvest) as the layer is made.  The two engines
 visit the same states and agree to rounding (tests/test_spoil_fast.py).
 
 Stores are sized up front, generously: they are ``np.zeros`` (calloc), so memory
