@@ -908,33 +908,30 @@ def unsupported(model: "SpoilModel") -> str | None:
 AUTO_PYTHON_STATES = 2_000
 
 
-def _engine(engine: str, exact: bool, model: "SpoilModel") -> str:
-    """The engine to use: "compiled" unless Fractions are asked for or it cannot
-    ("auto" → "auto-python-first" when the compiled engine can take the deck)."""
+def _engine(engine: str, exact: bool, model: "SpoilModel", python_call, max_states):
+    """(answer, engine to use): "compiled" unless Fractions are asked for or it cannot
+    take the deck, else "python", with answer None.  "auto" on a deck the compiled
+    engine can take first runs the Python model (``python_call(limit)``): its
+    answer if it needs at most AUTO_PYTHON_STATES states (or the caller's smaller
+    limit)."""
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     if engine == "python" or (engine == "auto" and (exact or unsupported(model))):
-        return "python"
+        return None, "python"
     if engine == "auto":
-        return "auto-python-first"
+        if max_states is not None and max_states <= AUTO_PYTHON_STATES:
+            return python_call(max_states), "python"
+        try:
+            return python_call(AUTO_PYTHON_STATES), "python"
+        except TooManyStates:
+            return None, "compiled"
     if exact:
         raise ValueError("exact=True (Fractions) needs engine='python'")
     why = unsupported(model)
     if why:
         raise ValueError(f"the compiled spoil engine cannot take this deck: {why}; "
                          f"use engine='python'")
-    return "compiled"
-
-
-def _python_first(call, max_states):
-    """engine="auto": ``call(limit)`` runs the Python model; its answer if it needs at
-    most AUTO_PYTHON_STATES states (or the caller's smaller limit), else None."""
-    if max_states is not None and max_states <= AUTO_PYTHON_STATES:
-        return call(max_states)
-    try:
-        return call(AUTO_PYTHON_STATES)
-    except TooManyStates:
-        return None
+    return None, "compiled"
 
 
 def spoil_odds(deck, pushes: int = 6, situation: Situation | None = None,
@@ -956,13 +953,10 @@ def spoil_odds(deck, pushes: int = 6, situation: Situation | None = None,
     deck = as_deck(deck, card_set)
     t0 = time.perf_counter()
     model = SpoilModel(deck, rules, situation, exact, max_states=max_states)
-    how = _engine(engine, exact, model)
-    if how == "auto-python-first":
-        res = _python_first(lambda limit: spoil_odds(deck, pushes, situation, rules, exact,
-                                                     card_set, limit, "python"), max_states)
-        if res is not None:
-            return res
-        how = "compiled"
+    res, how = _engine(engine, exact, model, lambda limit: spoil_odds(
+        deck, pushes, situation, rules, exact, card_set, limit, "python"), max_states)
+    if res is not None:
+        return res
     if how == "compiled":
         return _spoil_odds_compiled(model, pushes, max_states, t0)
     start, prep_spoil = model.start()
@@ -1016,7 +1010,7 @@ def spoil_odds(deck, pushes: int = 6, situation: Situation | None = None,
 def _spoil_odds_compiled(model: SpoilModel, pushes: int, max_states, t0: float) -> SpoilOdds:
     """spoil_odds on vale_sim.spoil_fast: the same quantities from the same states."""
     from .spoil_fast import CompiledModel
-    cm = CompiledModel(model, max_states).run(pushes, keep_layers=False)
+    cm = CompiledModel(model, max_states).run(pushes, summarize=True)
     spoiled_at = cm.prep_spoil.copy()
     p_prep = float(spoiled_at.sum())
     p_spoil, hist_k, exp, exp_c, can = {}, {}, {}, {}, {}
@@ -1123,14 +1117,11 @@ def best_rule(deck, goal: str = "mana", target: int | None = None, horizon: int 
     deck = as_deck(deck, card_set)
     t0 = time.perf_counter()
     m = SpoilModel(deck, rules, situation, exact, mode="mana", max_states=max_states)
-    how = _engine(engine, exact, m)
-    if how == "auto-python-first":
-        res = _python_first(lambda limit: best_rule(deck, goal, target, horizon, situation,
-                                                    rules, exact, card_set, limit, "python"),
-                            max_states)
-        if res is not None:
-            return res
-        how = "compiled"
+    res, how = _engine(engine, exact, m, lambda limit: best_rule(
+        deck, goal, target, horizon, situation, rules, exact, card_set, limit, "python"),
+        max_states)
+    if res is not None:
+        return res
     if how == "compiled":
         return _best_rule_compiled(m, goal, target, horizon, max_states, t0)
     start, _ = m.start()

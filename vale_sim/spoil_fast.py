@@ -196,11 +196,12 @@ class CompiledModel:
                 raise PrepLoop(self.model.deck.name)
             self._grow()
 
-    def run(self, pushes: int, keep_layers: bool = True):
+    def run(self, pushes: int, summarize: bool = False):
         """Prep (or the situation), then ``pushes`` pushes from every state.
 
-        Sets ``layers`` [(ids, p)] for k = 0..pushes (``keep_layers``; else None),
-        ``layer_sums[k]`` (``layer_stats`` of each), ``prep_spoil`` (probability
+        Sets ``layers`` [(ids, p)] for k = 0..pushes, or with ``summarize`` only
+        ``layer_sums[k]`` (``layer_stats`` of each, taken as the layer is made;
+        the unused one of the two is None), ``prep_spoil`` (probability
         by showing), ``spoil_step[k]`` (probability of spoiling at push k, by
         showing) and the state and edge arrays.
         """
@@ -231,8 +232,14 @@ class CompiledModel:
                 return common() + (lay, self.prep_spoil, self.prep_flag, io)
             n = self._call(K.start_fresh, start_args)
             ids, p = self.out_ids[:n].copy(), self.out_p[:n].copy()
-        self.layers = [(ids, p)] if keep_layers else None
-        self.layer_sums = [self.layer_stats(ids, p)]
+        self.layers, self.layer_sums = (None, []) if summarize else ([], None)
+
+        def keep(ids, p):
+            if summarize:
+                self.layer_sums.append(self.layer_stats(ids, p))
+            else:
+                self.layers.append((ids, p))
+        keep(ids, p)
         self.spoil_step = [np.zeros(K.MAX_SHOW)]
         for _ in range(pushes):
             sp = np.zeros(K.MAX_SHOW)
@@ -243,9 +250,7 @@ class CompiledModel:
                                                              self.out_p, sp)
             n = self._call(K.advance, adv_args)
             ids, p = self.out_ids[:n].copy(), self.out_p[:n].copy()   # next advance: out_*
-            if keep_layers:
-                self.layers.append((ids, p))
-            self.layer_sums.append(self.layer_stats(ids, p))
+            keep(ids, p)
             self.spoil_step.append(sp)
         self.state_rows = self.rows[:int(self.cnt[K.N_ST])]
         self._values, self._mana_final = None, False
