@@ -212,12 +212,18 @@ def _reveal_weight(row, t, n, O):
 
 
 @kernel(inline=True)
-def _draw(src, dst, t, W, O):
-    """dst = src with a card of type t taken from the deck as the on-deck card."""
+def _draw(src, dst, t, n, W, O):
+    """The probability that a reveal from ``src`` (deck of n cards) shows type t
+    (``_reveal_weight``); if not 0, dst = src with that card taken from the deck
+    as the on-deck card."""
+    q = _reveal_weight(src, t, n, O)
+    if q == 0.0:
+        return q
     _copy(src, dst, W)
     dst[t] -= 1
     dst[O + OD] = t
     dst[O + TOP] = -1
+    return q
 
 
 # -- When Played (§4.2, §7); SpoilModel._when_played_* --------------------------
@@ -511,11 +517,10 @@ def _spoil_check(row, p, wk, par, ty, arbors, rows, hv, ht, cnt, o_p, o_sh, o_to
         row[O + OD] = -1
         return _finish(row, p, par, ty, arbors, wk[4], rows, hv, ht, cnt, o_p, o_sh, o_to, m)
     for t in range(T):
-        q = _reveal_weight(row, t, n, O)
+        w = wk[3]
+        q = _draw(row, w, t, n, W, O)
         if q == 0.0:
             continue
-        w = wk[3]
-        _draw(row, w, t, W, O)
         m = _finish(w, p * q, par, ty, arbors, wk[4], rows, hv, ht, cnt, o_p, o_sh, o_to, m)
         if cnt[OVF]:
             return m
@@ -538,11 +543,10 @@ def _reveal_check(src, wk, par, ty, arbors, rows, hv, ht, cnt, o_p, o_sh, o_to):
         return _spoil_check(work, 1.0, wk, par, ty, arbors, rows, hv, ht, cnt,
                             o_p, o_sh, o_to, m)
     for t in range(T):
-        q = _reveal_weight(work, t, n, O)
+        w = wk[2]
+        q = _draw(work, w, t, n, W, O)
         if q == 0.0:
             continue
-        w = wk[2]
-        _draw(work, w, t, W, O)
         m = _spoil_check(w, q, wk, par, ty, arbors, rows, hv, ht, cnt, o_p, o_sh, o_to, m)
         if cnt[OVF]:
             return m
@@ -676,11 +680,10 @@ def start_fresh(par, ty, arbors, st, rv, ed, buf, bp, wk, sc, lay, prep_sp, prep
         s0 = wk[0]
         n = _deck_size(s0, T)
         for t in range(T):
-            q = _reveal_weight(s0, t, n, O)
+            w = wk[1]
+            q = _draw(s0, w, t, n, W, O)
             if q == 0.0:
                 continue
-            w = wk[1]
-            _draw(s0, w, t, W, O)
             sid = _intern(rows, hv, ht, cnt, N_ST, w, W)
             if sid < 0:                    # the first reveal runs again from the start
                 for i in range(nf):
