@@ -4,6 +4,12 @@ A card set is a TOML file (see ``docs/card-format.md``) or a CSV file with the
 same columns.  Loading turns it into a frozen :class:`CardSet`; every engine and
 analysis reads cards only through it.  Errors name the file, the card and the
 field (:class:`CardSetError`).
+
+Provenance is kept per number: every card has a default ``source`` and may
+override it per field (``sources = {mana = "review"}``); :func:`provenance_counts`
+counts the numbers of a set (or of some of its cards) by source.  Sizes are
+bounded at load time (:data:`LIMITS`), so a typo such as ``copies = 1000000000``
+is a one-line error, not a hang or a terabyte allocation.
 """
 from __future__ import annotations
 
@@ -18,8 +24,44 @@ from pathlib import Path
 
 POSITIONS = ("top", "middle", "bottom")
 SPIRITS = ("animal", "forest", "sky", "wild")
-SOURCES = ("rulebook", "fan-list", "estimate", "user")
+# Where a number comes from (docs/card-format.md, "Where numbers come from"):
+#   rulebook  stated or fixed by the rulebook's text or examples
+#   review    reviews and fan implementations (secondary sources, not the rulebook)
+#   fan-list  the public fan transcription of vale costs (unverified)
+#   estimate  this project's estimate: not a printed value
+#   user      entered by the user (e.g. from printed cards they own)
+SOURCES = ("rulebook", "review", "fan-list", "estimate", "user")
 SUPPLIES = ("commons", "fertile", "starter")
+
+# The numbers of a card, each with its own source (an ability's `amount` counts
+# only when the ability takes one; a vale's `extra_buys` only with harvest_mana).
+# `position` is a number too: the engines store it as 0/1/2.
+ADVANCEMENT_NUMBERS = ("level", "copies", "cost", "position", "mana", "animal", "forest",
+                       "sky", "wild", "guardian", "decay", "growth", "harvest_vp", "end_vp")
+VALE_NUMBERS = ("level", "copies", "cost_animal", "cost_forest", "cost_sky", "cost_wild",
+                "end_vp")
+STARTING_NUMBERS = ("count",)
+# Fields a `sources` table may name (a vale's "cost" stands for its four cost_* fields).
+_SOURCE_KEYS = {
+    "advancement": ADVANCEMENT_NUMBERS + ("amount",),
+    "vale": VALE_NUMBERS + ("amount", "extra_buys", "cost"),
+    "starting": STARTING_NUMBERS,
+}
+
+# Size limits checked at load time (docs/card-format.md, "Limits").  They keep
+# every engine's tables small: a card set within them builds in milliseconds.
+LIMITS = {
+    "copies": 50,            # copies of one advancement or vale kind
+    "cost": 30,              # an advancement's mana cost
+    "symbol": 20,            # each symbol count and VP of an advancement; a vale's end VP
+    "amount": 10,            # an ability's amount
+    "vale_cost": 10,         # each spirit of a vale's cost
+    "extra_buys": 3,         # a vale's extra advancement buys
+    "level_copies": 200,     # commons copies of one level
+    "advancement_kinds": 128,  # advancement kinds of a set (= fast engine MAX_KINDS)
+    "vale_kinds": 64,        # vale kinds (= fast engine MAX_VALE_KINDS)
+    "vale_copies": 128,      # vale copies of a set (= fast engine MAX_OWNED_VALES)
+}
 
 # Ability vocabulary: kind -> (applies to, timing, parameters it uses).
 # The integer code of a kind is its index in this tuple (used by the fast engine).
@@ -102,6 +144,16 @@ class Advancement:
     amount: int = 0
     text: str = ""
     note: str = ""
+    sources: tuple[tuple[str, str], ...] = ()   # (field, source) overrides of `source`
+
+    def source_of(self, field_: str) -> str:
+        """Where the number in ``field_`` comes from (the override, else ``source``)."""
+        return _source_of(self, field_)
+
+    def numbers(self) -> dict[str, str]:
+        """The card's numbers (see :data:`ADVANCEMENT_NUMBERS`) -> their source."""
+        fields = ADVANCEMENT_NUMBERS + (("amount",) if self.ability in DEFAULT_AMOUNT else ())
+        return {f: self.source_of(f) for f in fields}
 
     @property
     def spirits(self) -> int:
@@ -133,6 +185,17 @@ class Vale:
     unique: bool = False  # at most one per player (Ancient Liferoots)
     text: str = ""
     note: str = ""
+    sources: tuple[tuple[str, str], ...] = ()   # (field, source) overrides of `source`
+
+    def source_of(self, field_: str) -> str:
+        """Where the number in ``field_`` comes from (the override, else ``source``)."""
+        return _source_of(self, field_)
+
+    def numbers(self) -> dict[str, str]:
+        """The vale's numbers (see :data:`VALE_NUMBERS`) -> their source."""
+        fields = VALE_NUMBERS + (("amount",) if self.ability in DEFAULT_AMOUNT else ()) \
+            + (("extra_buys",) if self.ability == "harvest_mana" else ())
+        return {f: self.source_of(f) for f in fields}
 
     @property
     def cost(self) -> tuple[int, int, int, int]:
@@ -146,6 +209,13 @@ class StartingCard:
     advancements: tuple[str, ...]
     count: int
     source: str
+    sources: tuple[tuple[str, str], ...] = ()   # ("count", source) override
+
+    def source_of(self, field_: str) -> str:
+        return _source_of(self, field_)
+
+    def numbers(self) -> dict[str, str]:
+        return {"count": self.source_of("count")}
 
 
 @dataclass(frozen=True)
@@ -208,6 +278,40 @@ class CardSet:
                            [asdict(v) for v in self.vales],
                            [asdict(s) for s in self.starting_cards]], sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def _source_of(card, field_: str) -> str:
+    for f, src in card.sources:
+        if f == field_:
+            return src
+    return card.source
+
+
+def provenance_counts(cs: "CardSet", cards=None) -> dict[str, int]:
+    """How many numbers of ``cs`` come from each source.
+
+    Counts every number of every card kind once (not per copy): an
+    advancement's level, copies, cost, position, ten symbol counts and its
+    ability's amount; a vale's level, copies, four cost symbols, end VP and
+    ability parameters; a starting card's count.  ``cards``: names to count
+    (all if None; a name selects every entry of that name, e.g. the
+    "Cursed Land" advancement and starting card).  Returns ``{source: n}``
+    for every source in :data:`SOURCES` (0 if none); the total is the sum.
+    Raises KeyError for an unknown name.
+    """
+    items = list(cs.starting_cards) + list(cs.advancements) + list(cs.vales)
+    if cards is not None:
+        wanted = [cards] if isinstance(cards, str) else list(cards)
+        names = {c.name for c in items}
+        for n in wanted:
+            if n not in names:
+                raise KeyError(_unknown_name("card", n, cs.name, sorted(names)))
+        items = [c for c in items if c.name in set(wanted)]
+    counts = dict.fromkeys(SOURCES, 0)
+    for c in items:
+        for src in c.numbers().values():
+            counts[src] = counts.get(src, 0) + 1
+    return counts
 
 
 def _unknown_name(what: str, name: str, set_name: str, names: list[str]) -> str:
@@ -304,22 +408,24 @@ ADVANCEMENT_FIELDS = {
     **{s: ("int", False) for s in _SYMBOLS},
     "ability": ("str", False), "amount": ("int", False),
     "text": ("str", False), "note": ("str", False), "source": ("str", True),
+    "sources": ("sources", False),
 }
 VALE_FIELDS = {
     "name": ("str", True), "level": ("int", True), "copies": ("int", False),
     "cost": ("cost", True), "end_vp": ("int", False), "ability": ("str", False),
     "amount": ("int", False), "symbol": ("str", False), "extra_buys": ("int", False),
     "unique": ("bool", False), "text": ("str", False), "note": ("str", False),
-    "source": ("str", True),
+    "source": ("str", True), "sources": ("sources", False),
 }
 STARTING_FIELDS = {
     "name": ("str", True), "advancements": ("names", False), "count": ("int", True),
-    "source": ("str", True),
+    "source": ("str", True), "sources": ("sources", False),
 }
 SET_FIELDS = {"name": ("str", False), "description": ("str", False)}
 _TYPE_WORDS = {"int": "a whole number (e.g. 2)", "str": "a text string in quotes",
                "bool": "true or false", "names": "a list of names, e.g. [\"Cursed Land\"]",
-               "cost": "a table, e.g. {animal = 1, forest = 1}"}
+               "cost": "a table, e.g. {animal = 1, forest = 1}",
+               "sources": "a table of field = source, e.g. {mana = \"review\"}"}
 
 
 class _Ctx:
@@ -346,7 +452,8 @@ def _typed(ctx: _Ctx, raw: dict, spec: dict, what: str) -> dict:
               "str": lambda x: isinstance(x, str),
               "bool": lambda x: isinstance(x, bool),
               "names": lambda x: isinstance(x, list) and all(isinstance(n, str) for n in x),
-              "cost": lambda x: isinstance(x, dict)}[typ](v)
+              "cost": lambda x: isinstance(x, dict),
+              "sources": lambda x: isinstance(x, dict)}[typ](v)
         if not ok:
             raise ctx.err(k, f"wrong type: expected {_TYPE_WORDS[typ]}, got {v!r}",
                           f"write {k} as {_TYPE_WORDS[typ]}")
@@ -368,17 +475,50 @@ def _choice(ctx, d, key, allowed, default, what=None):
     return v
 
 
-def _nonneg(ctx, d, key, default=0, least=0):
+def _nonneg(ctx, d, key, default=0, least=0, most=None):
     v = d.get(key, default)
     if v < least:
         word = "negative" if least == 0 else f"less than {least}"
         raise ctx.err(key, f"{key} is {word} ({v})", f"use a whole number >= {least}")
+    if most is not None and v > most:
+        raise _too_big(ctx, key, v, most)
     return v
+
+
+def _too_big(ctx, key, v, most):
+    shown = f"{v:.3g}" if v >= 10 ** 6 else str(v)
+    return ctx.err(key, f"{key} is {shown}, above the limit {most}",
+                   f"use at most {most}; limits: docs/card-format.md")
+
+
+def _sources(ctx, d, kind: str, default: str) -> tuple[tuple[str, str], ...]:
+    """The `sources` table: per-field overrides of the card's `source` (validated)."""
+    allowed = _SOURCE_KEYS[kind]
+    raw = d.get("sources", {})
+    out: dict[str, str] = {}
+    # a vale's "cost" first, so that a cost_<spirit> key given with it wins
+    for k, v in sorted(raw.items(), key=lambda kv: kv[0] != "cost"):
+        if k not in allowed:
+            close = difflib.get_close_matches(str(k), list(allowed), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ctx.err("sources", f"unknown field {k!r} in sources",
+                          f"{hint}sources may name: {', '.join(allowed)}")
+        if v not in SOURCES:
+            close = difflib.get_close_matches(str(v), list(SOURCES), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ctx.err("sources", f"unknown source {v!r} for {k!r}",
+                          f"{hint}use one of: {', '.join(SOURCES)}")
+        keys = ("cost_animal", "cost_forest", "cost_sky", "cost_wild") \
+            if (kind == "vale" and k == "cost") else (k,)
+        for key in keys:
+            out[key] = v
+    order = [k for k in allowed if k != "cost"]
+    return tuple((k, out[k]) for k in order if k in out and out[k] != default)
 
 
 def _check_amount(ctx, d, kind):
     if kind in DEFAULT_AMOUNT:
-        return _nonneg(ctx, d, "amount", DEFAULT_AMOUNT[kind], least=1)
+        return _nonneg(ctx, d, "amount", DEFAULT_AMOUNT[kind], least=1, most=LIMITS["amount"])
     amount = _nonneg(ctx, d, "amount", 0)
     if amount:
         raise ctx.err("amount", f"ability {kind!r} takes no amount (got {amount})",
@@ -408,8 +548,8 @@ def _advancement(ctx: _Ctx, raw: dict) -> Advancement:
     if supply != "commons" and level != 0:
         raise ctx.err("level", f"bad level {level} for a {supply} advancement",
                       f"{supply} advancements have level 0")
-    copies = _nonneg(ctx, d, "copies", 1, least=1)
-    cost = _nonneg(ctx, d, "cost")
+    copies = _nonneg(ctx, d, "copies", 1, least=1, most=LIMITS["copies"])
+    cost = _nonneg(ctx, d, "cost", most=LIMITS["cost"])
     position = _choice(ctx, d, "position", POSITIONS, None)
     kind = d.get("ability", "none")
     if kind not in ADVANCEMENT_ABILITIES:
@@ -417,12 +557,13 @@ def _advancement(ctx: _Ctx, raw: dict) -> Advancement:
             raise ctx.err("ability", f"{kind!r} is a vale ability, not an advancement ability",
                           f"use one of: {', '.join(ADVANCEMENT_ABILITIES)}")
         kind = _choice(ctx, d, "ability", ADVANCEMENT_ABILITIES, None, "ability")
-    symbols = {s: _nonneg(ctx, d, s) for s in _SYMBOLS}
+    symbols = {s: _nonneg(ctx, d, s, most=LIMITS["symbol"]) for s in _SYMBOLS}
     return Advancement(
         name=name, level=level, supply=supply, copies=copies, cost=cost,
         position=POSITIONS.index(position), source=source,
         longwise=d.get("longwise", False), **symbols, ability=kind,
-        amount=_check_amount(ctx, d, kind), text=d.get("text", ""), note=d.get("note", ""))
+        amount=_check_amount(ctx, d, kind), text=d.get("text", ""), note=d.get("note", ""),
+        sources=_sources(ctx, d, "advancement", source))
 
 
 def _vale(ctx: _Ctx, raw: dict) -> Vale:
@@ -434,7 +575,7 @@ def _vale(ctx: _Ctx, raw: dict) -> Vale:
     level = d["level"]
     if level not in (1, 2):
         raise ctx.err("level", f"bad level {level} for a vale", "vales have level 1 or 2")
-    copies = _nonneg(ctx, d, "copies", 1, least=1)
+    copies = _nonneg(ctx, d, "copies", 1, least=1, most=LIMITS["copies"])
     cost = {}
     for k, v in d["cost"].items():
         if k not in SPIRITS:
@@ -445,6 +586,8 @@ def _vale(ctx: _Ctx, raw: dict) -> Vale:
                           f"write e.g. cost = {{{k} = 1}}")
         if v < 0:
             raise ctx.err("cost", f"cost {k} is negative ({v})", "use a whole number >= 0")
+        if v > LIMITS["vale_cost"]:
+            raise _too_big(ctx, "cost", v, LIMITS["vale_cost"])
         cost[k] = v
     kind = d.get("ability", "none")
     if kind not in VALE_ABILITIES:
@@ -464,10 +607,11 @@ def _vale(ctx: _Ctx, raw: dict) -> Vale:
         name=name, level=level, copies=copies,
         cost_animal=cost.get("animal", 0), cost_forest=cost.get("forest", 0),
         cost_sky=cost.get("sky", 0), cost_wild=cost.get("wild", 0),
-        end_vp=_nonneg(ctx, d, "end_vp"), source=source, ability=kind,
+        end_vp=_nonneg(ctx, d, "end_vp", most=LIMITS["symbol"]), source=source, ability=kind,
         amount=_check_amount(ctx, d, kind), symbol=symbol,
-        extra_buys=_nonneg(ctx, d, "extra_buys"), unique=d.get("unique", False),
-        text=d.get("text", ""), note=d.get("note", ""))
+        extra_buys=_nonneg(ctx, d, "extra_buys", most=LIMITS["extra_buys"]),
+        unique=d.get("unique", False),
+        text=d.get("text", ""), note=d.get("note", ""), sources=_sources(ctx, d, "vale", source))
 
 
 def _starting(ctx: _Ctx, raw: dict) -> StartingCard:
@@ -475,14 +619,32 @@ def _starting(ctx: _Ctx, raw: dict) -> StartingCard:
         ctx.label = raw["name"]
     d = _typed(ctx, raw, STARTING_FIELDS, "a starting card")
     name = _name(ctx, d)
+    source = _choice(ctx, d, "source", SOURCES, None)
     return StartingCard(name=name, advancements=tuple(d.get("advancements", [])),
-                        count=_nonneg(ctx, d, "count", least=1),
-                        source=_choice(ctx, d, "source", SOURCES, None))
+                        count=_nonneg(ctx, d, "count", least=1, most=STARTING_DECK_SIZE),
+                        source=source, sources=_sources(ctx, d, "starting", source))
 
 
 def _assemble(file, name, description, starting, advancements, vales) -> CardSet:
     """Cross-card checks: unique names, starting deck; then the CardSet."""
     file = str(file)
+    for what, n, most in (("advancements", len(advancements), LIMITS["advancement_kinds"]),
+                          ("vales", len(vales), LIMITS["vale_kinds"])):
+        if n > most:
+            raise CardSetError(file, None, what, f"{n} {what[:-1]} kinds, above the limit {most}",
+                               f"use at most {most}; limits: docs/card-format.md")
+    for level in (1, 2, 3):
+        n = sum(a.copies for a in advancements if a.supply == "commons" and a.level == level)
+        if n > LIMITS["level_copies"]:
+            raise CardSetError(file, None, "advancements",
+                               f"{n} level {level} commons copies, above the limit "
+                               f"{LIMITS['level_copies']}",
+                               f"use at most {LIMITS['level_copies']}; limits: docs/card-format.md")
+    n = sum(v.copies for v in vales)
+    if n > LIMITS["vale_copies"]:
+        raise CardSetError(file, None, "vales", f"{n} vale copies, above the limit "
+                           f"{LIMITS['vale_copies']}",
+                           f"use at most {LIMITS['vale_copies']}; limits: docs/card-format.md")
     seen: dict[str, str] = {}
     for what, cards in (("advancement", advancements), ("vale", vales)):
         for c in cards:
@@ -560,7 +722,7 @@ CSV_COLUMNS = (
     "type", "name", "level", "supply", "copies", "cost", "position", "longwise",
     *_SYMBOLS, "ability", "amount", "symbol", "extra_buys", "unique",
     "cost_animal", "cost_forest", "cost_sky", "cost_wild", "advancements", "count",
-    "text", "note", "source",
+    "text", "note", "sources", "source",
 )
 CSV_TYPES = ("set", "starting", "advancement", "vale")
 _CSV_COST = {"cost_animal": "animal", "cost_forest": "forest", "cost_sky": "sky",
@@ -574,7 +736,8 @@ _CSV_FIELDS = {
 }
 _CSV_TYPE_WORDS = {"int": "a whole number (e.g. 2)", "str": "text",
                    "bool": "true or false", "names": "names separated by ';'",
-                   "cost": "a whole number (e.g. 1)"}
+                   "cost": "a whole number (e.g. 1)",
+                   "sources": "field=source pairs separated by ';' (e.g. mana=review; end_vp=estimate)"}
 
 
 def _csv_cell(ctx: _Ctx, column: str, typ: str, cell: str):
@@ -595,6 +758,17 @@ def _csv_cell(ctx: _Ctx, column: str, typ: str, cell: str):
                       f"write {column} as true or false or leave it empty")
     if typ == "names":
         return [n.strip() for n in cell.split(";") if n.strip()]
+    if typ == "sources":
+        out = {}
+        for part in (p.strip() for p in cell.split(";")):
+            if not part:
+                continue
+            key, eq, value = part.partition("=")
+            if not eq or not key.strip() or not value.strip():
+                raise ctx.err(column, f"malformed sources {part!r}",
+                              f"write {_CSV_TYPE_WORDS['sources']}")
+            out[key.strip()] = value.strip()
+        return out
     return cell
 
 
@@ -671,15 +845,19 @@ def card_set_to_csv(cs: CardSet, path) -> None:
     def blank0(v):
         return "" if v in (0, False) else ("true" if v is True else v)
 
+    def sources(card):
+        return "; ".join(f"{k}={v}" for k, v in card.sources)
+
     rows = [{"type": "set", "name": cs.name, "text": cs.description}]
     for sc in cs.starting_cards:
         rows.append({"type": "starting", "name": sc.name, "count": sc.count,
-                     "advancements": "; ".join(sc.advancements), "source": sc.source})
+                     "advancements": "; ".join(sc.advancements), "source": sc.source,
+                     "sources": sources(sc)})
     for a in cs.advancements:
         row = {"type": "advancement", "name": a.name, "level": a.level, "supply": a.supply,
                "copies": a.copies, "cost": a.cost, "position": POSITIONS[a.position],
                "longwise": blank0(a.longwise), "ability": a.ability, "amount": a.amount,
-               "text": a.text, "note": a.note, "source": a.source}
+               "text": a.text, "note": a.note, "source": a.source, "sources": sources(a)}
         row.update({s: blank0(getattr(a, s)) for s in _SYMBOLS})
         rows.append(row)
     for v in cs.vales:
@@ -689,7 +867,7 @@ def card_set_to_csv(cs: CardSet, path) -> None:
                      "end_vp": v.end_vp, "ability": v.ability, "amount": v.amount,
                      "symbol": v.symbol, "extra_buys": blank0(v.extra_buys),
                      "unique": blank0(v.unique), "text": v.text, "note": v.note,
-                     "source": v.source})
+                     "source": v.source, "sources": sources(v)})
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=CSV_COLUMNS, restval="")
         w.writeheader()
