@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import textwrap
 
 import pytest
@@ -46,10 +47,20 @@ def test_starting_deck_order_and_content():
         assert deck[9:12] == [(fs[0], -1, -1), (-1, fs[1], -1), (-1, -1, fs[2])]
         assert deck[12:] == [(-1, -1, -1)] * 8
         a = adv(cs, "Cursed Land")
-        assert (a.decay, a.mana, a.position, a.supply, a.source) == (1, 1, 0, "starter", "rulebook")
+        assert (a.decay, a.mana, a.position, a.supply) == (1, 1, 0, "starter")
+        # 1 decay and no spirits: rulebook; 1 mana: reviews; the top position: nowhere found
+        assert [a.source_of(f) for f in ("decay", "sky", "mana", "position")] == [
+            "rulebook", "rulebook", "review", "estimate"]
         for i in fs:
             f = cs.advancements[i]
             assert (f.cost, f.mana, f.copies, f.supply, f.level) == (2, 1, 6, "fertile", 0)
+            # cost 2: rulebook; 1 mana, one print per position, 6 of each: a fan implementation
+            assert [f.source_of(k) for k in ("cost", "mana", "position", "copies")] == [
+                "rulebook", "review", "review", "review"]
+        starting = {s.name: s.source_of("count") for s in cs.starting_cards}
+        assert starting == {"Cursed Land": "rulebook", "Fertile Soil (top)": "review",
+                            "Fertile Soil (middle)": "review",
+                            "Fertile Soil (bottom)": "review", "Blank": "rulebook"}
 
 
 def test_starter_has_no_commons_or_vales():
@@ -443,3 +454,265 @@ def test_doc_examples_load(tmp_path):
         block = re.search(rf"```{lang}\n(.*?)```", doc, re.S).group(1)
         cs = load_card_set(write(tmp_path, block, f"example.{lang}"))
         assert sum(s.count for s in cs.starting_cards) == 20
+
+
+# ---------------------------------------------------------------- provenance per number
+# The numbers the rulebook's text or examples fix (RB: Card Clarifications,
+# Example Buying Vale Cards / Advancements); everything else on these cards is not rulebook.
+SYMBOLS8 = ("mana", "animal", "forest", "sky", "wild", "guardian", "decay", "growth")
+RULEBOOK_NUMBERS = {
+    "Stag": set(SYMBOLS8),                       # Gaia's Chosen examples
+    "Dawnsinger": set(SYMBOLS8) | {"amount"},
+    "Lifebringer Seed": set(SYMBOLS8),
+    "Gaia's Chosen": set(SYMBOLS8) | {"end_vp", "amount"},
+    "Feral Chieftain": {"guardian", "amount"},   # with Stag: 3 VP -> exactly 1 guardian
+    "Woodland Warden": {"guardian", "amount"},   # with Stag: 6 VP -> exactly 1 guardian
+    "Seedling": {"decay"},                       # on a Cursed Land alone it does nothing
+    "Grovetender": {"guardian", "growth", "amount"},  # with Stag: 2 growth -> none printed
+    "Hulking Thornhide": {"decay"},
+    "Podlings": {"cost"},
+    "Grassland": {"amount"}, "Earthchant Chorus": {"amount"}, "Aurora": {"amount"},
+    "Magic Seed": {"amount"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(RULEBOOK_NUMBERS))
+def test_rulebook_numbers_are_labelled_rulebook_and_nothing_else(name):
+    a = adv(CORE, name)
+    rb = {f for f, src in a.numbers().items() if src == "rulebook"}
+    assert rb == RULEBOOK_NUMBERS[name]
+    assert {src for f, src in a.numbers().items() if f not in rb} == {"estimate"}
+
+
+def test_vale_numbers():
+    for v in CORE.vales:
+        n = v.numbers()
+        # every vale's end VP and copy count is an estimate; its level comes from the fan list
+        assert (n["end_vp"], n["copies"], n["level"]) == ("estimate", "estimate", "fan-list"), v.name
+        costs = {n[f] for f in ("cost_animal", "cost_forest", "cost_sky", "cost_wild")}
+        # the buying example fixes Feral Grove's and Ley Line Nexus's costs
+        want = "rulebook" if v.name in ("Feral Grove", "Ley Line Nexus") else "fan-list"
+        assert costs == {want}, v.name
+        # the rulebook's clarifications give every known ability's number
+        if v.ability != "none":
+            assert n["amount"] == "rulebook", v.name
+        assert ("extra_buys" in n) == (v.ability == "harvest_mana")
+        if "extra_buys" in n:
+            assert n["extra_buys"] == "rulebook", v.name
+
+
+def test_provenance_counts():
+    counts = C.provenance_counts(CORE)
+    assert list(counts) == list(C.SOURCES)
+    every = [c for c in CORE.starting_cards + CORE.advancements + CORE.vales]
+    assert sum(counts.values()) == sum(len(c.numbers()) for c in every)
+    assert counts["estimate"] == sum(list(c.numbers().values()).count("estimate") for c in every)
+    # Ley Line Nexus: 4 cost numbers (rulebook), level (fan list), copies and end VP (estimates)
+    assert C.provenance_counts(CORE, ["Ley Line Nexus"]) == {
+        "rulebook": 4, "review": 0, "fan-list": 1, "estimate": 2, "user": 0}
+    # a name selects the advancement and the starting card of that name
+    cl = C.provenance_counts(CORE, "Cursed Land")
+    assert sum(cl.values()) == 14 + 1 and cl["estimate"] == 1 and cl["review"] == 5
+    # a model card: all 14 numbers estimated
+    assert C.provenance_counts(CORE, ["Model L1 Sprout A"])["estimate"] == 14
+    with pytest.raises(KeyError, match="Stag"):
+        C.provenance_counts(CORE, ["Stagg"])
+
+
+SOURCED_VALE = GOOD_VALE.replace(
+    'source = "user"',
+    'sources = {cost = "rulebook", cost_sky = "review", end_vp = "estimate", level = "user"}\n'
+    'source = "user"')
+
+
+def test_sources_in_toml(tmp_path):
+    cs = load_card_set(write(tmp_path, STARTING + GOOD_ADV.replace(
+        'source = "user"', 'sources = {mana = "review", position = "estimate"}\nsource = "user"')
+        + SOURCED_VALE, "ok.toml"))
+    w = adv(cs, "Widget")
+    assert (w.source_of("mana"), w.source_of("position"), w.source_of("cost")) == (
+        "review", "estimate", "user")
+    v = vale(cs, "Puddle")
+    # "cost" names the four cost numbers; cost_sky given with it wins; an override
+    # equal to the card's source is dropped
+    assert v.sources == (("cost_animal", "rulebook"), ("cost_forest", "rulebook"),
+                         ("cost_sky", "review"), ("cost_wild", "rulebook"),
+                         ("end_vp", "estimate"))
+    assert C.provenance_counts(cs, ["Puddle"]) == {
+        "rulebook": 3, "review": 1, "fan-list": 0, "estimate": 1, "user": 2}
+
+
+@pytest.mark.parametrize("text,words", [
+    (GOOD_ADV.replace('source = "user"', 'sources = {man = "review"}\nsource = "user"'),
+     "unknown field 'man' in sources.*did you mean 'mana'"),
+    (GOOD_ADV.replace('source = "user"', 'sources = {mana = "reviews"}\nsource = "user"'),
+     "unknown source 'reviews'.*did you mean 'review'"),
+    (GOOD_ADV.replace('source = "user"', 'sources = "review"\nsource = "user"'),
+     "'sources': wrong type"),
+    (GOOD_VALE.replace('source = "user"', 'sources = {position = "review"}\nsource = "user"'),
+     "unknown field 'position' in sources"),
+])
+def test_sources_errors(tmp_path, text, words):
+    p = write(tmp_path, STARTING + text)
+    with pytest.raises(CardSetError, match=words) as ei:
+        load_card_set(p)
+    assert str(p) in str(ei.value) and "'sources'" in str(ei.value)
+
+
+def test_sources_in_csv(tmp_path):
+    out = tmp_path / "mini.csv"
+    card_set_to_csv(load_card_set("starter"), out)
+    header = out.read_text().splitlines()[0].split(",")
+    assert "sources" in header
+    rows = out.read_text().splitlines()
+    cells = dict.fromkeys(header, "")
+    cells.update(type="advancement", name="Widget", level="1", cost="3", position="middle",
+                 source="user", sources="mana=review; cost=estimate")
+    rows.append(",".join(cells[h] for h in header))
+    out.write_text("\n".join(rows) + "\n")
+    w = adv(load_card_set(out), "Widget")
+    assert w.sources == (("cost", "estimate"), ("mana", "review"))
+    cells["sources"] = "mana review"
+    out.write_text("\n".join(rows[:-1] + [",".join(cells[h] for h in header)]) + "\n")
+    with pytest.raises(CardSetError, match="row .*'sources': malformed sources"):
+        load_card_set(out)
+
+
+def test_cards_command_counts_estimated_numbers(capsys, tmp_path):
+    assert main(["cards", "--set", "core"]) == 0
+    out = capsys.readouterr().out
+    counts = C.provenance_counts(CORE)
+    total = sum(counts.values())
+    assert f"Estimated numbers: {counts['estimate']} of {total}" in out
+    assert f"review {counts['review']}" in out
+    # per-number sources in the table: Ley Line Nexus's row names its rulebook cost
+    row = next(line for line in out.splitlines() if line.startswith("Ley Line Nexus"))
+    assert "rulebook: cost_animal cost_forest cost_sky cost_wild" in row
+    assert "estimate: copies end_vp" in row
+
+    csv_out = tmp_path / "core.csv"
+    assert main(["cards", "--set", "core", "--json", "--csv", str(csv_out)]) == 0
+    j = json.loads(capsys.readouterr().out)
+    assert j["numbers_by_source"] == counts and j["numbers"] == total
+    assert j["estimated_numbers"] == counts["estimate"]
+    stag = next(c for c in j["cards"] if c["name"] == "Stag")
+    assert stag["numbers"]["guardian"] == {"value": 2, "source": "rulebook"}
+    assert stag["numbers"]["cost"] == {"value": 3, "source": "estimate"}
+    assert stag["numbers"]["position"] == {"value": "bottom", "source": "estimate"}
+    back = load_card_set(csv_out)
+    assert C.provenance_counts(back) == counts and content(back) == content(CORE)
+
+
+# ---------------------------------------------------------------- size limits
+BIG = 2 ** 63 - 1
+LIMIT_CASES = [
+    # (id, text, card, field, limit)
+    ("copies 1e9", GOOD_ADV.replace("cost = 3", "cost = 3\ncopies = 1000000000"), "Widget",
+     "copies", 50),
+    ("copies 2^63-1", GOOD_ADV.replace("cost = 3", f"cost = 3\ncopies = {BIG}"), "Widget",
+     "copies", 50),
+    ("cost", GOOD_ADV.replace("cost = 3", "cost = 1000000"), "Widget", "cost", 30),
+    ("symbol", GOOD_ADV.replace("mana = 1", f"mana = {BIG}"), "Widget", "mana", 20),
+    ("amount", GOOD_ADV.replace("mana = 1", 'ability = "harvest_mana_per_other_card"\n'
+                                f"amount = {BIG}"), "Widget", "amount", 10),
+    ("vale copies", GOOD_VALE.replace("end_vp = 1", "copies = 1000000000"), "Puddle",
+     "copies", 50),
+    ("vale cost", GOOD_VALE.replace("animal = 1", f"animal = {BIG}"), "Puddle", "cost", 10),
+    ("vale end VP", GOOD_VALE.replace("end_vp = 1", "end_vp = 1000000000"), "Puddle",
+     "end_vp", 20),
+    ("extra buys", GOOD_VALE.replace("end_vp = 1", 'ability = "harvest_mana"\n'
+                                     "extra_buys = 1000000000"), "Puddle", "extra_buys", 3),
+]
+
+
+@pytest.mark.parametrize("text,card,field_,limit", [c[1:] for c in LIMIT_CASES],
+                         ids=[c[0] for c in LIMIT_CASES])
+def test_size_limits(tmp_path, text, card, field_, limit):
+    p = write(tmp_path, STARTING + text)
+    with pytest.raises(CardSetError) as ei:
+        load_card_set(p)
+    e = ei.value
+    assert (e.file, e.card, e.field) == (str(p), card, field_)
+    assert f"above the limit {limit}" in str(e) and "\n" not in str(e)
+
+
+def test_starting_count_limit(tmp_path):
+    p = write(tmp_path, STARTING.replace("count = 12", f"count = {BIG}"))
+    with pytest.raises(CardSetError, match="'count': count is 9.22e\\+18, above the limit 20"):
+        load_card_set(p)
+
+
+def many(text, n, name="Widget"):
+    return "".join(text.replace(f'"{name}"', f'"{name} {i}"') for i in range(n))
+
+
+@pytest.mark.parametrize("text,field_,words", [
+    (many(GOOD_ADV, 128), "advancements", "129 advancement kinds, above the limit 128"),
+    (many(GOOD_ADV.replace("cost = 3", "cost = 3\ncopies = 50"), 5), "advancements",
+     "250 level 1 commons copies, above the limit 200"),
+    (many(GOOD_VALE.replace("end_vp = 1", "copies = 50"), 3, "Puddle"), "vales",
+     "150 vale copies, above the limit 128"),
+])
+def test_set_size_limits(tmp_path, text, field_, words):
+    p = write(tmp_path, STARTING + text)
+    with pytest.raises(CardSetError, match=words) as ei:
+        load_card_set(p)
+    assert ei.value.field == field_ and ei.value.file == str(p)
+
+
+def test_limits_match_the_fast_engine():
+    from vale_sim.fast import tables
+    assert C.LIMITS["advancement_kinds"] == tables.MAX_KINDS
+    assert C.LIMITS["vale_kinds"] == tables.MAX_VALE_KINDS
+    assert C.LIMITS["vale_copies"] == tables.MAX_OWNED_VALES
+    # the bundled sets and the synthetic sets of the property tests are within the limits
+    from vale_sim.synthetic import random_card_set
+    for cs in (CORE, random_card_set(1)):
+        assert max(a.copies for a in cs.advancements) <= C.LIMITS["copies"]
+
+
+def test_csv_size_limit(tmp_path):
+    out = tmp_path / "big.csv"
+    card_set_to_csv(load_card_set("starter"), out)
+    rows = out.read_text().splitlines()
+    header = rows[0].split(",")
+    cells = dict.fromkeys(header, "")
+    cells.update(type="advancement", name="Widget", level="1", cost="3", position="middle",
+                 source="user", copies=str(10 ** 9))
+    rows.append(",".join(cells[h] for h in header))
+    out.write_text("\n".join(rows) + "\n")
+    with pytest.raises(CardSetError, match=f"row {len(rows)}: card 'Widget', field 'copies': "
+                                           "copies is 1e\\+09, above the limit 50"):
+        load_card_set(out)
+
+
+HUGE_CORE = [  # (what to replace in core.toml, field)
+    ('name = "Stag"\nlevel = 1\ncopies = 2', "copies"),
+    ('name = "Azure Lake"\nlevel = 1\ncopies = 2', "copies"),
+]
+
+
+@pytest.mark.parametrize("command", [
+    ["play", "--players", "2"],
+    ["simulate", "--games", "2", "--no-progress"],
+    ["cards"],
+])
+@pytest.mark.parametrize("value", [10 ** 9, BIG])
+def test_huge_copies_fail_fast_in_every_command(tmp_path, capsys, command, value):
+    """1e9 copies used to hang `play` and make `simulate` ask for 1.6 TiB; 2**63-1 filled
+    the memory. Now the load fails: one line naming the file, the card, the field and
+    the limit, exit status 2, nothing written."""
+    core = (C.DATA_DIR / "core.toml").read_text()
+    for old, _ in HUGE_CORE:
+        assert old in core
+    text = core.replace(HUGE_CORE[0][0], HUGE_CORE[0][0].replace("copies = 2",
+                                                                  f"copies = {value}"))
+    p = write(tmp_path, text, "huge.toml")
+    out_dir = tmp_path / "out.parquet"
+    extra = ["--out", str(out_dir)] if command[0] == "simulate" else []
+    assert main(command + ["--set", str(p)] + extra) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert str(p) in err[0] and "'Stag'" in err[0] and "'copies'" in err[0]
+    assert "above the limit 50" in err[0]
+    assert not out_dir.exists()

@@ -512,7 +512,7 @@ def _sources(ctx, d, kind: str, default: str) -> tuple[tuple[str, str], ...]:
             if (kind == "vale" and k == "cost") else (k,)
         for key in keys:
             out[key] = v
-    order = [k for k in allowed if k != "cost"]
+    order = [k for k in allowed if not (kind == "vale" and k == "cost")]
     return tuple((k, out[k]) for k in order if k in out and out[k] != default)
 
 

@@ -1,7 +1,15 @@
-"""``vale-sim cards``: print a card set as a table (with each card's source), or export CSV."""
+"""``vale-sim cards``: print a card set as a table with where each number comes from.
+
+Every number has a source (the card's ``source``, or a per-field override in
+``sources``); the tables show each card's default and its overrides, and the
+footer counts the set's numbers per source.  ``--json`` prints every number with
+its source; ``--csv`` exports the set (the ``sources`` column keeps the overrides).
+"""
 from __future__ import annotations
 
 from collections import Counter
+import json
+import sys
 
 # Compact symbol codes for the table (legend printed under it).
 SYMBOL_CODES = (("mana", "M"), ("animal", "A"), ("forest", "F"), ("sky", "S"),
@@ -14,11 +22,15 @@ LEGEND = ("symbols: M mana, A animal, F forest, S sky, W wild, G guardian, D dec
 def add_parser(sub) -> None:
     p = sub.add_parser("cards", help="show a card set (with where each number comes from)",
                        description="Print a card set as a table: starting cards, advancements "
-                                   "and vales, each with its source (rulebook, fan-list, "
-                                   "estimate, user). With --csv, also export it as CSV.")
+                                   "and vales, each with its source (rulebook, review, fan-list, "
+                                   "estimate, user) and the numbers whose source differs; then "
+                                   "the count of numbers per source. --json prints every number "
+                                   "with its source; --csv also exports the set as CSV.")
     p.add_argument("--set", default="core", metavar="core|starter|FILE",
                    help="card set: a bundled name or a .toml/.csv file (default core)")
     p.add_argument("--csv", metavar="OUT", help="write the set as CSV to OUT")
+    p.add_argument("--json", action="store_true",
+                   help="print the set as JSON: every number with its value and source")
     p.set_defaults(func=run)
 
 
@@ -40,6 +52,41 @@ def ability(kind: str, amount: int, extra: str = "") -> str:
     return s + extra
 
 
+def overrides(card) -> str:
+    """The numbers whose source differs from the card's, grouped by source:
+    e.g. 'rulebook: cost; estimate: copies end_vp' ('-' if none)."""
+    by: dict = {}
+    for f, src in card.numbers().items():
+        if src != card.source:
+            by.setdefault(src, []).append(f)
+    return "; ".join(f"{src}: {' '.join(fs)}" for src, fs in by.items()) or "-"
+
+
+def number_value(card, field_):
+    from ..cards import POSITIONS
+    v = getattr(card, field_)
+    return POSITIONS[v] if field_ == "position" else v
+
+
+def as_json(cs) -> dict:
+    """Every card with each number's value and source, and the counts per source."""
+    from ..cards import provenance_counts
+    counts = provenance_counts(cs)
+    total = sum(counts.values())
+    out_cards = []
+    for kind, items in (("starting", cs.starting_cards), ("advancement", cs.advancements),
+                        ("vale", cs.vales)):
+        for c in items:
+            out_cards.append({"type": kind, "name": c.name, "source": c.source,
+                              "numbers": {f: {"value": number_value(c, f), "source": src}
+                                          for f, src in c.numbers().items()}})
+    return {"card_set": cs.name, "path": cs.path, "digest": cs.digest(),
+            "numbers": total, "numbers_by_source": counts,
+            "estimated_numbers": counts["estimate"],
+            "estimated_share": counts["estimate"] / total if total else 0.0,
+            "cards": out_cards}
+
+
 def table(headers, rows) -> list[str]:
     widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
@@ -58,9 +105,10 @@ def render(cs) -> str:
     out += ["", f"Starting cards ({sum(s.count for s in cs.starting_cards)} per player)"]
     rows = []
     for s in cs.starting_cards:
-        rows.append((s.name, s.count, " + ".join(s.advancements) or "(blank)", s.source))
+        rows.append((s.name, s.count, " + ".join(s.advancements) or "(blank)", s.source,
+                     overrides(s)))
         sources[s.source] += s.count
-    out += table(("name", "count", "advancements", "source"), rows)
+    out += table(("name", "count", "advancements", "source", "other sources"), rows)
 
     out += ["", f"Advancements ({len(cs.advancements)} kinds, "
                 f"{sum(a.copies for a in cs.advancements if a.supply != 'starter')} supply copies)"]
@@ -68,11 +116,11 @@ def render(cs) -> str:
     for a in cs.advancements:
         lw = " (long-wise)" if a.longwise else ""
         rows.append((a.name, a.supply, a.level, a.copies, a.cost, POSITIONS[a.position] + lw,
-                     symbols(a), ability(a.ability, a.amount), a.source))
+                     symbols(a), ability(a.ability, a.amount), a.source, overrides(a)))
         if a.supply != "starter":
             sources[a.source] += a.copies
     out += table(("name", "supply", "lvl", "copies", "cost", "position", "symbols",
-                  "ability", "source"), rows)
+                  "ability", "source", "other sources"), rows)
 
     out += ["", f"Vales ({len(cs.vales)} kinds, {sum(v.copies for v in cs.vales)} copies)"]
     rows = []
@@ -81,24 +129,41 @@ def render(cs) -> str:
                 (f" +{v.extra_buys} buy" if v.extra_buys else "") + \
                 (" (unique)" if v.unique else "")
         rows.append((v.name, v.level, v.copies, vale_cost(v), v.end_vp,
-                     ability(v.ability, v.amount, extra), v.source))
+                     ability(v.ability, v.amount, extra), v.source, overrides(v)))
         sources[v.source] += v.copies
-    out += table(("name", "lvl", "copies", "cost", "end VP", "ability", "source"), rows)
+    out += table(("name", "lvl", "copies", "cost", "end VP", "ability", "source",
+                  "other sources"), rows)
 
     out += ["", LEGEND, "vale cost: A animal, F forest, S sky, W wild (any spirit)", ""]
-    out.append("Cards per source (physical copies; starting cards per player): "
+    from ..cards import provenance_counts
+    counts = provenance_counts(cs)
+    total = sum(counts.values())
+    est = counts["estimate"]
+    kinds = list(cs.starting_cards) + list(cs.advancements) + list(cs.vales)
+    n_est_kinds = sum("estimate" in c.numbers().values() for c in kinds)
+    out.append(f"Numbers per source ({total} numbers: each number of each card kind once; "
+               "'source' is a card's default, 'other sources' the numbers that differ): "
+               + ", ".join(f"{src} {n}" for src, n in counts.items() if n))
+    if total:
+        out.append(f"Estimated numbers: {est} of {total} ({100 * est / total:.1f} %), on "
+                   f"{n_est_kinds} of {len(kinds)} card kinds.")
+    out.append("Cards by default source (physical copies; starting cards per player): "
                + ", ".join(f"{src} {n}" for src, n in sorted(sources.items())))
-    if sources.get("estimate") or sources.get("fan-list"):
+    if est or counts["fan-list"] or counts["review"]:
         out.append("Note: 'estimate' values are this project's estimates, not printed card "
-                   "values; 'fan-list' values come from an unverified fan transcription.")
+                   "values; 'fan-list' values come from an unverified fan transcription; "
+                   "'review' values from reviews and a fan implementation, not the rulebook.")
     return "\n".join(out)
 
 
 def run(args) -> int:
     from ..cards import card_set_to_csv, load_card_set
     cs = load_card_set(args.set)
-    print(render(cs))
+    if args.json:
+        print(json.dumps(as_json(cs), indent=1))
+    else:
+        print(render(cs))
     if args.csv:
         card_set_to_csv(cs, args.csv)
-        print(f"\nwrote {args.csv}")
+        print(f"\nwrote {args.csv}", file=sys.stderr if args.json else sys.stdout)
     return 0
