@@ -716,3 +716,15 @@ def test_huge_copies_fail_fast_in_every_command(tmp_path, capsys, command, value
     assert str(p) in err[0] and "'Stag'" in err[0] and "'copies'" in err[0]
     assert "above the limit 50" in err[0]
     assert not out_dir.exists()
+
+
+@pytest.mark.parametrize("count", [201, 10 ** 9, BIG])
+def test_deck_file_size_limit(tmp_path, capsys, count):
+    """A spoil-odds deck file without a base: count 1e9 used to build 1e9 cards."""
+    p = write(tmp_path, f'set = "core"\n[[cards]]\nadvancements = ["Stag"]\ncount = 3\n'
+                        f'[[cards]]\nadvancements = ["Cursed Land"]\ncount = {count}\n',
+              "deck.toml")
+    assert main(["spoil-odds", "--deck", str(p)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(p) in err[0] and "card 2" in err[0]
+    assert f"limit of {C.LIMITS['deck_cards']} cards" in err[0]

@@ -61,6 +61,7 @@ LIMITS = {
     "advancement_kinds": 128,  # advancement kinds of a set (= fast engine MAX_KINDS)
     "vale_kinds": 64,        # vale kinds (= fast engine MAX_VALE_KINDS)
     "vale_copies": 128,      # vale copies of a set (= fast engine MAX_OWNED_VALES)
+    "deck_cards": 200,       # cards of a spoil-odds deck file without a base (vale_sim.spoil)
 }
 
 # Ability vocabulary: kind -> (applies to, timing, parameters it uses).

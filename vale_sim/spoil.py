@@ -46,7 +46,7 @@ from dataclasses import dataclass, field as dc_field
 from fractions import Fraction
 from pathlib import Path
 
-from .cards import CardSet, load_card_set
+from .cards import LIMITS, CardSet, load_card_set
 from .reference import symbols as sym
 from .reference.symbols import Card
 from .rng import GameRng
@@ -58,6 +58,7 @@ WHEN_PLAYED = ("when_played_discard_field", "when_played_peek", "when_played_sea
 SPIRITS = ("animal", "forest", "sky", "wild")
 QUANTITIES = ("mana", "animal", "forest", "sky", "wild", "spirits", "vp")
 DECKS_DIR = Path(__file__).parent / "data" / "decks"
+DECK_LIMIT = LIMITS["deck_cards"]        # cards in a deck file without a base
 
 
 class DeckError(ValueError):
@@ -171,6 +172,9 @@ def deck_from_dict(data: dict, where="deck", card_set=None) -> Deck:
             raise DeckError(f"{where}: card {i}: advancements must be a list of names")
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise DeckError(f"{where}: card {i}: count must be a positive integer")
+        if len(cards) + count > DECK_LIMIT and base is None:     # cards.LIMITS (docs/card-format.md)
+            raise DeckError(f"{where}: card {i}: count {count} makes the deck larger than the "
+                            f"limit of {DECK_LIMIT} cards (use a smaller count)")
         card = make_card(cs, names, f"{where}: card {i}")
         ids = set(card.slots) - {-1}
         for _ in range(count):
