@@ -728,3 +728,19 @@ def test_deck_file_size_limit(tmp_path, capsys, count):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and str(p) in err[0] and "card 2" in err[0]
     assert f"limit of {C.LIMITS['deck_cards']} cards" in err[0]
+
+
+def test_report_counts_estimated_numbers():
+    """The report's card-set section counts numbers, not cards, by source."""
+    from vale_sim import report
+    sec = report.section_card_set(report.Context(settings=report.ReportSettings.make(size="tiny")))
+    counts = C.provenance_counts(CORE)
+    total = sum(counts.values())
+    table = sec.tables["card_sources"]
+    assert int(table["total"].sum()) == total
+    assert {s: int(table[s].sum()) for s in counts if s in table} == {
+        s: n for s, n in counts.items() if n}
+    assert f"{counts['estimate']} of {total} numbers" in " ".join(sec.paragraphs)
+    cards = sec.tables["cards"].set_index("name")
+    assert cards.loc["Ley Line Nexus", "estimated_numbers"] == 2
+    assert not cards.loc["Fertile Soil (top)", "estimate"]

@@ -209,47 +209,70 @@ def _store(ctx):
 # Sections
 # ---------------------------------------------------------------------------
 def section_card_set(ctx: Context) -> Section:
-    """The card set and where its numbers come from."""
+    """The card set and where its numbers come from: every number is counted by source."""
+    from .cards import SOURCES, provenance_counts
+    from .commands.cards import overrides
     cs = ctx.card_set()
-    rows = []
-    for a in cs.advancements:
-        if a.supply == "starter":
-            continue
-        rows.append({"name": a.name, "kind": "advancement" if a.supply == "commons" else a.supply,
-                     "level": a.level, "copies": a.copies, "cost": a.cost, "end_vp": a.end_vp,
-                     "harvest_vp": a.harvest_vp, "ability": a.ability, "source": a.source,
-                     "estimate": a.source == "estimate"})
-    for v in cs.vales:
-        rows.append({"name": v.name, "kind": "vale", "level": v.level, "copies": v.copies,
-                     "cost": sum(v.cost), "end_vp": v.end_vp, "harvest_vp": 0,
-                     "ability": v.ability, "source": v.source, "estimate": v.source == "estimate"})
+    rows, numbers = [], []
+    for kind, items in (("starting", cs.starting_cards), ("advancement", cs.advancements),
+                        ("vale", cs.vales)):
+        for c in items:
+            if kind == "advancement" and c.supply != "commons":
+                kind_c, group = c.supply, "starting deck"
+            elif kind == "starting":
+                kind_c, group = kind, "starting deck"
+            else:
+                kind_c, group = kind, f"{kind} level {c.level}"
+            srcs = c.numbers()
+            numbers += [{"kind": kind_c, "group": group, "source": src} for src in srcs.values()]
+            if kind_c in ("starting", "starter"):
+                continue                       # not buyable: counted, not listed
+            n_est = list(srcs.values()).count("estimate")
+            rows.append({"name": c.name, "kind": kind_c, "level": c.level, "copies": c.copies,
+                         "cost": c.cost if kind == "advancement" else sum(c.cost),
+                         "end_vp": c.end_vp, "harvest_vp": getattr(c, "harvest_vp", 0),
+                         "ability": c.ability, "source": c.source,
+                         "other_sources": overrides(c), "numbers": len(srcs),
+                         "estimated_numbers": n_est, "estimate": n_est > 0})
     cards = pd.DataFrame(rows)
-    counts = cards.pivot_table(index="kind", columns="source", values="name", aggfunc="count",
-                               fill_value=0)
+    nums = pd.DataFrame(numbers)
+    counts = pd.crosstab(nums["kind"], nums["source"])
+    counts = counts[[s for s in SOURCES if s in counts.columns]]
     counts["total"] = counts.sum(axis=1)
     counts = counts.reset_index()
-    n_est = int(cards["estimate"].sum())
-    by_src = cards["source"].value_counts()
+    prov = provenance_counts(cs)
+    total = sum(prov.values())
+    est = prov["estimate"]
+    n_est_cards = int(cards["estimate"].sum())
     fig, ax = _new_fig(6.5, 3.2)
-    piv = cards.pivot_table(index="level", columns="source", values="name", aggfunc="count",
-                            fill_value=0)
+    piv = pd.crosstab(nums["group"], nums["source"])
+    piv = piv[[s for s in SOURCES if s in piv.columns]]
     bottom = np.zeros(len(piv))
     for src in piv.columns:
-        ax.bar([f"level {lv}" for lv in piv.index], piv[src], bottom=bottom, label=src)
+        ax.bar(list(piv.index), piv[src], bottom=bottom, label=src)
         bottom += piv[src].to_numpy()
-    ax.set_ylabel("card kinds")
-    ax.set_title(f"{cs.name}: card kinds by level and source")
+    ax.set_ylabel("numbers")
+    ax.tick_params(axis="x", labelsize=7)
+    ax.set_title(f"{cs.name}: numbers by card group and source")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    caption = (f"{n_est} of {len(cards)} buyable card kinds ({_pct(n_est / len(cards), 0)}) carry "
-               f"estimated numbers; " + ", ".join(f"{s}: {c}" for s, c in by_src.items()) + ".")
+    caption = (f"{est} of {total} numbers ({_pct(est / total, 1)}) are estimates; "
+               + ", ".join(f"{s}: {n}" for s, n in prov.items() if n)
+               + f". {n_est_cards} of {len(cards)} buyable card kinds carry at least one "
+               "estimated number.")
     paras = [f"Card set **{cs.name}** (content hash `{cs.digest()}`): {len(cards)} buyable card "
              f"kinds — {int((cards.kind != 'vale').sum())} advancements (incl. Fertile Soil) and "
-             f"{int((cards.kind == 'vale').sum())} vales.",
-             "Every card says where its numbers come from: `rulebook` (stated in the rulebook), "
-             "`fan-list` (community card lists), `estimate` (set on the project's cost curve). "
-             "Estimated cards are flagged in the table (column `estimate`); conclusions about "
-             "individual estimated cards are conclusions about the estimate."]
+             f"{int((cards.kind == 'vale').sum())} vales — and the 20-card starting deck.",
+             f"Every number has its own source: **{est} of {total} numbers "
+             f"({_pct(est / total, 1)}) are estimates**. `rulebook`: stated or fixed by the "
+             "rulebook's text and examples; `review`: reviews and a fan implementation; "
+             "`fan-list`: a public fan transcription of vale costs (unverified); `estimate`: "
+             "set on the project's cost curve, not a printed value; `user`: entered by the user. "
+             "A number counts once per card kind (level, copies, cost, position, symbols, VP, "
+             "ability amounts; a vale's four cost symbols; a starting card's count); "
+             "`vale_sim.cards.provenance_counts` counts them, `vale-sim cards` lists them. "
+             "Cards with an estimated number are flagged (column `estimate`); conclusions "
+             "about such cards are conclusions about the estimate."]
     return Section("The card set and where its numbers come from", paras,
                    {"card_sources": counts, "cards": cards},
                    [("card_sources", fig, caption)])
