@@ -1,6 +1,10 @@
-"""Rule options: the places where RULES-NOTES.md names an interpretation.
+"""Rule options and the named interpretations the engines implement.
 
-Defaults follow ``../shared/RULES-NOTES.md``; an analysis can vary them.
+The rules are stated in ``docs/rules.md`` (with references to the rulebook's
+sections); where the rulebook leaves a point open the project adopts a named
+interpretation, listed in :data:`INTERPRETATIONS` (each is a section "I<n>" of
+docs/rules.md).  Where a reasonable player group could read a point otherwise
+it is an option of :class:`Rules`, so an analysis can vary it.
 """
 from __future__ import annotations
 
@@ -10,11 +14,41 @@ VP_POOL = {2: 23, 3: 28, 4: 33}            # RB: Setup VP Tokens
 LEVEL1_DECK = {2: 12, 3: 15, 4: 18}        # RB: Setup The Commons
 PREP_COUNTS = ("net", "gross")
 
+# name -> (docs/rules.md section, what the engines do).  Kept in step with the
+# headings of docs/rules.md section 4 (tests/test_standalone.py checks it).
+INTERPRETATIONS = {
+    "net-decay-showing": ("I1", "decay showing = decay - growth on field and on-deck cards "
+                                "and from abilities; spoil at >= 4 in Planting and Prep only"),
+    "prep-stops-on-net-decay": ("I2", "Prep stops at >= 3 decay showing net of growth "
+                                      "(option prep_count='gross')"),
+    "starting-field-is-a-prep": ("I3", "setup step 5 is a Prep with the same stopping rule"),
+    "mana-tokens-start-spent": ("I4", "every mana token starts spent; a spoil turns it active"),
+    "on-deck-counts-decay-and-growth-only": ("I5", "only decay and growth count on the on-deck "
+                                                   "card; Ongoing abilities apply everywhere"),
+    "vp-pool-and-last-round": ("I6", "VP past the pool come from the box; the round in which "
+                                     "the pool empties is finished (option vp_pool)"),
+    "commons-and-fertile-soil": ("I7", "level 1 deck dealt from all level 1 copies (option "
+                                       "level1_deck_size); Fertile Soil 6 per position"),
+    "buying": ("I8", "2 vales and 2 advancements per Harvest (3 with Stream of Vigor); an "
+                     "advancement needs a free place when bought"),
+    "ties-shared": ("I9", "after the rulebook's tie-break a tie is a shared win, 1/k each"),
+    "use-windows-prep-to-prep": ("I10", "once-per-turn uses and Blooming Arbor's growth reset "
+                                        "at the start of Prep"),
+    "conclave-of-ents-timing": ("I11", "the rulebook's Conclave guardian lasts 'until the end "
+                                       "of your turn' (Prep included); the engines reset it, "
+                                       "and its use, at the start of Prep"),
+    "fixed-harvest-order": ("I12", "Conclave, mana, spirits, VP, vales, advancements; the "
+                                   "player's choices are the policy's"),
+    "several-vales-of-one-kind": ("I13", "symbol and mana vales add up; once-per-turn vales "
+                                         "give one use per window"),
+    "no-rest-phase": ("I14", "a player who does not push passes"),
+}
+
 
 @dataclass(frozen=True)
 class Rules:
     """Rule options.  ``None`` means "the rulebook's value for this player count"."""
-    prep_count: str = "net"          # prep stops at 3 decay showing: net of growth, or gross
+    prep_count: str = "net"          # prep stops at 3 decay showing: net of growth, or gross (I2)
     vp_pool: int | None = None       # 23/28/33 for 2/3/4 players
     level1_deck_size: int | None = None  # 12/15/18 for 2/3/4 players
     max_rounds: int = 100            # safety cap; a capped game is flagged `truncated`

@@ -47,7 +47,7 @@ class Player:
         self.turn_number = 1 if vales else 0
         # vales given to the constructor are owned and active (for spoil studies)
         self.vales = [OwnedVale(v, 0) for v in vales]
-        self.token_active = False          # RULES-NOTES: all mana tokens start spent
+        self.token_active = False          # docs/rules.md I4: all mana tokens start spent
         self.tokens_vp = 0
         self.skip_harvest = False          # spoiled in Prep: next turn skips Harvest
         self.prep_spoiled = False
