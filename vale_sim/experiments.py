@@ -291,12 +291,15 @@ def _check_semantics(exp: Experiment) -> None:
 # Manifest
 # ---------------------------------------------------------------------------
 def card_set_info(cs) -> dict:
-    """Name, content hash and counts of card kinds by source (rulebook, fan-list, estimate...)."""
+    """Name, content hash, card kinds by default source and numbers by source
+    (``numbers_by_source``: :func:`vale_sim.cards.provenance_counts`)."""
+    from .cards import provenance_counts
     counts: dict = {}
     for item in list(cs.advancements) + list(cs.vales):
         counts[item.source] = counts.get(item.source, 0) + 1
     return {"name": cs.name, "digest": cs.digest(), "path": str(cs.path),
-            "sources": dict(sorted(counts.items()))}
+            "sources": dict(sorted(counts.items())),
+            "numbers_by_source": provenance_counts(cs)}
 
 
 def code_version() -> dict:
