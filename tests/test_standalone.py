@@ -92,3 +92,10 @@ def test_readme_speed_claim_names_its_command():
     assert "millions of times" not in text
     claim = re.search(r"faster: `vale-sim bench` measured (\d+)× to (\d+)×", text)
     assert claim and int(claim.group(1)) < int(claim.group(2))
+
+
+def test_manifest_example_has_the_core_digest():
+    """docs/runs.md's manifest example carries the bundled core set's real digest."""
+    text = (ROOT / "docs" / "runs.md").read_text()
+    digests = re.findall(r'"digest": "([0-9a-f]{16})"', text)
+    assert digests and set(digests) == {C.load_card_set("core").digest()}
