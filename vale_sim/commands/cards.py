@@ -59,7 +59,13 @@ def overrides(card) -> str:
     for f, src in card.numbers().items():
         if src != card.source:
             by.setdefault(src, []).append(f)
-    return "; ".join(f"{src}: {' '.join(fs)}" for src, fs in by.items()) or "-"
+    costs = ["cost_animal", "cost_forest", "cost_sky", "cost_wild"]
+    for src, fs in by.items():          # a vale's four cost numbers from one source: "cost"
+        if all(c in fs for c in costs):
+            by[src] = ["cost"] + [f for f in fs if f not in costs]
+    from ..cards import SOURCES
+    order = sorted(by, key=lambda src: SOURCES.index(src) if src in SOURCES else len(SOURCES))
+    return "; ".join(f"{src}: {' '.join(by[src])}" for src in order) or "-"
 
 
 def number_value(card, field_):
