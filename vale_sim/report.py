@@ -523,7 +523,11 @@ def section_summary(ctx: Context) -> Section:
         found += V.seat_verdicts(summary) + V.pool_verdicts(recs)
     if "spoil" in r:
         table, exact = r["spoil"]
-        found += V.spoil_verdicts(table, exact)
+        from .spoil import as_deck
+        cs = ctx.card_set()
+        deck = as_deck("starter", cs)
+        names = {cs.advancements[k].name for c in deck.cards for k in c.slots if k >= 0}
+        found += V.spoil_verdicts(table, exact, cards=tuple(sorted(names)))
     paras = []
     if ctx.settings.size != "full":
         paras.append(QUICK_NOTE)

@@ -131,8 +131,12 @@ def pool_verdicts(recs: dict) -> list[Verdict]:
 # ---------------------------------------------------------------------------
 # Spoil odds
 # ---------------------------------------------------------------------------
-def spoil_verdicts(table: pd.DataFrame, exact: dict, deck: str = "starter") -> list[Verdict]:
-    """The starting deck's spoil odds (exact), with the simulation that checks them."""
+def spoil_verdicts(table: pd.DataFrame, exact: dict, deck: str = "starter",
+                   cards: tuple | None = None) -> list[Verdict]:
+    """The starting deck's spoil odds (exact), with the simulation that checks them.
+
+    ``cards``: the names of the deck's cards (for the share of estimated numbers).
+    """
     if deck not in exact:
         return []
     ex = exact[deck]
@@ -146,9 +150,9 @@ def spoil_verdicts(table: pd.DataFrame, exact: dict, deck: str = "starter") -> l
     row = t.loc[k]
     agrees = "agrees" if bool(row["agrees"]) else "DISAGREES"
     return [Verdict("spoil", (
-        f"The starting deck spoils {odds} (exact, over all deck orders); a simulation of "
-        f"{_n(row['sim_n'])} turns {agrees}: {_pct(row['p_spoil_sim'])} within {k} pushes, "
-        f"95% CI {_ci_pct(row['sim_lo'], row['sim_hi'])}."), (deck,))]
+        f"The starting deck spoils {odds} (exact, over all deck orders); a simulation "
+        f"{agrees}: {_pct(row['p_spoil_sim'])} within {k} pushes, 95% CI "
+        f"{_ci_pct(row['sim_lo'], row['sim_hi'])}, n = {_n(row['sim_n'])} turns."), cards)]
 
 
 # ---------------------------------------------------------------------------
