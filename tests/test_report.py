@@ -106,3 +106,22 @@ def test_fallback_to_reference_sizes_is_said(monkeypatch):
     assert s.engine == "reference" and "reference engine" in s.fallback_note
     assert s.pool_games < ReportSettings.PRESETS["full"][0].get("pool_games", 500)
     assert ReportSettings.make(quick=True).engine == "reference"
+
+
+def test_summary_comes_first_then_sections_then_collapsed_tables(built):
+    out, _ = built
+    html = (out / "index.html").read_text()
+    md = (out / "report.md").read_text()
+    for doc in (html, md):
+        assert doc.index("Executive summary") < doc.index("The card set and where")
+        # A small report says so at the top, before any verdict.
+        assert "TINY report" in doc[:300] and doc.index("quick report") < doc.index("Seat advantage")
+    # Every verdict states its interval and its n.
+    summary = html[html.index("Executive summary"):html.index('<section id="s2">')]
+    items = re.findall(r"<li>(.*?)</li>", summary)
+    assert items, "the summary has no verdicts"
+    for it in items:
+        assert "CI" in it and re.search(r"\bn = [\d,]+", it), it
+    # Tables are collapsed in the HTML and gathered at the end of the Markdown.
+    assert html.count("<details") >= len(list((out / "tables").glob("*.csv")))
+    assert md.index("Appendix: full tables") > md.index("## 7.")

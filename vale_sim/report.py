@@ -52,6 +52,7 @@ class Section:
     paragraphs: list = field(default_factory=list)
     tables: dict = field(default_factory=dict)          # name -> DataFrame
     figures: list = field(default_factory=list)         # (name, Figure, caption)
+    bullets: list = field(default_factory=list)         # (heading, [sentence, ...])
 
 
 # ---------------------------------------------------------------------------
@@ -297,6 +298,7 @@ def section_spoil(ctx: Context) -> Section:
             r["exp_mana_stop_here"] = ex.expected[k]["mana"]
             rows.append(r)
     table = pd.DataFrame(rows)
+    ctx.results["spoil"] = (table, exact)
     fig, ax = _new_fig(7, 4)
     for d in decks:
         t = table[table.deck == d]
@@ -395,6 +397,7 @@ def section_advancements(ctx: Context) -> Section:
     src = {a.name: a.source for a in cs.advancements} | {v.name: v.source for v in cs.vales}
     df = df.copy()
     df["source"] = df["card"].map(src)
+    ctx.results["advancements"] = df
     over = df[df["flag"] == "over"]
     under = df[df["flag"] == "under"]
     shown = df.sort_values("paired_value")
@@ -523,6 +526,57 @@ def section_manifest(ctx: Context) -> Section:
                                            "settings": settings}, [])
 
 
+QUICK_NOTE = ("**This is a quick report**: small samples and wide intervals, for checking the "
+              "pipeline, not for decisions.  Run `vale-sim report` (or `make report`) for the "
+              "full sizes.")
+
+
+def section_summary(ctx: Context) -> Section:
+    """The executive summary: every verdict the other sections reached, one sentence each.
+
+    Built after the other sections (it reads ``ctx.results``), shown first.
+    """
+    from . import verdicts as V
+    r = ctx.results
+    found = []
+    if "advancements" in r:
+        found += V.card_verdicts(r["advancements"])
+    if "pools" in r:
+        summary, recs = r["pools"]
+        found += V.seat_verdicts(summary) + V.pool_verdicts(recs)
+    if "spoil" in r:
+        table, exact = r["spoil"]
+        from .spoil import as_deck
+        cs = ctx.card_set()
+        deck = as_deck("starter", cs)
+        names = {cs.advancements[k].name for c in deck.cards for k in c.slots if k >= 0}
+        found += V.spoil_verdicts(table, exact, cards=tuple(sorted(names)))
+    paras = []
+    if ctx.settings.size != "full":
+        paras.append(QUICK_NOTE)
+    paras.append("Each verdict is one sentence with its 95% interval and the number of games or "
+                 "deals behind it; the sections below give the evidence and the full tables follow "
+                 "each section (collapsed).  Every card number the verdict rests on is either "
+                 "printed on the card (rulebook), from reviews and fan lists, or an estimate: the "
+                 "share of estimates is given per verdict.")
+    if not found:
+        paras.append("No section produced a verdict.")
+    return Section("Executive summary", paras,
+                   bullets=V.summary_bullets(found, estimated_share(ctx)))
+
+
+def estimated_share(ctx: Context):
+    """``cards -> (estimated numbers, all numbers)`` over the named cards of the
+    report's card set (``None``: every card)."""
+    from .cards import provenance_counts
+    cs = ctx.card_set()
+
+    def share(cards):
+        c = provenance_counts(cs, cards)
+        return c["estimated"], c["total"]
+    return share
+
+
 SECTIONS: list[Callable[[Context], Section]] = [
     section_card_set, section_spoil, section_tournament, section_advancements,
     section_pools, section_seats, section_manifest,
@@ -566,7 +620,8 @@ def _md_inline(text: str) -> str:
 CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;font-size:12px;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:2px 6px}
 th{background:#f3f3f3}figure{margin:1em 0}figcaption{font-style:italic;color:#444}
-.tbl{overflow-x:auto}code{background:#f3f3f3;padding:0 3px}nav li{margin:2px 0}"""
+.tbl{overflow-x:auto}code{background:#f3f3f3;padding:0 3px}nav li{margin:2px 0}
+details{margin:.3em 0}summary{cursor:pointer;font-weight:600}"""
 
 
 def _fig_png(fig) -> bytes:
@@ -576,20 +631,31 @@ def _fig_png(fig) -> bytes:
 
 
 def render(sections: list[Section], out: Path, title: str) -> None:
-    """Write index.html, report.md, figures/*.png and tables/*.csv into ``out``."""
+    """Write index.html, report.md, figures/*.png and tables/*.csv into ``out``.
+
+    Order: each section's verdicts (``bullets``), paragraphs and figures;
+    its full tables come last, collapsed in the HTML and gathered in an
+    appendix of the Markdown.
+    """
     (out / "figures").mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     md = [f"# {title}", ""]
+    appendix = []
     body = [f"<h1>{html.escape(title)}</h1>", "<nav><ol>"]
     body += [f'<li><a href="#s{i}">{html.escape(s.title)}</a></li>' for i, s in enumerate(sections, 1)]
     body.append("</ol></nav>")
-    md += [f"{i}. [{s.title}](#s{i})" for i, s in enumerate(sections, 1)] + [""]
+    md += [f"{i}. [{s.title}](#s{i})" for i, s in enumerate(sections, 1)]
+    md += [f"{len(sections) + 1}. [Appendix: full tables](#tables)", ""]
     for i, s in enumerate(sections, 1):
         body.append(f'<section id="s{i}"><h2>{i}. {html.escape(s.title)}</h2>')
         md += [f'<a id="s{i}"></a>', f"## {i}. {s.title}", ""]
         for p in s.paragraphs:
             body.append(f"<p>{_md_inline(p)}</p>")
             md += [p, ""]
+        for heading, lines in s.bullets:
+            body.append(f"<h3>{html.escape(heading)}</h3><ul>"
+                        + "".join(f"<li>{_md_inline(x)}</li>" for x in lines) + "</ul>")
+            md += [f"**{heading}**", ""] + [f"- {x}" for x in lines] + [""]
         for name, fig, caption in s.figures:
             png = _fig_png(fig)
             fn = f"{_slug(name)}.png"
@@ -602,15 +668,17 @@ def render(sections: list[Section], out: Path, title: str) -> None:
         for name, df in s.tables.items():
             fn = f"{_slug(name)}.csv"
             df.to_csv(out / "tables" / fn, index=False)
-            body.append(f'<h3 id="tbl-{_slug(name)}">Table: {html.escape(name)} '
-                        f'<small>({len(df)} rows, tables/{fn})</small></h3>')
-            body.append('<div class="tbl">' + _display(df).to_html(index=False, border=0,
-                                                                   escape=True) + "</div>")
-            if len(df) > 80:
-                body.append(f"<p><i>First 80 of {len(df)} rows; the CSV has all.</i></p>")
-            md += [f"**Table: {name}** ({len(df)} rows, [tables/{fn}](tables/{fn}))", "",
-                   _md_table(df), ""]
+            more = (f"<p><i>First 80 of {len(df)} rows; the CSV has all.</i></p>"
+                    if len(df) > 80 else "")
+            body.append(f'<details id="tbl-{_slug(name)}"><summary>Table: {html.escape(name)} '
+                        f'<small>({len(df)} rows, tables/{fn})</small></summary>'
+                        '<div class="tbl">' + _display(df).to_html(index=False, border=0,
+                                                                  escape=True)
+                        + f"</div>{more}</details>")
+            appendix += [f"**Table: {name}** (section {i}; {len(df)} rows, "
+                         f"[tables/{fn}](tables/{fn}))", "", _md_table(df), ""]
         body.append("</section>")
+    md += ['<a id="tables"></a>', f"## {len(sections) + 1}. Appendix: full tables", ""] + appendix
     doc = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
            f"<style>{CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n")
     (out / "index.html").write_text(doc, encoding="utf-8")
@@ -690,7 +758,10 @@ def build_report(out="results/report", settings: ReportSettings | None = None, *
             _log(ctx, f"[{i}/{len(sections)}] {name} done in {ctx.timings[name]:.1f} s")
             built.append(sec)
         manifest = _manifest(ctx, started, time.perf_counter() - t0)
-        render(built, tmp, f"Mystic Vale balance report — {settings.card_set}")
+        title = f"Mystic Vale balance report — {settings.card_set}"
+        if settings.size != "full":
+            title += f" ({settings.size.upper()} report: small samples)"
+        render([section_summary(ctx)] + built, tmp, title)
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
         old = None
         if out.exists():

@@ -1,0 +1,187 @@
+"""The report's executive summary: verdicts first, one plain sentence each.
+
+Every verdict states its estimate with an interval and the sample size it
+rests on, and says which of the card-set numbers behind it are estimates
+rather than printed facts (see docs/rules.md, "What is known about the
+cards").  The functions here read what the report's sections computed
+(``Context.results``) and never play games themselves.
+
+    verdicts = card_verdicts(adv_frame) + seat_verdicts(pool_summary) + ...
+    section = summary_section(verdicts, card_set, quick=False)
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+#: How many flagged cards the summary names one by one (the rest are counted).
+MAX_NAMED_CARDS = 8
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One line of the executive summary.
+
+    ``topic``: "cards", "seats", "pools" or "spoil".  ``sentence``: plain
+    words with the interval and n.  ``cards``: the card names whose numbers
+    the verdict rests on; ``None`` means the whole card set.
+    """
+    topic: str
+    sentence: str
+    cards: tuple | None = None
+
+
+def _pp(x: float) -> str:
+    return "n/a" if x is None or not np.isfinite(x) else f"{100 * x:+.1f} pp"
+
+
+def _pct(x: float, digits: int = 1) -> str:
+    return "n/a" if x is None or not np.isfinite(x) else f"{100 * x:.{digits}f}%"
+
+
+def _ci_pp(lo: float, hi: float) -> str:
+    return f"[{100 * lo:+.1f}, {100 * hi:+.1f}]"
+
+
+def _ci_pct(lo: float, hi: float) -> str:
+    return f"[{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def _n(n) -> str:
+    return f"{int(n):,}"
+
+
+# ---------------------------------------------------------------------------
+# Cards
+# ---------------------------------------------------------------------------
+def card_verdicts(df: pd.DataFrame, max_named: int = MAX_NAMED_CARDS) -> list[Verdict]:
+    """Flagged cards, from the advancement section's strength table.
+
+    One sentence for the count (how many tested, the band, the correction),
+    then one per flagged card (strongest effect first), at most ``max_named``.
+    """
+    if df is None or not len(df):
+        return []
+    a = df.attrs
+    tol = float(a.get("tolerance", math.nan))
+    corr = a.get("correction", "multiplicity-corrected")
+    n_deals = int(df["n_deals"].max())
+    flagged = df[df["flag"].isin(["over", "under"])]
+    over, under = (flagged["flag"] == "over").sum(), (flagged["flag"] == "under").sum()
+    head = (f"Of {len(df)} cards tested ({_n(n_deals)} deals each, baseline "
+            f"{a.get('baseline', 'balanced')}), {over} {'is' if over == 1 else 'are'} flagged "
+            f"over and {under} under: their {corr}-adjusted strength interval lies beyond "
+            f"±{100 * tol:.0f} pp of win share.")
+    if not len(flagged):
+        head += " No card's strength is shown to lie outside that band."
+    out = [Verdict("cards", head, tuple(df["card"]))]
+    ranked = flagged.reindex(flagged["strength"].abs().sort_values(ascending=False).index)
+    for r in ranked.head(max_named).itertuples():
+        out.append(Verdict("cards", (
+            f"{r.card} (level {r.level} {r.kind}) is {'over' if r.flag == 'over' else 'under'}-"
+            f"powered: pursuing it is worth {_pp(r.strength)} of win share against never buying "
+            f"it, 95% CI {_ci_pp(r.strength_lo, r.strength_hi)} ({corr}-adjusted "
+            f"{_ci_pp(r.strength_lo_adj, r.strength_hi_adj)}), n = {_n(r.n_deals)} deals."),
+            (r.card,)))
+    if len(ranked) > max_named:
+        rest = ", ".join(ranked["card"].iloc[max_named:])
+        out.append(Verdict("cards", f"Also flagged: {rest} (see the advancement section).",
+                           tuple(ranked["card"].iloc[max_named:])))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Seats
+# ---------------------------------------------------------------------------
+def seat_verdicts(summary: pd.DataFrame) -> list[Verdict]:
+    """The starting player's win rate at each player count's rulebook pool."""
+    out = []
+    for r in summary[summary.rulebook].sort_values("players").itertuples():
+        fair = 1 / r.players
+        w = r.seat_win_rates[0]
+        lo, hi = r.seat_win_rates_ci[0]
+        if lo > fair:
+            reading = "an advantage"
+        elif hi < fair:
+            reading = "a disadvantage"
+        else:
+            reading = "no detectable advantage"
+        out.append(Verdict("seats", (
+            f"At {r.players} players (rulebook pool {r.pool} VP), seat 1 (the starting player) "
+            f"wins {_pct(w)} of games, 95% CI {_ci_pct(lo, hi)}, n = {_n(r.n_games)}, against a "
+            f"fair share of {_pct(fair)}: {reading}.")))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Pools
+# ---------------------------------------------------------------------------
+def pool_verdicts(recs: dict) -> list[Verdict]:
+    """One sentence per player count and target, from the pool recommendations."""
+    out = []
+    for target, rs in recs.items():
+        for r in rs:
+            out.append(Verdict("pools", r.sentence()))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Spoil odds
+# ---------------------------------------------------------------------------
+def spoil_verdicts(table: pd.DataFrame, exact: dict, deck: str = "starter",
+                   cards: tuple | None = None) -> list[Verdict]:
+    """The starting deck's spoil odds (exact), with the simulation that checks them.
+
+    ``cards``: the names of the deck's cards (for the share of estimated numbers).
+    """
+    if deck not in exact:
+        return []
+    ex = exact[deck]
+    t = table[table.deck == deck].set_index("pushes")
+    ks = [k for k in (1, 2, 3) if k in t.index]
+    if not ks:
+        return []
+    odds = ", ".join(f"{_pct(ex.p_spoil_within[k])} within {k} push{'es' if k > 1 else ''}"
+                     for k in ks)
+    k = ks[-1]
+    row = t.loc[k]
+    agrees = "agrees" if bool(row["agrees"]) else "DISAGREES"
+    return [Verdict("spoil", (
+        f"The starting deck spoils {odds} (exact, over all deck orders); a simulation "
+        f"{agrees}: {_pct(row['p_spoil_sim'])} within {k} pushes, 95% CI "
+        f"{_ci_pct(row['sim_lo'], row['sim_hi'])}, n = {_n(row['sim_n'])} turns."), cards)]
+
+
+# ---------------------------------------------------------------------------
+# The summary
+# ---------------------------------------------------------------------------
+TOPICS = (("cards", "Cards flagged over and under"), ("seats", "Seat advantage"),
+          ("pools", "VP pool sizes"), ("spoil", "Spoil odds of the starting deck"))
+
+
+def summary_bullets(verdicts: list[Verdict], estimated_share=None) -> list[tuple[str, list[str]]]:
+    """``[(heading, [sentence, ...]), ...]`` in :data:`TOPICS` order.
+
+    ``estimated_share(cards) -> (estimated, total)`` counts the card numbers
+    behind a verdict (``cards`` None: the whole set); when given, each
+    sentence ends with that share.
+    """
+    out = []
+    for topic, heading in TOPICS:
+        lines = []
+        for v in verdicts:
+            if v.topic != topic:
+                continue
+            s = v.sentence
+            if estimated_share is not None:
+                est, total = estimated_share(v.cards)
+                if total:
+                    s += (f" (Card numbers behind this verdict: {est} of {total}, "
+                          f"{100 * est / total:.0f}%, are estimates.)")
+            lines.append(s)
+        if lines:
+            out.append((heading, lines))
+    return out
