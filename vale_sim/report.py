@@ -573,7 +573,7 @@ def estimated_share(ctx: Context):
 
     def share(cards):
         c = provenance_counts(cs, cards)
-        return c["estimated"], c["total"]
+        return c.get("estimate", 0), sum(c.values())
     return share
 
 
