@@ -57,13 +57,19 @@ def test_rotations_share_deals(t2):
 def test_table_rates_with_n_and_intervals(t2):
     tab = t2.table
     assert len(tab) == 6 and (tab["n"] == 8).all()
-    for k in ("win", "tie", "spoil"):
+    for k in ("win", "tie"):
         assert (tab[f"{k}_lo"] <= tab[f"{k}_rate"] + 1e-12).all()
         assert (tab[f"{k}_rate"] <= tab[f"{k}_hi"] + 1e-12).all()
+    for k in ("spoils_per_turn", "mean_score", "mean_rounds"):
+        assert (tab[f"{k}_lo"] <= tab[k] + 1e-12).all() and (tab[k] <= tab[f"{k}_hi"] + 1e-12).all()
+    assert (tab["n_deals"] == 4).all()          # 8 games = 4 deals x 2 rotations: 4 clusters
     # win shares of the two policies of a matchup add up to the games played
     assert (tab.groupby("matchup")["wins"].sum() == 8).all()
     seats = t2.seats[t2.seats["policy"] == "all"]
-    assert list(seats["seat"]) == [0, 1] and seats["n"].sum() == len(t2.frame)
+    # seat 1 = the starting player (frame seat 0)
+    assert list(seats["seat"]) == [1, 2] and seats["n"].sum() == len(t2.frame)
+    first = t2.frame[t2.frame["seat"] == 0]["win_share"].mean()
+    assert seats["win_rate"].iloc[0] == pytest.approx(first)
     assert set(t2.ranking["name"]) == set(POLS)
 
 
