@@ -369,6 +369,55 @@ def ranking(frame: pd.DataFrame, names, players: int, confidence: float = 0.95,
 
 
 # ---------------------------------------------------------------------------
+# Coverage of the intervals (tests/test_coverage.py, docs/statistics.md §2.1)
+# ---------------------------------------------------------------------------
+def coverage_study(policies, players: int = 2, deals: int = 60, reps: int = 150, seed: int = 1,
+                   truth_deals: int = 10_000, truth_seed: int = 10_000, mode: str | None = None,
+                   card_set="core", n_boot: int = 200, confidence: float = 0.95) -> pd.DataFrame:
+    """How often the seat and ranking intervals cover the truth, clustered by deal or not.
+
+    Plays one tournament of ``deals × reps`` deals and cuts it into ``reps``
+    independent replications of ``deals`` deals each (replication ``b`` holds
+    deals ``b·deals .. (b+1)·deals − 1``, with all their matchups and
+    rotations: exactly a tournament of ``deals`` deals, on other shuffles).
+    The truth is the estimate of a separate reference tournament of
+    ``truth_deals`` deals on ``truth_seed``.  Use policies whose truth the
+    reference run pins down: e.g. ``balanced`` and copies of it that differ
+    only in name (they play identical games, so every game against a third
+    policy is replayed once per copy on the same deal) and one other policy.
+
+    Returns one row per quantity (the seat-1 win rate over all games, and
+    each policy's Bradley–Terry strength) with ``truth``, ``coverage`` of the
+    deal-clustered intervals, ``coverage_unclustered`` (``cluster=False``) and
+    ``reps``.
+    """
+    pols = [get_policy(p) for p in policies]
+    names = [p.name for p in pols]
+    kw = dict(players=players, mode=mode, card_set=card_set, confidence=confidence)
+    ref = tournament(pols, games=players * truth_deals, seed=truth_seed, **kw)
+    truth = {"seat 1 win rate": float(ref.seats.query("policy == 'all' and seat == 1")["win_rate"].iloc[0])}
+    truth |= {f"strength {r.name}": float(r.strength) for r in ref.ranking.itertuples()}
+    t = tournament(pols, games=players * deals * reps, seed=seed, **kw)
+    hits = {True: [], False: []}
+    for _, g in t.frame.groupby(t.frame["game"].to_numpy() // deals, sort=True):
+        for cl in (True, False):
+            st = seat_table(g, confidence, cluster=cl).query("policy == 'all' and seat == 1").iloc[0]
+            rk = ranking(g, names, players, confidence, n_boot=n_boot, cluster=cl).set_index("name")
+            row = {"seat 1 win rate": st.win_lo <= truth["seat 1 win rate"] <= st.win_hi}
+            for n in names:
+                if n in rk.index:
+                    row[f"strength {n}"] = rk.loc[n, "lo"] <= truth[f"strength {n}"] <= rk.loc[n, "hi"]
+            hits[cl].append(row)
+    cov, unc = pd.DataFrame(hits[True]).mean(), pd.DataFrame(hits[False]).mean()
+    out = pd.DataFrame({"quantity": list(truth), "truth": list(truth.values()),
+                        "coverage": [cov.get(k, math.nan) for k in truth],
+                        "coverage_unclustered": [unc.get(k, math.nan) for k in truth],
+                        "reps": len(hits[True]), "deals": deals, "players": players})
+    out.attrs.update(policies=names, confidence=confidence)
+    return out
+
+
+# ---------------------------------------------------------------------------
 # Per-turn curves (reference-engine turn records on a subsample)
 # ---------------------------------------------------------------------------
 def turn_curves(policies, players: int = 2, games: int = 40, seed: int = 0, card_set="core",
