@@ -125,7 +125,15 @@ def test_cli_json_and_errors(capsys):
     assert out["config"]["games_per_matchup"] == 4
     rows = out["table"]
     assert {r["policy"] for r in rows} == {"balanced", "greedy"}
-    assert all({"n", "win_rate", "win_lo", "win_hi"} <= set(r) for r in rows)
+    assert all({"n", "n_deals", "win_rate", "win_lo", "win_hi", "mean_score", "mean_score_lo",
+                "mean_score_hi", "mean_rounds_lo", "spoils_per_turn", "spoils_per_turn_hi",
+                "tie_lo"} <= set(r) for r in rows)
+    assert not any("spoil_rate" in r for r in rows)
+    assert [s["seat"] for s in out["seats"] if s["policy"] == "all"] == [1, 2]
+    assert all({"n", "n_deals", "win_lo", "advantage_lo", "mean_score_hi"} <= set(s) for s in out["seats"])
+    assert all({"comparisons", "expected_vs_mean", "expected_lo", "expected_hi"} <= set(r)
+               for r in out["ranking"])
+    assert out["config"]["clustered_by_deal"] is True
     assert main(["tournament", "--policies", "balanced,nope", "--games", "2"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unknown policy" in err
@@ -137,3 +145,18 @@ def test_cli_text(capsys):
                  "--engine", "reference"]) == 0
     out = capsys.readouterr().out
     assert "Seat advantage" in out and "Bradley-Terry" in out and "[" in out
+    assert "seat 1 = starting player" in out and "clustered by deal" in out
+
+
+def test_cluster_flag_changes_only_the_intervals(t2):
+    from vale_sim.tournament import matchup_table, ranking, seat_table
+    f = t2.frame
+    a, b = seat_table(f), seat_table(f, cluster=False)
+    pd.testing.assert_series_equal(a["win_rate"], b["win_rate"])
+    assert (a["n_deals"] == 4).all()
+    ta, tb = matchup_table(f), matchup_table(f, cluster=False)
+    pd.testing.assert_series_equal(ta["spoils_per_turn"], tb["spoils_per_turn"])
+    ra, rb = ranking(f, POLS, 2), ranking(f, POLS, 2, cluster=False)
+    np.testing.assert_allclose(ra["strength"], rb["strength"])
+    assert ra.attrs["method"] == "sandwich" and rb.attrs["method"] == "fisher"
+    assert not np.allclose(ra["se"], rb["se"])
