@@ -280,7 +280,10 @@ def seat_table(frame: pd.DataFrame, confidence: float = 0.95, cluster: bool = Tr
     deals − 1 df).  ``cluster=False`` treats player-games as independent
     (under-covers; kept only to show it).  ``advantage``: win rate minus the
     fair share ``1/players``, same interval shifted.  ``n``: player-games in
-    the seat; ``n_deals``: the clusters.
+    the seat; ``n_deals``: the clusters; ``design_effect``: the clustered
+    variance of the win rate over the variance of ``n`` independent
+    player-games (how many times more games the pooled table needs than the
+    independent-games formula says).
     """
     players = int(frame.groupby(_game_keys(frame)).size().iloc[0]) if len(frame) else 0
     rows = []
@@ -291,8 +294,11 @@ def seat_table(frame: pd.DataFrame, confidence: float = 0.95, cluster: bool = Tr
             w = stats.cluster_rate(s["win_share"].to_numpy(float), cl, confidence)
             sc = stats.cluster_ratio(s["score"].to_numpy(float), None, cl, confidence)
             fair = 1 / players if players else math.nan
+            ind = stats.cluster_rate(s["win_share"].to_numpy(float), None, confidence)
+            deff = (w.se ** 2 / ind.se ** 2 if cluster and ind.se > 0 and np.isfinite(w.se)
+                    else math.nan)
             rows.append({"policy": pol, "seat": int(seat) + 1, "n": w.n,
-                         "n_deals": int(s["game"].nunique()),
+                         "n_deals": int(s["game"].nunique()), "design_effect": deff,
                          "win_rate": w.value, "win_lo": w.lo, "win_hi": w.hi,
                          "advantage": w.value - fair, "advantage_lo": w.lo - fair,
                          "advantage_hi": w.hi - fair, **_est_cols("mean_score", sc)})
