@@ -104,7 +104,10 @@ def test_turn_curves_small():
     c = turn_curves(["balanced", "greedy"], games=2, engine="reference")
     pd.testing.assert_frame_equal(c, turn_curves(["balanced", "greedy"], games=2, engine="fast"))
     assert set(c["policy"]) == {"balanced", "greedy"}
-    assert {"round", "n", "vp", "mana", "crafted"} <= set(c.columns)
+    assert {"round", "n", "n_deals", "vp", "mana", "crafted", "spoiled_turn_share"} <= set(c.columns)
+    for k in ("vp", "mana", "crafted", "spoiled_turn_share"):
+        ok = c[f"{k}_lo"].isna() | ((c[f"{k}_lo"] <= c[k] + 1e-9) & (c[k] <= c[f"{k}_hi"] + 1e-9))
+        assert ok.all(), k
     for _, g in c.groupby("policy"):
         assert g["crafted"].is_monotonic_increasing or g["n"].min() < g["n"].max()
 

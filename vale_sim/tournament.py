@@ -428,8 +428,8 @@ def coverage_study(policies, players: int = 2, deals: int = 60, reps: int = 150,
 # ---------------------------------------------------------------------------
 def turn_curves(policies, players: int = 2, games: int = 40, seed: int = 0, card_set="core",
                 rules: Rules | None = None, mode: str | None = None, baseline=None,
-                engine: str = "fast") -> pd.DataFrame:
-    """Mean VP, mana and cards crafted by round, per policy.
+                engine: str = "fast", confidence: float = 0.95) -> pd.DataFrame:
+    """Mean VP, mana and cards crafted by round, per policy, with intervals.
 
     Plays the tournament's matchups and rotations on ``deals_for(games,
     players)`` deals and reads the turn records: the fast engine's trace
@@ -438,8 +438,10 @@ def turn_curves(policies, players: int = 2, games: int = 40, seed: int = 0, card
     Columns: policy, round, n (turns averaged), vp (cumulative harvest VP
     taken), mana (mana counted at this turn's Harvest), crafted (cumulative
     advancements bought), spoiled_turn_share (share of that round's turns in
-    which the player spoiled, in Prep or Planting).  Late rounds average only the games
-    still running (``n`` says how many turns that is).
+    which the player spoiled, in Prep or Planting), each with ``_lo``/``_hi``:
+    a 95 % interval clustered by deal (the turns of one game, and the games of
+    one deal, are not independent).  Late rounds average only the games still
+    running (``n`` says how many turns that is, ``n_deals`` from how many deals).
     """
     from .records import turns_frame
     from .runner import effective_engine
@@ -468,6 +470,7 @@ def turn_curves(policies, players: int = 2, games: int = 40, seed: int = 0, card
                 t = turns_frame(rec)
                 t["policy"] = [rot[p] for p in t["player"]]
                 t["game"] = serial
+                t["deal"] = i
                 serial += 1
                 frames.append(t)
     t = pd.concat(frames, ignore_index=True).sort_values(["game", "player", "round"])
@@ -476,8 +479,14 @@ def turn_curves(policies, players: int = 2, games: int = 40, seed: int = 0, card
     grp = t.groupby(["game", "player"], sort=False)
     t["vp_cum"] = grp["vp_gained"].cumsum()
     t["crafted_cum"] = grp["crafted"].cumsum()
-    out = (t.groupby(["policy", "round"], sort=True)
-            .agg(n=("mana", "size"), vp=("vp_cum", "mean"), mana=("mana", "mean"),
-                 crafted=("crafted_cum", "mean"), spoiled_turn_share=("spoil", "mean"))
-            .reset_index())
-    return out
+    t["spoil"] = t["spoil"].astype(float)
+    rows = []
+    cols = {"vp": "vp_cum", "mana": "mana", "crafted": "crafted_cum", "spoiled_turn_share": "spoil"}
+    for (pol, rnd), g in t.groupby(["policy", "round"], sort=True):
+        row = {"policy": pol, "round": rnd, "n": len(g), "n_deals": int(g["deal"].nunique())}
+        for name, col in cols.items():
+            e = stats.cluster_ratio(g[col].to_numpy(float), None, g["deal"].to_numpy(), confidence,
+                                    bounds=(0.0, 1.0) if name == "spoiled_turn_share" else None)
+            row.update({name: e.value, f"{name}_lo": e.lo, f"{name}_hi": e.hi})
+        rows.append(row)
+    return pd.DataFrame(rows)

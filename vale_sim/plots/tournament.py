@@ -67,13 +67,17 @@ def plot_tournament(t):
 
 
 def plot_turn_curves(curves, min_n: int = 10):
-    """Mean VP taken, mana and cards crafted by round, one line per policy
-    (rounds with fewer than ``min_n`` turns are left out)."""
+    """Mean VP taken, mana and cards crafted by round, one line per policy with
+    its 95 % deal-clustered band (rounds with fewer than ``min_n`` turns are
+    left out; the legend gives the turns averaged in round 1)."""
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
     c = curves[curves["n"] >= min_n]
     for pol, g in c.groupby("policy", sort=False):
         for ax, col in zip(axes, ("vp", "mana", "crafted")):
-            ax.plot(g["round"], g[col], marker=".", label=pol)
+            line, = ax.plot(g["round"], g[col], marker=".", label=f"{pol} (n={int(g['n'].iloc[0])})")
+            if f"{col}_lo" in g:
+                ax.fill_between(g["round"], g[f"{col}_lo"], g[f"{col}_hi"], alpha=0.2,
+                                color=line.get_color(), linewidth=0)
     for ax, title in zip(axes, ("cumulative VP taken", "mana at Harvest", "cards crafted (cumulative)")):
         ax.set_title(title)
         ax.set_xlabel("round")
