@@ -149,6 +149,9 @@ def test_cli_text(capsys):
     out = capsys.readouterr().out
     assert "Seat advantage" in out and "Bradley-Terry" in out and "[" in out
     assert "seat 1 = starting player" in out and "clustered by deal" in out
+    assert main(["tournament", "--policies", "balanced,cautious", "--games", "4", "--no-cluster",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["config"]["clustered_by_deal"] is False
 
 
 def test_cluster_flag_changes_only_the_intervals(t2):

@@ -35,6 +35,9 @@ def add_parser(sub) -> None:
     p.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
     p.add_argument("--plot", default=None, metavar="FILE.png",
                    help="also save win rates, seats and ranking as a figure")
+    p.add_argument("--no-cluster", dest="cluster", action="store_false",
+                   help="treat games as independent instead of clustering intervals by deal "
+                        "(for comparison only: those intervals under-cover, docs/statistics.md §2.1)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(func=run)
 
@@ -103,7 +106,7 @@ def run(args) -> int:
             warnings.simplefilter("always", RuntimeWarning)
             t = tournament(names, players=args.players, games=args.games, seed=args.seed,
                            card_set=args.set, engine=args.engine, rules=rules, mode=args.mode,
-                           baseline=args.baseline, workers=args.workers)
+                           baseline=args.baseline, workers=args.workers, cluster=args.cluster)
     except ValueError as e:
         raise UserError(str(e)) from None
     for msg in sorted({str(w.message) for w in caught}):
