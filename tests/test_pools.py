@@ -47,13 +47,34 @@ def test_recommend_equal_length_on_synthetic_frame():
     f = synthetic_frame([2, 3, 4], sorted(set(grid)), 60, rounds)
     s = pools.summarize_pools(f)
     recs = {r.players: r for r in pools.recommend(s, "equal-length")}
-    assert recs[2].pool == 23 and recs[2].rulebook_consistent
+    assert recs[2].pool == 23 and recs[2].rulebook_equivalent
     assert recs[3].pool == 27 and recs[4].pool == 31
     assert recs[3].interpolated_pool == pytest.approx(27, abs=0.01)
     assert recs[4].pool_range[0] <= 31 <= recs[4].pool_range[1]
-    assert not recs[4].rulebook_consistent            # 33 gives 12.5 rounds, goal 11.5
+    # ±0.5 rounds: length moves 1 round per 2 VP of pool, so only the exact pool is equivalent
+    assert recs[3].equivalent_pools == [27] and recs[4].equivalent_pools == [31]
+    assert not recs[4].rulebook_equivalent            # 33 gives 12.5 rounds, goal 11.5
+    assert recs[4].rulebook_difference == pytest.approx(1.0)
     assert recs[3].goal == pytest.approx(11.5)
-    assert "rulebook" in recs[3].sentence()
+    assert "rulebook" in recs[3].sentence() and "equivalent" in recs[3].sentence()
+    # a margin of 1.5 rounds takes in the neighbours and the rulebook's 33 at 4 players
+    wide = {r.players: r for r in pools.recommend(s, "equal-length", margin=1.5)}
+    assert wide[4].equivalent_pools == [29, 31, 33] and wide[4].rulebook_equivalent
+    tab = pools.recommendations_frame(recs.values())
+    assert tab.loc[tab.players == 4, "rulebook_difference"].iloc[0] == 1.0
+    assert not any(isinstance(v, tuple) for v in tab.to_numpy().ravel())
+    with pytest.raises(ValueError):
+        pools.recommend(s, "equal-length", margin=0)
+
+
+def test_tost_small_difference_is_equivalent_large_is_not():
+    # the case: a 0.2-round (1 %) difference measured precisely is equivalent at ±0.5
+    p, ci, ok = pools.tost(-0.2, 0.05, 0.5)
+    assert ok and p < 1e-6 and ci[0] == pytest.approx(-0.2 - 1.6449 * 0.05, abs=1e-4)
+    assert pools.tost(-0.2, 0.3, 0.5)[2] is False       # too imprecise to tell
+    assert pools.tost(0.7, 0.05, 0.5)[2] is False       # precisely not equivalent
+    # p-value = the larger one-sided p; at the margin it is 1/2
+    assert pools.tost(0.5, 0.1, 0.5)[0] == pytest.approx(0.5)
 
 
 def test_recommend_seat_advantage_and_metrics():
@@ -73,6 +94,8 @@ def test_recommend_seat_advantage_and_metrics():
     assert row.mean_margin > 0
     recs = pools.recommend(s, "seat-advantage")
     assert recs[0].target == "seat-advantage" and recs[0].pool in (21, 23, 25)
+    assert recs[0].equivalent_pools == [] and recs[0].pool_range is None    # a 25 pp seat bias
+    assert "no grid pool is equivalent" in recs[0].sentence()
     with pytest.raises(ValueError):
         pools.recommend(s, "shortest")
 
@@ -92,6 +115,16 @@ def test_small_real_run_json(capsys):
         lo, hi = r["mean_rounds_ci"]
         assert lo <= r["mean_rounds"] <= hi
     assert any(r["rulebook"] for r in recs if r["players"] == 3 and r["pool"] == 28)
+    assert all(r["margin"] == 0.5 and isinstance(r["equivalent"], bool) for r in recs)
+
+
+def test_cli_text_margin(capsys):
+    assert main(["pools", "--players", "2,3", "--pools", "25", "--games", "6", "--margin", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "±2.00 rounds" in out and "rulebook" in out and "[" in out
+    assert main(["pools", "--players", "2", "--pools", "25", "--games", "6", "--margin", "-1"]) == 2
+    err = capsys.readouterr().err
+    assert "--margin" in err and len(err.strip().splitlines()) == 1
 
 
 def test_common_random_numbers_same_games_across_pools():

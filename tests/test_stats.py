@@ -205,3 +205,83 @@ def test_bradley_terry_per_game_bootstrap_and_prior():
     assert np.isfinite(df[["strength", "lo", "hi"]].to_numpy()).all()
     with pytest.raises(ValueError):
         stats.fit_bradley_terry(per_game.sum(0), prior=0)
+
+
+# ---------------------------------------------------------------------------
+# Deal-clustered intervals
+# ---------------------------------------------------------------------------
+def test_cluster_ratio_matches_statsmodels_cluster_robust_mean():
+    sm = pytest.importorskip("statsmodels.api")
+    rng = np.random.default_rng(3)
+    g = np.repeat(np.arange(40), 6)                        # 40 deals x 6 games
+    y = (rng.random(240) < rng.random(40)[g]).astype(float)     # each deal its own odds
+    e = stats.cluster_rate(y, g)
+    fit = sm.OLS(y, np.ones_like(y)).fit(cov_type="cluster", cov_kwds={"groups": g}, use_t=True)
+    assert e.value == pytest.approx(fit.params[0])
+    assert e.se == pytest.approx(fit.bse[0], rel=1e-9)
+    lo, hi = fit.conf_int()[0]
+    assert (e.lo, e.hi) == (pytest.approx(lo), pytest.approx(hi))
+    assert e.n == 240 and e.clusters == 40
+    # the independent interval is narrower here: outcomes of a deal are correlated
+    ind = stats.cluster_rate(y, None)
+    assert ind.clusters == 240 and ind.hi - ind.lo < e.hi - e.lo
+
+
+def test_cluster_ratio_is_a_ratio_and_never_a_precise_zero():
+    e = stats.cluster_ratio([1, 3, 0, 2], [10, 10, 5, 5], clusters=[0, 0, 1, 1])
+    assert e.value == pytest.approx(6 / 30)
+    z = stats.cluster_rate(np.zeros(20), np.repeat(np.arange(10), 2))
+    assert z.value == 0 and z.lo == 0 and z.hi > 0.2      # Wilson over the 10 deals
+    assert z.hi == pytest.approx(stats.wilson_interval(0, 10)[1])
+
+
+def test_bt_sandwich_matches_statsmodels_glm_cluster():
+    sm = pytest.importorskip("statsmodels.api")
+    rng = np.random.default_rng(5)
+    k, deals = 3, 150
+    theta_true = np.array([0.4, 0.0, -0.4])
+    rows, ys, groups, per_game = [], [], [], []
+    for d in range(deals):
+        luck = rng.normal(0, 2.0)                          # a deal favours policy 0 or not
+        for i, j in [(0, 1), (0, 2), (1, 2)] * 2:
+            p = 1 / (1 + np.exp(-(theta_true[i] - theta_true[j] + (luck if i == 0 else 0))))
+            y = float(rng.random() < p)
+            x = np.zeros(k)
+            x[i], x[j] = 1, -1
+            rows.append(x[1:])
+            ys.append(y)
+            groups.append(d)
+            w = np.zeros((k, k))
+            w[i, j], w[j, i] = y, 1 - y
+            per_game.append(w)
+    per_game = np.array(per_game)
+    prior = 1e-9
+    df = stats.bradley_terry(per_game, names=["a", "b", "c"], method="sandwich",
+                             clusters=groups, prior=prior).set_index("name").loc[["a", "b", "c"]]
+    fit = sm.GLM(np.array(ys), np.array(rows), family=sm.families.Binomial()).fit(
+        cov_type="cluster", cov_kwds={"groups": np.array(groups), "use_correction": False})
+    tmat = np.vstack([np.zeros(k - 1), np.eye(k - 1)])
+    tmat = tmat - tmat.mean(axis=0)                        # sum-zero log strengths
+    theta = tmat @ fit.params
+    cov = tmat @ fit.cov_params() @ tmat.T * deals / (deals - 1)    # CR1 factor G/(G-1)
+    np.testing.assert_allclose(df["strength"], theta, atol=1e-6)
+    np.testing.assert_allclose(df["se"], np.sqrt(np.diag(cov)), rtol=1e-4)
+    # clustering matters here: the Fisher (independent games) se of policy 0 is smaller
+    fisher = stats.bradley_terry(per_game, names=["a", "b", "c"], method="fisher", prior=prior)
+    assert fisher.set_index("name").loc["a", "se"] < 0.85 * df.loc["a", "se"]
+
+
+def test_bt_bootstrap_over_clusters_keeps_deals_together():
+    rng = np.random.default_rng(2)
+    per_game = np.zeros((200, 2, 2))
+    outcome = rng.random(100) < 0.6                         # one outcome per deal, played twice
+    for d in range(100):
+        for r in range(2):
+            per_game[2 * d + r, 0, 1] = outcome[d]
+            per_game[2 * d + r, 1, 0] = 1 - outcome[d]
+    deals = np.repeat(np.arange(100), 2)
+    by_deal = stats.bradley_terry(per_game, method="bootstrap", clusters=deals, n_boot=400)
+    by_game = stats.bradley_terry(per_game, method="bootstrap", n_boot=400)
+    w_deal = (by_deal["hi"] - by_deal["lo"]).iloc[0]
+    w_game = (by_game["hi"] - by_game["lo"]).iloc[0]
+    assert w_deal / w_game == pytest.approx(np.sqrt(2), rel=0.2)     # duplicated games: n halves

@@ -57,13 +57,19 @@ def test_rotations_share_deals(t2):
 def test_table_rates_with_n_and_intervals(t2):
     tab = t2.table
     assert len(tab) == 6 and (tab["n"] == 8).all()
-    for k in ("win", "tie", "spoil"):
+    for k in ("win", "tie"):
         assert (tab[f"{k}_lo"] <= tab[f"{k}_rate"] + 1e-12).all()
         assert (tab[f"{k}_rate"] <= tab[f"{k}_hi"] + 1e-12).all()
+    for k in ("spoils_per_turn", "mean_score", "mean_rounds"):
+        assert (tab[f"{k}_lo"] <= tab[k] + 1e-12).all() and (tab[k] <= tab[f"{k}_hi"] + 1e-12).all()
+    assert (tab["n_deals"] == 4).all()          # 8 games = 4 deals x 2 rotations: 4 clusters
     # win shares of the two policies of a matchup add up to the games played
     assert (tab.groupby("matchup")["wins"].sum() == 8).all()
     seats = t2.seats[t2.seats["policy"] == "all"]
-    assert list(seats["seat"]) == [0, 1] and seats["n"].sum() == len(t2.frame)
+    # seat 1 = the starting player (frame seat 0)
+    assert list(seats["seat"]) == [1, 2] and seats["n"].sum() == len(t2.frame)
+    first = t2.frame[t2.frame["seat"] == 0]["win_share"].mean()
+    assert seats["win_rate"].iloc[0] == pytest.approx(first)
     assert set(t2.ranking["name"]) == set(POLS)
 
 
@@ -98,7 +104,10 @@ def test_turn_curves_small():
     c = turn_curves(["balanced", "greedy"], games=2, engine="reference")
     pd.testing.assert_frame_equal(c, turn_curves(["balanced", "greedy"], games=2, engine="fast"))
     assert set(c["policy"]) == {"balanced", "greedy"}
-    assert {"round", "n", "vp", "mana", "crafted"} <= set(c.columns)
+    assert {"round", "n", "n_deals", "vp", "mana", "crafted", "spoiled_turn_share"} <= set(c.columns)
+    for k in ("vp", "mana", "crafted", "spoiled_turn_share"):
+        ok = c[f"{k}_lo"].isna() | ((c[f"{k}_lo"] <= c[k] + 1e-9) & (c[k] <= c[f"{k}_hi"] + 1e-9))
+        assert ok.all(), k
     for _, g in c.groupby("policy"):
         assert g["crafted"].is_monotonic_increasing or g["n"].min() < g["n"].max()
 
@@ -119,7 +128,15 @@ def test_cli_json_and_errors(capsys):
     assert out["config"]["games_per_matchup"] == 4
     rows = out["table"]
     assert {r["policy"] for r in rows} == {"balanced", "greedy"}
-    assert all({"n", "win_rate", "win_lo", "win_hi"} <= set(r) for r in rows)
+    assert all({"n", "n_deals", "win_rate", "win_lo", "win_hi", "mean_score", "mean_score_lo",
+                "mean_score_hi", "mean_rounds_lo", "spoils_per_turn", "spoils_per_turn_hi",
+                "tie_lo"} <= set(r) for r in rows)
+    assert not any("spoil_rate" in r for r in rows)
+    assert [s["seat"] for s in out["seats"] if s["policy"] == "all"] == [1, 2]
+    assert all({"n", "n_deals", "win_lo", "advantage_lo", "mean_score_hi"} <= set(s) for s in out["seats"])
+    assert all({"comparisons", "expected_vs_mean", "expected_lo", "expected_hi"} <= set(r)
+               for r in out["ranking"])
+    assert out["config"]["clustered_by_deal"] is True
     assert main(["tournament", "--policies", "balanced,nope", "--games", "2"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unknown policy" in err
@@ -131,3 +148,21 @@ def test_cli_text(capsys):
                  "--engine", "reference"]) == 0
     out = capsys.readouterr().out
     assert "Seat advantage" in out and "Bradley-Terry" in out and "[" in out
+    assert "seat 1 = starting player" in out and "clustered by deal" in out
+    assert main(["tournament", "--policies", "balanced,cautious", "--games", "4", "--no-cluster",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["config"]["clustered_by_deal"] is False
+
+
+def test_cluster_flag_changes_only_the_intervals(t2):
+    from vale_sim.tournament import matchup_table, ranking, seat_table
+    f = t2.frame
+    a, b = seat_table(f), seat_table(f, cluster=False)
+    pd.testing.assert_series_equal(a["win_rate"], b["win_rate"])
+    assert (a["n_deals"] == 4).all()
+    ta, tb = matchup_table(f), matchup_table(f, cluster=False)
+    pd.testing.assert_series_equal(ta["spoils_per_turn"], tb["spoils_per_turn"])
+    ra, rb = ranking(f, POLS, 2), ranking(f, POLS, 2, cluster=False)
+    np.testing.assert_allclose(ra["strength"], rb["strength"])
+    assert ra.attrs["method"] == "sandwich" and rb.attrs["method"] == "fisher"
+    assert not np.allclose(ra["se"], rb["se"])

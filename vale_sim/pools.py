@@ -18,7 +18,7 @@ player count for a stated target (:data:`TARGETS`).
 
     frame = simulate_pools("core", players=[2, 3, 4], pools=parse_pools("15:45:2"), games=500)
     table = summarize_pools(frame)
-    rec = recommend(table, target="equal-length")
+    rec = recommend(table, target="equal-length", margin=0.5)   # TOST, ±0.5 rounds
 """
 from __future__ import annotations
 
@@ -310,19 +310,34 @@ def summarize_pools(frame, confidence: float = 0.95):
 # ---------------------------------------------------------------------------
 @dataclass
 class Recommendation:
-    """The pool size that best meets ``target`` for one player count."""
+    """The pool sizes that meet ``target`` for one player count, by an equivalence test.
+
+    ``equal-length``: a pool is *equivalent* to the target when the 90 %
+    interval of (its mean length − the target length) lies inside
+    ``±margin`` rounds (two one-sided tests, TOST, at 5 % each).
+    ``seat-advantage``: when the upper end of its largest-seat-gap interval
+    is below ``margin`` (a fraction: 0.02 = 2 pp).
+    """
     players: int
     target: str
-    pool: int                    # best grid pool
-    pool_range: tuple[int, int]  # grid pools statistically consistent with the target
+    margin: float                # rounds (equal-length) or a fraction (seat-advantage)
+    pool: int                    # the grid pool closest to the goal
+    equivalent_pools: list       # grid pools equivalent to the target within the margin
+    pool_range: tuple | None     # (min, max) of equivalent_pools, None when there is none
     value: float                 # the metric at ``pool``
     value_ci: tuple[float, float]
-    goal: float                  # the value aimed at (target length, or 0 advantage)
+    n_games: int                 # games at ``pool``
+    goal: float                  # the value aimed at (target length, or 0 gap)
     goal_ci: tuple[float, float]
+    difference: float            # value − goal at ``pool``
+    difference_ci: tuple[float, float]   # 90 % interval (TOST) for equal-length
     rulebook_pool: int
     rulebook_value: float
     rulebook_value_ci: tuple[float, float]
-    rulebook_consistent: bool    # the rulebook pool lies inside pool_range
+    rulebook_difference: float
+    rulebook_difference_ci: tuple[float, float]
+    rulebook_p_tost: float       # TOST p-value of the rulebook pool (equal-length), nan otherwise
+    rulebook_equivalent: bool    # the rulebook pool is equivalent to the target
     interpolated_pool: float     # pool where the metric crosses the goal (linear), or nan
 
     def to_dict(self) -> dict:
@@ -330,19 +345,31 @@ class Recommendation:
         return asdict(self)
 
     def sentence(self) -> str:
-        what = "game length" if self.target == "equal-length" else "largest seat gap"
-        unit = " rounds" if self.target == "equal-length" else ""
-        fmt = (lambda x: f"{x:.2f}") if self.target == "equal-length" else (lambda x: f"{100 * x:+.1f} pp")
-        lo, hi = self.pool_range
-        rng = f"{lo}" if lo == hi else f"{lo}–{hi}"
-        rb = "inside" if self.rulebook_consistent else "outside"
-        interp = (f", curve crosses the goal at ≈{self.interpolated_pool:.1f}"
-                  if self.target == "equal-length" and np.isfinite(self.interpolated_pool) else "")
-        return (f"{self.players} players: pool {self.pool} (consistent range {rng}{interp}) gives {what} "
+        eq = self.target == "equal-length"
+        what = "game length" if eq else "largest seat gap"
+        fmt = (lambda x: f"{x:.2f}") if eq else (lambda x: f"{100 * x:.1f} pp")
+        dfmt = (lambda x: f"{x:+.2f}") if eq else (lambda x: f"{100 * x:+.1f} pp")
+        unit = " rounds" if eq else ""
+        marg = f"±{self.margin:.2f} rounds" if eq else f"{100 * self.margin:.1f} pp"
+        if self.pool_range is None:
+            rng = f"no grid pool is equivalent within {marg}"
+        else:
+            lo, hi = self.pool_range
+            rng = (f"pools equivalent within {marg}: {lo}" if lo == hi
+                   else f"pools equivalent within {marg}: {lo}–{hi}")
+            if 2 < len(self.equivalent_pools) <= 8:
+                rng += f" ({', '.join(str(v) for v in self.equivalent_pools)})"
+        interp = (f"; the curve crosses the goal at ≈{self.interpolated_pool:.1f}"
+                  if eq and np.isfinite(self.interpolated_pool) else "")
+        ci = "90%" if eq else "95%"
+        rb = "equivalent" if self.rulebook_equivalent else "not shown equivalent"
+        return (f"{self.players} players ({rng}{interp}): closest pool {self.pool} gives {what} "
                 f"{fmt(self.value)}{unit} [{fmt(self.value_ci[0])}, {fmt(self.value_ci[1])}] "
-                f"vs goal {fmt(self.goal)}; the rulebook's {self.rulebook_pool} gives "
-                f"{fmt(self.rulebook_value)} [{fmt(self.rulebook_value_ci[0])}, "
-                f"{fmt(self.rulebook_value_ci[1])}] — {rb} the range.")
+                f"(n={self.n_games}) vs goal {fmt(self.goal)}; the rulebook's {self.rulebook_pool} "
+                f"gives {fmt(self.rulebook_value)} [{fmt(self.rulebook_value_ci[0])}, "
+                f"{fmt(self.rulebook_value_ci[1])}], {'difference' if eq else 'gap'} "
+                f"{dfmt(self.rulebook_difference)} [{ci} {dfmt(self.rulebook_difference_ci[0])}, "
+                f"{dfmt(self.rulebook_difference_ci[1])}] — {rb}.")
 
 
 def _se_from_ci(lo: float, hi: float, z: float = 1.959964) -> float:
@@ -365,24 +392,55 @@ def _crossing(x, y, goal) -> float:
     return math.nan
 
 
+def tost(diff: float, se: float, margin: float) -> tuple[float, tuple[float, float], bool]:
+    """Two one-sided tests of ``|difference| < margin`` (normal approximation).
+
+    Returns ``(p, (lo, hi), equivalent)``: ``p`` the larger one-sided
+    p-value, ``(lo, hi)`` the 90 % interval of the difference; equivalent
+    at the 5 % level exactly when that interval lies inside ``±margin``
+    (``p < 0.05``).  ``se == 0`` (a cell against itself): the difference is
+    known exactly.
+    """
+    from scipy.stats import norm
+    if not np.isfinite(diff) or not np.isfinite(se):
+        return math.nan, (math.nan, math.nan), False
+    if se == 0:
+        ok = abs(diff) < margin
+        return (0.0 if ok else 1.0), (diff, diff), ok
+    p = max(float(norm.sf((diff + margin) / se)), float(norm.cdf((diff - margin) / se)))
+    z = float(norm.ppf(0.95))
+    return p, (diff - z * se, diff + z * se), p < 0.05
+
+
+DEFAULT_MARGIN = 0.5            # rounds (equal-length)
+DEFAULT_SEAT_MARGIN = 0.03      # 3 pp (seat-advantage)
+
+
 def recommend(summary, target: str = "equal-length", reference_players: int = 2,
-              reference_pool: int | None = None) -> list[Recommendation]:
-    """Per player count, the grid pool size that best meets ``target``.
+              reference_pool: int | None = None, margin: float | None = None) -> list[Recommendation]:
+    """Per player count, the grid pools that meet ``target``, by an equivalence test.
 
-    * ``"equal-length"``: the expected game length (mean rounds) closest to the
-      length at ``reference_players`` with its rulebook pool (or
-      ``reference_pool``).  ``pool_range`` = grid pools whose difference from
-      that length has a 95 % interval containing 0 (normal approximation,
-      independent samples), always including the best.
-    * ``"seat-advantage"``: the smallest largest-seat gap (``max_seat_gap``:
-      max over seats of |win rate − 1/players|); ``pool_range`` = pools whose
-      gap interval overlaps the best's.
+    * ``"equal-length"``: goal = the mean length at ``reference_players`` with
+      its rulebook pool (or ``reference_pool``).  A pool is equivalent when
+      the 90 % interval of (its mean rounds − goal) lies inside ``±margin``
+      rounds (TOST at 5 %; default 0.5 rounds).  The two cells are treated as
+      independent samples (conservative: common random numbers make them
+      positively correlated); the goal's own cell differs from itself by 0.
+    * ``"seat-advantage"``: the largest seat gap ``max_seat_gap`` (max over
+      seats of |win rate − 1/players|); a pool is equivalent to "no seat
+      advantage" when the upper end of the gap's interval is below
+      ``margin`` (a fraction; default 0.03 = 3 pp).
 
-    ``summary`` is :func:`summarize_pools` output.
+    ``pool`` is the grid pool closest to the goal; ``equivalent_pools`` /
+    ``pool_range`` the equivalent ones (possibly none: more games or a wider
+    margin are then needed).  ``summary`` is :func:`summarize_pools` output.
     """
     if target not in TARGETS:
         raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
-    z = 1.959964
+    if margin is None:
+        margin = DEFAULT_MARGIN if target == "equal-length" else DEFAULT_SEAT_MARGIN
+    if not (isinstance(margin, (int, float)) and margin > 0 and math.isfinite(margin)):
+        raise ValueError(f"margin must be a positive number, got {margin!r}")
     recs = []
     if target == "equal-length":
         ref_pool = reference_pool or RULEBOOK_POOLS[reference_players]
@@ -391,37 +449,53 @@ def recommend(summary, target: str = "equal-length", reference_players: int = 2,
             raise ValueError(f"the summary has no row for {reference_players} players, pool {ref_pool}")
         ref = ref.iloc[0]
         goal = float(ref.mean_rounds)
-        goal_ci = tuple(ref.mean_rounds_ci)
+        goal_ci = tuple(float(x) for x in ref.mean_rounds_ci)
         goal_se = _se_from_ci(*goal_ci)
     for p, s in summary.groupby("players", sort=True):
         s = s.sort_values("pool").reset_index(drop=True)
         if target == "equal-length":
-            metric, ci_col = s["mean_rounds"].to_numpy(float), "mean_rounds_ci"
-            dist = np.abs(metric - goal)
-            se = np.array([_se_from_ci(*c) for c in s[ci_col]])
-            tot = np.sqrt(np.nan_to_num(se) ** 2 + (0 if math.isnan(goal_se) else goal_se) ** 2)
-            ok = dist <= z * tot
+            ci_col = "mean_rounds_ci"
+            metric = s["mean_rounds"].to_numpy(float)
+            diffs = metric - goal
+            tests = []
+            for i, c in enumerate(s[ci_col]):
+                same = int(p) == reference_players and int(s["pool"].iloc[i]) == ref_pool
+                se = 0.0 if same else math.sqrt(np.nan_to_num(_se_from_ci(*c)) ** 2
+                                                + (0 if math.isnan(goal_se) else goal_se) ** 2)
+                tests.append(tost(float(diffs[i]), se, margin))
+            ok = np.array([t[2] for t in tests])
+            dist = np.abs(diffs)
             g, gci = goal, goal_ci
         else:
-            metric, ci_col = s["max_seat_gap"].to_numpy(float), "max_seat_gap_ci"
-            dist = metric
-            best_ci = s[ci_col].iloc[int(np.nanargmin(dist))]
-            ok = np.array([(c[0] <= best_ci[1]) and (c[1] >= best_ci[0]) for c in s[ci_col]])
+            ci_col = "max_seat_gap_ci"
+            metric = s["max_seat_gap"].to_numpy(float)
+            diffs, dist = metric, metric
+            tests = [(math.nan, tuple(c), bool(c[1] < margin)) for c in s[ci_col]]
+            ok = np.array([t[2] for t in tests])
             g, gci = 0.0, (0.0, 0.0)
         b = int(np.nanargmin(dist))
-        ok[b] = True
-        pools_ok = s["pool"][ok].to_numpy()
+        pools_ok = [int(v) for v in s["pool"][ok]]
         rb_pool = RULEBOOK_POOLS[int(p)]
-        rb = s[s.pool == rb_pool]
-        rb_val = float(rb[metric_col(target)].iloc[0]) if not rb.empty else math.nan
-        rb_ci = tuple(rb[ci_col].iloc[0]) if not rb.empty else (math.nan, math.nan)
+        rbi = s.index[s.pool == rb_pool]
+        if len(rbi):
+            i = int(rbi[0])
+            rb_val, rb_ci = float(metric[i]), tuple(float(x) for x in s[ci_col].iloc[i])
+            rb_p, rb_dci, rb_ok = tests[i][0], tests[i][1], tests[i][2]
+            rb_d = float(diffs[i])
+        else:
+            rb_val, rb_ci, rb_p, rb_dci, rb_ok, rb_d = (math.nan, (math.nan, math.nan), math.nan,
+                                                        (math.nan, math.nan), False, math.nan)
         recs.append(Recommendation(
-            players=int(p), target=target, pool=int(s["pool"].iloc[b]),
-            pool_range=(int(pools_ok.min()), int(pools_ok.max())),
+            players=int(p), target=target, margin=float(margin), pool=int(s["pool"].iloc[b]),
+            equivalent_pools=pools_ok,
+            pool_range=(min(pools_ok), max(pools_ok)) if pools_ok else None,
             value=float(metric[b]), value_ci=tuple(float(x) for x in s[ci_col].iloc[b]),
-            goal=float(g), goal_ci=tuple(float(x) for x in gci), rulebook_pool=rb_pool,
-            rulebook_value=rb_val, rulebook_value_ci=tuple(float(x) for x in rb_ci),
-            rulebook_consistent=bool(rb_pool in set(pools_ok.tolist())),
+            n_games=int(s["n_games"].iloc[b]),
+            goal=float(g), goal_ci=tuple(float(x) for x in gci),
+            difference=float(diffs[b]), difference_ci=tuple(float(x) for x in tests[b][1]),
+            rulebook_pool=rb_pool, rulebook_value=rb_val, rulebook_value_ci=rb_ci,
+            rulebook_difference=rb_d, rulebook_difference_ci=tuple(float(x) for x in rb_dci),
+            rulebook_p_tost=float(rb_p), rulebook_equivalent=bool(rb_ok),
             interpolated_pool=_crossing(s["pool"], metric, g)))
     return recs
 
@@ -430,13 +504,40 @@ def metric_col(target: str) -> str:
     return "mean_rounds" if target == "equal-length" else "max_seat_gap"
 
 
-def recommendations_frame(recs):
+def recommendations_frame(recs, digits: int = 2):
+    """One row per player count with rounded numbers (rounds, or percentage
+    points for the seat-advantage target) and intervals as ``_lo``/``_hi``
+    columns: a table to print, not raw tuples."""
     import pandas as pd
     rows = []
     for r in recs:
-        d = r.to_dict()
-        d["pool_range"] = f"{r.pool_range[0]}–{r.pool_range[1]}"
-        rows.append(d)
+        k = 1 if r.target == "equal-length" else 100
+        unit = "rounds" if r.target == "equal-length" else "pp"
+
+        def rd(x):
+            return round(k * x, digits) if x is not None and np.isfinite(x) else math.nan
+        rows.append({
+            "players": r.players, "target": r.target, "unit": unit, "margin": rd(r.margin),
+            "equivalent_range": ("none" if r.pool_range is None else str(r.pool_range[0])
+                                 if r.pool_range[0] == r.pool_range[1]
+                                 else f"{r.pool_range[0]}–{r.pool_range[1]}"),
+            "equivalent_pools": ", ".join(str(v) for v in r.equivalent_pools) or "none",
+            "closest_pool": r.pool, "n_games": r.n_games, "value": rd(r.value),
+            "value_lo": rd(r.value_ci[0]), "value_hi": rd(r.value_ci[1]), "goal": rd(r.goal),
+            "difference": rd(r.difference), "difference_lo": rd(r.difference_ci[0]),
+            "difference_hi": rd(r.difference_ci[1]),
+            "interpolated_pool": round(r.interpolated_pool, 1) if np.isfinite(r.interpolated_pool)
+            else math.nan,
+            "rulebook_pool": r.rulebook_pool, "rulebook_value": rd(r.rulebook_value),
+            "rulebook_value_lo": rd(r.rulebook_value_ci[0]),
+            "rulebook_value_hi": rd(r.rulebook_value_ci[1]),
+            "rulebook_difference": rd(r.rulebook_difference),
+            "rulebook_difference_lo": rd(r.rulebook_difference_ci[0]),
+            "rulebook_difference_hi": rd(r.rulebook_difference_ci[1]),
+            "rulebook_p_tost": round(r.rulebook_p_tost, 4) if np.isfinite(r.rulebook_p_tost)
+            else math.nan,
+            "rulebook_equivalent": r.rulebook_equivalent,
+        })
     return pd.DataFrame(rows)
 
 
@@ -469,7 +570,8 @@ def to_records(summary, recs=()) -> list[dict]:
     """JSON-ready records (one per (players, pool)); nan becomes null.
 
     With recommendations ``recs`` (one target), each record also says
-    ``target``, ``recommended`` (the best pool) and ``in_recommended_range``.
+    ``target``, ``margin``, ``recommended`` (the closest pool) and
+    ``equivalent`` (the pool passes the equivalence test).
     """
     by_players = {r.players: r for r in recs}
     out = []
@@ -477,8 +579,8 @@ def to_records(summary, recs=()) -> list[dict]:
         d = {k: _clean(r[k]) for k in JSON_KEYS if k in r}
         rec = by_players.get(d["players"])
         if rec is not None:
-            d.update(target=rec.target, recommended=d["pool"] == rec.pool,
-                     in_recommended_range=rec.pool_range[0] <= d["pool"] <= rec.pool_range[1])
+            d.update(target=rec.target, margin=rec.margin, recommended=d["pool"] == rec.pool,
+                     equivalent=d["pool"] in rec.equivalent_pools)
         out.append(d)
     return out
 
@@ -505,18 +607,21 @@ def flat_table(summary, digits: int = 3):
 
 
 def format_table(summary) -> str:
-    """A readable text table: one line per (players, pool)."""
-    lines = [f"{'pl':>2} {'pool':>4} {'n':>5}  {'rounds [95% CI]':<21} {'1st seat win [CI]':<22} "
-             f"{'token VP share':<15} {'margin':>6} {'overflow':>9}"]
+    """A readable text table: one line per (players, pool), every mean and rate with its
+    95 % interval (n = games per cell)."""
+    def iv(m, ci, k=1.0, d=1):
+        lo, hi = ci
+        return f"{k * m:.{d}f} [{k * lo:.{d}f}, {k * hi:.{d}f}]"
+    lines = [f"{'pl':>2} {'pool':>4} {'n':>6}  {'rounds':<19} {'1st seat win %':<19} "
+             f"{'token VP share %':<19} {'winner margin':<20} {'box used %':<17}"]
     for r in summary.to_dict("records"):
         mark = "*" if r["rulebook"] else " "
-        lo, hi = r["mean_rounds_ci"]
-        flo, fhi = r["first_seat_win_rate_ci"]
         lines.append(
-            f"{r['players']:>2} {r['pool']:>3}{mark} {r['n_games']:>5}  "
-            f"{r['mean_rounds']:5.2f} [{lo:5.2f}, {hi:5.2f}]  "
-            f"{100 * r['first_seat_win_rate']:5.1f}% [{100 * flo:4.1f}, {100 * fhi:4.1f}]  "
-            f"{100 * r['token_vp_share']:5.1f}%          {r['mean_margin']:6.2f} "
-            f"{100 * r['overflow_rate']:8.1f}%")
-    lines.append("* rulebook pool for this player count")
+            f"{r['players']:>2} {r['pool']:>3}{mark} {r['n_games']:>6}  "
+            f"{iv(r['mean_rounds'], r['mean_rounds_ci'], d=2):<19} "
+            f"{iv(r['first_seat_win_rate'], r['first_seat_win_rate_ci'], 100):<19} "
+            f"{iv(r['token_vp_share'], r['token_vp_share_ci'], 100):<19} "
+            f"{iv(r['mean_margin'], r['mean_margin_ci'], d=2):<20} "
+            f"{iv(r['overflow_rate'], r['overflow_rate_ci'], 100):<17}")
+    lines.append("* rulebook pool for this player count; [95% interval]; seat 1 = starting player")
     return "\n".join(lines)

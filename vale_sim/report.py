@@ -363,9 +363,15 @@ def section_tournament(ctx: Context) -> Section:
     c = t.config
     paras = [f"{c['games_per_matchup']} games per matchup ({c['deals']} deals × {c['players']} "
              f"seat rotations), mode {c['mode']}, engine {c['engine']}, seed {c['seed']}.  Win "
-             f"rates count a shared win 1/k; every rate has n and a 95% interval."]
-    table = t.table[["matchup", "policy", "n", "win_rate", "win_lo", "win_hi", "tie_rate",
-                     "mean_score", "mean_rounds", "spoil_rate"]]
+             f"rates count a shared win 1/k; every rate and mean has n (player-games) and a 95% "
+             f"interval clustered by deal: every matchup and seat rotation replays the same deals, "
+             f"so the {c['deals']} deals, not the games, are the independent units.  Spoils per "
+             f"turn = spoils / turns taken.  Ranking intervals: "
+             f"{'sandwich over deals' if c['players'] == 2 else 'bootstrap over whole deals'}."]
+    table = t.table[["matchup", "policy", "n", "n_deals", "win_rate", "win_lo", "win_hi",
+                     "tie_rate", "tie_lo", "tie_hi", "mean_score", "mean_score_lo",
+                     "mean_score_hi", "mean_rounds", "mean_rounds_lo", "mean_rounds_hi",
+                     "spoils_per_turn", "spoils_per_turn_lo", "spoils_per_turn_hi"]]
     return Section("Strategy tournament", paras,
                    {"tournament_matchups": table, "tournament_ranking": rk},
                    [("tournament_ranking", fig, caption)])
@@ -467,15 +473,24 @@ def section_pools(ctx: Context) -> Section:
              f"(common random numbers), default policy for every seat.  Pools {s.pool_grid} plus "
              f"the rulebook's 23/28/33.  Box VP = max(0, Σ harvest VP tokens − pool)."]
     for target, rs in recs.items():
-        goal = ("equal expected game length, matching the 2-player rulebook game"
+        if not rs:
+            continue
+        goal = (f"game length equivalent to the 2-player rulebook game within ±{rs[0].margin:.2g} "
+                f"rounds (two one-sided tests: the 90% interval of the difference inside the margin)"
                 if target == "equal-length"
-                else "smallest seat advantage (largest |seat win rate − 1/players| over seats)")
+                else f"no seat advantage: the largest |seat win rate − 1/players| over seats below "
+                     f"{100 * rs[0].margin:.1f} pp (upper end of its 95% interval)")
         paras.append(f"**Target: {goal}.** " + " ".join(r.sentence() for r in rs))
     rb = summary[summary.rulebook]
-    paras.append("At the rulebook pools: " + "; ".join(
-        f"{r.players}p/{r.pool}: {r.mean_rounds:.1f} rounds, {_pct(r.token_vp_share)} of points "
-        f"from harvest tokens, winner margin {r.mean_margin:.1f}, box used in "
-        f"{_pct(r.overflow_rate, 0)} of games" for r in rb.itertuples()) + ".")
+
+    def iv(m, ci, k=1.0, d=1, unit=""):
+        return f"{k * m:.{d}f}{unit} [{k * ci[0]:.{d}f}, {k * ci[1]:.{d}f}]"
+    paras.append("At the rulebook pools (95% intervals): " + "; ".join(
+        f"{r.players}p/{r.pool} (n={r.n_games} games): {iv(r.mean_rounds, r.mean_rounds_ci)} rounds, "
+        f"{iv(r.token_vp_share, r.token_vp_share_ci, 100, unit='%')} of points from harvest "
+        f"tokens, winner margin {iv(r.mean_margin, r.mean_margin_ci)}, box used in "
+        f"{iv(r.overflow_rate, r.overflow_rate_ci, 100, 0, '%')} of games"
+        for r in rb.itertuples()) + ".")
     rec_tables = {f"pool_recommendation_{t.replace('-', '_')}": pools.recommendations_frame(rs)
                   for t, rs in recs.items()}
     return Section("Pool sizes by player count", paras,
@@ -494,18 +509,21 @@ def section_seats(ctx: Context) -> Section:
             rows.append({"players": r.players, "pool": r.pool, "seat": seat + 1, "n": r.n_games,
                          "win_rate": w, "win_lo": ci[0], "win_hi": ci[1], "fair": 1 / r.players})
     tables = {"seats_rulebook_pools": pd.DataFrame(rows)}
-    paras = ["Seat 1 is the starting player.  Win rates count a shared win 1/k; Wilson 95% "
-             "intervals (conservative for shared wins).  Fair share = 1/players."]
+    paras = ["Seat 1 is the starting player, everywhere in this report.  Pool study: one game "
+             "per deal and cell, so the games of a cell are independent; Wilson 95% intervals "
+             "(conservative for shared wins, which count 1/k).  Fair share = 1/players."]
     t = ctx.results.get("tournament")
     if t is not None:
         all_seats = t.seats[t.seats.policy == "all"].copy()
         tables["seats_tournament"] = all_seats
         if len(all_seats):
-            r0 = all_seats.iloc[0]
+            r0 = all_seats[all_seats.seat == 1].iloc[0]
             paras.append(f"In the strategy tournament ({t.config['players']} players, mixed "
-                         f"policies, seats rotated) the starting player won "
+                         f"policies, seats rotated) the starting player (seat 1) won "
                          f"{_pct(r0.win_rate)} [{_pct(r0.win_lo)}, {_pct(r0.win_hi)}] of "
-                         f"{int(r0.n)} games.")
+                         f"{int(r0.n)} player-games on {int(r0.n_deals)} deals; the interval is "
+                         f"clustered by deal, since every matchup and rotation replays the same "
+                         f"deals (the player-games are not independent).")
     return Section("Seat advantage", paras, tables,
                    [("seat_advantage", fig, pplots.seat_reading(summary))])
 

@@ -278,7 +278,8 @@ def _bt_covariance(theta: np.ndarray, n: np.ndarray) -> np.ndarray:
 
 
 def bradley_terry(wins, names=None, confidence: float = 0.95, method: str = "fisher",
-                  n_boot: int = 1000, seed: int = 0, prior: float = 0.5, strata=None):
+                  n_boot: int = 1000, seed: int = 0, prior: float = 0.5, strata=None,
+                  clusters=None):
     """Bradley–Terry strengths with intervals, as a DataFrame sorted by strength.
 
     ``wins`` is either a ``(k, k)`` matrix (``wins[i, j]``: times ``i`` beat
@@ -288,16 +289,21 @@ def bradley_terry(wins, names=None, confidence: float = 0.95, method: str = "fis
     independent).  ``method``:
 
     - "fisher": Wald intervals from the observed Fisher information; right
-      for independent pairwise games (2 players).
-    - "bootstrap": percentile intervals; resamples games when ``wins`` is
-      3-d, else redraws each pair's wins from a binomial at the observed rate
-      (parametric bootstrap).  ``strata`` (one label per game, e.g. the
-      matchup) resamples games within each stratum, as the games were
-      planned: every resample keeps every matchup.
+      only for independent pairwise games.
+    - "sandwich": Wald intervals from the cluster-robust (sandwich)
+      covariance (:func:`bt_sandwich_covariance`); needs a 3-d ``wins`` and
+      ``clusters`` (one label per game, e.g. its deal: games replaying one
+      deal are correlated), Student t with ``clusters − 1`` df.
+    - "bootstrap": percentile intervals; with ``clusters`` resamples whole
+      clusters (deals: every matchup and rotation of a deal together); else
+      resamples games when ``wins`` is 3-d, within each ``strata`` label
+      (e.g. the matchup), or redraws each pair's wins from a binomial at the
+      observed rate when ``wins`` is 2-d (parametric bootstrap).
 
     Columns: name, strength (log, mean 0), lo, hi, se, elo (strength in Elo
     points, mean 0), elo_lo, elo_hi, comparisons (games the policy took part
-    in, pairwise), expected_vs_mean (P(beat a policy of strength 0)).
+    in, pairwise), expected_vs_mean (P(beat a policy of strength 0)) with
+    its interval expected_lo, expected_hi.
     """
     import pandas as pd
     arr = np.asarray(wins, dtype=float)
@@ -315,14 +321,30 @@ def bradley_terry(wins, names=None, confidence: float = 0.95, method: str = "fis
         se = np.sqrt(np.clip(np.diag(_bt_covariance(theta, n_fit)), 0, None))
         z = _z(confidence)
         lo, hi = theta - z * se, theta + z * se
+    elif method == "sandwich":
+        if per_game is None or clusters is None:
+            raise ValueError("method 'sandwich' needs per-game wins (3-d) and clusters")
+        cov = bt_sandwich_covariance(per_game, theta, clusters, prior)
+        se = np.sqrt(np.clip(np.diag(cov), 0, None))
+        q = _t(confidence, max(1, np.unique(np.asarray(clusters)).size - 1))
+        lo, hi = theta - q * se, theta + q * se
     elif method == "bootstrap":
         rng = np.random.default_rng(seed)
         draws = np.empty((n_boot, k))
-        if per_game is not None:
+        by_cluster = None
+        if per_game is not None and clusters is not None:
+            codes = np.unique(np.asarray(clusters), return_inverse=True)[1].ravel()
+            by_cluster = np.zeros((codes.max() + 1, k, k))
+            np.add.at(by_cluster, codes, per_game)
+        elif per_game is not None:
             labels = np.zeros(per_game.shape[0]) if strata is None else np.asarray(strata)
             groups = [np.flatnonzero(labels == u) for u in np.unique(labels)]
         for b in range(n_boot):
-            if per_game is not None:
+            if by_cluster is not None:
+                counts = rng.multinomial(by_cluster.shape[0], np.full(by_cluster.shape[0],
+                                                                      1 / by_cluster.shape[0]))
+                wb = np.tensordot(counts, by_cluster, axes=1)
+            elif per_game is not None:
                 idx = np.concatenate([g[rng.integers(0, g.size, g.size)] for g in groups])
                 wb = per_game[idx].sum(axis=0)
             else:
@@ -336,13 +358,15 @@ def bradley_terry(wins, names=None, confidence: float = 0.95, method: str = "fis
         hi = np.quantile(draws, 1 - a / 2, axis=0)
         se = draws.std(axis=0, ddof=1)
     else:
-        raise ValueError(f"method must be 'fisher' or 'bootstrap', got {method!r}")
+        raise ValueError(f"method must be 'fisher', 'sandwich' or 'bootstrap', got {method!r}")
     df = pd.DataFrame({
         "name": names, "strength": theta, "lo": lo, "hi": hi, "se": se,
         "elo": ELO_PER_LOG * theta, "elo_lo": ELO_PER_LOG * lo, "elo_hi": ELO_PER_LOG * hi,
         "comparisons": n_obs.sum(axis=1), "expected_vs_mean": 1 / (1 + np.exp(-theta)),
+        "expected_lo": 1 / (1 + np.exp(-lo)), "expected_hi": 1 / (1 + np.exp(-hi)),
     })
-    df.attrs.update(confidence=confidence, method=method, prior=prior)
+    df.attrs.update(confidence=confidence, method=method, prior=prior,
+                    clusters=None if clusters is None else int(np.unique(np.asarray(clusters)).size))
     return df.sort_values("strength", ascending=False, ignore_index=True)
 
 
@@ -398,3 +422,132 @@ def clustered_ratio_difference(s1, n1, s0, n0, confidence: float = 0.95) -> tupl
     z = _z(confidence)
     d = r1 - r0
     return (float(d), float(d - z * se), float(d + z * se))
+
+
+# ---------------------------------------------------------------------------
+# Deal-clustered estimates (games that share a deal are not independent)
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Estimate:
+    """A mean or ratio with its sample size, clusters and interval.
+
+    ``n``: observations (e.g. player-games); ``clusters``: independent units
+    the interval is built from (deals when clustered; ``n`` when not).
+    """
+    value: float
+    lo: float
+    hi: float
+    se: float
+    n: int
+    clusters: int
+    confidence: float = 0.95
+    method: str = "cluster"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _t(confidence: float, df: float) -> float:
+    from scipy.stats import t
+    _check_confidence(confidence)
+    return float(t.ppf(0.5 + confidence / 2, df))
+
+
+def cluster_ratio(num, den=None, clusters=None, confidence: float = 0.95,
+                  bounds: tuple[float, float] | None = None) -> Estimate:
+    """``Σnum / Σden`` with a cluster-robust (sandwich) interval.
+
+    ``num[i]``, ``den[i]`` per observation (``den`` default 1: a mean);
+    ``clusters[i]`` the cluster label of observation ``i`` (e.g. the deal
+    index of a player-game: all matchups and seat rotations of one deal share
+    its shuffles, so their outcomes are correlated).  ``clusters=None``: every
+    observation is its own cluster (the independent-observations interval).
+
+    Delta method on the per-cluster totals: residual ``e_g = (S_g − r·N_g)/ΣN``,
+    variance ``G/(G−1)·Σ e_g²`` (the CR1 small-sample factor, as statsmodels'
+    ``cov_type="cluster"`` for a mean), Student t quantile with ``G − 1``
+    degrees of freedom.  ``bounds`` clips the interval (e.g. ``(0, 1)`` for a
+    rate).  When every cluster has the same ratio (no variation seen) a rate
+    in ``bounds == (0, 1)`` falls back to the Wilson interval over the
+    ``G`` clusters, never a precise-looking point.
+    """
+    num = np.asarray(num, dtype=float)
+    den = np.ones_like(num) if den is None else np.broadcast_to(np.asarray(den, dtype=float), num.shape)
+    n = int(num.size)
+    if clusters is None:
+        s, m = num, den
+    else:
+        codes = np.unique(np.asarray(clusters), return_inverse=True)[1].ravel()
+        s = np.bincount(codes, weights=num)
+        m = np.bincount(codes, weights=den)
+    g = int(s.size)
+    tot = float(m.sum())
+    if g == 0 or tot <= 0:
+        nan = math.nan
+        return Estimate(nan, nan, nan, nan, n, g, confidence)
+    r = float(s.sum() / tot)
+    if g < 2:
+        return Estimate(r, math.nan, math.nan, math.nan, n, g, confidence)
+    resid = (s - r * m) / tot
+    se = math.sqrt(g / (g - 1) * float(np.sum(resid ** 2)))
+    q = _t(confidence, g - 1)
+    lo, hi = r - q * se, r + q * se
+    method = "cluster" if clusters is not None else "independent"
+    if bounds == (0.0, 1.0) and se <= 1e-15:
+        lo, hi = wilson_interval(r * g, g, confidence)
+        method += "+wilson"
+    if bounds is not None:
+        lo, hi = max(bounds[0], lo), min(bounds[1], hi)
+    return Estimate(r, float(lo), float(hi), se, n, g, confidence, method)
+
+
+def cluster_rate(successes, clusters=None, confidence: float = 0.95) -> Estimate:
+    """Mean of outcomes in [0, 1] (e.g. win shares) with a cluster-robust interval in [0, 1]."""
+    return cluster_ratio(successes, None, clusters, confidence, bounds=(0.0, 1.0))
+
+
+def format_estimate(e: Estimate, digits: int = 1, percent: bool = False) -> str:
+    """``"52.3 [49.2, 55.4]"`` (``percent``: values × 100)."""
+    k = 100 if percent else 1
+    if not np.isfinite(e.value):
+        return "—"
+    lo = f"{k * e.lo:.{digits}f}" if np.isfinite(e.lo) else "nan"
+    hi = f"{k * e.hi:.{digits}f}" if np.isfinite(e.hi) else "nan"
+    return f"{k * e.value:.{digits}f} [{lo}, {hi}]"
+
+
+def _bt_scores(per_game: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """Per game, the score (gradient of the log-likelihood) of the log strengths: ``(G, k)``.
+
+    ``∂/∂θ_a Σ_{ij} w[i,j]·log σ(θ_i − θ_j) = Σ_j w[a,j]·P(j beats a) − Σ_i w[i,a]·P(a beats i)``.
+    """
+    p = 1 / (1 + np.exp(theta[None, :] - theta[:, None]))     # P(i beats j)
+    m = per_game * p.T[None, :, :]                               # w[i,j] * P(j beats i)
+    return m.sum(axis=2) - m.sum(axis=1)
+
+
+def bt_sandwich_covariance(per_game, theta, clusters=None, prior: float = 0.5) -> np.ndarray:
+    """Cluster-robust (sandwich) covariance of mean-zero Bradley–Terry log strengths.
+
+    ``H⁺ (G/(G−1) Σ_c S_c S_cᵀ) H⁺`` with ``H`` the Fisher information (the
+    bread; its pseudo-inverse applies the sum-zero constraint) and ``S_c``
+    the summed per-game scores of cluster ``c`` (the meat), centred.  With
+    one game per cluster and independent games it estimates the same
+    covariance as the Fisher information; when the games of a deal are
+    correlated (seat rotations and matchups replaying one deal) it widens.
+    """
+    per_game = np.asarray(per_game, dtype=float)
+    total = per_game.sum(axis=0)
+    n_obs = total + total.T
+    np.fill_diagonal(n_obs, 0.0)
+    h_pinv = _bt_covariance(theta, n_obs + 2 * prior * (n_obs > 0))
+    sc = _bt_scores(per_game, theta)
+    if clusters is not None:
+        codes = np.unique(np.asarray(clusters), return_inverse=True)[1].ravel()
+        sc = np.stack([np.bincount(codes, weights=sc[:, a]) for a in range(sc.shape[1])], axis=1)
+    g = sc.shape[0]
+    if g < 2:
+        return np.full((len(theta), len(theta)), math.nan)
+    sc = sc - sc.mean(axis=0)
+    meat = g / (g - 1) * sc.T @ sc
+    return h_pinv @ meat @ h_pinv

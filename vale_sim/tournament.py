@@ -2,7 +2,7 @@
 
     t = tournament(["balanced", "greedy", "cautious"], players=2, games=2000)
     t.table        # per matchup and policy: win rate, tie rate, score, length, spoils
-    t.seats        # win rate by seat (0 = starting player)
+    t.seats        # win rate by seat (1 = starting player)
     t.ranking      # Bradley–Terry strengths with intervals
     turn_curves(["balanced", "greedy"], games=40)   # VP, mana, crafting by round
 
@@ -18,7 +18,9 @@ Design (docs/statistics.md):
   ``(seed, i)`` and the setup draws (commons, decks, starting player) come
   first, so every rotation of deal ``i`` has the same shuffles and the same
   starting player: each policy sits in every seat exactly once per deal.
-* Every rate comes with its sample size and a 95% interval (vale_sim.stats).
+* Every rate and mean comes with its sample size and a 95% interval
+  (vale_sim.stats), clustered by deal: all matchups and rotations replay the
+  same deals, so the deal, not the game, is the independent unit.
 """
 from __future__ import annotations
 
@@ -145,14 +147,16 @@ def json_records(df: pd.DataFrame) -> list[dict]:
 def tournament(policies, players: int = 2, games: int = 1000, seed: int = 0,
                card_set="core", engine: str = "fast", rules: Rules | None = None,
                mode: str | None = None, baseline=None, workers: int = 1,
-               confidence: float = 0.95, play=None) -> Tournament:
+               confidence: float = 0.95, play=None, cluster: bool = True) -> Tournament:
     """Play every matchup with rotated seats on common seeds; summarise.
 
     ``policies``: preset names, policy files or Policy objects (names must be
     distinct).  ``games``: games per matchup (rounded up to a multiple of
     ``players``, one deal per rotation).  ``mode``: "round-robin" or "field"
     (default: round-robin for 2 players, field for 3–4; ``baseline`` = the
-    field policy, default the first listed).
+    field policy, default the first listed).  ``cluster``: intervals clustered
+    by deal (default; ``False`` only to show what ignoring the shared deals
+    does — the intervals then under-cover).
     """
     _check_players(players)
     _check_engine(engine)
@@ -184,10 +188,11 @@ def tournament(policies, players: int = 2, games: int = 1000, seed: int = 0,
     config = {"policies": names, "players": players, "games_per_matchup": deals * players,
               "deals": deals, "seed": seed, "card_set": cs.name, "engine": engine,
               "mode": mode, "baseline": baseline if mode == "field" else None,
-              "confidence": confidence}
-    return Tournament(frame=frame, table=matchup_table(frame, confidence),
-                      seats=seat_table(frame, confidence),
-                      ranking=ranking(frame, names, players, confidence), config=config)
+              "confidence": confidence, "clustered_by_deal": cluster}
+    return Tournament(frame=frame, table=matchup_table(frame, confidence, cluster),
+                      seats=seat_table(frame, confidence, cluster),
+                      ranking=ranking(frame, names, players, confidence, cluster=cluster),
+                      config=config)
 
 
 def _lineup_label(lineup) -> list[str]:
@@ -206,68 +211,100 @@ def _game_keys(frame: pd.DataFrame) -> list[str]:
     return [c for c in ("matchup", "rotation", "game") if c in frame.columns]
 
 
-def matchup_table(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+def _deals(g: pd.DataFrame, cluster: bool):
+    """Cluster labels of a frame's rows: the deal (game index) when ``cluster``, else None."""
+    return g["game"].to_numpy() if cluster else None
+
+
+def _est_cols(prefix: str, e: stats.Estimate) -> dict:
+    return {prefix: e.value, f"{prefix}_lo": e.lo, f"{prefix}_hi": e.hi}
+
+
+def matchup_table(frame: pd.DataFrame, confidence: float = 0.95, cluster: bool = True) -> pd.DataFrame:
     """Per matchup and policy: win rate (shared wins count 1/k), tie rate (the
     policy's games that ended in a shared win), mean score, mean game length
-    (rounds), spoil rate (spoils per turn) — rates with n and intervals.
+    (rounds), spoils per turn — every one with n and an interval.
 
-    Win rate: the hull of the Wilson interval over the policy's player-games
-    and the deal-clustered interval (see ``deal_design_effect``) — never
-    narrower than either.  Tie rate: Wilson.  Spoil
-    rate: spoils per turn taken (a player takes one turn per round), with a
-    cluster-robust interval over player-games (turns of one game are not
-    independent).  ``deal_design_effect``: cluster-robust variance of the win
-    rate over deals (a deal's rotations share its shuffles) divided by the
-    binomial variance; above 1 the Wilson interval is too narrow by its
-    square root (nan when the rate is at 0 or 1).
+    Intervals are clustered by deal (``cluster=True``, the default): the seat
+    rotations of a matchup replay the same deal (same shuffles, same
+    starting player), so a policy's results on one deal are not independent.
+    :func:`vale_sim.stats.cluster_ratio` (sandwich, t with deals − 1 df).
+    ``cluster=False`` treats every player-game as independent (for
+    comparison only: it is wrong when rotations are correlated).
+    ``spoils_per_turn``: spoils per turn taken (a player takes one turn per
+    round), ratio Σspoils / Σrounds.  ``n``: player-games; ``n_deals``: deals
+    (the clusters).  ``deal_design_effect``: clustered variance of the win
+    rate over the variance of ``n`` independent games (nan at 0 or 1); below 1
+    the seat luck of a deal cancels between its rotations.
     """
     f = frame.copy()
-    f["shared"] = (f["win_share"] > 0) & (f["win_share"] < 1)
+    f["shared"] = ((f["win_share"] > 0) & (f["win_share"] < 1)).astype(float)
     if "matchup" not in f.columns:
         f["matchup"] = "all"
     rows = []
     for (mu, pol), g in f.groupby(["matchup", "policy"], sort=False):
         n = len(g)
-        wins = float(g["win_share"].sum())
-        win = stats.rate(wins, n, confidence)
-        tie = stats.rate(float(g["shared"].sum()), n, confidence)
-        spoil_rate, s_lo, s_hi = stats.clustered_ratio(g["spoils"].to_numpy(float),
-                                                        g["rounds"].to_numpy(float), confidence)
-        # Design effect of the deals: the rotations of one deal share its shuffles,
-        # so their outcomes may be correlated.  > 1: the Wilson interval is too
-        # narrow by sqrt(deff); < 1 (the usual case, seat luck cancels): conservative.
-        per_deal = g.groupby("game")["win_share"].agg(["sum", "size"])
-        _, c_lo, c_hi = stats.clustered_ratio(per_deal["sum"].to_numpy(float),
-                                              per_deal["size"].to_numpy(float), confidence)
-        binom_var = win.rate * (1 - win.rate) / n
-        deff = ((c_hi - c_lo) / (2 * stats._z(confidence))) ** 2 / binom_var \
-            if binom_var > 0 and 0 < c_lo and c_hi < 1 else math.nan
+        cl = _deals(g, cluster)
+        win = stats.cluster_rate(g["win_share"].to_numpy(float), cl, confidence)
+        tie = stats.cluster_rate(g["shared"].to_numpy(float), cl, confidence)
+        score = stats.cluster_ratio(g["score"].to_numpy(float), None, cl, confidence)
+        rounds = stats.cluster_ratio(g["rounds"].to_numpy(float), None, cl, confidence)
+        spoils = stats.cluster_ratio(g["spoils"].to_numpy(float), g["rounds"].to_numpy(float), cl,
+                                     confidence, bounds=(0.0, math.inf))
+        indep_var = win.value * (1 - win.value) / n
+        deff = (win.se ** 2 / indep_var if cluster and indep_var > 0 and np.isfinite(win.se)
+                else math.nan)
         rows.append({
-            "matchup": mu, "policy": pol, "n": n, "wins": wins,
-            "win_rate": win.rate, "win_lo": min(win.lo, c_lo), "win_hi": max(win.hi, c_hi),
-            "tie_rate": tie.rate, "tie_lo": tie.lo, "tie_hi": tie.hi,
-            "mean_score": float(g["score"].mean()), "sd_score": float(g["score"].std(ddof=1))
-            if n > 1 else math.nan,
-            "mean_rounds": float(g["rounds"].mean()),
-            "spoil_rate": spoil_rate, "spoil_lo": s_lo, "spoil_hi": s_hi,
+            "matchup": mu, "policy": pol, "n": n, "n_deals": int(g["game"].nunique()),
+            "wins": float(g["win_share"].sum()),
+            "win_rate": win.value, "win_lo": win.lo, "win_hi": win.hi,
+            "tie_rate": tie.value, "tie_lo": tie.lo, "tie_hi": tie.hi,
+            **_est_cols("mean_score", score),
+            "sd_score": float(g["score"].std(ddof=1)) if n > 1 else math.nan,
+            **_est_cols("mean_rounds", rounds),
+            **_est_cols("spoils_per_turn", spoils),
             "truncated": int(g["truncated"].sum()), "deal_design_effect": deff,
         })
     out = pd.DataFrame(rows)
-    out.attrs["confidence"] = confidence
+    out.attrs.update(confidence=confidence, clustered=cluster)
     return out
 
 
-def seat_table(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """Win rate by seat (0 = starting player) over all games, with intervals,
-    and the same per policy (``policy`` = "all" for the pooled row)."""
+def seat_table(frame: pd.DataFrame, confidence: float = 0.95, cluster: bool = True) -> pd.DataFrame:
+    """Win rate and mean score by seat, **seat 1 = the starting player**, over
+    all games (``policy`` = "all") and per policy, with n and intervals.
+
+    Every matchup and seat rotation of a tournament replays deals
+    ``0 .. deals-1`` with the same seed, so the games of one deal share its
+    luck: intervals are clustered by deal (``cluster=True``; sandwich, t with
+    deals − 1 df).  ``cluster=False`` treats player-games as independent
+    (under-covers; kept only to show it).  ``advantage``: win rate minus the
+    fair share ``1/players``, same interval shifted.  ``n``: player-games in
+    the seat; ``n_deals``: the clusters; ``design_effect``: the clustered
+    variance of the win rate over the variance of ``n`` independent
+    player-games (how many times more games the pooled table needs than the
+    independent-games formula says).
+    """
+    players = int(frame.groupby(_game_keys(frame)).size().iloc[0]) if len(frame) else 0
     rows = []
     groups = [("all", frame)] + list(frame.groupby("policy", sort=False))
     for pol, g in groups:
         for seat, s in g.groupby("seat", sort=True):
-            r = stats.rate(float(s["win_share"].sum()), len(s), confidence)
-            rows.append({"policy": pol, "seat": int(seat), "n": r.n, "win_rate": r.rate,
-                         "win_lo": r.lo, "win_hi": r.hi, "mean_score": float(s["score"].mean())})
-    return pd.DataFrame(rows)
+            cl = _deals(s, cluster)
+            w = stats.cluster_rate(s["win_share"].to_numpy(float), cl, confidence)
+            sc = stats.cluster_ratio(s["score"].to_numpy(float), None, cl, confidence)
+            fair = 1 / players if players else math.nan
+            ind = stats.cluster_rate(s["win_share"].to_numpy(float), None, confidence)
+            deff = (w.se ** 2 / ind.se ** 2 if cluster and ind.se > 0 and np.isfinite(w.se)
+                    else math.nan)
+            rows.append({"policy": pol, "seat": int(seat) + 1, "n": w.n,
+                         "n_deals": int(s["game"].nunique()), "design_effect": deff,
+                         "win_rate": w.value, "win_lo": w.lo, "win_hi": w.hi,
+                         "advantage": w.value - fair, "advantage_lo": w.lo - fair,
+                         "advantage_hi": w.hi - fair, **_est_cols("mean_score", sc)})
+    out = pd.DataFrame(rows)
+    out.attrs.update(confidence=confidence, clustered=cluster)
+    return out
 
 
 def game_comparisons(frame: pd.DataFrame, names, strata: bool = False):
@@ -278,7 +315,7 @@ def game_comparisons(frame: pd.DataFrame, names, strata: bool = False):
     each when level.  Players with the same policy are not compared.  With
     several players of one policy, each of them is compared.  With
     ``strata=True`` also returns each game's matchup label (for a stratified
-    bootstrap).
+    bootstrap) and its deal (game index, for clustering): ``(out, labels, deals)``.
     """
     idx = {n: i for i, n in enumerate(names)}
     keys = _game_keys(frame)
@@ -298,29 +335,92 @@ def game_comparisons(frame: pd.DataFrame, names, strata: bool = False):
     if strata:
         labels = (f["matchup"].to_numpy()[::players] if "matchup" in f.columns
                   else np.zeros(g, dtype=object))
-        return out, labels
+        return out, labels, f["game"].to_numpy()[::players]
     return out
 
 
 def ranking(frame: pd.DataFrame, names, players: int, confidence: float = 0.95,
-            n_boot: int = 500, seed: int = 0) -> pd.DataFrame:
+            n_boot: int = 500, seed: int = 0, cluster: bool = True) -> pd.DataFrame:
     """Bradley–Terry strengths of the policies, with intervals.
 
-    2 players: each game is one independent comparison — Fisher-information
-    intervals.  3–4 players: each game is broken into pairwise comparisons
-    (rank breaking); those share a game, so intervals come from a bootstrap
-    over games.
+    Every matchup and rotation replays the same deals, so games of one deal
+    are correlated; with ``cluster=True`` (default) the intervals treat the
+    deal as the independent unit:
+
+    * 2 players: each game is one comparison; cluster-robust (sandwich)
+      covariance over deals (``method="sandwich"``).
+    * 3–4 players: each game is broken into pairwise comparisons (rank
+      breaking); bootstrap over whole deals (all matchups and rotations of a
+      deal resampled together).
+
+    ``cluster=False`` (for comparison only): Fisher information (2 players)
+    or a bootstrap of single games within matchups (3–4 players) — both
+    assume independent games and under-cover.
     """
-    per_game, strata = game_comparisons(frame, names, strata=True)
+    per_game, strata, deals = game_comparisons(frame, names, strata=True)
     present = per_game.sum(axis=(0, 2)) + per_game.sum(axis=(0, 1)) > 0
     if present.sum() < 2:
         return pd.DataFrame(columns=["name", "strength", "lo", "hi", "se", "elo", "elo_lo",
-                                     "elo_hi", "comparisons", "expected_vs_mean"])
+                                     "elo_hi", "comparisons", "expected_vs_mean",
+                                     "expected_lo", "expected_hi"])
     per_game = per_game[:, present][:, :, present]
     kept = [n for n, p in zip(names, present) if p]
-    method = "fisher" if players == 2 else "bootstrap"
+    if players == 2:
+        method = "sandwich" if cluster else "fisher"
+    else:
+        method = "bootstrap"
     return stats.bradley_terry(per_game, names=kept, confidence=confidence, method=method,
-                               n_boot=n_boot, seed=seed, strata=strata)
+                               n_boot=n_boot, seed=seed, strata=strata,
+                               clusters=deals if cluster else None)
+
+
+# ---------------------------------------------------------------------------
+# Coverage of the intervals (tests/test_coverage.py, docs/statistics.md §2.1)
+# ---------------------------------------------------------------------------
+def coverage_study(policies, players: int = 2, deals: int = 60, reps: int = 150, seed: int = 1,
+                   truth_deals: int = 10_000, truth_seed: int = 10_000, mode: str | None = None,
+                   card_set="core", n_boot: int = 200, confidence: float = 0.95) -> pd.DataFrame:
+    """How often the seat and ranking intervals cover the truth, clustered by deal or not.
+
+    Plays one tournament of ``deals × reps`` deals and cuts it into ``reps``
+    independent replications of ``deals`` deals each (replication ``b`` holds
+    deals ``b·deals .. (b+1)·deals − 1``, with all their matchups and
+    rotations: exactly a tournament of ``deals`` deals, on other shuffles).
+    The truth is the estimate of a separate reference tournament of
+    ``truth_deals`` deals on ``truth_seed``.  Use policies whose truth the
+    reference run pins down: e.g. ``balanced`` and copies of it that differ
+    only in name (they play identical games, so every game against a third
+    policy is replayed once per copy on the same deal) and one other policy.
+
+    Returns one row per quantity (the seat-1 win rate over all games, and
+    each policy's Bradley–Terry strength) with ``truth``, ``coverage`` of the
+    deal-clustered intervals, ``coverage_unclustered`` (``cluster=False``) and
+    ``reps``.
+    """
+    pols = [get_policy(p) for p in policies]
+    names = [p.name for p in pols]
+    kw = dict(players=players, mode=mode, card_set=card_set, confidence=confidence)
+    ref = tournament(pols, games=players * truth_deals, seed=truth_seed, **kw)
+    truth = {"seat 1 win rate": float(ref.seats.query("policy == 'all' and seat == 1")["win_rate"].iloc[0])}
+    truth |= {f"strength {r.name}": float(r.strength) for r in ref.ranking.itertuples()}
+    t = tournament(pols, games=players * deals * reps, seed=seed, **kw)
+    hits = {True: [], False: []}
+    for _, g in t.frame.groupby(t.frame["game"].to_numpy() // deals, sort=True):
+        for cl in (True, False):
+            st = seat_table(g, confidence, cluster=cl).query("policy == 'all' and seat == 1").iloc[0]
+            rk = ranking(g, names, players, confidence, n_boot=n_boot, cluster=cl).set_index("name")
+            row = {"seat 1 win rate": st.win_lo <= truth["seat 1 win rate"] <= st.win_hi}
+            for n in names:
+                if n in rk.index:
+                    row[f"strength {n}"] = rk.loc[n, "lo"] <= truth[f"strength {n}"] <= rk.loc[n, "hi"]
+            hits[cl].append(row)
+    cov, unc = pd.DataFrame(hits[True]).mean(), pd.DataFrame(hits[False]).mean()
+    out = pd.DataFrame({"quantity": list(truth), "truth": list(truth.values()),
+                        "coverage": [cov.get(k, math.nan) for k in truth],
+                        "coverage_unclustered": [unc.get(k, math.nan) for k in truth],
+                        "reps": len(hits[True]), "deals": deals, "players": players})
+    out.attrs.update(policies=names, confidence=confidence)
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -328,8 +428,8 @@ def ranking(frame: pd.DataFrame, names, players: int, confidence: float = 0.95,
 # ---------------------------------------------------------------------------
 def turn_curves(policies, players: int = 2, games: int = 40, seed: int = 0, card_set="core",
                 rules: Rules | None = None, mode: str | None = None, baseline=None,
-                engine: str = "fast") -> pd.DataFrame:
-    """Mean VP, mana and cards crafted by round, per policy.
+                engine: str = "fast", confidence: float = 0.95) -> pd.DataFrame:
+    """Mean VP, mana and cards crafted by round, per policy, with intervals.
 
     Plays the tournament's matchups and rotations on ``deals_for(games,
     players)`` deals and reads the turn records: the fast engine's trace
@@ -337,8 +437,11 @@ def turn_curves(policies, players: int = 2, games: int = 40, seed: int = 0, card
     else the reference engine.
     Columns: policy, round, n (turns averaged), vp (cumulative harvest VP
     taken), mana (mana counted at this turn's Harvest), crafted (cumulative
-    advancements bought), spoil_rate.  Late rounds average only the games
-    still running (``n`` says how many turns that is).
+    advancements bought), spoiled_turn_share (share of that round's turns in
+    which the player spoiled, in Prep or Planting), each with ``_lo``/``_hi``:
+    a 95 % interval clustered by deal (the turns of one game, and the games of
+    one deal, are not independent).  Late rounds average only the games still
+    running (``n`` says how many turns that is, ``n_deals`` from how many deals).
     """
     from .records import turns_frame
     from .runner import effective_engine
@@ -367,6 +470,7 @@ def turn_curves(policies, players: int = 2, games: int = 40, seed: int = 0, card
                 t = turns_frame(rec)
                 t["policy"] = [rot[p] for p in t["player"]]
                 t["game"] = serial
+                t["deal"] = i
                 serial += 1
                 frames.append(t)
     t = pd.concat(frames, ignore_index=True).sort_values(["game", "player", "round"])
@@ -375,8 +479,14 @@ def turn_curves(policies, players: int = 2, games: int = 40, seed: int = 0, card
     grp = t.groupby(["game", "player"], sort=False)
     t["vp_cum"] = grp["vp_gained"].cumsum()
     t["crafted_cum"] = grp["crafted"].cumsum()
-    out = (t.groupby(["policy", "round"], sort=True)
-            .agg(n=("mana", "size"), vp=("vp_cum", "mean"), mana=("mana", "mean"),
-                 crafted=("crafted_cum", "mean"), spoil_rate=("spoil", "mean"))
-            .reset_index())
-    return out
+    t["spoil"] = t["spoil"].astype(float)
+    rows = []
+    cols = {"vp": "vp_cum", "mana": "mana", "crafted": "crafted_cum", "spoiled_turn_share": "spoil"}
+    for (pol, rnd), g in t.groupby(["policy", "round"], sort=True):
+        row = {"policy": pol, "round": rnd, "n": len(g), "n_deals": int(g["deal"].nunique())}
+        for name, col in cols.items():
+            e = stats.cluster_ratio(g[col].to_numpy(float), None, g["deal"].to_numpy(), confidence,
+                                    bounds=(0.0, 1.0) if name == "spoiled_turn_share" else None)
+            row.update({name: e.value, f"{name}_lo": e.lo, f"{name}_hi": e.hi})
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -20,6 +20,11 @@ def add_parser(sub) -> None:
     p.add_argument("--target", default="equal-length", choices=("equal-length", "seat-advantage"),
                    help="what the recommended pool size should achieve (default: equal expected "
                         "game length across player counts, matching the 2-player rulebook game)")
+    p.add_argument("--margin", type=float, default=None, metavar="M",
+                   help="equivalence margin: a pool meets the target when the 90%% interval of "
+                        "its difference lies inside ±M rounds (equal-length, default 0.5), or when "
+                        "its largest seat gap is below M percentage points (seat-advantage, "
+                        "default 3)")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--json", action="store_true", help="one JSON record per (players, pool)")
     p.add_argument("--plot", metavar="DIR", default=None, help="also write the two figures (PNG) to DIR")
@@ -36,6 +41,11 @@ def run(args) -> int:
         raise UserError(str(e)) from None
     if args.games < 2:
         raise UserError(f"--games must be at least 2, got {args.games}")
+    margin = None
+    if args.margin is not None:
+        if not (args.margin > 0 and args.margin < float("inf")):
+            raise UserError(f"--margin must be a positive number, got {args.margin}")
+        margin = args.margin if args.target == "equal-length" else args.margin / 100
     if args.seed < 0:
         raise UserError(f"--seed must be non-negative, got {args.seed}")
     if args.policy:
@@ -48,7 +58,7 @@ def run(args) -> int:
     summary = pools.summarize_pools(frame)
     recs = []
     if 2 in players and pools.RULEBOOK_POOLS[2] in grid or args.target == "seat-advantage":
-        recs = pools.recommend(summary, args.target)
+        recs = pools.recommend(summary, args.target, margin=margin)
     if args.plot:
         from pathlib import Path
         from ..plots import pools as pplots
@@ -70,7 +80,16 @@ def run(args) -> int:
     if recs:
         goal = ("equal expected game length (the 2-player rulebook game)"
                 if args.target == "equal-length" else "smallest seat advantage (largest seat gap)")
-        print(f"\nRecommended pool sizes — target: {goal}")
+        marg = recs[0].margin
+        test = (f"equivalent = the 90% interval of the length difference lies within ±{marg:.2f} "
+                f"rounds (two one-sided tests)" if args.target == "equal-length" else
+                f"equivalent = the largest seat gap's 95% interval lies below {100 * marg:.1f} pp")
+        print(f"\nRecommended pool sizes — target: {goal}; {test}")
         for r in recs:
             print("  " + r.sentence())
+        print()
+        cols = ["players", "unit", "margin", "equivalent_pools", "closest_pool", "n_games", "value",
+                "value_lo", "value_hi", "rulebook_pool", "rulebook_difference",
+                "rulebook_difference_lo", "rulebook_difference_hi", "rulebook_equivalent"]
+        print(pools.recommendations_frame(recs)[cols].to_string(index=False))
     return 0

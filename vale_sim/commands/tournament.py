@@ -15,7 +15,8 @@ def add_parser(sub) -> None:
                     "against copies of a baseline (--mode field, the default) or every group of "
                     "distinct policies (--mode round-robin).  Prints win rate (shared wins count "
                     "1/k), tie rate, mean score, game length and spoils per turn with n and 95%% "
-                    "intervals, win rate by seat, and a Bradley-Terry ranking.  See "
+                    "intervals clustered by deal, win rate by seat (seat 1 = starting player), "
+                    "and a Bradley-Terry ranking.  See "
                     "docs/statistics.md.")
     p.add_argument("--policies", required=True, metavar="A,B,...",
                    help="comma-separated presets or policy files")
@@ -34,6 +35,9 @@ def add_parser(sub) -> None:
     p.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
     p.add_argument("--plot", default=None, metavar="FILE.png",
                    help="also save win rates, seats and ranking as a figure")
+    p.add_argument("--no-cluster", dest="cluster", action="store_false",
+                   help="treat games as independent instead of clustering intervals by deal "
+                        "(for comparison only: those intervals under-cover, docs/statistics.md §2.1)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(func=run)
 
@@ -42,33 +46,46 @@ def _pct(r, lo, hi) -> str:
     return f"{100 * r:5.1f} [{100 * lo:5.1f}, {100 * hi:5.1f}]"
 
 
+def _num(r, lo, hi, digits: int = 1) -> str:
+    return f"{r:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
 def format_tournament(t) -> str:
-    """The three tables as aligned text (percentages)."""
+    """The three tables as aligned text (percentages), every rate and mean with n and interval."""
     c = t.config
+    clus = ("intervals clustered by deal (every matchup and rotation replays the same deals)"
+            if c.get("clustered_by_deal", True) else "intervals NOT clustered (independent games assumed)")
     lines = [f"{c['games_per_matchup']} games per matchup ({c['deals']} deals x {c['players']} seat "
              f"rotations), {c['players']} players, set {c['card_set']}, seed {c['seed']}, "
              f"engine {c['engine']}, mode {c['mode']}"
              + (f" (baseline {c['baseline']})" if c.get("baseline") else ""),
-             "Rates in %, [95% interval]; win = shared wins count 1/k; spoils per turn.", ""]
-    head = (f"{'matchup':<28} {'policy':<14} {'n':>6} {'win %':>20} {'tie %':>20} "
-            f"{'score':>6} {'rounds':>6} {'spoils/turn %':>20}")
+             f"Value [95% interval]; {clus}; win = shared wins count 1/k; n = player-games.", ""]
+    head = (f"{'matchup':<28} {'policy':<14} {'n':>6} {'deals':>5} {'win %':>19} {'tie %':>19} "
+            f"{'mean score':>18} {'rounds':>18} {'spoils per turn %':>19}")
     lines.append(head)
     for _, r in t.table.iterrows():
-        lines.append(f"{r['matchup'][:28]:<28} {r['policy'][:14]:<14} {r['n']:>6} "
-                     f"{_pct(r['win_rate'], r['win_lo'], r['win_hi']):>20} "
-                     f"{_pct(r['tie_rate'], r['tie_lo'], r['tie_hi']):>20} "
-                     f"{r['mean_score']:>6.1f} {r['mean_rounds']:>6.1f} "
-                     f"{_pct(r['spoil_rate'], r['spoil_lo'], r['spoil_hi']):>20}")
-    lines += ["", "Seat advantage (seat 0 = starting player), all games:",
-              f"{'seat':>4} {'n':>7} {'win %':>20} {'score':>6}"]
+        lines.append(f"{r['matchup'][:28]:<28} {r['policy'][:14]:<14} {r['n']:>6} {r['n_deals']:>5} "
+                     f"{_pct(r['win_rate'], r['win_lo'], r['win_hi']):>19} "
+                     f"{_pct(r['tie_rate'], r['tie_lo'], r['tie_hi']):>19} "
+                     f"{_num(r['mean_score'], r['mean_score_lo'], r['mean_score_hi']):>18} "
+                     f"{_num(r['mean_rounds'], r['mean_rounds_lo'], r['mean_rounds_hi']):>18} "
+                     f"{_pct(r['spoils_per_turn'], r['spoils_per_turn_lo'], r['spoils_per_turn_hi']):>19}")
+    lines += ["", "Seat advantage (seat 1 = starting player), all games:",
+              f"{'seat':>4} {'n':>7} {'deals':>5} {'win %':>19} {'vs fair share, pp':>22} {'mean score':>18}"]
     for _, r in t.seats[t.seats["policy"] == "all"].iterrows():
-        lines.append(f"{r['seat']:>4} {r['n']:>7} {_pct(r['win_rate'], r['win_lo'], r['win_hi']):>20} "
-                     f"{r['mean_score']:>6.1f}")
-    lines += ["", "Bradley-Terry ranking (Elo scale, mean 0; 95% interval):",
-              f"{'policy':<20} {'Elo':>6} {'interval':>17} {'P(beat avg) %':>13}"]
+        adv = (f"{100 * r['advantage']:+5.1f} [{100 * r['advantage_lo']:+5.1f}, "
+               f"{100 * r['advantage_hi']:+5.1f}]")
+        lines.append(f"{r['seat']:>4} {r['n']:>7} {r['n_deals']:>5} "
+                     f"{_pct(r['win_rate'], r['win_lo'], r['win_hi']):>19} {adv:>22} "
+                     f"{_num(r['mean_score'], r['mean_score_lo'], r['mean_score_hi']):>18}")
+    method = t.ranking.attrs.get("method", "")
+    lines += ["", f"Bradley-Terry ranking (Elo scale, mean 0; 95% interval, {method}; "
+                  f"n = pairwise comparisons):",
+              f"{'policy':<20} {'n':>7} {'Elo':>6} {'interval':>17} {'P(beat avg) %':>20}"]
     for _, r in t.ranking.iterrows():
-        lines.append(f"{r['name'][:20]:<20} {r['elo']:>6.0f} [{r['elo_lo']:>6.0f}, {r['elo_hi']:>6.0f}] "
-                     f"{100 * r['expected_vs_mean']:>13.1f}")
+        lines.append(f"{r['name'][:20]:<20} {int(r['comparisons']):>7} {r['elo']:>6.0f} "
+                     f"[{r['elo_lo']:>6.0f}, {r['elo_hi']:>6.0f}] "
+                     f"{_pct(r['expected_vs_mean'], r['expected_lo'], r['expected_hi']):>20}")
     return "\n".join(lines)
 
 
@@ -89,7 +106,7 @@ def run(args) -> int:
             warnings.simplefilter("always", RuntimeWarning)
             t = tournament(names, players=args.players, games=args.games, seed=args.seed,
                            card_set=args.set, engine=args.engine, rules=rules, mode=args.mode,
-                           baseline=args.baseline, workers=args.workers)
+                           baseline=args.baseline, workers=args.workers, cluster=args.cluster)
     except ValueError as e:
         raise UserError(str(e)) from None
     for msg in sorted({str(w.message) for w in caught}):

@@ -19,7 +19,8 @@ def length_vs_pool(summary, recs=()) -> Figure:
     """Mean game length (rounds, 95 % band) against VP pool size, one line per player count.
 
     Stars mark the rulebook pools; with equal-length recommendations ``recs``
-    the target length is a dashed line and the recommended pools are circled.
+    the target length is a dashed line, the equivalence margin a grey band,
+    and the closest pools are circled.  n (games per cell) is in the legend.
     """
     fig = Figure(figsize=(7, 4.2))
     ax = fig.subplots()
@@ -29,7 +30,8 @@ def length_vs_pool(summary, recs=()) -> Figure:
         lo = np.array([v[0] for v in s["mean_rounds_ci"]], float)
         hi = np.array([v[1] for v in s["mean_rounds_ci"]], float)
         ax.fill_between(s["pool"], lo, hi, color=c, alpha=0.2, linewidth=0)
-        ax.plot(s["pool"], s["mean_rounds"], "-", color=c, label=f"{p} players")
+        ax.plot(s["pool"], s["mean_rounds"], "-", color=c,
+                label=f"{p} players (n={int(s['n_games'].min())}/pool)")
         rb = s[s.pool == RULEBOOK_POOLS[int(p)]]
         if not rb.empty:
             ax.plot(rb["pool"], rb["mean_rounds"], "*", color=c, markersize=14,
@@ -38,12 +40,14 @@ def length_vs_pool(summary, recs=()) -> Figure:
     if recs:
         ax.axhline(recs[0].goal, color="grey", linestyle="--", linewidth=1,
                    label=f"target: {recs[0].goal:.1f} rounds")
+        ax.axhspan(recs[0].goal - recs[0].margin, recs[0].goal + recs[0].margin, color="grey",
+                   alpha=0.12, linewidth=0, label=f"equivalence margin ±{recs[0].margin:.2g} rounds")
         for r in recs:
             ax.plot([r.pool], [r.value], "o", markersize=12, markerfacecolor="none",
                     markeredgecolor=COLORS.get(r.players, "black"), markeredgewidth=2, zorder=6)
     ax.set_xlabel("VP pool size")
     ax.set_ylabel("game length (rounds, mean)")
-    ax.set_title("Game length vs VP pool (★ rulebook, ○ recommended; bands: 95% CI)")
+    ax.set_title("Game length vs VP pool (★ rulebook, ○ closest; bands: 95% CI)")
     ax.grid(alpha=0.3)
     ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
@@ -51,24 +55,37 @@ def length_vs_pool(summary, recs=()) -> Figure:
 
 
 def length_reading(summary, recs=()) -> str:
-    """One line: how length grows with the pool, and where the rulebook pools land."""
+    """One line: how length grows with the pool (least-squares slope over the pool
+    means, 95 % interval), and where the rulebook pools land (mean, interval, n)."""
     parts = []
     for p, s in summary.groupby("players", sort=True):
         s = s.sort_values("pool")
-        if len(s) >= 2:
+        if len(s) >= 3:
+            from scipy.stats import linregress, t
+            fit = linregress(s["pool"].to_numpy(float), s["mean_rounds"].to_numpy(float))
+            q = float(t.ppf(0.975, len(s) - 2)) * fit.stderr
+            parts.append(f"{p}p {fit.slope:+.3f} [{fit.slope - q:+.3f}, {fit.slope + q:+.3f}] "
+                         f"rounds per extra VP over {len(s)} pools")
+        elif len(s) == 2:
             slope = np.polyfit(s["pool"].to_numpy(float), s["mean_rounds"].to_numpy(float), 1)[0]
-            parts.append(f"{p}p +{slope:.2f} rounds per extra VP")
+            parts.append(f"{p}p {slope:+.3f} rounds per extra VP (2 pools, no interval)")
     rb = []
     for p in sorted(summary["players"].unique()):
         r = summary[(summary.players == p) & (summary.pool == RULEBOOK_POOLS[int(p)])]
         if not r.empty:
-            rb.append(f"{p}p/{RULEBOOK_POOLS[int(p)]} VP → {r['mean_rounds'].iloc[0]:.1f}")
-    line = "Games lengthen with the pool (" + ", ".join(parts) + ")"
+            lo, hi = r["mean_rounds_ci"].iloc[0]
+            rb.append(f"{p}p/{RULEBOOK_POOLS[int(p)]} VP → {r['mean_rounds'].iloc[0]:.1f} "
+                      f"[{lo:.1f}, {hi:.1f}] (n={int(r['n_games'].iloc[0])})")
+    line = "Game length against the pool (" + ", ".join(parts) + ")"
     if rb:
         line += "; rulebook pools give " + ", ".join(rb) + " rounds"
     recs = [r for r in recs if r.target == "equal-length"]
     if recs:
-        line += "; equal-length pools: " + ", ".join(f"{r.players}p {r.pool}" for r in recs)
+        line += (f"; pools equivalent to the 2-player length within ±{recs[0].margin:.2g} rounds: "
+                 + ", ".join(f"{r.players}p " + ("none" if r.pool_range is None else
+                                                 str(r.pool_range[0]) if r.pool_range[0] == r.pool_range[1]
+                                                 else f"{r.pool_range[0]}–{r.pool_range[1]}")
+                             for r in recs))
     return line + "."
 
 
@@ -135,4 +152,6 @@ def seat_reading(summary) -> str:
         parts.append(f"{p}p first seat {adv.min():+.1f} to {adv.max():+.1f} pp ({sig}/{len(s)} "
                      f"pools significant), seat {worst + 1} furthest from fair at "
                      f"{100 * dev[:, worst].mean():+.1f} pp on average ({wsig}/{len(s)} significant)")
-    return "Seat win rate minus fair share: " + "; ".join(parts) + "."
+    n = int(summary["n_games"].min()) if len(summary) else 0
+    return (f"Seat win rate minus fair share (n={n} games per cell, 95% Wilson intervals): "
+            + "; ".join(parts) + ".")
