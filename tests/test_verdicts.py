@@ -82,3 +82,18 @@ def test_summary_adds_the_share_of_estimated_numbers_per_verdict():
     assert out[0][1] == ["C. (Card numbers behind this verdict: 3 of 12, 25%, are estimates.)"]
     assert "40 of 200, 20%" in out[1][1][0]
     assert ("A",) in seen and None in seen
+
+
+def test_pool_verdicts_state_the_equivalence_range_and_the_rulebook_difference():
+    rec = SimpleNamespace(players=3, target="equal-length", margin=0.5, pool_range=(27, 31),
+                          goal=19.4, rulebook_pool=28, rulebook_difference=-0.18,
+                          rulebook_difference_ci=(-0.27, -0.10), rulebook_equivalent=True,
+                          n_games=3000)
+    none = SimpleNamespace(players=4, target="seat-advantage", margin=0.02, pool_range=None,
+                           rulebook_pool=33, rulebook_value=0.031, rulebook_value_ci=(0.02, 0.045),
+                           rulebook_equivalent=False, n_games=800)
+    a, b = (v.sentence for v in V.pool_verdicts({"equal-length": [rec], "seat-advantage": [none]}))
+    assert "VP pools 27–31" in a and "±0.5 rounds" in a and "-0.18 rounds" in a
+    assert "90% CI [-0.27, -0.10]" in a and "n = 3,000" in a and a.endswith("equivalent.")
+    assert "no pool of the grid" in b and "3.1 pp" in b and "[2.0, 4.5]" in b
+    assert "not shown equivalent" in b

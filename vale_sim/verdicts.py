@@ -120,12 +120,35 @@ def seat_verdicts(summary: pd.DataFrame) -> list[Verdict]:
 # Pools
 # ---------------------------------------------------------------------------
 def pool_verdicts(recs: dict) -> list[Verdict]:
-    """One sentence per player count and target, from the pool recommendations."""
+    """One sentence per player count and target, from the pool recommendations
+    (:class:`vale_sim.pools.Recommendation`: an equivalence test within a margin)."""
     out = []
     for target, rs in recs.items():
         for r in rs:
-            out.append(Verdict("pools", r.sentence()))
+            out.append(Verdict("pools", _pool_sentence(r)))
     return out
+
+
+def _pool_sentence(r) -> str:
+    eq = r.target == "equal-length"
+    if eq:
+        margin = f"±{r.margin:.1f} rounds"
+        goal = f"a game as long as the 2-player rulebook game ({r.goal:.1f} rounds, within {margin})"
+        diff = (f"differs by {r.rulebook_difference:+.2f} rounds, 90% CI "
+                f"[{r.rulebook_difference_ci[0]:+.2f}, {r.rulebook_difference_ci[1]:+.2f}]")
+    else:
+        margin = f"{100 * r.margin:.1f} pp"
+        goal = f"every seat within {margin} of a fair share"
+        diff = (f"has a largest seat gap of {100 * r.rulebook_value:.1f} pp, 95% CI "
+                f"[{100 * r.rulebook_value_ci[0]:.1f}, {100 * r.rulebook_value_ci[1]:.1f}]")
+    if r.pool_range is None:
+        which = f"no pool of the grid is shown to give {goal}"
+    else:
+        lo, hi = r.pool_range
+        which = (f"VP pool {lo}" if lo == hi else f"VP pools {lo}–{hi}") + f" give {goal}"
+    verdict = "equivalent" if r.rulebook_equivalent else "not shown equivalent"
+    return (f"At {r.players} players, {which}; the rulebook's {r.rulebook_pool} {diff}, "
+            f"n = {_n(r.n_games)} games per pool: {verdict}.")
 
 
 # ---------------------------------------------------------------------------
