@@ -159,3 +159,16 @@ def test_never_names_unknown_card():
         play_game_fast(load_card_set("core"), 2, 0, 0, [pol, pol])
     with pytest.raises(ValueError, match="never names unknown card"):
         play_game(load_card_set("core"), 2, 0, 0, [pol, pol])
+
+
+def test_policy_file_never_list(tmp_path):
+    import pytest
+    from vale_sim.policy import PolicyError, load_policy
+    f = tmp_path / "no-warden.toml"
+    f.write_text('never = ["Woodland Warden", "Skyhaven"]\n')
+    pol = load_policy(f)
+    assert pol.never == ("Woodland Warden", "Skyhaven") and pol.rules == ()
+    bad = tmp_path / "bad.toml"
+    bad.write_text('never = "Woodland Warden"\n')
+    with pytest.raises(PolicyError, match="bad.toml.*never must be a list of card names"):
+        load_policy(bad)

@@ -5,7 +5,7 @@ import json
 import sys
 import warnings
 
-DEFAULT_GAMES = 6000          # games per card and arm (see docs/statistics.md, "Flag stability")
+DEFAULT_GAMES = 20000         # games per card and arm (see docs/statistics.md, "Flag stability")
 DEFAULT_TOLERANCE = 5.0       # percentage points
 
 
