@@ -356,9 +356,9 @@ def band_p_value(d: np.ndarray, tolerance: float, changed: int) -> float:
 
 
 def _mean_ci(x: np.ndarray, confidence: float) -> tuple[float, float, float]:
-    """Mean of per-deal values with a t interval over deals."""
+    """Mean of per-deal shares in [0, 1] with a t interval over deals, clipped to [0, 1]."""
     r = stats.paired_difference(x, np.zeros_like(x), confidence)
-    return (r.mean, r.lo, r.hi)
+    return (r.mean, max(0.0, r.lo), min(1.0, r.hi))
 
 
 class StrengthRun:
@@ -459,7 +459,8 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
                      "win_rate_prefer": wp[0], "win_rate_prefer_lo": wp[1], "win_rate_prefer_hi": wp[2],
                      "win_rate_ban": wb[0], "win_rate_ban_lo": wb[1], "win_rate_ban_hi": wb[2],
                      "acquired_rate": ga[0], "acquired_rate_lo": ga[1], "acquired_rate_hi": ga[2],
-                     "note": INDISTINGUISHABLE if ch == 0 else ""})
+                     "note": INDISTINGUISHABLE if ch == 0 else "",
+                     "natural_note": INDISTINGUISHABLE if chn == 0 else ""})
     out = pd.DataFrame(rows)
     m_cards = len(rows)
     if rows:

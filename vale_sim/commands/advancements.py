@@ -94,7 +94,9 @@ def format_strength(df) -> str:
         f"intervals at {100 * a.get('adjusted_confidence', 0.95):.2f}% "
         f"({a.get('correction')} over {a.get('cards_tested')} cards); flag when the correction "
         f"rejects |strength| <= {tol:g} pp.  Natural win rate of the baseline: "
-        f"{_pct(a.get('natural_win_rate', float('nan')), a.get('natural_win_rate_lo'), a.get('natural_win_rate_hi'), a.get('deals'))} (deals).",
+        f"{_pct(a.get('natural_win_rate', float('nan')), a.get('natural_win_rate_lo'), a.get('natural_win_rate_hi'), a.get('deals'))} (deals).  "
+        f"'none chg': natural and ban never differed (indistinguishable by design; the "
+        f"interval is the zero-count bound).",
     ]
     if "pilot_games" in a:
         lines.append(f"Games set by --precision {100 * a['precision']:g} pp: pilot of "
@@ -107,17 +109,18 @@ def format_strength(df) -> str:
     for _, r in df.iterrows():
         lvl = ("V" if r["kind"] == "vale" else "L") + str(r["level"])
         changed = f"{r['deals_changed']}/{r['n_deals']}"
+        nat = "none chg" if r["natural_deals_changed"] == 0 else _pp(r["natural_value"])
         got = _pct(r["acquired_rate"], r["acquired_rate_lo"], r["acquired_rate_hi"], r["n_deals"])
         if r["deals_changed"] == 0:
             lines.append(f"{r['card'][:24]:<24} {lvl:>3} {'':>11} {'':>15} {'':>15} {'':>6} "
-                         f"{_pp(r['natural_value']):>10} {_ci(r['natural_lo'], r['natural_hi']):>15} "
+                         f"{nat:>10} {_ci(r['natural_lo'], r['natural_hi']):>15} "
                          f"{changed:>13} {got:>22} {r['flag']:>5}  "
                          f"strength: {r['note']}; |strength| <= {100 * r['strength_hi']:.2f} pp")
             continue
         lines.append(f"{r['card'][:24]:<24} {lvl:>3} {_pp(r['strength']):>11} "
                      f"{_ci(r['strength_lo'], r['strength_hi']):>15} "
                      f"{_ci(r['strength_lo_adj'], r['strength_hi_adj']):>15} "
-                     f"{r['p_adjusted']:>6.3f} {_pp(r['natural_value']):>10} "
+                     f"{r['p_adjusted']:>6.3f} {nat:>10} "
                      f"{_ci(r['natural_lo'], r['natural_hi']):>15} {changed:>13} {got:>22} "
                      f"{r['flag']:>5}")
     flagged = df[df["flag"] != ""]
