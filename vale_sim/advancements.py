@@ -358,7 +358,7 @@ def band_p_value(d: np.ndarray, tolerance: float, changed: int) -> float:
 def _mean_ci(x: np.ndarray, confidence: float) -> tuple[float, float, float]:
     """Mean of per-deal shares in [0, 1] with a t interval over deals, clipped to [0, 1]."""
     r = stats.paired_difference(x, np.zeros_like(x), confidence)
-    return (r.mean, max(0.0, r.lo), min(1.0, r.hi))
+    return (r.mean, float(np.clip(r.lo, 0, 1)), float(np.clip(r.hi, 0, 1)))  # nan stays nan
 
 
 class StrengthRun:

@@ -80,6 +80,8 @@ def _pct(v, lo, hi, n) -> str:
     """'52.3 [49.2, 55.4] n=1000' (percent), '-' when there is nothing to show."""
     if v != v or not n:
         return f"- n={n}"
+    if lo != lo:
+        return f"{100 * v:.1f} [no interval] n={n}"
     return f"{100 * v:.1f} [{100 * lo:.1f}, {100 * hi:.1f}] n={n}"
 
 
