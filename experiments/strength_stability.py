@@ -2,6 +2,7 @@
 
     .venv/bin/python experiments/strength_stability.py [--games 20000] [--seeds 0,1,2]
                                                       [--tolerance 5] [--set core]
+                                                      [--correction fdr_bh]
 
 Plays ``vale_sim.advancements.strength_table`` on every buyable card of the set (2 players,
 balanced baseline, Benjamini-Hochberg) once per seed and prints, per seed, the flagged cards
@@ -26,6 +27,7 @@ def main(argv=None) -> int:
     p.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE, help="pp")
     p.add_argument("--set", default="core")
     p.add_argument("--players", type=int, default=2)
+    p.add_argument("--correction", default="fdr_bh", choices=("fdr_bh", "holm", "bonferroni"))
     args = p.parse_args(argv)
     seeds = [int(s) for s in args.seeds.split(",")]
     tol = args.tolerance / 100
@@ -33,7 +35,7 @@ def main(argv=None) -> int:
     for seed in seeds:
         t0 = time.perf_counter()
         df = strength_table(args.set, games=args.games, players=args.players, seed=seed,
-                            tolerance=tol)
+                            tolerance=tol, correction=args.correction)
         dt = time.perf_counter() - t0
         f = {c: fl for c, fl in zip(df["card"], df["flag"]) if fl}
         flags.append(f)
