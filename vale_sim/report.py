@@ -389,9 +389,9 @@ def section_advancements(ctx: Context) -> Section:
                f"interval (thick) and adjusted interval (thin).")
     paras = [f"**Strength** of a card X: three focal arms play the same {a['deals']} deals "
              f"(common random numbers, the focal player rotated through the "
-             f"{a['players']} seats) against {a['baseline']} opponents: *prefer X* (the "
-             f"baseline buying X first whenever it can), *ban X* (the baseline never buying "
-             f"X; opponents still may) and *natural* (the baseline).  Strength = win share "
+             f"{a['players']} seats) against {a['baseline']} opponents: “prefer X” (the "
+             f"baseline buying X first whenever it can), “ban X” (the baseline never buying "
+             f"X; opponents still may) and “natural” (the baseline).  Strength = win share "
              f"(prefer X) − win share (ban X): what pursuing X is worth against never having "
              f"it; natural value = natural − ban X: what X is worth as the bot uses it.  "
              f"Per deal the rotations are averaged; intervals are paired t intervals over "
