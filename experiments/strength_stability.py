@@ -4,7 +4,7 @@
                                                       [--tolerance 5] [--set core]
                                                       [--correction fdr_bh]
 
-Plays ``vale_sim.advancements.strength_table`` on every buyable card of the set (2 players,
+Plays ``vale_sim.advancements.strength_run`` / ``strength_frame`` (= ``strength_table``) on every buyable card of the set (2 players,
 balanced baseline, Benjamini-Hochberg) once per seed and prints, per seed, the flagged cards
 and, per card near the band, strength and adjusted interval; the last line says whether the
 flag sets agree.  The output at the defaults is recorded in docs/statistics.md ("Flag
@@ -16,7 +16,9 @@ import argparse
 import sys
 import time
 
-from vale_sim.advancements import strength_table
+import numpy as np
+
+from vale_sim.advancements import strength_frame, strength_run
 from vale_sim.commands.advancements import DEFAULT_GAMES, DEFAULT_TOLERANCE
 
 
@@ -34,9 +36,22 @@ def main(argv=None) -> int:
     flags, tables = [], []
     for seed in seeds:
         t0 = time.perf_counter()
-        df = strength_table(args.set, games=args.games, players=args.players, seed=seed,
-                            tolerance=tol, correction=args.correction)
+        run = strength_run(args.set, games=args.games, players=args.players, seed=seed)
+        df = strength_frame(run, tolerance=tol, correction=args.correction)
         dt = time.perf_counter() - t0
+        if seed == seeds[0]:
+            # what pairing the arms on common deals buys: per-deal SD of prefer - ban as
+            # played, and with the ban arm's deals shuffled (as if the arms were independent)
+            rng = np.random.default_rng(0)
+            sd = np.array([((p.mean(0) - b.mean(0)).std(ddof=1),
+                            (p.mean(0) - rng.permutation(b.mean(0))).std(ddof=1))
+                           for p, b in run.arms.values()])
+            nat = run.natural.mean(0)
+            print(f"seed {seed}: per-deal SD of prefer - ban over the cards: paired min "
+                  f"{sd[:, 0].min():.3f}, median {np.median(sd[:, 0]):.3f}, max "
+                  f"{sd[:, 0].max():.3f}; deals shuffled: median {np.median(sd[:, 1]):.3f}; "
+                  f"natural arm: per-deal share (mean over rotations) SD {nat.std(ddof=1):.3f}, "
+                  f"mean {nat.mean():.3f}", flush=True)
         f = {c: fl for c, fl in zip(df["card"], df["flag"]) if fl}
         flags.append(f)
         tables.append(df.set_index("card"))
