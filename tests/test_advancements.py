@@ -1,4 +1,4 @@
-"""Card values: the paired value finds a planted card; observational statistics."""
+"""Card values: the strength estimand finds planted cards; verdicts; observational statistics."""
 import json
 from dataclasses import replace
 
@@ -6,28 +6,36 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from vale_sim.advancements import (card_columns, flag_for, lift_interval, observational,
-                                   paired_values, prefer_policy, report_records)
-from vale_sim.cards import Advancement, CardSet, Vale
+from vale_sim.advancements import (INDISTINGUISHABLE, ban_policy, band_p_value, card_columns,
+                                   compare_strength, deals_changed, deals_for_precision,
+                                   flag_for, lift_interval, observational, paired_interval,
+                                   pilot_games, prefer_policy, report_records, strength_frame,
+                                   strength_run, strength_table)
+from vale_sim.cards import Advancement, CardSet, Vale, load_card_set
 from vale_sim.cli import main
 from vale_sim.policy import Policy
-from vale_sim.rules import Rules
-from vale_sim.runner import fast_available
 from vale_sim.synthetic import STARTER_ADVANCEMENTS, STARTING_CARDS
 
-# All level-1 copies go into the level-1 deck, so the planted cards show up in every game.
-RULES = Rules(level1_deck_size=100)
-# A baseline blind to end-game VP: it scores Planted, Planted+, Planted- (and the filler)
-# the same, so without a preference it buys them only by chance (commons order); a
-# strong preference for one of them is then a pure test of what its VP is worth.
-VP_BLIND = Policy(name="vp-blind", w_end_vp=0)
+ENGINE = "fast"
+BASE = "Lifebringer Seed"          # a level-2 card of core (cost 5, 2 copies)
+
+
+def core_with_twins() -> CardSet:
+    """``core`` at its bundled deck sizes plus four twins of Lifebringer Seed (each 2 more
+    copies in the level-2 deck): "Gross twin" (+6 end VP: grossly overpowered), "VP twin"
+    (+1 end VP: strictly better), "Cost twin" (+1 cost: strictly worse) and "Same twin"
+    (identical but for the name)."""
+    core = load_card_set("core")
+    orig = core.advancements[core.advancement_id(BASE)]
+    twins = (replace(orig, name="Gross twin", end_vp=orig.end_vp + 6),
+             replace(orig, name="VP twin", end_vp=orig.end_vp + 1),
+             replace(orig, name="Cost twin", cost=orig.cost + 1),
+             replace(orig, name="Same twin"))
+    return replace(core, name="core+twins", advancements=core.advancements + twins)
 
 
 def twin_set() -> CardSet:
-    """A flat set: identical fillers, plus "Planted" (mana 1, cost 2, 2 end VP) and its
-    twins "Planted+" (4 end VP, strictly better) and "Planted-" (0 end VP, strictly
-    worse).  Fillers have no end VP and vales are small, so games are close and a few
-    VP decide them."""
+    """A small flat set with "Planted" and "Planted+" (for the hand-made frames below)."""
     def adv(name, level, copies, cost, position=0, **kw):
         return Advancement(name=name, level=level, supply="commons", copies=copies, cost=cost,
                            position=position, source="estimate", **kw)
@@ -45,45 +53,146 @@ def twin_set() -> CardSet:
 
 
 @pytest.fixture(scope="module")
-def planted_values():
-    # Sizes: 400 games per card (200 deals x 2 seats).  Measured on seeds 0 and 1:
-    # Planted+ ≈ +31 pp, Planted ≈ +10 pp, Planted- ≈ -6..-8 pp, paired standard
-    # errors ≈ 1.7-2.2 pp.  So Planted+ > Planted by ~10 SE, Planted+ > 0 by ~17 SE
-    # and Planted- < 0 by ~3-3.5 SE.  ~6 s with the fast engine (about 55 s if only
-    # the reference engine is available, at ~30 games/s).
-    engine = "fast" if fast_available() else "reference"
-    return paired_values(twin_set(), games=400, seed=0, baseline=VP_BLIND, rules=RULES,
-                         cards=["Planted", "Planted+", "Planted-"], engine=engine,
-                         tolerance=0.05).set_index("card")
+def twin_run():
+    # 8,000 games per card and arm (4,000 deals x 2 rotations) under `balanced`, which
+    # values end VP.  Measured (seeds 0 and 1): Gross twin +13 pp (adjusted interval from
+    # +12.2), VP - original +2.1 / +2.4 pp (SE ~0.5), Cost - original -1.3 / -2.6 pp
+    # (SE ~0.45), Same - original +0.1 / -0.4 pp.  ~10 s with the fast engine.
+    cs = core_with_twins()
+    run = strength_run(cs, games=8000, seed=0,
+                       cards=[BASE, "Gross twin", "VP twin", "Cost twin", "Same twin"],
+                       engine=ENGINE)
+    return cs, run
 
 
-def test_planted_better_twin_has_higher_positive_value(planted_values):
-    v = planted_values
-    assert v.loc["Planted+", "paired_value"] > v.loc["Planted", "paired_value"]
-    assert v.loc["Planted+", "paired_value"] > 0
-    assert v.loc["Planted+", "paired_lo"] > 0           # the interval says so too
-    assert v.loc["Planted+", "flag"] == "over"          # +31 pp, far beyond ±5 pp
+def test_gross_twin_is_flagged_over(twin_run):
+    cs, run = twin_run
+    df = strength_frame(run, tolerance=0.05).set_index("card")
+    g = df.loc["Gross twin"]
+    assert g["flag"] == "over"
+    assert g["strength_lo_adj"] > 0.05 and g["p_adjusted"] < 0.05
+    assert df.loc[BASE, "flag"] == "" and df.loc["Same twin", "flag"] == ""
 
 
-def test_planted_worse_twin_is_negative(planted_values):
-    v = planted_values
-    assert v.loc["Planted-", "paired_value"] < 0
-    assert v.loc["Planted-", "paired_value"] < v.loc["Planted", "paired_value"]
+def test_vp_twin_beats_the_original(twin_run):
+    cs, run = twin_run
+    c = compare_strength(cs, "VP twin", BASE, run=run)
+    assert c["difference_ci"][0] > 0
+    assert c["n_deals"] == 4000 and 0 < c["deals_changed"] <= 4000
 
 
-def test_paired_table_shape(planted_values):
-    v = planted_values
-    assert (v["paired_n"] == 200).all()
-    assert (v["paired_lo"] <= v["paired_value"]).all() and (v["paired_value"] <= v["paired_hi"]).all()
-    assert (v["acquired_rate"] > 0.9).all()     # the preference does buy the card
-    assert list(v.index) == list(v.sort_values("paired_value", ascending=False).index)
+def test_cost_twin_is_below_the_original(twin_run):
+    cs, run = twin_run
+    c = compare_strength(cs, "Cost twin", BASE, run=run)
+    assert c["difference"] < 0 and c["difference_ci"][1] < 0
 
 
-def test_prefer_policy_rules():
-    p = prefer_policy("Planted+", VP_BLIND)
-    assert p.rules[0].target == "card" and p.rules[0].value == "Planted+"
+def test_identical_twin_difference_covers_zero(twin_run):
+    cs, run = twin_run
+    c = compare_strength(cs, "Same twin", BASE, run=run)
+    assert c["difference_ci"][0] <= 0 <= c["difference_ci"][1]
+    assert c["deals_changed"] > 0          # the arms did play differently
+
+
+def test_strength_table_columns_and_consistency(twin_run):
+    cs, run = twin_run
+    df = strength_frame(run, tolerance=0.05)
+    for col in ("card", "kind", "level", "strength", "strength_lo", "strength_hi",
+                "strength_lo_adj", "strength_hi_adj", "p_value", "p_adjusted", "natural_value",
+                "natural_lo", "natural_hi", "n_deals", "deals_changed", "flag"):
+        assert col in df.columns, col
+    assert set(df["flag"]) <= {"over", "under", ""}
+    assert (df["strength_lo_adj"] <= df["strength_lo"]).all()
+    assert (df["strength_hi_adj"] >= df["strength_hi"]).all()
+    assert (df["p_adjusted"] >= df["p_value"] - 1e-12).all()
+    # BH + false-coverage-rate intervals: flagged exactly when the adjusted interval
+    # lies beyond the band
+    beyond = (df["strength_lo_adj"] > 0.05) | (df["strength_hi_adj"] < -0.05)
+    assert ((df["flag"] != "") == beyond).all()
+    # the strength is the per-deal mean of prefer minus ban
+    pre, ban = run.arms[BASE]
+    row = df.set_index("card").loc[BASE]
+    assert row["strength"] == pytest.approx(pre.mean() - ban.mean())
+    assert row["deals_changed"] == int(np.any(pre != ban, axis=0).sum())
+    assert row["natural_value"] == pytest.approx(run.natural.mean() - ban.mean())
+    assert df.attrs["correction"] == "fdr_bh" and df.attrs["tolerance"] == 0.05
+    assert list(df["strength"]) == sorted(df["strength"], reverse=True)
+
+
+def test_flag_stability_scaled_down():
+    """The same flags under seeds 0, 1, 2 (scaled down: four cards, 4,000 games per card
+    and arm; the default size on all of core is measured by
+    experiments/strength_stability.py, docs/statistics.md)."""
+    cs = core_with_twins()
+    flags = []
+    for seed in (0, 1, 2):
+        df = strength_table(cs, games=4000, seed=seed, tolerance=0.05,
+                            cards=["Gross twin", BASE, "Cost twin", "Stag"])
+        flags.append(dict(zip(df["card"], df["flag"])))
+    assert flags[0] == flags[1] == flags[2]
+    assert flags[0]["Gross twin"] == "over" and flags[0]["Stag"] == "under"
+    assert flags[0][BASE] == "" and flags[0]["Cost twin"] == ""
+
+
+# -- the arms -----------------------------------------------------------------------
+def test_prefer_and_ban_policies():
+    p = prefer_policy("Stag", "balanced")
+    assert p.rules[0].target == "card" and p.rules[0].value == "Stag"
     assert [r.value for r in p.rules[1:]] == ["advancement", "vale"]
-    assert p.w_end_vp == 0 and p.name != VP_BLIND.name
+    b = ban_policy("Stag", "balanced")
+    assert b.never == ("Stag",) and b.rules == () and b.w_end_vp == Policy().w_end_vp
+    assert ban_policy("Stag", b).never == ("Stag",)
+
+
+def test_ban_arm_never_buys_and_prefer_arm_does():
+    cs = load_card_set("core")
+    run = strength_run(cs, games=40, seed=3, cards=["Stag"], engine=ENGINE)
+    assert run.got["Stag"].mean() > 0.2     # Stag is not always on offer
+    from vale_sim.tournament import play_frame
+    df = play_frame(cs, 2, 3, 20, [ban_policy("Stag"), "balanced"], engine=ENGINE)
+    assert (df[df["player"] == 0]["buy:Stag" if "buy:Stag" in df else
+                                   f"acquired_{cs.advancement_id('Stag')}"] == 0).all()
+
+
+# -- the statistics -------------------------------------------------------------------
+def test_deals_changed_counts_cancelling_rotations():
+    a = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.5]])
+    b = np.array([[0.0, 0.0, 1.0], [1.0, 1.0, 0.5]])   # deal 0: +1 and -1 cancel in the mean
+    assert deals_changed(a, b) == 1
+    assert deals_changed(a, a) == 0
+
+
+def test_no_deal_changed_is_not_a_precise_zero():
+    d = np.zeros(1000)
+    m, lo, hi = paired_interval(d, 0, 0.95)
+    assert m == 0 and lo < 0 < hi
+    assert hi == pytest.approx(1 - 0.05 ** (1 / 1000))
+    assert band_p_value(d, 0.05, 0) == 1.0
+
+
+def test_band_p_value_agrees_with_the_interval():
+    rng = np.random.default_rng(1)
+    for shift in (0.0, 0.04, 0.07, 0.1, -0.08):
+        d = shift + rng.normal(0, 0.3, 500)
+        _, lo, hi = paired_interval(d, 500, 0.95)
+        beyond = lo > 0.05 or hi < -0.05
+        assert (band_p_value(d, 0.05, 500) < 0.05) == beyond
+
+
+def test_deals_for_precision():
+    assert deals_for_precision(0.3, 0.01) == int(np.ceil((1.959963984540054 * 0.3 / 0.01) ** 2))
+    assert deals_for_precision(0.0, 0.01) == 2
+    with pytest.raises(ValueError):
+        deals_for_precision(0.3, 0)
+
+
+def test_precision_pilot_uses_an_independent_seed():
+    games, info = pilot_games("core", precision=0.05, pilot=40, seed=0, cards=["Stag"],
+                              engine=ENGINE)
+    assert info["pilot_seed"] != 0 and info["pilot_games"] == 40
+    assert games == 2 * deals_for_precision(info["pilot_sd_max"], 0.05)
+    df = strength_table("core", seed=0, cards=["Stag"], precision=0.05, pilot=40, engine=ENGINE)
+    assert df.attrs["deals"] * 2 == games and df.attrs["pilot_seed"] == info["pilot_seed"]
 
 
 def test_flags():
@@ -159,11 +268,18 @@ def test_observational_run_small(engine):
 
 def test_report_records_fold_intervals():
     df = pd.DataFrame({"card": ["x"], "kind": ["advancement"], "level": [1],
-                       "paired_value": [0.1], "paired_lo": [0.0], "paired_hi": [0.2],
+                       "strength": [0.1], "strength_lo": [0.0], "strength_hi": [0.2],
+                       "strength_lo_adj": [-0.1], "strength_hi_adj": [0.3],
+                       "natural_value": [0.05], "natural_lo": [0.01], "natural_hi": [0.09],
                        "lift": [0.3], "lift_lo": [0.1], "lift_hi": [np.nan], "flag": [""]})
     rec = report_records(df)[0]
-    assert rec["paired_ci"] == [0.0, 0.2] and rec["lift_ci"] == [0.1, None]
-    assert "paired_lo" not in rec and "lift_hi" not in rec
+    assert rec["strength_ci"] == [0.0, 0.2] and rec["strength_ci_adjusted"] == [-0.1, 0.3]
+    assert rec["natural_ci"] == [0.01, 0.09] and rec["lift_ci"] == [0.1, None]
+    assert not any(k.endswith(("_lo", "_hi", "_adj")) for k in rec)
+
+
+JSON_KEYS = ("card", "level", "strength", "strength_ci", "strength_ci_adjusted", "p_value",
+             "p_adjusted", "natural_value", "natural_ci", "n_deals", "deals_changed", "flag")
 
 
 def test_cli_json(capsys):
@@ -172,15 +288,44 @@ def test_cli_json(capsys):
     assert rc == 0
     recs = json.loads(capsys.readouterr().out)
     assert [r["card"] for r in recs] and {r["card"] for r in recs} == {"Podlings", "Stag"}
-    for key in ("card", "level", "games_acquired", "win_rate_acquired", "lift", "lift_ci",
-                "paired_value", "paired_ci", "flag"):
+    for key in JSON_KEYS + ("games_acquired", "win_rate_acquired", "win_rate_acquired_ci",
+                            "lift", "lift_ci", "acquire_rate_ci", "mean_round_acquired_ci"):
         assert all(key in r for r in recs), key
     assert main(["advancements", "--games", "2", "--cards", "No Such Card"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
 
 
-def test_cli_only_paired(capsys):
-    assert main(["advancements", "--games", "2", "--only", "paired", "--cards", "Stag",
+def test_cli_text_prints_n_and_intervals(capsys):
+    assert main(["advancements", "--games", "40", "--cards", "Stag,Shimmering Brook",
+                 "--engine", ENGINE]) == 0
+    out = capsys.readouterr().out
+    assert "changed/deals" in out and "n=" in out and "Flagged:" in out
+    assert "0.0 [0.0, 0.0]" not in out and "+0.0 [+0.0, +0.0]" not in out
+
+
+def test_cli_compare(capsys):
+    assert main(["advancements", "--games", "40", "--compare", "Stag,Podlings", "--engine",
+                 ENGINE, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    c = out["compare"]
+    assert c["a"] == "Stag" and c["b"] == "Podlings" and c["n_deals"] == 20
+    lo, hi = c["difference_ci"]
+    assert lo <= c["difference"] <= hi
+    by = {r["card"]: r for r in out["cards"]}
+    assert c["difference"] == pytest.approx(by["Stag"]["strength"] - by["Podlings"]["strength"])
+    assert main(["advancements", "--compare", "Stag"]) == 2
+    assert main(["advancements", "--compare", "Stag,Nope"]) == 2
+
+
+def test_cli_only_strength(capsys):
+    assert main(["advancements", "--games", "2", "--only", "strength", "--cards", "Stag",
                  "--engine", "reference", "--json"]) == 0
     (rec,) = json.loads(capsys.readouterr().out)
-    assert rec["card"] == "Stag" and "paired_ci" in rec and "lift" not in rec
+    assert rec["card"] == "Stag" and "strength_ci" in rec and "lift" not in rec
+
+
+def test_cli_precision(capsys):
+    assert main(["advancements", "--precision", "20", "--pilot-games", "20", "--only",
+                 "strength", "--cards", "Stag", "--engine", ENGINE]) == 0
+    assert "--precision 20 pp" in capsys.readouterr().out
+    assert main(["advancements", "--precision", "0"]) == 2

@@ -75,6 +75,10 @@ def policies(draw, cs):
     rules = ()
     if draw(st.integers(0, 2)) == 0:
         rules = tuple(draw(st.lists(buy_rules(cs), min_size=1, max_size=5)))
+    never = ()
+    if draw(st.integers(0, 2)) == 0:       # a ban list: advancements and vales
+        names = [a.name for a in cs.advancements if a.supply != "starter"] + [v.name for v in cs.vales]
+        never = tuple(draw(st.lists(st.sampled_from(names), min_size=1, max_size=6, unique=True)))
     return Policy(
         name=f"p{draw(st.integers(0, 999))}",
         push_risk_permille=draw(st.sampled_from([0, 100, 250, 400, 700, 1000])),
@@ -86,7 +90,7 @@ def policies(draw, cs):
         avoid_decay_stack=draw(st.booleans()), token=draw(st.sampled_from(["needed", "never"])),
         use_sunstone=draw(st.booleans()),
         explore_permille=draw(st.sampled_from([0, 0, 100, 500, 1000])),
-        rules=rules)
+        rules=rules, never=never)
 
 
 @st.composite
@@ -122,3 +126,49 @@ def test_owned_at_most_counts_bought_copies_only():
         ref = play_game(cs, 2, seed, 0, [pol, "balanced"])
         fast = play_game_fast(cs, 2, seed, 0, [pol, "balanced"])
         assert first_difference(ref, fast) is None, first_difference(ref, fast)
+
+
+def test_never_bans_a_card_in_both_engines():
+    """A banned card is never bought -- not by a buy rule naming it, nor by exploration --
+    and both engines agree game for game; without the ban the same policy does buy it."""
+    cs = load_card_set("core")
+    adv = "Woodland Warden"
+    vale = next(v.name for v in cs.vales if v.level == 1)
+    rules = (BuyRule("card", adv), BuyRule("card", vale), BuyRule("best", "advancement"),
+             BuyRule("best", "vale"))
+    banned = Policy(name="ban", rules=rules, never=(adv, vale), explore_permille=400)
+    free = Policy(name="free", rules=rules, explore_permille=400)
+    k, v = cs.advancement_id(adv), cs.vale_id(vale)
+    bought = {"ban": 0, "free": 0}
+    for gi in range(12):
+        for pol in (banned, free):
+            ref = play_game(cs, 2, 11, gi, [pol, pol])
+            fast = play_game_fast(cs, 2, 11, gi, [pol, pol])
+            assert first_difference(ref, fast) is None, first_difference(ref, fast)
+            bought[pol.name] += sum(r.acquired.get(k, 0) + r.vales_acquired.count(v)
+                                    for r in ref.results)
+    assert bought["ban"] == 0
+    assert bought["free"] > 0
+
+
+def test_never_names_unknown_card():
+    import pytest
+    from vale_sim.policy import PolicyError
+    pol = Policy(name="typo", never=("Woodland Wardn",))
+    with pytest.raises(PolicyError, match="never names unknown card 'Woodland Wardn'"):
+        play_game_fast(load_card_set("core"), 2, 0, 0, [pol, pol])
+    with pytest.raises(ValueError, match="never names unknown card"):
+        play_game(load_card_set("core"), 2, 0, 0, [pol, pol])
+
+
+def test_policy_file_never_list(tmp_path):
+    import pytest
+    from vale_sim.policy import PolicyError, load_policy
+    f = tmp_path / "no-warden.toml"
+    f.write_text('never = ["Woodland Warden", "Skyhaven"]\n')
+    pol = load_policy(f)
+    assert pol.never == ("Woodland Warden", "Skyhaven") and pol.rules == ()
+    bad = tmp_path / "bad.toml"
+    bad.write_text('never = "Woodland Warden"\n')
+    with pytest.raises(PolicyError, match="bad.toml.*never must be a list of card names"):
+        load_policy(bad)

@@ -1,8 +1,8 @@
 """What is a card worth?  Observational win rates and paired (causal) values.
 
     obs = observational("core", games=5000)          # associations, per card
-    val = paired_values("core", games=1000)          # causal: prefer X vs baseline
-    rep = advancement_report("core", games=1000)     # both, sorted by value
+    val = strength_table("core", games=2000)         # causal: prefer X vs ban X
+    rep = advancement_report("core", games=2000)     # both, sorted by strength
 
 **Observational** (like 17lands' "games in hand"): one run in which every
 player uses the baseline with random purchases mixed in
@@ -13,16 +13,19 @@ a Harvest, the mean round it was first bought.  These are **associations,
 not causes**: strong players buy more, buying a card means having had the
 mana, late cards are bought by players already ahead.
 
-**Paired (causal)**: for each card X, a policy that is the baseline plus a
-strong preference for X (buy rules ``card X``, then ``best advancement``,
-``best vale``) plays against the baseline; the control is the baseline with
-the same rules minus ``card X`` (on the core set it makes exactly the
-baseline's purchases).  Both run on the same seeds and the same deals (common
-random numbers) with the focal player rotated through every player index, so
-through every seat.  Value = mean over deals of (focal win share with the X
-preference − focal win share of the control), with a paired t interval.  A
-card whose interval lies wholly above ``+tolerance`` percentage points is
-flagged "over", wholly below ``−tolerance`` "under".
+**Strength (causal)**: for each card X three focal arms play the same deals
+(common random numbers: same seed and game indices, so the same shuffles and
+supply as far as the players' choices leave them alike), the focal player
+rotated through every player index, against baseline opponents:
+*prefer X* (the baseline with X first whenever it is buyable), *ban X* (the
+baseline that never buys X -- opponents still may) and *natural* (the
+baseline).  ``strength`` = win share(prefer X) − win share(ban X): what pursuing
+X is worth against never having it; ``natural_value`` = natural − ban X: what X
+is worth as the baseline uses it.  Per deal the focal shares are averaged over
+the rotations, then paired t intervals run over deals.  Verdicts over/under
+come from a multiplicity correction across the cards tested (Benjamini-
+Hochberg by default) of the test of H0: |strength| <= tolerance.  See
+docs/statistics.md.
 
 All rates and values are fractions (0.05 = 5 percentage points).
 """
@@ -44,7 +47,7 @@ from .tournament import play_frame, resolve_card_set, rotations, deals_for, json
 
 ASSOCIATION_NOTE = ("Observational columns are associations, not causes: players who buy a "
                     "card differ from those who do not (mana, position, luck). "
-                    "Use paired_value for the effect of preferring a card.")
+                    "Use strength for the effect of pursuing a card.")
 FLAGS = ("over", "under", "")
 
 
@@ -185,11 +188,13 @@ def observational(card_set="core", games: int = 2000, players: int = 2, seed: in
     """Per-card associations from one run of exploring baseline players.
 
     Columns: card, kind, level, games_acquired (player-games in which it was
-    bought), acquire_rate, win_rate_acquired (+ _lo, _hi), games_not_acquired,
+    bought), player_games (n of acquire_rate), acquire_rate (+ _lo, _hi:
+    game-clustered), win_rate_acquired (+ _lo, _hi), games_not_acquired,
     win_rate_not_acquired (+ _lo, _hi), lift (= the difference; lift_lo, lift_hi: game-clustered
     interval — the players of one game are not independent), games_harvested,
     win_rate_harvested (+ _lo, _hi; nan when the engine does not record it),
-    mean_round_acquired.  Rates: Wilson intervals over player-games.
+    mean_round_acquired (+ _lo, _hi: game-clustered; n_round player-games with
+    a recorded first round).  Win rates: Wilson intervals over player-games.
     ``frame``: analyse an existing run instead of playing one.  ``workers``
     is accepted for symmetry and unused (see :func:`play_card_frame`).
     """
@@ -209,8 +214,11 @@ def observational(card_set="core", games: int = 2000, players: int = 2, seed: in
         r1 = stats.rate(s1.sum(), int(n1.sum()), confidence)
         r0 = stats.rate(s0.sum(), int(n0.sum()), confidence)
         lift, lift_lo, lift_hi = lift_interval(s1, n1, s0, n0, confidence)
+        acq_rate = stats.clustered_ratio(acq.sum(1), np.full(acq.shape[0], players), confidence)
         rec = {"card": name, "kind": kind, "level": level, "games_acquired": r1.n,
-               "acquire_rate": r1.n / acq.size,
+               "player_games": int(acq.size),
+               "acquire_rate": r1.n / acq.size, "acquire_rate_lo": acq_rate[1],
+               "acquire_rate_hi": acq_rate[2],
                "win_rate_acquired": r1.rate, "win_rate_acquired_lo": r1.lo,
                "win_rate_acquired_hi": r1.hi,
                "games_not_acquired": r0.n, "win_rate_not_acquired": r0.rate, "win_rate_not_acquired_lo": r0.lo,
@@ -225,7 +233,12 @@ def observational(card_set="core", games: int = 2000, players: int = 2, seed: in
             rec.update(games_harvested=math.nan, win_rate_harvested=math.nan,
                        win_rate_harvested_lo=math.nan, win_rate_harvested_hi=math.nan)
         fr = cc["first_round"][:, k] if kind == "advancement" else np.full(len(frame), np.nan)
-        rec["mean_round_acquired"] = float(np.nanmean(fr)) if np.isfinite(fr).any() else math.nan
+        frg = _by_game(frame, fr, players)
+        has = np.isfinite(frg)
+        mr = (stats.clustered_ratio(np.where(has, frg, 0).sum(1), has.sum(1), confidence)
+              if has.any() else (math.nan,) * 3)
+        rec.update(mean_round_acquired=mr[0], mean_round_acquired_lo=mr[1],
+                   mean_round_acquired_hi=mr[2], n_round=int(has.sum()))
         rows.append(rec)
     out = pd.DataFrame(rows)
     out.attrs.update(note=ASSOCIATION_NOTE, games=len(frame) // players, players=players,
@@ -234,8 +247,13 @@ def observational(card_set="core", games: int = 2000, players: int = 2, seed: in
 
 
 # ---------------------------------------------------------------------------
-# Paired (causal) values
+# Card strength (causal): three focal arms on common deals
 # ---------------------------------------------------------------------------
+CORRECTIONS = ("fdr_bh", "holm", "bonferroni")
+PILOT_SEED_OFFSET = 0x5EED_0000_0000      # the --precision pilot plays on seed + this
+INDISTINGUISHABLE = "indistinguishable by design (no deal changed)"
+
+
 def control_policy(baseline="balanced") -> Policy:
     """The baseline written as buy rules: ``best advancement``, ``best vale``."""
     base = get_policy(baseline)
@@ -244,18 +262,26 @@ def control_policy(baseline="balanced") -> Policy:
 
 
 def prefer_policy(card: str, baseline="balanced") -> Policy:
-    """The baseline with a strong preference for ``card`` (an advancement or a
-    vale): buy it whenever it is buyable, else buy as the control does."""
+    """"prefer X": the baseline with ``card`` (an advancement or a vale) first:
+    buy it whenever it is buyable, else buy as the baseline does (its own buy
+    rules, or ``best advancement``, ``best vale``)."""
     base = get_policy(baseline)
-    return replace(base, name=f"{base.name}:prefer:{card}",
-                   rules=(BuyRule("card", card), BuyRule("best", "advancement"),
-                          BuyRule("best", "vale")))
+    rest = base.rules or (BuyRule("best", "advancement"), BuyRule("best", "vale"))
+    return replace(base, name=f"{base.name}:prefer:{card}", rules=(BuyRule("card", card),) + rest)
+
+
+def ban_policy(card: str, baseline="balanced") -> Policy:
+    """"ban X": the baseline that never buys ``card`` (policy field ``never``)."""
+    base = get_policy(baseline)
+    never = base.never + ((card,) if card not in base.never else ())
+    return replace(base, name=f"{base.name}:ban:{card}", never=never)
 
 
 def _focal_shares(cs, players, seed, deals, focal: Policy, opponent: Policy, rules, engine,
                   workers, play=play_frame) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
     """Win share of the focal player, (rotations, deals), with the focal policy at
-    player index r in rotation r; also its seats and the frames."""
+    player index r in rotation r; also its seats and the focal rows of the frames
+    (column ``rotation`` added)."""
     lineup = (focal,) + (opponent,) * (players - 1)
     shares = np.zeros((players, deals))
     seats = np.zeros((players, deals), dtype=int)
@@ -265,8 +291,9 @@ def _focal_shares(cs, players, seed, deals, focal: Policy, opponent: Policy, rul
         mine = df[df["player"] == r]
         shares[r] = mine["win_share"].to_numpy(float)
         seats[r] = mine["seat"].to_numpy(int)
-        df.insert(0, "rotation", r)
-        frames.append(df)
+        mine = mine.copy()
+        mine.insert(0, "rotation", r)
+        frames.append(mine)
     return shares, seats, pd.concat(frames, ignore_index=True)
 
 
@@ -280,69 +307,294 @@ def flag_for(lo: float, hi: float, tolerance: float) -> str:
     return ""
 
 
-def paired_values(card_set="core", games: int = 1000, players: int = 2, seed: int = 0,
-                  baseline="balanced", cards=None, rules: Rules | None = None,
-                  engine: str = "fast", workers: int = 1, confidence: float = 0.95,
-                  tolerance: float = 0.05,
-                  on_card: Callable[[int, int, str], None] | None = None,
-                  play=play_frame) -> pd.DataFrame:
-    """Causal value of preferring each card, paired on common seeds.
+def _t(confidence: float, n: int) -> float:
+    from scipy.stats import t
+    return float(t.ppf(0.5 + confidence / 2, max(n - 1, 1)))
 
-    ``play`` plays a batch of games (signature of
-    :func:`vale_sim.tournament.play_frame`); studies pass one that keeps chunks.
 
-    ``games``: games per card (rounded up to a multiple of ``players``: deals
-    × rotations).  ``cards``: names (default: every buyable advancement and
-    vale, see :func:`analysed_cards`).  Columns: card, kind, level,
-    paired_value, paired_lo, paired_hi, paired_se, paired_n (deals),
-    deals_changed (deals whose result the preference changed; when it is 0
-    the interval collapses to [0, 0]: no effect *seen*, not proven absent),
-    win_rate_prefer (the preferring player's win rate, n = deals × players),
-    acquired_rate (share of its games in which it got the card), flag.
-    """
+def deals_changed(a_rot: np.ndarray, b_rot: np.ndarray) -> int:
+    """Deals (columns) on which the focal outcome differs between two arms in at
+    least one rotation.  (Comparing the rotation means instead would miss deals
+    where one rotation's gain cancels another's loss.)"""
+    return int(np.any(a_rot != b_rot, axis=0).sum())
+
+
+def paired_interval(d: np.ndarray, changed: int, confidence: float) -> tuple[float, float, float]:
+    """Mean of per-deal differences ``d`` with a paired t interval: ``(mean, lo, hi)``.
+
+    When no deal changed, every difference is exactly 0 and the t interval
+    would be the point [0, 0] -- a statement about these n deals, not about the
+    card.  The interval is then the exact bound a zero count allows: the share
+    of deals the change would touch is at most ``u = 1 - (1 - confidence)^(1/n)``
+    (Clopper-Pearson, one-sided) and a deal's difference is at most 1 in size,
+    so ``[-u, +u]``."""
+    n = d.size
+    m = float(d.mean()) if n else math.nan
+    if n and changed == 0:
+        u = 1.0 - (1.0 - confidence) ** (1.0 / n)
+        return (m, -u, u)
+    r = stats.paired_difference(d, np.zeros_like(d), confidence)
+    return (r.mean, r.lo, r.hi)
+
+
+def band_p_value(d: np.ndarray, tolerance: float, changed: int) -> float:
+    """p-value of H0: |mean| <= tolerance against "beyond the band", from the
+    paired t statistic: ``2 * min(P(T >= (m - tol)/se), P(T <= (m + tol)/se))``
+    (capped at 1).  It is below alpha exactly when the two-sided 1 - alpha t
+    interval lies wholly beyond ±tolerance, so p-values and intervals agree."""
+    from scipy.stats import t
+    n = d.size
+    if n < 2 or changed == 0:
+        return 1.0
+    se = float(d.std(ddof=1)) / math.sqrt(n)
+    if se == 0:
+        return 0.0 if abs(float(d.mean())) > tolerance else 1.0
+    m = float(d.mean())
+    p_over = float(t.sf((m - tolerance) / se, n - 1))
+    p_under = float(t.cdf((m + tolerance) / se, n - 1))
+    return min(1.0, 2 * min(p_over, p_under))
+
+
+def _mean_ci(x: np.ndarray, confidence: float) -> tuple[float, float, float]:
+    """Mean of per-deal shares in [0, 1] with a t interval over deals, clipped to [0, 1]."""
+    r = stats.paired_difference(x, np.zeros_like(x), confidence)
+    return (r.mean, float(np.clip(r.lo, 0, 1)), float(np.clip(r.hi, 0, 1)))  # nan stays nan
+
+
+class StrengthRun:
+    """The per-deal outcomes behind a strength table (see :func:`strength_run`).
+
+    ``natural``: focal win share of the baseline arm, (rotations, deals);
+    ``arms[card] = (prefer, ban)`` likewise; ``got[card]``: per deal, the share
+    of rotations in which the focal player of the prefer arm bought the card."""
+
+    def __init__(self, cs, players, seed, deals, baseline, natural):
+        self.cs, self.players, self.seed, self.deals = cs, players, seed, deals
+        self.baseline, self.natural = baseline, natural
+        self.arms: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self.got: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def strength_deals(self, card: str) -> np.ndarray:
+        """Per deal: focal win share (mean over rotations) prefer X minus ban X."""
+        pre, ban = self.arms[card]
+        return pre.mean(axis=0) - ban.mean(axis=0)
+
+    def natural_deals(self, card: str) -> np.ndarray:
+        return self.natural.mean(axis=0) - self.arms[card][1].mean(axis=0)
+
+
+def strength_run(card_set="core", games: int = 2000, players: int = 2, seed: int = 0,
+                 baseline="balanced", cards=None, rules: Rules | None = None,
+                 engine: str = "fast", workers: int = 1,
+                 on_card: Callable[[int, int, str], None] | None = None,
+                 play=play_frame) -> StrengthRun:
+    """Play the three arms (natural once; prefer X and ban X per card) on deals
+    ``0 .. deals-1`` of ``seed`` (``deals = ceil(games / players)``), the focal
+    player rotated through every player index against baseline opponents."""
     cs = resolve_card_set(card_set, players)
     base = get_policy(baseline)
     deals = deals_for(games, players)
     known = {name: (kind, level, k) for name, kind, level, k in analysed_cards(cs)}
     names = check_cards(cs, cards) if cards is not None else list(known)
-    ctl, _, _ = _focal_shares(cs, players, seed, deals, control_policy(base), base, rules,
-                              engine, workers, play)
-    b = ctl.mean(axis=0)                      # per deal: mean over rotations
-    rows = []
+    nat, _, _ = _focal_shares(cs, players, seed, deals, base, base, rules, engine, workers, play)
+    run = StrengthRun(cs, players, seed, deals, base, nat)
     for i, name in enumerate(names):
         if on_card is not None:
             on_card(i, len(names), name)
         kind, level, k = known[name]
-        a_rot, _, df = _focal_shares(cs, players, seed, deals, prefer_policy(name, base), base,
-                                     rules, engine, workers, play)
-        a = a_rot.mean(axis=0)
-        pd_ = stats.paired_difference(a, b, confidence)
-        focal = df[df["player"] == df["rotation"]]
-        cc = card_columns(focal, cs)
-        got = (cc["acquired"][:, k] if kind == "advancement" else cc["vales"][:, k]) > 0
+        pre, _, df = _focal_shares(cs, players, seed, deals, prefer_policy(name, base), base,
+                                   rules, engine, workers, play)
+        ban, _, _ = _focal_shares(cs, players, seed, deals, ban_policy(name, base), base,
+                                  rules, engine, workers, play)
+        cc = card_columns(df, cs)
+        got = ((cc["acquired"][:, k] if kind == "advancement" else cc["vales"][:, k]) > 0)
+        run.arms[name] = (pre, ban)
+        run.got[name] = got.reshape(players, deals).mean(axis=0)
+    if on_card is not None:
+        on_card(len(names), len(names), "")
+    return run
+
+
+def _adjusted_level(correction: str, confidence: float, m: int, flagged: int) -> float:
+    """Confidence level of the adjusted intervals.  ``fdr_bh``: Benjamini and
+    Yekutieli's false-coverage-rate level ``1 - max(R, 1) * alpha / m`` (R cards
+    flagged), which makes "adjusted interval beyond the band" and "flagged by
+    BH" the same statement; ``holm``/``bonferroni``: the Bonferroni level
+    ``1 - alpha / m`` (simultaneous; Holm may flag a card whose Bonferroni
+    interval still touches the band)."""
+    alpha = 1 - confidence
+    if correction == "fdr_bh":
+        return 1 - max(flagged, 1) * alpha / m
+    return 1 - alpha / m
+
+
+def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float = 0.05,
+                   correction: str = "fdr_bh") -> pd.DataFrame:
+    """The strength table of a :class:`StrengthRun` (see :func:`strength_table`)."""
+    from statsmodels.stats.multitest import multipletests
+    if correction not in CORRECTIONS:
+        raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
+    stats._check_confidence(confidence)
+    known = {name: (kind, level) for name, kind, level, _ in analysed_cards(run.cs)}
+    nat_share = run.natural.mean(axis=0)
+    rows = []
+    for name, (pre, ban) in run.arms.items():
+        kind, level = known[name]
+        d = run.strength_deals(name)
+        ch = deals_changed(pre, ban)
+        m, lo, hi = paired_interval(d, ch, confidence)
+        dn = run.natural_deals(name)
+        chn = deals_changed(run.natural, ban)
+        nm, nlo, nhi = paired_interval(dn, chn, confidence)
+        wp = _mean_ci(pre.mean(axis=0), confidence)
+        wb = _mean_ci(ban.mean(axis=0), confidence)
+        ga = _mean_ci(run.got[name], confidence)
         rows.append({"card": name, "kind": kind, "level": level,
-                     "paired_value": pd_.mean, "paired_lo": pd_.lo, "paired_hi": pd_.hi,
-                     "paired_se": pd_.se, "paired_n": pd_.n,
-                     "deals_changed": int(np.sum(a != b)),
-                     "win_rate_prefer": float(a_rot.mean()), "acquired_rate": float(got.mean()),
-                     "flag": flag_for(pd_.lo, pd_.hi, tolerance)})
+                     "strength": m, "strength_lo": lo, "strength_hi": hi,
+                     "strength_se": float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else math.nan,
+                     "strength_sd": float(d.std(ddof=1)) if d.size > 1 else math.nan,
+                     "p_value": band_p_value(d, tolerance, ch),
+                     "natural_value": nm, "natural_lo": nlo, "natural_hi": nhi,
+                     "n_deals": int(d.size), "deals_changed": ch, "natural_deals_changed": chn,
+                     "win_rate_prefer": wp[0], "win_rate_prefer_lo": wp[1], "win_rate_prefer_hi": wp[2],
+                     "win_rate_ban": wb[0], "win_rate_ban_lo": wb[1], "win_rate_ban_hi": wb[2],
+                     "acquired_rate": ga[0], "acquired_rate_lo": ga[1], "acquired_rate_hi": ga[2],
+                     "note": INDISTINGUISHABLE if ch == 0 else "",
+                     "natural_note": INDISTINGUISHABLE if chn == 0 else ""})
     out = pd.DataFrame(rows)
-    out.attrs.update(games_per_card=deals * players, deals=deals, players=players,
-                     baseline=base.name, control_win_rate=float(ctl.mean()),
-                     tolerance=tolerance, confidence=confidence)
-    return out.sort_values("paired_value", ascending=False, ignore_index=True) if rows else out
+    m_cards = len(rows)
+    if rows:
+        alpha = 1 - confidence
+        reject, p_adj, _, _ = multipletests(out["p_value"].to_numpy(float), alpha=alpha,
+                                            method=correction)
+        out["p_adjusted"] = p_adj
+        level = _adjusted_level(correction, confidence, m_cards, int(reject.sum()))
+        lo_adj, hi_adj = [], []
+        for name in out["card"]:
+            pre, ban = run.arms[name]
+            d = run.strength_deals(name)
+            _, a, b = paired_interval(d, deals_changed(pre, ban), level)
+            lo_adj.append(a)
+            hi_adj.append(b)
+        out["strength_lo_adj"], out["strength_hi_adj"] = lo_adj, hi_adj
+        out["flag"] = [("over" if s > 0 else "under") if r else ""
+                       for s, r in zip(out["strength"], reject)]
+        out = out.sort_values("strength", ascending=False, ignore_index=True)
+    else:
+        level = confidence
+    nat = _mean_ci(nat_share, confidence) if run.deals > 1 else (math.nan,) * 3
+    out.attrs.update(games_per_card=run.deals * run.players * 2, deals=run.deals,
+                     players=run.players, seed=run.seed, baseline=run.baseline.name,
+                     natural_win_rate=nat[0], natural_win_rate_lo=nat[1],
+                     natural_win_rate_hi=nat[2], tolerance=tolerance, confidence=confidence,
+                     correction=correction, adjusted_confidence=level, cards_tested=m_cards)
+    return out
 
 
-def advancement_report(card_set="core", games: int = 1000, players: int = 2, seed: int = 0,
+def deals_for_precision(sd: float, halfwidth: float, confidence: float = 0.95,
+                        minimum: int = 2) -> int:
+    """Deals so that a paired t interval with per-deal SD ``sd`` has half-width
+    ``halfwidth`` (normal quantile; at least ``minimum``)."""
+    if halfwidth <= 0:
+        raise ValueError(f"precision must be > 0, got {halfwidth}")
+    if not sd > 0:
+        return minimum
+    return max(minimum, math.ceil((stats._z(confidence) * sd / halfwidth) ** 2))
+
+
+def pilot_games(card_set="core", precision: float = 0.01, pilot: int = 400, players: int = 2,
+                seed: int = 0, baseline="balanced", cards=None, rules: Rules | None = None,
+                engine: str = "fast", workers: int = 1, confidence: float = 0.95,
+                on_card=None, play=play_frame) -> tuple[int, dict]:
+    """Games per card (deals × players) for ``--precision``: a pilot of
+    ``pilot`` games per card on an independent seed (``seed +
+    PILOT_SEED_OFFSET``) estimates each card's per-deal SD of the strength
+    difference; the largest SD sets the deals so that every raw interval
+    reaches half-width ``precision`` (a fraction) in expectation.  The pilot's
+    games are not reused: the main run's deals are fixed before any of them is
+    played, so there is no optional stopping.  Returns (games, info)."""
+    run = strength_run(card_set, pilot, players, seed + PILOT_SEED_OFFSET, baseline, cards,
+                       rules, engine, workers, on_card, play)
+    sds = {c: float(run.strength_deals(c).std(ddof=1)) for c in run.arms}
+    sd = max(sds.values(), default=0.0)
+    deals = deals_for_precision(sd, precision, confidence)
+    return deals * players, {"pilot_games": run.deals * players, "pilot_seed": run.seed,
+                             "pilot_sd_max": sd, "precision": precision}
+
+
+def strength_table(card_set="core", games: int = 2000, players: int = 2, seed: int = 0,
+                   baseline="balanced", cards=None, rules: Rules | None = None,
+                   engine: str = "fast", workers: int = 1, confidence: float = 0.95,
+                   tolerance: float = 0.05, correction: str = "fdr_bh",
+                   precision: float | None = None, pilot: int = 400,
+                   on_card: Callable[[int, int, str], None] | None = None,
+                   play=play_frame) -> pd.DataFrame:
+    """Card strength, one row per card, sorted by strength.
+
+    Three focal arms on the same deals (common random numbers), the focal
+    player rotated through every player index, against baseline opponents:
+    **prefer X** (:func:`prefer_policy`), **ban X** (:func:`ban_policy`) and
+    **natural** (the baseline).  Per deal the focal win shares are averaged
+    over the rotations; the intervals are paired t intervals over deals.
+
+    Columns: card, kind, level, ``strength`` = share(prefer) − share(ban)
+    (``strength_lo``/``_hi``: raw interval; ``strength_lo_adj``/``_hi_adj``:
+    adjusted for the number of cards tested, see :func:`_adjusted_level`),
+    ``p_value``/``p_adjusted`` (H0: |strength| <= tolerance), ``natural_value``
+    = natural − ban (``natural_lo``/``_hi``), ``n_deals``, ``deals_changed``
+    (deals where the focal outcome differs between prefer and ban in some
+    rotation; 0: the arms are indistinguishable by design, ``note`` says so and
+    the interval is the zero-count bound of :func:`paired_interval`),
+    ``natural_deals_changed``, ``win_rate_prefer``/``win_rate_ban`` and
+    ``acquired_rate`` (prefer arm) with intervals, ``flag`` ("over" / "under"
+    when the correction (``multipletests(method=correction)``) rejects H0,
+    which happens exactly when the adjusted interval lies beyond the band for
+    ``fdr_bh``).  ``games``: games per card and arm (deals × players);
+    ``precision`` (a fraction): set them by :func:`pilot_games` instead.
+    """
+    info = {}
+    if precision is not None:
+        games, info = pilot_games(card_set, precision, pilot, players, seed, baseline, cards,
+                                  rules, engine, workers, confidence, None, play)
+    run = strength_run(card_set, games, players, seed, baseline, cards, rules, engine, workers,
+                       on_card, play)
+    out = strength_frame(run, confidence, tolerance, correction)
+    out.attrs.update(info)
+    return out
+
+
+def compare_strength(card_set="core", a: str = "", b: str = "", games: int = 2000,
+                     players: int = 2, seed: int = 0, baseline="balanced",
+                     rules: Rules | None = None, engine: str = "fast", workers: int = 1,
+                     confidence: float = 0.95, run: StrengthRun | None = None,
+                     play=play_frame) -> dict:
+    """strength(a) − strength(b) on the same deals, with a paired t interval
+    over deals: ``{"a", "b", "difference", "difference_ci", "n_deals",
+    "deals_changed", "strength_a", "strength_b"}``.  ``run``: reuse a
+    :class:`StrengthRun` holding both cards."""
+    if run is None or a not in run.arms or b not in run.arms:
+        run = strength_run(card_set, games, players, seed, baseline, [a, b], rules, engine,
+                           workers, play=play)
+    da, db = run.strength_deals(a), run.strength_deals(b)
+    (pa, ba), (pb, bb) = run.arms[a], run.arms[b]
+    ch = int((np.any(pa != pb, axis=0) | np.any(ba != bb, axis=0)).sum())
+    m, lo, hi = paired_interval(da - db, ch, confidence)
+    return {"a": a, "b": b, "difference": m, "difference_ci": [lo, hi], "n_deals": int(da.size),
+            "deals_changed": ch, "strength_a": float(da.mean()), "strength_b": float(db.mean()),
+            "confidence": confidence, "note": INDISTINGUISHABLE if ch == 0 else ""}
+
+
+def advancement_report(card_set="core", games: int = 2000, players: int = 2, seed: int = 0,
                        baseline="balanced", tolerance: float = 0.05, explore_permille: int = 300,
                        observational_games: int | None = None, cards=None,
                        rules: Rules | None = None, engine: str = "fast", workers: int = 1,
                        confidence: float = 0.95, paired: bool = True,
                        on_card: Callable[[int, int, str], None] | None = None,
-                       play=play_frame) -> pd.DataFrame:
-    """Observational and paired statistics per card, one row each, sorted by
-    paired value (or by lift when ``paired=False``).  ``tolerance`` is a
-    fraction (0.05 = 5 pp).  See :func:`observational`, :func:`paired_values`."""
+                       play=play_frame, correction: str = "fdr_bh",
+                       precision: float | None = None, pilot: int = 400) -> pd.DataFrame:
+    """Card strength and observational statistics per card, one row each,
+    sorted by strength (or by lift when ``paired=False``).  ``tolerance`` is a
+    fraction (0.05 = 5 pp).  See :func:`strength_table`, :func:`observational`."""
     if cards is not None:
         check_cards(resolve_card_set(card_set, players), cards)
     obs = observational(card_set, observational_games or games, players, seed, baseline,
@@ -352,8 +604,9 @@ def advancement_report(card_set="core", games: int = 1000, players: int = 2, see
     if not paired:
         out = obs.sort_values("lift", ascending=False, ignore_index=True)
     else:
-        val = paired_values(card_set, games, players, seed, baseline, cards, rules, engine,
-                            workers, confidence, tolerance, on_card, play)
+        val = strength_table(card_set, games, players, seed, baseline, cards, rules, engine,
+                             workers, confidence, tolerance, correction, precision, pilot,
+                             on_card, play)
         out = val.merge(obs, on=["card", "kind", "level"], how="left")
         out.attrs.update(val.attrs)
     out.attrs.update(note=ASSOCIATION_NOTE, observational_games=obs.attrs["games"])
@@ -362,16 +615,17 @@ def advancement_report(card_set="core", games: int = 1000, players: int = 2, see
 
 def report_records(df: pd.DataFrame) -> list[dict]:
     """JSON records: interval columns folded into ``<name>_ci`` pairs
-    (``lift_ci``, ``paired_ci``, ``win_rate_acquired_ci``, ...)."""
+    (``strength_ci``, ``strength_ci_adjusted`` from ``strength_lo_adj``/``_hi_adj``,
+    ``natural_ci`` for ``natural_value``, ``lift_ci``, ``win_rate_acquired_ci``, ...)."""
     out = []
     for rec in json_records(df):
         folded = {}
         for k, v in rec.items():
-            m = re.fullmatch(r"(.*)_(lo|hi)", k)
-            if m and m.group(1) in rec:
-                folded.setdefault(f"{m.group(1)}_ci", [None, None])[m.group(2) == "hi"] = v
-            elif m and m.group(1) == "paired":
-                folded.setdefault("paired_ci", [None, None])[m.group(2) == "hi"] = v
+            m = re.fullmatch(r"(.*)_(lo|hi)(_adj)?", k)
+            base = m.group(1) if m else None
+            if m and (base in rec or f"{base}_value" in rec):
+                key = f"{base}_ci" + ("_adjusted" if m.group(3) else "")
+                folded.setdefault(key, [None, None])[m.group(2) == "hi"] = v
             else:
                 folded[k] = v
         out.append(folded)

@@ -69,11 +69,18 @@ class Policy:
     # Buy randomly with this chance (per mille) per purchase: for card statistics.
     explore_permille: int = 0
     rules: tuple[BuyRule, ...] = ()
+    # Card names (advancements or vales) this player never buys: not even by a
+    # buy rule or by exploration (engine-spec §6.3, §6.4).
+    never: tuple[str, ...] = ()
 
     def __post_init__(self):
+        if isinstance(self.never, (list, tuple)) and all(isinstance(n, str) for n in self.never):
+            object.__setattr__(self, "never", tuple(self.never))
+        else:
+            raise PolicyError(f"policy {self.name!r}: never must be a list of card names, got {self.never!r}")
         for f in fields(self):
             v = getattr(self, f.name)
-            if f.name in ("name", "token", "rules"):
+            if f.name in ("name", "token", "rules", "never"):
                 continue
             if f.name in ("avoid_decay_stack", "use_sunstone"):
                 if not isinstance(v, bool):

@@ -74,10 +74,11 @@ class ReportSettings:
     tournament_players: int = 2
     tournament_games: int = 10000     # per matchup: win-rate intervals about ±1 pp
     adv_players: int = 2
-    adv_games: int = 8000             # paired games per card
+    adv_games: int = 20000            # strength: games per card and arm (prefer, ban)
     adv_observational_games: int = 80000
     adv_cards: tuple | None = None    # None: every buyable card
-    adv_tolerance: float = 0.05
+    adv_tolerance: float = 0.05       # verdict band (fraction); see docs/statistics.md
+    adv_correction: str = "fdr_bh"    # multiplicity correction across the cards tested
     pool_players: tuple = (2, 3, 4)
     pool_grid: str = "15:45:2"
     pool_games: int = 16000
@@ -378,8 +379,10 @@ def section_tournament(ctx: Context) -> Section:
 
 
 def section_advancements(ctx: Context) -> Section:
-    """Observational lift and paired value per card, with over/under flags."""
+    """Card strength per card with over/under verdicts (multiplicity-corrected), and the
+    observational lift.  The frame is kept in ``ctx.results["advancements"]``."""
     adv = _need("vale_sim.advancements", "advancement values")
+    from .plots.advancements import plot_forest
     s = ctx.settings
     bar = _bar(ctx, total=None, desc="cards", unit="card")
 
@@ -395,55 +398,71 @@ def section_advancements(ctx: Context) -> Section:
                                     observational_games=s.adv_observational_games,
                                     cards=list(s.adv_cards) if s.adv_cards else None,
                                     engine=s.engine, on_card=on_card,
+                                    correction=s.adv_correction,
                                     play=_store(ctx).play_frame)
     finally:
         if bar is not None:
             bar.close()
+    ctx.results["advancements"] = df
     cs = ctx.card_set()
     src = {a.name: a.source for a in cs.advancements} | {v.name: v.source for v in cs.vales}
+    a = df.attrs
     df = df.copy()
+    df.attrs.update(a)
     df["source"] = df["card"].map(src)
-    ctx.results["advancements"] = df
-    over = df[df["flag"] == "over"]
-    under = df[df["flag"] == "under"]
-    shown = df.sort_values("paired_value")
-    if len(shown) > 30:                   # the 15 lowest and 15 highest
-        shown = pd.concat([shown.head(15), shown.tail(15)])
-    fig, ax = _new_fig(7, 0.26 * len(shown) + 1.6)
-    y = np.arange(len(shown))
-    colors = ["#d62728" if f == "over" else "#1f77b4" if f == "under" else "grey"
-              for f in shown["flag"]]
-    ax.hlines(y, 100 * shown["paired_lo"], 100 * shown["paired_hi"], colors=colors, lw=1.5)
-    ax.scatter(100 * shown["paired_value"], y, c=colors, s=14, zorder=3)
-    ax.set_yticks(y, [f"{n}{' *' if src.get(n) == 'estimate' else ''}" for n in shown["card"]],
-                  fontsize=7)
-    for x in (-100 * s.adv_tolerance, 0, 100 * s.adv_tolerance):
-        ax.axvline(x, color="grey", lw=0.8, ls="--" if x else "-")
-    ax.set_xlabel("paired value: win-rate change from preferring the card (pp, 95% CI)")
-    ax.set_title("Advancement and vale values (red: over, blue: under; * estimate)")
-    fig.tight_layout()
-    best = df.iloc[df["paired_value"].idxmax()]
-    worst = df.iloc[df["paired_value"].idxmin()]
-    caption = (f"{len(over)} card(s) flagged over and {len(under)} under (±{100 * s.adv_tolerance:.0f} pp); "
-               f"highest {best['card']} {100 * best['paired_value']:+.1f} pp "
-               f"[{100 * best['paired_lo']:+.1f}, {100 * best['paired_hi']:+.1f}], lowest "
-               f"{worst['card']} {100 * worst['paired_value']:+.1f} pp.")
-    paras = [f"Paired value: a player who strongly prefers the card plays the "
-             f"{df.attrs.get('baseline', 'balanced')} baseline on the same seeds as a control "
-             f"({df.attrs.get('games_per_card', s.adv_games)} games per card, focal seat rotated); "
-             f"value = difference in win share, paired t interval.  A card is flagged **over** "
-             f"(**under**) when its whole interval lies above +{100 * s.adv_tolerance:.0f} pp "
-             f"(below −{100 * s.adv_tolerance:.0f} pp).",
-             f"Observational lift ({df.attrs.get('observational_games', s.adv_observational_games)} "
-             f"games of exploring baseline players): {adv.ASSOCIATION_NOTE}"]
-    if len(over) or len(under):
-        paras.append("Flagged: " + ", ".join(f"{r.card} ({r.flag}, {r.source})"
-                                             for r in pd.concat([over, under]).itertuples()) + ".")
-    cols = [c for c in ("card", "kind", "level", "source", "flag", "paired_value", "paired_lo",
-                        "paired_hi", "paired_n", "acquired_rate", "lift", "lift_lo", "lift_hi",
-                        "acquire_rate") if c in df.columns]
-    return Section("Advancement values", paras, {"advancement_values": df[cols]},
-                   [("advancement_values", fig, caption)])
+    tol = 100 * s.adv_tolerance
+    flagged = df[df["flag"] != ""]
+    same = df[df["deals_changed"] == 0]
+    fig = plot_forest(df)
+    caption = (f"{(df['flag'] == 'over').sum()} card(s) flagged over and "
+               f"{(df['flag'] == 'under').sum()} under of {len(df)} tested (±{tol:g} pp, "
+               f"{a['correction']} at {100 * a['confidence']:g}%); strength with its raw "
+               f"interval (thick) and adjusted interval (thin).")
+    paras = [f"**Strength** of a card X: three focal arms play the same {a['deals']} deals "
+             f"(common random numbers, the focal player rotated through the "
+             f"{a['players']} seats) against {a['baseline']} opponents: “prefer X” (the "
+             f"baseline buying X first whenever it can), “ban X” (the baseline never buying "
+             f"X; opponents still may) and “natural” (the baseline).  Strength = win share "
+             f"(prefer X) − win share (ban X): what pursuing X is worth against never having "
+             f"it; natural value = natural − ban X: what X is worth as the bot uses it.  "
+             f"Per deal the rotations are averaged; intervals are paired t intervals over "
+             f"the deals ({a['games_per_card']} games per card).",
+             f"**Verdicts**: a card is flagged **over** (**under**) when the hypothesis "
+             f"|strength| ≤ {tol:g} pp is rejected after a Benjamini–Hochberg correction "
+             f"across the {a['cards_tested']} cards tested (false discovery rate "
+             f"{100 * (1 - a['confidence']):g}%); the adjusted intervals, at the "
+             f"false-coverage-rate level {100 * a['adjusted_confidence']:.2f}%, lie beyond the "
+             f"band exactly for the flagged cards.  Sample size and tolerance make the flags "
+             f"the same under seeds 0, 1 and 2 (docs/statistics.md, \"Flag stability\")."
+             if a["correction"] == "fdr_bh" else
+             f"**Verdicts**: flagged when |strength| ≤ {tol:g} pp is rejected after a "
+             f"{a['correction']} correction across the {a['cards_tested']} cards tested; "
+             f"adjusted intervals at {100 * a['adjusted_confidence']:.2f}%."]
+    if len(same):
+        paras.append("Indistinguishable by design (no deal changed between prefer and ban): "
+                     + ", ".join(same["card"]) + ".")
+    paras.append(f"Observational lift ({a.get('observational_games', s.adv_observational_games)} "
+                 f"games of exploring baseline players): {adv.ASSOCIATION_NOTE}")
+    fcols = ["card", "kind", "level", "source", "flag", "strength", "strength_lo", "strength_hi",
+             "strength_lo_adj", "strength_hi_adj", "p_adjusted", "natural_value", "natural_lo",
+             "natural_hi", "n_deals", "deals_changed"]
+    cols = [c for c in fcols + ["p_value", "natural_deals_changed", "acquired_rate",
+                                "acquired_rate_lo", "acquired_rate_hi", "note", "lift",
+                                "lift_lo", "lift_hi", "acquire_rate", "acquire_rate_lo",
+                                "acquire_rate_hi"] if c in df.columns]
+    tables = {"advancement_values": df[cols]}
+    if len(flagged):                      # first: the verdicts a designer acts on
+        tables = {"advancement_flagged": flagged[fcols].reset_index(drop=True)} | tables
+        paras.insert(0, f"**Flagged cards** ({len(flagged)} of {len(df)}, ±{tol:g} pp; table "
+                        f"advancement_flagged): " + "; ".join(
+                            f"{r.card} ({r.flag}, {r.source}) {100 * r.strength:+.1f} pp, "
+                            f"adjusted [{100 * r.strength_lo_adj:+.1f}, "
+                            f"{100 * r.strength_hi_adj:+.1f}], n={r.n_deals} deals"
+                            for r in flagged.itertuples()) + ".")
+    else:
+        paras.insert(0, f"No card is flagged: every strength is consistent with ±{tol:g} pp "
+                        f"after the correction.")
+    return Section("Advancement values", paras, tables, [("advancement_values", fig, caption)])
 
 
 def _pool_summary(ctx: Context):
@@ -728,7 +747,7 @@ def _manifest(ctx: Context, started, seconds: float) -> dict:
             "section_seconds": {k: round(v, 1) for k, v in ctx.timings.items()},
             "games": {"spoil_simulated_turns_per_deck": s.spoil_sim_games,
                       "tournament_per_matchup": s.tournament_games,
-                      "advancement_paired_per_card": s.adv_games,
+                      "advancement_strength_per_card_and_arm": s.adv_games,
                       "advancement_observational": s.adv_observational_games,
                       "pool_per_cell": s.pool_games},
             "settings": s.to_dict()}

@@ -1,155 +1,286 @@
-"""``vale-sim advancements``: what each card is worth — associations and paired values."""
+"""``vale-sim advancements``: what each card is worth -- strength verdicts and associations."""
 from __future__ import annotations
 
 import json
 import sys
 import warnings
 
+DEFAULT_GAMES = 20000         # games per card and arm (see docs/statistics.md, "Flag stability")
+DEFAULT_TOLERANCE = 5.0       # percentage points
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
-        "advancements", help="value of each advancement and vale: win-rate lift and paired value",
-        description="Per advancement and vale card.  Observational (a run of baseline players "
-                    "who buy at random --explore per mille of the time): games acquired, win rate "
-                    "when acquired / not, the lift with a game-clustered interval, win rate when "
-                    "harvested, mean round acquired -- associations, not causes.  Paired: the "
-                    "baseline with a strong preference for the card against the baseline, on the "
-                    "same seeds with seats rotated, minus the same with no preference; flagged "
-                    "over/under when the interval lies wholly beyond +/- --tolerance percentage "
-                    "points.  JSON rates are fractions.  See docs/statistics.md.")
-    p.add_argument("--games", type=int, default=1000,
-                   help="games per card for the paired values, and for the observational run "
-                        "(default 1000)")
+        "advancements", help="strength of each advancement and vale, with over/under verdicts",
+        description="Per advancement and vale card.  Strength: three focal arms play the same "
+                    "deals (seats rotated) against baseline opponents -- prefer X (the baseline "
+                    "buying X first whenever it can), ban X (the baseline never buying X) and "
+                    "natural (the baseline); strength = win share(prefer) - win share(ban), "
+                    "natural value = natural - ban, paired per-deal intervals.  A card is "
+                    "flagged over/under when, after a multiplicity correction across the cards "
+                    "tested, its strength lies beyond +/- --tolerance percentage points.  "
+                    "Observational (a run of baseline players who buy at random --explore per "
+                    "mille of the time): acquisition, win rate when acquired / not, lift -- "
+                    "associations, not causes.  JSON rates are fractions.  See "
+                    "docs/statistics.md.")
+    p.add_argument("--games", type=int, default=DEFAULT_GAMES,
+                   help=f"games per card and arm (prefer, ban) for the strength: deals x players "
+                        f"(default {DEFAULT_GAMES}); and of the observational run")
+    p.add_argument("--precision", type=float, default=None, metavar="PP",
+                   help="instead of --games: a pilot run (--pilot-games per card, independent "
+                        "seed) estimates the per-deal SD, then the games are fixed so that every "
+                        "raw strength interval has half-width about PP percentage points")
+    p.add_argument("--pilot-games", type=int, default=400, metavar="N",
+                   help="games per card and arm of the --precision pilot (default 400)")
     p.add_argument("--observational-games", type=int, default=None, metavar="N",
                    help="games of the observational run (default: --games)")
     p.add_argument("--set", default="core", help="card set: core, starter or a file (default core)")
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
-    p.add_argument("--tolerance", type=float, default=5.0, metavar="PP",
-                   help="flag cards whose paired interval lies beyond +/- PP percentage points "
-                        "(default 5)")
+    p.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE, metavar="PP",
+                   help="flag cards whose strength lies beyond +/- PP percentage points "
+                        f"(default {DEFAULT_TOLERANCE:g})")
+    p.add_argument("--correction", choices=("fdr_bh", "holm", "bonferroni"), default="fdr_bh",
+                   help="multiplicity correction across the cards tested (statsmodels "
+                        "multipletests; default fdr_bh: Benjamini-Hochberg, with "
+                        "false-coverage-rate adjusted intervals)")
+    p.add_argument("--compare", default=None, metavar="A,B",
+                   help="paired interval for strength(A) - strength(B) on the same deals "
+                        "(plays only these two cards)")
     p.add_argument("--baseline", default="balanced", metavar="NAME|FILE",
                    help="baseline policy (default balanced)")
     p.add_argument("--explore", type=int, default=300, metavar="PERMILLE",
                    help="random purchases per mille in the observational run (default 300)")
     p.add_argument("--cards", default=None, metavar="A,B,...", help="only these cards")
-    p.add_argument("--only", choices=("observational", "paired"), default=None,
+    p.add_argument("--only", choices=("observational", "strength"), default=None,
                    help="skip the other analysis")
     p.add_argument("--engine", choices=("fast", "reference"), default="fast")
     p.add_argument("--prep-count", choices=("net", "gross"), default="net")
     p.add_argument("--vp-pool", type=int, default=None)
     p.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
     p.add_argument("--plot", default=None, metavar="FILE.png",
-                   help="also save a forest plot of the paired values")
+                   help="also save a forest plot of the strengths")
     p.add_argument("--json", action="store_true",
-                   help="print a list of records (card, level, games_acquired, win_rate_acquired, "
-                        "lift, lift_ci, paired_value, paired_ci, flag, ...)")
+                   help="print a list of records (card, level, strength, strength_ci, "
+                        "strength_ci_adjusted, p_value, p_adjusted, natural_value, natural_ci, "
+                        "n_deals, deals_changed, flag, lift, lift_ci, ...); with --compare an "
+                        "object {cards, compare}")
     p.set_defaults(func=run)
 
 
-def _pct(v) -> str:
-    return "   -" if v != v else f"{100 * v:+5.1f}"
+def _pp(v) -> str:
+    return "-" if v != v else f"{100 * v:+.1f}"
 
 
 def _ci(lo, hi) -> str:
-    return "" if lo != lo else f"[{100 * lo:+5.1f}, {100 * hi:+5.1f}]"
+    return "" if lo != lo else f"[{100 * lo:+.1f}, {100 * hi:+.1f}]"
 
 
-def format_report(df, paired: bool, observational: bool) -> str:
-    """Aligned text, one line per card (percentages / percentage points)."""
+def _pct(v, lo, hi, n) -> str:
+    """'52.3 [49.2, 55.4] n=1000' (percent), '-' when there is nothing to show."""
+    if v != v or not n:
+        return f"- n={n}"
+    if lo != lo:
+        return f"{100 * v:.1f} [no interval] n={n}"
+    return f"{100 * v:.1f} [{100 * lo:.1f}, {100 * hi:.1f}] n={n}"
+
+
+def format_strength(df) -> str:
     a = df.attrs
-    lines = []
-    if paired:
-        lines.append(f"Paired value: win rate of the baseline ({a.get('baseline')}) with a strong "
-                     f"preference for the card minus without it, {a.get('games_per_card')} games per "
-                     f"card on common seeds, seats rotated; 95% paired t interval; flag beyond "
-                     f"+/-{100 * a.get('tolerance', 0):g} pp.")
-    if observational:
-        lines.append(f"Observational ({a.get('observational_games')} games of exploring players): "
-                     + a.get("note", ""))
+    tol = 100 * a.get("tolerance", 0)
+    lines = [
+        f"Strength: win share of the baseline ({a.get('baseline')}) preferring the card minus "
+        f"the baseline that never buys it, {a.get('deals')} deals x {a.get('players')} rotations "
+        f"per arm (seed {a.get('seed')}), against baseline opponents; natural = baseline minus "
+        f"ban.  {100 * a.get('confidence', 0.95):g}% paired t intervals over deals; adjusted "
+        f"intervals at {100 * a.get('adjusted_confidence', 0.95):.2f}% "
+        f"({a.get('correction')} over {a.get('cards_tested')} cards); flag when the correction "
+        f"rejects |strength| <= {tol:g} pp.  Natural win rate of the baseline: "
+        f"{_pct(a.get('natural_win_rate', float('nan')), a.get('natural_win_rate_lo'), a.get('natural_win_rate_hi'), a.get('deals'))} (deals).  "
+        f"'none chg': natural and ban never differed (indistinguishable by design; the "
+        f"interval is the zero-count bound).",
+    ]
+    if "pilot_games" in a:
+        lines.append(f"Games set by --precision {100 * a['precision']:g} pp: pilot of "
+                     f"{a['pilot_games']} games per card and arm on seed {a['pilot_seed']} "
+                     f"(not reused), largest per-deal SD {a['pilot_sd_max']:.3f}.")
     lines.append("")
-    head = f"{'card':<24} {'lvl':>5}"
-    if paired:
-        head += f" {'value pp':>8} {'95% interval':>16} {'got %':>5} {'flag':>5}"
-    if observational:
-        head += (f" {'acq n':>6} {'win|acq %':>9} {'win|not %':>9} {'lift pp':>7} "
-                 f"{'95% interval':>16} {'win|harv %':>10} {'round':>5}")
-    lines.append(head)
+    lines.append(f"{'card':<24} {'lvl':>3} {'strength pp':>11} {'raw interval':>15} "
+                 f"{'adjusted':>15} {'p adj':>6} {'natural pp':>10} {'interval':>15} "
+                 f"{'changed/deals':>13} {'got % (prefer)':>22} {'flag':>5}")
     for _, r in df.iterrows():
         lvl = ("V" if r["kind"] == "vale" else "L") + str(r["level"])
-        s = f"{r['card'][:24]:<24} {lvl:>5}"
-        if paired:
-            s += (f" {_pct(r['paired_value']):>8} {_ci(r['paired_lo'], r['paired_hi']):>16} "
-                  f"{100 * r['acquired_rate']:>5.0f} {r['flag']:>5}")
-        if observational:
-            s += (f" {r['games_acquired']:>6} {100 * r['win_rate_acquired']:>9.1f} "
-                  f"{100 * r['win_rate_not_acquired']:>9.1f} {_pct(r['lift']):>7} "
-                  f"{_ci(r['lift_lo'], r['lift_hi']):>16} "
-                  f"{'-' if r['win_rate_harvested'] != r['win_rate_harvested'] else format(100 * r['win_rate_harvested'], '.1f'):>10} "
-                  f"{r['mean_round_acquired']:>5.1f}")
-        lines.append(s)
+        changed = f"{r['deals_changed']}/{r['n_deals']}"
+        nat = "none chg" if r["natural_deals_changed"] == 0 else _pp(r["natural_value"])
+        got = _pct(r["acquired_rate"], r["acquired_rate_lo"], r["acquired_rate_hi"], r["n_deals"])
+        if r["deals_changed"] == 0:
+            lines.append(f"{r['card'][:24]:<24} {lvl:>3} {'':>11} {'':>15} {'':>15} {'':>6} "
+                         f"{nat:>10} {_ci(r['natural_lo'], r['natural_hi']):>15} "
+                         f"{changed:>13} {got:>22} {r['flag']:>5}  "
+                         f"strength: {r['note']}; |strength| <= {100 * r['strength_hi']:.2f} pp")
+            continue
+        lines.append(f"{r['card'][:24]:<24} {lvl:>3} {_pp(r['strength']):>11} "
+                     f"{_ci(r['strength_lo'], r['strength_hi']):>15} "
+                     f"{_ci(r['strength_lo_adj'], r['strength_hi_adj']):>15} "
+                     f"{r['p_adjusted']:>6.3f} {nat:>10} "
+                     f"{_ci(r['natural_lo'], r['natural_hi']):>15} {changed:>13} {got:>22} "
+                     f"{r['flag']:>5}")
+    flagged = df[df["flag"] != ""]
+    lines.append("")
+    lines.append(f"Flagged: {len(flagged)} of {len(df)} cards"
+                 + (": " + ", ".join(f"{c} ({f})" for c, f in zip(flagged['card'], flagged['flag']))
+                    if len(flagged) else "."))
     return "\n".join(lines)
 
 
+def format_observational(df) -> str:
+    a = df.attrs
+    lines = [f"Observational ({a.get('observational_games')} games of exploring players; "
+             f"95% intervals, game-clustered for acquisition, lift and round): "
+             + a.get("note", ""), ""]
+    lines.append(f"{'card':<24} {'lvl':>3} {'got % of player-games':>28} {'win | acquired %':>26} "
+                 f"{'win | not acquired %':>26} {'lift pp':>7} {'interval':>15} "
+                 f"{'win | harvested %':>26} {'first round':>22}")
+    for _, r in df.iterrows():
+        lvl = ("V" if r["kind"] == "vale" else "L") + str(r["level"])
+        rnd = ("-" if r["mean_round_acquired"] != r["mean_round_acquired"] else
+               f"{r['mean_round_acquired']:.1f} [{r['mean_round_acquired_lo']:.1f}, "
+               f"{r['mean_round_acquired_hi']:.1f}] n={r['n_round']}")
+        harv = ("-" if r["games_harvested"] != r["games_harvested"] else
+                _pct(r["win_rate_harvested"], r["win_rate_harvested_lo"],
+                     r["win_rate_harvested_hi"], int(r["games_harvested"])))
+        lines.append(
+            f"{r['card'][:24]:<24} {lvl:>3} "
+            f"{_pct(r['acquire_rate'], r['acquire_rate_lo'], r['acquire_rate_hi'], r['player_games']):>28} "
+            f"{_pct(r['win_rate_acquired'], r['win_rate_acquired_lo'], r['win_rate_acquired_hi'], r['games_acquired']):>26} "
+            f"{_pct(r['win_rate_not_acquired'], r['win_rate_not_acquired_lo'], r['win_rate_not_acquired_hi'], r['games_not_acquired']):>26} "
+            f"{_pp(r['lift']):>7} {_ci(r['lift_lo'], r['lift_hi']):>15} {harv:>26} {rnd:>22}")
+    return "\n".join(lines)
+
+
+def format_compare(c: dict) -> str:
+    if c["deals_changed"] == 0:
+        return (f"strength({c['a']}) - strength({c['b']}): {c['note']} over {c['n_deals']} "
+                f"deals; |difference| <= {100 * c['difference_ci'][1]:.2f} pp")
+    return (f"strength({c['a']}) - strength({c['b']}) = {_pp(c['difference'])} pp "
+            f"{_ci(*c['difference_ci'])} ({100 * c['confidence']:g}% paired t interval, "
+            f"n={c['n_deals']} deals, {c['deals_changed']} changed); strength({c['a']}) "
+            f"{_pp(c['strength_a'])} pp, strength({c['b']}) {_pp(c['strength_b'])} pp")
+
+
 def run(args) -> int:
-    from ..advancements import (advancement_report, check_cards, observational, paired_values,
-                                report_records)
+    from ..advancements import (StrengthRun, advancement_report, check_cards, compare_strength,
+                                observational, report_records, strength_frame, strength_run,
+                                strength_table)
     from ..tournament import resolve_card_set
     from ..cli import UserError
     from ..rules import Rules
-    for name in ("games", "workers"):
+    for name in ("games", "workers", "pilot_games"):
         if getattr(args, name) < 1:
-            raise UserError(f"--{name} must be >= 1, got {getattr(args, name)}")
+            raise UserError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
     if args.observational_games is not None and args.observational_games < 1:
         raise UserError(f"--observational-games must be >= 1, got {args.observational_games}")
     if args.tolerance < 0:
         raise UserError(f"--tolerance must be >= 0, got {args.tolerance}")
+    if args.precision is not None and args.precision <= 0:
+        raise UserError(f"--precision must be > 0 percentage points, got {args.precision}")
     if not 0 <= args.explore <= 1000:
         raise UserError(f"--explore must be in 0..1000, got {args.explore}")
     if args.plot and args.only == "observational":
-        raise UserError("--plot draws the paired values: drop --only observational")
+        raise UserError("--plot draws the strengths: drop --only observational")
+    if args.plot:
+        import os
+        from pathlib import Path
+        folder = Path(args.plot).resolve().parent
+        if not folder.is_dir() or not os.access(folder, os.W_OK):
+            raise UserError(f"--plot {args.plot}: folder {folder} does not exist or is not "
+                            f"writable; give a writable .png path")
     cards = [c.strip() for c in args.cards.split(",") if c.strip()] if args.cards else None
-    show = not args.json and sys.stderr.isatty()
+    compare = None
+    if args.compare is not None:
+        compare = [c.strip() for c in args.compare.split(",") if c.strip()]
+        if len(compare) != 2 or compare[0] == compare[1]:
+            raise UserError(f"--compare takes two different card names A,B, got {args.compare!r}")
+        if args.only == "observational":
+            raise UserError("--compare compares strengths: drop --only observational")
+    show = sys.stderr.isatty()
 
     def progress(i, n, name):
         if show:
-            print(f"\r[{i + 1}/{n}] {name[:40]:<40}", end="", file=sys.stderr, flush=True)
+            print(f"\r[{i}/{n}] {name[:40]:<40}", end="", file=sys.stderr, flush=True)
 
+    precision = None if args.precision is None else args.precision / 100
+    tol = args.tolerance / 100
+    comp = None
     try:
         rules = Rules(prep_count=args.prep_count, vp_pool=args.vp_pool)
+        cs = resolve_card_set(args.set, args.players)
         if cards is not None:                       # before any game is played
-            check_cards(resolve_card_set(args.set, args.players), cards)
+            check_cards(cs, cards)
+        if compare is not None:
+            check_cards(cs, compare)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", RuntimeWarning)
-            if args.only == "observational":
-                df = observational(args.set, args.observational_games or args.games, args.players,
+            if compare is not None:
+                games = args.games
+                info = {}
+                if precision is not None:
+                    from ..advancements import pilot_games
+                    games, info = pilot_games(cs, precision, args.pilot_games, args.players,
+                                              args.seed, args.baseline, compare, rules,
+                                              args.engine, args.workers)
+                srun = strength_run(cs, games, args.players, args.seed, args.baseline, compare,
+                                    rules, args.engine, args.workers, on_card=progress)
+                df = strength_frame(srun, tolerance=tol, correction=args.correction)
+                df.attrs.update(info)
+                comp = compare_strength(cs, compare[0], compare[1], run=srun)
+            elif args.only == "observational":
+                df = observational(cs, args.observational_games or args.games, args.players,
                                    args.seed, args.baseline, args.explore, rules, args.engine,
                                    args.workers)
                 if cards is not None:
                     df = df[df["card"].isin(cards)].reset_index(drop=True)
                 df = df.sort_values("lift", ascending=False, ignore_index=True)
                 df.attrs["observational_games"] = df.attrs.get("games")
-            elif args.only == "paired":
-                df = paired_values(args.set, args.games, args.players, args.seed, args.baseline,
-                                   cards, rules, args.engine, args.workers,
-                                   tolerance=args.tolerance / 100, on_card=progress)
+            elif args.only == "strength":
+                df = strength_table(cs, args.games, args.players, args.seed, args.baseline,
+                                    cards, rules, args.engine, args.workers, tolerance=tol,
+                                    correction=args.correction, precision=precision,
+                                    pilot=args.pilot_games, on_card=progress)
             else:
-                df = advancement_report(args.set, args.games, args.players, args.seed,
-                                        args.baseline, args.tolerance / 100, args.explore,
+                df = advancement_report(cs, args.games, args.players, args.seed,
+                                        args.baseline, tol, args.explore,
                                         args.observational_games, cards, rules, args.engine,
-                                        args.workers, paired=True, on_card=progress)
+                                        args.workers, paired=True, on_card=progress,
+                                        correction=args.correction, precision=precision,
+                                        pilot=args.pilot_games)
     except (ValueError, KeyError) as e:
         raise UserError(str(e).strip("'\"")) from None
     if show:
         print(file=sys.stderr)
     for msg in sorted({str(w.message) for w in caught}):
         print(f"vale-sim advancements: warning: {msg}", file=sys.stderr)
-    paired = args.only != "observational"
+    strength = args.only != "observational"
     if args.plot:
         from ..plots.advancements import plot_forest
-        plot_forest(df).savefig(args.plot, dpi=120, bbox_inches="tight")
+        try:
+            plot_forest(df).savefig(args.plot, dpi=120, bbox_inches="tight")
+        except (OSError, ValueError) as e:
+            raise UserError(f"--plot {args.plot}: cannot write the figure ({e}); give a "
+                            f"writable .png path") from None
     if args.json:
-        print(json.dumps(report_records(df), sort_keys=True))
-    else:
-        print(format_report(df, paired, args.only != "paired"))
+        recs = report_records(df)
+        if comp is not None:
+            print(json.dumps({"cards": recs, "compare": comp}, sort_keys=True))
+        else:
+            print(json.dumps(recs, sort_keys=True))
+        return 0
+    parts = []
+    if strength:
+        parts.append(format_strength(df))
+    if comp is not None:
+        parts.append(format_compare(comp))
+    elif args.only != "strength":
+        parts.append(format_observational(df))
+    print("\n\n".join(parts))
     return 0

@@ -27,7 +27,7 @@ from .tables import (
     VALE, START, LVL_CARDS, VALE_CARDS, FERTILE, FERTILE_KINDS, OPTS,
     O_PLAYERS, O_POOL, O_L1SIZE, O_MAX_ROUNDS, O_PREP_GROSS, O_MAX_BUYS, O_N_ADV,
     O_N_VALE, O_LVL_LEN, O_VALE_LEN, O_TRACE_W, O_N_FERTILE, O_MIN_VALE_COST,
-    ADV_SCORE, VALE_SCORE,
+    ADV_SCORE, VALE_SCORE, NEVER_ADV, NEVER_VALE,
     P_PUSH_RISK, P_MANA_TARGET, P_MIN_SCORE, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
     P_TOKEN_NEEDED, P_USE_SUNSTONE, P_EXPLORE, P_N_RULES, P_RULES,
     RC_TARGET, RC_ID, RC_MANA_AT_LEAST, RC_MANA_AT_MOST, RC_ROUND_AT_LEAST,
@@ -664,6 +664,8 @@ def best_vale(T, S, Q, p, r, sunstone):
             continue
         if T[VALE + v, V_UNIQUE] != 0 and owns_vale(S, p, v) > 0:
             continue            # not a candidate
+        if Q[NEVER_VALE + p, v] != 0:
+            continue            # the policy never buys it
         if r >= 0 and not vale_rule_match(T, S, Q, p, r, v):
             continue
         x = -1
@@ -826,7 +828,7 @@ def advancement_candidates(T, S, Q, p, budget, discount):
             if S[GAME, FERT_LEFT + k] <= 0:
                 continue
             src = N_COMMONS + k
-        if T[k, A_COST] - discount > budget:
+        if T[k, A_COST] - discount > budget or Q[NEVER_ADV + p, k] != 0:
             continue
         S[GAME, CAND_KIND + nc] = k
         S[GAME, CAND_SRC + nc] = src

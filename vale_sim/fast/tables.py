@@ -21,6 +21,8 @@ constant offsets below; -1 = empty / none::
                              rules at rows Q[p, P_RULES] .. + n_rules - 1
     Q[ADV_SCORE + p, k]      the section 6.4 score of kind k for p's policy
     Q[VALE_SCORE + p, v]     the section 6.3 score of vale v
+    Q[NEVER_ADV + p, k]      1 if p's policy never buys advancement kind k
+    Q[NEVER_VALE + p, v]     1 if p's policy never buys vale v
     Q[rule row, RC_*]        a buy rule: target type, target id, then the six
                              conditions (ABSENT if not given)
 
@@ -116,7 +118,9 @@ T_ROWS = OPTS + 1
 # -- rows of Q ------------------------------------------------------------------
 ADV_SCORE = MAX_PLAYERS
 VALE_SCORE = ADV_SCORE + MAX_PLAYERS
-RULES = VALE_SCORE + MAX_PLAYERS     # first rule row
+NEVER_ADV = VALE_SCORE + MAX_PLAYERS
+NEVER_VALE = NEVER_ADV + MAX_PLAYERS
+RULES = NEVER_VALE + MAX_PLAYERS     # first rule row
 
 
 def card_tables(cs: CardSet, players: int, rules: Rules | None = None) -> np.ndarray:
@@ -198,14 +202,14 @@ def card_tables(cs: CardSet, players: int, rules: Rules | None = None) -> np.nda
     return T
 
 
-def _resolve_card(cs: CardSet, name: str, policy: Policy):
+def _resolve_card(cs: CardSet, name: str, policy: Policy, what: str = "buy rule names"):
     names_a = [a.name for a in cs.advancements]
     names_v = [v.name for v in cs.vales]
     if name in names_a:
         return T_CARD_ADV, names_a.index(name)
     if name in names_v:
         return T_CARD_VALE, names_v.index(name)
-    raise PolicyError(f"policy {policy.name!r}: buy rule names unknown card {name!r} "
+    raise PolicyError(f"policy {policy.name!r}: {what} unknown card {name!r} "
                       f"(not an advancement or vale of card set {cs.name!r})")
 
 
@@ -239,6 +243,9 @@ def policy_tables(cs: CardSet, policies) -> np.ndarray:
         for i, v in enumerate(cs.vales):
             Q[VALE_SCORE + p, i] = (pol.w_vale_vp * v.end_vp
                                     + pol.w_vale_ability * int(v.ability != "none"))
+        for name in pol.never:
+            tt, i = _resolve_card(cs, name, pol, "never names")
+            Q[(NEVER_ADV if tt == T_CARD_ADV else NEVER_VALE) + p, i] = 1
         for rule in pol.rules:
             row = Q[row_at]
             row_at += 1

@@ -322,7 +322,8 @@ class Game:
         """(slot, spirits left, mana paid to Sunstone Aerie) of the vale to buy, or None."""
         owned = {v.vale_id for v in pl.vales}
         cands = [s for s in range(VALE_SLOTS) if self.vale_row[s] >= 0
-                 and not (self.cs.vales[self.vale_row[s]].unique and self.vale_row[s] in owned)]
+                 and not (self.cs.vales[self.vale_row[s]].unique and self.vale_row[s] in owned)
+                 and self.cs.vales[self.vale_row[s]].name not in policy.never]
         cands.sort(key=lambda s: (-self.vale_score(policy, self.vale_row[s]), s))
         sunstone = pl.vale_amounts("spirit_to_wild")
         can_convert = (policy.use_sunstone and sunstone and not pl.sunstone_used
@@ -360,6 +361,7 @@ class Game:
     def advancement_candidates(self, pl: Player, policy: Policy, reserved) -> list[Candidate]:
         kinds = [(self.commons[s], s) for s in range(COMMONS_SLOTS) if self.commons[s] >= 0]
         kinds += [(k, -1) for k in self.cs.fertile() if self.fertile[k] > 0]
+        kinds = [(k, s) for k, s in kinds if self.cs.advancements[k].name not in policy.never]
         return [self.place(pl, policy, k, s, reserved) for k, s in kinds]
 
     def place(self, pl: Player, policy: Policy, k: int, slot: int, reserved) -> Candidate:
@@ -393,8 +395,12 @@ class Game:
 
     # -- buy rules (engine-spec §6.5) -------------------------------------------
     def resolve_rule_targets(self) -> None:
-        """Check that every card a policy's buy rules name exists in the set."""
+        """Check that every card a policy's buy rules (or never list) name exists in the set."""
         for pol in self.policies:
+            for name in pol.never:
+                if name not in {a.name for a in self.cs.advancements} | {v.name for v in self.cs.vales}:
+                    raise ValueError(f"policy {pol.name!r}: never names unknown card {name!r} "
+                                     f"(not in card set {self.cs.name!r})")
             for r in pol.rules:
                 if r.target == "card":
                     try:
