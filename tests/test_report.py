@@ -115,13 +115,15 @@ def test_summary_comes_first_then_sections_then_collapsed_tables(built):
     for doc in (html, md):
         assert doc.index("Executive summary") < doc.index("The card set and where")
         # A small report says so at the top, before any verdict.
-        assert "TINY report" in doc[:300] and doc.index("quick report") < doc.index("Seat advantage")
+        top = doc.index("1. Executive summary")
+        assert "TINY report" in doc[:300]
+        assert top < doc.index("quick report") < doc.index("Seat advantage", top)
     # Every verdict states its interval and its n.
-    summary = html[html.index("Executive summary"):html.index('<section id="s2">')]
+    summary = html[html.index('<section id="s1">'):html.index('<section id="s2">')]
     items = re.findall(r"<li>(.*?)</li>", summary)
     assert items, "the summary has no verdicts"
     for it in items:
         assert "CI" in it and re.search(r"\bn = [\d,]+", it), it
     # Tables are collapsed in the HTML and gathered at the end of the Markdown.
     assert html.count("<details") >= len(list((out / "tables").glob("*.csv")))
-    assert md.index("Appendix: full tables") > md.index("## 7.")
+    assert md.index("## 9. Appendix: full tables") > md.index("## 8. Run manifest")

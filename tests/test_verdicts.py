@@ -11,7 +11,7 @@ def _strength_frame(rows, tolerance=0.05):
     df = pd.DataFrame(rows, columns=["card", "kind", "level", "strength", "strength_lo",
                                      "strength_hi", "strength_lo_adj", "strength_hi_adj",
                                      "n_deals", "flag"])
-    df.attrs.update(tolerance=tolerance, correction="Holm", baseline="balanced")
+    df.attrs.update(tolerance=tolerance, correction="holm", baseline="balanced")
     return df
 
 
@@ -24,7 +24,9 @@ def test_card_verdicts_name_flagged_cards_with_interval_and_n():
     vs = V.card_verdicts(df)
     head, *named = [v.sentence for v in vs]
     assert "Of 3 cards tested" in head and "1 is flagged over and 1 under" in head
-    assert "±5 pp" in head and "Holm" in head
+    assert "±5 pp" in head and "Holm" in head and "n = 4,000 deals each" in head
+    assert "strongest is Big, +12.0 pp (95% CI [+9.0, +15.0])" in head
+    assert "weakest Weak, -8.0 pp" in head
     assert [v.cards for v in vs[1:]] == [("Big",), ("Weak",)]     # largest |effect| first
     assert "+12.0 pp" in named[0] and "[+9.0, +15.0]" in named[0] and "[+8.0, +16.0]" in named[0]
     assert "n = 4,000 deals" in named[0] and "over-powered" in named[0]

@@ -17,6 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+#: statsmodels' multipletests method names, as a reader knows them.
+CORRECTION_NAMES = {"fdr_bh": "Benjamini–Hochberg", "holm": "Holm", "bonferroni": "Bonferroni"}
+
 #: How many flagged cards the summary names one by one (the rest are counted).
 MAX_NAMED_CARDS = 8
 
@@ -67,16 +70,20 @@ def card_verdicts(df: pd.DataFrame, max_named: int = MAX_NAMED_CARDS) -> list[Ve
         return []
     a = df.attrs
     tol = float(a.get("tolerance", math.nan))
-    corr = a.get("correction", "multiplicity-corrected")
+    corr = CORRECTION_NAMES.get(a.get("correction"), a.get("correction", "multiplicity"))
     n_deals = int(df["n_deals"].max())
     flagged = df[df["flag"].isin(["over", "under"])]
     over, under = (flagged["flag"] == "over").sum(), (flagged["flag"] == "under").sum()
-    head = (f"Of {len(df)} cards tested ({_n(n_deals)} deals each, baseline "
+    hi, lo = df.loc[df["strength"].idxmax()], df.loc[df["strength"].idxmin()]
+    head = (f"Of {len(df)} cards tested (n = {_n(n_deals)} deals each, baseline "
             f"{a.get('baseline', 'balanced')}), {over} {'is' if over == 1 else 'are'} flagged "
             f"over and {under} under: their {corr}-adjusted strength interval lies beyond "
             f"±{100 * tol:.0f} pp of win share.")
     if not len(flagged):
         head += " No card's strength is shown to lie outside that band."
+    head += (f" The strongest is {hi['card']}, {_pp(hi['strength'])} (95% CI "
+             f"{_ci_pp(hi['strength_lo'], hi['strength_hi'])}); the weakest {lo['card']}, "
+             f"{_pp(lo['strength'])} (95% CI {_ci_pp(lo['strength_lo'], lo['strength_hi'])}).")
     out = [Verdict("cards", head, tuple(df["card"]))]
     ranked = flagged.reindex(flagged["strength"].abs().sort_values(ascending=False).index)
     for r in ranked.head(max_named).itertuples():
