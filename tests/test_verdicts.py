@@ -94,7 +94,9 @@ def test_pool_verdicts_state_the_equivalence_range_and_the_rulebook_difference()
     none = SimpleNamespace(players=4, target="seat-advantage", margin=0.02, pool_range=None,
                            rulebook_pool=33, rulebook_value=0.031, rulebook_value_ci=(0.02, 0.045),
                            rulebook_equivalent=False, n_games=800)
-    a, b = (v.sentence for v in V.pool_verdicts({"equal-length": [rec], "seat-advantage": [none]}))
+    two = SimpleNamespace(**{**vars(rec), "players": 2})
+    a, b = (v.sentence for v in V.pool_verdicts({"equal-length": [two, rec],
+                                                 "seat-advantage": [none]}))
     assert "VP pools 27–31" in a and "±0.5 rounds" in a and "-0.18 rounds" in a
     assert "90% CI [-0.27, -0.10]" in a and "n = 3,000" in a and a.endswith("equivalent.")
     assert "no pool of the grid" in b and "3.1 pp" in b and "[2.0, 4.5]" in b

@@ -327,14 +327,16 @@ def paired_interval(d: np.ndarray, changed: int, confidence: float) -> tuple[flo
     card.  The interval is then the exact bound a zero count allows: the share
     of deals the change would touch is at most ``u = 1 - (1 - confidence)^(1/n)``
     (Clopper-Pearson, one-sided) and a deal's difference is at most 1 in size,
-    so ``[-u, +u]``."""
+    so ``[-u, +u]``.  Intervals are clipped to [-1, 1], the range of a
+    difference of win shares (it matters only for a handful of deals)."""
     n = d.size
     m = float(d.mean()) if n else math.nan
     if n and changed == 0:
         u = 1.0 - (1.0 - confidence) ** (1.0 / n)
         return (m, -u, u)
     r = stats.paired_difference(d, np.zeros_like(d), confidence)
-    return (r.mean, r.lo, r.hi)
+    # A difference of two win shares lies in [-1, 1]; so does the interval.
+    return (r.mean, max(-1.0, r.lo), min(1.0, r.hi))
 
 
 def band_p_value(d: np.ndarray, tolerance: float, changed: int) -> float:

@@ -132,6 +132,8 @@ def pool_verdicts(recs: dict) -> list[Verdict]:
     out = []
     for target, rs in recs.items():
         for r in rs:
+            if target == "equal-length" and r.players == 2:
+                continue              # the 2-player rulebook game is the target itself
             out.append(Verdict("pools", _pool_sentence(r)))
     return out
 
@@ -152,7 +154,7 @@ def _pool_sentence(r) -> str:
         which = f"no pool of the grid is shown to give {goal}"
     else:
         lo, hi = r.pool_range
-        which = (f"VP pool {lo}" if lo == hi else f"VP pools {lo}–{hi}") + f" give {goal}"
+        which = f"VP pool {lo} gives {goal}" if lo == hi else f"VP pools {lo}–{hi} give {goal}"
     verdict = "equivalent" if r.rulebook_equivalent else "not shown equivalent"
     return (f"At {r.players} players, {which}; the rulebook's {r.rulebook_pool} {diff}, "
             f"n = {_n(r.n_games)} games per pool: {verdict}.")
