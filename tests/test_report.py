@@ -3,6 +3,7 @@ import base64
 import json
 import re
 
+import pandas as pd
 import pytest
 
 from vale_sim import report
@@ -127,3 +128,17 @@ def test_summary_comes_first_then_sections_then_collapsed_tables(built):
     # Tables are collapsed in the HTML and gathered at the end of the Markdown.
     assert html.count("<details") >= len(list((out / "tables").glob("*.csv")))
     assert md.index("## 9. Appendix: full tables") > md.index("## 8. Run manifest")
+
+
+def test_top_tables_open_before_the_section_text(tmp_path):
+    flagged = pd.DataFrame({"card": ["Big"], "flag": ["over"], "strength": [0.12]})
+    sec = Section("Advancement values", ["Flagged cards: Big."], {"all": flagged.assign(x=1)},
+                  top_tables={"advancement_flagged": flagged})
+    report.render([sec], tmp_path, "t")
+    html = (tmp_path / "index.html").read_text()
+    md = (tmp_path / "report.md").read_text()
+    assert html.index('<details id="tbl-advancement_flagged" open>') < html.index("Flagged cards: Big")
+    assert '<details id="tbl-all">' in html                     # the full table: collapsed
+    assert md.index("Table: advancement_flagged") < md.index("Flagged cards: Big")
+    assert md.index("Table: all") > md.index("Appendix: full tables")
+    assert (tmp_path / "tables" / "advancement_flagged.csv").exists()

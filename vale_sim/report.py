@@ -53,6 +53,7 @@ class Section:
     tables: dict = field(default_factory=dict)          # name -> DataFrame
     figures: list = field(default_factory=list)         # (name, Figure, caption)
     bullets: list = field(default_factory=list)         # (heading, [sentence, ...])
+    top_tables: dict = field(default_factory=dict)      # shown open, before the paragraphs
 
 
 # ---------------------------------------------------------------------------
@@ -405,11 +406,10 @@ def section_advancements(ctx: Context) -> Section:
             bar.close()
     ctx.results["advancements"] = df
     cs = ctx.card_set()
-    src = {a.name: a.source for a in cs.advancements} | {v.name: v.source for v in cs.vales}
     a = df.attrs
     df = df.copy()
     df.attrs.update(a)
-    df["source"] = df["card"].map(src)
+    df["numbers"], df["estimated_numbers"] = zip(*(_estimated(cs, c) for c in df["card"]))
     tol = 100 * s.adv_tolerance
     flagged = df[df["flag"] != ""]
     same = df[df["deals_changed"] == 0]
@@ -443,7 +443,7 @@ def section_advancements(ctx: Context) -> Section:
                      + ", ".join(same["card"]) + ".")
     paras.append(f"Observational lift ({a.get('observational_games', s.adv_observational_games)} "
                  f"games of exploring baseline players): {adv.ASSOCIATION_NOTE}")
-    fcols = ["card", "kind", "level", "source", "flag", "strength", "strength_lo", "strength_hi",
+    fcols = ["card", "kind", "level", "numbers", "estimated_numbers", "flag", "strength", "strength_lo", "strength_hi",
              "strength_lo_adj", "strength_hi_adj", "p_adjusted", "natural_value", "natural_lo",
              "natural_hi", "n_deals", "deals_changed"]
     cols = [c for c in fcols + ["p_value", "natural_deals_changed", "acquired_rate",
@@ -451,18 +451,28 @@ def section_advancements(ctx: Context) -> Section:
                                 "lift_lo", "lift_hi", "acquire_rate", "acquire_rate_lo",
                                 "acquire_rate_hi"] if c in df.columns]
     tables = {"advancement_values": df[cols]}
+    top = {}
     if len(flagged):                      # first: the verdicts a designer acts on
-        tables = {"advancement_flagged": flagged[fcols].reset_index(drop=True)} | tables
+        top = {"advancement_flagged": flagged[fcols].reset_index(drop=True)}
         paras.insert(0, f"**Flagged cards** ({len(flagged)} of {len(df)}, ±{tol:g} pp; table "
                         f"advancement_flagged): " + "; ".join(
-                            f"{r.card} ({r.flag}, {r.source}) {100 * r.strength:+.1f} pp, "
+                            f"{r.card} ({r.flag}; {r.estimated_numbers} of its {r.numbers} "
+                            f"numbers estimated) {100 * r.strength:+.1f} pp, "
                             f"adjusted [{100 * r.strength_lo_adj:+.1f}, "
                             f"{100 * r.strength_hi_adj:+.1f}], n={r.n_deals} deals"
                             for r in flagged.itertuples()) + ".")
     else:
         paras.insert(0, f"No card is flagged: every strength is consistent with ±{tol:g} pp "
                         f"after the correction.")
-    return Section("Advancement values", paras, tables, [("advancement_values", fig, caption)])
+    return Section("Advancement values", paras, tables, [("advancement_values", fig, caption)],
+                   top_tables=top)
+
+
+def _estimated(cs, card: str) -> tuple[int, int]:
+    """(numbers, estimated numbers) of one card (docs/card-format.md, sources)."""
+    from .cards import provenance_counts
+    c = provenance_counts(cs, [card])
+    return sum(c.values()), c.get("estimate", 0)
 
 
 def _pool_summary(ctx: Context):
@@ -667,12 +677,29 @@ def _fig_png(fig) -> bytes:
     return buf.getvalue()
 
 
+def _table_html(name: str, df: pd.DataFrame, out: Path, shown: bool) -> str:
+    """Write ``tables/<name>.csv``; the table as a ``<details>`` block (open when ``shown``)."""
+    fn = f"{_slug(name)}.csv"
+    df.to_csv(out / "tables" / fn, index=False)
+    more = f"<p><i>First 80 of {len(df)} rows; the CSV has all.</i></p>" if len(df) > 80 else ""
+    return (f'<details id="tbl-{_slug(name)}"{" open" if shown else ""}><summary>Table: '
+            f'{html.escape(name)} <small>({len(df)} rows, tables/{fn})</small></summary>'
+            '<div class="tbl">' + _display(df).to_html(index=False, border=0, escape=True)
+            + f"</div>{more}</details>")
+
+
+def _table_md(name: str, df: pd.DataFrame, where: str = "") -> str:
+    fn = f"{_slug(name)}.csv"
+    return (f"**Table: {name}** ({where}{len(df)} rows, [tables/{fn}](tables/{fn}))\n\n"
+            + _md_table(df))
+
+
 def render(sections: list[Section], out: Path, title: str) -> None:
     """Write index.html, report.md, figures/*.png and tables/*.csv into ``out``.
 
-    Order: each section's verdicts (``bullets``), paragraphs and figures;
-    its full tables come last, collapsed in the HTML and gathered in an
-    appendix of the Markdown.
+    Order: each section's ``top_tables`` (open), paragraphs, verdicts
+    (``bullets``) and figures; its full tables come last, collapsed in the
+    HTML and gathered in an appendix of the Markdown.
     """
     (out / "figures").mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(parents=True, exist_ok=True)
@@ -686,6 +713,9 @@ def render(sections: list[Section], out: Path, title: str) -> None:
     for i, s in enumerate(sections, 1):
         body.append(f'<section id="s{i}"><h2>{i}. {html.escape(s.title)}</h2>')
         md += [f'<a id="s{i}"></a>', f"## {i}. {s.title}", ""]
+        for name, df in s.top_tables.items():
+            body.append(_table_html(name, df, out, shown=True))
+            md += [_table_md(name, df), ""]
         for p in s.paragraphs:
             body.append(f"<p>{_md_inline(p)}</p>")
             md += [p, ""]
@@ -703,17 +733,8 @@ def render(sections: list[Section], out: Path, title: str) -> None:
                         f"<figcaption>{html.escape(caption)}</figcaption></figure>")
             md += [f"![{name}](figures/{fn})", "", f"*{caption}*", ""]
         for name, df in s.tables.items():
-            fn = f"{_slug(name)}.csv"
-            df.to_csv(out / "tables" / fn, index=False)
-            more = (f"<p><i>First 80 of {len(df)} rows; the CSV has all.</i></p>"
-                    if len(df) > 80 else "")
-            body.append(f'<details id="tbl-{_slug(name)}"><summary>Table: {html.escape(name)} '
-                        f'<small>({len(df)} rows, tables/{fn})</small></summary>'
-                        '<div class="tbl">' + _display(df).to_html(index=False, border=0,
-                                                                  escape=True)
-                        + f"</div>{more}</details>")
-            appendix += [f"**Table: {name}** (section {i}; {len(df)} rows, "
-                         f"[tables/{fn}](tables/{fn}))", "", _md_table(df), ""]
+            body.append(_table_html(name, df, out, shown=False))
+            appendix += [_table_md(name, df, f"section {i}; "), ""]
         body.append("</section>")
     md += ['<a id="tables"></a>', f"## {len(sections) + 1}. Appendix: full tables", ""] + appendix
     doc = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
