@@ -97,6 +97,8 @@ def run(args) -> int:
     from ..tournament import resolve_card_set
     from ..cli import UserError
     from ..rules import Rules
+    from ..io import check_outputs
+    check_outputs((args.plot, "file", "--plot"))    # before any game is played
     for name in ("games", "workers"):
         if getattr(args, name) < 1:
             raise UserError(f"--{name} must be >= 1, got {getattr(args, name)}")

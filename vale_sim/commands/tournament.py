@@ -76,6 +76,8 @@ def run(args) -> int:
     from ..cli import UserError
     from ..rules import Rules
     from ..tournament import tournament
+    from ..io import check_outputs
+    check_outputs((args.plot, "file", "--plot"))    # before any game is played
     names = [s.strip() for s in args.policies.split(",") if s.strip()]
     if not names:
         raise UserError("--policies: give at least one policy")
