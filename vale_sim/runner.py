@@ -621,7 +621,7 @@ def connect_scheduler(address, timeout: float = DEFAULT_CONNECT_TIMEOUT):
     for lg in quiet:
         lg.setLevel(logging.CRITICAL)
     try:
-        return Client(address, timeout=timeout, set_as_default=False)
+        return Client(address, timeout=timeout)
     except Exception as e:     # TimeoutError, OSError; garbage from a non-dask server
         _quiet_failed_clients()
         cause = str(e).splitlines()[0] if str(e) else type(e).__name__
