@@ -538,6 +538,16 @@ def _execute_pool(task, cfg, chunks, workers, consume) -> None:
     pool.shutdown(wait=True)
 
 
+def warm_up_fast_engine() -> None:
+    """Compile the fast engine here when numba's cache is cold, before workers start:
+    spawned workers then load the cache instead of each compiling it."""
+    from .fast.api import warm_up
+    from .fast.engine import play_games
+    from .fast.jit import cache_is_cold
+    if cache_is_cold(play_games):
+        warm_up()
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM reached a run: handled like Ctrl-C (workers stopped, finished chunks
     kept), exit status 143."""
@@ -656,6 +666,7 @@ def _probe_scheduler(address: str, timeout: float) -> None:
     """Parse a tcp/tls address and open a plain socket to it, so a malformed or
     unreachable address is reported before a dask Client exists (a Client that
     failed to connect prints tracebacks when it is garbage-collected)."""
+    import errno
     import socket
     from distributed.comm.addressing import parse_address, parse_host_port
     hint = "; check the address (e.g. tcp://host:8786) or raise --connect-timeout"
@@ -670,7 +681,12 @@ def _probe_scheduler(address: str, timeout: float) -> None:
         raise _user_error(f"cannot connect to the Dask scheduler {address!r}: malformed address "
                           f"({str(e).splitlines()[0] if str(e) else 'unparsable'}){hint}") from None
     try:
-        socket.create_connection((host, int(port)), timeout=timeout).close()
+        with socket.create_connection((host, int(port)), timeout=timeout) as sock:
+            # A dask server greets first (its handshake); a silent one would make
+            # the Client wait forever, whatever its timeout says.
+            sock.settimeout(timeout)
+            if not sock.recv(1):
+                raise ConnectionResetError(errno.ECONNRESET, "the server closed the connection")
     except (OSError, ValueError, OverflowError) as e:
         cause = (f"no answer within {timeout:g} s" if isinstance(e, TimeoutError)
                  else (getattr(e, "strerror", None) or str(e) or type(e).__name__))

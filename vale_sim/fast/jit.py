@@ -70,4 +70,56 @@ def kernel(fn=None, *, inline: bool = False):
         return lambda f: kernel(f, inline=inline)
     if inline:
         return njit(cache=True, _nrt=False, inline="always")(fn)
-    return njit(cache=True, _nrt=False)(fn)
+    return _one_specialisation(njit(cache=True, _nrt=False)(fn))
+
+
+def _one_specialisation(dispatcher):
+    """Compile a kernel called from other kernels once per argument *type*, not once
+    per constant: numba types a constant argument as a literal (``Literal[int](0)``)
+    and, left alone, compiles and caches a separate copy of the callee (and of all
+    it calls) for each constant a caller passes.  The machine code is the same
+    function either way; one copy halves the number of overloads to compile."""
+    from numba.core import types
+    get = dispatcher.get_call_template
+
+    def get_call_template(args, kws):
+        return get(tuple(types.unliteral(a) for a in args),
+                   {k: types.unliteral(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher
+
+
+# ---------------------------------------------------------------------------
+# First run: say so when numba is about to compile (the cache is cold)
+# ---------------------------------------------------------------------------
+_announced: set = set()
+
+
+def cache_is_cold(*dispatchers) -> bool:
+    """True when numba has no cache index for one of ``dispatchers`` yet, i.e. their
+    first call compiles (instead of loading machine code from the cache)."""
+    import os
+    for d in dispatchers:
+        if getattr(d, "signatures", None):
+            continue                                  # already compiled in this process
+        try:
+            index = d._cache._cache_file._index_path
+        except AttributeError:                        # no cache (or another numba layout)
+            return False
+        if not os.path.exists(index):
+            return True
+    return False
+
+
+def announce_compile(what: str, seconds: int, *dispatchers, stream=None) -> bool:
+    """Print "compiling the WHAT (once, ~SECONDS s)..." on stderr when the first call of
+    ``dispatchers`` will compile; at most once per process and ``what``."""
+    import sys
+    if what in _announced:
+        return False
+    _announced.add(what)
+    if not cache_is_cold(*dispatchers):
+        return False
+    print(f"compiling the {what} (once, ~{seconds} s)...", file=stream or sys.stderr, flush=True)
+    return True
