@@ -181,10 +181,12 @@ def load_policy(path: "str | Path") -> Policy:
     except tomllib.TOMLDecodeError as e:
         raise PolicyError(f"{path}: not valid TOML: {e}") from None
     base_name = data.pop("base", DEFAULT_POLICY)
-    if base_name not in PRESETS:
+    if not isinstance(base_name, str) or base_name not in PRESETS:
         raise PolicyError(f"{path}: field 'base': unknown preset {base_name!r} (use one of {', '.join(PRESETS)})")
     base = PRESETS[base_name]
     raw_rules = data.pop("buy", [])
+    if not isinstance(raw_rules, list):
+        raise PolicyError(f"{path}: field 'buy' must be a list of [[buy]] tables")
     known = {f.name for f in fields(Policy)} - {"rules"}
     for k in data:
         if k not in known:
