@@ -18,7 +18,7 @@ from ..records import GameRecord, PlayerResult, TurnRecord
 from ..rng import check_seed
 from ..rules import Rules
 from . import engine
-from .jit import announce_compile, cache_is_cold
+from .jit import cache_is_cold
 from .state import (new_state, trace_width, R_N, R_SCORE, R_TOKENS, R_ADV, R_VALE,
                     R_TIE, R_SEAT, R_SPOILS, R_HARVESTS, R_BOX, GO_N, GO_START,
                     GO_ROUNDS, GO_TRUNC, TR_FIXED_N, MAX_VALE_BUYS,
@@ -31,7 +31,6 @@ from .tables import (card_tables, policy_tables, OPTS, O_MAX_BUYS, O_MAX_ROUNDS,
                      O_N_VALE)
 
 MASK = (1 << 64) - 1
-COMPILE_SECONDS = 25        # a cold compile of engine.play_games on one core (docs/runs.md)
 
 
 def warm_up() -> bool:
@@ -89,7 +88,6 @@ def simulate(cs, players: int, seed: int, n_games: int, policies=None,
     mb = int(T[OPTS, O_MAX_BUYS])
     rows = n_games * P * int(T[OPTS, O_MAX_ROUNDS]) if trace else 0
     tr = np.zeros((rows, trace_width(mb)), np.int64)
-    announce_compile("fast engine", COMPILE_SECONDS, engine.play_games)
     used = engine.play_games(T, S, Q, np.uint64(seed), np.uint64(first_game & MASK), n_games,
                              res, share, gout, acq, first, harv, vacq, tr)
     return FastGames(seed, first_game, res, share, gout, acq, first, harv, vacq,

@@ -20,6 +20,7 @@ import hashlib
 from pathlib import Path
 
 from numba import njit
+from numba.core import event as _event
 
 HERE = Path(__file__).resolve().parent
 
@@ -91,9 +92,68 @@ def _one_specialisation(dispatcher):
 
 
 # ---------------------------------------------------------------------------
-# First run: say so when numba is about to compile (the cache is cold)
+# First run: say so when numba compiles, and how long compiling took
 # ---------------------------------------------------------------------------
-_announced: set = set()
+COMPILE_NOTICE = {                       # module -> (what, typical seconds on one core)
+    "vale_sim.fast.engine": ("fast engine", 25),
+    "vale_sim.fast.rng": ("fast engine", 25),
+    "vale_sim.fast.spoil_dp": ("spoil-odds engine", 20),
+}
+
+
+class _CompileWatch(_event.Listener):
+    """A numba event listener: numba fires "numba:compile" only when it really
+    compiles (not when it loads machine code from its cache).  The first time a
+    kernel of a COMPILE_NOTICE module compiles, "compiling the ... (once, ~N s)..."
+    goes to stderr; ``total`` sums the wall time of outermost compilations."""
+
+    def __init__(self):
+        self.depth = 0
+        self.started = 0.0
+        self.total = 0.0
+        self.announced: set = set()
+        self.stream = None
+
+    def on_start(self, event):          # required by Listener; notify does the work
+        pass
+
+    def on_end(self, event):
+        pass
+
+    def notify(self, event):
+        import sys
+        import time
+        if event.is_start:
+            if self.depth == 0:
+                self.started = time.perf_counter()
+            self.depth += 1
+            d = (event.data or {}).get("dispatcher")
+            mod = getattr(getattr(d, "py_func", None), "__module__", "") or ""
+            what = COMPILE_NOTICE.get(mod)
+            if what and what[0] not in self.announced:
+                self.announced.add(what[0])
+                print(f"compiling the {what[0]} (once, ~{what[1]} s)...",
+                      file=self.stream or sys.stderr, flush=True)
+        else:
+            self.depth = max(0, self.depth - 1)
+            if self.depth == 0:
+                self.total += time.perf_counter() - self.started
+
+
+_WATCH = _CompileWatch()
+
+
+def _install_watch() -> None:
+    _event.register("numba:compile", _WATCH)
+
+
+_install_watch()
+
+
+def compile_seconds() -> float:
+    """Seconds this process has spent compiling numba kernels so far (cache loads
+    excluded); subtract two readings to leave compilation out of a timing."""
+    return _WATCH.total
 
 
 def cache_is_cold(*dispatchers) -> bool:
@@ -110,16 +170,3 @@ def cache_is_cold(*dispatchers) -> bool:
         if not os.path.exists(index):
             return True
     return False
-
-
-def announce_compile(what: str, seconds: int, *dispatchers, stream=None) -> bool:
-    """Print "compiling the WHAT (once, ~SECONDS s)..." on stderr when the first call of
-    ``dispatchers`` will compile; at most once per process and ``what``."""
-    import sys
-    if what in _announced:
-        return False
-    _announced.add(what)
-    if not cache_is_cold(*dispatchers):
-        return False
-    print(f"compiling the {what} (once, ~{seconds} s)...", file=stream or sys.stderr, flush=True)
-    return True
