@@ -439,3 +439,67 @@ def test_summary_of_a_written_run_reads_only_the_columns_it_needs(tmp_path, monk
     got = runner.summarize_parts(out, cfg)
     pd.testing.assert_frame_equal(got, runner.summarize_frame(full))
     assert asked and all(c is not None and not any(x.startswith("buy:") for x in c) for c in asked)
+
+
+# ---------------------------------------------------------------------------
+# 10. First run: the compile notice, compilation left out of timings, one compile
+# ---------------------------------------------------------------------------
+def test_compile_notice_only_when_numba_really_compiles(monkeypatch, capsys):
+    from numba import njit
+    from vale_sim.fast import jit
+    monkeypatch.setitem(jit.COMPILE_NOTICE, "vale_sim_test_kernels", ("test kernels", 3))
+    monkeypatch.setattr(jit._WATCH, "announced", set())
+
+    def add_one(x):
+        return x + 1
+
+    def add_two(x):
+        return x + 2
+    add_one.__module__ = add_two.__module__ = "vale_sim_test_kernels"
+    before = jit.compile_seconds()
+    assert njit(add_one)(1) == 2
+    assert capsys.readouterr().err == "compiling the test kernels (once, ~3 s)...\n"
+    assert jit.compile_seconds() > before
+    assert njit(add_two)(1) == 3                      # same kernels: said once
+    assert capsys.readouterr().err == ""
+
+
+def test_spoil_odds_seconds_leave_compilation_out(monkeypatch, capsys):
+    from vale_sim import spoil
+    from vale_sim.fast import jit
+    real = spoil.spoil_odds
+
+    def compiling(*a, **k):
+        res = real(*a, **k)
+        jit._WATCH.total += 1000.0                    # as if numba compiled for 1000 s
+        res.seconds += 1000.0
+        return res
+    monkeypatch.setattr(spoil, "spoil_odds", compiling)
+    monkeypatch.setattr(jit._WATCH, "total", jit._WATCH.total)
+    assert main(["spoil-odds", "--deck", "starter", "--pushes", "2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["seconds"] < 100
+
+
+def test_a_pool_run_compiles_in_the_parent_before_spawning(monkeypatch):
+    import concurrent.futures
+    order = []
+    monkeypatch.setattr(runner, "warm_up_fast_engine", lambda: order.append("compile"))
+
+    class NoPool:
+        def __init__(self, *a, **k):
+            order.append("spawn")
+            raise RuntimeError("stop here")
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", NoPool)
+    with pytest.raises(RuntimeError, match="stop here"):
+        runner.run(runner.RunConfig(games=4), workers=2, chunk_size=2, progress=False)
+    assert order == ["compile", "spawn"]
+
+
+@pytest.mark.parametrize("cold", [True, False])
+def test_warm_up_only_when_the_cache_is_cold(monkeypatch, cold):
+    from vale_sim.fast import api, jit
+    calls = []
+    monkeypatch.setattr(jit, "cache_is_cold", lambda *d: cold)
+    monkeypatch.setattr(api, "warm_up", lambda: calls.append(1))
+    runner.warm_up_fast_engine()
+    assert calls == ([1] if cold else [])

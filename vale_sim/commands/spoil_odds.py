@@ -47,6 +47,8 @@ def run(args) -> int:
     from ..rules import Rules
     from .. import spoil
 
+    from ..io import check_outputs
+    check_outputs((args.plot, "file", "--plot"))     # before any computation
     if not 1 <= args.pushes <= 40:
         raise UserError(f"--pushes must be between 1 and 40, got {args.pushes}")
     if args.simulate and args.games < 1:

@@ -95,9 +95,9 @@ def _one_specialisation(dispatcher):
 # First run: say so when numba compiles, and how long compiling took
 # ---------------------------------------------------------------------------
 COMPILE_NOTICE = {                       # module -> (what, typical seconds on one core)
-    "vale_sim.fast.engine": ("fast engine", 25),
-    "vale_sim.fast.rng": ("fast engine", 25),
-    "vale_sim.fast.spoil_dp": ("spoil-odds engine", 20),
+    "vale_sim.fast.engine": ("fast engine", 20),
+    "vale_sim.fast.rng": ("fast engine", 20),
+    "vale_sim.fast.spoil_dp": ("spoil-odds engine", 17),
 }
 
 
