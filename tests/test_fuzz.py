@@ -151,7 +151,7 @@ def assert_clean(capsys, argv):
 POLICY = (PKG / "policies" / "warden-rush.toml").read_text()
 
 
-@settings(max_examples=40 * SCALE, **SETTINGS)
+@settings(max_examples=80 * SCALE, **SETTINGS)
 @given(blob=mutated(POLICY))
 def test_fuzz_policy_files(tmp_path, capsys, blob):
     f = tmp_path / "fuzzed.toml"
@@ -172,7 +172,7 @@ EXPERIMENTS = {
 }
 
 
-@settings(max_examples=60 * SCALE, **SETTINGS)
+@settings(max_examples=100 * SCALE, **SETTINGS)
 @given(name=st.sampled_from(sorted(EXPERIMENTS)), data=st.data())
 def test_fuzz_experiment_files(tmp_path, capsys, name, data):
     blob = data.draw(mutated(EXPERIMENTS[name]))
@@ -184,7 +184,7 @@ def test_fuzz_experiment_files(tmp_path, capsys, name, data):
 CARDS = (PKG / "data" / "core.toml").read_text()
 
 
-@settings(max_examples=25 * SCALE, **SETTINGS)
+@settings(max_examples=60 * SCALE, **SETTINGS)
 @given(blob=mutated(CARDS, small_ints_for=("copies", "count")))
 def test_fuzz_card_files(tmp_path, capsys, blob):
     f = tmp_path / "fuzzed.toml"

@@ -309,6 +309,7 @@ def test_run_check_states_the_cost(tmp_path, capsys):
     ["simulate", "--games", "2", "--summary-only", "--no-progress"],
     ["tournament", "--policies", "balanced,greedy", "--games", "2"],
     ["advancements", "--games", "2"],
+    ["bench", "--games", "2", "--reference-games", "1"],
 ])
 def test_workers_validated_everywhere(argv, n, no_analyses, capsys):
     rc = main(argv + ["--workers", n])
