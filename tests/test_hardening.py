@@ -504,3 +504,10 @@ def test_warm_up_only_when_the_cache_is_cold(monkeypatch, cold):
     monkeypatch.setattr(api, "warm_up", lambda: calls.append(1))
     runner.warm_up_fast_engine()
     assert calls == ([1] if cold else [])
+
+
+def test_non_utf8_experiment_file_is_one_line(tmp_path, capsys):
+    exp = tmp_path / "latin.toml"
+    exp.write_bytes('study = "tournament"\ndescription = "café"\n'.encode("latin-1"))
+    rc = main(["run", "--check", str(exp)])
+    one_line_error(capsys, rc, "latin.toml", "UTF-8")
