@@ -17,7 +17,7 @@ def add_parser(sub) -> None:
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--exact", action="store_true", help="exact computation (the default)")
     mode.add_argument("--simulate", action="store_true",
-                      help="estimate with the reference engine instead")
+                      help="estimate by playing turns instead (the fast engine when it can take the deck, else the reference engine: the same numbers)")
     p.add_argument("--games", type=int, default=10_000, help="games to simulate (default 10000)")
     p.add_argument("--max-states", type=int, default=1_500_000,
                    help="stop an exact computation past this many distinct states (about "

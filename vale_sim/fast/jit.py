@@ -98,6 +98,7 @@ COMPILE_NOTICE = {                       # module -> (what, typical seconds on o
     "vale_sim.fast.engine": ("fast engine", 20),
     "vale_sim.fast.rng": ("fast engine", 20),
     "vale_sim.fast.spoil_dp": ("spoil-odds engine", 17),
+    "vale_sim.fast.spoil_sim": ("spoil-odds simulation", 20),
 }
 
 
