@@ -3,9 +3,9 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-# numba compiles the fast engine and the spoil-odds engine on first use (~20 s
-# and ~17 s on one core).  Compile both at once, in two processes, before the
-# first report; redone only when their sources change.
+# numba compiles the fast engine and the spoil-odds engines on first use (~20 s
+# and ~17 s on one core).  Compile them two at a time, before the first
+# report; redone only when their sources change.
 COMPILED := $(VENV)/.compiled
 FAST_SOURCES := $(wildcard vale_sim/fast/*.py) vale_sim/spoil_fast.py
 
@@ -39,4 +39,5 @@ $(COMPILED): $(STAMP) $(FAST_SOURCES)
 	pid=$$!; \
 	$(BIN)/vale-sim spoil-odds --deck thornhide --pushes 1 --engine compiled --json > /dev/null; \
 	rc=$$?; wait $$pid && test $$rc -eq 0
+	$(BIN)/vale-sim spoil-odds --deck thornhide --pushes 1 --simulate --games 1 --json > /dev/null
 	touch $(COMPILED)

@@ -98,7 +98,7 @@ COMPILE_NOTICE = {                       # module -> (what, typical seconds on o
     "vale_sim.fast.engine": ("fast engine", 20),
     "vale_sim.fast.rng": ("fast engine", 20),
     "vale_sim.fast.spoil_dp": ("spoil-odds engine", 17),
-    "vale_sim.fast.spoil_sim": ("spoil-odds simulation", 20),
+    "vale_sim.fast.spoil_sim": ("spoil-odds simulation", 6),
 }
 
 
@@ -125,12 +125,13 @@ class _CompileWatch(_event.Listener):
         import sys
         import time
         if event.is_start:
-            if self.depth == 0:
+            outermost = self.depth == 0
+            if outermost:
                 self.started = time.perf_counter()
             self.depth += 1
             d = (event.data or {}).get("dispatcher")
             mod = getattr(getattr(d, "py_func", None), "__module__", "") or ""
-            what = COMPILE_NOTICE.get(mod)
+            what = COMPILE_NOTICE.get(mod) if outermost else None   # callees: part of it
             if what and what[0] not in self.announced:
                 self.announced.add(what[0])
                 print(f"compiling the {what[0]} (once, ~{what[1]} s)...",
