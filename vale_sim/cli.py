@@ -53,9 +53,15 @@ def main(argv=None) -> int:
         import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except KeyboardInterrupt:
+    except OSError as e:
+        # A path the commands did not check up front (vale_sim.io checks the
+        # outputs before any game runs): still one line naming it, exit 2.
+        from .io import os_error_message
+        print(f"vale-sim {args.command}: error: {os_error_message(e, verb=None)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as e:
         print(f"vale-sim {args.command}: interrupted", file=sys.stderr)
-        return 130
+        return getattr(e, "exit_status", 130)
     return rc or 0
 
 

@@ -98,14 +98,52 @@ def _players_list(v):
     return parse_players(v)
 
 
+MAX_POOL_SIZES = 200        # pool sizes in one pool_sizes study (docs/runs.md)
+MAX_POOL = 1000             # the largest VP pool size
+MAX_GAMES = 10**8           # games per setting of any study
+
+
+def pool_grid_size(v) -> int:
+    """How many pool sizes ``v`` ("lo:hi:step" or a list) names, counted without
+    building the list (a 100-million-point range is refused at once)."""
+    if isinstance(v, list):
+        return len(v)
+    s = str(v).replace(" ", "")
+    if ":" not in s:
+        return len([x for x in s.split(",") if x])
+    try:
+        parts = [int(x) for x in s.split(":")]
+    except ValueError:
+        raise ValueError("must be \"lo:hi:step\" or a list of whole numbers") from None
+    if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] < 1) or parts[1] < parts[0]:
+        raise ValueError("must be \"lo:hi:step\" with lo <= hi and step >= 1")
+    step = parts[2] if len(parts) == 3 else 1
+    return (parts[1] - parts[0]) // step + 1
+
+
 def _pools(v):
     from .pools import parse_pools
     if isinstance(v, list) and any(isinstance(x, bool) or not isinstance(x, int) for x in v):
         raise ValueError("must be \"lo:hi:step\" or a list of whole numbers")
     if not isinstance(v, (str, list)):
         raise ValueError("must be \"lo:hi:step\" or a list of whole numbers")
-    parse_pools(v, include_rulebook=False)
+    n = pool_grid_size(v)
+    if n > MAX_POOL_SIZES:
+        raise ValueError(f"names {n} pool sizes, more than the limit of {MAX_POOL_SIZES}; "
+                         f"use a larger step")
+    sizes = parse_pools(v, include_rulebook=False)
+    if max(sizes) > MAX_POOL:
+        raise ValueError(f"pool sizes must be at most {MAX_POOL}")
     return v
+
+
+def _workers(v):
+    from .io import check_workers, max_workers
+    try:
+        return check_workers(v, "workers")
+    except UserError:
+        raise ValueError(f"must be a whole number from 1 to {max_workers()} "
+                         f"(4 x the cores of this machine)") from None
 
 
 COMMON = {
@@ -114,32 +152,32 @@ COMMON = {
     "card_set": (_str, "core"),
     "seed": (_int(0, 2**63 - 1), 0),
     "engine": (_choice("fast", "reference"), "fast"),
-    "workers": (_int(1, 64), 1),
+    "workers": (_workers, 1),
     "rules": (dict, None),            # sub-table, checked by RULES
 }
 RULES = {
     "prep_count": (_choice("net", "gross"), "net"),
-    "vp_pool": (_int(1), None),
-    "level1_deck_size": (_int(1), None),
+    "vp_pool": (_int(1, MAX_POOL), None),
+    "level1_deck_size": (_int(1, 1000), None),
     "max_rounds": (_int(1, 1000), 100),
 }
 SCHEMAS = {
     "spoil_odds": {
         "decks": (_list_of(_str), ["starter", "druid", "grovetender", "thornhide"]),
         "pushes": (_int(1, 12), 6),
-        "games": (_int(1), 10_000),          # simulation check per deck
+        "games": (_int(1, MAX_GAMES), 10_000),          # simulation check per deck
     },
     "tournament": {
         "policies": (_list_of(_str, 2), ["balanced", "greedy", "cautious"]),
         "players": (_int(2, 4), 2),
-        "games": (_int(2), 1000),
+        "games": (_int(2, MAX_GAMES), 1000),
         "mode": (_choice("round-robin", "field"), None),
         "baseline": (_str, None),
     },
     "advancement_value": {
         "players": (_int(2, 4), 2),
-        "games": (_int(2), 1000),
-        "observational_games": (_int(2), None),
+        "games": (_int(2, MAX_GAMES), 1000),
+        "observational_games": (_int(2, MAX_GAMES), None),
         "baseline": (_str, "balanced"),
         "tolerance": (_float(0.0, 1.0), 0.05),
         "explore_permille": (_int(0, 1000), 300),
@@ -149,7 +187,7 @@ SCHEMAS = {
     "pool_sizes": {
         "players": (_players_list, [2, 3, 4]),
         "pools": (_pools, "15:45:2"),
-        "games": (_int(2), 500),
+        "games": (_int(2, MAX_GAMES), 500),
         "policy": (_str, None),
         "target": (_choice("equal-length", "seat-advantage"), "equal-length"),
     },
@@ -212,7 +250,16 @@ def load_experiment(path) -> Experiment:
     if not path.is_file():
         raise ExperimentError(f"{path}: no such experiment file (see experiments/*.toml)")
     try:
-        raw = tomllib.loads(path.read_text())
+        data = path.read_bytes()
+    except OSError as e:
+        raise ExperimentError(f"{path}: cannot read: {e.strerror or e}") from None
+    if len(data) > 1_000_000:
+        raise ExperimentError(f"{path}: {len(data)} bytes, more than the limit of 1000000 "
+                              f"for a config file")
+    try:
+        raw = tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ExperimentError(f"{path}: not UTF-8 text (byte {e.start}); save it as UTF-8") from None
     except tomllib.TOMLDecodeError as e:
         raise ExperimentError(f"{path}: not valid TOML: {e}") from None
     study = raw.get("study")
@@ -231,7 +278,7 @@ def load_experiment(path) -> Experiment:
 def _check_semantics(exp: Experiment) -> None:
     """Values that are well-typed but name things that must exist."""
     from .cards import CardSetError, load_card_set, validate_playable
-    from .policy import PolicyError, get_policy
+    from .policy import PolicyError, check_policies
     c, path = exp.config, exp.path
     try:
         exp.rules()
@@ -254,7 +301,7 @@ def _check_semantics(exp: Experiment) -> None:
             if n is None:
                 continue
             try:
-                get_policy(n)
+                check_policies(cs, [n])
             except PolicyError as e:
                 raise _fail(path, key, str(e)) from None
     if exp.study == "tournament":
@@ -285,6 +332,31 @@ def _check_semantics(exp: Experiment) -> None:
             ReportSettings.make(quick=c["quick"], **(c["sizes"] or {}))
         except (TypeError, ValueError) as e:
             raise _fail(path, "sizes", str(e)) from None
+
+
+def estimated_games(exp: Experiment) -> int | None:
+    """About how many games (or spoil-check turns) running ``exp`` plays; None for a
+    report (see docs/report.md for its sizes).  Computed without playing."""
+    from math import comb
+    c = exp.config
+    if exp.study == "spoil_odds":
+        return len(c["decks"]) * c["games"]
+    if exp.study == "tournament":
+        n, k = len(c["policies"]), c["players"]
+        mode = c["mode"] or ("round-robin" if k == 2 else "field")
+        matchups = comb(n, k) if mode == "round-robin" else n
+        return matchups * (-(-c["games"] // k) * k)
+    if exp.study == "advancement_value":
+        from .advancements import analysed_cards
+        from .cards import load_card_set
+        cards = c["cards"] or [x[0] for x in analysed_cards(load_card_set(c["card_set"]))]
+        obs = c["observational_games"] or c["games"]
+        return obs + (2 * len(cards) * c["games"] if c["paired"] else 0)
+    if exp.study == "pool_sizes":
+        from .pools import parse_pools
+        grid = parse_pools(c["pools"], c["players"])
+        return len(c["players"]) * len(grid) * c["games"]
+    return None
 
 
 # ---------------------------------------------------------------------------
@@ -372,7 +444,20 @@ class ChunkStore:
 
 
 def _write_csv(df, path: Path) -> None:
-    df.to_csv(path, index=False)
+    from .io import atomic_path
+    with atomic_path(path) as tmp:
+        df.to_csv(tmp, index=False)
+
+
+def _write_text(path: Path, text: str) -> None:
+    from .io import atomic_write
+    atomic_write(path, text)
+
+
+def _save_fig(fig, path: Path, **kw) -> None:
+    from .io import atomic_path
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=path.suffix.lstrip(".") or "png", **kw)
 
 
 def _run_spoil(exp, out: Path, store, progress) -> dict:
@@ -394,7 +479,7 @@ def _run_spoil(exp, out: Path, store, progress) -> dict:
         else:
             sim = simulate_spoil_odds(d, c["pushes"], c["games"], c["seed"], exp.rules(),
                                       card_set=cs).to_dict()
-            cached.write_text(json.dumps(sim))
+            _write_text(cached, json.dumps(sim))
             store.played += 1
         results[str(d)] = {"exact": ex.to_dict(), "simulated": sim}
         for k in range(1, c["pushes"] + 1):
@@ -403,7 +488,7 @@ def _run_spoil(exp, out: Path, store, progress) -> dict:
                                   sim["standard_errors"]["p_spoil_within"][str(k)], c["games"]))
     import pandas as pd
     _write_csv(pd.DataFrame(rows), out / "spoil_odds.csv")
-    (out / "spoil_odds.json").write_text(json.dumps(results, indent=1))
+    _write_text(out / "spoil_odds.json", json.dumps(results, indent=1))
     return {"decks": len(c["decks"])}
 
 
@@ -426,7 +511,7 @@ def _run_tournament(exp, out: Path, store, progress) -> dict:
                    play=store.play_frame)
     for name in ("table", "seats", "ranking"):
         _write_csv(getattr(t, name), out / f"tournament_{name}.csv")
-    (out / "tournament.json").write_text(json.dumps(t.to_json(), indent=1, default=str))
+    _write_text(out / "tournament.json", json.dumps(t.to_json(), indent=1, default=str))
     return {"games_per_matchup": t.config["games_per_matchup"]}
 
 
@@ -440,7 +525,7 @@ def _run_advancements(exp, out: Path, store, progress) -> dict:
                             rules=exp.rules(), engine=c["engine"], workers=c["workers"],
                             paired=c["paired"], play=store.play_frame)
     _write_csv(df, out / "advancement_values.csv")
-    (out / "advancement_values.json").write_text(json.dumps(report_records(df), indent=1))
+    _write_text(out / "advancement_values.json", json.dumps(report_records(df), indent=1))
     return {"cards": len(df), "flagged": int((df.get("flag", "") != "").sum()) if "flag" in df else 0}
 
 
@@ -458,11 +543,11 @@ def _run_pools(exp, out: Path, store, progress) -> dict:
     recs = pools.recommend(summary, c["target"])
     _write_csv(pools.flat_table(summary), out / "pool_sizes.csv")
     _write_csv(pools.recommendations_frame(recs), out / "pool_recommendations.csv")
-    (out / "pool_sizes.json").write_text(json.dumps(pools.to_records(summary, recs), indent=1))
+    _write_text(out / "pool_sizes.json", json.dumps(pools.to_records(summary, recs), indent=1))
     for name, fig in (("pool_length", pplots.length_vs_pool(summary, recs)),
                       ("seat_advantage", pplots.seat_heatmap(summary))):
-        fig.savefig(out / f"{name}.png", dpi=110, bbox_inches="tight")
-    (out / "recommendations.txt").write_text("\n".join(r.sentence() for r in recs) + "\n")
+        _save_fig(fig, out / f"{name}.png", dpi=110, bbox_inches="tight")
+    _write_text(out / "recommendations.txt", "\n".join(r.sentence() for r in recs) + "\n")
     return {"cells": len(summary)}
 
 
@@ -486,9 +571,14 @@ def run_experiment(path, results="results", progress: bool = True) -> dict:
     Returns the manifest.  Re-running the same config reuses finished chunks
     (``manifest["chunks"]`` says how many were reused and how many played).
     """
+    from .io import check_output, os_error_message
     exp = load_experiment(path)
     out = Path(results) / exp.name
-    out.mkdir(parents=True, exist_ok=True)
+    check_output(out, "dir", "--results")          # before any game is played
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ExperimentError(os_error_message(e, out)) from None
     from .pools import resolve_engine
     m = manifest(exp, engine_used=resolve_engine("auto") if exp.config["engine"] == "fast" else "reference")
     store = ChunkStore(out / RUNS_DIR, progress=progress)
@@ -498,7 +588,5 @@ def run_experiment(path, results="results", progress: bool = True) -> dict:
     m.update(started=started.isoformat(timespec="seconds"),
              seconds=round(time.perf_counter() - t0, 2),
              chunks={"reused": store.reused, "played": store.played}, outputs=info)
-    tmp = out / ".manifest.json.tmp"
-    tmp.write_text(json.dumps(m, indent=2, default=str))
-    tmp.replace(out / "manifest.json")
+    _write_text(out / "manifest.json", json.dumps(m, indent=2, default=str))
     return m

@@ -17,8 +17,18 @@ RULE_CONDITIONS = ("mana_at_least", "mana_at_most", "round_at_least",
                    "round_at_most", "pool_at_most", "owned_at_most")
 
 
+INT_LIMIT = 10**6     # every integer of a policy (weights, scores, conditions): |v| <= 10**6
+
+
 class PolicyError(ValueError):
     """A policy (preset name, file or parameter) is invalid."""
+
+
+def _check_int(where: str, name: str, v) -> None:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise PolicyError(f"{where}: {name} must be an integer, got {v!r}")
+    if not -INT_LIMIT <= v <= INT_LIMIT:
+        raise PolicyError(f"{where}: {name} must be between -{INT_LIMIT} and {INT_LIMIT}, got {v}")
 
 
 @dataclass(frozen=True)
@@ -37,6 +47,12 @@ class BuyRule:
     round_at_most: int | None = None
     pool_at_most: int | None = None
     owned_at_most: int | None = None
+
+    def __post_init__(self):
+        for cond in RULE_CONDITIONS:
+            v = getattr(self, cond)
+            if v is not None:
+                _check_int(f"buy rule {self.target} {self.value!r}", f"condition {cond}", v)
 
 
 @dataclass(frozen=True)
@@ -86,8 +102,11 @@ class Policy:
                 if not isinstance(v, bool):
                     raise PolicyError(f"policy {self.name!r}: {f.name} must be true or false, got {v!r}")
                 continue
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise PolicyError(f"policy {self.name!r}: {f.name} must be an integer, got {v!r}")
+            _check_int(f"policy {self.name!r}", f.name, v)
+        if not isinstance(self.name, str) or not self.name:
+            raise PolicyError(f"policy name must be a non-empty string, got {self.name!r}")
+        if not all(isinstance(r, BuyRule) for r in self.rules):
+            raise PolicyError(f"policy {self.name!r}: rules must be BuyRule objects")
         if not 0 <= self.push_risk_permille <= 1000:
             raise PolicyError(f"policy {self.name!r}: push_risk_permille must be in 0..1000, got {self.push_risk_permille}")
         if not 0 <= self.explore_permille <= 1000:
@@ -152,16 +171,29 @@ def load_policy(path: "str | Path") -> Policy:
     """Parse a policy file (TOML).  See docs/policies.md."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text())
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise PolicyError(f"{path}: no such policy file") from None
+    except OSError as e:
+        raise PolicyError(f"{path}: cannot read the policy file: {e.strerror or e}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise PolicyError(f"{path}: policy file is {len(raw)} bytes, more than the limit of "
+                          f"{MAX_FILE_BYTES}")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise PolicyError(f"{path}: not UTF-8 text (byte {e.start}); save it as UTF-8") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise PolicyError(f"{path}: not valid TOML: {e}") from None
     base_name = data.pop("base", DEFAULT_POLICY)
-    if base_name not in PRESETS:
+    if not isinstance(base_name, str) or base_name not in PRESETS:
         raise PolicyError(f"{path}: field 'base': unknown preset {base_name!r} (use one of {', '.join(PRESETS)})")
     base = PRESETS[base_name]
     raw_rules = data.pop("buy", [])
+    if not isinstance(raw_rules, list):
+        raise PolicyError(f"{path}: field 'buy' must be a list of [[buy]] tables")
     known = {f.name for f in fields(Policy)} - {"rules"}
     for k in data:
         if k not in known:
@@ -194,10 +226,47 @@ def load_policy(path: "str | Path") -> Policy:
             raise PolicyError(f"{path}: buy rule {i}: level must be 1, 2 or 3")
         if t == "best" and value not in ("advancement", "vale"):
             raise PolicyError(f"{path}: buy rule {i}: best must be \"advancement\" or \"vale\"")
-        rules.append(BuyRule(target=t, value=str(value), **when))
+        if t == "vale_ability":
+            from .cards import VALE_ABILITIES
+            if value not in VALE_ABILITIES:
+                raise PolicyError(f"{path}: buy rule {i}: unknown vale ability {value!r} "
+                                  f"(known: {', '.join(VALE_ABILITIES)})")
+        try:
+            rules.append(BuyRule(target=t, value=str(value), **when))
+        except PolicyError as e:
+            raise PolicyError(f"{path}: buy rule {i}: {str(e).split(': ', 1)[-1]}") from None
     params = dict(data)
     params.setdefault("name", path.stem)
     try:
-        return replace(base, rules=tuple(rules), **params)
+        pol = replace(base, rules=tuple(rules), **params)
     except (TypeError, PolicyError) as e:
         raise PolicyError(f"{path}: {e}") from None
+    _FILES[pol] = str(path)
+    return pol
+
+
+MAX_FILE_BYTES = 1_000_000           # a policy file larger than this is refused
+_FILES: dict = {}                    # Policy -> the file it was loaded from (for messages)
+
+
+def policy_label(pol: Policy) -> str:
+    """How messages name a policy: its file, if it came from one, else its name."""
+    f = _FILES.get(pol)
+    return f"policy file {f}" if f else f"policy {pol.name!r}"
+
+
+def check_policies(cs, policies) -> list[Policy]:
+    """The one check of policies against a card set, made before any game by every
+    command (play, simulate, tournament, run): each buy rule's card must exist in
+    ``cs``.  Returns the policies; PolicyError names the policy's file."""
+    names = {a.name for a in cs.advancements} | {v.name for v in cs.vales}
+    out = []
+    for spec in policies:
+        pol = get_policy(spec)
+        for i, r in enumerate(pol.rules, 1):
+            if r.target == "card" and r.value not in names:
+                raise PolicyError(f"{policy_label(pol)}: buy rule {i} names unknown card "
+                                  f"{r.value!r} (not an advancement or vale of card set "
+                                  f"{cs.name!r})")
+        out.append(pol)
+    return out

@@ -11,6 +11,7 @@ rules are described in docs/runs.md.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as _dt
 import functools
@@ -141,8 +142,10 @@ class RunConfig:
         Workers receive this form, so they never read files or fall back on
         their own.  Validates that the set is playable with ``players``.
         """
+        from .policy import check_policies
         cs = self.cards()
         validate_playable(cs, self.players)
+        check_policies(cs, self.policy_list())
         return dataclasses.replace(self, card_set=cs, policies=self.policy_list(),
                                    engine=effective_engine(self.engine))
 
@@ -259,6 +262,7 @@ def run_chunk(cfg: RunConfig, first_game: int, n: int) -> pd.DataFrame:
 # ---------------------------------------------------------------------------
 # Summaries: integer sums, so folding chunks is exact in any order
 # ---------------------------------------------------------------------------
+SUMMARY_INPUTS = ("seat", "policy", "win_share", "score", "spoils", "rounds", "truncated")
 SUM_COLUMNS = ("games", "wins12", "score_sum", "score_sumsq", "spoils", "spoiled_games",
                "rounds_sum", "truncated")
 WIN_DENOM = 12     # win_share is 1/k, k <= 4: 12 * win_share is an integer
@@ -343,20 +347,18 @@ def part_path(out: Path, first_game: int) -> Path:
 
 
 def _write_atomic_bytes(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    from .io import atomic_write
+    atomic_write(path, data)
 
 
 def write_part(out: Path, key: str, first_game: int, df: pd.DataFrame) -> Path:
-    """Write one chunk as ``part-<first_game>.parquet``, atomically (tmp file, then rename)."""
+    """Write one chunk as ``part-<first_game>.parquet``, atomically (tmp file, then rename).
+
+    A failed write (full disk, read-only folder) raises UserError naming the
+    file and leaves no partial part file behind."""
     import pyarrow as pa
     import pyarrow.parquet as pq
+    from .io import atomic_path
     n = int(df["game"].nunique()) if len(df) else 0
     table = pa.Table.from_pandas(df, preserve_index=False)
     meta = dict(table.schema.metadata or {})
@@ -364,13 +366,8 @@ def write_part(out: Path, key: str, first_game: int, df: pd.DataFrame) -> Path:
                  b"vale_sim.n_games": str(n).encode()})
     table = table.replace_schema_metadata(meta)
     path = part_path(out, first_game)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
+    with atomic_path(path) as tmp:
         pq.write_table(table, tmp)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
     return path
 
 
@@ -393,10 +390,13 @@ def read_part_info(path: Path) -> tuple[str, int, int]:
         raise _corrupt(path, "no vale-sim chunk metadata") from None
 
 
-def read_part(path: Path, first_game: int, n: int) -> pd.DataFrame:
-    """Read a part file and check it holds games first_game .. first_game+n-1."""
+def read_part(path: Path, first_game: int, n: int, columns=None) -> pd.DataFrame:
+    """Read a part file (only ``columns``, if given; "game" is always read) and check it
+    holds games first_game .. first_game+n-1."""
+    import pyarrow.parquet as pq
+    cols = None if columns is None else list(dict.fromkeys(["game", *columns]))
     try:
-        df = pd.read_parquet(path)
+        df = pq.read_table(path, columns=cols).to_pandas()
     except Exception as e:
         raise _corrupt(path, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from None
     games = df["game"].unique() if "game" in df.columns else []
@@ -460,7 +460,11 @@ def _prepare_out(out: Path, cfg: RunConfig, resume: bool) -> dict[int, int]:
             manifest["resized_from"] = old.get("games")
         _write_atomic_bytes(mpath, json.dumps(manifest, indent=2, sort_keys=True).encode())
         return parts
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        from .io import os_error_message
+        raise _user_error(os_error_message(e, out)) from None
     _write_atomic_bytes(mpath, json.dumps(manifest, indent=2, sort_keys=True).encode())
     return {}
 
@@ -489,13 +493,14 @@ def default_chunk_size(games: int, workers: int, engine: str) -> int:
 # Executing chunks
 # ---------------------------------------------------------------------------
 def _execute(task: Callable, cfg: RunConfig, chunks: list[tuple[int, int]], workers: int,
-             scheduler, consume: Callable[[int, int, object], None]) -> None:
+             scheduler, consume: Callable[[int, int, object], None],
+             connect_timeout: float = 10.0) -> None:
     """Run ``task(cfg, first, n)`` for every chunk; call ``consume(first, n, result)``
     in this process as each finishes (in any order)."""
     if not chunks:
         return
     if scheduler is not None:
-        _execute_dask(task, cfg, chunks, scheduler, consume)
+        _execute_dask(task, cfg, chunks, scheduler, consume, connect_timeout)
     elif workers <= 1:
         for first, n in chunks:
             consume(first, n, task(cfg, first, n))
@@ -507,21 +512,25 @@ def _execute_pool(task, cfg, chunks, workers, consume) -> None:
     import multiprocessing as mp
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     todo = list(reversed(chunks))
+    if cfg.engine == "fast" and fast_available():
+        warm_up_fast_engine()       # compile once here; spawned workers load the cache
     # spawn, not fork: a clean interpreter per worker (safe with numba and arrow threads).
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
-                               initializer=_ignore_sigint)
+                               initializer=_worker_init, initargs=(os.getpid(),))
     running = {}
     try:
-        while todo or running:
-            while todo and len(running) < 2 * workers:      # bounded: memory does not grow with N
-                first, n = todo.pop()
-                running[pool.submit(task, cfg, first, n)] = (first, n)
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for fut in sorted(finished, key=lambda f: running[f]):
-                first, n = running.pop(fut)
-                consume(first, n, fut.result())
+        with _terminate_on_sigterm():
+            while todo or running:
+                while todo and len(running) < 2 * workers:      # bounded: memory does not grow with N
+                    first, n = todo.pop()
+                    running[pool.submit(task, cfg, first, n)] = (first, n)
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for fut in sorted(finished, key=lambda f: running[f]):
+                    first, n = running.pop(fut)
+                    consume(first, n, fut.result())
     except BaseException:
         # Interrupted (or a chunk failed): drop the chunks in flight, stop the workers now.
+        # Every chunk consumed so far is already stored (resume reuses it).
         for proc in list(getattr(pool, "_processes", {}).values()):
             proc.terminate()
         pool.shutdown(wait=True, cancel_futures=True)
@@ -529,16 +538,166 @@ def _execute_pool(task, cfg, chunks, workers, consume) -> None:
     pool.shutdown(wait=True)
 
 
-def _ignore_sigint() -> None:
-    """Workers leave Ctrl-C to the parent, which stops them (no traceback per worker)."""
+def warm_up_fast_engine() -> None:
+    """Compile the fast engine here when numba's cache is cold, before workers start:
+    spawned workers then load the cache instead of each compiling it."""
+    from .fast.api import warm_up
+    from .fast.engine import play_games
+    from .fast.jit import cache_is_cold
+    if cache_is_cold(play_games):
+        warm_up()
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM reached a run: handled like Ctrl-C (workers stopped, finished chunks
+    kept), exit status 143."""
+    exit_status = 143
+
+
+@contextlib.contextmanager
+def _terminate_on_sigterm():
+    """While a pool runs, SIGTERM raises :class:`Terminated` in the main thread, so the
+    pool's workers are stopped instead of outliving their parent."""
     import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise Terminated()
+
+    try:
+        old = signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+PARENT_POLL_SECONDS = 0.5
+
+
+def _worker_init(parent_pid: int) -> None:
+    """In each worker: leave Ctrl-C to the parent, and exit when the parent dies.
+
+    On Linux the kernel sends SIGKILL to the worker when its parent dies
+    (``prctl(PR_SET_PDEATHSIG)``), even in the middle of a compiled kernel; on
+    every system a daemon thread also polls ``os.getppid()`` and exits the
+    worker once the parent is gone (re-parented)."""
+    import signal
+    import threading
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            PR_SET_PDEATHSIG = 1
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:          # the parent died before prctl took effect
+        os._exit(1)
+
+    def watch():
+        import time
+        while True:
+            if os.getppid() != parent_pid:
+                os._exit(1)
+            time.sleep(PARENT_POLL_SECONDS)
+
+    threading.Thread(target=watch, name="vale-sim-parent-watch", daemon=True).start()
 
 
-def _execute_dask(task, cfg, chunks, scheduler, consume) -> None:
+DEFAULT_CONNECT_TIMEOUT = 10.0     # seconds to reach a Dask scheduler
+
+
+def connect_scheduler(address, timeout: float = DEFAULT_CONNECT_TIMEOUT):
+    """A ``dask.distributed.Client`` connected to ``address`` within ``timeout`` seconds;
+    UserError (one line) for a malformed or unreachable address."""
+    import logging
+    from dask.distributed import Client
+    if not isinstance(address, str) or not address.strip():
+        raise _user_error(f"scheduler address must be like tcp://host:8786, got {address!r}")
+    if not timeout or timeout <= 0:
+        raise _user_error(f"connect timeout must be > 0 seconds, got {timeout!r}")
+    _probe_scheduler(address, timeout)
+    quiet = [logging.getLogger(n) for n in ("distributed", "distributed.client",
+                                              "distributed.comm", "distributed.core")]
+    levels = [lg.level for lg in quiet]
+    for lg in quiet:
+        lg.setLevel(logging.CRITICAL)
+    try:
+        return Client(address, timeout=timeout)
+    except Exception as e:     # TimeoutError, OSError; garbage from a non-dask server
+        _quiet_failed_clients()
+        cause = str(e).splitlines()[0] if str(e) else type(e).__name__
+        if isinstance(e, TimeoutError) or "Timed out" in cause:
+            cause = f"no answer within {timeout:g} s"
+        elif not isinstance(e, OSError):
+            cause = f"the server did not answer like a Dask scheduler ({type(e).__name__})"
+        raise _user_error(f"cannot connect to the Dask scheduler {address!r}: {cause}; check "
+                          f"the address (e.g. tcp://host:8786) or raise --connect-timeout") from None
+    finally:
+        for lg, lv in zip(quiet, levels):
+            lg.setLevel(lv)
+
+
+def _quiet_failed_clients() -> None:
+    """A dask Client whose connection failed still tries to close itself when it is
+    garbage-collected and prints a traceback: silence only that."""
+    old = sys.unraisablehook
+    if getattr(old, "_vale_sim", False):
+        return
+
+    def hook(u):
+        if "Client.__del__" in repr(getattr(u, "object", "")):
+            return
+        old(u)
+
+    hook._vale_sim = True
+    sys.unraisablehook = hook
+
+
+def _probe_scheduler(address: str, timeout: float) -> None:
+    """Parse a tcp/tls address and open a plain socket to it, so a malformed or
+    unreachable address is reported before a dask Client exists (a Client that
+    failed to connect prints tracebacks when it is garbage-collected)."""
+    import errno
+    import socket
+    from distributed.comm.addressing import parse_address, parse_host_port
+    hint = "; check the address (e.g. tcp://host:8786) or raise --connect-timeout"
+    try:
+        scheme, loc = parse_address(address)
+        if scheme not in ("tcp", "tls"):
+            return                                   # inproc/ucx...: left to dask
+        host, port = parse_host_port(loc)
+        if not port:
+            raise ValueError("no port")
+    except (ValueError, TypeError) as e:
+        raise _user_error(f"cannot connect to the Dask scheduler {address!r}: malformed address "
+                          f"({str(e).splitlines()[0] if str(e) else 'unparsable'}){hint}") from None
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout) as sock:
+            # A dask server greets first (its handshake); a silent one would make
+            # the Client wait forever, whatever its timeout says.
+            sock.settimeout(timeout)
+            if not sock.recv(1):
+                raise ConnectionResetError(errno.ECONNRESET, "the server closed the connection")
+    except (OSError, ValueError, OverflowError) as e:
+        cause = (f"no answer within {timeout:g} s" if isinstance(e, TimeoutError)
+                 else (getattr(e, "strerror", None) or str(e) or type(e).__name__))
+        raise _user_error(f"cannot connect to the Dask scheduler {address!r}: {cause}{hint}") from None
+
+
+def _execute_dask(task, cfg, chunks, scheduler, consume,
+                  connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> None:
     from dask.distributed import Client, as_completed
     own = not isinstance(scheduler, Client)
-    client = Client(scheduler) if own else scheduler
+    client = connect_scheduler(scheduler, connect_timeout) if own else scheduler
     try:
         key = cfg.key()
         futures = {}
@@ -567,7 +726,8 @@ def _progress_bar(total: int, initial: int, progress: bool):
 def run(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None, out=None,
         resume: bool = False, progress: bool = True, scheduler=None, *,
         on_chunk: Callable[[int, int], None] | None = None,
-        collect: bool = True) -> pd.DataFrame | None:
+        collect: bool = True,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> pd.DataFrame | None:
     """Play ``cfg.games`` games and return one row per game and player, in game order.
 
     ``workers`` > 1 uses a local process pool; ``scheduler`` (an address such as
@@ -582,6 +742,10 @@ def run(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None, out=Non
     """
     if not collect and out is None:
         raise ValueError("collect=False needs out=: the results would be lost")
+    from .io import check_output, check_workers
+    check_workers(workers, "workers")
+    if out is not None:
+        check_output(out, "dir")               # before any game is played
     rc = cfg.resolved()
     key = cfg.key()
     chunk_size = chunk_size or default_chunk_size(cfg.games, workers, rc.engine)
@@ -604,7 +768,7 @@ def run(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None, out=Non
             on_chunk(first, n)
 
     try:
-        _execute(run_chunk, rc, chunks, workers, scheduler, consume)
+        _execute(run_chunk, rc, chunks, workers, scheduler, consume, connect_timeout)
     finally:
         bar.close()
     if not collect:
@@ -622,7 +786,8 @@ def summarize_parts(out, cfg: RunConfig) -> pd.DataFrame:
     outp = Path(out)
     sums = None
     for first, n in sorted(_existing_parts(outp, cfg.key()).items()):
-        sums = add_summaries(sums, chunk_summary(read_part(part_path(outp, first), first, n)))
+        df = read_part(part_path(outp, first), first, n, columns=SUMMARY_INPUTS)
+        sums = add_summaries(sums, chunk_summary(df))
     if sums is None:
         return summary_table(pd.DataFrame(columns=list(SUM_COLUMNS)))
     return summary_table(sums.sort_index(key=_group_order))
@@ -630,13 +795,16 @@ def summarize_parts(out, cfg: RunConfig) -> pd.DataFrame:
 
 def summarize(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None,
               progress: bool = True, scheduler=None, *,
-              on_chunk: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+              on_chunk: Callable[[int, int], None] | None = None,
+              connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> pd.DataFrame:
     """Play ``cfg.games`` games keeping only a fixed-size summary (see :func:`summary_table`).
 
     Each chunk is reduced to integer sums where it is played; the sums are
     folded in game-index order, so the summary equals
     ``summarize_frame(run(cfg))`` whatever the workers or chunking.
     """
+    from .io import check_workers
+    check_workers(workers, "workers")
     rc = cfg.resolved()
     chunk_size = chunk_size or default_chunk_size(cfg.games, workers, rc.engine)
     if chunk_size < 1:
@@ -657,9 +825,62 @@ def summarize(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None,
             on_chunk(first, n)
 
     try:
-        _execute(summary_chunk, rc, chunks, workers, scheduler, consume)
+        _execute(summary_chunk, rc, chunks, workers, scheduler, consume, connect_timeout)
     finally:
         bar.close()
     if state["total"] is None:
         return summary_table(pd.DataFrame(columns=list(SUM_COLUMNS)))
     return summary_table(state["total"].sort_index(key=_group_order))
+
+
+# ---------------------------------------------------------------------------
+# Reading results back: column-selective and in batches (bounded memory)
+# ---------------------------------------------------------------------------
+def results_columns(path) -> list[str]:
+    """The column names of a results directory (or Parquet file), without reading rows."""
+    return list(_dataset(path).schema.names)
+
+
+def _dataset(path):
+    import pyarrow.dataset as ds
+    p = Path(path)
+    if not p.exists():
+        raise _user_error(f"{p}: no such results directory or file")
+    try:
+        return ds.dataset(str(p), format="parquet", ignore_prefixes=[".", "_"])
+    except Exception as e:  # pyarrow raises several kinds for a bad file
+        raise _user_error(f"{p}: not readable as Parquet results "
+                          f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})") from None
+
+
+def read_results(path, columns=None, batch_size: int = 65_536):
+    """Iterate a run's results as DataFrames of at most ``batch_size`` rows, in file
+    (= game) order, reading only ``columns`` (default: all).
+
+    A 2-million-game run read whole with ``pd.read_parquet`` peaks at several GB
+    (docs/runs.md); reading a few columns a batch at a time keeps memory at a
+    few MB per batch.  Fold each batch (e.g. :func:`chunk_summary` +
+    :func:`add_summaries`) instead of concatenating them.
+    """
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise _user_error(f"batch_size must be a whole number >= 1, got {batch_size!r}")
+    dataset = _dataset(path)
+    if columns is not None:
+        columns = list(columns)
+        missing = [c for c in columns if c not in dataset.schema.names]
+        if missing:
+            raise _user_error(f"{path}: no column {missing[0]!r} in these results "
+                              f"(columns: {', '.join(dataset.schema.names[:20])}, ...)")
+    for batch in dataset.to_batches(columns=columns, batch_size=batch_size, use_threads=False):
+        if batch.num_rows:
+            yield batch.to_pandas()
+
+
+def load_results(path, columns=None, batch_size: int = 65_536) -> pd.DataFrame:
+    """All rows of ``columns`` as one DataFrame (read batch by batch: only the
+    requested columns are ever held)."""
+    frames = list(read_results(path, columns, batch_size))
+    if not frames:
+        names = list(columns) if columns is not None else results_columns(path)
+        return pd.DataFrame(columns=names)
+    return pd.concat(frames, ignore_index=True)

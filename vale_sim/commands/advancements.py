@@ -175,9 +175,12 @@ def run(args) -> int:
     from ..tournament import resolve_card_set
     from ..cli import UserError
     from ..rules import Rules
-    for name in ("games", "workers", "pilot_games"):
+    from ..io import check_outputs, check_workers
+    check_outputs((args.plot, "file", "--plot"))    # before any game is played
+    for name in ("games", "pilot_games"):
         if getattr(args, name) < 1:
             raise UserError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    check_workers(args.workers)
     if args.observational_games is not None and args.observational_games < 1:
         raise UserError(f"--observational-games must be >= 1, got {args.observational_games}")
     if args.tolerance < 0:

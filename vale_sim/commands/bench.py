@@ -75,8 +75,8 @@ def run(args) -> int:
                         "bench compares it with the reference engine")
     if args.games < 1 or args.reference_games < 1:
         raise UserError("--games and --reference-games must be at least 1")
-    if args.workers < 1:
-        raise UserError(f"--workers must be >= 1, got {args.workers}")
+    from ..io import check_workers
+    check_workers(args.workers)
     base = RunConfig(card_set="core", players=2, seed=args.seed, games=args.games)
     fast = base.resolved()
     ref = RunConfig(card_set="core", players=2, seed=args.seed, games=args.reference_games,

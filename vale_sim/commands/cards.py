@@ -164,12 +164,17 @@ def render(cs) -> str:
 
 def run(args) -> int:
     from ..cards import card_set_to_csv, load_card_set
+    from ..io import check_outputs
+    check_outputs((args.csv, "file", "--csv"))
     cs = load_card_set(args.set)
     if args.json:
         print(json.dumps(as_json(cs), indent=1))
     else:
         print(render(cs))
     if args.csv:
-        card_set_to_csv(cs, args.csv)
-        print(f"\nwrote {args.csv}", file=sys.stderr if args.json else sys.stdout)
+        from ..io import atomic_path
+        with atomic_path(args.csv) as tmp:          # never a half-written CSV
+            card_set_to_csv(cs, tmp)
+        print(f"
+wrote {args.csv}", file=sys.stderr if args.json else sys.stdout)
     return 0

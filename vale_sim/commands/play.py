@@ -26,8 +26,10 @@ def run(args) -> int:
     from ..cli import UserError
     from ..reference.game import play_game
     from ..rules import Rules
+    from ..policy import check_policies, policies_for
     cs = load_card_set(args.set)
     validate_playable(cs, args.players)
+    check_policies(cs, policies_for(args.players, args.policy))   # the same check as simulate
     try:
         rules = Rules(prep_count=args.prep_count, vp_pool=args.vp_pool)
         record = play_game(cs, args.players, args.seed, args.game, args.policy, rules)

@@ -34,6 +34,9 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from ..cli import UserError
     from .. import pools
+    from ..io import check_outputs, check_workers
+    check_outputs((args.plot, "dir", "--plot"))      # before any game is played
+    check_workers(args.workers)
     try:
         players = pools.parse_players(args.players)
         grid = pools.parse_pools(args.pools, players)

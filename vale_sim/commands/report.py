@@ -31,7 +31,9 @@ def run(args) -> int:
     if args.seed < 0:
         raise UserError(f"--seed must be non-negative, got {args.seed}")
     from ..cards import load_card_set
+    from ..io import check_output
     load_card_set(args.card_set)                 # CardSetError -> exit 2 before any game runs
+    check_output(args.out, "dir", "--out")       # an unwritable --out fails before any game runs
     try:
         settings = ReportSettings.make(quick=args.quick, engine=args.engine, seed=args.seed,
                                        card_set=args.card_set)

@@ -17,10 +17,12 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..experiments import load_experiment, run_experiment
+    from ..experiments import estimated_games, load_experiment, run_experiment
     if args.check:
         exp = load_experiment(args.config)
-        print(f"{args.config}: ok ({exp.study})")
+        n = estimated_games(exp)
+        cost = f"; about {n:,} games" if n is not None else ""
+        print(f"{args.config}: ok ({exp.study}{cost})")
         return 0
     m = run_experiment(args.config, args.results, progress=sys.stderr.isatty())
     c = m["chunks"]

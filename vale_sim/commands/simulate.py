@@ -22,7 +22,8 @@ def add_parser(sub) -> None:
     p.add_argument("--set", default="core", help="card set: core, starter or a file (default core)")
     p.add_argument("--prep-count", choices=("net", "gross"), default="net")
     p.add_argument("--vp-pool", type=int, default=None)
-    p.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="local worker processes, 1 to 4 x the cores (default 1)")
     p.add_argument("--chunk-size", type=int, default=None, help="games per chunk (default: automatic)")
     p.add_argument("--out", default=None, metavar="results/NAME.parquet",
                    help="output directory (default results/simulate-<key>.parquet)")
@@ -30,6 +31,8 @@ def add_parser(sub) -> None:
                    help="reuse the finished chunks of an interrupted run of the same configuration")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the chunks on an existing Dask cluster, e.g. tcp://host:8786")
+    p.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="give up reaching --scheduler after this many seconds (default 10)")
     p.add_argument("--summary-only", action="store_true",
                    help="keep only the summary (memory does not grow with N); writes no Parquet")
     p.add_argument("--engine", choices=("fast", "reference"), default="fast",
@@ -41,12 +44,14 @@ def add_parser(sub) -> None:
 
 def _config(args):
     from ..cli import UserError
+    from ..io import check_workers
     from ..rules import Rules
     from ..runner import RunConfig
     if args.games < 0:
         raise UserError(f"--games must be >= 0, got {args.games}")
-    if args.workers < 1:
-        raise UserError(f"--workers must be >= 1, got {args.workers}")
+    check_workers(args.workers)
+    if not args.connect_timeout > 0 or args.connect_timeout > 3600:
+        raise UserError(f"--connect-timeout must be in (0, 3600] seconds, got {args.connect_timeout}")
     if args.chunk_size is not None and args.chunk_size < 1:
         raise UserError(f"--chunk-size must be >= 1, got {args.chunk_size}")
     if args.summary_only and (args.out or args.resume):
@@ -80,15 +85,18 @@ def run(args) -> int:
         warnings.simplefilter("ignore", RuntimeWarning)    # the fallback was reported above
         if args.summary_only:
             table = summarize(cfg, workers=args.workers, chunk_size=args.chunk_size,
-                              progress=progress, scheduler=args.scheduler)
+                              progress=progress, scheduler=args.scheduler,
+                              connect_timeout=args.connect_timeout)
         else:
             out = args.out or _default_out(cfg)
+            from ..io import check_output
+            check_output(out, "dir", "--out")          # before any game is played
             # A default path is derived from the configuration's key: reusing it is safe.
             resume = args.resume or (args.out is None and (Path(out) / MANIFEST).exists())
             try:
                 run_games(cfg, workers=args.workers, chunk_size=args.chunk_size, out=out,
                           resume=resume, progress=progress, scheduler=args.scheduler,
-                          collect=False)
+                          collect=False, connect_timeout=args.connect_timeout)
             except KeyboardInterrupt:
                 print(f"vale-sim simulate: finished chunks are kept in {out}; "
                       f"run the same command with --resume to finish", file=sys.stderr)

@@ -93,13 +93,14 @@ def run(args) -> int:
     from ..cli import UserError
     from ..rules import Rules
     from ..tournament import tournament
+    from ..io import check_outputs, check_workers
+    check_outputs((args.plot, "file", "--plot"))    # before any game is played
     names = [s.strip() for s in args.policies.split(",") if s.strip()]
     if not names:
         raise UserError("--policies: give at least one policy")
     if args.games < 1:
         raise UserError(f"--games must be >= 1, got {args.games}")
-    if args.workers < 1:
-        raise UserError(f"--workers must be >= 1, got {args.workers}")
+    check_workers(args.workers)
     try:
         rules = Rules(prep_count=args.prep_count, vp_pool=args.vp_pool)
         with warnings.catch_warnings(record=True) as caught:

@@ -18,6 +18,7 @@ from ..records import GameRecord, PlayerResult, TurnRecord
 from ..rng import check_seed
 from ..rules import Rules
 from . import engine
+from .jit import cache_is_cold
 from .state import (new_state, trace_width, R_N, R_SCORE, R_TOKENS, R_ADV, R_VALE,
                     R_TIE, R_SEAT, R_SPOILS, R_HARVESTS, R_BOX, GO_N, GO_START,
                     GO_ROUNDS, GO_TRUNC, TR_FIXED_N, MAX_VALE_BUYS,
@@ -30,6 +31,15 @@ from .tables import (card_tables, policy_tables, OPTS, O_MAX_BUYS, O_MAX_ROUNDS,
                      O_N_VALE)
 
 MASK = (1 << 64) - 1
+
+
+def warm_up() -> bool:
+    """Compile (or load from numba's cache) the engine in this process by playing one
+    game; True if it had to compile.  Runs started with worker processes call this
+    first, so the workers load the cache instead of each compiling."""
+    cold = cache_is_cold(engine.play_games)
+    simulate("starter", 2, 0, 1)
+    return cold
 
 
 def _card_set(cs):

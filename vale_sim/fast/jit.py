@@ -20,6 +20,7 @@ import hashlib
 from pathlib import Path
 
 from numba import njit
+from numba.core import event as _event
 
 HERE = Path(__file__).resolve().parent
 
@@ -70,4 +71,104 @@ def kernel(fn=None, *, inline: bool = False):
         return lambda f: kernel(f, inline=inline)
     if inline:
         return njit(cache=True, _nrt=False, inline="always")(fn)
-    return njit(cache=True, _nrt=False)(fn)
+    return _one_specialisation(njit(cache=True, _nrt=False)(fn))
+
+
+def _one_specialisation(dispatcher):
+    """Compile a kernel called from other kernels once per argument *type*, not once
+    per constant: numba types a constant argument as a literal (``Literal[int](0)``)
+    and, left alone, compiles and caches a separate copy of the callee (and of all
+    it calls) for each constant a caller passes.  The machine code is the same
+    function either way; one copy halves the number of overloads to compile."""
+    from numba.core import types
+    get = dispatcher.get_call_template
+
+    def get_call_template(args, kws):
+        return get(tuple(types.unliteral(a) for a in args),
+                   {k: types.unliteral(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher
+
+
+# ---------------------------------------------------------------------------
+# First run: say so when numba compiles, and how long compiling took
+# ---------------------------------------------------------------------------
+COMPILE_NOTICE = {                       # module -> (what, typical seconds on one core)
+    "vale_sim.fast.engine": ("fast engine", 20),
+    "vale_sim.fast.rng": ("fast engine", 20),
+    "vale_sim.fast.spoil_dp": ("spoil-odds engine", 17),
+    "vale_sim.fast.spoil_sim": ("spoil-odds simulation", 6),
+}
+
+
+class _CompileWatch(_event.Listener):
+    """A numba event listener: numba fires "numba:compile" only when it really
+    compiles (not when it loads machine code from its cache).  The first time a
+    kernel of a COMPILE_NOTICE module compiles, "compiling the ... (once, ~N s)..."
+    goes to stderr; ``total`` sums the wall time of outermost compilations."""
+
+    def __init__(self):
+        self.depth = 0
+        self.started = 0.0
+        self.total = 0.0
+        self.announced: set = set()
+        self.stream = None
+
+    def on_start(self, event):          # required by Listener; notify does the work
+        pass
+
+    def on_end(self, event):
+        pass
+
+    def notify(self, event):
+        import sys
+        import time
+        if event.is_start:
+            outermost = self.depth == 0
+            if outermost:
+                self.started = time.perf_counter()
+            self.depth += 1
+            d = (event.data or {}).get("dispatcher")
+            mod = getattr(getattr(d, "py_func", None), "__module__", "") or ""
+            what = COMPILE_NOTICE.get(mod) if outermost else None   # callees: part of it
+            if what and what[0] not in self.announced:
+                self.announced.add(what[0])
+                print(f"compiling the {what[0]} (once, ~{what[1]} s)...",
+                      file=self.stream or sys.stderr, flush=True)
+        else:
+            self.depth = max(0, self.depth - 1)
+            if self.depth == 0:
+                self.total += time.perf_counter() - self.started
+
+
+_WATCH = _CompileWatch()
+
+
+def _install_watch() -> None:
+    _event.register("numba:compile", _WATCH)
+
+
+_install_watch()
+
+
+def compile_seconds() -> float:
+    """Seconds this process has spent compiling numba kernels so far (cache loads
+    excluded); subtract two readings to leave compilation out of a timing."""
+    return _WATCH.total
+
+
+def cache_is_cold(*dispatchers) -> bool:
+    """True when numba has no cache index for one of ``dispatchers`` yet, i.e. their
+    first call compiles (instead of loading machine code from the cache)."""
+    import os
+    for d in dispatchers:
+        if getattr(d, "signatures", None):
+            continue                                  # already compiled in this process
+        try:
+            index = d._cache._cache_file._index_path
+        except AttributeError:                        # no cache (or another numba layout)
+            return False
+        if not os.path.exists(index):
+            return True
+    return False
