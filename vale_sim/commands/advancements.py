@@ -191,13 +191,6 @@ def run(args) -> int:
         raise UserError(f"--explore must be in 0..1000, got {args.explore}")
     if args.plot and args.only == "observational":
         raise UserError("--plot draws the strengths: drop --only observational")
-    if args.plot:
-        import os
-        from pathlib import Path
-        folder = Path(args.plot).resolve().parent
-        if not folder.is_dir() or not os.access(folder, os.W_OK):
-            raise UserError(f"--plot {args.plot}: folder {folder} does not exist or is not "
-                            f"writable; give a writable .png path")
     cards = [c.strip() for c in args.cards.split(",") if c.strip()] if args.cards else None
     compare = None
     if args.compare is not None:

@@ -175,6 +175,5 @@ def run(args) -> int:
         from ..io import atomic_path
         with atomic_path(args.csv) as tmp:          # never a half-written CSV
             card_set_to_csv(cs, tmp)
-        print(f"
-wrote {args.csv}", file=sys.stderr if args.json else sys.stdout)
+        print(f"\nwrote {args.csv}", file=sys.stderr if args.json else sys.stdout)
     return 0
