@@ -214,7 +214,7 @@ def test_summary_only_equals_aggregate_of_full_frame(full):
     for chunk_size in (1, 5):
         pd.testing.assert_frame_equal(summarize(CFG, chunk_size=chunk_size, progress=False), want)
     seat = want.loc["seat"]
-    assert list(seat.index) == ["0", "1"]
+    assert list(seat.index) == [1, 2]                   # seat 1 = the starting player
     assert seat["games"].tolist() == [GAMES, GAMES]
     assert seat["wins"].sum() == pytest.approx(GAMES)
     by_policy = full.groupby("policy")
@@ -241,13 +241,14 @@ def test_simulate_command_writes_parquet(full, tmp_path, capsys):
             "--out", str(out), "--no-progress"]
     assert main(argv) == 0
     text = capsys.readouterr().out
-    assert "seat 0" in text and "policy greedy" in text and "95% CI" in text
+    assert "seat 1 (first)" in text and "seat 0" not in text
+    assert "policy greedy" in text and "95% CI" in text
     pd.testing.assert_frame_equal(pd.read_parquet(out), full)
     assert main(argv) == 2
     assert "use --resume" in capsys.readouterr().err
     assert main(argv + ["--resume", "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert [r["seat"] for r in summary["by_seat"]] == [0, 1]
+    assert [r["seat"] for r in summary["by_seat"]] == [1, 2]          # seat 1 = starting player
     assert sum(r["games"] for r in summary["by_policy"]) == 2 * GAMES
     assert summary["out"] == str(out)
 
@@ -286,3 +287,20 @@ def test_summary_of_written_parts_equals_summary_of_frame(tmp_path):
     pd.testing.assert_frame_equal(summarize_parts(out, cfg), summarize_frame(whole))
     with pytest.raises(ValueError):
         run(cfg, progress=False, collect=False)
+
+
+def test_summary_intervals_are_clustered_by_game(full):
+    """The fixed-size summary's intervals equal stats.cluster_ratio over games, also when
+    several players of a game share a policy (self-play), where they are not independent."""
+    from vale_sim import stats
+    selfplay = full.assign(policy="all")
+    row = summarize_frame(selfplay).loc[("policy", "all")]
+    assert row["n_games"] == GAMES and row["games"] == 2 * GAMES
+    for col, name in (("score", "mean_score"), ("rounds", "mean_rounds"),
+                      ("spoils", "spoils_per_game")):
+        e = stats.cluster_ratio(selfplay[col], None, selfplay["game"])
+        assert (row[name], row[f"{name}_lo"], row[f"{name}_hi"]) == pytest.approx((e.value, e.lo, e.hi))
+    naive = stats.cluster_ratio(selfplay["score"])              # player-games as independent
+    assert row["mean_score_hi"] - row["mean_score_lo"] != pytest.approx(naive.hi - naive.lo)
+    # Win shares of a game sum to 1: the self-play win rate is 1/2 exactly, and says so.
+    assert row["win_rate"] == 0.5 and row["win_lo"] <= 0.5 <= row["win_hi"]

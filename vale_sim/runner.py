@@ -262,9 +262,16 @@ def run_chunk(cfg: RunConfig, first_game: int, n: int) -> pd.DataFrame:
 # ---------------------------------------------------------------------------
 # Summaries: integer sums, so folding chunks is exact in any order
 # ---------------------------------------------------------------------------
-SUMMARY_INPUTS = ("seat", "policy", "win_share", "score", "spoils", "rounds", "truncated")
-SUM_COLUMNS = ("games", "wins12", "score_sum", "score_sumsq", "spoils", "spoiled_games",
-               "rounds_sum", "truncated")
+SUMMARY_INPUTS = ("game", "seat", "policy", "win_share", "score", "spoils", "rounds",
+                  "truncated")
+# Per group (a seat, or a policy): player-games, games (the clusters: players of
+# one game are not independent) and Σ N_g² over games; per metric its sum, and
+# over games Σ S_g² and Σ S_g·N_g (S_g: the group's total in game g, N_g: its
+# player-games there), the sufficient statistics of a game-clustered interval
+# (stats.cluster_ratio_sums).  score_sumsq sums squared player scores (the SD).
+METRICS = ("wins12", "score_sum", "spoils", "spoiled_games", "rounds_sum")
+SUM_COLUMNS = (("games", "clusters", "n_sq", "score_sumsq", "truncated")
+               + tuple(f"{m}{x}" for m in METRICS for x in ("", "_sq", "_n")))
 WIN_DENOM = 12     # win_share is 1/k, k <= 4: 12 * win_share is an integer
 
 
@@ -273,11 +280,12 @@ def chunk_summary(df: pd.DataFrame) -> pd.DataFrame:
 
     Index: (group, value) with group "seat" or "policy"; columns SUM_COLUMNS.
     """
+    score = df["score"].astype("int64")
     t = pd.DataFrame({
         "games": 1,
         "wins12": (df["win_share"] * WIN_DENOM).round().astype("int64"),
-        "score_sum": df["score"].astype("int64"),
-        "score_sumsq": df["score"].astype("int64") ** 2,
+        "score_sum": score,
+        "score_sumsq": score ** 2,
         "spoils": df["spoils"].astype("int64"),
         "spoiled_games": (df["spoils"] > 0).astype("int64"),
         "rounds_sum": df["rounds"].astype("int64"),
@@ -285,7 +293,15 @@ def chunk_summary(df: pd.DataFrame) -> pd.DataFrame:
     }, index=df.index)
     parts = []
     for group, col in (("seat", "seat"), ("policy", "policy")):
-        s = t.groupby(df[col].astype(str), sort=True).sum()
+        key = df[col].astype(str)
+        per_game = t.groupby([key, df["game"]], sort=True).sum()       # one row a (value, game)
+        n_g = per_game["games"]
+        per_game["clusters"] = 1
+        per_game["n_sq"] = n_g * n_g
+        for m in METRICS:
+            per_game[f"{m}_sq"] = per_game[m] * per_game[m]
+            per_game[f"{m}_n"] = per_game[m] * n_g
+        s = per_game.groupby(level=0, sort=True).sum()
         s.index = pd.MultiIndex.from_product([[group], s.index], names=["group", "value"])
         parts.append(s)
     return pd.concat(parts)[list(SUM_COLUMNS)].astype("int64")
@@ -306,26 +322,43 @@ def _group_order(idx: pd.Index) -> pd.Index:
 
 
 def summary_table(sums: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """Readable statistics from summed SUM_COLUMNS: win rate with Wilson interval,
-    mean and variance of score, spoils per game, spoil rate, mean rounds."""
-    from .stats import wilson_interval
+    """Readable statistics from summed SUM_COLUMNS, each with its interval.
+
+    Per seat (numbered from 1, the starting player) and per policy: win rate,
+    mean score (and its SD over players), spoils per game, the share of
+    player-games with at least one spoil (``spoiled_game_share``) and mean
+    game length in rounds.  Intervals are clustered by game (the players of one
+    game are not independent; for a seat, one player a game, this is the
+    ordinary t interval); ``n_games`` counts the games (clusters), ``games``
+    the player-games.
+    """
+    from .stats import cluster_ratio_sums
     rows = []
     for (group, value), r in sums.iterrows():
-        n = int(r["games"])
+        n, g = int(r["games"]), int(r["clusters"])
+
+        def est(m, scale=1.0, bounds=None):
+            e = cluster_ratio_sums(int(r[m]) / scale, n, int(r[f"{m}_sq"]) / scale ** 2,
+                                   int(r[f"{m}_n"]) / scale, int(r["n_sq"]), g, n, confidence,
+                                   bounds)
+            return e.value, e.lo, e.hi
         s, ss = int(r["score_sum"]), int(r["score_sumsq"])
-        wins = int(r["wins12"]) / WIN_DENOM
-        lo, hi = wilson_interval(wins, n, confidence)
         var = (n * ss - s * s) / (n * (n - 1)) if n > 1 else math.nan
-        rows.append({
-            "group": group, "value": value, "games": n, "wins": wins,
-            "win_rate": wins / n if n else math.nan, "win_lo": lo, "win_hi": hi,
-            "mean_score": s / n if n else math.nan, "var_score": var,
-            "sd_score": math.sqrt(var) if var == var else math.nan,
-            "spoils_per_game": int(r["spoils"]) / n if n else math.nan,
-            "spoil_rate": int(r["spoiled_games"]) / n if n else math.nan,
-            "mean_rounds": int(r["rounds_sum"]) / n if n else math.nan,
-            "truncated": int(r["truncated"]),
-        })
+        row = {"group": group, "value": int(value) + 1 if group == "seat" else value,
+               "games": n, "n_games": g, "wins": int(r["wins12"]) / WIN_DENOM}
+        for name, m, scale, bounds in (("win_rate", "wins12", WIN_DENOM, (0.0, 1.0)),
+                                       ("mean_score", "score_sum", 1.0, None),
+                                       ("spoils_per_game", "spoils", 1.0, None),
+                                       ("spoiled_game_share", "spoiled_games", 1.0, (0.0, 1.0)),
+                                       ("mean_rounds", "rounds_sum", 1.0, None)):
+            v, lo, hi = est(m, scale, bounds)
+            lo_name = "win_lo" if name == "win_rate" else f"{name}_lo"
+            hi_name = "win_hi" if name == "win_rate" else f"{name}_hi"
+            row.update({name: v, lo_name: lo, hi_name: hi})
+            if name == "mean_score":
+                row.update(var_score=var, sd_score=math.sqrt(var) if var == var else math.nan)
+        row["truncated"] = int(r["truncated"])
+        rows.append(row)
     return pd.DataFrame(rows).set_index(["group", "value"]) if rows else pd.DataFrame()
 
 

@@ -486,13 +486,35 @@ def cluster_ratio(num, den=None, clusters=None, confidence: float = 0.95,
         nan = math.nan
         return Estimate(nan, nan, nan, nan, n, g, confidence)
     r = float(s.sum() / tot)
+    method = "cluster" if clusters is not None else "independent"
+    return _ratio_estimate(r, float(np.sum((s - r * m) ** 2)), tot, n, g, confidence, bounds,
+                           method)
+
+
+def cluster_ratio_sums(s: float, m: float, ss: float, sm: float, mm: float, g: int, n: int,
+                       confidence: float = 0.95, bounds: tuple[float, float] | None = None
+                       ) -> Estimate:
+    """:func:`cluster_ratio` from running sums over clusters, for runs that keep
+    only a fixed-size summary: ``s = Σ S_g``, ``m = Σ M_g``, ``ss = Σ S_g²``,
+    ``sm = Σ S_g·M_g``, ``mm = Σ M_g²`` over the ``g`` clusters (``S_g``,
+    ``M_g``: cluster ``g``'s numerator and denominator totals), ``n``
+    observations.  Same estimate, as ``Σ(S_g − r·M_g)² = ss − 2r·sm + r²·mm``."""
+    if g == 0 or m <= 0:
+        nan = math.nan
+        return Estimate(nan, nan, nan, nan, n, g, confidence)
+    r = s / m
+    resid2 = max(0.0, ss - 2 * r * sm + r * r * mm)     # rounding may leave a tiny negative
+    return _ratio_estimate(r, resid2, m, n, g, confidence, bounds, "cluster")
+
+
+def _ratio_estimate(r: float, resid2: float, tot: float, n: int, g: int, confidence: float,
+                    bounds, method: str) -> Estimate:
+    """The interval of a ratio ``r`` from the sum of squared cluster residuals."""
     if g < 2:
         return Estimate(r, math.nan, math.nan, math.nan, n, g, confidence)
-    resid = (s - r * m) / tot
-    se = math.sqrt(g / (g - 1) * float(np.sum(resid ** 2)))
+    se = math.sqrt(g / (g - 1) * resid2) / tot
     q = _t(confidence, g - 1)
     lo, hi = r - q * se, r + q * se
-    method = "cluster" if clusters is not None else "independent"
     if bounds == (0.0, 1.0) and se <= 1e-15:
         lo, hi = wilson_interval(r * g, g, confidence)
         method += "+wilson"

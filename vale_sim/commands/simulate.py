@@ -124,7 +124,7 @@ def _json_summary(cfg, engine, out, table) -> dict:
     if len(table):
         for (group, value), r in table.to_dict("index").items():
             row = {k: clean(v.item() if hasattr(v, "item") else v) for k, v in r.items()}
-            row[group] = int(value) if group == "seat" else value
+            row[group] = int(value) if group == "seat" else value      # seat 1 = first
             groups[group].append(row)
     return {"games": cfg.games, "players": cfg.players, "seed": cfg.seed,
             "card_set": cfg.cards().name, "engine": engine, "key": cfg.key(), "out": out,
@@ -132,17 +132,27 @@ def _json_summary(cfg, engine, out, table) -> dict:
 
 
 def format_table(table) -> str:
-    """The summary as aligned text: one line per seat, then per policy."""
-    head = (f"{'':<16} {'games':>8} {'win rate':>8} {'95% CI':>15} {'score':>7} {'sd':>6} "
-            f"{'spoils/g':>8} {'any spoil':>10} {'rounds':>6}")
+    """The summary as aligned text: one line per seat (1 = the starting player), then
+    per policy; every rate and mean with its 95% interval, clustered by game."""
+    def iv(v, lo, hi, fmt):
+        return f"{v:{fmt}} [{lo:{fmt}}, {hi:{fmt}}]"
+    head = (f"{'':<18} {'games':>8} {'win rate [95% CI]':>23} {'score [95% CI]':>23} "
+            f"{'sd':>5} {'spoils/game [95% CI]':>20} {'any spoil [95% CI]':>23} "
+            f"{'rounds [95% CI]':>20}")
     lines = [head]
     if not len(table):
         return head + "\n(no games)"
     for (group, value), r in table.iterrows():
-        label = f"seat {value}" + (" (first)" if group == "seat" and str(value) == "0" else "") \
-            if group == "seat" else f"policy {value}"
-        ci = f"[{r['win_lo']:.3f}, {r['win_hi']:.3f}]"
-        lines.append(f"{label:<16} {int(r['games']):>8} {r['win_rate']:>8.3f} {ci:>15} "
-                     f"{r['mean_score']:>7.2f} {r['sd_score']:>6.2f} {r['spoils_per_game']:>8.2f} "
-                     f"{r['spoil_rate']:>10.3f} {r['mean_rounds']:>6.1f}")
+        label = (f"seat {value}" + (" (first)" if str(value) == "1" else "")
+                 if group == "seat" else f"policy {value}")
+        lines.append(
+            f"{label:<18} {int(r['games']):>8} "
+            f"{iv(r['win_rate'], r['win_lo'], r['win_hi'], '.3f'):>23} "
+            f"{iv(r['mean_score'], r['mean_score_lo'], r['mean_score_hi'], '.2f'):>23} "
+            f"{r['sd_score']:>5.2f} "
+            f"{iv(r['spoils_per_game'], r['spoils_per_game_lo'], r['spoils_per_game_hi'], '.2f'):>20} "
+            f"{iv(r['spoiled_game_share'], r['spoiled_game_share_lo'], r['spoiled_game_share_hi'], '.3f'):>23} "
+            f"{iv(r['mean_rounds'], r['mean_rounds_lo'], r['mean_rounds_hi'], '.1f'):>20}")
+    lines.append("games = player-games; intervals clustered by game (players of one game are "
+                 "not independent).")
     return "\n".join(lines)
