@@ -307,11 +307,6 @@ def flag_for(lo: float, hi: float, tolerance: float) -> str:
     return ""
 
 
-def _t(confidence: float, n: int) -> float:
-    from scipy.stats import t
-    return float(t.ppf(0.5 + confidence / 2, max(n - 1, 1)))
-
-
 def deals_changed(a_rot: np.ndarray, b_rot: np.ndarray) -> int:
     """Deals (columns) on which the focal outcome differs between two arms in at
     least one rotation.  (Comparing the rotation means instead would miss deals

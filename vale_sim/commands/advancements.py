@@ -169,7 +169,7 @@ def format_compare(c: dict) -> str:
 
 
 def run(args) -> int:
-    from ..advancements import (StrengthRun, advancement_report, check_cards, compare_strength,
+    from ..advancements import (advancement_report, check_cards, compare_strength,
                                 observational, report_records, strength_frame, strength_run,
                                 strength_table)
     from ..tournament import resolve_card_set

@@ -989,24 +989,13 @@ def buy_advancements(T, S, Q, p, mana, rnd, limit):
 # Harvest (§4.3)
 # ---------------------------------------------------------------------------
 @kernel
-def harvest(T, S, Q, p, rnd):
+def harvest_totals(T, S, p):
+    """What a Harvest of player p's field counts now (§4.3 steps 2-4, after the
+    Conclave): ``(mana, animal, forest, sky, wild, vp, extra buys)``.  Symbols
+    of the field cards, their per-guardian / per-card Harvest abilities, active
+    vales' Harvest mana and spirits and extra buys; Grassland's penalties last,
+    mana not below 0.  No side effects (the spoil simulation calls it too)."""
     fn = S[p, FIELD_N]
-    # 1. Conclave of Ents on the best per-guardian Harvest card
-    ci = find_active_vale(T, S, p, VAB_CONCLAVE)
-    if S[p, PS_CONC_USED] == 0 and ci >= 0:
-        best = -1
-        bs = 0
-        for i in range(fn):
-            c = S[p, FIELD + i]
-            sm = S[p, CC + CC_N * c + CC_HPERG]
-            if sm > bs:
-                bs = sm
-                best = c
-        if best >= 0:
-            add_temp_guardians(S, p, best, T[VALE + S[p, VOWN + ci], V_AMOUNT])
-            S[p, PS_CONC_USED] = 1
-            S[TR, TR_CONCLAVE] = 1
-    # 2-4. mana, spirits, VP
     mana = 0
     penalty_seen = False
     a = 0
@@ -1016,7 +1005,6 @@ def harvest(T, S, Q, p, rnd):
     vp = 0
     for i in range(fn):
         c = S[p, FIELD + i]
-        S[p, HARV_SLOTS + c] |= S[p, CC + CC_N * c + CC_SLOT_MASK]
         mana += S[p, CC + CC_N * c + CC_MANA]
         a += S[p, CC + CC_N * c + CC_ANIMAL]
         f += S[p, CC + CC_N * c + CC_FOREST]
@@ -1067,6 +1055,32 @@ def harvest(T, S, Q, p, rnd):
                     mana -= S[p, ACT_AMT + 3 * c + s]
                     if mana < 0:
                         mana = 0
+    return mana, a, f, sk, w, vp, extra
+
+
+@kernel
+def harvest(T, S, Q, p, rnd):
+    fn = S[p, FIELD_N]
+    # 1. Conclave of Ents on the best per-guardian Harvest card
+    ci = find_active_vale(T, S, p, VAB_CONCLAVE)
+    if S[p, PS_CONC_USED] == 0 and ci >= 0:
+        best = -1
+        bs = 0
+        for i in range(fn):
+            c = S[p, FIELD + i]
+            sm = S[p, CC + CC_N * c + CC_HPERG]
+            if sm > bs:
+                bs = sm
+                best = c
+        if best >= 0:
+            add_temp_guardians(S, p, best, T[VALE + S[p, VOWN + ci], V_AMOUNT])
+            S[p, PS_CONC_USED] = 1
+            S[TR, TR_CONCLAVE] = 1
+    # 2-4. mana, spirits, VP
+    for i in range(fn):
+        c = S[p, FIELD + i]
+        S[p, HARV_SLOTS + c] |= S[p, CC + CC_N * c + CC_SLOT_MASK]
+    mana, a, f, sk, w, vp, extra = harvest_totals(T, S, p)
     pool = S[GAME, G_POOL]
     from_pool = vp if vp <= pool else pool
     S[GAME, G_POOL] = pool - from_pool

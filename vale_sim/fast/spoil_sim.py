@@ -15,16 +15,11 @@ from __future__ import annotations
 import numpy as np
 
 from .engine import (game_rng_init, game_shuffle, reveal, prep, play_on_deck, spoil_check,
-                     decay_showing, refresh_card, reset_state, always_growth, guardians,
-                     vale_active)
+                     decay_showing, refresh_card, reset_state, always_growth, harvest_totals)
 from .jit import kernel
 from .state import (new_state, SLOTS, LWTOP, VOWN, VTURN, VOWN_N, PS_TURN, PS_ALWAYS_GROWTH,
-                    PS_SKIP, PS_SHOWING, DECK, DHEAD, DN, DISC_N, FIELD, FIELD_N, ON_DECK, ACT,
-                    ACT_AMT, CC, CC_N, CC_MANA, CC_ANIMAL, CC_FOREST, CC_SKY, CC_WILD, CC_HVP,
-                    CC_HARVEST_AB)
-from .tables import (card_tables, N_CARDS, MAX_OWNED_VALES, VALE, V_ABILITY, V_AMOUNT, V_SYMBOL,
-                     VAB_HMANA, VAB_HSPIRIT, AB_HMANA_PER_GUARDIAN, AB_HMANA_PER_OTHER,
-                     AB_HVP_PER_GUARDIAN, AB_HVP_PER_CARDS, AB_HMANA_PENALTY)
+                    PS_SKIP, PS_SHOWING, DECK, DHEAD, DN, DISC_N, FIELD_N, ON_DECK)
+from .tables import card_tables, N_CARDS, MAX_OWNED_VALES
 
 SHOW_OFFSET = 64          # decay showing s is counted at index s + SHOW_OFFSET
 SHOW_N = 2 * SHOW_OFFSET
@@ -34,59 +29,8 @@ N_Q = 7                   # mana, animal, forest, sky, wild, spirits, vp (spoil.
 @kernel
 def _harvest_totals(T, S, p, h):
     """h[0..6] = mana, animal, forest, sky, wild, spirits, vp a Harvest would count now
-    (no purchases, no Conclave): reference ``Player.harvest_totals``."""
-    fn = S[p, FIELD_N]
-    mana = 0
-    vp = 0
-    a = 0
-    f = 0
-    sk = 0
-    w = 0
-    pen = 0
-    for i in range(fn):
-        c = S[p, FIELD + i]
-        mana += S[p, CC + CC_N * c + CC_MANA]
-        a += S[p, CC + CC_N * c + CC_ANIMAL]
-        f += S[p, CC + CC_N * c + CC_FOREST]
-        sk += S[p, CC + CC_N * c + CC_SKY]
-        w += S[p, CC + CC_N * c + CC_WILD]
-        vp += S[p, CC + CC_N * c + CC_HVP]
-        if S[p, CC + CC_N * c + CC_HARVEST_AB] == 0:
-            continue
-        for s in range(3):
-            ab = S[p, ACT + 3 * c + s]
-            amt = S[p, ACT_AMT + 3 * c + s]
-            if ab == AB_HMANA_PER_GUARDIAN:
-                mana += amt * guardians(S, p, c)
-            elif ab == AB_HMANA_PER_OTHER:
-                mana += amt * (fn - 1)
-            elif ab == AB_HVP_PER_GUARDIAN:
-                vp += amt * guardians(S, p, c)
-            elif ab == AB_HVP_PER_CARDS:
-                vp += fn // amt
-            elif ab == AB_HMANA_PENALTY:
-                pen += amt
-    for i in range(S[p, VOWN_N]):
-        if not vale_active(S, p, i):
-            continue
-        v = S[p, VOWN + i]
-        vab = T[VALE + v, V_ABILITY]
-        if vab == VAB_HMANA:
-            mana += T[VALE + v, V_AMOUNT]
-        elif vab == VAB_HSPIRIT:
-            sy = T[VALE + v, V_SYMBOL]
-            amt = T[VALE + v, V_AMOUNT]
-            if sy == 0:
-                a += amt
-            elif sy == 1:
-                f += amt
-            elif sy == 2:
-                sk += amt
-            elif sy == 3:
-                w += amt
-    mana -= pen                                   # Grassland: not below 0
-    if mana < 0:
-        mana = 0
+    (no purchases, no Conclave): the engine's own ``harvest_totals``."""
+    mana, a, f, sk, w, vp, _ = harvest_totals(T, S, p)
     h[0] = mana
     h[1] = a
     h[2] = f
