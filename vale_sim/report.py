@@ -87,7 +87,7 @@ class ReportSettings:
 
     # Per size: (fast engine sizes, reference engine sizes).  Full fast sizes
     # are ~2.5M games (~40 µs each for 2 players on one core: about 2-3 minutes
-    # in all, with the reference-engine spoil check); reference sizes are far
+    # in all, with the spoil-odds simulation check); reference sizes are far
     # smaller because that engine is ~800x slower per game.
     PRESETS = {
         "full": ({}, dict(spoil_sim_games=2000, tournament_games=100,
@@ -327,8 +327,9 @@ def section_spoil(ctx: Context) -> Section:
         desc.append({"deck": d, "cards": len(deck.cards), "contents": "; ".join(deck.describe())})
     paras = [f"Probability of having spoiled within k pushes from the start of Planting "
              f"(after Prep), computed exactly over deck compositions and checked by "
-             f"{s.spoil_sim_games} simulated turns per deck with the reference engine "
-             f"(Wilson 95% intervals).  Crafted decks are the bundled example decks.",
+             f"{s.spoil_sim_games} simulated turns per deck (the fast engine's spoil simulation "
+             f"where numba is installed, else the reference engine: the same turns, draw for "
+             f"draw; Wilson 95% intervals).  Crafted decks are the bundled example decks.",
              "Starter deck: " + ", ".join(f"{k} push{'es' if k > 1 else ''} "
                                           f"{_pct(exact['starter'].p_spoil_within[k])}"
                                           for k in range(1, min(4, s.spoil_pushes) + 1))
