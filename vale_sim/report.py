@@ -412,12 +412,14 @@ def section_advancements(ctx: Context) -> Section:
     df.attrs.update(a)
     df["numbers"], df["estimated_numbers"] = zip(*(_estimated(cs, c) for c in df["card"]))
     tol = 100 * s.adv_tolerance
+    from .verdicts import CORRECTION_NAMES
+    correction = CORRECTION_NAMES.get(a["correction"], a["correction"])
     flagged = df[df["flag"] != ""]
     same = df[df["deals_changed"] == 0]
     fig = plot_forest(df)
     caption = (f"{(df['flag'] == 'over').sum()} card(s) flagged over and "
                f"{(df['flag'] == 'under').sum()} under of {len(df)} tested (±{tol:g} pp, "
-               f"{a['correction']} at {100 * a['confidence']:g}%); strength with its raw "
+               f"{correction} at {100 * a['confidence']:g}%); strength with its raw "
                f"interval (thick) and adjusted interval (thin).")
     paras = [f"**Strength** of a card X: three focal arms play the same {a['deals']} deals "
              f"(common random numbers, the focal player rotated through the "
@@ -437,7 +439,7 @@ def section_advancements(ctx: Context) -> Section:
              f"the same under seeds 0, 1 and 2 (docs/statistics.md, \"Flag stability\")."
              if a["correction"] == "fdr_bh" else
              f"**Verdicts**: flagged when |strength| ≤ {tol:g} pp is rejected after a "
-             f"{a['correction']} correction across the {a['cards_tested']} cards tested; "
+             f"{correction} correction across the {a['cards_tested']} cards tested; "
              f"adjusted intervals at {100 * a['adjusted_confidence']:.2f}%."]
     if len(same):
         paras.append("Indistinguishable by design (no deal changed between prefer and ban): "
