@@ -137,6 +137,7 @@ PRESETS: dict[str, Policy] = {
     "vp-rush": Policy(name="vp-rush", w_harvest_vp=6, w_end_vp=4, w_mana=2,
                       push_risk_permille=300),
     "mana-target": Policy(name="mana-target", push_risk_permille=400, mana_target=7),
+    "lookahead": Policy(name="lookahead", push_rule="lookahead", lookahead_caution_permille=400),
 }
 DEFAULT_POLICY = "balanced"
 
