@@ -181,6 +181,18 @@ def test_both_engines_play_the_same_lookahead_games(players):
     assert pushes > 0
 
 
+def test_both_engines_agree_at_the_integer_limits():
+    """Weights and caution at ±10**6 (policy.INT_LIMIT): no int64 overflow in the fast
+    engine (Python's integers are unbounded), so the games stay identical."""
+    big = Policy(name="big", push_rule="lookahead", lookahead_caution_permille=10**6,
+                 w_mana=10**6, w_spirit=-10**6, w_harvest_vp=10**6)
+    bold = replace(big, name="bold", lookahead_caution_permille=1, w_spirit=10**6)
+    for gi in range(4):
+        ref = play_game(CS, 2, 8, gi, [big, bold])
+        fast = play_game_fast(CS, 2, 8, gi, [big, bold])
+        assert first_difference(ref, fast) is None, first_difference(ref, fast)
+
+
 def test_the_rule_changes_play_and_the_default_is_the_risk_rule():
     assert Policy().push_rule == "risk"
     risk = replace(PRESETS["lookahead"], name="risk", push_rule="risk")
