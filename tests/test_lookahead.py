@@ -42,6 +42,7 @@ def cards(draw):
     slots = [-1, -1, -1]
     for pos in range(3):
         here = [k for k in PLAIN if CS.advancements[k].position == pos]
+        here += [k for k in here if CS.advancements[k].decay > 0] * 4   # spoils are common
         if draw(st.integers(0, 2)):
             slots[pos] = draw(st.sampled_from(here))
     return Card(slots, -1)
