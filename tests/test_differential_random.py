@@ -82,6 +82,8 @@ def policies(draw, cs):
     return Policy(
         name=f"p{draw(st.integers(0, 999))}",
         push_risk_permille=draw(st.sampled_from([0, 100, 250, 400, 700, 1000])),
+        push_rule=draw(st.sampled_from(["risk", "lookahead"])),
+        lookahead_caution_permille=draw(st.sampled_from([0, 250, 400, 1000, 3000, 10**6])),
         mana_target=draw(st.sampled_from([0, 0, 4, 7])),
         w_mana=draw(w), w_spirit=draw(w), w_harvest_vp=draw(w), w_end_vp=draw(w),
         w_growth=draw(w), w_decay=draw(w), w_guardian=draw(w), w_ability=draw(w),

@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 TOKEN_MODES = ("needed", "never")
+PUSH_RULES = ("risk", "lookahead")       # engine-spec §6.1
 RULE_TARGETS = ("card", "level", "vale_ability", "best")
 RULE_CONDITIONS = ("mana_at_least", "mana_at_most", "round_at_least",
                    "round_at_most", "pool_at_most", "owned_at_most")
@@ -59,10 +60,15 @@ class BuyRule:
 class Policy:
     """How a scripted player decides.  See engine-spec §6 for the exact use."""
     name: str = "balanced"
-    # Planting: push while the exact risk that the next reveal spoils is at
-    # most push_risk_permille/1000; pass once field mana reaches mana_target.
+    # Planting: pass once field mana reaches mana_target; else push_rule decides
+    # (engine-spec §6.1).  "risk": push while the exact risk that the next reveal
+    # spoils is at most push_risk_permille/1000.  "lookahead": push while the
+    # expected gain of one more push is at least the expected loss, the loss
+    # scaled by lookahead_caution_permille/1000.
     push_risk_permille: int = 250
     mana_target: int = 0
+    push_rule: str = "risk"
+    lookahead_caution_permille: int = 1000
     # Advancement score weights (integers) and the least score worth buying.
     w_mana: int = 3
     w_spirit: int = 2
@@ -96,7 +102,7 @@ class Policy:
             raise PolicyError(f"policy {self.name!r}: never must be a list of card names, got {self.never!r}")
         for f in fields(self):
             v = getattr(self, f.name)
-            if f.name in ("name", "token", "rules", "never"):
+            if f.name in ("name", "token", "push_rule", "rules", "never"):
                 continue
             if f.name in ("avoid_decay_stack", "use_sunstone"):
                 if not isinstance(v, bool):
@@ -113,6 +119,11 @@ class Policy:
             raise PolicyError(f"policy {self.name!r}: explore_permille must be in 0..1000, got {self.explore_permille}")
         if self.mana_target < 0:
             raise PolicyError(f"policy {self.name!r}: mana_target must be >= 0")
+        if self.push_rule not in PUSH_RULES:
+            raise PolicyError(f"policy {self.name!r}: push_rule must be one of {PUSH_RULES}, got {self.push_rule!r}")
+        if self.lookahead_caution_permille < 0:
+            raise PolicyError(f"policy {self.name!r}: lookahead_caution_permille must be >= 0, "
+                              f"got {self.lookahead_caution_permille}")
         if self.token not in TOKEN_MODES:
             raise PolicyError(f"policy {self.name!r}: token must be one of {TOKEN_MODES}, got {self.token!r}")
 
@@ -126,6 +137,7 @@ PRESETS: dict[str, Policy] = {
     "vp-rush": Policy(name="vp-rush", w_harvest_vp=6, w_end_vp=4, w_mana=2,
                       push_risk_permille=300),
     "mana-target": Policy(name="mana-target", push_risk_permille=400, mana_target=7),
+    "lookahead": Policy(name="lookahead", push_rule="lookahead", lookahead_caution_permille=400),
 }
 DEFAULT_POLICY = "balanced"
 

@@ -34,6 +34,7 @@ from .tables import (
     RC_ROUND_AT_MOST, RC_POOL_AT_MOST, RC_OWNED_AT_MOST, ABSENT,
     T_CARD_ADV, T_CARD_VALE, T_LEVEL, T_VALE_ABILITY, T_BEST_ADV, T_BEST_VALE,
     N_CARDS, N_COMMONS, N_VALE_SLOTS)
+from .tables import P_LOOKAHEAD, P_CAUTION, P_W_MANA, P_W_SPIRIT, P_W_HVP
 from .state import (
     GAME, ADECK, VDECK, TR, STARTING, STARTING_READY,
     PS_TOKEN, PS_SKIP, PS_TURN, PS_DRUID_USED, PS_CONC_USED, PS_SUN_USED,
@@ -509,7 +510,29 @@ def decide_push(T, S, Q, p):
         for j in range(n):
             if net(S, p, S[p, DISC + j]) >= thr:
                 bad += 1
+    if Q[p, P_LOOKAHEAD] != 0:
+        return lookahead_push(S, Q, p, n, bad)
     return bad * 1000 <= Q[p, P_PUSH_RISK] * n
+
+
+@kernel
+def card_value(S, Q, p, c):
+    """A card's printed Harvest symbols under the policy's weights (§6.1)."""
+    b = CC + CC_N * c
+    spirits = S[p, b + CC_ANIMAL] + S[p, b + CC_FOREST] + S[p, b + CC_SKY] + S[p, b + CC_WILD]
+    return (Q[p, P_W_MANA] * S[p, b + CC_MANA] + Q[p, P_W_SPIRIT] * spirits
+            + Q[p, P_W_HVP] * S[p, b + CC_HVP])
+
+
+@kernel
+def lookahead_push(S, Q, p, n, bad):
+    """The lookahead rule (§6.1): n cards in the pool, bad of them spoil."""
+    v_on_deck = card_value(S, Q, p, S[p, ON_DECK])
+    v_field = 0
+    for i in range(S[p, FIELD_N]):
+        v_field += card_value(S, Q, p, S[p, FIELD + i])
+    v_token = Q[p, P_W_MANA] if (S[p, PS_TOKEN] == 0 and Q[p, P_TOKEN_NEEDED] != 0) else 0
+    return 1000 * (n - bad) * v_on_deck >= Q[p, P_CAUTION] * bad * (v_field - v_token)
 
 
 @kernel

@@ -246,7 +246,8 @@ class Player:
 
     # -- Planting (engine-spec §4.2, §6.1) ------------------------------------
     def wants_push(self, policy) -> bool:
-        """The policy's push rule: exact risk that the next reveal spoils."""
+        """The policy's push rule (engine-spec §6.1): "risk" (the exact risk that
+        the next reveal spoils) or "lookahead" (expected gain against expected loss)."""
         if self.on_deck < 0:
             return False                                   # every card is in the field
         if policy is None:
@@ -258,7 +259,33 @@ class Player:
             return True
         s = self.decay_showing()
         bad = sum(1 for c in pool if self.net(c) >= SPOIL_AT - s)
+        if policy.push_rule == "lookahead":
+            n, _, v_on_deck, v_field, v_token = self.lookahead_terms(policy)
+            return (1000 * (n - bad) * v_on_deck
+                    >= policy.lookahead_caution_permille * bad * (v_field - v_token))
         return bad * 1000 <= policy.push_risk_permille * len(pool)
+
+    def card_value(self, policy, c: int) -> int:
+        """A card's printed Harvest symbols under the policy's weights (§6.1):
+        w_mana × mana + w_spirit × (animal + forest + sky + wild) + w_harvest_vp × VP."""
+        card = self.cards[c]
+        spirits = sum(sym.slot_sum(self.cs, card, s) for s in ("animal", "forest", "sky", "wild"))
+        return (policy.w_mana * sym.slot_sum(self.cs, card, "mana") + policy.w_spirit * spirits
+                + policy.w_harvest_vp * sym.slot_sum(self.cs, card, "harvest_vp"))
+
+    def lookahead_terms(self, policy) -> tuple[int, int, int, int, int]:
+        """The integers of the lookahead rule (engine-spec §6.1), for an on-deck card:
+        (n, bad, v_on_deck, v_field, v_token).  ``n`` cards in the pool the next reveal
+        comes from, ``bad`` of them spoil; pushing adds ``v_on_deck`` to the field's
+        ``v_field`` unless the reveal spoils; spoiling makes the token active, worth
+        ``v_token`` = w_mana if it is spent now and the policy spends it ("needed")."""
+        pool = self.deck if self.deck else self.discard
+        s = self.decay_showing()
+        bad = sum(1 for c in pool if self.net(c) >= SPOIL_AT - s)
+        v_on_deck = self.card_value(policy, self.on_deck)
+        v_field = sum(self.card_value(policy, c) for c in self.field)
+        v_token = policy.w_mana if (not self.token_active and policy.token == "needed") else 0
+        return len(pool), bad, v_on_deck, v_field, v_token
 
     def push(self, policy=None) -> bool:
         """Push once: play the on-deck card, reveal, check spoil.  True if spoiled."""
