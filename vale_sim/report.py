@@ -71,7 +71,7 @@ class ReportSettings:
     spoil_pushes: int = 6
     spoil_sim_games: int = 2000
     tournament_policies: tuple = ("balanced", "cautious", "greedy", "spirit-rush", "vp-rush",
-                                  "mana-target")
+                                  "mana-target", "lookahead")
     tournament_players: int = 2
     tournament_games: int = 10000     # per matchup: win-rate intervals about ±1 pp
     adv_players: int = 2
