@@ -28,7 +28,7 @@ from .tables import (
     VALE, START, LVL_CARDS, VALE_CARDS, FERTILE, FERTILE_KINDS, OPTS,
     O_PLAYERS, O_POOL, O_L1SIZE, O_MAX_ROUNDS, O_PREP_GROSS, O_MAX_BUYS, O_N_ADV,
     O_N_VALE, O_LVL_LEN, O_VALE_LEN, O_TRACE_W, O_N_FERTILE, O_MIN_VALE_COST,
-    ADV_SCORE, VALE_SCORE, NEVER_ADV, NEVER_VALE,
+    ADV_SCORE, VALE_SCORE, NEVER_VALE, ADV_BUY_COST,
     P_PUSH_RISK, P_MANA_TARGET, P_MIN_SCORE, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
     P_TOKEN_NEEDED, P_USE_SUNSTONE, P_EXPLORE, P_N_RULES, P_RULES,
     RC_TARGET, RC_ID, RC_MANA_AT_LEAST, RC_MANA_AT_MOST, RC_ROUND_AT_LEAST,
@@ -48,7 +48,7 @@ from .state import (
     G_POOL, G_ROUND, G_START, G_TRUNC, G_NTRACE, G_GAME, G_RNG,
     AHEAD, AN, VHEAD, VN, COMMONS, VSLOTS, SPIRITS, BOUGHT_COMMON, BOUGHT_VSLOT,
     FERT_LEFT, CAND_KIND, CAND_SRC, CAND_CARD, CAND_COST, CAND_CHORUS, CAND_OK,
-    CAND_BY_SCORE,
+    CAND_BY_SCORE, CAND_SCORE,
     TR_GAME, TR_ROUND, TR_PLAYER, TR_TURN, TR_SKIPPED, TR_PUSHES, TR_SPOILED,
     TR_SPOILED_PREP, TR_DRUID, TR_ARBOR, TR_CONCLAVE, TR_MANA, TR_ANIMAL, TR_FOREST,
     TR_SKY, TR_WILD, TR_VP, TR_VP_BOX, TR_POOL_AFTER, TR_TOKEN_SPENT, TR_SUNSTONE,
@@ -839,9 +839,9 @@ def advancement_candidates(T, S, Q, p, budget, discount):
     copies left -- leaving out kinds dearer than `budget` + `discount` (the largest
     Earthchant discount on offer), which no placement makes buyable.
 
-    Fills CAND_KIND, CAND_SRC (commons slot, or N_COMMONS + kind) and CAND_BY_SCORE
-    (candidate indexes, policy score descending, ties in candidate order); returns
-    the number of candidates."""
+    Fills CAND_KIND, CAND_SRC (commons slot, or N_COMMONS + kind), CAND_BY_SCORE
+    (candidate indexes, policy score descending, ties in candidate order) and
+    CAND_SCORE (their scores, same order); returns the number of candidates."""
     nc = 0
     nf = T[OPTS, O_N_FERTILE]
     for src in range(N_COMMONS + nf):
@@ -854,16 +854,18 @@ def advancement_candidates(T, S, Q, p, budget, discount):
             if S[GAME, FERT_LEFT + k] <= 0:
                 continue
             src = N_COMMONS + k
-        if T[k, A_COST] - discount > budget or Q[NEVER_ADV + p, k] != 0:
+        if Q[ADV_BUY_COST + p, k] - discount > budget:       # dear, or never bought
             continue
         S[GAME, CAND_KIND + nc] = k
         S[GAME, CAND_SRC + nc] = src
         sc = Q[ADV_SCORE + p, k]
         j = nc
-        while j > 0 and Q[ADV_SCORE + p, S[GAME, CAND_KIND + S[GAME, CAND_BY_SCORE + j - 1]]] < sc:
+        while j > 0 and S[GAME, CAND_SCORE + j - 1] < sc:
             S[GAME, CAND_BY_SCORE + j] = S[GAME, CAND_BY_SCORE + j - 1]
+            S[GAME, CAND_SCORE + j] = S[GAME, CAND_SCORE + j - 1]
             j -= 1
         S[GAME, CAND_BY_SCORE + j] = nc
+        S[GAME, CAND_SCORE + j] = sc
         nc += 1
     return nc
 
@@ -886,7 +888,7 @@ def buyable(T, S, Q, p, i, budget, discount):
     ok = S[GAME, CAND_OK + i]
     if ok < 0:
         ok = 0
-        if T[S[GAME, CAND_KIND + i], A_COST] - discount <= budget:
+        if Q[ADV_BUY_COST + p, S[GAME, CAND_KIND + i]] - discount <= budget:
             ok = place_candidate(T, S, Q, p, i, budget)
         S[GAME, CAND_OK + i] = ok
     return ok != 0
@@ -927,7 +929,7 @@ def pick_advancement(T, S, Q, p, nc, budget, discount, mana, rnd):
     ms = Q[p, P_MIN_SCORE]
     for o in range(nc):
         i = S[GAME, CAND_BY_SCORE + o]
-        if Q[ADV_SCORE + p, S[GAME, CAND_KIND + i]] < ms:
+        if S[GAME, CAND_SCORE + o] < ms:
             return -1                   # the rest score lower still
         if buyable(T, S, Q, p, i, budget, discount):
             return i
@@ -945,6 +947,7 @@ def drop_candidate(S, i, nc):
         x = S[GAME, CAND_BY_SCORE + j]
         if x != i:
             S[GAME, CAND_BY_SCORE + o] = x - 1 if x > i else x
+            S[GAME, CAND_SCORE + o] = S[GAME, CAND_SCORE + j]
             o += 1
     return nc - 1
 
