@@ -1434,7 +1434,6 @@ def play_one(T, S, Q, seed, game_index, trace):
         if rnd >= max_rounds:
             S[GAME, G_TRUNC] = 1
             break
-    mark_harvested(T, S)
 
 
 @kernel
@@ -1442,9 +1441,11 @@ def play_games(T, S, Q, seed, first_game, n_games, res, share, gout, acq, first_
                harvested, vacq, trace):
     """Play games first_game .. first_game+n_games-1 of the run seeded `seed`.
 
-    Writes res[g, p, R_*], share[g, p], gout[g, GO_*], acq/first_round/harvested
-    [g, p, kind], vacq[g, p, vale]; trace rows (all games appended) if trace
-    has rows.  Returns the number of trace rows wanted (may exceed its size).
+    Writes res[g, p, R_*], share[g, p], gout[g, GO_*], acq[g, p, kind],
+    vacq[g, p, vale], first_round/harvested[g, p, kind] unless those have no rows
+    (a DataFrame of games does not use them: skipped, the kernel is faster); trace
+    rows (all games appended) if trace has rows.  Returns the number of trace rows
+    wanted (may exceed its size).
     """
     P = T[OPTS, O_PLAYERS]
     ntrace = 0
@@ -1457,11 +1458,16 @@ def play_games(T, S, Q, seed, first_game, n_games, res, share, gout, acq, first_
         gout[g, GO_ROUNDS] = S[GAME, G_ROUND]
         gout[g, GO_TRUNC] = S[GAME, G_TRUNC]
         gout[g, GO_POOL_LEFT] = S[GAME, G_POOL]
+        details = first_round.shape[0] > 0
+        if details:
+            mark_harvested(T, S)
         for p in range(P):
             for k in range(T[OPTS, O_N_ADV]):
                 acq[g, p, k] = S[p, ACQ + k]
-                first_round[g, p, k] = S[p, FIRST_ROUND + k]
-                harvested[g, p, k] = S[p, HARVESTED + k]
+            if details:
+                for k in range(T[OPTS, O_N_ADV]):
+                    first_round[g, p, k] = S[p, FIRST_ROUND + k]
+                    harvested[g, p, k] = S[p, HARVESTED + k]
             for v in range(T[OPTS, O_N_VALE]):
                 vacq[g, p, v] = S[p, VACQ + v]
     return ntrace
