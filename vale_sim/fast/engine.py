@@ -894,7 +894,7 @@ def buyable(T, S, Q, p, i, budget, discount):
     return ok != 0
 
 
-@kernel
+@kernel(inline=True)
 def pick_advancement(T, S, Q, p, nc, budget, discount, mana, rnd):
     """§6.4-6.5: the candidate to buy, or -1.  Exploration first (its draw happens at
     every purchase step), then the buy rules or the best score: walking the
@@ -936,7 +936,7 @@ def pick_advancement(T, S, Q, p, nc, budget, discount, mana, rnd):
     return -1
 
 
-@kernel
+@kernel(inline=True)
 def drop_candidate(S, i, nc):
     """Remove candidate i (bought, none left) from the lists; returns the new count."""
     for j in range(i, nc - 1):
