@@ -1087,7 +1087,7 @@ def harvest_totals(T, S, p):
     return mana, a, f, sk, w, vp, extra
 
 
-@kernel
+@kernel(inline=True)
 def harvest(T, S, Q, p, rnd):
     fn = S[p, FIELD_N]
     # 1. Conclave of Ents on the best per-guardian Harvest card
@@ -1166,7 +1166,7 @@ def replenish_vale(S, sl):
     S[GAME, VSLOTS + sl] = -1
 
 
-@kernel
+@kernel(inline=True)
 def discard_phase(T, S, p):
     mb = T[OPTS, O_MAX_BUYS]
     for i in range(S[TR, TR_N_BOUGHT]):
