@@ -737,7 +737,7 @@ def choose_vale(T, S, Q, p, mana, rnd):
     return -1, -1, 0
 
 
-@kernel
+@kernel(inline=True)
 def buy_vales(T, S, Q, p, mana, rnd):
     """§6.3: buy up to 2 vales; returns the mana left (Sunstone may cost mana)."""
     nv = 0
@@ -958,7 +958,7 @@ def token_bonus(S, Q, p):
     return 1 if (S[p, PS_TOKEN] != 0 and Q[p, P_TOKEN_NEEDED] != 0) else 0
 
 
-@kernel
+@kernel(inline=True)
 def buy_advancements(T, S, Q, p, mana, rnd, limit):
     """§6.4: buy up to `limit` advancements, reserving their placements.
 
