@@ -174,11 +174,15 @@ def frame(out: FastGames, cs: CardSet, policies: list[Policy]):
         "truncated": np.repeat(out.gout[:, GO_TRUNC].astype(bool), P),
         "starting_player": np.repeat(out.gout[:, GO_START], P),
     }
+    # strided views of the [n * P, kinds] arrays: pandas copies each column into its
+    # block once (a ravel() per column would copy it twice)
+    acq = out.acquired.reshape(n * P, out.acquired.shape[2])
     for k, a in enumerate(cs.advancements):
         if a.supply != "starter":
-            cols[f"buy:{a.name}"] = out.acquired[:, :, k].ravel()
+            cols[f"buy:{a.name}"] = acq[:, k]
+    vacq = out.vales.reshape(n * P, out.vales.shape[2])
     for v, vale in enumerate(cs.vales):
-        cols[f"vale:{vale.name}"] = out.vales[:, :, v].ravel()
+        cols[f"vale:{vale.name}"] = vacq[:, v]
     df = pd.DataFrame(cols)
     df.attrs["seed"] = out.seed
     return df
