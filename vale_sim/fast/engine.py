@@ -1195,11 +1195,14 @@ def discard_phase(T, S, p):
 @kernel
 def prep(T, S, p):
     """§4.6: reset once-per-window uses, fill the field until 3 decay show."""
+    if S[p, PS_CONC_USED] != 0:
+        # temp guardians come only with a Conclave use (which sets PS_CONC_USED):
+        # none to clear otherwise, and PS_SHOWING is already net(on-deck card)
+        clear_temp_guardians(S, p)
     S[p, PS_DRUID_USED] = 0
     S[p, PS_CONC_USED] = 0
     S[p, PS_SUN_USED] = 0
     S[p, PS_ARBOR_GROWTH] = 0
-    clear_temp_guardians(S, p)
     for c in range(N_CARDS):
         S[p, CHORUS_USED + c] = 0
     gross = T[OPTS, O_PREP_GROSS] != 0
