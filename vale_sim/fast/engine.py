@@ -795,7 +795,8 @@ def placement(T, S, Q, p, k):
     bs = 0
     for i in range(S[p, FIELD_N]):
         c = S[p, FIELD + i]
-        if S[p, SLOTS + 3 * c + pos] >= 0 or S[p, RESERVED + 3 * c + pos] != 0:
+        # CC_SLOT_MASK: the occupied slots (the card's cache lines, read below anyway)
+        if (S[p, CC + CC_N * c + CC_SLOT_MASK] >> pos) & 1 or S[p, RESERVED + 3 * c + pos] != 0:
             continue
         if S[p, CC + CC_N * c + CC_CHORUS] != 0 and S[p, CHORUS_USED + c] == 0:
             eff = cost - S[p, CC + CC_N * c + CC_CHORUS_AMT]
