@@ -737,7 +737,7 @@ def choose_vale(T, S, Q, p, mana, rnd):
     return -1, -1, 0
 
 
-@kernel(inline=True)
+@kernel
 def buy_vales(T, S, Q, p, mana, rnd):
     """§6.3: buy up to 2 vales; returns the mana left (Sunstone may cost mana)."""
     nv = 0
@@ -959,7 +959,7 @@ def token_bonus(S, Q, p):
     return 1 if (S[p, PS_TOKEN] != 0 and Q[p, P_TOKEN_NEEDED] != 0) else 0
 
 
-@kernel(inline=True)
+@kernel
 def buy_advancements(T, S, Q, p, mana, rnd, limit):
     """§6.4: buy up to `limit` advancements, reserving their placements.
 
@@ -1088,7 +1088,7 @@ def harvest_totals(T, S, p):
     return mana, a, f, sk, w, vp, extra
 
 
-@kernel(inline=True)
+@kernel
 def harvest(T, S, Q, p, rnd):
     fn = S[p, FIELD_N]
     # 1. Conclave of Ents on the best per-guardian Harvest card
@@ -1167,7 +1167,7 @@ def replenish_vale(S, sl):
     S[GAME, VSLOTS + sl] = -1
 
 
-@kernel(inline=True)
+@kernel
 def discard_phase(T, S, p):
     mb = T[OPTS, O_MAX_BUYS]
     for i in range(S[TR, TR_N_BOUGHT]):
