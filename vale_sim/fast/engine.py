@@ -1179,18 +1179,23 @@ def discard_phase(T, S, p):
         if T[k, A_LONGWISE] != 0:
             S[p, LWTOP + c] = pos
         refresh_card(T, S, p, c)
-    for i in range(S[p, FIELD_N]):
-        to_discard(S, p, S[p, FIELD + i])
+    fn = S[p, FIELD_N]
+    dn = S[p, DISC_N]
+    for i in range(fn):                  # to_discard of each, the count kept in a register
+        S[p, DISC + dn + i] = S[p, FIELD + i]
+    S[p, DISC_N] = dn + fn
     S[p, FIELD_N] = 0
     showing_on_deck_only(S, p)
-    for sl in range(N_COMMONS):
-        if S[GAME, BOUGHT_COMMON + sl] != 0:
-            S[GAME, BOUGHT_COMMON + sl] = 0
-            replenish_common(S, sl)
-    for sl in range(N_VALE_SLOTS):
-        if S[GAME, BOUGHT_VSLOT + sl] != 0:
-            S[GAME, BOUGHT_VSLOT + sl] = 0
-            replenish_vale(S, sl)
+    if S[TR, TR_N_BOUGHT] > 0:           # else no commons slot was bought from
+        for sl in range(N_COMMONS):
+            if S[GAME, BOUGHT_COMMON + sl] != 0:
+                S[GAME, BOUGHT_COMMON + sl] = 0
+                replenish_common(S, sl)
+    if S[TR, TR_N_VALES] > 0:            # else no vale slot was bought from
+        for sl in range(N_VALE_SLOTS):
+            if S[GAME, BOUGHT_VSLOT + sl] != 0:
+                S[GAME, BOUGHT_VSLOT + sl] = 0
+                replenish_vale(S, sl)
 
 
 @kernel
