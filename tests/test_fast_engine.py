@@ -282,3 +282,41 @@ def test_run_games_frame_and_chunk_independence(cs):
     assert (a[["score", "tokens_vp", "seat"]].values == tail[["score", "tokens_vp", "seat"]].values).all()
     g = play_game_fast(cs, 2, 42, 17, "balanced")
     assert [r.score for r in g.results] == list(df[df.game == 17].score)
+
+
+# -- speed-ups that must not change anything ---------------------------------------
+def test_details_false_same_games_without_per_kind_details(cs):
+    """run_games' simulate(details=False) plays the same games; only first_round and
+    harvested (not in its DataFrame) are left out."""
+    full = simulate(cs, 3, 11, 40, ["greedy", "balanced", "vp-rush"])
+    lean = simulate(cs, 3, 11, 40, ["greedy", "balanced", "vp-rush"], details=False)
+    for name in ("res", "share", "gout", "acquired", "vales"):
+        assert np.array_equal(getattr(full, name), getattr(lean, name)), name
+    assert lean.first_round.shape[0] == 0 and lean.harvested.shape[0] == 0
+    assert full.first_round.any() and full.harvested.any()
+
+
+def test_buy_cost_row_is_cost_or_never(cs):
+    from vale_sim.fast.tables import ADV_BUY_COST, NEVER_COST
+    seedling = cs.advancement_id("Seedling")
+    Q = policy_tables(cs, [PRESETS["balanced"], Policy(name="n", never=("Seedling",))])
+    for k, a in enumerate(cs.advancements):
+        assert Q[ADV_BUY_COST, k] == a.cost
+        assert Q[ADV_BUY_COST + 1, k] == (NEVER_COST if k == seedling else a.cost)
+
+
+def test_never_bought_kind_is_never_bought(cs):
+    seedling = cs.advancement_id("Seedling")
+    out = simulate(cs, 2, 5, 200, ["balanced", Policy(name="n", never=("Seedling",))])
+    assert out.acquired[:, 1, seedling].sum() == 0 and out.acquired[:, 0, seedling].sum() > 0
+
+
+def test_profile_kernel_names_and_missing_perf(monkeypatch, capsys):
+    from vale_sim.cli import main
+    from vale_sim.fast import profile
+    assert profile._short("_ZN8vale_sim4fast6engine10play_gamesB2v5B38xyz") == "play_games"
+    assert profile._short("_ZN8vale_sim4fast3rng7shuffleB3v13B36c8") == "rng.shuffle"
+    monkeypatch.setattr(profile.shutil, "which", lambda name: None)
+    assert main(["bench", "--profile", "--games", "10"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "perf is not installed" in err[0]

@@ -12,8 +12,8 @@ def add_parser(sub) -> None:
                                    "per second, the speed-up and fast games/s per core.  The "
                                    "fast engine is timed after a warm-up call, so compile time "
                                    "is excluded.")
-    p.add_argument("--games", type=int, default=5000,
-                   help="games for the fast engine (default 5000)")
+    p.add_argument("--games", type=int, default=None,
+                   help="games for the fast engine (default 5000; with --profile 100000)")
     p.add_argument("--reference-games", type=int, default=200,
                    help="games for the reference engine (default 200)")
     p.add_argument("--seed", type=int, default=0)
@@ -27,6 +27,10 @@ def add_parser(sub) -> None:
     p.add_argument("--decks", type=int, default=100,
                    help="with --spoil: games whose players' decks are timed, and random "
                         "crafted decks timed (default 100 each)")
+    p.add_argument("--profile", action="store_true",
+                   help="profile the fast engine instead: share of each compiled kernel "
+                        "in CPU samples of Linux perf over --games games (needs perf; "
+                        "docs/speed.md)")
     p.add_argument("--json", action="store_true",
                    help='print {"fast_games_per_s", "reference_games_per_s", "speedup", '
                         '"fast_games_per_s_per_core"}')
@@ -65,11 +69,32 @@ def run_spoil(args) -> int:
     return 0
 
 
+def run_profile(args) -> int:
+    from ..cli import UserError
+    from ..fast.profile import print_profile, profile
+    games = 100_000 if args.games is None else args.games
+    if games < 1:
+        raise UserError(f"--games must be at least 1, got {games}")
+    try:
+        r = profile(games)
+    except RuntimeError as e:
+        raise UserError(f"bench --profile: {e}") from None
+    if args.json:
+        print(json.dumps(r))
+    else:
+        print_profile(r)
+    return 0
+
+
 def run(args) -> int:
     from ..cli import UserError
     from ..runner import RunConfig, fast_available, run as run_games
     if args.spoil:
         return run_spoil(args)
+    if args.profile:
+        return run_profile(args)
+    if args.games is None:
+        args.games = 5000
     if not fast_available():
         raise UserError("the fast engine (vale_sim.fast.api) is not available yet; "
                         "bench compares it with the reference engine")

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from .jit import kernel
-from .rng import rng_init, randbelow, shuffle
+from .rng import (rng_init, randbelow, shuffle, mix, GOLDEN, ONE, S32, SMALL_N,
+                  SMALL_LIMIT, SMALL_RECIP)
 from .tables import (
     A_LEVEL, A_SUPPLY, A_COST, A_POS, A_LONGWISE, A_MANA, A_ANIMAL, A_FOREST, A_SKY,
     A_WILD, A_GUARDIAN, A_DECAY, A_GROWTH, A_HVP, A_EVP, A_ABILITY, A_AMOUNT,
@@ -27,7 +28,7 @@ from .tables import (
     VALE, START, LVL_CARDS, VALE_CARDS, FERTILE, FERTILE_KINDS, OPTS,
     O_PLAYERS, O_POOL, O_L1SIZE, O_MAX_ROUNDS, O_PREP_GROSS, O_MAX_BUYS, O_N_ADV,
     O_N_VALE, O_LVL_LEN, O_VALE_LEN, O_TRACE_W, O_N_FERTILE, O_MIN_VALE_COST,
-    ADV_SCORE, VALE_SCORE, NEVER_ADV, NEVER_VALE,
+    ADV_SCORE, VALE_SCORE, NEVER_VALE, ADV_BUY_COST,
     P_PUSH_RISK, P_MANA_TARGET, P_MIN_SCORE, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
     P_TOKEN_NEEDED, P_USE_SUNSTONE, P_EXPLORE, P_N_RULES, P_RULES,
     RC_TARGET, RC_ID, RC_MANA_AT_LEAST, RC_MANA_AT_MOST, RC_ROUND_AT_LEAST,
@@ -48,7 +49,7 @@ from .state import (
     G_POOL, G_ROUND, G_START, G_TRUNC, G_NTRACE, G_GAME, G_RNG,
     AHEAD, AN, VHEAD, VN, COMMONS, VSLOTS, SPIRITS, BOUGHT_COMMON, BOUGHT_VSLOT,
     FERT_LEFT, CAND_KIND, CAND_SRC, CAND_CARD, CAND_COST, CAND_CHORUS, CAND_OK,
-    CAND_BY_SCORE,
+    CAND_BY_SCORE, CAND_SCORE,
     TR_GAME, TR_ROUND, TR_PLAYER, TR_TURN, TR_SKIPPED, TR_PUSHES, TR_SPOILED,
     TR_SPOILED_PREP, TR_DRUID, TR_ARBOR, TR_CONCLAVE, TR_MANA, TR_ANIMAL, TR_FOREST,
     TR_SKY, TR_WILD, TR_VP, TR_VP_BOX, TR_POOL_AFTER, TR_TOKEN_SPENT, TR_SUNSTONE,
@@ -74,7 +75,32 @@ def game_randbelow(S, n):
 
 @kernel
 def game_shuffle(S, a, n):
-    shuffle(S[GAME, G_RNG:G_RNG + 2].view(np.uint64), a, n)
+    """rng.shuffle on a[:n] with the stream's (key, draws) in registers: rng.shuffle
+    reads and writes them in S at every draw (a[] is part of S too, so the compiler
+    must assume each swap may change them).  Same draws, bit for bit."""
+    st = S[GAME, G_RNG:G_RNG + 2].view(np.uint64)
+    if n >= SMALL_N:
+        shuffle(st, a, n)
+        return
+    key = st[0]
+    d = st[1]
+    for i in range(n - 1, 0, -1):
+        m = i + 1
+        limit = SMALL_LIMIT[m]
+        while True:
+            d += ONE
+            r = mix(key + d * GOLDEN) >> S32
+            if r < limit:
+                break
+        j = np.int64(r) - np.int64(np.float64(r) * SMALL_RECIP[m]) * m
+        if j < 0:
+            j += m
+        elif j >= m:
+            j -= m
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t
+    st[1] = d
 
 
 # ---------------------------------------------------------------------------
@@ -792,7 +818,8 @@ def placement(T, S, Q, p, k):
     bs = 0
     for i in range(S[p, FIELD_N]):
         c = S[p, FIELD + i]
-        if S[p, SLOTS + 3 * c + pos] >= 0 or S[p, RESERVED + 3 * c + pos] != 0:
+        # CC_SLOT_MASK: the occupied slots (the card's cache lines, read below anyway)
+        if (S[p, CC + CC_N * c + CC_SLOT_MASK] >> pos) & 1 or S[p, RESERVED + 3 * c + pos] != 0:
             continue
         if S[p, CC + CC_N * c + CC_CHORUS] != 0 and S[p, CHORUS_USED + c] == 0:
             eff = cost - S[p, CC + CC_N * c + CC_CHORUS_AMT]
@@ -836,9 +863,9 @@ def advancement_candidates(T, S, Q, p, budget, discount):
     copies left -- leaving out kinds dearer than `budget` + `discount` (the largest
     Earthchant discount on offer), which no placement makes buyable.
 
-    Fills CAND_KIND, CAND_SRC (commons slot, or N_COMMONS + kind) and CAND_BY_SCORE
-    (candidate indexes, policy score descending, ties in candidate order); returns
-    the number of candidates."""
+    Fills CAND_KIND, CAND_SRC (commons slot, or N_COMMONS + kind), CAND_BY_SCORE
+    (candidate indexes, policy score descending, ties in candidate order) and
+    CAND_SCORE (their scores, same order); returns the number of candidates."""
     nc = 0
     nf = T[OPTS, O_N_FERTILE]
     for src in range(N_COMMONS + nf):
@@ -851,16 +878,18 @@ def advancement_candidates(T, S, Q, p, budget, discount):
             if S[GAME, FERT_LEFT + k] <= 0:
                 continue
             src = N_COMMONS + k
-        if T[k, A_COST] - discount > budget or Q[NEVER_ADV + p, k] != 0:
+        if Q[ADV_BUY_COST + p, k] - discount > budget:       # dear, or never bought
             continue
         S[GAME, CAND_KIND + nc] = k
         S[GAME, CAND_SRC + nc] = src
         sc = Q[ADV_SCORE + p, k]
         j = nc
-        while j > 0 and Q[ADV_SCORE + p, S[GAME, CAND_KIND + S[GAME, CAND_BY_SCORE + j - 1]]] < sc:
+        while j > 0 and S[GAME, CAND_SCORE + j - 1] < sc:
             S[GAME, CAND_BY_SCORE + j] = S[GAME, CAND_BY_SCORE + j - 1]
+            S[GAME, CAND_SCORE + j] = S[GAME, CAND_SCORE + j - 1]
             j -= 1
         S[GAME, CAND_BY_SCORE + j] = nc
+        S[GAME, CAND_SCORE + j] = sc
         nc += 1
     return nc
 
@@ -883,13 +912,13 @@ def buyable(T, S, Q, p, i, budget, discount):
     ok = S[GAME, CAND_OK + i]
     if ok < 0:
         ok = 0
-        if T[S[GAME, CAND_KIND + i], A_COST] - discount <= budget:
+        if Q[ADV_BUY_COST + p, S[GAME, CAND_KIND + i]] - discount <= budget:
             ok = place_candidate(T, S, Q, p, i, budget)
         S[GAME, CAND_OK + i] = ok
     return ok != 0
 
 
-@kernel
+@kernel(inline=True)
 def pick_advancement(T, S, Q, p, nc, budget, discount, mana, rnd):
     """§6.4-6.5: the candidate to buy, or -1.  Exploration first (its draw happens at
     every purchase step), then the buy rules or the best score: walking the
@@ -924,14 +953,14 @@ def pick_advancement(T, S, Q, p, nc, budget, discount, mana, rnd):
     ms = Q[p, P_MIN_SCORE]
     for o in range(nc):
         i = S[GAME, CAND_BY_SCORE + o]
-        if Q[ADV_SCORE + p, S[GAME, CAND_KIND + i]] < ms:
+        if S[GAME, CAND_SCORE + o] < ms:
             return -1                   # the rest score lower still
         if buyable(T, S, Q, p, i, budget, discount):
             return i
     return -1
 
 
-@kernel
+@kernel(inline=True)
 def drop_candidate(S, i, nc):
     """Remove candidate i (bought, none left) from the lists; returns the new count."""
     for j in range(i, nc - 1):
@@ -942,6 +971,7 @@ def drop_candidate(S, i, nc):
         x = S[GAME, CAND_BY_SCORE + j]
         if x != i:
             S[GAME, CAND_BY_SCORE + o] = x - 1 if x > i else x
+            S[GAME, CAND_SCORE + o] = S[GAME, CAND_SCORE + j]
             o += 1
     return nc - 1
 
@@ -1172,28 +1202,36 @@ def discard_phase(T, S, p):
         if T[k, A_LONGWISE] != 0:
             S[p, LWTOP + c] = pos
         refresh_card(T, S, p, c)
-    for i in range(S[p, FIELD_N]):
-        to_discard(S, p, S[p, FIELD + i])
+    fn = S[p, FIELD_N]
+    dn = S[p, DISC_N]
+    for i in range(fn):                  # to_discard of each, the count kept in a register
+        S[p, DISC + dn + i] = S[p, FIELD + i]
+    S[p, DISC_N] = dn + fn
     S[p, FIELD_N] = 0
     showing_on_deck_only(S, p)
-    for sl in range(N_COMMONS):
-        if S[GAME, BOUGHT_COMMON + sl] != 0:
-            S[GAME, BOUGHT_COMMON + sl] = 0
-            replenish_common(S, sl)
-    for sl in range(N_VALE_SLOTS):
-        if S[GAME, BOUGHT_VSLOT + sl] != 0:
-            S[GAME, BOUGHT_VSLOT + sl] = 0
-            replenish_vale(S, sl)
+    if S[TR, TR_N_BOUGHT] > 0:           # else no commons slot was bought from
+        for sl in range(N_COMMONS):
+            if S[GAME, BOUGHT_COMMON + sl] != 0:
+                S[GAME, BOUGHT_COMMON + sl] = 0
+                replenish_common(S, sl)
+    if S[TR, TR_N_VALES] > 0:            # else no vale slot was bought from
+        for sl in range(N_VALE_SLOTS):
+            if S[GAME, BOUGHT_VSLOT + sl] != 0:
+                S[GAME, BOUGHT_VSLOT + sl] = 0
+                replenish_vale(S, sl)
 
 
 @kernel
 def prep(T, S, p):
     """§4.6: reset once-per-window uses, fill the field until 3 decay show."""
+    if S[p, PS_CONC_USED] != 0:
+        # temp guardians come only with a Conclave use (which sets PS_CONC_USED):
+        # none to clear otherwise, and PS_SHOWING is already net(on-deck card)
+        clear_temp_guardians(S, p)
     S[p, PS_DRUID_USED] = 0
     S[p, PS_CONC_USED] = 0
     S[p, PS_SUN_USED] = 0
     S[p, PS_ARBOR_GROWTH] = 0
-    clear_temp_guardians(S, p)
     for c in range(N_CARDS):
         S[p, CHORUS_USED + c] = 0
     gross = T[OPTS, O_PREP_GROSS] != 0
@@ -1428,7 +1466,6 @@ def play_one(T, S, Q, seed, game_index, trace):
         if rnd >= max_rounds:
             S[GAME, G_TRUNC] = 1
             break
-    mark_harvested(T, S)
 
 
 @kernel
@@ -1436,9 +1473,11 @@ def play_games(T, S, Q, seed, first_game, n_games, res, share, gout, acq, first_
                harvested, vacq, trace):
     """Play games first_game .. first_game+n_games-1 of the run seeded `seed`.
 
-    Writes res[g, p, R_*], share[g, p], gout[g, GO_*], acq/first_round/harvested
-    [g, p, kind], vacq[g, p, vale]; trace rows (all games appended) if trace
-    has rows.  Returns the number of trace rows wanted (may exceed its size).
+    Writes res[g, p, R_*], share[g, p], gout[g, GO_*], acq[g, p, kind],
+    vacq[g, p, vale], first_round/harvested[g, p, kind] unless those have no rows
+    (a DataFrame of games does not use them: skipped, the kernel is faster); trace
+    rows (all games appended) if trace has rows.  Returns the number of trace rows
+    wanted (may exceed its size).
     """
     P = T[OPTS, O_PLAYERS]
     ntrace = 0
@@ -1451,11 +1490,16 @@ def play_games(T, S, Q, seed, first_game, n_games, res, share, gout, acq, first_
         gout[g, GO_ROUNDS] = S[GAME, G_ROUND]
         gout[g, GO_TRUNC] = S[GAME, G_TRUNC]
         gout[g, GO_POOL_LEFT] = S[GAME, G_POOL]
+        details = first_round.shape[0] > 0
+        if details:
+            mark_harvested(T, S)
         for p in range(P):
             for k in range(T[OPTS, O_N_ADV]):
                 acq[g, p, k] = S[p, ACQ + k]
-                first_round[g, p, k] = S[p, FIRST_ROUND + k]
-                harvested[g, p, k] = S[p, HARVESTED + k]
+            if details:
+                for k in range(T[OPTS, O_N_ADV]):
+                    first_round[g, p, k] = S[p, FIRST_ROUND + k]
+                    harvested[g, p, k] = S[p, HARVESTED + k]
             for v in range(T[OPTS, O_N_VALE]):
                 vacq[g, p, v] = S[p, VACQ + v]
     return ntrace

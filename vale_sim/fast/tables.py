@@ -23,6 +23,8 @@ constant offsets below; -1 = empty / none::
     Q[VALE_SCORE + p, v]     the section 6.3 score of vale v
     Q[NEVER_ADV + p, k]      1 if p's policy never buys advancement kind k
     Q[NEVER_VALE + p, v]     1 if p's policy never buys vale v
+    Q[ADV_BUY_COST + p, k]   kind k's cost, or NEVER_COST if p never buys it (the
+                             candidate filter of a Harvest reads one compact row)
     Q[rule row, RC_*]        a buy rule: target type, target id, then the six
                              conditions (ABSENT if not given)
 
@@ -122,7 +124,9 @@ ADV_SCORE = MAX_PLAYERS
 VALE_SCORE = ADV_SCORE + MAX_PLAYERS
 NEVER_ADV = VALE_SCORE + MAX_PLAYERS
 NEVER_VALE = NEVER_ADV + MAX_PLAYERS
-RULES = NEVER_VALE + MAX_PLAYERS     # first rule row
+ADV_BUY_COST = NEVER_VALE + MAX_PLAYERS
+RULES = ADV_BUY_COST + MAX_PLAYERS   # first rule row
+NEVER_COST = 1 << 40                 # ADV_BUY_COST of a kind the policy never buys
 
 
 def card_tables(cs: CardSet, players: int, rules: Rules | None = None) -> np.ndarray:
@@ -251,6 +255,8 @@ def policy_tables(cs: CardSet, policies) -> np.ndarray:
         for name in pol.never:
             tt, i = _resolve_card(cs, name, pol, "never names")
             Q[(NEVER_ADV if tt == T_CARD_ADV else NEVER_VALE) + p, i] = 1
+        for i, a in enumerate(cs.advancements):
+            Q[ADV_BUY_COST + p, i] = NEVER_COST if Q[NEVER_ADV + p, i] else a.cost
         for rule in pol.rules:
             row = Q[row_at]
             row_at += 1
