@@ -194,35 +194,76 @@ class GameObjective:
         self.players, self.deals = players, deals
         self.rules, self.engine = rules or Rules(), engine
         self.workers, self.scheduler = workers, scheduler
+        self._pool = None
 
     def games(self, n_candidates: int, n_field: int) -> int:
         return n_candidates * n_field * self.players * self.deals
 
+    def key(self) -> dict:
+        """What determines the results (checked when a search is resumed)."""
+        return {"objective": "games", "card_set": self.cs.digest(), "players": self.players,
+                "deals": self.deals, "rules": repr(self.rules), "engine": self.engine}
+
     def focal_shares(self, focal: Policy, opponent: Policy, seed: int, deals: int) -> np.ndarray:
         """(rotations, deals): focal's win share at player index r in rotation r."""
-        from .runner import RunConfig, run
-        from .tournament import rotations
-        P = self.players
-        out = np.zeros((P, deals))
-        for r, rot in enumerate(rotations((focal,) + (opponent,) * (P - 1))):
-            cfg = RunConfig(card_set=self.cs, players=P, seed=seed, games=deals,
-                            policies=tuple(rot), rules=self.rules, engine=self.engine)
-            df = run(cfg, workers=self.workers, progress=False, scheduler=self.scheduler)
-            df = df.sort_values(["game", "player"], kind="stable")
-            out[r] = df[df["player"] == r]["win_share"].to_numpy(float)
+        return _focal_shares(self.cs, self.players, self.rules, self.engine, self.scheduler,
+                             focal, opponent, seed, deals)
+
+    def many_shares(self, pairs, seed: int, deals: int, on_games=None) -> list:
+        """:meth:`focal_shares` of each (focal, opponent) pair, in order.  With
+        ``workers`` > 1 the pairs run in a process pool kept for the whole search
+        (one pair per task: the results do not depend on the number of workers)."""
+        if self.workers <= 1 or self.scheduler is not None or len(pairs) <= 1:
+            out = []
+            for f, o in pairs:
+                out.append(self.focal_shares(f, o, seed, deals))
+                if on_games:
+                    on_games(self.players * deals)
+            return out
+        if self._pool is None:
+            import multiprocessing as mp
+            import os
+            from concurrent.futures import ProcessPoolExecutor
+            from .runner import _worker_init, fast_available, warm_up_fast_engine
+            if self.engine == "fast" and fast_available():
+                warm_up_fast_engine()      # compile once here; the spawned workers load the cache
+            self._pool = ProcessPoolExecutor(max_workers=self.workers,
+                                             mp_context=mp.get_context("spawn"),
+                                             initializer=_worker_init, initargs=(os.getpid(),))
+        futs = [self._pool.submit(_focal_shares, self.cs, self.players, self.rules, self.engine,
+                                  None, f, o, seed, deals) for f, o in pairs]
+        out = []
+        for fu in futs:
+            out.append(fu.result())
+            if on_games:
+                on_games(self.players * deals)
         return out
 
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
     def evaluate(self, policies, seed: int, field, on_games=None):
-        rows = []
-        for pol in policies:
-            parts = []
-            for opp in field:
-                parts.append(self.focal_shares(pol, opp, seed, self.deals).ravel())
-                if on_games:
-                    on_games(self.players * self.deals)
-            rows.append(np.concatenate(parts))
+        pairs = [(pol, opp) for pol in policies for opp in field]
+        sh = self.many_shares(pairs, seed, self.deals, on_games)
+        k = len(field)
+        rows = [np.concatenate([a.ravel() for a in sh[i * k:(i + 1) * k]]) for i in range(len(policies))]
         clusters = np.tile(np.arange(self.deals), len(field) * self.players)
         return np.array(rows), clusters
+
+
+def _focal_shares(cs, players, rules, engine, scheduler, focal, opponent, seed, deals):
+    from .runner import RunConfig, run
+    from .tournament import rotations
+    out = np.zeros((players, deals))
+    for r, rot in enumerate(rotations((focal,) + (opponent,) * (players - 1))):
+        cfg = RunConfig(card_set=cs, players=players, seed=seed, games=deals,
+                        policies=tuple(rot), rules=rules, engine=engine)
+        df = run(cfg, workers=1, progress=False, scheduler=scheduler)
+        df = df.sort_values(["game", "player"], kind="stable")
+        out[r] = df[df["player"] == r]["win_share"].to_numpy(float)
+    return out
 
 
 class SpoilObjective:
@@ -248,6 +289,10 @@ class SpoilObjective:
 
     def games(self, n_candidates: int, n_field: int) -> int:
         return n_candidates * self.deals
+
+    def key(self) -> dict:
+        return {"objective": "spoil", "deck": self.deck.name, "horizon": self.horizon,
+                "deals": self.deals}
 
     def push(self, key):
         e = self._push.get(key)
@@ -397,18 +442,35 @@ def _estimate(scores, clusters, bounds, confidence):
     return e
 
 
-def _new_state(cfg: SearchConfig, space, start: Policy) -> SearchState:
+class Normal:
+    """CMA-ES's source of N(0, 1) numbers (cma's ``randn`` option): a picklable
+    generator reseeded from ``(seed, generation)`` before each generation, so a
+    generation's samples depend on nothing else (not numpy's global state, not
+    whether the run was resumed from a checkpoint)."""
+
+    def __init__(self):
+        self.rng = np.random.default_rng(0)
+
+    def reseed(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, *shape):
+        return self.rng.standard_normal(shape)
+
+
+def _new_state(cfg: SearchConfig, space, start: Policy, objective) -> SearchState:
     import cma
     x0 = encode(space, start)
-    opts = {"bounds": [0.0, SCALE], "verbose": -9, "seed": derived_seed(cfg.seed, 2) % (2**31 - 1) + 1}
+    opts = {"bounds": [0.0, SCALE], "verbose": -9, "randn": Normal()}
     if cfg.popsize:
         opts["popsize"] = cfg.popsize
     es = cma.CMAEvolutionStrategy(x0, SIGMA0, opts)
-    return SearchState(config=_config_key(cfg), es=es)
+    return SearchState(config=_config_key(cfg, objective), es=es)
 
 
-def _config_key(cfg: SearchConfig) -> dict:
+def _config_key(cfg: SearchConfig, objective) -> dict:
     d = dict(vars(cfg))
+    d["objective"] = objective.key()
     d["only"] = list(cfg.only) if cfg.only else None
     d["opponents"] = list(cfg.opponents) if cfg.opponents else None
     return d
@@ -437,11 +499,11 @@ def search(cfg: SearchConfig, objective, checkpoint=None, resume: bool = False,
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError) as e:
             raise SearchError(f"{ck}: not a readable optimize checkpoint ({type(e).__name__}); "
                               f"delete it or run without --resume") from None
-        if not isinstance(state, SearchState) or state.config != _config_key(cfg):
+        if not isinstance(state, SearchState) or state.config != _config_key(cfg, objective):
             raise SearchError(f"{ck}: the checkpoint is of a different search (players, start, "
-                              f"budget, seed or space differ); use the same options or drop --resume")
+                              f"budget, seed, deals, card set or space differ); use the same options or drop --resume")
     if state is None:
-        state = _new_state(cfg, space, start)
+        state = _new_state(cfg, space, start, objective)
     if progress is not None and state.games:
         progress.update(state.games)
     es = state.es
@@ -453,8 +515,7 @@ def search(cfg: SearchConfig, objective, checkpoint=None, resume: bool = False,
         g = state.generation
         field_ = opponents + state.hall[-cfg.hall:] if cfg.hall else list(opponents)
         field_ = field_[:n_field_max]
-        # CMA-ES draws from numpy's global generator: reseed it from (seed, g)
-        np.random.seed(derived_seed(cfg.seed, 3, g) % (2**32))
+        es.opts["randn"].reseed(derived_seed(cfg.seed, 3, g))     # the samples of generation g
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             xs = es.ask()
@@ -525,13 +586,14 @@ def validate(pol: Policy, card_set, players: int, deals: int, seed: int, opponen
     a deal-clustered interval, n player-games, and the fair share ``1/players``."""
     obj = GameObjective(card_set, players, deals, rules, engine, workers, scheduler)
     vseed = validation_seed(seed)
+    opps = [get_policy(name) for name in (opponents or tuple(PRESETS))]
+    try:
+        shares = obj.many_shares([(pol, o) for o in opps], vseed, deals, on_games)
+    finally:
+        obj.close()
     rows = []
-    for name in (opponents or tuple(PRESETS)):
-        opp = get_policy(name)
-        sh = obj.focal_shares(pol, opp, vseed, deals)
-        if on_games:
-            on_games(players * deals)
-        clusters = np.tile(np.arange(deals), players)
+    clusters = np.tile(np.arange(deals), players)
+    for opp, sh in zip(opps, shares):
         e = stats.cluster_rate(sh.ravel(), clusters, confidence)
         fair = 1.0 / players
         rows.append({"opponent": opp.name, "win_share": e.value, "lo": e.lo, "hi": e.hi,

@@ -150,6 +150,8 @@ def run(args) -> int:
     except opt.SearchError as e:
         raise UserError(str(e)) from None
     finally:
+        if "obj" in locals():
+            obj.close()
         if scheduler is not None:
             scheduler.close()
     cmd = "vale-sim optimize " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["optimize"] else None
