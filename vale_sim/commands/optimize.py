@@ -96,7 +96,7 @@ def run(args) -> int:
     from ..io import atomic_write, check_outputs, check_workers
     from ..experiments import card_set_info, code_version
     from .. import optimize as opt
-    from ..policy import check_policies, get_policy
+    from ..policy import PRESETS, check_policies, get_policy
     t0 = time.time()
     if args.budget < 1:
         raise UserError(f"--budget must be a positive number of games, got {args.budget}")
@@ -133,7 +133,7 @@ def run(args) -> int:
         bar = None
         if args.progress or sys.stderr.isatty():
             from tqdm import tqdm
-            bar = tqdm(total=args.budget + 6 * args.players * args.validate_deals, unit="game",
+            bar = tqdm(total=args.budget + len(PRESETS) * args.players * args.validate_deals, unit="game",
                        unit_scale=True, dynamic_ncols=True, file=sys.stderr, desc="optimize")
         try:
             res = opt.search(cfg, obj, checkpoint=ck, resume=args.resume, progress=bar)
@@ -154,6 +154,8 @@ def run(args) -> int:
             obj.close()
         if scheduler is not None:
             scheduler.close()
+    from dataclasses import replace
+    res.policy = replace(res.policy, name=paths["policy"].stem)     # --policy NAME for a bundled file
     cmd = "vale-sim optimize " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["optimize"] else None
     header = (f"vale-sim optimize: {args.players} players, set {obj.cs.name}, seed {args.seed}, "
               f"budget {args.budget} games ({res.games} played in {res.generations} generations), "
@@ -180,6 +182,8 @@ def run(args) -> int:
     from ..io import atomic_path
     with atomic_path(paths["plot"]) as tmp:
         fig.savefig(tmp, dpi=110, format="png")
+    import matplotlib.pyplot as plt
+    plt.close(fig)
     atomic_write(paths["manifest"], json.dumps(manifest, indent=1, default=str))
     atomic_write(paths["policy"], opt.policy_toml(res.policy, res.space, header))
     if args.json:
