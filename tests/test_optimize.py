@@ -64,7 +64,7 @@ def test_encoding_round_trips_and_rounding_is_half_to_even():
 # ---------------------------------------------------------------------------
 # A synthetic problem with a known optimum
 # ---------------------------------------------------------------------------
-SYN = dict(players=1, budget=200 * 8 * 40, only=("push_risk_permille", "mana_target"),
+SYN = dict(players=1, budget=200 * 8 * 40, only=("push_risk_permille", "mana_target"), sigma0=2.0,
            hall=0, opponents=("balanced",))
 TOLERANCE = 0.02      # expected mana (of about 3.04)
 

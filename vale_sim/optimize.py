@@ -49,7 +49,7 @@ from . import stats
 from .policy import PRESETS, Policy, get_policy
 
 SCALE = 10.0            # every CMA-ES coordinate lives in [0, SCALE]
-SIGMA0 = 2.0            # initial step size, in those coordinates (a fifth of the range)
+SIGMA0 = 1.0            # default initial step size, in those coordinates (a tenth of the range)
 EXCLUDED = ("name", "rules", "never", "explore_permille")
 # Search ranges of integer parameters (inclusive); within the validation limits of
 # vale_sim.policy.  Fields not listed: 0..1000 for *_permille, else -10..10.
@@ -402,12 +402,15 @@ class SearchConfig:
     only: tuple | None = None        # search only these parameters (None: the whole space)
     opponents: tuple | None = None   # None: every preset
     confidence: float = 0.95
+    sigma0: float = SIGMA0           # CMA-ES initial step size in [0, SCALE] coordinates
 
     def check(self) -> None:
         if isinstance(self.budget, bool) or not isinstance(self.budget, int) or self.budget < 1:
             raise SearchError(f"--budget must be a positive number of games, got {self.budget!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 2**63:
             raise SearchError(f"--seed must be an integer in [0, 2**63), got {self.seed!r}")
+        if not 0 < self.sigma0 <= SCALE:
+            raise SearchError(f"--sigma must be in (0, {SCALE:g}], got {self.sigma0}")
         if self.hall < 0:
             raise SearchError(f"hall must be >= 0, got {self.hall}")
         if self.popsize is not None and self.popsize < 2:
@@ -464,7 +467,7 @@ def _new_state(cfg: SearchConfig, space, start: Policy, objective) -> SearchStat
     opts = {"bounds": [0.0, SCALE], "verbose": -9, "randn": Normal()}
     if cfg.popsize:
         opts["popsize"] = cfg.popsize
-    es = cma.CMAEvolutionStrategy(x0, SIGMA0, opts)
+    es = cma.CMAEvolutionStrategy(x0, cfg.sigma0, opts)
     return SearchState(config=_config_key(cfg, objective), es=es)
 
 

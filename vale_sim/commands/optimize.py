@@ -34,6 +34,8 @@ def add_parser(sub) -> None:
                    help="hall-of-fame members (the latest generations' bests) in the field (default 3)")
     p.add_argument("--popsize", type=int, default=None,
                    help="CMA-ES population (default: cma's 4 + 3 ln(parameters))")
+    p.add_argument("--sigma", type=float, default=None,
+                   help="CMA-ES initial step size on the 0..10 scale of every parameter (default 1)")
     p.add_argument("--validate-deals", type=int, default=1000,
                    help="held-out deals per preset for the final validation (default 1000; 0 skips it)")
     g = p.add_mutually_exclusive_group()
@@ -110,6 +112,8 @@ def run(args) -> int:
         raise UserError(f"--popsize must be >= 2, got {args.popsize}")
     if not 0 <= args.seed < 2**63:
         raise UserError(f"--seed must be an integer in [0, 2**63), got {args.seed}")
+    if args.sigma is not None and not 0 < args.sigma <= 10:
+        raise UserError(f"--sigma must be in (0, 10], got {args.sigma}")
     check_workers(args.workers)
     out = args.out or f"optimized-{args.players}p.toml"
     if Path(out).suffix != ".toml":
@@ -121,7 +125,8 @@ def run(args) -> int:
         raise UserError(f"{ck} exists (an earlier search): add --resume to continue it, or delete it")
     start = get_policy(args.start)
     cfg = opt.SearchConfig(players=args.players, start=args.start, budget=args.budget,
-                           seed=args.seed, hall=args.hall, popsize=args.popsize)
+                           seed=args.seed, hall=args.hall, popsize=args.popsize,
+                           **({"sigma0": args.sigma} if args.sigma is not None else {}))
     scheduler = None
     if args.scheduler:
         from ..runner import connect_scheduler
@@ -164,7 +169,7 @@ def run(args) -> int:
     curve = [{k: _clean(v) for k, v in r.items()} for r in res.curve]
     manifest = {"command": cmd, "players": args.players, "seed": args.seed, "budget": args.budget,
                 "games_played": res.games, "generations": res.generations, "deals": args.deals,
-                "hall": args.hall, "popsize": args.popsize, "start": start.name,
+                "hall": args.hall, "popsize": args.popsize, "sigma0": cfg.sigma0, "start": start.name,
                 "space": [p.describe() for p in res.space],
                 "generation_seeds": [opt.generation_seed(args.seed, g)
                                      for g in range(res.generations)],
