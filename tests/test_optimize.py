@@ -167,6 +167,9 @@ def test_cli_outputs_and_policy_round_trip(tmp_path, capsys):
     assert len(rows) == len(log["candidates"]) > 0
     assert {"score", "lo", "hi", "n", "push_risk_permille", "token"} <= set(rows[0])
     assert (tmp_path / "best.curve.png").stat().st_size > 1000
+    for c in log["curve"]:     # the incumbent against the presets alone is a subset of its games
+        assert c["presets_n"] == 2 * len(policy_mod.PRESETS) and c["n"] >= c["presets_n"]
+        assert c["presets_lo"] <= c["score_presets"] <= c["presets_hi"]
     st = pickle.loads((tmp_path / "best.checkpoint.pkl").read_bytes())
     assert st.generation == man["generations"] == len(log["curve"])
     # the policy file works with --policy

@@ -549,8 +549,13 @@ def search(cfg: SearchConfig, objective, checkpoint=None, resume: bool = False,
             if i:
                 fit.append(-e.value)
             else:
+                # also against the presets alone: the field's hall of fame changes, the presets do not
+                m = len(s) * len(opponents) // len(field_)
+                ep = _estimate(s[:m], clusters[:m], objective.bounds, cfg.confidence)
                 state.curve.append({"generation": g, "score": e.value, "lo": e.lo, "hi": e.hi,
-                                    "n": e.n, "deals": e.clusters, "games": state.games,
+                                    "n": e.n, "deals": e.clusters,
+                                    "score_presets": ep.value, "presets_lo": ep.lo,
+                                    "presets_hi": ep.hi, "presets_n": ep.n, "games": state.games,
                                     **params_of(space, c)})
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -24,7 +24,13 @@ def plot_learning_curve(curve: list[dict], log: list[dict] | None = None, fair: 
         lo = pct * np.array([r["lo"] for r in curve], float)
         hi = pct * np.array([r["hi"] for r in curve], float)
         ax.errorbar(g, y, yerr=[y - lo, hi - y], fmt="o-", capsize=3, color="C0",
-                    label="incumbent (95% interval, clustered by deal)")
+                    label="incumbent vs the field: presets + hall of fame (95% interval, by deal)")
+        if "score_presets" in curve[0]:
+            y = pct * np.array([r["score_presets"] for r in curve], float)
+            lo = pct * np.array([r["presets_lo"] for r in curve], float)
+            hi = pct * np.array([r["presets_hi"] for r in curve], float)
+            ax.errorbar(g + 0.15, y, yerr=[y - lo, hi - y], fmt="s-", capsize=3, color="C1",
+                        label="incumbent vs the presets only")
         ax.set_title(f"policy search: {len(curve)} generations, n = {curve[-1]['n']} "
                      f"player-games per candidate per generation", fontsize=9)
     if fair is not None:
