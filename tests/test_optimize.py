@@ -150,7 +150,7 @@ def test_validation_uses_held_out_seeds():
 # ---------------------------------------------------------------------------
 def test_cli_outputs_and_policy_round_trip(tmp_path, capsys):
     out = tmp_path / "best.toml"
-    rc = main(["optimize", "--players", "2", "--budget", "600", "--deals", "1", "--popsize", "3",
+    rc = main(["optimize", "--players", "2", "--budget", "600", "--deals", "2", "--popsize", "3",
                "--hall", "1", "--validate-deals", "3", "--seed", "2", "--out", str(out)])
     assert rc == 0
     text = capsys.readouterr().out
@@ -168,7 +168,7 @@ def test_cli_outputs_and_policy_round_trip(tmp_path, capsys):
     assert {"score", "lo", "hi", "n", "push_risk_permille", "token"} <= set(rows[0])
     assert (tmp_path / "best.curve.png").stat().st_size > 1000
     for c in log["curve"]:     # the incumbent against the presets alone is a subset of its games
-        assert c["presets_n"] == 2 * len(policy_mod.PRESETS) and c["n"] >= c["presets_n"]
+        assert c["presets_n"] == 2 * 2 * len(policy_mod.PRESETS) and c["n"] >= c["presets_n"]
         assert c["presets_lo"] <= c["score_presets"] <= c["presets_hi"]
     st = pickle.loads((tmp_path / "best.checkpoint.pkl").read_bytes())
     assert st.generation == man["generations"] == len(log["curve"])
