@@ -1,7 +1,7 @@
 """Policy search: CMA-ES over the numeric parameters of a :class:`~vale_sim.policy.Policy`.
 
     res = search(SearchConfig(players=2, budget=200_000, seed=0), GameObjective("core", 2))
-    res.policy          # the final policy (the rounded CMA-ES mean of the last generation)
+    res.policy          # the final policy (the incumbent of the last generation)
     res.log             # every candidate evaluated: parameters, score, n, interval
     validate(res.policy, "core", 2, deals=2000, seed=0)   # held-out check against each preset
 
@@ -565,7 +565,10 @@ def search(cfg: SearchConfig, objective, checkpoint=None, resume: bool = False,
         state.generation += 1
         if ck is not None:
             _save_checkpoint(ck, state)
-    final = decode(space, _mean(es), start, "optimized")
+    # the final policy: the incumbent of the last generation (the rounded mean that
+    # generation sampled around, scored on its fresh deals), or the start
+    final = replace(start, name="optimized",
+                    **({p.name: state.curve[-1][p.name] for p in space} if state.curve else {}))
     if ck is not None:
         _save_checkpoint(ck, state)
     return SearchResult(policy=final, log=state.log, curve=state.curve, games=state.games,
