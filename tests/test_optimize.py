@@ -202,3 +202,15 @@ def test_existing_checkpoint_needs_resume(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "checkpoint" in err
     assert not out.exists()
+
+
+def test_bundled_optimized_policies_load_inside_the_space():
+    from vale_sim.policy import bundled_policy_files, get_policy
+    names = [n for n in bundled_policy_files() if n.startswith("optimized-")]
+    assert "optimized-2p" in names
+    for n in names:
+        pol = get_policy(n)
+        assert pol.name == n
+        for p in opt.policy_space():
+            v = getattr(pol, p.name)
+            assert p.decode(p.encode(v)) == v          # a point of the searched space
