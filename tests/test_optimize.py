@@ -183,6 +183,8 @@ def test_cli_outputs_and_policy_round_trip(tmp_path, capsys):
     (["--deals", "0"], "--deals"),
     (["--workers", "0"], "--workers"),
     (["--set", "no/such/set.toml"], "set.toml"),
+    (["--sigma", "0"], "--sigma"),
+    (["--scheduler", "nonsense"], "scheduler"),
 ])
 def test_bad_input_is_one_line_exit_2(tmp_path, capsys, argv, words):
     out = tmp_path / "o.toml"
