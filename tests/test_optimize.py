@@ -216,3 +216,14 @@ def test_bundled_optimized_policies_load_inside_the_space():
         for p in opt.policy_space():
             v = getattr(pol, p.name)
             assert p.decode(p.encode(v)) == v          # a point of the searched space
+
+
+def test_progress_bar_only_when_asked_or_on_a_terminal(tmp_path, capsys):
+    argv = ["optimize", "--players", "2", "--budget", "150", "--deals", "1", "--popsize", "3",
+            "--hall", "0", "--validate-deals", "1"]
+    assert main(argv + ["--out", str(tmp_path / "a.toml")]) == 0
+    assert "optimize" not in capsys.readouterr().err          # stderr is not a terminal here
+    assert main(argv + ["--out", str(tmp_path / "b.toml"), "--progress"]) == 0
+    err = capsys.readouterr().err
+    assert "optimize" in err and "game" in err
+    assert load_policy(tmp_path / "a.toml") == replace(load_policy(tmp_path / "b.toml"), name="a")
