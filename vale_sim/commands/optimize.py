@@ -1,0 +1,211 @@
+"""``vale-sim optimize``: search the policy space for a policy that maximises win share."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+import time
+from pathlib import Path
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "optimize", help="search the policy space (CMA-ES) for a policy that maximises win share",
+        description="CMA-ES over every numeric, boolean and categorical policy parameter "
+                    "(docs/optimize.md).  Objective: mean win share against the presets plus a "
+                    "hall of fame of earlier generations' bests, seats rotated, on fresh common "
+                    "deals each generation.  The final policy (the rounded CMA-ES mean) is "
+                    "validated against each preset on seeds never used in the search, with "
+                    "deal-clustered 95%% intervals.  Writes OUT.toml (a policy file for --policy), "
+                    "OUT.log.csv and OUT.log.json (every candidate), OUT.curve.png (learning curve), "
+                    "OUT.manifest.json and OUT.checkpoint.pkl (for --resume).")
+    p.add_argument("--players", type=int, required=True, choices=(2, 3, 4))
+    p.add_argument("--set", default="core", help="card set: core, starter or a file (default core)")
+    p.add_argument("--start", default="balanced", metavar="NAME|FILE",
+                   help="the starting policy (default balanced); also the base of unsearched fields")
+    p.add_argument("--budget", type=int, default=200_000,
+                   help="games the search may play (default 200000; validation not included)")
+    p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    p.add_argument("--deals", type=int, default=25,
+                   help="deals per opponent per generation; each is played once per seat rotation "
+                        "(default 25)")
+    p.add_argument("--hall", type=int, default=3,
+                   help="hall-of-fame members (the latest generations' bests) in the field (default 3)")
+    p.add_argument("--popsize", type=int, default=None,
+                   help="CMA-ES population (default: cma's 4 + 3 ln(parameters))")
+    p.add_argument("--sigma", type=float, default=None,
+                   help="CMA-ES initial step size on the 0..10 scale of every parameter (default 1)")
+    p.add_argument("--validate-deals", type=int, default=1000,
+                   help="held-out deals per preset for the final validation (default 1000; 0 skips it)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
+    g.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the games on a Dask cluster, e.g. tcp://host:8786")
+    p.add_argument("--out", default=None, metavar="FILE.toml",
+                   help="the policy file to write (default optimized-<P>p.toml); the other outputs "
+                        "are named after it")
+    p.add_argument("--resume", action="store_true",
+                   help="continue from OUT.checkpoint.pkl (same options): the result equals an "
+                        "uninterrupted run")
+    p.add_argument("--progress", action="store_true",
+                   help="show the progress bar even when stderr is not a terminal")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=run)
+
+
+def output_paths(out) -> dict:
+    out = Path(out)
+    stem = out.with_suffix("") if out.suffix == ".toml" else out
+    return {"policy": out, "csv": Path(f"{stem}.log.csv"), "json": Path(f"{stem}.log.json"),
+            "plot": Path(f"{stem}.curve.png"), "manifest": Path(f"{stem}.manifest.json"),
+            "checkpoint": Path(f"{stem}.checkpoint.pkl")}
+
+
+def _csv_text(rows: list[dict]) -> str:
+    buf = io.StringIO()
+    if rows:
+        w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    return buf.getvalue()
+
+
+def _clean(v):
+    if isinstance(v, float) and v != v:
+        return None
+    if hasattr(v, "item"):
+        return v.item()
+    return v
+
+
+def format_validation(rows, players: int) -> str:
+    lines = [f"Held-out validation (seeds never used in the search; seats rotated; "
+             f"95% intervals clustered by deal; n = player-games of the optimised policy):",
+             f"{'opponent':<14} {'n':>6} {'deals':>6} {'win share %':>22} {'fair %':>7} {'beats':>6}"]
+    for r in rows:
+        lines.append(f"{r['opponent'][:14]:<14} {r['n']:>6} {r['deals']:>6} "
+                     f"{100 * r['win_share']:>7.1f} [{100 * r['lo']:5.1f}, {100 * r['hi']:5.1f}] "
+                     f"{100 * r['fair_share']:>7.1f} {'yes' if r['beats'] else 'no':>6}")
+    lines.append(("2 players: head to head" if players == 2 else
+                  f"{players} players: one against {players - 1} copies of the opponent") +
+                 "; 'beats' = the interval's lower bound is above the fair share.")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    from ..cli import UserError
+    from ..io import atomic_write, check_outputs, check_workers
+    from ..experiments import card_set_info, code_version
+    from .. import optimize as opt
+    from ..policy import PRESETS, check_policies, get_policy
+    t0 = time.time()
+    if args.budget < 1:
+        raise UserError(f"--budget must be a positive number of games, got {args.budget}")
+    if args.deals < 1:
+        raise UserError(f"--deals must be >= 1, got {args.deals}")
+    if args.validate_deals < 0:
+        raise UserError(f"--validate-deals must be >= 0, got {args.validate_deals}")
+    if args.hall < 0:
+        raise UserError(f"--hall must be >= 0, got {args.hall}")
+    if args.popsize is not None and args.popsize < 2:
+        raise UserError(f"--popsize must be >= 2, got {args.popsize}")
+    if not 0 <= args.seed < 2**63:
+        raise UserError(f"--seed must be an integer in [0, 2**63), got {args.seed}")
+    if args.sigma is not None and not 0 < args.sigma <= 10:
+        raise UserError(f"--sigma must be in (0, 10], got {args.sigma}")
+    check_workers(args.workers)
+    out = args.out or f"optimized-{args.players}p.toml"
+    if Path(out).suffix != ".toml":
+        raise UserError(f"--out {out}: give a .toml file name (the policy file)")
+    paths = output_paths(out)
+    check_outputs(*[(p, "file", "--out") for p in paths.values()])
+    ck = paths["checkpoint"]
+    if ck.exists() and not args.resume:
+        raise UserError(f"{ck} exists (an earlier search): add --resume to continue it, or delete it")
+    start = get_policy(args.start)
+    cfg = opt.SearchConfig(players=args.players, start=args.start, budget=args.budget,
+                           seed=args.seed, hall=args.hall, popsize=args.popsize,
+                           **({"sigma0": args.sigma} if args.sigma is not None else {}))
+    scheduler = None
+    if args.scheduler:
+        from ..runner import connect_scheduler
+        scheduler = connect_scheduler(args.scheduler)
+    try:
+        obj = opt.GameObjective(args.set, args.players, args.deals, workers=args.workers,
+                                scheduler=scheduler)
+        check_policies(obj.cs, [start])
+        bar = None
+        if args.progress or sys.stderr.isatty():
+            from tqdm import tqdm
+            bar = tqdm(total=args.budget + len(PRESETS) * args.players * args.validate_deals, unit="game",
+                       unit_scale=True, dynamic_ncols=True, file=sys.stderr, desc="optimize")
+        try:
+            res = opt.search(cfg, obj, checkpoint=ck, resume=args.resume, progress=bar)
+            if bar is not None:      # the search stops before a generation would pass the budget
+                bar.n = args.budget
+                bar.refresh()
+            val = (opt.validate(res.policy, obj.cs, args.players, args.validate_deals, args.seed,
+                                workers=args.workers, scheduler=scheduler,
+                                on_games=bar.update if bar else None)
+                   if args.validate_deals else [])
+        finally:
+            if bar is not None:
+                bar.close()
+    except opt.SearchError as e:
+        raise UserError(str(e)) from None
+    finally:
+        if "obj" in locals():
+            obj.close()
+        if scheduler is not None:
+            scheduler.close()
+    from dataclasses import replace
+    res.policy = replace(res.policy, name=paths["policy"].stem)     # --policy NAME for a bundled file
+    cmd = "vale-sim optimize " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["optimize"] else None
+    header = (f"vale-sim optimize: {args.players} players, set {obj.cs.name}, seed {args.seed}, "
+              f"budget {args.budget} games ({res.games} played in {res.generations} generations), "
+              f"start {start.name}.\nSee docs/optimize.md and {paths['manifest'].name}.")
+    log = [{k: _clean(v) for k, v in r.items()} for r in res.log]
+    curve = [{k: _clean(v) for k, v in r.items()} for r in res.curve]
+    manifest = {"command": cmd, "players": args.players, "seed": args.seed, "budget": args.budget,
+                "games_played": res.games, "generations": res.generations, "deals": args.deals,
+                "hall": args.hall, "popsize": args.popsize, "sigma0": cfg.sigma0, "start": start.name,
+                "space": [p.describe() for p in res.space],
+                "generation_seeds": [opt.generation_seed(args.seed, g)
+                                     for g in range(res.generations)],
+                "validation": {"seed": opt.validation_seed(args.seed),
+                               "deals_per_opponent": args.validate_deals, "rows": val},
+                "policy": opt.params_of(res.space, res.policy),
+                "card_set": card_set_info(obj.cs), "code": code_version(),
+                "workers": args.workers, "scheduler": args.scheduler,
+                "outputs": {k: str(v) for k, v in paths.items()},
+                "seconds": round(time.time() - t0, 1)}
+    atomic_write(paths["csv"], _csv_text(log))
+    atomic_write(paths["json"], json.dumps({"curve": curve, "candidates": log}, indent=1))
+    from ..plots.optimize import plot_learning_curve
+    fig = plot_learning_curve(res.curve, res.log, fair=1 / args.players)
+    from ..io import atomic_path
+    with atomic_path(paths["plot"]) as tmp:
+        fig.savefig(tmp, dpi=110, format="png")
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+    atomic_write(paths["manifest"], json.dumps(manifest, indent=1, default=str))
+    atomic_write(paths["policy"], opt.policy_toml(res.policy, res.space, header))
+    if args.json:
+        print(json.dumps({"policy": manifest["policy"], "validation": val, "curve": curve,
+                          "games_played": res.games, "generations": res.generations,
+                          "outputs": manifest["outputs"]}, sort_keys=True, default=str))
+        return 0
+    last = res.curve[-1] if res.curve else None
+    print(f"{res.generations} generations, {res.games} games (budget {args.budget}), "
+          f"{len(res.space)} parameters, {args.players} players, set {obj.cs.name}, seed {args.seed}")
+    if last:
+        print(f"last incumbent vs the field: {100 * last['score']:.1f}% "
+              f"[{100 * last['lo']:.1f}, {100 * last['hi']:.1f}] (n = {last['n']} player-games, "
+              f"{last['deals']} deals, 95% interval clustered by deal)")
+    print("policy: " + ", ".join(f"{k}={v}" for k, v in manifest["policy"].items()))
+    if val:
+        print(format_validation(val, args.players))
+    print(f"wrote {paths['policy']} (use with --policy), {paths['csv']}, {paths['json']}, "
+          f"{paths['plot']}, {paths['manifest']}")
+    return 0

@@ -1,0 +1,632 @@
+"""Policy search: CMA-ES over the numeric parameters of a :class:`~vale_sim.policy.Policy`.
+
+    res = search(SearchConfig(players=2, budget=200_000, seed=0), GameObjective("core", 2))
+    res.policy          # the final policy (the incumbent of the last generation)
+    res.log             # every candidate evaluated: parameters, score, n, interval
+    validate(res.policy, "core", 2, deals=2000, seed=0)   # held-out check against each preset
+
+Design (docs/optimize.md):
+
+* **The space** is built from ``dataclasses.fields(Policy)``: every integer
+  field, every boolean and every categorical string field whose choices the
+  policy module lists (``token`` -> ``TOKEN_MODES``, ``push_rule`` ->
+  ``PUSH_RULES``, any ``FIELD`` -> ``FIELD_MODES`` or ``FIELDS``) joins it,
+  except ``explore_permille`` (random buying, for card statistics) and the
+  lists ``rules``/``never``.  Each parameter is one CMA-ES coordinate in
+  ``[0, 10]``, mapped linearly onto its search range (:data:`RANGES`, else
+  ``0..1000`` for ``*_permille`` fields, else ``-10..10``, always inside the
+  validation limits).  Integers: clip, then round half to even
+  (:func:`numpy.rint`).  Booleans: true iff the mapped value is >= 0.5 on
+  ``[0, 1]``.  Categories: index ``min(floor(u * k), k - 1)`` on ``[0, 1]``.
+  The rounded policy is what is evaluated and logged.
+* **The objective** (:class:`GameObjective`): mean win share of the candidate
+  against an opponent field (the presets plus the last ``hall`` generations'
+  best candidates), one focal seat against ``players - 1`` copies of each
+  opponent, seats rotated, on common deals: generation ``g`` plays deals
+  ``0 .. deals-1`` of seed :func:`generation_seed` ``(seed, g)``, the same for
+  every candidate of the generation (common random numbers).
+* **Noise**: the incumbent (the rounded CMA-ES mean) is re-evaluated every
+  generation on that generation's deals; this is the learning curve.  The
+  final policy is validated (:func:`validate`) on seeds never used in the
+  search, with deal-clustered intervals.
+* **Determinism**: the CMA-ES sampler is reseeded from ``(seed, g)`` before each
+  generation, results never depend on the number of workers, and a checkpoint
+  (the pickled CMA-ES state and the log) after every generation lets a resumed
+  run finish exactly as an uninterrupted one.
+"""
+from __future__ import annotations
+
+import math
+import pickle
+import typing
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+import numpy as np
+
+from . import policy as policy_mod
+from . import stats
+from .policy import PRESETS, Policy, get_policy
+
+SCALE = 10.0            # every CMA-ES coordinate lives in [0, SCALE]
+SIGMA0 = 1.0            # default initial step size, in those coordinates (a tenth of the range)
+EXCLUDED = ("name", "rules", "never", "explore_permille")
+# Search ranges of integer parameters (inclusive); within the validation limits of
+# vale_sim.policy.  Fields not listed: 0..1000 for *_permille, else -10..10.
+RANGES: dict[str, tuple[int, int]] = {
+    "push_risk_permille": (0, 1000),
+    "mana_target": (0, 12),
+    "min_score": (-10, 20),
+    "vale_min_score": (-10, 20),
+}
+VALIDATION_SEED_TAG = 1     # SeedSequence([seed, tag, ...]): 0 = search generations, 1 = validation
+
+
+class SearchError(ValueError):
+    """A bad search configuration (a user's mistake)."""
+
+
+# ---------------------------------------------------------------------------
+# The space
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: str                    # "int", "bool" or "choice"
+    lo: int = 0
+    hi: int = 1
+    choices: tuple = ()
+
+    def decode(self, x: float):
+        """A CMA-ES coordinate in [0, SCALE] -> the parameter's value (documented rounding)."""
+        u = min(max(float(x) / SCALE, 0.0), 1.0)
+        if self.kind == "int":
+            v = self.lo + u * (self.hi - self.lo)
+            return int(np.rint(min(max(v, self.lo), self.hi)))      # clip, round half to even
+        if self.kind == "bool":
+            return bool(u >= 0.5)
+        return self.choices[min(int(math.floor(u * len(self.choices))), len(self.choices) - 1)]
+
+    def encode(self, v) -> float:
+        """The coordinate whose decoding is ``v`` (the middle of its cell)."""
+        if self.kind == "int":
+            v = min(max(int(v), self.lo), self.hi)
+            return SCALE * ((v - self.lo) / (self.hi - self.lo) if self.hi > self.lo else 0.5)
+        if self.kind == "bool":
+            return SCALE * (0.75 if v else 0.25)
+        k = len(self.choices)
+        return SCALE * (self.choices.index(v) + 0.5) / k
+
+    def describe(self) -> str:
+        if self.kind == "int":
+            return f"{self.name}: integer {self.lo}..{self.hi}"
+        if self.kind == "bool":
+            return f"{self.name}: false/true"
+        return f"{self.name}: one of {', '.join(map(str, self.choices))}"
+
+
+def _choices_for(name: str) -> tuple | None:
+    for attr in (f"{name.upper()}_MODES", f"{name.upper()}S"):
+        v = getattr(policy_mod, attr, None)
+        if isinstance(v, tuple) and v and all(isinstance(c, str) for c in v):
+            return v
+    return None
+
+
+def policy_space(only=None) -> list[Param]:
+    """The searched parameters, in ``fields(Policy)`` order (``only``: a subset by name)."""
+    hints = typing.get_type_hints(Policy)
+    out = []
+    for f in fields(Policy):
+        if f.name in EXCLUDED:
+            continue
+        t = hints.get(f.name)
+        if t is bool:
+            p = Param(f.name, "bool")
+        elif t is int:
+            if f.name in RANGES:
+                lo, hi = RANGES[f.name]
+            elif f.name.endswith("_permille"):
+                lo, hi = 0, 1000
+            else:
+                lo, hi = -10, 10
+            lim = policy_mod.INT_LIMIT
+            p = Param(f.name, "int", max(lo, -lim), min(hi, lim))
+        elif t is str and _choices_for(f.name):
+            p = Param(f.name, "choice", choices=_choices_for(f.name))
+        else:
+            continue                      # a field the search cannot encode stays as in --start
+        out.append(p)
+    if only is not None:
+        names = {p.name for p in out}
+        bad = [n for n in only if n not in names]
+        if bad:
+            raise SearchError(f"unknown search parameter {bad[0]!r} (known: {', '.join(sorted(names))})")
+        out = [p for p in out if p.name in only]
+    return out
+
+
+def decode(space, x, base: Policy, name: str) -> Policy:
+    return replace(base, name=name, **{p.name: p.decode(v) for p, v in zip(space, x)})
+
+
+def encode(space, pol: Policy) -> list[float]:
+    return [p.encode(getattr(pol, p.name)) for p in space]
+
+
+def params_of(space, pol: Policy) -> dict:
+    return {p.name: getattr(pol, p.name) for p in space}
+
+
+# ---------------------------------------------------------------------------
+# Seeds
+# ---------------------------------------------------------------------------
+def derived_seed(*key: int) -> int:
+    """A 63-bit seed from a tuple of non-negative integers (numpy SeedSequence)."""
+    return int(np.random.SeedSequence(list(key)).generate_state(1, dtype=np.uint64)[0] >> 1)
+
+
+def generation_seed(seed: int, generation: int) -> int:
+    """The game seed of search generation ``generation`` (never a validation seed)."""
+    return derived_seed(seed, 0, generation)
+
+
+def validation_seed(seed: int) -> int:
+    """The game seed of the held-out validation (a different SeedSequence key)."""
+    return derived_seed(seed, VALIDATION_SEED_TAG)
+
+
+# ---------------------------------------------------------------------------
+# Objectives
+# ---------------------------------------------------------------------------
+class GameObjective:
+    """Win share of each candidate against a field of opponents, seats rotated, on
+    common deals.  ``evaluate(policies, gen_seed, field)`` -> ``(scores, clusters)``:
+    ``scores[i, u]`` the win share (ties 1/k) of candidate ``i`` in unit ``u`` =
+    (opponent, rotation, deal); ``clusters[u]`` the deal of unit ``u``."""
+    bounds = (0.0, 1.0)
+
+    def __init__(self, card_set="core", players: int = 2, deals: int = 8, rules=None,
+                 engine: str = "fast", workers: int = 1, scheduler=None):
+        from .rules import Rules
+        from .tournament import resolve_card_set
+        self.cs = resolve_card_set(card_set, players)
+        self.players, self.deals = players, deals
+        self.rules, self.engine = rules or Rules(), engine
+        self.workers, self.scheduler = workers, scheduler
+        self._pool = None
+
+    def games(self, n_candidates: int, n_field: int) -> int:
+        return n_candidates * n_field * self.players * self.deals
+
+    def key(self) -> dict:
+        """What determines the results (checked when a search is resumed)."""
+        return {"objective": "games", "card_set": self.cs.digest(), "players": self.players,
+                "deals": self.deals, "rules": repr(self.rules), "engine": self.engine}
+
+    def focal_shares(self, focal: Policy, opponent: Policy, seed: int, deals: int) -> np.ndarray:
+        """(rotations, deals): focal's win share at player index r in rotation r."""
+        return _focal_shares(self.cs, self.players, self.rules, self.engine, self.scheduler,
+                             focal, opponent, seed, deals)
+
+    def many_shares(self, pairs, seed: int, deals: int, on_games=None) -> list:
+        """:meth:`focal_shares` of each (focal, opponent) pair, in order.  With
+        ``workers`` > 1 the pairs run in a process pool kept for the whole search
+        (one pair per task: the results do not depend on the number of workers)."""
+        if self.workers <= 1 or self.scheduler is not None or len(pairs) <= 1:
+            out = []
+            for f, o in pairs:
+                out.append(self.focal_shares(f, o, seed, deals))
+                if on_games:
+                    on_games(self.players * deals)
+            return out
+        if self._pool is None:
+            import multiprocessing as mp
+            import os
+            from concurrent.futures import ProcessPoolExecutor
+            from .runner import _worker_init, fast_available, warm_up_fast_engine
+            if self.engine == "fast" and fast_available():
+                warm_up_fast_engine()      # compile once here; the spawned workers load the cache
+            self._pool = ProcessPoolExecutor(max_workers=self.workers,
+                                             mp_context=mp.get_context("spawn"),
+                                             initializer=_worker_init, initargs=(os.getpid(),))
+        futs = [self._pool.submit(_focal_shares, self.cs, self.players, self.rules, self.engine,
+                                  None, f, o, seed, deals) for f, o in pairs]
+        out = []
+        for fu in futs:
+            out.append(fu.result())
+            if on_games:
+                on_games(self.players * deals)
+        return out
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def evaluate(self, policies, seed: int, field, on_games=None):
+        pairs = [(pol, opp) for pol in policies for opp in field]
+        sh = self.many_shares(pairs, seed, self.deals, on_games)
+        k = len(field)
+        rows = [np.concatenate([a.ravel() for a in sh[i * k:(i + 1) * k]]) for i in range(len(policies))]
+        clusters = np.tile(np.arange(self.deals), len(field) * self.players)
+        return np.array(rows), clusters
+
+
+def _focal_shares(cs, players, rules, engine, scheduler, focal, opponent, seed, deals):
+    from .runner import RunConfig, run
+    from .tournament import rotations
+    out = np.zeros((players, deals))
+    for r, rot in enumerate(rotations((focal,) + (opponent,) * (players - 1))):
+        cfg = RunConfig(card_set=cs, players=players, seed=seed, games=deals,
+                        policies=tuple(rot), rules=rules, engine=engine)
+        df = run(cfg, workers=1, progress=False, scheduler=scheduler)
+        df = df.sort_values(["game", "player"], kind="stable")
+        out[r] = df[df["player"] == r]["win_share"].to_numpy(float)
+    return out
+
+
+class SpoilObjective:
+    """A one-player push-your-luck problem with a known optimum, for tests.
+
+    One Planting on ``deck`` (vale_sim.spoil's exact model): push while the exact
+    probability that the next push spoils is at most ``push_risk_permille/1000``,
+    at most ``horizon`` pushes, and pass once field mana reaches ``mana_target``
+    (if > 0), as engine-spec §6.1 with the exact risk.  The score of a deal is the
+    Harvest mana (0 on a spoil) of one trajectory drawn with the deal's uniforms,
+    the same for every candidate (common random numbers).  :meth:`exact_value`
+    is the expected mana of a rule, :meth:`best_in_family` the best rule of this
+    family by exhaustive search; ``vale_sim.spoil.best_rule`` bounds them all."""
+    bounds = None
+
+    def __init__(self, deck="seedling", card_set="core", horizon: int = 6, deals: int = 200):
+        from .spoil import SpoilModel, as_deck
+        self.deck = as_deck(deck, card_set)
+        self.m = SpoilModel(self.deck, None, None, False, mode="mana")
+        self.start, _ = self.m.start()
+        self.horizon, self.deals, self.players = horizon, deals, 1
+        self._push, self._mana = {}, {}
+
+    def games(self, n_candidates: int, n_field: int) -> int:
+        return n_candidates * self.deals
+
+    def key(self) -> dict:
+        return {"objective": "spoil", "deck": self.deck.name, "horizon": self.horizon,
+                "deals": self.deals}
+
+    def push(self, key):
+        e = self._push.get(key)
+        if e is None:
+            e = self._push[key] = [(float(p), bool(sp), k2) for p, sp, _, k2 in self.m.push(key)]
+        return e
+
+    def mana(self, key) -> float:
+        v = self._mana.get(key)
+        if v is None:
+            v = self._mana[key] = float(self.m.harvest(key)["mana"])
+        return v
+
+    def risk(self, key) -> float:
+        return sum(p for p, sp, _ in self.push(key) if sp)
+
+    def pushes(self, key, h: int, t: int, target: int) -> bool:
+        if h <= 0 or self.m.on_deck(key) < 0:
+            return False
+        if target > 0 and self.mana(key) >= target:
+            return False
+        return self.risk(key) * 1000 <= t + 1e-9
+
+    def exact_value(self, t: int, target: int = 0) -> float:
+        memo = {}
+
+        def value(key, h):
+            mk = (key, h)
+            if mk not in memo:
+                if self.pushes(key, h, t, target):
+                    memo[mk] = sum(p * value(k2, h - 1) for p, sp, k2 in self.push(key) if not sp)
+                else:
+                    memo[mk] = self.mana(key)
+            return memo[mk]
+        return sum(float(p) * value(k, self.horizon) for k, p in self.start.items())
+
+    def best_in_family(self) -> tuple[float, int, int]:
+        """(value, push_risk_permille, mana_target) of the best rule of the family
+        (every permille at which a decision can change, every target 0..12)."""
+        cuts = {0, 1000}
+        for key in list(self._all_keys()):
+            if self.m.on_deck(key) >= 0:
+                cuts.add(min(1000, math.ceil(self.risk(key) * 1000 - 1e-9)))
+        best = (-1.0, 0, 0)
+        for target in range(0, RANGES["mana_target"][1] + 1):
+            for t in sorted(cuts):
+                v = self.exact_value(t, target)
+                if v > best[0] + 1e-12:
+                    best = (v, t, target)
+        return best
+
+    def _all_keys(self):
+        seen, frontier = set(), list(self.start)
+        for _ in range(self.horizon + 1):
+            nxt = []
+            for k in frontier:
+                if k in seen:
+                    continue
+                seen.add(k)
+                if self.m.on_deck(k) >= 0:
+                    nxt += [k2 for _, sp, k2 in self.push(k) if not sp]
+            frontier = nxt
+        return seen
+
+    def evaluate(self, policies, seed: int, field, on_games=None):
+        u = np.random.default_rng(seed).random((self.deals, self.horizon + 1))
+        starts = list(self.start.items())
+        cum0 = np.cumsum([float(p) for _, p in starts])
+        rows = []
+        for pol in policies:
+            t, target = pol.push_risk_permille, pol.mana_target
+            out = np.zeros(self.deals)
+            for d in range(self.deals):
+                i0 = int(np.searchsorted(cum0, u[d, 0], "right"))
+                if i0 >= len(starts):          # the Prep spoiled (the missing mass): 0
+                    continue
+                key = starts[i0][0]
+                h, score = self.horizon, None
+                while self.pushes(key, h, t, target):
+                    edges = self.push(key)
+                    c = np.cumsum([p for p, _, _ in edges])
+                    j = min(int(np.searchsorted(c, u[d, self.horizon - h + 1] * c[-1], "right")),
+                            len(edges) - 1)         # the edges of a push sum to 1
+                    _, sp, k2 = edges[j]
+                    if sp:
+                        score = 0.0
+                        break
+                    key, h = k2, h - 1
+                out[d] = self.mana(key) if score is None else score
+            rows.append(out)
+            if on_games:
+                on_games(self.deals)
+        return np.array(rows), np.arange(self.deals)
+
+
+# ---------------------------------------------------------------------------
+# The search
+# ---------------------------------------------------------------------------
+@dataclass
+class SearchConfig:
+    players: int = 2
+    start: str = "balanced"
+    budget: int = 100_000           # games (the search stops before a generation would exceed it)
+    seed: int = 0
+    hall: int = 3                    # hall-of-fame members in the field (the latest)
+    popsize: int | None = None       # CMA-ES population (None: the cma default 4 + 3 ln n)
+    only: tuple | None = None        # search only these parameters (None: the whole space)
+    opponents: tuple | None = None   # None: every preset
+    confidence: float = 0.95
+    sigma0: float = SIGMA0           # CMA-ES initial step size in [0, SCALE] coordinates
+
+    def check(self) -> None:
+        if isinstance(self.budget, bool) or not isinstance(self.budget, int) or self.budget < 1:
+            raise SearchError(f"--budget must be a positive number of games, got {self.budget!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 2**63:
+            raise SearchError(f"--seed must be an integer in [0, 2**63), got {self.seed!r}")
+        if not 0 < self.sigma0 <= SCALE:
+            raise SearchError(f"--sigma must be in (0, {SCALE:g}], got {self.sigma0}")
+        if self.hall < 0:
+            raise SearchError(f"hall must be >= 0, got {self.hall}")
+        if self.popsize is not None and self.popsize < 2:
+            raise SearchError(f"popsize must be >= 2, got {self.popsize}")
+
+
+@dataclass
+class SearchState:
+    """Everything a checkpoint holds."""
+    config: dict
+    es: object
+    generation: int = 0
+    games: int = 0
+    hall: list = field(default_factory=list)       # Policy, best of each generation
+    log: list = field(default_factory=list)        # one dict per candidate evaluation
+    curve: list = field(default_factory=list)      # one dict per generation (the incumbent)
+    done: bool = False
+
+
+@dataclass
+class SearchResult:
+    policy: Policy
+    log: list
+    curve: list
+    games: int
+    generations: int
+    space: list
+
+
+def _estimate(scores, clusters, bounds, confidence):
+    e = stats.cluster_ratio(scores, None, clusters, confidence, bounds=bounds)
+    return e
+
+
+class Normal:
+    """CMA-ES's source of N(0, 1) numbers (cma's ``randn`` option): a picklable
+    generator reseeded from ``(seed, generation)`` before each generation, so a
+    generation's samples depend on nothing else (not numpy's global state, not
+    whether the run was resumed from a checkpoint)."""
+
+    def __init__(self):
+        self.rng = np.random.default_rng(0)
+
+    def reseed(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, *shape):
+        return self.rng.standard_normal(shape)
+
+
+def _new_state(cfg: SearchConfig, space, start: Policy, objective) -> SearchState:
+    import cma
+    x0 = encode(space, start)
+    opts = {"bounds": [0.0, SCALE], "verbose": -9, "randn": Normal()}
+    if cfg.popsize:
+        opts["popsize"] = cfg.popsize
+    es = cma.CMAEvolutionStrategy(x0, cfg.sigma0, opts)
+    return SearchState(config=_config_key(cfg, objective), es=es)
+
+
+def _config_key(cfg: SearchConfig, objective) -> dict:
+    d = dict(vars(cfg))
+    d["objective"] = objective.key()
+    d["only"] = list(cfg.only) if cfg.only else None
+    d["opponents"] = list(cfg.opponents) if cfg.opponents else None
+    return d
+
+
+def search(cfg: SearchConfig, objective, checkpoint=None, resume: bool = False,
+           progress=None, max_generations: int | None = None) -> SearchResult:
+    """Run (or, with ``resume`` and an existing ``checkpoint``, continue) the search.
+
+    ``progress``: a tqdm-like object (``update(n)``) or None.  ``max_generations``
+    stops early (the checkpoint then resumes the rest; for tests and interruptions).
+    """
+    import warnings
+    cfg.check()
+    space = policy_space(cfg.only)
+    if not space:
+        raise SearchError("nothing to search: the space is empty")
+    start = get_policy(cfg.start)
+    opponents = [get_policy(o) for o in (cfg.opponents or tuple(PRESETS))]
+    state = None
+    ck = Path(checkpoint) if checkpoint else None
+    if resume and ck is not None and ck.exists():
+        try:
+            with open(ck, "rb") as f:
+                state = pickle.load(f)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError) as e:
+            raise SearchError(f"{ck}: not a readable optimize checkpoint ({type(e).__name__}); "
+                              f"delete it or run without --resume") from None
+        if not isinstance(state, SearchState) or state.config != _config_key(cfg, objective):
+            raise SearchError(f"{ck}: the checkpoint is of a different search (players, start, "
+                              f"budget, seed, deals, card set or space differ); use the same options or drop --resume")
+    if state is None:
+        state = _new_state(cfg, space, start, objective)
+    if progress is not None and state.games:
+        progress.update(state.games)
+    es = state.es
+    P = objective.players
+    n_field_max = len(opponents) + cfg.hall
+    while not state.done:
+        if max_generations is not None and state.generation >= max_generations:
+            break
+        g = state.generation
+        field_ = opponents + state.hall[-cfg.hall:] if cfg.hall else list(opponents)
+        field_ = field_[:n_field_max]
+        es.opts["randn"].reseed(derived_seed(cfg.seed, 3, g))     # the samples of generation g
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            xs = es.ask()
+        cands = [decode(space, x, start, f"g{g}c{i}") for i, x in enumerate(xs)]
+        inc = decode(space, _mean(es), start, f"g{g}-mean")
+        # identical candidates are played once (same policy, same deals: same result)
+        uniq: dict = {}
+        for c in [inc] + cands:
+            uniq.setdefault(tuple(sorted(params_of(space, c).items())), c)
+        need = objective.games(len(uniq), len(field_))
+        if state.games + need > cfg.budget:
+            state.done = True
+            break
+        seed_g = generation_seed(cfg.seed, g)
+        keys = list(uniq)
+        scores, clusters = objective.evaluate([uniq[k] for k in keys], seed_g, field_,
+                                              on_games=progress.update if progress else None)
+        by_key = dict(zip(keys, scores))
+        state.games += need
+        fit = []
+        for i, c in enumerate([inc] + cands):
+            s = by_key[tuple(sorted(params_of(space, c).items()))]
+            e = _estimate(s, clusters, objective.bounds, cfg.confidence)
+            row = {"generation": g, "candidate": "incumbent" if i == 0 else i - 1,
+                   "seed": seed_g, "score": e.value, "lo": e.lo, "hi": e.hi, "n": e.n,
+                   "deals": e.clusters, "field": len(field_), **params_of(space, c)}
+            state.log.append(row)
+            if i:
+                fit.append(-e.value)
+            else:
+                # also against the presets alone: the field's hall of fame changes, the presets do not
+                m = len(s) * len(opponents) // len(field_)
+                ep = _estimate(s[:m], clusters[:m], objective.bounds, cfg.confidence)
+                state.curve.append({"generation": g, "score": e.value, "lo": e.lo, "hi": e.hi,
+                                    "n": e.n, "deals": e.clusters,
+                                    "score_presets": ep.value, "presets_lo": ep.lo,
+                                    "presets_hi": ep.hi, "presets_n": ep.n, "games": state.games,
+                                    **params_of(space, c)})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            es.tell(xs, fit)
+        best = int(np.argmin(fit))
+        state.hall.append(replace(cands[best], name=f"hall-g{g}"))
+        state.generation += 1
+        if ck is not None:
+            _save_checkpoint(ck, state)
+    # the final policy: the incumbent of the last generation (the rounded mean that
+    # generation sampled around, scored on its fresh deals), or the start
+    final = replace(start, name="optimized",
+                    **({p.name: state.curve[-1][p.name] for p in space} if state.curve else {}))
+    if ck is not None:
+        _save_checkpoint(ck, state)
+    return SearchResult(policy=final, log=state.log, curve=state.curve, games=state.games,
+                        generations=state.generation, space=space)
+
+
+def _mean(es):
+    """The CMA-ES mean in the bounded ("phenotype") coordinates: with cma's bound
+    transform the internal mean may lie outside [0, SCALE]."""
+    return es.gp.pheno(es.mean, into_bounds=es.boundary_handler.repair)
+
+
+def _save_checkpoint(path: Path, state: SearchState) -> None:
+    from .io import atomic_write
+    atomic_write(path, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+# ---------------------------------------------------------------------------
+# Validation on held-out seeds
+# ---------------------------------------------------------------------------
+def validate(pol: Policy, card_set, players: int, deals: int, seed: int, opponents=None,
+             rules=None, engine: str = "fast", workers: int = 1, scheduler=None,
+             confidence: float = 0.95, on_games=None) -> list[dict]:
+    """The policy against each preset (``players - 1`` copies), seats rotated, on
+    ``deals`` deals of :func:`validation_seed` (never a search seed): win share with
+    a deal-clustered interval, n player-games, and the fair share ``1/players``."""
+    obj = GameObjective(card_set, players, deals, rules, engine, workers, scheduler)
+    vseed = validation_seed(seed)
+    opps = [get_policy(name) for name in (opponents or tuple(PRESETS))]
+    try:
+        shares = obj.many_shares([(pol, o) for o in opps], vseed, deals, on_games)
+    finally:
+        obj.close()
+    rows = []
+    clusters = np.tile(np.arange(deals), players)
+    for opp, sh in zip(opps, shares):
+        e = stats.cluster_rate(sh.ravel(), clusters, confidence)
+        fair = 1.0 / players
+        rows.append({"opponent": opp.name, "win_share": e.value, "lo": e.lo, "hi": e.hi,
+                     "n": e.n, "deals": e.clusters, "fair_share": fair, "seed": vseed,
+                     "beats": bool(e.lo > fair)})
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# Outputs
+# ---------------------------------------------------------------------------
+def policy_toml(pol: Policy, space, header: str = "") -> str:
+    """A policy file (docs/policies.md) with every searched parameter spelled out."""
+    lines = [f"# {ln}" for ln in header.splitlines()]
+    lines.append('base = "balanced"')
+    lines.append(f'name = "{pol.name}"')
+    for p in space:
+        v = getattr(pol, p.name)
+        if isinstance(v, bool):
+            lines.append(f"{p.name} = {'true' if v else 'false'}")
+        elif isinstance(v, str):
+            lines.append(f'{p.name} = "{v}"')
+        else:
+            lines.append(f"{p.name} = {int(v)}")
+    return "\n".join(lines) + "\n"
