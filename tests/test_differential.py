@@ -148,3 +148,63 @@ def test_random_tie_breaks(core, monkeypatch):
         check(cs, 2, 3, gi, ["balanced", "greedy"])
         check(cs, 2, 3, gi, ["greedy", "greedy"])
     assert ties["discard"] >= 10 and ties["conclave"] >= 10, ties
+
+
+# A policy the policy search once proposed (docs/optimize.md): with cards whose growth
+# cancels their decay, Prep never reaches 3 decay showing while a When Played "discard a
+# field card" sends a card back to the discard pile and the next reveal reshuffles it in:
+# the same cards cycled for ever, in both engines.  rules.md I15 ends a Prep (and a
+# Planting) after as many plays as the player has cards.
+CYCLING_POLICY = """base = "balanced"
+name = "cycling"
+push_risk_permille = 17
+w_mana = 1
+w_spirit = 2
+w_harvest_vp = -6
+w_end_vp = -3
+w_growth = 4
+w_decay = 8
+w_guardian = -1
+w_ability = 10
+w_cost = -6
+min_score = -4
+w_vale_vp = 6
+w_vale_ability = 3
+vale_min_score = -5
+avoid_decay_stack = false
+"""
+CYCLING_GAME = dict(seed=1555537883283606233, game=9)
+
+
+def _play_cycling(tmp_path, engine: str) -> str:
+    """Plays the game in a subprocess (a hang is a clean failure, not a stuck suite)."""
+    import subprocess
+    import sys
+    f = tmp_path / "cycling.toml"
+    f.write_text(CYCLING_POLICY)
+    code = (
+        "import json, sys\n"
+        "from dataclasses import asdict\n"
+        "from vale_sim.cards import load_card_set\n"
+        "from vale_sim.policy import get_policy\n"
+        "from vale_sim.rules import Rules\n"
+        f"from vale_sim.{'fast.api import play_game_fast as play' if engine == 'fast' else 'reference.game import play_game as play'}\n"
+        f"pols = [get_policy('spirit-rush'), get_policy({str(f)!r})]\n"
+        f"rec = play(load_card_set('core'), 2, {CYCLING_GAME['seed']}, {CYCLING_GAME['game']}, pols, Rules())\n"
+        "print(json.dumps([asdict(t) for t in rec.turns] + [asdict(r) for r in rec.results], default=str))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return r.stdout
+
+
+def test_a_cycling_prep_ends_the_same_way_in_both_engines(tmp_path):
+    import json
+    ref = json.loads(_play_cycling(tmp_path, "reference"))
+    fast = json.loads(_play_cycling(tmp_path, "fast"))
+    assert ref == fast
+    turns = [t for t in ref if "decay_showing" in t]
+    # The cap ended a Prep: below 3 decay showing, not spoiled, and not every card in the
+    # field (otherwise there would be no on-deck card to play and Prep would end anyway).
+    capped = [t for t in turns if t["decay_showing"] < 3 and not t["spoiled_in_prep"]
+              and t["field_size"] < 20]
+    assert capped, "no Prep ended on the cap"

@@ -42,6 +42,9 @@ INTERPRETATIONS = {
     "several-vales-of-one-kind": ("I13", "symbol and mana vales add up; once-per-turn vales "
                                          "give one use per window"),
     "no-rest-phase": ("I14", "a player who does not push passes"),
+    "one-play-per-card-per-phase": ("I15", "a Prep or a Planting ends after as many plays as "
+                                           "the player has cards (20), so a When Played "
+                                           "discard cannot cycle cards for ever"),
 }
 
 

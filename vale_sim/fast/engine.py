@@ -567,6 +567,8 @@ def planting(T, S, Q, p):
     pushes = 0
     spoiled = False
     while S[p, ON_DECK] >= 0:
+        if pushes >= N_CARDS:                     # rules.md I15: at most one play a card
+            break
         if not decide_push(T, S, Q, p):
             break
         pushes += 1
@@ -1237,7 +1239,9 @@ def prep(T, S, p):
     gross = T[OPTS, O_PREP_GROSS] != 0
     if S[p, ON_DECK] < 0:
         reveal(S, p)
-    while S[p, ON_DECK] >= 0:
+    plays = 0
+    while S[p, ON_DECK] >= 0 and plays < N_CARDS:     # rules.md I15: at most one play a card
+        plays += 1
         play_on_deck(S, p)
         if spoil_check(T, S, p):
             S[p, PS_SKIP] = 1

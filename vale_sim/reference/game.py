@@ -176,7 +176,8 @@ class Game:
         else:
             # 1) Planting
             spoiled = False
-            while pl.wants_push(policy):
+            # rules.md I15: at most as many pushes as the player has cards
+            while rec.pushes < len(pl.cards) and pl.wants_push(policy):
                 rec.pushes += 1
                 if pl.push(policy):
                     spoiled = True

@@ -304,7 +304,9 @@ class Player:
         self.prep_spoiled = False
         if self.on_deck < 0:
             self.reveal()
-        while self.on_deck >= 0:
+        plays = 0
+        while self.on_deck >= 0 and plays < len(self.cards):   # rules.md I15
+            plays += 1
             self.play_on_deck()
             self.reveal()
             if self.check_spoil():
