@@ -154,7 +154,7 @@ def test_random_tie_breaks(core, monkeypatch):
 # cancels their decay, Prep never reaches 3 decay showing while a When Played "discard a
 # field card" sends a card back to the discard pile and the next reveal reshuffles it in:
 # the same cards cycled for ever, in both engines.  rules.md I15 ends a Prep (and a
-# Planting) after as many plays as the player has cards.
+# Planting) after MAX_PHASE_PLAYS plays.
 CYCLING_POLICY = """base = "balanced"
 name = "cycling"
 push_risk_permille = 17

@@ -42,10 +42,13 @@ INTERPRETATIONS = {
     "several-vales-of-one-kind": ("I13", "symbol and mana vales add up; once-per-turn vales "
                                          "give one use per window"),
     "no-rest-phase": ("I14", "a player who does not push passes"),
-    "one-play-per-card-per-phase": ("I15", "a Prep or a Planting ends after as many plays as "
-                                           "the player has cards (20), so a When Played "
-                                           "discard cannot cycle cards for ever"),
+    "phase-play-cap": ("I15", "a Prep or a Planting ends after MAX_PHASE_PLAYS plays, so a "
+                              "When Played discard cannot cycle cards for ever"),
 }
+
+#: rules.md I15: the most cards one Prep plays, and the most pushes of one Planting.
+#: Ten times a deck: a phase that ends by the rules ends far sooner.
+MAX_PHASE_PLAYS = 200
 
 
 @dataclass(frozen=True)

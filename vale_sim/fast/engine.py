@@ -36,6 +36,7 @@ from .tables import (
     T_CARD_ADV, T_CARD_VALE, T_LEVEL, T_VALE_ABILITY, T_BEST_ADV, T_BEST_VALE,
     N_CARDS, N_COMMONS, N_VALE_SLOTS)
 from .tables import P_LOOKAHEAD, P_CAUTION, P_W_MANA, P_W_SPIRIT, P_W_HVP
+from ..rules import MAX_PHASE_PLAYS
 from .state import (
     GAME, ADECK, VDECK, TR, STARTING, STARTING_READY,
     PS_TOKEN, PS_SKIP, PS_TURN, PS_DRUID_USED, PS_CONC_USED, PS_SUN_USED,
@@ -567,7 +568,7 @@ def planting(T, S, Q, p):
     pushes = 0
     spoiled = False
     while S[p, ON_DECK] >= 0:
-        if pushes >= N_CARDS:                     # rules.md I15: at most one play a card
+        if pushes >= MAX_PHASE_PLAYS:             # rules.md I15: a cycle ends
             break
         if not decide_push(T, S, Q, p):
             break
@@ -1240,7 +1241,7 @@ def prep(T, S, p):
     if S[p, ON_DECK] < 0:
         reveal(S, p)
     plays = 0
-    while S[p, ON_DECK] >= 0 and plays < N_CARDS:     # rules.md I15: at most one play a card
+    while S[p, ON_DECK] >= 0 and plays < MAX_PHASE_PLAYS:     # rules.md I15: a cycle ends
         plays += 1
         play_on_deck(S, p)
         if spoil_check(T, S, p):

@@ -13,7 +13,7 @@ from ..cards import CardSet, DECAY_LIMITING, PER_GUARDIAN, POSITIONS
 from ..policy import Policy, policies_for
 from ..records import GameRecord, PlayerResult, TurnRecord
 from ..rng import GameRng
-from ..rules import Rules
+from ..rules import MAX_PHASE_PLAYS, Rules
 from . import symbols as sym
 from .player import OwnedVale, Player
 from .symbols import Card
@@ -176,8 +176,8 @@ class Game:
         else:
             # 1) Planting
             spoiled = False
-            # rules.md I15: at most as many pushes as the player has cards
-            while rec.pushes < len(pl.cards) and pl.wants_push(policy):
+            # rules.md I15: a Planting ends after MAX_PHASE_PLAYS pushes (a cycle ends)
+            while rec.pushes < MAX_PHASE_PLAYS and pl.wants_push(policy):
                 rec.pushes += 1
                 if pl.push(policy):
                     spoiled = True

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..cards import CardSet
 from ..rng import GameRng
-from ..rules import Rules
+from ..rules import MAX_PHASE_PLAYS, Rules
 from . import symbols as sym
 from .symbols import Card
 
@@ -305,7 +305,7 @@ class Player:
         if self.on_deck < 0:
             self.reveal()
         plays = 0
-        while self.on_deck >= 0 and plays < len(self.cards):   # rules.md I15
+        while self.on_deck >= 0 and plays < MAX_PHASE_PLAYS:   # rules.md I15: a cycle ends
             plays += 1
             self.play_on_deck()
             self.reveal()
