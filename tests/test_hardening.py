@@ -532,6 +532,7 @@ def _spoil_decks():
     from vale_sim.reference.symbols import Card
     from vale_sim.spoil import Deck, bundled_decks, load_deck
     from vale_sim.synthetic import random_card_set
+    from test_spoil import sleeve_randomly                # test_spoil's deck helper
     core = load_card_set("core")
     decks = [load_deck(d) for d in bundled_decks()]
     decks += [
@@ -551,17 +552,7 @@ def _spoil_decks():
     for seed in (3, 17):                                  # random sets: every ability kind
         cs = random_card_set(seed)
         r = _random.Random(seed)
-        cards = []
-        for _ in range(20):
-            c = Card([-1, -1, -1])
-            for _ in range(r.randint(0, 2)):
-                k = r.randrange(len(cs.advancements))
-                a = cs.advancements[k]
-                if c.slots[a.position] < 0:
-                    c.slots[a.position] = k
-                    if a.longwise:
-                        c.longwise_top = a.position
-            cards.append(c)
+        cards = [sleeve_randomly(cs, Card([-1, -1, -1]), r) for _ in range(20)]
         vales = tuple(r.sample(range(len(cs.vales)), min(3, len(cs.vales))))
         decks.append(Deck(cs, cards, vales, f"random-{seed}"))
     return decks
