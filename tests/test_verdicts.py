@@ -86,18 +86,34 @@ def test_summary_adds_the_share_of_estimated_numbers_per_verdict():
     assert ("A",) in seen and None in seen
 
 
+def _rec(**kw):
+    """A pools.Recommendation with placeholder values for the fields a test does not set."""
+    from dataclasses import fields
+    from vale_sim.pools import Recommendation
+    nan, pair = float("nan"), (float("nan"), float("nan"))
+    base = {f.name: (pair if "_ci" in f.name else nan) for f in fields(Recommendation)
+            if f.name != "tested_pools"}
+    base.update(equivalent_pools=[], pool_range=None, pool=0, n_games=0, rulebook_pool=0,
+                rulebook_p_tost=nan, rulebook_equivalent=False)
+    base.update(kw)
+    return Recommendation(**base)
+
+
 def test_pool_verdicts_state_the_equivalence_range_and_the_rulebook_difference():
-    rec = SimpleNamespace(players=3, target="equal-length", margin=0.5, pool_range=(27, 31),
-                          goal=19.4, rulebook_pool=28, rulebook_difference=-0.18,
-                          rulebook_difference_ci=(-0.27, -0.10), rulebook_equivalent=True,
-                          n_games=3000)
-    none = SimpleNamespace(players=4, target="seat-advantage", margin=0.02, pool_range=None,
-                           rulebook_pool=33, rulebook_value=0.031, rulebook_value_ci=(0.02, 0.045),
-                           rulebook_equivalent=False, n_games=800)
-    two = SimpleNamespace(**{**vars(rec), "players": 2})
+    rec = _rec(players=3, target="equal-length", margin=0.5, pool_range=(27, 31),
+               equivalent_pools=[27, 28, 29, 31], tested_pools=[25, 27, 28, 29, 30, 31, 33],
+               goal=19.4, rulebook_pool=28, rulebook_difference=-0.18,
+               rulebook_difference_ci=(-0.27, -0.10), rulebook_equivalent=True, n_games=3000)
+    none = _rec(players=4, target="seat-advantage", margin=0.02, pool_range=None,
+                rulebook_pool=33, rulebook_value=0.031, rulebook_value_ci=(0.02, 0.045),
+                rulebook_equivalent=False, n_games=800)
+    two = _rec(**{**rec.to_dict(), "players": 2})
     a, b = (v.sentence for v in V.pool_verdicts({"equal-length": [two, rec],
                                                  "seat-advantage": [none]}))
-    assert "VP pools 27–31" in a and "±0.5 rounds" in a and "-0.18 rounds" in a
+    # 30 was played inside the range and is not equivalent: it is named, not hidden.
+    assert "VP pools 27–31 (except 30) give" in a and "±0.5 rounds" in a and "-0.18 rounds" in a
     assert "90% CI [-0.27, -0.10]" in a and "n = 3,000" in a and a.endswith("equivalent.")
     assert "no pool of the grid" in b and "3.1 pp" in b and "[2.0, 4.5]" in b
     assert "not shown equivalent" in b
+    assert _rec(pool_range=(27, 31), equivalent_pools=[27, 29, 31],
+                tested_pools=[27, 29, 31]).range_text() == "27–31"

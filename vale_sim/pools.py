@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -339,6 +339,18 @@ class Recommendation:
     rulebook_p_tost: float       # TOST p-value of the rulebook pool (equal-length), nan otherwise
     rulebook_equivalent: bool    # the rulebook pool is equivalent to the target
     interpolated_pool: float     # pool where the metric crosses the goal (linear), or nan
+    tested_pools: list = field(default_factory=list)   # every pool played for this count
+
+    def range_text(self) -> str:
+        """The equivalent pools as a range, naming the tested pools inside it that are
+        not equivalent ("27–31", "15–45 (except 28, 35)"); "" when there is none."""
+        if self.pool_range is None:
+            return ""
+        lo, hi = self.pool_range
+        if lo == hi:
+            return f"{lo}"
+        gaps = [p for p in self.tested_pools if lo < p < hi and p not in self.equivalent_pools]
+        return f"{lo}–{hi}" + (f" (except {', '.join(map(str, gaps))})" if gaps else "")
 
     def to_dict(self) -> dict:
         from dataclasses import asdict
@@ -354,11 +366,7 @@ class Recommendation:
         if self.pool_range is None:
             rng = f"no grid pool is equivalent within {marg}"
         else:
-            lo, hi = self.pool_range
-            rng = (f"pools equivalent within {marg}: {lo}" if lo == hi
-                   else f"pools equivalent within {marg}: {lo}–{hi}")
-            if 2 < len(self.equivalent_pools) <= 8:
-                rng += f" ({', '.join(str(v) for v in self.equivalent_pools)})"
+            rng = f"pools equivalent within {marg}: {self.range_text()}"
         interp = (f"; the curve crosses the goal at ≈{self.interpolated_pool:.1f}"
                   if eq and np.isfinite(self.interpolated_pool) else "")
         ci = "90%" if eq else "95%"
@@ -489,6 +497,7 @@ def recommend(summary, target: str = "equal-length", reference_players: int = 2,
             players=int(p), target=target, margin=float(margin), pool=int(s["pool"].iloc[b]),
             equivalent_pools=pools_ok,
             pool_range=(min(pools_ok), max(pools_ok)) if pools_ok else None,
+            tested_pools=[int(x) for x in s["pool"]],
             value=float(metric[b]), value_ci=tuple(float(x) for x in s[ci_col].iloc[b]),
             n_games=int(s["n_games"].iloc[b]),
             goal=float(g), goal_ci=tuple(float(x) for x in gci),
@@ -518,9 +527,7 @@ def recommendations_frame(recs, digits: int = 2):
             return round(k * x, digits) if x is not None and np.isfinite(x) else math.nan
         rows.append({
             "players": r.players, "target": r.target, "unit": unit, "margin": rd(r.margin),
-            "equivalent_range": ("none" if r.pool_range is None else str(r.pool_range[0])
-                                 if r.pool_range[0] == r.pool_range[1]
-                                 else f"{r.pool_range[0]}–{r.pool_range[1]}"),
+            "equivalent_range": r.range_text() or "none",
             "equivalent_pools": ", ".join(str(v) for v in r.equivalent_pools) or "none",
             "closest_pool": r.pool, "n_games": r.n_games, "value": rd(r.value),
             "value_lo": rd(r.value_ci[0]), "value_hi": rd(r.value_ci[1]), "goal": rd(r.goal),

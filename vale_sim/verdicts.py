@@ -154,7 +154,8 @@ def _pool_sentence(r) -> str:
         which = f"no pool of the grid is shown to give {goal}"
     else:
         lo, hi = r.pool_range
-        which = f"VP pool {lo} gives {goal}" if lo == hi else f"VP pools {lo}–{hi} give {goal}"
+        which = (f"VP pool {lo} gives {goal}" if lo == hi
+                 else f"VP pools {r.range_text()} give {goal}")
     verdict = "equivalent" if r.rulebook_equivalent else "not shown equivalent"
     return (f"At {r.players} players, {which}; the rulebook's {r.rulebook_pool} {diff}, "
             f"n = {_n(r.n_games)} games per pool: {verdict}.")

@@ -82,10 +82,7 @@ def length_reading(summary, recs=()) -> str:
     recs = [r for r in recs if r.target == "equal-length"]
     if recs:
         line += (f"; pools equivalent to the 2-player length within ±{recs[0].margin:.2g} rounds: "
-                 + ", ".join(f"{r.players}p " + ("none" if r.pool_range is None else
-                                                 str(r.pool_range[0]) if r.pool_range[0] == r.pool_range[1]
-                                                 else f"{r.pool_range[0]}–{r.pool_range[1]}")
-                             for r in recs))
+                 + ", ".join(f"{r.players}p {r.range_text() or 'none'}" for r in recs))
     return line + "."
 
 
