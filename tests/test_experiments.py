@@ -11,17 +11,6 @@ from vale_sim.experiments import ExperimentError, load_experiment, run_experimen
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture
-def no_games(monkeypatch):
-    """Fail the test if any game is played."""
-    from vale_sim import runner
-
-    def boom(*a, **k):
-        raise AssertionError("a game was played")
-    monkeypatch.setattr(runner, "run", boom)
-    monkeypatch.setattr(runner, "run_chunk", boom)
-
-
 def write(tmp_path, name, text):
     p = tmp_path / f"{name}.toml"
     p.write_text(text)

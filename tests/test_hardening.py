@@ -50,14 +50,6 @@ def blocker(tmp_path):
 
 
 @pytest.fixture
-def no_games(monkeypatch):
-    def boom(*a, **k):
-        raise AssertionError("a game was played")
-    monkeypatch.setattr(runner, "run_chunk", boom)
-    monkeypatch.setattr(runner, "summary_chunk", boom)
-
-
-@pytest.fixture
 def no_analyses(monkeypatch, no_games):
     """Also fail if an analysis starts (a check must come before it)."""
     def boom(*a, **k):

@@ -43,7 +43,7 @@ from .cards import CardSet
 from .policy import BuyRule, Policy, get_policy
 from .rules import Rules
 from . import stats
-from .tournament import play_frame, resolve_card_set, rotations, deals_for, json_records
+from .tournament import play_frame, resolve_card_set, deals_for, focal_shares, json_records
 
 ASSOCIATION_NOTE = ("Observational columns are associations, not causes: players who buy a "
                     "card differ from those who do not (mana, position, luck). "
@@ -277,26 +277,6 @@ def ban_policy(card: str, baseline="balanced") -> Policy:
     return replace(base, name=f"{base.name}:ban:{card}", never=never)
 
 
-def _focal_shares(cs, players, seed, deals, focal: Policy, opponent: Policy, rules, engine,
-                  workers, play=play_frame) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
-    """Win share of the focal player, (rotations, deals), with the focal policy at
-    player index r in rotation r; also its seats and the focal rows of the frames
-    (column ``rotation`` added)."""
-    lineup = (focal,) + (opponent,) * (players - 1)
-    shares = np.zeros((players, deals))
-    seats = np.zeros((players, deals), dtype=int)
-    frames = []
-    for r, rot in enumerate(rotations(lineup)):
-        df = _sorted(play(cs, players, seed, deals, list(rot), rules, engine, workers))
-        mine = df[df["player"] == r]
-        shares[r] = mine["win_share"].to_numpy(float)
-        seats[r] = mine["seat"].to_numpy(int)
-        mine = mine.copy()
-        mine.insert(0, "rotation", r)
-        frames.append(mine)
-    return shares, seats, pd.concat(frames, ignore_index=True)
-
-
 def flag_for(lo: float, hi: float, tolerance: float) -> str:
     """"over" if the interval lies wholly above +tolerance, "under" if wholly
     below −tolerance, else "" (tolerance a fraction: 0.05 = 5 pp)."""
@@ -393,16 +373,16 @@ def strength_run(card_set="core", games: int = 2000, players: int = 2, seed: int
     deals = deals_for(games, players)
     known = {name: (kind, level, k) for name, kind, level, k in analysed_cards(cs)}
     names = check_cards(cs, cards) if cards is not None else list(known)
-    nat, _, _ = _focal_shares(cs, players, seed, deals, base, base, rules, engine, workers, play)
+    nat, _ = focal_shares(cs, players, seed, deals, base, base, rules, engine, workers, play)
     run = StrengthRun(cs, players, seed, deals, base, nat)
     for i, name in enumerate(names):
         if on_card is not None:
             on_card(i, len(names), name)
         kind, level, k = known[name]
-        pre, _, df = _focal_shares(cs, players, seed, deals, prefer_policy(name, base), base,
-                                   rules, engine, workers, play)
-        ban, _, _ = _focal_shares(cs, players, seed, deals, ban_policy(name, base), base,
-                                  rules, engine, workers, play)
+        pre, df = focal_shares(cs, players, seed, deals, prefer_policy(name, base), base,
+                               rules, engine, workers, play)
+        ban, _ = focal_shares(cs, players, seed, deals, ban_policy(name, base), base,
+                              rules, engine, workers, play)
         cc = card_columns(df, cs)
         got = ((cc["acquired"][:, k] if kind == "advancement" else cc["vales"][:, k]) > 0)
         run.arms[name] = (pre, ban)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cli import UserError
+from .io import atomic_write
 
 STUDIES = ("spoil_odds", "tournament", "advancement_value", "pool_sizes", "report")
 RUNS_DIR = "runs"
@@ -449,11 +450,6 @@ def _write_csv(df, path: Path) -> None:
         df.to_csv(tmp, index=False)
 
 
-def _write_text(path: Path, text: str) -> None:
-    from .io import atomic_write
-    atomic_write(path, text)
-
-
 def _save_fig(fig, path: Path, **kw) -> None:
     from .io import atomic_path
     with atomic_path(path) as tmp:
@@ -479,7 +475,7 @@ def _run_spoil(exp, out: Path, store, progress) -> dict:
         else:
             sim = simulate_spoil_odds(d, c["pushes"], c["games"], c["seed"], exp.rules(),
                                       card_set=cs).to_dict()
-            _write_text(cached, json.dumps(sim))
+            atomic_write(cached, json.dumps(sim))
             store.played += 1
         results[str(d)] = {"exact": ex.to_dict(), "simulated": sim}
         for k in range(1, c["pushes"] + 1):
@@ -488,7 +484,7 @@ def _run_spoil(exp, out: Path, store, progress) -> dict:
                                   sim["standard_errors"]["p_spoil_within"][str(k)], c["games"]))
     import pandas as pd
     _write_csv(pd.DataFrame(rows), out / "spoil_odds.csv")
-    _write_text(out / "spoil_odds.json", json.dumps(results, indent=1))
+    atomic_write(out / "spoil_odds.json", json.dumps(results, indent=1))
     return {"decks": len(c["decks"])}
 
 
@@ -511,7 +507,7 @@ def _run_tournament(exp, out: Path, store, progress) -> dict:
                    play=store.play_frame)
     for name in ("table", "seats", "ranking"):
         _write_csv(getattr(t, name), out / f"tournament_{name}.csv")
-    _write_text(out / "tournament.json", json.dumps(t.to_json(), indent=1, default=str))
+    atomic_write(out / "tournament.json", json.dumps(t.to_json(), indent=1, default=str))
     return {"games_per_matchup": t.config["games_per_matchup"]}
 
 
@@ -525,7 +521,7 @@ def _run_advancements(exp, out: Path, store, progress) -> dict:
                             rules=exp.rules(), engine=c["engine"], workers=c["workers"],
                             paired=c["paired"], play=store.play_frame)
     _write_csv(df, out / "advancement_values.csv")
-    _write_text(out / "advancement_values.json", json.dumps(report_records(df), indent=1))
+    atomic_write(out / "advancement_values.json", json.dumps(report_records(df), indent=1))
     return {"cards": len(df), "flagged": int((df.get("flag", "") != "").sum()) if "flag" in df else 0}
 
 
@@ -543,11 +539,11 @@ def _run_pools(exp, out: Path, store, progress) -> dict:
     recs = pools.recommend(summary, c["target"])
     _write_csv(pools.flat_table(summary), out / "pool_sizes.csv")
     _write_csv(pools.recommendations_frame(recs), out / "pool_recommendations.csv")
-    _write_text(out / "pool_sizes.json", json.dumps(pools.to_records(summary, recs), indent=1))
+    atomic_write(out / "pool_sizes.json", json.dumps(pools.to_records(summary, recs), indent=1))
     for name, fig in (("pool_length", pplots.length_vs_pool(summary, recs)),
                       ("seat_advantage", pplots.seat_heatmap(summary))):
         _save_fig(fig, out / f"{name}.png", dpi=110, bbox_inches="tight")
-    _write_text(out / "recommendations.txt", "\n".join(r.sentence() for r in recs) + "\n")
+    atomic_write(out / "recommendations.txt", "\n".join(r.sentence() for r in recs) + "\n")
     return {"cells": len(summary)}
 
 
@@ -588,5 +584,5 @@ def run_experiment(path, results="results", progress: bool = True) -> dict:
     m.update(started=started.isoformat(timespec="seconds"),
              seconds=round(time.perf_counter() - t0, 2),
              chunks={"reused": store.reused, "played": store.played}, outputs=info)
-    _write_text(out / "manifest.json", json.dumps(m, indent=2, default=str))
+    atomic_write(out / "manifest.json", json.dumps(m, indent=2, default=str))
     return m

@@ -254,16 +254,11 @@ class GameObjective:
 
 
 def _focal_shares(cs, players, rules, engine, scheduler, focal, opponent, seed, deals):
-    from .runner import RunConfig, run
-    from .tournament import rotations
-    out = np.zeros((players, deals))
-    for r, rot in enumerate(rotations((focal,) + (opponent,) * (players - 1))):
-        cfg = RunConfig(card_set=cs, players=players, seed=seed, games=deals,
-                        policies=tuple(rot), rules=rules, engine=engine)
-        df = run(cfg, workers=1, progress=False, scheduler=scheduler)
-        df = df.sort_values(["game", "player"], kind="stable")
-        out[r] = df[df["player"] == r]["win_share"].to_numpy(float)
-    return out
+    """tournament.focal_shares' win shares (a module-level function: process pools pickle it)."""
+    from functools import partial
+    from .tournament import focal_shares, play_frame
+    return focal_shares(cs, players, seed, deals, focal, opponent, rules, engine, 1,
+                        partial(play_frame, scheduler=scheduler))[0]
 
 
 class SpoilObjective:
@@ -510,7 +505,6 @@ def search(cfg: SearchConfig, objective, checkpoint=None, resume: bool = False,
     if progress is not None and state.games:
         progress.update(state.games)
     es = state.es
-    P = objective.players
     n_field_max = len(opponents) + cfg.hall
     while not state.done:
         if max_generations is not None and state.generation >= max_generations:

@@ -44,17 +44,40 @@ ENGINES = ("fast", "reference")
 # Playing games: through vale_sim.runner
 # ---------------------------------------------------------------------------
 def play_frame(card_set, players: int, seed: int, games: int, policies, rules: Rules | None = None,
-               engine: str = "fast", workers: int = 1, chunk_size: int | None = None) -> pd.DataFrame:
+               engine: str = "fast", workers: int = 1, chunk_size: int | None = None,
+               scheduler=None) -> pd.DataFrame:
     """Games ``0 .. games-1`` with fixed ``policies`` (1 or one per player, in
     player order): one row per game and player, as :func:`vale_sim.runner.run`.
 
     Plays through :func:`vale_sim.runner.run` ("fast" falls back to
-    "reference" with a warning).  Results never depend on ``workers``.
+    "reference" with a warning; ``scheduler``: a Dask scheduler address).
+    Results never depend on ``workers``.
     """
     from .runner import RunConfig, run
     cfg = RunConfig(card_set=card_set, players=players, seed=seed, games=games,
                     policies=tuple(policies), rules=rules or Rules(), engine=engine)
-    return run(cfg, workers=workers, chunk_size=chunk_size, progress=False)
+    return run(cfg, workers=workers, chunk_size=chunk_size, progress=False, scheduler=scheduler)
+
+
+def focal_shares(card_set, players: int, seed: int, deals: int, focal, opponent, rules=None,
+                 engine: str = "fast", workers: int = 1, play=None
+                 ) -> tuple[np.ndarray, pd.DataFrame]:
+    """One focal policy against ``players - 1`` copies of ``opponent`` on deals
+    ``0 .. deals-1``, the focal player at player index ``r`` in rotation ``r``
+    (so through every seat, on the same deals).  Returns its win shares,
+    ``(rotations, deals)``, and its rows of the frames (column ``rotation``
+    added).  ``play``: a :func:`play_frame`-like function (default play_frame)."""
+    play = play or play_frame
+    shares = np.zeros((players, deals))
+    frames = []
+    for r, rot in enumerate(rotations((focal,) + (opponent,) * (players - 1))):
+        df = play(card_set, players, seed, deals, list(rot), rules, engine, workers)
+        mine = df[df["player"] == r].sort_values("game", kind="stable")
+        shares[r] = mine["win_share"].to_numpy(float)
+        mine = mine.copy()
+        mine.insert(0, "rotation", r)
+        frames.append(mine)
+    return shares, pd.concat(frames, ignore_index=True)
 
 
 def resolve_card_set(card_set, players: int) -> CardSet:
