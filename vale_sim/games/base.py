@@ -1,0 +1,72 @@
+"""The game interface: what a game gives the shared layers.
+
+vale-sim plays more than one game on the same toolkit.  Everything specific
+to one game (its card sets, engines, policies, rule options and the columns
+its records carry) lives in ``vale_sim/games/<game>/`` and is reached only
+through one :class:`Game` object, ``vale_sim.games.<game>.GAME``.  The
+shared layers (runner and chunked runs, resume, Dask, stats, tournament,
+experiments, report) take any game through it and never import a game's
+modules directly.
+
+Contract (every game keeps it; ``tests/test_games.py`` checks it):
+
+* Card sets: ``load_card_set(spec)`` takes a bundled name, a file path or an
+  already loaded set and returns an object with ``.name`` and ``.digest()``
+  (a hash of everything that changes play).  A malformed file raises
+  ``ValueError`` (a subclass is fine) whose text is ONE line naming the
+  file, the item and the fix.  ``validate_playable(cs, players)`` raises the
+  same kind of error when the set cannot be played by ``players``.
+* Policies: ``get_policy(spec)`` takes a preset name, a TOML file or a policy
+  object and returns a frozen dataclass with ``.name``;
+  ``check_policies(cs, policies)`` validates them against a card set and
+  returns the list.  Errors: one-line ``ValueError``.
+* Rule options: ``rules_class`` is a frozen dataclass whose every field has a
+  default (``rules_class()`` is the manual's game); ``dataclasses.asdict``
+  of it goes into run manifests.
+* Engines: ``play_reference(cs, players, seed, game_index, policies, rules)``
+  plays game ``game_index`` of master seed ``seed`` with the readable
+  reference engine and returns a record with ``.turns``, ``.results``,
+  ``.log`` (readable lines) and ``.to_dict()``.  ``results_frame(records, cs)``
+  turns such records into the per-game, per-player frame.  ``run_fast(cs,
+  players, seed, n_games, policies, rules, first_game)`` returns the same
+  frame from the fast engine for games ``first_game ..
+  first_game+n_games-1``, or is ``None`` when the game has no fast engine.
+  For the same arguments both engines give identical frames.
+* The per-game/player frame has at least :data:`RESULT_COLUMNS` (``seat`` 0 is
+  the starting player; ``win_share`` is 1/k for a k-way shared win, else 0),
+  then the game's own columns; ``event_column`` names the game's per-player
+  count of bad turns (``spoils`` in Mystic Vale, ``withers`` in Mystic Lands),
+  which the summaries report.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+#: Columns every game's per-game/player results frame has.
+RESULT_COLUMNS = ("game", "player", "seat", "policy", "score", "win_share", "rounds", "truncated")
+
+
+@dataclass(frozen=True)
+class Game:
+    name: str                                   # "mystic-vale": the --game value
+    title: str                                  # "Mystic Vale"
+    package: str                                # "vale_sim.games.mystic_vale"
+    default_card_set: str                       # a bundled set name
+    bundled_card_sets: Callable[[], dict]       # name -> Path
+    load_card_set: Callable[[Any], Any]
+    validate_playable: Callable[[Any, int], None]
+    presets: tuple                              # policy preset names
+    default_policy: str
+    get_policy: Callable[[Any], Any]
+    check_policies: Callable[[Any, list], list]
+    rules_class: type
+    play_reference: Callable[..., Any]
+    results_frame: Callable[[list, Any], Any]
+    run_fast: Callable[..., Any] | None = None
+    event_column: str = "spoils"
+    players: tuple = (2, 3, 4)
+
+    @property
+    def has_fast_engine(self) -> bool:
+        return self.run_fast is not None
