@@ -1,0 +1,1 @@
+"""Mystic Lands: components as data (``cards``), rule options (``rules``)."""

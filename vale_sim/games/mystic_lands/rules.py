@@ -1,0 +1,71 @@
+"""Mystic Lands rule options: every "X" of the draft manual and every number a
+designer may vary, with the manual's value (or our estimate) as the default.
+``Rules()`` is the game of docs/mystic-lands-rules.md.
+
+INTERPRETATIONS names every choice the draft leaves open; each key is a
+section ``### M<n>. <title>`` of docs/mystic-lands-rules.md.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True)
+class Rules:
+    # Setup (manual: seat resources by play order; 15 cubes each)
+    seat_mana: tuple = (0, 1, 1, 2)
+    seat_spirit: tuple = (0, 0, 1, 1)
+    cubes: int = 15
+    druid_deal: int = 2                # Druid Advances dealt to each player
+    # Night
+    wither_suns: int = 4               # uncovered suns that Wither
+    rain_supply: int = 20              # "X Rain tokens" (estimate, M3)
+    # Day / market
+    max_buys: int = 2
+    max_enchants: int = 2
+    market_l1: int = 6                 # level 1 slots, including the dual ones
+    market_l2: int = 3
+    market_dual: int = 2               # slots that turn level 2 (one per growth point)
+    market_growth_vp: tuple = (5, 15)  # first player to have this VP in a Day phase
+    # End
+    end_vp: int = 25
+    end_cubes: int = 10
+    end_bonus: int = 5
+    held_end_vp: bool = True           # held (unsleeved) Advances count their end VP (M9)
+    max_rounds: int = 60               # safety cap: a game that reaches it is truncated
+
+    def __post_init__(self):
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, bool):
+                continue
+            if isinstance(v, int) and v < 0:
+                raise ValueError(f"rules: {f.name} must be >= 0, got {v}")
+        if len(self.seat_mana) < 4 or len(self.seat_spirit) < 4:
+            raise ValueError("rules: seat_mana and seat_spirit need 4 entries (one per seat)")
+        if self.market_dual > self.market_l1 or len(self.market_growth_vp) != self.market_dual:
+            raise ValueError("rules: market_growth_vp needs one VP value per dual slot "
+                             "(market_dual <= market_l1)")
+        if self.wither_suns < 1 or self.max_rounds < 1:
+            raise ValueError("rules: wither_suns and max_rounds must be at least 1")
+
+
+#: key -> (name, summary).  Every name is a section of docs/mystic-lands-rules.md.
+INTERPRETATIONS = {
+    "night-order": ("M1", "Nights are played in turn order, each just before its own Day"),
+    "first-grow": ("M2", "a Night always Grows at least once"),
+    "rain-supply": ("M3", "Rain tokens come from a limited supply (20); an empty supply gives none"),
+    "card-halves": ("M4", "icons sit in a half; a cloud covers suns behind it in its half"),
+    "starting-symbols": ("M5", "which icons the five basic cards carry (estimates)"),
+    "wild-aspect": ("M6", "a player's wild icons all take one aspect, fixed at first use each turn"),
+    "wither-all-day": ("M7", "a Withered Day restricts every mana/spirit/VP gain of that Day phase"),
+    "market-growth": ("M8", "the growth removes the Level 1 Advance its player values least"),
+    "held-advances": ("M9", "held (unsleeved) Advances count their end VP"),
+    "end-ties": ("M10", "ties at the end share the win"),
+    "vale-map": ("M11", "the Gateway Vale layout is an estimate"),
+    "activation": ("M12", "activation tracks: a cube moves right onto a square and resolves it"),
+    "effect-limits": ("M13", "effects that enchant or gain Advances do not count toward the limits"),
+    "one-bonus": ("M14", "only the player who triggers the end gains the +5 VP"),
+    "out-of-cards": ("M15", "with no cards left in deck and Discard the Night ends, no on-deck card"),
+    "unknown-cards": ("M16", "card texts the manual does not print are estimates"),
+}
