@@ -94,7 +94,7 @@ def load_error(tmp_path, text) -> str:
 
 @pytest.mark.parametrize("old,new,expect", [
     ('position = "top-fg"\ncloud = 1', 'position = "top-front"\ncloud = 1', "'position'"),
-    ('copies = 3\nposition = "top-fg"\ncloud = 1', 'copies = 3\nposition = "top-fg"\nclowd = 1',
+    ('copies = 4\nposition = "top-fg"\ncloud = 1', 'copies = 4\nposition = "top-fg"\nclowd = 1',
      "did you mean 'cloud'"),
     ('timing = "dusk", kind = "to_ondeck"', 'timing = "day", kind = "to_ondeck"',
      "to_ondeck cannot have timing 'day'"),
