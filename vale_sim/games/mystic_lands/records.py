@@ -11,6 +11,7 @@ class TurnRecord:
     player: int
     turn: int                  # the player's own turn number, 1-based
     grows: int = 0             # cards played in the Night (Grow and Overgrow)
+    overgrows: int = 0         # of them, played with one uncovered sun short of Withering
     withered: bool = False
     out_of_cards: bool = False # the Night ended with no card left in deck and Discard
     rain_placed: int = 0       # Rain tokens placed on suns this Night

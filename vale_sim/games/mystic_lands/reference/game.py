@@ -89,6 +89,7 @@ class MysticLandsGame:
                                  starting_player=-1, rounds=0, truncated=False)
         self.round = 0
         self.trigger = -1
+        self.in_day = False
         self._rec: TurnRecord | None = None
         self._setup()
 
@@ -136,6 +137,8 @@ class MysticLandsGame:
             p.spirit_total += amount
         else:
             p.vp += amount
+            if self.in_day:
+                self.check_growth(p, self._rec)
         return amount
 
     def gain_reward(self, p: PlayerState, reward) -> None:
@@ -252,6 +255,13 @@ class MysticLandsGame:
                      f"{self.adv_name(p.druid)}; {p.mana} mana, {p.spirit} spirit")
         self.say("  Market: " + self.market_text())
 
+    def place_vale(self, s: int, v: int) -> None:
+        """Put Vale ``v`` on map space ``s`` (setup, and scenario tests)."""
+        self.layout[s] = v
+        self.record.layout = tuple(self.layout)
+        self.row_owner[s] = [-1] * len(self.cs.vales[v].rows)
+        self.track_occ[s] = [[] for _ in self.cs.vales[v].track]
+
     def draw_adv(self, level: int) -> int:
         deck = self.adv_deck[level]
         return deck.pop(0) if deck else NO_ADVANCE
@@ -312,11 +322,13 @@ class MysticLandsGame:
                     if e.timing == "night_or_day":
                         p.used_nod.append(s)
         self.reveal_ondeck(p)
-        end = "rested"
+        end, suns = "rested", 0
         while True:
             if not p.deck:                                           # §3.6 out of cards
                 rec.out_of_cards, end = True, "ran out of cards"
                 break
+            if rec.grows and suns == self.wither_limit(p) - 1:
+                rec.overgrows += 1                                   # Overgrow (§3.6)
             u = p.deck.pop(0)                                        # §3.2 Grow
             p.land.append(u)
             rec.grows += 1
@@ -406,12 +418,13 @@ class MysticLandsGame:
         for u in p.land:
             cm, cs_, cv = M.resources(self.cs, p.cards[u])
             m, s, v = m + cm, s + cs_, v + cv
+        self.in_day = True
+        self.check_growth(p, rec)                                    # §5.7 (VP from before)
         rec.mana_gain = self.gain(p, MANA, m)
         rec.spirit_gain = self.gain(p, SPIRIT, s)
         rec.vp_gain = self.gain(p, VP, v)
         self.say(f"  Day: gains {rec.mana_gain} mana, {rec.spirit_gain} spirit, {rec.vp_gain} VP"
                  + (f" (Withered: {rec.chosen} only)" if p.withered else ""))
-        self.check_growth(p, rec)
         k = 0                                                        # §5.4 day effects
         while k < len(p.land):
             u = p.land[k]
@@ -434,7 +447,6 @@ class MysticLandsGame:
                     self.gain(p, RESOURCES.index(e.resource), e.amount)
                     if e.timing == "night_or_day":
                         p.used_nod.append(sp)
-        self.check_growth(p, rec)
         while p.enchanted < self.rules.max_enchants:                 # §5.6 enchant
             pick = self.choose_enchant(p, discount=0, max_printed=99)
             if pick is None:
@@ -459,7 +471,7 @@ class MysticLandsGame:
                         self.enchant(p, *pick, rec)
         self.buy(p, rec)                                             # §5.5 buy
         self.conversions(p)                                          # spec §6.7
-        self.check_growth(p, rec)
+        self.in_day = False
         if self.trigger < 0 and (p.vp >= self.rules.end_vp
                                  or len(p.cubes) >= self.rules.end_cubes):   # §7.1
             self.trigger = p.index
@@ -489,8 +501,8 @@ class MysticLandsGame:
             if l1:
                 scores = [(advance_score(self.cs, p.policy, a) if a >= 0 else -10**9, k)
                           for k, a in enumerate(l1)]
-                # the least valued Level 1 Advance; an empty slot first
-                k = min(((sc if l1[kk] >= 0 else -10**9 - 1), kk) for sc, kk in scores)[1]
+                # the least valued Level 1 Advance (an empty slot first); ties: first slot
+                k = min(scores)[1]
                 gone = l1.pop(k)
                 gone_txt = self.adv_name(gone) if gone >= 0 else "an empty slot"
             else:
@@ -563,7 +575,7 @@ class MysticLandsGame:
         if not cands:
             return None
         for rule in p.policy.rules:
-            if not rule.holds(p.spirit, self.round, p.vp, 0):
+            if not rule.holds(p.mana, self.round, p.vp, 0):
                 continue
             if rule.target == "card":
                 fit = [c for c in cands if self.spot_name(c[0]) == rule.value]
