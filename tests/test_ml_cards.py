@@ -72,9 +72,9 @@ def test_digest_and_describe(cs):
 
 
 def test_provenance_numbers_in_the_cards_doc(cs):
-    """docs/mystic-lands-cards.md quotes what `describe` prints."""
+    """docs/mystic-lands-components.md quotes what `describe` prints."""
     counts = C.provenance_counts(cs)
-    doc = " ".join((Path(__file__).parents[1] / "docs" / "mystic-lands-cards.md").read_text().split())
+    doc = " ".join((Path(__file__).parents[1] / "docs" / "mystic-lands-components.md").read_text().split())
     assert ", ".join(f"{s} {n}" for s, n in counts.items()) in doc
 
 

@@ -17,11 +17,20 @@ from .rules import Rules
 
 
 def render_play(record, cs=None, as_json: bool = False):
-    """What ``vale-sim play --game mystic-lands`` prints: the log lines, or the
-    record as a JSON-ready dict (``as_json``)."""
+    """What ``vale-sim play --game mystic-lands`` prints: the turn-by-turn log and
+    a score table (a list of lines), or the record as a JSON-ready dict (``as_json``)."""
     if as_json:
         return record.to_dict()
-    return list(record.log)
+    lines = list(record.log) + ["", f"{'player':>6} {'seat':>4} {'policy':<12} {'track':>5} "
+                                    f"{'bonus':>5} {'adv VP':>6} {'vale VP':>7} {'effects':>7} "
+                                    f"{'total':>5} {'withers':>7} {'win':>5}"]
+    for r in record.results:
+        lines.append(f"{'P%d' % r.player:>6} {r.seat:>4} {r.policy:<12} {r.track_vp:>5} "
+                     f"{r.bonus_vp:>5} {r.adv_vp:>6} {r.vale_vp:>7} {r.effect_vp:>7} "
+                     f"{r.score:>5} {r.withers:>7} {r.win_share:>5.2f}")
+    lines.append(f"{record.rounds} rounds" + (" (stopped at the round cap)" if record.truncated
+                                              else ""))
+    return lines
 
 
 GAME = Game(

@@ -1,5 +1,5 @@
 """Mystic Lands components as data: the schema, the effect vocabulary, loading
-and validation (docs/mystic-lands-cards.md).
+and validation (docs/mystic-lands-components.md).
 
 A card set is a TOML file (``data/mystic-lands.toml``) naming a vale map
 (``data/maps/<map>.toml``).  Loading turns both into one frozen
@@ -346,7 +346,7 @@ def _unknown(what, name, set_name, names) -> str:
     return f"unknown {what} {name!r} in card set {set_name!r}{hint}"
 
 
-# -- estimate curves (docs/mystic-lands-cards.md "Curves") -----------------------
+# -- estimate curves (docs/mystic-lands-components.md "Curves") -----------------------
 #: Curve value of one unit of each icon and of each effect kind (per `amount`).
 ICON_VALUE = {"sun": -2, "cloud": 2, "rain": 1, "mana": 2, "spirit": 2, "vp": 3,
               "blue": 0, "green": 0, "red": 0, "yellow": 0, "wild": 1}
@@ -357,7 +357,7 @@ KIND_VALUE = {"play_ondeck": 3, "to_ondeck": 2, "swap_ondeck": 2, "refresh": 3,
 
 
 def effect_value(e: Effect) -> int:
-    """Curve value of an effect (integers; see the cards doc)."""
+    """Curve value of an effect (integers; see docs/mystic-lands-components.md)."""
     if e.kind == "gain":
         v = RESOURCE_VALUE[e.resource] * e.amount
         return v // 2 if e.timing == "acquire" else v
