@@ -463,3 +463,15 @@ def test_every_interpretation_is_a_section_of_the_rules_doc():
                  "Sun Parrot", "Sun Priestess", "Turtle Nesting Ground", "Grasping Vines",
                  "Great Table", "Satyr Home", "Sunlight Valley", "Spirit Cave"):
         assert re.search(rf"^\* \*\*[^*]*{name}", doc, re.M), name
+
+
+def test_the_x_table_quotes_the_bundled_set_and_rules():
+    doc = " ".join((ROOT / "docs" / "mystic-lands-rules.md").read_text().split())
+    assert f"| {len(CS.deck_list(1))} level 1, {len(CS.deck_list(2))} level 2 (estimate) |" in doc
+    assert f"| {len(CS.vale_deck_list(1))} level 1, {len(CS.vale_deck_list(2))} level 2 (estimate) |" in doc
+    assert f"| {len(CS.deck_list(0))} (estimate; 2 per player are dealt) |" in doc
+    r = Rules()
+    assert f"| {r.rain_supply} (estimate, M3) |" in doc
+    assert f"| {r.market_l1}, {r.market_l2}, {r.market_dual} (manual) |" in doc
+    assert f"| {r.end_vp}, {r.end_cubes}, {r.end_bonus} (manual) |" in doc
+    assert f"| {r.cubes} (manual) |" in doc and f"| {r.wither_suns} (manual) |" in doc
