@@ -475,3 +475,16 @@ def test_the_x_table_quotes_the_bundled_set_and_rules():
     assert f"| {r.market_l1}, {r.market_l2}, {r.market_dual} (manual) |" in doc
     assert f"| {r.end_vp}, {r.end_cubes}, {r.end_bonus} (manual) |" in doc
     assert f"| {r.cubes} (manual) |" in doc and f"| {r.wither_suns} (manual) |" in doc
+
+
+def test_rule_options_from_a_table():
+    from vale_sim.games.mystic_lands.rules import rules_from
+    r = rules_from({"rain_supply": 8, "market_growth_vp": [4, 12], "held_end_vp": False})
+    assert r.rain_supply == 8 and r.market_growth_vp == (4, 12) and not r.held_end_vp
+    for bad, expect in [({"rain_suply": 3}, "unknown rule option 'rain_suply'"),
+                        ({"end_vp": "25"}, "end_vp must be an integer"),
+                        ({"cubes": -1}, "cubes must be >= 0"),
+                        ({"market_growth_vp": [5]}, "one VP value per dual slot")]:
+        with pytest.raises(ValueError, match=expect) as e:
+            rules_from(bad, "my.toml")
+        assert str(e.value).startswith("my.toml: ") and "\n" not in str(e.value)
