@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from vale_sim.games import RESULT_COLUMNS, get_game
 from vale_sim.games.mystic_lands import GAME, render_play
 from vale_sim.games.mystic_lands import cards as C
-from vale_sim.games.mystic_lands.policy import Policy
+from vale_sim.games.mystic_lands.policy import BuyRule, Policy
 from vale_sim.games.mystic_lands.reference import cardmath as M
 from vale_sim.games.mystic_lands.reference.game import MysticLandsGame
 from vale_sim.games.mystic_lands.rules import Rules
@@ -169,8 +169,19 @@ def random_card_set(data) -> C.CardSet:
     return dataclasses.replace(CS, advances=tuple(advs), vales=tuple(vales))
 
 
+NAMES = sorted({a.name for a in CS.advances if a.level} | {v.name for v in CS.vales})
+buy_rules = st.one_of(
+    st.builds(BuyRule, target=st.just("card"), value=st.sampled_from(NAMES),
+              round_at_most=st.none() | st.integers(1, 10),
+              owned_at_most=st.none() | st.integers(0, 2)),
+    st.builds(BuyRule, target=st.just("level"), value=st.sampled_from(("1", "2")),
+              mana_at_least=st.none() | st.integers(0, 8)),
+    st.builds(BuyRule, target=st.just("vale"), value=st.just("best"),
+              vp_at_most=st.none() | st.integers(0, 20)))
+
 policies = st.builds(
-    Policy, name=st.just("random"), rest_risk_permille=st.integers(0, 1000),
+    Policy, name=st.just("random"), rules=st.lists(buy_rules, max_size=3).map(tuple),
+    never=st.lists(st.sampled_from(NAMES), max_size=2).map(tuple), rest_risk_permille=st.integers(0, 1000),
     rain=st.sampled_from(("needed", "never")),
     wither_choice=st.sampled_from(("best", "mana", "spirit", "vp")),
     w_mana=st.integers(-3, 6), w_spirit=st.integers(-3, 6), w_vp=st.integers(-3, 6),
