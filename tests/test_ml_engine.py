@@ -210,3 +210,11 @@ def test_invariants_after_every_turn(data, players, seed, pols, rain_supply, wit
     for p in g.players:
         for card in p.cards:
             assert M.exposed_suns(cs, card) <= M.all_suns(cs, card)
+
+
+def test_cautious_never_withers_and_greedy_overgrows():
+    cautious = [GAME.play_reference(CS, 3, 21, i, ["cautious"], log=False) for i in range(4)]
+    assert sum(t.withered for r in cautious for t in r.turns) == 0
+    greedy = [GAME.play_reference(CS, 3, 21, i, ["greedy"], log=False) for i in range(4)]
+    assert sum(t.overgrows for r in greedy for t in r.turns) > 0
+    assert sum(t.withered for r in greedy for t in r.turns) > 0
