@@ -218,3 +218,22 @@ def test_cautious_never_withers_and_greedy_overgrows():
     greedy = [GAME.play_reference(CS, 3, 21, i, ["greedy"], log=False) for i in range(4)]
     assert sum(t.overgrows for r in greedy for t in r.turns) > 0
     assert sum(t.withered for r in greedy for t in r.turns) > 0
+
+
+# Pinned games: a change of any turn or result of these games is a change of the engine
+# (or of the bundled set) and needs a reason.  To see the new digests after an intended
+# change, print golden_digest(...) for each case below.
+GOLDEN = {(2, 1, 0): "4ec3ae74f9ce2a02", (3, 2, 1): "4551ce14723432e4",
+          (4, 1, 0): "cba5f5b0c42b6f77"}
+
+
+def golden_digest(players: int, seed: int, game: int) -> str:
+    import hashlib
+    d = GAME.play_reference(CS, players, seed, game, log=False).to_dict()
+    d.pop("log")
+    return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("case", sorted(GOLDEN))
+def test_pinned_games(case):
+    assert golden_digest(*case) == GOLDEN[case]
