@@ -488,3 +488,18 @@ def test_rule_options_from_a_table():
         with pytest.raises(ValueError, match=expect) as e:
             rules_from(bad, "my.toml")
         assert str(e.value).startswith("my.toml: ") and "\n" not in str(e.value)
+
+
+def test_small_spaces_need_an_adjacent_vale_with_your_cube(tmp_path):
+    text = (Path(C.__file__).parent / "data" / "maps" / "gateway-vale.toml").read_text()
+    text = text.replace('links = ["I-2", "I-3"]', 'links = ["I-2", "I-3", "spring"]')
+    (tmp_path / "m.toml").write_text(text)
+    cs = dataclasses.replace(CS, map=C.load_map(tmp_path / "m.toml"))
+    g = new_game(cs=cs)
+    p = g.players[0]
+    spring = next(i for i, s in enumerate(cs.map.spaces) if s.id == "spring")
+    i1 = next(i for i, s in enumerate(cs.map.spaces) if s.id == "I-1")
+    assert spring not in {x[0] for x in g.legal_spots(p)}      # linked to the start only
+    g.place_vale(i1, CS.vale_id("Fox Den"))
+    g.enchant(p, i1, 0, 0, g._rec)
+    assert spring in {x[0] for x in g.legal_spots(p)}
