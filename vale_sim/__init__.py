@@ -16,15 +16,15 @@ __all__ = ["load_card_set", "play_game", "Policy", "Rules", "PRESETS", "__versio
 def __getattr__(name):
     # Lazy: `import vale_sim` stays cheap (no numba/pandas import).
     if name == "load_card_set":
-        from .cards import load_card_set
+        from vale_sim.games.mystic_vale.cards import load_card_set
         return load_card_set
     if name == "play_game":
-        from .reference.game import play_game
+        from vale_sim.games.mystic_vale.reference.game import play_game
         return play_game
     if name in ("Policy", "PRESETS"):
-        from . import policy
+        from vale_sim.games.mystic_vale import policy
         return getattr(policy, name)
     if name == "Rules":
-        from .rules import Rules
+        from vale_sim.games.mystic_vale.rules import Rules
         return Rules
     raise AttributeError(f"module 'vale_sim' has no attribute {name!r}")

@@ -39,9 +39,9 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from .cards import CardSet
-from .policy import BuyRule, Policy, get_policy
-from .rules import Rules
+from vale_sim.games.mystic_vale.cards import CardSet
+from vale_sim.games.mystic_vale.policy import BuyRule, Policy, get_policy
+from vale_sim.games.mystic_vale.rules import Rules
 from . import stats
 from .tournament import play_frame, resolve_card_set, deals_for, focal_shares, json_records
 
@@ -144,18 +144,19 @@ def play_card_frame(cs: CardSet, players: int, seed: int, games: int, policies,
                     chunk: int = 20_000) -> pd.DataFrame:
     """Like :func:`vale_sim.tournament.play_frame`, plus ``first_round:<name>``
     and ``harvested:<name>`` per advancement, which the runner's frame leaves
-    out: from the fast engine's public API (``vale_sim.fast.api.simulate``) or
+    out: from the fast engine's public API (``vale_sim.games.mystic_vale.fast.api.simulate``) or
     the reference engine's records.  One process (the observational run is a
     single run; the fast engine plays thousands of games a second)."""
-    from .runner import effective_engine, reference_frame
-    from .policy import get_policy
+    from .runner import effective_engine
+    from vale_sim.games.mystic_vale.frames import results_frame
+    from vale_sim.games.mystic_vale.policy import get_policy
     rules = rules or Rules()
     pols = [get_policy(p) for p in policies]
     pols = pols * players if len(pols) == 1 else pols
     kinds = [(k, a.name) for k, a in enumerate(cs.advancements) if a.supply != "starter"]
     parts = []
     if effective_engine(engine) == "fast":
-        from .fast.api import frame as fast_frame, simulate
+        from vale_sim.games.mystic_vale.fast.api import frame as fast_frame, simulate
         for first in range(0, games, chunk):
             out = simulate(cs, players, seed, min(chunk, games - first), pols, rules,
                            first_game=first)
@@ -164,9 +165,9 @@ def play_card_frame(cs: CardSet, players: int, seed: int, games: int, policies,
             extra.update({f"harvested:{name}": out.harvested[:, :, k].ravel() for k, name in kinds})
             parts.append(pd.concat([df, pd.DataFrame(extra, index=df.index)], axis=1))
     else:
-        from .reference.game import play_game
+        from vale_sim.games.mystic_vale.reference.game import play_game
         records = [play_game(cs, players, seed, i, pols, rules) for i in range(games)]
-        df = reference_frame(records, cs)
+        df = results_frame(records, cs)
         res = [r for g in records for r in g.results]
         extra = {f"first_round:{name}": [r.first_round.get(k, 0) for r in res] for k, name in kinds}
         extra.update({f"harvested:{name}": [int(k in r.harvested) for r in res] for k, name in kinds})

@@ -37,8 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    from .cards import CardSetError
-    from .policy import PolicyError
+    from vale_sim.games.mystic_vale.cards import CardSetError
+    from vale_sim.games.mystic_vale.policy import PolicyError
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -8,7 +8,7 @@ naming the file and the key).  Studies:
 ``spoil_odds``      exact spoil odds of decks, with a reference-engine simulation check
 ``tournament``      policies against each other, seats rotated on common seeds
 ``advancement_value`` observational and paired values of every card, with flags
-``pool_sizes``      VP pool size by player count (``vale_sim.pools``)
+``pool_sizes``      VP pool size by player count (``vale_sim.games.mystic_vale.pools``)
 ``report``          the whole balance report (``vale_sim.report``)
 =================== ===============================================================
 
@@ -31,6 +31,7 @@ from pathlib import Path
 
 from .cli import UserError
 from .io import atomic_write
+from .store import ChunkStore, card_set_info, code_version
 
 STUDIES = ("spoil_odds", "tournament", "advancement_value", "pool_sizes", "report")
 RUNS_DIR = "runs"
@@ -91,7 +92,7 @@ def _list_of(item, least=1):
 
 
 def _players_list(v):
-    from .pools import parse_players
+    from vale_sim.games.mystic_vale.pools import parse_players
     if isinstance(v, int) and not isinstance(v, bool):
         v = [v]
     if not isinstance(v, list) or any(isinstance(x, bool) or not isinstance(x, int) for x in v):
@@ -123,7 +124,7 @@ def pool_grid_size(v) -> int:
 
 
 def _pools(v):
-    from .pools import parse_pools
+    from vale_sim.games.mystic_vale.pools import parse_pools
     if isinstance(v, list) and any(isinstance(x, bool) or not isinstance(x, int) for x in v):
         raise ValueError("must be \"lo:hi:step\" or a list of whole numbers")
     if not isinstance(v, (str, list)):
@@ -208,7 +209,7 @@ class Experiment:
     config: dict = field(default_factory=dict)
 
     def rules(self):
-        from .rules import Rules
+        from vale_sim.games.mystic_vale.rules import Rules
         return Rules(**(self.config.get("rules") or {}))
 
 
@@ -278,8 +279,8 @@ def load_experiment(path) -> Experiment:
 
 def _check_semantics(exp: Experiment) -> None:
     """Values that are well-typed but name things that must exist."""
-    from .cards import CardSetError, load_card_set, validate_playable
-    from .policy import PolicyError, check_policies
+    from vale_sim.games.mystic_vale.cards import CardSetError, load_card_set, validate_playable
+    from vale_sim.games.mystic_vale.policy import PolicyError, check_policies
     c, path = exp.config, exp.path
     try:
         exp.rules()
@@ -313,7 +314,7 @@ def _check_semantics(exp: Experiment) -> None:
             raise _fail(path, "policies", f"round-robin with {c['players']} players needs at least "
                                           f"{c['players']} policies")
     if exp.study == "spoil_odds":
-        from .spoil import DeckError, load_deck
+        from vale_sim.games.mystic_vale.spoil import DeckError, load_deck
         for d in c["decks"]:
             try:
                 load_deck(d, cs)
@@ -349,12 +350,12 @@ def estimated_games(exp: Experiment) -> int | None:
         return matchups * (-(-c["games"] // k) * k)
     if exp.study == "advancement_value":
         from .advancements import analysed_cards
-        from .cards import load_card_set
+        from vale_sim.games.mystic_vale.cards import load_card_set
         cards = c["cards"] or [x[0] for x in analysed_cards(load_card_set(c["card_set"]))]
         obs = c["observational_games"] or c["games"]
         return obs + (2 * len(cards) * c["games"] if c["paired"] else 0)
     if exp.study == "pool_sizes":
-        from .pools import parse_pools
+        from vale_sim.games.mystic_vale.pools import parse_pools
         grid = parse_pools(c["pools"], c["players"])
         return len(c["players"]) * len(grid) * c["games"]
     return None
@@ -363,31 +364,9 @@ def estimated_games(exp: Experiment) -> int | None:
 # ---------------------------------------------------------------------------
 # Manifest
 # ---------------------------------------------------------------------------
-def card_set_info(cs) -> dict:
-    """Name, content hash, card kinds by default source and numbers by source
-    (``numbers_by_source``: :func:`vale_sim.cards.provenance_counts`)."""
-    from .cards import provenance_counts
-    counts: dict = {}
-    for item in list(cs.advancements) + list(cs.vales):
-        counts[item.source] = counts.get(item.source, 0) + 1
-    return {"name": cs.name, "digest": cs.digest(), "path": str(cs.path),
-            "sources": dict(sorted(counts.items())),
-            "numbers_by_source": provenance_counts(cs)}
-
-
-def code_version() -> dict:
-    from . import __version__
-    try:
-        from .runner import git_commit
-        commit = git_commit()
-    except ImportError:
-        commit = None
-    return {"vale_sim": __version__, "git": commit}
-
-
 def manifest(exp: Experiment, engine_used: str | None = None) -> dict:
     """The run's description (without timing; :func:`run_experiment` adds it)."""
-    from .cards import load_card_set
+    from vale_sim.games.mystic_vale.cards import load_card_set
     c = exp.config
     m = {"name": exp.name, "study": exp.study, "config_file": str(exp.path),
          "config": c, "card_set": card_set_info(load_card_set(c["card_set"])),
@@ -402,48 +381,6 @@ def manifest(exp: Experiment, engine_used: str | None = None) -> dict:
 # ---------------------------------------------------------------------------
 # Running: every game goes through runner.run(out=..., resume=True)
 # ---------------------------------------------------------------------------
-class ChunkStore:
-    """Where a study keeps its runner outputs: ``root/<config key>-<games>/``
-    (``root=None``: nothing is kept, games are just played).
-
-    ``play_frame`` has the signature of :func:`vale_sim.tournament.play_frame`
-    and passes ``out=`` and ``resume=True`` to the runner, so finished chunks
-    are reused.  ``reused`` / ``played`` count chunks.
-    """
-
-    def __init__(self, root: Path | None, progress: bool = False):
-        self.root = Path(root) if root is not None else None
-        self.progress = progress
-        self.reused = 0
-        self.played = 0
-        self.games = 0
-
-    def out_for(self, cfg) -> Path:
-        return self.root / f"{cfg.key()}-{cfg.games}"
-
-    def run(self, cfg, workers: int = 1):
-        """``runner.run(cfg)``, with ``out=`` and ``resume=True`` when the store has a root."""
-        from . import runner
-        self.games += cfg.games
-        if self.root is None:                   # no cache: just play
-            return runner.run(cfg, workers=workers, progress=self.progress)
-        out = self.out_for(cfg)
-        before = len(list(out.glob(f"{runner.PART_PREFIX}*.parquet"))) if out.is_dir() else 0
-        df = runner.run(cfg, workers=workers, out=out, resume=True, progress=self.progress)
-        after = len(list(out.glob(f"{runner.PART_PREFIX}*.parquet")))
-        self.reused += before
-        self.played += after - before
-        return df
-
-    def play_frame(self, card_set, players, seed, games, policies, rules=None, engine="fast",
-                   workers=1):
-        from .rules import Rules
-        from .runner import RunConfig
-        cfg = RunConfig(card_set=card_set, players=players, seed=seed, games=games,
-                        policies=tuple(policies), rules=rules or Rules(), engine=engine)
-        return self.run(cfg, workers)
-
-
 def _write_csv(df, path: Path) -> None:
     from .io import atomic_path
     with atomic_path(path) as tmp:
@@ -457,8 +394,8 @@ def _save_fig(fig, path: Path, **kw) -> None:
 
 
 def _run_spoil(exp, out: Path, store, progress) -> dict:
-    from .cards import load_card_set
-    from .spoil import simulate_spoil_odds, spoil_odds
+    from vale_sim.games.mystic_vale.cards import load_card_set
+    from vale_sim.games.mystic_vale.spoil import simulate_spoil_odds, spoil_odds, spoil_row
     c = exp.config
     cs = load_card_set(c["card_set"])
     rows, results = [], {}
@@ -486,16 +423,6 @@ def _run_spoil(exp, out: Path, store, progress) -> dict:
     _write_csv(pd.DataFrame(rows), out / "spoil_odds.csv")
     atomic_write(out / "spoil_odds.json", json.dumps(results, indent=1))
     return {"decks": len(c["decks"])}
-
-
-def spoil_row(deck: str, pushes: int, exact: float, sim: float, se: float, games: int) -> dict:
-    """One row of the spoil table: exact vs simulated P(spoiled within k pushes)."""
-    from .stats import wilson_interval
-    lo, hi = wilson_interval(round(sim * games), games)
-    return {"deck": deck, "pushes": pushes, "p_spoil_exact": exact, "p_spoil_sim": sim,
-            "sim_lo": lo, "sim_hi": hi, "sim_n": games,
-            "z": (sim - exact) / se if se and se > 0 else 0.0,
-            "agrees": bool(lo <= exact <= hi)}
 
 
 def _run_tournament(exp, out: Path, store, progress) -> dict:
@@ -526,8 +453,8 @@ def _run_advancements(exp, out: Path, store, progress) -> dict:
 
 
 def _run_pools(exp, out: Path, store, progress) -> dict:
-    from . import pools
-    from .plots import pools as pplots
+    from vale_sim.games.mystic_vale import pools
+    from vale_sim.games.mystic_vale.plots import pools as pplots
     c = exp.config
     players = c["players"]
     grid = pools.parse_pools(c["pools"], players)
@@ -575,7 +502,7 @@ def run_experiment(path, results="results", progress: bool = True) -> dict:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise ExperimentError(os_error_message(e, out)) from None
-    from .pools import resolve_engine
+    from vale_sim.games.mystic_vale.pools import resolve_engine
     m = manifest(exp, engine_used=resolve_engine("auto") if exp.config["engine"] == "fast" else "reference")
     store = ChunkStore(out / RUNS_DIR, progress=progress)
     started = dt.datetime.now(dt.timezone.utc)

@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .cards import CardSet, load_card_set, validate_playable
-from .policy import get_policy
-from .rules import Rules
+from vale_sim.games.mystic_vale.cards import CardSet, load_card_set, validate_playable
+from vale_sim.games.mystic_vale.policy import get_policy
+from vale_sim.games.mystic_vale.rules import Rules
 from . import stats
 
 MODES = ("round-robin", "field")
@@ -456,7 +456,7 @@ def turn_curves(policies, players: int = 2, games: int = 40, seed: int = 0, card
 
     Plays the tournament's matchups and rotations on ``deals_for(games,
     players)`` deals and reads the turn records: the fast engine's trace
-    (``vale_sim.fast.api.play_game_fast``, the same records) when available,
+    (``vale_sim.games.mystic_vale.fast.api.play_game_fast``, the same records) when available,
     else the reference engine.
     Columns: policy, round, n (turns averaged), vp (cumulative harvest VP
     taken), mana (mana counted at this turn's Harvest), crafted (cumulative
@@ -466,14 +466,14 @@ def turn_curves(policies, players: int = 2, games: int = 40, seed: int = 0, card
     one deal, are not independent).  Late rounds average only the games still
     running (``n`` says how many turns that is, ``n_deals`` from how many deals).
     """
-    from .records import turns_frame
+    from vale_sim.games.mystic_vale.records import turns_frame
     from .runner import effective_engine
     _check_players(players)
     _check_engine(engine)
     if effective_engine(engine) == "fast":
-        from .fast.api import play_game_fast as play_game
+        from vale_sim.games.mystic_vale.fast.api import play_game_fast as play_game
     else:
-        from .reference.game import play_game
+        from vale_sim.games.mystic_vale.reference.game import play_game
     pols = [get_policy(p) for p in policies]
     names = [p.name for p in pols]
     by_name = dict(zip(names, pols))

@@ -46,7 +46,7 @@ def _rate(cfg, n: int) -> float:
 
 def run_spoil(args) -> int:
     from ..cli import UserError
-    from ..spoil_bench import bench
+    from vale_sim.games.mystic_vale.spoil_bench import bench
     games = args.decks
     if games < 1:
         raise UserError(f"--decks must be at least 1, got {games}")
@@ -71,7 +71,7 @@ def run_spoil(args) -> int:
 
 def run_profile(args) -> int:
     from ..cli import UserError
-    from ..fast.profile import print_profile, profile
+    from vale_sim.games.mystic_vale.fast.profile import print_profile, profile
     games = 100_000 if args.games is None else args.games
     if games < 1:
         raise UserError(f"--games must be at least 1, got {games}")
@@ -96,7 +96,7 @@ def run(args) -> int:
     if args.games is None:
         args.games = 5000
     if not fast_available():
-        raise UserError("the fast engine (vale_sim.fast.api) is not available yet; "
+        raise UserError("the fast engine (vale_sim.games.mystic_vale.fast.api) is not available yet; "
                         "bench compares it with the reference engine")
     if args.games < 1 or args.reference_games < 1:
         raise UserError("--games and --reference-games must be at least 1")

@@ -22,11 +22,11 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..cards import load_card_set, validate_playable
+    from vale_sim.games.mystic_vale.cards import load_card_set, validate_playable
     from ..cli import UserError
-    from ..reference.game import play_game
-    from ..rules import Rules
-    from ..policy import check_policies, policies_for
+    from vale_sim.games.mystic_vale.reference.game import play_game
+    from vale_sim.games.mystic_vale.rules import Rules
+    from vale_sim.games.mystic_vale.policy import check_policies, policies_for
     cs = load_card_set(args.set)
     validate_playable(cs, args.players)
     check_policies(cs, policies_for(args.players, args.policy))   # the same check as simulate

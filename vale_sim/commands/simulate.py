@@ -45,7 +45,7 @@ def add_parser(sub) -> None:
 def _config(args):
     from ..cli import UserError
     from ..io import check_workers
-    from ..rules import Rules
+    from vale_sim.games.mystic_vale.rules import Rules
     from ..runner import RunConfig
     if args.games < 0:
         raise UserError(f"--games must be >= 0, got {args.games}")

@@ -91,7 +91,7 @@ def format_tournament(t) -> str:
 
 def run(args) -> int:
     from ..cli import UserError
-    from ..rules import Rules
+    from vale_sim.games.mystic_vale.rules import Rules
     from ..tournament import tournament
     from ..io import check_outputs, check_workers
     check_outputs((args.plot, "file", "--plot"))    # before any game is played
