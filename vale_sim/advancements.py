@@ -43,7 +43,17 @@ from vale_sim.games.mystic_vale.cards import CardSet
 from vale_sim.games.mystic_vale.policy import BuyRule, Policy, get_policy
 from vale_sim.games.mystic_vale.rules import Rules
 from . import stats
+from .games import DEFAULT_GAME, get_game
 from .tournament import play_frame, resolve_card_set, deals_for, focal_shares, json_records
+
+def _mystic_vale_only(game) -> None:
+    """The card-strength arms are Mystic Vale buy rules (prefer / ban a card): a
+    ValueError for any other game until it has such policies."""
+    g = get_game(game)
+    if g.name != DEFAULT_GAME:
+        raise ValueError(f"the advancement study uses {get_game(DEFAULT_GAME).title}'s buy rules; "
+                         f"not available for {g.name} yet (use tournament or simulate)")
+
 
 ASSOCIATION_NOTE = ("Observational columns are associations, not causes: players who buy a "
                     "card differ from those who do not (mana, position, luck). "
@@ -185,7 +195,7 @@ def explore_policy(baseline="balanced", explore_permille: int = 300) -> Policy:
 def observational(card_set="core", games: int = 2000, players: int = 2, seed: int = 0,
                   baseline="balanced", explore_permille: int = 300,
                   rules: Rules | None = None, engine: str = "fast", workers: int = 1,
-                  confidence: float = 0.95, frame: pd.DataFrame | None = None) -> pd.DataFrame:
+                  confidence: float = 0.95, frame: pd.DataFrame | None = None, game: str = DEFAULT_GAME) -> pd.DataFrame:
     """Per-card associations from one run of exploring baseline players.
 
     Columns: card, kind, level, games_acquired (player-games in which it was
@@ -199,6 +209,7 @@ def observational(card_set="core", games: int = 2000, players: int = 2, seed: in
     ``frame``: analyse an existing run instead of playing one.  ``workers``
     is accepted for symmetry and unused (see :func:`play_card_frame`).
     """
+    _mystic_vale_only(game)
     cs = resolve_card_set(card_set, players)
     if frame is None:
         pol = explore_policy(baseline, explore_permille)
@@ -365,10 +376,11 @@ def strength_run(card_set="core", games: int = 2000, players: int = 2, seed: int
                  baseline="balanced", cards=None, rules: Rules | None = None,
                  engine: str = "fast", workers: int = 1,
                  on_card: Callable[[int, int, str], None] | None = None,
-                 play=play_frame) -> StrengthRun:
+                 play=play_frame, game: str = DEFAULT_GAME) -> StrengthRun:
     """Play the three arms (natural once; prefer X and ban X per card) on deals
     ``0 .. deals-1`` of ``seed`` (``deals = ceil(games / players)``), the focal
     player rotated through every player index against baseline opponents."""
+    _mystic_vale_only(game)
     cs = resolve_card_set(card_set, players)
     base = get_policy(baseline)
     deals = deals_for(games, players)
@@ -483,7 +495,7 @@ def deals_for_precision(sd: float, halfwidth: float, confidence: float = 0.95,
 def pilot_games(card_set="core", precision: float = 0.01, pilot: int = 400, players: int = 2,
                 seed: int = 0, baseline="balanced", cards=None, rules: Rules | None = None,
                 engine: str = "fast", workers: int = 1, confidence: float = 0.95,
-                on_card=None, play=play_frame) -> tuple[int, dict]:
+                on_card=None, play=play_frame, game: str = DEFAULT_GAME) -> tuple[int, dict]:
     """Games per card (deals × players) for ``--precision``: a pilot of
     ``pilot`` games per card on an independent seed (``seed +
     PILOT_SEED_OFFSET``) estimates each card's per-deal SD of the strength
@@ -491,6 +503,7 @@ def pilot_games(card_set="core", precision: float = 0.01, pilot: int = 400, play
     reaches half-width ``precision`` (a fraction) in expectation.  The pilot's
     games are not reused: the main run's deals are fixed before any of them is
     played, so there is no optional stopping.  Returns (games, info)."""
+    _mystic_vale_only(game)
     run = strength_run(card_set, pilot, players, seed + PILOT_SEED_OFFSET, baseline, cards,
                        rules, engine, workers, on_card, play)
     sds = {c: float(run.strength_deals(c).std(ddof=1)) for c in run.arms}
@@ -506,7 +519,7 @@ def strength_table(card_set="core", games: int = 2000, players: int = 2, seed: i
                    tolerance: float = 0.05, correction: str = "fdr_bh",
                    precision: float | None = None, pilot: int = 400,
                    on_card: Callable[[int, int, str], None] | None = None,
-                   play=play_frame) -> pd.DataFrame:
+                   play=play_frame, game: str = DEFAULT_GAME) -> pd.DataFrame:
     """Card strength, one row per card, sorted by strength.
 
     Three focal arms on the same deals (common random numbers), the focal
@@ -530,6 +543,7 @@ def strength_table(card_set="core", games: int = 2000, players: int = 2, seed: i
     ``fdr_bh``).  ``games``: games per card and arm (deals × players);
     ``precision`` (a fraction): set them by :func:`pilot_games` instead.
     """
+    _mystic_vale_only(game)
     info = {}
     if precision is not None:
         games, info = pilot_games(card_set, precision, pilot, players, seed, baseline, cards,
@@ -545,11 +559,12 @@ def compare_strength(card_set="core", a: str = "", b: str = "", games: int = 200
                      players: int = 2, seed: int = 0, baseline="balanced",
                      rules: Rules | None = None, engine: str = "fast", workers: int = 1,
                      confidence: float = 0.95, run: StrengthRun | None = None,
-                     play=play_frame) -> dict:
+                     play=play_frame, game: str = DEFAULT_GAME) -> dict:
     """strength(a) − strength(b) on the same deals, with a paired t interval
     over deals: ``{"a", "b", "difference", "difference_ci", "n_deals",
     "deals_changed", "strength_a", "strength_b"}``.  ``run``: reuse a
     :class:`StrengthRun` holding both cards."""
+    _mystic_vale_only(game)
     if run is None or a not in run.arms or b not in run.arms:
         run = strength_run(card_set, games, players, seed, baseline, [a, b], rules, engine,
                            workers, play=play)
@@ -569,10 +584,11 @@ def advancement_report(card_set="core", games: int = 2000, players: int = 2, see
                        confidence: float = 0.95, paired: bool = True,
                        on_card: Callable[[int, int, str], None] | None = None,
                        play=play_frame, correction: str = "fdr_bh",
-                       precision: float | None = None, pilot: int = 400) -> pd.DataFrame:
+                       precision: float | None = None, pilot: int = 400, game: str = DEFAULT_GAME) -> pd.DataFrame:
     """Card strength and observational statistics per card, one row each,
     sorted by strength (or by lift when ``paired=False``).  ``tolerance`` is a
     fraction (0.05 = 5 pp).  See :func:`strength_table`, :func:`observational`."""
+    _mystic_vale_only(game)
     if cards is not None:
         check_cards(resolve_card_set(card_set, players), cards)
     obs = observational(card_set, observational_games or games, players, seed, baseline,

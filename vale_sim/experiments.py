@@ -148,8 +148,19 @@ def _workers(v):
                          f"(4 x the cores of this machine)") from None
 
 
+def _game(v):
+    from .games import GAMES
+    if v not in GAMES:
+        raise ValueError(f"unknown game; use one of {', '.join(GAMES)}")
+    return v
+
+
+#: The studies every game has; the others are Mystic Vale studies.
+SHARED_STUDIES = ("tournament",)
+
 COMMON = {
     "study": (_choice(*STUDIES), None),
+    "game": (_game, None),            # default: the --game of `vale-sim run` (mystic-vale)
     "description": (_str, ""),
     "card_set": (_str, "core"),
     "seed": (_int(0, 2**63 - 1), 0),
@@ -207,10 +218,14 @@ class Experiment:
     study: str
     path: Path
     config: dict = field(default_factory=dict)
+    game: str = "mystic-vale"
+
+    def game_obj(self):
+        from .games import get_game
+        return get_game(self.game)
 
     def rules(self):
-        from vale_sim.games.mystic_vale.rules import Rules
-        return Rules(**(self.config.get("rules") or {}))
+        return self.game_obj().rules_class(**(self.config.get("rules") or {}))
 
 
 def _fail(path, key, problem) -> ExperimentError:
@@ -242,9 +257,12 @@ def _check_table(path, raw: dict, schema: dict, prefix: str = "") -> dict:
     return out
 
 
-def load_experiment(path) -> Experiment:
+def load_experiment(path, game: str | None = None) -> Experiment:
     """Read and validate ``path``; also load the card set, policies and decks it names.
 
+    The game is the file's ``game`` key, else ``game`` (the --game of
+    ``vale-sim run``), else mystic-vale; ``config["game"]`` is kept only for a
+    game other than mystic-vale (so Mystic Vale configs keep their keys).
     Raises :class:`ExperimentError` (a :class:`~vale_sim.cli.UserError`) naming
     the file and the key of the first problem.  No game is played.
     """
@@ -271,20 +289,37 @@ def load_experiment(path) -> Experiment:
         raise _fail(path, "study", f"unknown study {study!r}; use one of {', '.join(STUDIES)}")
     schema = {**COMMON, **SCHEMAS[study]}
     cfg = _check_table(path, raw, schema)
-    cfg["rules"] = _check_table(path, cfg["rules"] or {}, RULES, "rules.")
-    exp = Experiment(name=path.stem, study=study, path=path, config=cfg)
+    from .games import DEFAULT_GAME, get_game
+    name = cfg.pop("game") or game or DEFAULT_GAME
+    try:
+        g = get_game(name)
+    except ValueError as e:
+        raise _fail(path, "game", str(e)) from None
+    if g.name != DEFAULT_GAME:
+        cfg["game"] = g.name
+        if study not in SHARED_STUDIES:
+            raise _fail(path, "study", f"{study} is a Mystic Vale study, not available for "
+                                       f"{g.name}; use one of {', '.join(SHARED_STUDIES)}")
+        if cfg["card_set"] == COMMON["card_set"][1] and "card_set" not in raw:
+            cfg["card_set"] = g.default_card_set
+        cfg["rules"] = dict(cfg["rules"] or {})       # checked by the game's rules_class
+    else:
+        cfg["rules"] = _check_table(path, cfg["rules"] or {}, RULES, "rules.")
+    exp = Experiment(name=path.stem, study=study, path=path, config=cfg, game=g.name)
     _check_semantics(exp)
     return exp
 
 
 def _check_semantics(exp: Experiment) -> None:
     """Values that are well-typed but name things that must exist."""
-    from vale_sim.games.mystic_vale.cards import CardSetError, load_card_set, validate_playable
-    from vale_sim.games.mystic_vale.policy import PolicyError, check_policies
+    g = exp.game_obj()
+    CardSetError = PolicyError = tuple(g.user_errors)     # the one-line errors of the game
+    load_card_set, validate_playable, check_policies = (g.load_card_set, g.validate_playable,
+                                                        g.check_policies)
     c, path = exp.config, exp.path
     try:
         exp.rules()
-    except ValueError as e:
+    except (TypeError, ValueError) as e:
         raise _fail(path, "rules", str(e)) from None
     try:
         cs = load_card_set(c["card_set"])
@@ -318,7 +353,7 @@ def _check_semantics(exp: Experiment) -> None:
         for d in c["decks"]:
             try:
                 load_deck(d, cs)
-            except (DeckError, CardSetError) as e:
+            except (DeckError, *CardSetError) as e:
                 raise _fail(path, "decks", str(e)) from None
     if exp.study == "advancement_value" and c["cards"]:
         from .advancements import analysed_cards
@@ -366,10 +401,10 @@ def estimated_games(exp: Experiment) -> int | None:
 # ---------------------------------------------------------------------------
 def manifest(exp: Experiment, engine_used: str | None = None) -> dict:
     """The run's description (without timing; :func:`run_experiment` adds it)."""
-    from vale_sim.games.mystic_vale.cards import load_card_set
+    g = exp.game_obj()
     c = exp.config
     m = {"name": exp.name, "study": exp.study, "config_file": str(exp.path),
-         "config": c, "card_set": card_set_info(load_card_set(c["card_set"])),
+         "config": c, "card_set": card_set_info(g.load_card_set(c["card_set"]), g),
          "seed": c["seed"], "games": c.get("games"), "code": code_version(),
          "engine": engine_used or c["engine"]}
     blob = json.dumps({k: m[k] for k in ("study", "config", "card_set", "code")},
@@ -431,7 +466,7 @@ def _run_tournament(exp, out: Path, store, progress) -> dict:
     t = tournament(c["policies"], players=c["players"], games=c["games"], seed=c["seed"],
                    card_set=c["card_set"], engine=c["engine"], rules=exp.rules(),
                    mode=c["mode"], baseline=c["baseline"], workers=c["workers"],
-                   play=store.play_frame)
+                   play=store.play_frame, game=exp.game)
     for name in ("table", "seats", "ranking"):
         _write_csv(getattr(t, name), out / f"tournament_{name}.csv")
     atomic_write(out / "tournament.json", json.dumps(t.to_json(), indent=1, default=str))
@@ -488,22 +523,28 @@ RUNNERS = {"spoil_odds": _run_spoil, "tournament": _run_tournament,
            "report": _run_report}
 
 
-def run_experiment(path, results="results", progress: bool = True) -> dict:
+def run_experiment(path, results="results", progress: bool = True, game: str | None = None) -> dict:
     """Validate ``path``, run its study into ``results/NAME/``, write ``manifest.json``.
 
     Returns the manifest.  Re-running the same config reuses finished chunks
     (``manifest["chunks"]`` says how many were reused and how many played).
+    ``game``: the game of a config without a ``game`` key (default mystic-vale).
     """
     from .io import check_output, os_error_message
-    exp = load_experiment(path)
+    exp = load_experiment(path, game)
     out = Path(results) / exp.name
     check_output(out, "dir", "--results")          # before any game is played
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise ExperimentError(os_error_message(e, out)) from None
-    from vale_sim.games.mystic_vale.pools import resolve_engine
-    m = manifest(exp, engine_used=resolve_engine("auto") if exp.config["engine"] == "fast" else "reference")
+    if exp.game == "mystic-vale":
+        from vale_sim.games.mystic_vale.pools import resolve_engine
+        engine_used = resolve_engine("auto") if exp.config["engine"] == "fast" else "reference"
+    else:
+        from .runner import effective_engine
+        engine_used = effective_engine(exp.config["engine"], exp.game)
+    m = manifest(exp, engine_used=engine_used)
     store = ChunkStore(out / RUNS_DIR, progress=progress)
     started = dt.datetime.now(dt.timezone.utc)
     t0 = time.perf_counter()

@@ -778,14 +778,22 @@ def _manifest(ctx: Context, started, seconds: float) -> dict:
 
 
 def build_report(out="results/report", settings: ReportSettings | None = None, *,
-                 sections=None, progress: bool = True, store=None, keep=()) -> dict:
+                 sections=None, progress: bool = True, store=None, keep=(),
+                 game: str = "mystic-vale") -> dict:
     """Build the report into ``out`` (replaced as a whole when complete).
 
     ``sections``: section functions (default :data:`SECTIONS`).  ``store``: a
     :class:`vale_sim.store.ChunkStore` to cache games (re-use chunks).
     ``keep``: names inside an existing ``out`` carried over into the new one
-    (e.g. a chunk cache).  Returns the manifest.
+    (e.g. a chunk cache).  Returns the manifest.  ``game``: the report's
+    sections are Mystic Vale studies (spoil odds, pools, card strength); another
+    game raises ValueError until it has its own sections.
     """
+    from .games import DEFAULT_GAME, get_game
+    g = get_game(game)
+    if g.name != DEFAULT_GAME:
+        raise ValueError(f"the report's sections are {get_game(DEFAULT_GAME).title} studies; "
+                         f"not available for {g.name} yet (use tournament or simulate)")
     settings = settings or ReportSettings.make()
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -43,7 +43,7 @@ DEFAULT_CHUNK = {"fast": 20_000, "reference": 200}
 
 
 def _user_error(msg: str) -> Exception:
-    from .cli import UserError
+    from .errors import UserError
     return UserError(msg)
 
 

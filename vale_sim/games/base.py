@@ -49,6 +49,8 @@ Optional hooks (every one has a default, so a game may leave them out):
   besides its name, digest and path.
 * ``format_result(record) -> str``: the final-scores table ``vale-sim play``
   prints after the log (default: a table of RESULT_COLUMNS).
+* ``user_errors``: the exception classes the CLI prints as one line (exit 2);
+  default ``(ValueError,)`` (the contract above).
 * ``studies``: the game's own commands (``pools``, ``spoil-odds``,
   ``cards`` ...); for every other game they exit with a one-line error.
 """
@@ -86,6 +88,7 @@ class Game:
     warm_up: Callable[[], Any] | None = None
     card_set_facts: Callable[[Any], dict] | None = None
     format_result: Callable[[Any], str] | None = None
+    user_errors: tuple = (ValueError,)
     studies: tuple = ()
 
     @property

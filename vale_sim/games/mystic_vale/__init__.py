@@ -91,5 +91,7 @@ GAME = Game(
     warm_up=_warm_up,
     card_set_facts=_card_set_facts,
     format_result=_format_result,
-    studies=("cards", "pools", "spoil-odds", "golden", "bench --spoil", "bench --profile"),
+    user_errors=(_cards.CardSetError, _policy.PolicyError),
+    studies=("cards", "pools", "spoil-odds", "golden", "advancements", "optimize", "report",
+             "bench --spoil", "bench --profile"),
 )

@@ -51,7 +51,7 @@ from .reference import symbols as sym
 from .reference.symbols import Card
 from vale_sim.rng import GameRng
 from .rules import Rules
-from .spoil_state import _S, unsupported  # noqa: F401  (spoil.unsupported, spoil._S)
+from .spoil_state import PrepLoop, TooManyStates, _S, unsupported  # noqa: F401  (spoil.X)
 
 SPOIL_AT = 4        # RB: Spoiling — 4 or more decay revealed (engine-spec §1)
 PREP_UNTIL = 3      # RB: Prep Phase — until three or more decay showing (§4.6)
@@ -831,31 +831,6 @@ def _jsonable(x):
     if isinstance(x, dict):
         return {str(k): _jsonable(v) for k, v in x.items()}
     return None if x is None else float(x)
-
-
-class PrepLoop(ValueError):
-    """Prep can come back to a state it has been in, so it has no bound on its length.
-
-    Deadwood Harvester / Mindful Owl cards with net decay > 0 can discard each
-    other and return through reshuffles while growth keeps the showing under 3:
-    the exact answer would be an infinite sum (and where the loop has no way
-    out, the engine's Prep never ends either)."""
-
-    def __init__(self, deck: str):
-        self.deck = deck
-        super().__init__(f"deck {deck!r}: Prep can return to a state it has been in "
-                         f"(Deadwood/Owl cards discarding each other while growth keeps the "
-                         f"showing under 3), so its length has no bound; the exact "
-                         f"calculator cannot sum it")
-
-
-class TooManyStates(RuntimeError):
-    """The exact computation would visit more states than allowed (``max_states``)."""
-
-    def __init__(self, deck: str, max_states: int):
-        self.deck, self.max_states = deck, max_states
-        super().__init__(f"deck {deck!r} needs more than {max_states:,} states for an exact "
-                         f"answer: use --simulate, or raise --max-states")
 
 
 ENGINES = ("auto", "compiled", "python")

@@ -145,7 +145,7 @@ class CompiledModel:
             old = self.sizes["states"]
             if self.max_states is not None:
                 if old >= self.max_states:
-                    from .spoil import TooManyStates
+                    from .spoil_state import TooManyStates
                     raise TooManyStates(self.model.deck.name, self.max_states)
                 new = min(GROWTH * old, self.max_states)
             else:
@@ -192,7 +192,7 @@ class CompiledModel:
             if n >= 0:
                 return n
             if n == -2:
-                from .spoil import PrepLoop
+                from .spoil_state import PrepLoop
                 raise PrepLoop(self.model.deck.name)
             self._grow()
 

@@ -1,5 +1,6 @@
-"""What both spoil-odds engines need: the Python model's state (``_S``) and the
-compiled engine's limits (``unsupported``).  Kept apart so that
+"""What both spoil-odds engines need: the Python model's state (``_S``), the
+compiled engine's limits (``unsupported``) and the errors both raise
+(``PrepLoop``, ``TooManyStates``).  Kept apart so that
 :mod:`.spoil` (the Python model, which loads :mod:`.spoil_fast` on demand) and
 :mod:`.spoil_fast` (the compiled engine) do not import each other."""
 from __future__ import annotations
@@ -49,3 +50,28 @@ def unsupported(model: "SpoilModel") -> str | None:
     if any(len(w) > 3 for w in model.wp):
         return "a card with more than three When Played abilities"
     return None
+
+
+class PrepLoop(ValueError):
+    """Prep can come back to a state it has been in, so it has no bound on its length.
+
+    Deadwood Harvester / Mindful Owl cards with net decay > 0 can discard each
+    other and return through reshuffles while growth keeps the showing under 3:
+    the exact answer would be an infinite sum (and where the loop has no way
+    out, the engine's Prep never ends either)."""
+
+    def __init__(self, deck: str):
+        self.deck = deck
+        super().__init__(f"deck {deck!r}: Prep can return to a state it has been in "
+                         f"(Deadwood/Owl cards discarding each other while growth keeps the "
+                         f"showing under 3), so its length has no bound; the exact "
+                         f"calculator cannot sum it")
+
+
+class TooManyStates(RuntimeError):
+    """The exact computation would visit more states than allowed (``max_states``)."""
+
+    def __init__(self, deck: str, max_states: int):
+        self.deck, self.max_states = deck, max_states
+        super().__init__(f"deck {deck!r} needs more than {max_states:,} states for an exact "
+                         f"answer: use --simulate, or raise --max-states")
