@@ -467,3 +467,51 @@ def test_a_game_without_fast_engine_is_one_line_for_mystic_lands(monkeypatch, ca
     err = capsys.readouterr().err.strip()
     assert err.endswith("no fast engine for mystic-lands yet; use --engine reference "
                         "(engine='reference')")
+
+
+# ---------------------------------------------------------------------------
+# The contract of vale_sim/games/base.py, for every game this checkout has
+# ---------------------------------------------------------------------------
+def _available_games():
+    out = []
+    for name in games_mod.GAMES:
+        try:
+            out.append(get_game(name))
+        except ValueError:                      # not built in this checkout
+            continue
+    return out
+
+
+@pytest.mark.parametrize("g", _available_games(), ids=lambda g: g.name)
+def test_every_game_keeps_the_contract(g):
+    import dataclasses
+    assert games_mod.GAMES[g.name] == g.package
+    assert g.default_card_set in g.bundled_card_sets()
+    cs = g.load_card_set(g.default_card_set)
+    assert cs.name == g.default_card_set and isinstance(cs.digest(), str)
+    with pytest.raises(ValueError) as e:
+        g.load_card_set("no-such-card-set-anywhere")
+    assert "\n" not in str(e.value)
+    assert g.default_policy in g.presets
+    pol = g.get_policy(g.default_policy)
+    assert dataclasses.is_dataclass(pol) and pol.name == g.default_policy
+    with pytest.raises(ValueError) as e:
+        g.get_policy("no-such-policy-anywhere")
+    assert "\n" not in str(e.value)
+    rules = g.rules_class()
+    assert dataclasses.asdict(rules) == dataclasses.asdict(g.rules_class())
+    players = g.players[0]
+    g.validate_playable(cs, players)
+    pols = g.check_policies(cs, [pol] * players)
+    records = [g.play_reference(cs, players, 7, i, pols, rules) for i in range(2)]
+    for r in records:
+        assert r.turns is not None and r.log and isinstance(r.to_dict(), dict)
+    ref = g.results_frame(records, cs)
+    assert set(RESULT_COLUMNS) <= set(ref.columns) and len(ref) == 2 * players
+    assert g.event_column in ref.columns
+    assert ref.groupby("game")["win_share"].sum().round(9).eq(1).all()
+    if g.run_fast is not None:
+        fast = g.run_fast(cs, players, 7, 2, pols, rules, first_game=0)
+        pd.testing.assert_frame_equal(
+            fast.sort_values(["game", "player"]).reset_index(drop=True)[list(ref.columns)],
+            ref.sort_values(["game", "player"]).reset_index(drop=True), check_dtype=False)
