@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from . import cards as _cards
 from . import policy as _policy
+from .frames import BASE_COLUMNS
 from .rules import Rules
 from ..base import Game
 
@@ -85,8 +86,7 @@ GAME = Game(
     run_fast=_run_fast,
     event_column="spoils",
     players=(2, 3, 4),
-    base_columns=("game", "player", "seat", "policy", "score", "tokens_vp", "adv_vp", "vale_vp",
-                  "tiebreak", "win_share", "spoils", "harvests", "rounds", "truncated"),
+    base_columns=BASE_COLUMNS,
     fast_module=__name__ + ".fast.api",
     warm_up=_warm_up,
     card_set_facts=_card_set_facts,

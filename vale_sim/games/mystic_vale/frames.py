@@ -3,8 +3,6 @@ reference engine's records in the fast engine's columns, so both engines give
 identical frames."""
 from __future__ import annotations
 
-import pandas as pd
-
 from .cards import CardSet
 
 # Columns of the per-game/player frame that come first, in this order; the
@@ -13,10 +11,11 @@ BASE_COLUMNS = ("game", "player", "seat", "policy", "score", "tokens_vp", "adv_v
                 "tiebreak", "win_share", "spoils", "harvests", "rounds", "truncated")
 
 
-def results_frame(records, cs: CardSet) -> pd.DataFrame:
+def results_frame(records, cs: CardSet):
     """The per-game/player frame of reference GameRecords, with the fast engine's
     columns: BASE_COLUMNS, vp_from_box, starting_player, then ``buy:<advancement>``
     (copies bought, starter kinds left out) and ``vale:<vale>`` (copies bought)."""
+    import pandas as pd
     rows = []
     for g in records:
         box = {}
