@@ -87,8 +87,7 @@ def effective_engine(engine: str, game: "str | Game" = DEFAULT_GAME) -> str:
         raise _user_error(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     g = _game(game)
     if engine == "fast" and not g.has_fast_engine:
-        raise _user_error(f"no fast engine for {g.name} yet; use --engine reference "
-                          f"(engine='reference')")
+        raise _user_error(f"no fast engine for {g.name} yet; use --engine reference")
     if engine == "fast" and not _fast_ok(g):
         if not _fallback_warned:
             _fallback_warned.append(True)

@@ -8,7 +8,8 @@ shared layers (runner and chunked runs, resume, Dask, stats, tournament,
 experiments, report) take any game through it and never import a game's
 modules directly.
 
-Contract (every game keeps it; ``tests/test_games.py`` checks it):
+Contract (every game keeps it; ``tests/test_architecture.py``,
+``test_every_game_keeps_the_contract``, checks it):
 
 * Card sets: ``load_card_set(spec)`` takes a bundled name, a file path or an
   already loaded set and returns an object with ``.name`` and ``.digest()``
