@@ -514,3 +514,14 @@ def test_every_game_keeps_the_contract(g):
         pd.testing.assert_frame_equal(
             fast.sort_values(["game", "player"]).reset_index(drop=True)[list(ref.columns)],
             ref.sort_values(["game", "player"]).reset_index(drop=True), check_dtype=False)
+
+
+def test_an_optimize_checkpoint_from_before_the_move_is_one_line(tmp_path):
+    from vale_sim import optimize as opt
+    ck = tmp_path / "old.checkpoint.pkl"
+    ck.write_bytes(b"cvale_sim.policy\nPolicy\n.")          # pickled when policy.py was top-level
+    cfg = opt.SearchConfig(seed=5, players=2, budget=400, popsize=4, hall=1,
+                           opponents=("balanced", "greedy"))
+    with pytest.raises(opt.SearchError, match="not a readable optimize checkpoint "
+                                              r"\(ModuleNotFoundError\)"):
+        opt.search(cfg, opt.GameObjective("core", 2, deals=2), checkpoint=ck, resume=True)

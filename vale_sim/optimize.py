@@ -494,7 +494,8 @@ def search(cfg: SearchConfig, objective, checkpoint=None, resume: bool = False,
         try:
             with open(ck, "rb") as f:
                 state = pickle.load(f)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError) as e:
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError) as e:
+            # ImportError: a checkpoint written before Mystic Vale moved to vale_sim.games
             raise SearchError(f"{ck}: not a readable optimize checkpoint ({type(e).__name__}); "
                               f"delete it or run without --resume") from None
         if not isinstance(state, SearchState) or state.config != _config_key(cfg, objective):
