@@ -11,10 +11,10 @@ from vale_sim.advancements import (INDISTINGUISHABLE, ban_policy, band_p_value, 
                                    flag_for, lift_interval, observational, paired_interval,
                                    pilot_games, prefer_policy, report_records, strength_frame,
                                    strength_run, strength_table)
-from vale_sim.cards import Advancement, CardSet, Vale, load_card_set
+from vale_sim.games.mystic_vale.cards import Advancement, CardSet, Vale, load_card_set
 from vale_sim.cli import main
-from vale_sim.policy import Policy
-from vale_sim.synthetic import STARTER_ADVANCEMENTS, STARTING_CARDS
+from vale_sim.games.mystic_vale.policy import Policy
+from vale_sim.games.mystic_vale.synthetic import STARTER_ADVANCEMENTS, STARTING_CARDS
 
 ENGINE = "fast"
 BASE = "Lifebringer Seed"          # a level-2 card of core (cost 5, 2 copies)

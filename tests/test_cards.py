@@ -7,8 +7,8 @@ import textwrap
 
 import pytest
 
-from vale_sim import cards as C
-from vale_sim.cards import (CardSetError, card_set_to_csv, load_card_set,
+from vale_sim.games.mystic_vale import cards as C
+from vale_sim.games.mystic_vale.cards import (CardSetError, card_set_to_csv, load_card_set,
                             validate_playable)
 from vale_sim.cli import main
 
@@ -660,12 +660,12 @@ def test_set_size_limits(tmp_path, text, field_, words):
 
 
 def test_limits_match_the_fast_engine():
-    from vale_sim.fast import tables
+    from vale_sim.games.mystic_vale.fast import tables
     assert C.LIMITS["advancement_kinds"] == tables.MAX_KINDS
     assert C.LIMITS["vale_kinds"] == tables.MAX_VALE_KINDS
     assert C.LIMITS["vale_copies"] == tables.MAX_OWNED_VALES
     # the bundled sets and the synthetic sets of the property tests are within the limits
-    from vale_sim.synthetic import random_card_set
+    from vale_sim.games.mystic_vale.synthetic import random_card_set
     for cs in (CORE, random_card_set(1)):
         assert max(a.copies for a in cs.advancements) <= C.LIMITS["copies"]
 

@@ -13,7 +13,7 @@ import dataclasses
 
 import pytest
 
-from vale_sim.policy import get_policy
+from vale_sim.games.mystic_vale.policy import get_policy
 from vale_sim.tournament import coverage_study
 
 

@@ -10,14 +10,14 @@ from dataclasses import asdict, fields, replace
 
 import pytest
 
-from vale_sim.cards import StartingCard, load_card_set
-from vale_sim.policy import PRESETS, BuyRule, Policy
-from vale_sim.records import TurnRecord, PlayerResult
-from vale_sim.reference.game import play_game
-from vale_sim.reference.player import Player
-from vale_sim.rules import Rules
-from vale_sim.synthetic import random_card_set
-from vale_sim.fast.api import play_game_fast
+from vale_sim.games.mystic_vale.cards import StartingCard, load_card_set
+from vale_sim.games.mystic_vale.policy import PRESETS, BuyRule, Policy
+from vale_sim.games.mystic_vale.records import TurnRecord, PlayerResult
+from vale_sim.games.mystic_vale.reference.game import play_game
+from vale_sim.games.mystic_vale.reference.player import Player
+from vale_sim.games.mystic_vale.rules import Rules
+from vale_sim.games.mystic_vale.synthetic import random_card_set
+from vale_sim.games.mystic_vale.fast.api import play_game_fast
 
 GAME_FIELDS = ("players", "starting_player", "rounds", "truncated", "vp_pool")
 
@@ -185,10 +185,10 @@ def _play_cycling(tmp_path, engine: str) -> str:
     code = (
         "import json, sys\n"
         "from dataclasses import asdict\n"
-        "from vale_sim.cards import load_card_set\n"
-        "from vale_sim.policy import get_policy\n"
-        "from vale_sim.rules import Rules\n"
-        f"from vale_sim.{'fast.api import play_game_fast as play' if engine == 'fast' else 'reference.game import play_game as play'}\n"
+        "from vale_sim.games.mystic_vale.cards import load_card_set\n"
+        "from vale_sim.games.mystic_vale.policy import get_policy\n"
+        "from vale_sim.games.mystic_vale.rules import Rules\n"
+        f"from vale_sim.games.mystic_vale.{'fast.api import play_game_fast as play' if engine == 'fast' else 'reference.game import play_game as play'}\n"
         f"pols = [get_policy('spirit-rush'), get_policy({str(f)!r})]\n"
         f"rec = play(load_card_set('core'), 2, {CYCLING_GAME['seed']}, {CYCLING_GAME['game']}, pols, Rules())\n"
         "print(json.dumps([asdict(t) for t in rec.turns] + [asdict(r) for r in rec.results], default=str))\n")

@@ -12,13 +12,13 @@ from dataclasses import fields
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from vale_sim.cards import VALE_ABILITIES, load_card_set
-from vale_sim.fast.api import play_game_fast
-from vale_sim.policy import RULE_CONDITIONS, BuyRule, Policy
-from vale_sim.records import PlayerResult, TurnRecord
-from vale_sim.reference.game import play_game
-from vale_sim.rules import Rules
-from vale_sim.synthetic import random_card_set
+from vale_sim.games.mystic_vale.cards import VALE_ABILITIES, load_card_set
+from vale_sim.games.mystic_vale.fast.api import play_game_fast
+from vale_sim.games.mystic_vale.policy import RULE_CONDITIONS, BuyRule, Policy
+from vale_sim.games.mystic_vale.records import PlayerResult, TurnRecord
+from vale_sim.games.mystic_vale.reference.game import play_game
+from vale_sim.games.mystic_vale.rules import Rules
+from vale_sim.games.mystic_vale.synthetic import random_card_set
 
 
 def first_difference(a, b) -> str | None:
@@ -155,7 +155,7 @@ def test_never_bans_a_card_in_both_engines():
 
 def test_never_names_unknown_card():
     import pytest
-    from vale_sim.policy import PolicyError
+    from vale_sim.games.mystic_vale.policy import PolicyError
     pol = Policy(name="typo", never=("Woodland Wardn",))
     with pytest.raises(PolicyError, match="never names unknown card 'Woodland Wardn'"):
         play_game_fast(load_card_set("core"), 2, 0, 0, [pol, pol])
@@ -165,7 +165,7 @@ def test_never_names_unknown_card():
 
 def test_policy_file_never_list(tmp_path):
     import pytest
-    from vale_sim.policy import PolicyError, load_policy
+    from vale_sim.games.mystic_vale.policy import PolicyError, load_policy
     f = tmp_path / "no-warden.toml"
     f.write_text('never = ["Woodland Warden", "Skyhaven"]\n')
     pol = load_policy(f)

@@ -4,15 +4,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vale_sim.cards import load_card_set
-from vale_sim.policy import PRESETS, Policy, BuyRule, PolicyError
+from vale_sim.games.mystic_vale.cards import load_card_set
+from vale_sim.games.mystic_vale.policy import PRESETS, Policy, BuyRule, PolicyError
 from vale_sim.rng import GameRng
-from vale_sim.rules import Rules
-from vale_sim.fast import engine as E
-from vale_sim.fast.api import simulate, run_games, play_game_fast
-from vale_sim.fast.state import (new_state, views, CC_DECAY, CC_GROWTH, PS_TURN, PS_CONC_USED,
+from vale_sim.games.mystic_vale.rules import Rules
+from vale_sim.games.mystic_vale.fast import engine as E
+from vale_sim.games.mystic_vale.fast.api import simulate, run_games, play_game_fast
+from vale_sim.games.mystic_vale.fast.state import (new_state, views, CC_DECAY, CC_GROWTH, PS_TURN, PS_CONC_USED,
                                  R_TOKENS, R_BOX, GO_POOL_LEFT, GO_TRUNC, GO_ROUNDS, GAME, G_RNG)
-from vale_sim.fast.tables import (card_tables, policy_tables, T_CARD_ADV, T_CARD_VALE, ABSENT,
+from vale_sim.games.mystic_vale.fast.tables import (card_tables, policy_tables, T_CARD_ADV, T_CARD_VALE, ABSENT,
                                   P_RULES, RC_TARGET, RC_ID, RC_MANA_AT_LEAST)
 
 
@@ -297,7 +297,7 @@ def test_details_false_same_games_without_per_kind_details(cs):
 
 
 def test_buy_cost_row_is_cost_or_never(cs):
-    from vale_sim.fast.tables import ADV_BUY_COST, NEVER_COST
+    from vale_sim.games.mystic_vale.fast.tables import ADV_BUY_COST, NEVER_COST
     seedling = cs.advancement_id("Seedling")
     Q = policy_tables(cs, [PRESETS["balanced"], Policy(name="n", never=("Seedling",))])
     for k, a in enumerate(cs.advancements):
@@ -313,7 +313,7 @@ def test_never_bought_kind_is_never_bought(cs):
 
 def test_profile_kernel_names_and_missing_perf(monkeypatch, capsys):
     from vale_sim.cli import main
-    from vale_sim.fast import profile
+    from vale_sim.games.mystic_vale.fast import profile
     assert profile._short("_ZN8vale_sim4fast6engine10play_gamesB2v5B38xyz") == "play_games"
     assert profile._short("_ZN8vale_sim4fast3rng7shuffleB3v13B36c8") == "rng.shuffle"
     monkeypatch.setattr(profile.shutil, "which", lambda name: None)

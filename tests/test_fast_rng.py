@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from vale_sim import rng as pyrng
-from vale_sim.fast import rng as frng
+from vale_sim.kernels import rng as frng
 
 MASK = (1 << 64) - 1
 SEEDS = [0, 1, 2, 12345, 2**32 - 1, 2**32, 2**63 - 1, 2**63, MASK - 1, MASK,

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from vale_sim.cli import main
 
-PKG = Path(__file__).resolve().parents[1] / "vale_sim"
+PKG = Path(__file__).resolve().parents[1] / "vale_sim" / "games" / "mystic_vale"
 import os
 SCALE = int(os.environ.get("VALE_SIM_FUZZ_SCALE", "1"))     # more examples when hunting bugs
 SETTINGS = dict(deadline=None, derandomize=SCALE == 1, database=None,

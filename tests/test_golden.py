@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from vale_sim import golden
+from vale_sim.games.mystic_vale import golden
 
 
 def first_difference(expected: list[str], actual: list[str]) -> str:

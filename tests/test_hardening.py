@@ -24,7 +24,7 @@ import pytest
 from vale_sim import io as vio
 from vale_sim import runner
 from vale_sim.cli import main
-from vale_sim.policy import Policy, PolicyError, load_policy
+from vale_sim.games.mystic_vale.policy import Policy, PolicyError, load_policy
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -54,7 +54,8 @@ def no_analyses(monkeypatch, no_games):
     """Also fail if an analysis starts (a check must come before it)."""
     def boom(*a, **k):
         raise AssertionError("an analysis started")
-    from vale_sim import advancements, pools, tournament
+    from vale_sim import advancements, tournament
+    from vale_sim.games.mystic_vale import pools
     monkeypatch.setattr(pools, "simulate_pools", boom)
     monkeypatch.setattr(tournament, "tournament", boom)
     monkeypatch.setattr(advancements, "advancement_report", boom)
@@ -154,7 +155,7 @@ def test_resume_into_a_folder_that_became_unwritable(tmp_path, monkeypatch, caps
 
 
 def test_cards_csv_full_disk_leaves_no_file(tmp_path, monkeypatch, capsys):
-    from vale_sim import cards
+    from vale_sim.games.mystic_vale import cards
     real = cards.card_set_to_csv
 
     def half(cs, path):
@@ -180,7 +181,7 @@ def test_atomic_write_keeps_the_old_file_on_failure(tmp_path, monkeypatch):
 
 
 def test_an_unexpected_os_error_is_still_one_line(monkeypatch, capsys):
-    from vale_sim import cards
+    from vale_sim.games.mystic_vale import cards
 
     def fail(*a, **k):
         raise OSError(errno.EIO, "Input/output error", "/some/file")
@@ -439,7 +440,7 @@ def test_summary_of_a_written_run_reads_only_the_columns_it_needs(tmp_path, monk
 # ---------------------------------------------------------------------------
 def test_compile_notice_only_when_numba_really_compiles(monkeypatch, capsys):
     from numba import njit
-    from vale_sim.fast import jit
+    from vale_sim.kernels import jit
     monkeypatch.setitem(jit.COMPILE_NOTICE, "vale_sim_test_kernels", ("test kernels", 3))
     monkeypatch.setattr(jit._WATCH, "announced", set())
 
@@ -458,8 +459,8 @@ def test_compile_notice_only_when_numba_really_compiles(monkeypatch, capsys):
 
 
 def test_spoil_odds_seconds_leave_compilation_out(monkeypatch, capsys):
-    from vale_sim import spoil
-    from vale_sim.fast import jit
+    from vale_sim.games.mystic_vale import spoil
+    from vale_sim.kernels import jit
     real = spoil.spoil_odds
 
     def compiling(*a, **k):
@@ -490,7 +491,8 @@ def test_a_pool_run_compiles_in_the_parent_before_spawning(monkeypatch):
 
 @pytest.mark.parametrize("cold", [True, False])
 def test_warm_up_only_when_the_cache_is_cold(monkeypatch, cold):
-    from vale_sim.fast import api, jit
+    from vale_sim.games.mystic_vale.fast import api
+    from vale_sim.kernels import jit
     calls = []
     monkeypatch.setattr(jit, "cache_is_cold", lambda *d: cold)
     monkeypatch.setattr(api, "warm_up", lambda: calls.append(1))
@@ -510,8 +512,8 @@ def test_non_utf8_experiment_file_is_one_line(tmp_path, capsys):
 # ---------------------------------------------------------------------------
 def _padded(cs, names_per_card, vales=(), name="padded"):
     """A 20-card deck: the given cards, then Cursed Land and blank cards alternately."""
-    from vale_sim.reference.symbols import Card
-    from vale_sim.spoil import Deck, make_card
+    from vale_sim.games.mystic_vale.reference.symbols import Card
+    from vale_sim.games.mystic_vale.spoil import Deck, make_card
     cards = [make_card(cs, names) for names in names_per_card]
     while len(cards) < 20:
         cards.append(make_card(cs, ["Cursed Land"]) if len(cards) % 2 else Card([-1, -1, -1]))
@@ -520,10 +522,10 @@ def _padded(cs, names_per_card, vales=(), name="padded"):
 
 def _spoil_decks():
     import random as _random
-    from vale_sim.cards import load_card_set
-    from vale_sim.reference.symbols import Card
-    from vale_sim.spoil import Deck, bundled_decks, load_deck
-    from vale_sim.synthetic import random_card_set
+    from vale_sim.games.mystic_vale.cards import load_card_set
+    from vale_sim.games.mystic_vale.reference.symbols import Card
+    from vale_sim.games.mystic_vale.spoil import Deck, bundled_decks, load_deck
+    from vale_sim.games.mystic_vale.synthetic import random_card_set
     from test_spoil import sleeve_randomly                # test_spoil's deck helper
     core = load_card_set("core")
     decks = [load_deck(d) for d in bundled_decks()]
@@ -552,8 +554,8 @@ def _spoil_decks():
 
 @pytest.mark.parametrize("prep", ["net", "gross"])
 def test_fast_spoil_simulation_equals_the_reference(prep):
-    from vale_sim.rules import Rules
-    from vale_sim.spoil import simulate_spoil_odds
+    from vale_sim.games.mystic_vale.rules import Rules
+    from vale_sim.games.mystic_vale.spoil import simulate_spoil_odds
     rules = Rules(prep_count=prep)
     for deck in _spoil_decks():
         a = simulate_spoil_odds(deck, 7, 300, 5, rules, engine="fast").to_dict()
@@ -564,7 +566,7 @@ def test_fast_spoil_simulation_equals_the_reference(prep):
 
 
 def test_spoil_odds_simulate_command_uses_the_fast_engine(monkeypatch, capsys):
-    from vale_sim.reference import player
+    from vale_sim.games.mystic_vale.reference import player
 
     def no_reference(*a, **k):
         raise AssertionError("the reference engine was used")

@@ -3,7 +3,7 @@
 * brute force: the rule's expected gain and loss equal an enumeration of the
   next reveal over the remaining cards, each outcome played by the reference
   engine's own push, spoil check and Harvest count;
-* the exact spoil-odds calculator (vale_sim/spoil.py) gives the same one-push
+* the exact spoil-odds calculator (vale_sim/games/mystic_vale/spoil.py) gives the same one-push
   spoil probability and the same expected change of the Harvest;
 * both engines play the same games with it; the default keeps the risk rule.
 """
@@ -16,15 +16,15 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from vale_sim.cards import load_card_set
-from vale_sim.fast.api import play_game_fast
-from vale_sim.policy import PRESETS, Policy, PolicyError, load_policy
-from vale_sim.reference.game import play_game
-from vale_sim.reference.player import Player
-from vale_sim.reference.symbols import Card
+from vale_sim.games.mystic_vale.cards import load_card_set
+from vale_sim.games.mystic_vale.fast.api import play_game_fast
+from vale_sim.games.mystic_vale.policy import PRESETS, Policy, PolicyError, load_policy
+from vale_sim.games.mystic_vale.reference.game import play_game
+from vale_sim.games.mystic_vale.reference.player import Player
+from vale_sim.games.mystic_vale.reference.symbols import Card
 from vale_sim.rng import GameRng
-from vale_sim.rules import Rules
-from vale_sim.spoil import Deck, Situation, spoil_odds
+from vale_sim.games.mystic_vale.rules import Rules
+from vale_sim.games.mystic_vale.spoil import Deck, Situation, spoil_odds
 
 from test_differential_random import first_difference
 

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from vale_sim import optimize as opt
-from vale_sim import policy as policy_mod
+from vale_sim.games.mystic_vale import policy as policy_mod
 from vale_sim.cli import main
-from vale_sim.policy import Policy, load_policy
-from vale_sim.spoil import best_rule
+from vale_sim.games.mystic_vale.policy import Policy, load_policy
+from vale_sim.games.mystic_vale.spoil import best_rule
 
 
 # ---------------------------------------------------------------------------
@@ -207,7 +207,7 @@ def test_existing_checkpoint_needs_resume(tmp_path, capsys):
 
 
 def test_bundled_optimized_policies_load_inside_the_space():
-    from vale_sim.policy import bundled_policy_files, get_policy
+    from vale_sim.games.mystic_vale.policy import bundled_policy_files, get_policy
     names = [n for n in bundled_policy_files() if n.startswith("optimized-")]
     assert "optimized-2p" in names
     for n in names:

@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 
 from vale_sim.cli import main
-from vale_sim.policy import (PRESETS, BuyRule, Policy, PolicyError, bundled_policy_files,
+from vale_sim.games.mystic_vale.policy import (PRESETS, BuyRule, Policy, PolicyError, bundled_policy_files,
                              get_policy, load_policy)
-from vale_sim.reference.game import play_game
+from vale_sim.games.mystic_vale.reference.game import play_game
 
 
 def write(tmp_path, text, name="p.toml"):
@@ -30,7 +30,7 @@ def test_rules_change_what_is_bought(tmp_path):
     f = write(tmp_path, 'name = "soil"\n[[buy]]\ncard = "Fertile Soil (middle)"\n')
     rec = play_game("core", 2, seed=3, policies=[load_policy(f), "balanced"])
     bought = {k for t in rec.turns if t.player == 0 for k in t.bought}
-    from vale_sim.cards import load_card_set
+    from vale_sim.games.mystic_vale.cards import load_card_set
     cs = load_card_set("core")
     assert bought == {cs.advancement_id("Fertile Soil (middle)")}
     assert all(not t.vales for t in rec.turns if t.player == 0)

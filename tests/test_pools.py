@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from vale_sim import pools
+from vale_sim.games.mystic_vale import pools
 from vale_sim.cli import main
 
 

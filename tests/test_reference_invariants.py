@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from vale_sim.cards import load_card_set
-from vale_sim.policy import PRESETS, Policy
-from vale_sim.reference import symbols as sym
-from vale_sim.reference.game import Game
-from vale_sim.rules import Rules
-from vale_sim.synthetic import random_card_set
+from vale_sim.games.mystic_vale.cards import load_card_set
+from vale_sim.games.mystic_vale.policy import PRESETS, Policy
+from vale_sim.games.mystic_vale.reference import symbols as sym
+from vale_sim.games.mystic_vale.reference.game import Game
+from vale_sim.games.mystic_vale.rules import Rules
+from vale_sim.games.mystic_vale.synthetic import random_card_set
 
 
 class CheckedGame(Game):

@@ -3,15 +3,15 @@ from __future__ import annotations
 
 import pytest
 
-from vale_sim.cards import load_card_set
-from vale_sim.policy import Policy
-from vale_sim.records import TurnRecord
-from vale_sim.reference import symbols as sym
-from vale_sim.reference.game import Game, pay, play_game
-from vale_sim.reference.player import OwnedVale, Player
-from vale_sim.reference.symbols import Card
+from vale_sim.games.mystic_vale.cards import load_card_set
+from vale_sim.games.mystic_vale.policy import Policy
+from vale_sim.games.mystic_vale.records import TurnRecord
+from vale_sim.games.mystic_vale.reference import symbols as sym
+from vale_sim.games.mystic_vale.reference.game import Game, pay, play_game
+from vale_sim.games.mystic_vale.reference.player import OwnedVale, Player
+from vale_sim.games.mystic_vale.reference.symbols import Card
 from vale_sim.rng import GameRng
-from vale_sim.rules import Rules
+from vale_sim.games.mystic_vale.rules import Rules
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +120,7 @@ def test_mana_token_example(core):
     podlings = core.advancements[core.advancement_id("Podlings")]
     assert podlings.cost == 2
     # a policy that wants Podlings first, then Fertile Soil
-    from vale_sim.policy import BuyRule
+    from vale_sim.games.mystic_vale.policy import BuyRule
     pol = Policy(name="t", rules=(BuyRule("card", "Podlings"), BuyRule("card", "Fertile Soil (top)")))
     g, pl, rec, bought = harvest_game(core, fields_, ["Podlings"], pol, token=True)
     assert rec.mana == 3
@@ -136,7 +136,7 @@ def test_earthchant_chorus_discount(core):
     other = [k for k, a in enumerate(core.advancements)
              if a.supply == "commons" and a.position != core.advancements[
                  core.advancement_id("Earthchant Chorus")].position and a.cost >= 2][0]
-    from vale_sim.policy import BuyRule
+    from vale_sim.games.mystic_vale.policy import BuyRule
     pol = Policy(name="t", rules=(BuyRule("card", core.advancements[other].name),))
     rich = Card([-1, -1, -1])
     g, pl, rec, bought = harvest_game(core, [chorus] + [rich] * 0, [core.advancements[other].name],

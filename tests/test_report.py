@@ -101,7 +101,7 @@ def test_settings_validation():
 
 
 def test_fallback_to_reference_sizes_is_said(monkeypatch):
-    from vale_sim import pools
+    from vale_sim.games.mystic_vale import pools
     monkeypatch.setattr(pools, "fast_engine_available", lambda: False)
     s = ReportSettings.make()
     assert s.engine == "reference" and "reference engine" in s.fallback_note

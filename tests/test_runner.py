@@ -14,7 +14,7 @@ import pytest
 
 from vale_sim import runner
 from vale_sim.cli import UserError, main
-from vale_sim.rules import Rules
+from vale_sim.games.mystic_vale.rules import Rules
 from vale_sim.runner import (MANIFEST, RunConfig, part_path, plan_chunks, run, summarize,
                              summarize_frame)
 

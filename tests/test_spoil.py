@@ -33,16 +33,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from scipy import stats
 
-from vale_sim.cards import load_card_set
-from vale_sim.reference.player import Player
-from vale_sim.reference.symbols import Card
+from vale_sim.games.mystic_vale.cards import load_card_set
+from vale_sim.games.mystic_vale.reference.player import Player
+from vale_sim.games.mystic_vale.reference.symbols import Card
 from vale_sim.rng import GameRng
-from vale_sim.rules import Rules
-from vale_sim.spoil_bench import crafted_deck, crafted_decks, played_decks, scan, summarize
-from vale_sim.spoil import (QUANTITIES, Deck, DeckError, PrepLoop, Situation, SpoilModel,
+from vale_sim.games.mystic_vale.rules import Rules
+from vale_sim.games.mystic_vale.spoil_bench import crafted_deck, crafted_decks, played_decks, scan, summarize
+from vale_sim.games.mystic_vale.spoil import (QUANTITIES, Deck, DeckError, PrepLoop, Situation, SpoilModel,
                             best_rule, benchmark, bundled_decks, deck_from_dict, load_deck, make_card,
                             simulate_spoil_odds, spoil_odds)
-from vale_sim.synthetic import random_card_set
+from vale_sim.games.mystic_vale.synthetic import random_card_set
 
 CORE = load_card_set("core")
 
@@ -507,7 +507,7 @@ def test_best_rule_with_fractions_equals_floats():
 # ---------------------------------------------------------------------------
 # Size: any crafted 20-card deck stays small (no timed assertion)
 # ---------------------------------------------------------------------------
-crafted = crafted_deck       # vale_sim.spoil_bench: the starter deck + random commons and vales
+crafted = crafted_deck       # vale_sim.games.mystic_vale.spoil_bench: the starter deck + random commons and vales
 
 
 @settings(max_examples=15, deadline=None, derandomize=True,
@@ -697,7 +697,7 @@ def test_state_limit_stops_with_advice(tmp_path, capsys):
     """A deck too big for an exact answer within --max-states: a one-line error
     advising --simulate, exit status 2 (instead of computing for minutes)."""
     from vale_sim.cli import main
-    from vale_sim.spoil import TooManyStates
+    from vale_sim.games.mystic_vale.spoil import TooManyStates
     with pytest.raises(TooManyStates):
         spoil_odds("starter", 6, max_states=5)
     assert main(["spoil-odds", "--deck", "starter", "--pushes", "6", "--exact",
@@ -708,7 +708,7 @@ def test_state_limit_stops_with_advice(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------------------
-# vale_sim.spoil_bench (vale-sim bench --spoil)
+# vale_sim.games.mystic_vale.spoil_bench (vale-sim bench --spoil)
 # ---------------------------------------------------------------------------
 def test_played_decks_are_the_players_decks_at_game_end():
     decks = played_decks(2, seed=3)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from vale_sim import cards as C
-from vale_sim import rules
+from vale_sim.games.mystic_vale import cards as C
+from vale_sim.games.mystic_vale import rules
 
 ROOT = Path(__file__).parents[1]
 # Built by concatenation so that this file does not match itself.
@@ -63,7 +63,7 @@ def test_relative_links_point_into_the_repository(doc):
 
 
 def test_interpretations_are_documented():
-    """Every named interpretation in vale_sim/rules.py is a section of docs/rules.md."""
+    """Every named interpretation in vale_sim/games/mystic_vale/rules.py is a section of docs/rules.md."""
     doc = (ROOT / "docs" / "rules.md").read_text()
     headings = dict(re.findall(r"^### (I\d+)\. (.+)$", doc, re.M))
     assert sorted(i for i, _ in rules.INTERPRETATIONS.values()) == sorted(headings)

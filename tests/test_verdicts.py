@@ -89,7 +89,7 @@ def test_summary_adds_the_share_of_estimated_numbers_per_verdict():
 def _rec(**kw):
     """A pools.Recommendation with placeholder values for the fields a test does not set."""
     from dataclasses import fields
-    from vale_sim.pools import Recommendation
+    from vale_sim.games.mystic_vale.pools import Recommendation
     nan, pair = float("nan"), (float("nan"), float("nan"))
     base = {f.name: (pair if "_ci" in f.name else nan) for f in fields(Recommendation)
             if f.name != "tested_pools"}

@@ -39,11 +39,21 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from .cards import CardSet
-from .policy import BuyRule, Policy, get_policy
-from .rules import Rules
+from vale_sim.games.mystic_vale.cards import CardSet
+from vale_sim.games.mystic_vale.policy import BuyRule, Policy, get_policy
+from vale_sim.games.mystic_vale.rules import Rules
 from . import stats
+from .games import DEFAULT_GAME, get_game
 from .tournament import play_frame, resolve_card_set, deals_for, focal_shares, json_records
+
+def _mystic_vale_only(game) -> None:
+    """The card-strength arms are Mystic Vale buy rules (prefer / ban a card): a
+    ValueError for any other game until it has such policies."""
+    g = get_game(game)
+    if g.name != DEFAULT_GAME:
+        raise ValueError(f"the advancement study uses {get_game(DEFAULT_GAME).title}'s buy rules; "
+                         f"not available for {g.name} yet (use tournament or simulate)")
+
 
 ASSOCIATION_NOTE = ("Observational columns are associations, not causes: players who buy a "
                     "card differ from those who do not (mana, position, luck). "
@@ -144,18 +154,19 @@ def play_card_frame(cs: CardSet, players: int, seed: int, games: int, policies,
                     chunk: int = 20_000) -> pd.DataFrame:
     """Like :func:`vale_sim.tournament.play_frame`, plus ``first_round:<name>``
     and ``harvested:<name>`` per advancement, which the runner's frame leaves
-    out: from the fast engine's public API (``vale_sim.fast.api.simulate``) or
+    out: from the fast engine's public API (``vale_sim.games.mystic_vale.fast.api.simulate``) or
     the reference engine's records.  One process (the observational run is a
     single run; the fast engine plays thousands of games a second)."""
-    from .runner import effective_engine, reference_frame
-    from .policy import get_policy
+    from .runner import effective_engine
+    from vale_sim.games.mystic_vale.frames import results_frame
+    from vale_sim.games.mystic_vale.policy import get_policy
     rules = rules or Rules()
     pols = [get_policy(p) for p in policies]
     pols = pols * players if len(pols) == 1 else pols
     kinds = [(k, a.name) for k, a in enumerate(cs.advancements) if a.supply != "starter"]
     parts = []
     if effective_engine(engine) == "fast":
-        from .fast.api import frame as fast_frame, simulate
+        from vale_sim.games.mystic_vale.fast.api import frame as fast_frame, simulate
         for first in range(0, games, chunk):
             out = simulate(cs, players, seed, min(chunk, games - first), pols, rules,
                            first_game=first)
@@ -164,9 +175,9 @@ def play_card_frame(cs: CardSet, players: int, seed: int, games: int, policies,
             extra.update({f"harvested:{name}": out.harvested[:, :, k].ravel() for k, name in kinds})
             parts.append(pd.concat([df, pd.DataFrame(extra, index=df.index)], axis=1))
     else:
-        from .reference.game import play_game
+        from vale_sim.games.mystic_vale.reference.game import play_game
         records = [play_game(cs, players, seed, i, pols, rules) for i in range(games)]
-        df = reference_frame(records, cs)
+        df = results_frame(records, cs)
         res = [r for g in records for r in g.results]
         extra = {f"first_round:{name}": [r.first_round.get(k, 0) for r in res] for k, name in kinds}
         extra.update({f"harvested:{name}": [int(k in r.harvested) for r in res] for k, name in kinds})
@@ -184,7 +195,7 @@ def explore_policy(baseline="balanced", explore_permille: int = 300) -> Policy:
 def observational(card_set="core", games: int = 2000, players: int = 2, seed: int = 0,
                   baseline="balanced", explore_permille: int = 300,
                   rules: Rules | None = None, engine: str = "fast", workers: int = 1,
-                  confidence: float = 0.95, frame: pd.DataFrame | None = None) -> pd.DataFrame:
+                  confidence: float = 0.95, frame: pd.DataFrame | None = None, game: str = DEFAULT_GAME) -> pd.DataFrame:
     """Per-card associations from one run of exploring baseline players.
 
     Columns: card, kind, level, games_acquired (player-games in which it was
@@ -198,6 +209,7 @@ def observational(card_set="core", games: int = 2000, players: int = 2, seed: in
     ``frame``: analyse an existing run instead of playing one.  ``workers``
     is accepted for symmetry and unused (see :func:`play_card_frame`).
     """
+    _mystic_vale_only(game)
     cs = resolve_card_set(card_set, players)
     if frame is None:
         pol = explore_policy(baseline, explore_permille)
@@ -364,10 +376,11 @@ def strength_run(card_set="core", games: int = 2000, players: int = 2, seed: int
                  baseline="balanced", cards=None, rules: Rules | None = None,
                  engine: str = "fast", workers: int = 1,
                  on_card: Callable[[int, int, str], None] | None = None,
-                 play=play_frame) -> StrengthRun:
+                 play=play_frame, game: str = DEFAULT_GAME) -> StrengthRun:
     """Play the three arms (natural once; prefer X and ban X per card) on deals
     ``0 .. deals-1`` of ``seed`` (``deals = ceil(games / players)``), the focal
     player rotated through every player index against baseline opponents."""
+    _mystic_vale_only(game)
     cs = resolve_card_set(card_set, players)
     base = get_policy(baseline)
     deals = deals_for(games, players)
@@ -482,7 +495,7 @@ def deals_for_precision(sd: float, halfwidth: float, confidence: float = 0.95,
 def pilot_games(card_set="core", precision: float = 0.01, pilot: int = 400, players: int = 2,
                 seed: int = 0, baseline="balanced", cards=None, rules: Rules | None = None,
                 engine: str = "fast", workers: int = 1, confidence: float = 0.95,
-                on_card=None, play=play_frame) -> tuple[int, dict]:
+                on_card=None, play=play_frame, game: str = DEFAULT_GAME) -> tuple[int, dict]:
     """Games per card (deals × players) for ``--precision``: a pilot of
     ``pilot`` games per card on an independent seed (``seed +
     PILOT_SEED_OFFSET``) estimates each card's per-deal SD of the strength
@@ -490,6 +503,7 @@ def pilot_games(card_set="core", precision: float = 0.01, pilot: int = 400, play
     reaches half-width ``precision`` (a fraction) in expectation.  The pilot's
     games are not reused: the main run's deals are fixed before any of them is
     played, so there is no optional stopping.  Returns (games, info)."""
+    _mystic_vale_only(game)
     run = strength_run(card_set, pilot, players, seed + PILOT_SEED_OFFSET, baseline, cards,
                        rules, engine, workers, on_card, play)
     sds = {c: float(run.strength_deals(c).std(ddof=1)) for c in run.arms}
@@ -505,7 +519,7 @@ def strength_table(card_set="core", games: int = 2000, players: int = 2, seed: i
                    tolerance: float = 0.05, correction: str = "fdr_bh",
                    precision: float | None = None, pilot: int = 400,
                    on_card: Callable[[int, int, str], None] | None = None,
-                   play=play_frame) -> pd.DataFrame:
+                   play=play_frame, game: str = DEFAULT_GAME) -> pd.DataFrame:
     """Card strength, one row per card, sorted by strength.
 
     Three focal arms on the same deals (common random numbers), the focal
@@ -529,6 +543,7 @@ def strength_table(card_set="core", games: int = 2000, players: int = 2, seed: i
     ``fdr_bh``).  ``games``: games per card and arm (deals × players);
     ``precision`` (a fraction): set them by :func:`pilot_games` instead.
     """
+    _mystic_vale_only(game)
     info = {}
     if precision is not None:
         games, info = pilot_games(card_set, precision, pilot, players, seed, baseline, cards,
@@ -544,11 +559,12 @@ def compare_strength(card_set="core", a: str = "", b: str = "", games: int = 200
                      players: int = 2, seed: int = 0, baseline="balanced",
                      rules: Rules | None = None, engine: str = "fast", workers: int = 1,
                      confidence: float = 0.95, run: StrengthRun | None = None,
-                     play=play_frame) -> dict:
+                     play=play_frame, game: str = DEFAULT_GAME) -> dict:
     """strength(a) − strength(b) on the same deals, with a paired t interval
     over deals: ``{"a", "b", "difference", "difference_ci", "n_deals",
     "deals_changed", "strength_a", "strength_b"}``.  ``run``: reuse a
     :class:`StrengthRun` holding both cards."""
+    _mystic_vale_only(game)
     if run is None or a not in run.arms or b not in run.arms:
         run = strength_run(card_set, games, players, seed, baseline, [a, b], rules, engine,
                            workers, play=play)
@@ -568,10 +584,11 @@ def advancement_report(card_set="core", games: int = 2000, players: int = 2, see
                        confidence: float = 0.95, paired: bool = True,
                        on_card: Callable[[int, int, str], None] | None = None,
                        play=play_frame, correction: str = "fdr_bh",
-                       precision: float | None = None, pilot: int = 400) -> pd.DataFrame:
+                       precision: float | None = None, pilot: int = 400, game: str = DEFAULT_GAME) -> pd.DataFrame:
     """Card strength and observational statistics per card, one row each,
     sorted by strength (or by lift when ``paired=False``).  ``tolerance`` is a
     fraction (0.05 = 5 pp).  See :func:`strength_table`, :func:`observational`."""
+    _mystic_vale_only(game)
     if cards is not None:
         check_cards(resolve_card_set(card_set, players), cards)
     obs = observational(card_set, observational_games or games, players, seed, baseline,

@@ -4,6 +4,13 @@ Each sub-command lives in ``vale_sim/commands/<name>.py`` and exposes
 ``add_parser(subparsers)``, which registers the parser and sets ``func``.
 Errors a user can fix (bad card file, unknown policy, bad config) exit with
 status 2 and a one-line message; nothing half-written is left behind.
+
+Every command takes ``--game mystic-vale|mystic-lands`` (default mystic-vale,
+added to each sub-parser by :func:`add_game_option`); ``main`` resolves it
+with :func:`command_game` before the command runs.  ``play``, ``simulate``,
+``tournament``, ``bench`` and ``run`` apply to every game; the other commands
+are studies of the games that list them in ``Game.studies`` and exit 2 with
+one line for any other game.
 """
 from __future__ import annotations
 
@@ -12,13 +19,60 @@ import importlib
 import sys
 
 from . import __version__
+from .errors import UserError
+from .games import DEFAULT_GAME, GAMES, get_game
 
 COMMANDS = ("cards", "play", "simulate", "bench", "spoil_odds", "tournament",
             "advancements", "pools", "run", "report", "golden", "optimize")
 
 
-class UserError(Exception):
-    """An error caused by the user's input; printed as one line, exit status 2."""
+#: Commands every game has; the others are studies (``Game.studies``).
+SHARED_COMMANDS = ("play", "simulate", "tournament", "bench", "run")
+
+
+def add_game_option(p: argparse.ArgumentParser) -> None:
+    """``--game``: the one option every command shares."""
+    p.add_argument("--game", default=DEFAULT_GAME, metavar="|".join(GAMES),
+                   help=f"the game to play or study (default {DEFAULT_GAME})")
+
+
+def command_game(args):
+    """The :class:`~vale_sim.games.base.Game` of ``args.game`` for ``args.command``;
+    a UserError (one line) when the game is unknown or missing, or the command
+    does not apply to it."""
+    try:
+        g = get_game(getattr(args, "game", None) or DEFAULT_GAME)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    cmd = str(getattr(args, "command", "") or "").replace("_", "-")
+    if cmd and cmd not in SHARED_COMMANDS and cmd not in g.studies:
+        owner = get_game(DEFAULT_GAME)
+        what = f"a {owner.title} study" if cmd in owner.studies else "not a command of this game"
+        raise UserError(f"{cmd} does not apply to {g.name} ({what}); use "
+                        f"{', '.join(SHARED_COMMANDS[:-1])} or {SHARED_COMMANDS[-1]} "
+                        f"with --game {g.name}")
+    return g
+
+
+def require_study(g, study: str) -> None:
+    """A UserError unless game ``g`` has ``study`` (e.g. "bench --spoil")."""
+    if study not in g.studies:
+        raise UserError(f"{study} does not apply to {g.name} (a {get_game(DEFAULT_GAME).title} "
+                        f"study); drop it or use --game {DEFAULT_GAME}")
+
+
+def game_rules(g, **options):
+    """``g.rules_class`` with the rule options given on the command line (None:
+    not given).  An option the game does not have is a UserError."""
+    import dataclasses
+    names = {f.name for f in dataclasses.fields(g.rules_class)}
+    for k, v in options.items():
+        if v is not None and k not in names:
+            raise UserError(f"--{k.replace('_', '-')} is not a rule option of {g.name}; drop it")
+    try:
+        return g.rules_class(**{k: v for k, v in options.items() if v is not None})
+    except (TypeError, ValueError) as e:
+        raise UserError(str(e)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,20 +87,23 @@ def build_parser() -> argparse.ArgumentParser:
                 continue          # not built yet
             raise
         mod.add_parser(sub)
+    for p in sub.choices.values():
+        add_game_option(p)
     return parser
 
 
 def main(argv=None) -> int:
-    from .cards import CardSetError
-    from .policy import PolicyError
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    errors: tuple = (UserError,)
     try:
+        g = command_game(args)
+        errors += tuple(g.user_errors)
         rc = args.func(args)
-    except (UserError, CardSetError, PolicyError) as e:
+    except errors as e:
         print(f"vale-sim {args.command}: error: {e}", file=sys.stderr)
         return 2
     except BrokenPipeError:                      # e.g. `vale-sim play | head`

@@ -8,7 +8,7 @@ naming the file and the key).  Studies:
 ``spoil_odds``      exact spoil odds of decks, with a reference-engine simulation check
 ``tournament``      policies against each other, seats rotated on common seeds
 ``advancement_value`` observational and paired values of every card, with flags
-``pool_sizes``      VP pool size by player count (``vale_sim.pools``)
+``pool_sizes``      VP pool size by player count (``vale_sim.games.mystic_vale.pools``)
 ``report``          the whole balance report (``vale_sim.report``)
 =================== ===============================================================
 
@@ -31,6 +31,7 @@ from pathlib import Path
 
 from .cli import UserError
 from .io import atomic_write
+from .store import ChunkStore, card_set_info, code_version
 
 STUDIES = ("spoil_odds", "tournament", "advancement_value", "pool_sizes", "report")
 RUNS_DIR = "runs"
@@ -91,7 +92,7 @@ def _list_of(item, least=1):
 
 
 def _players_list(v):
-    from .pools import parse_players
+    from vale_sim.games.mystic_vale.pools import parse_players
     if isinstance(v, int) and not isinstance(v, bool):
         v = [v]
     if not isinstance(v, list) or any(isinstance(x, bool) or not isinstance(x, int) for x in v):
@@ -123,7 +124,7 @@ def pool_grid_size(v) -> int:
 
 
 def _pools(v):
-    from .pools import parse_pools
+    from vale_sim.games.mystic_vale.pools import parse_pools
     if isinstance(v, list) and any(isinstance(x, bool) or not isinstance(x, int) for x in v):
         raise ValueError("must be \"lo:hi:step\" or a list of whole numbers")
     if not isinstance(v, (str, list)):
@@ -147,8 +148,19 @@ def _workers(v):
                          f"(4 x the cores of this machine)") from None
 
 
+def _game(v):
+    from .games import GAMES
+    if v not in GAMES:
+        raise ValueError(f"unknown game; use one of {', '.join(GAMES)}")
+    return v
+
+
+#: The studies every game has; the others are Mystic Vale studies.
+SHARED_STUDIES = ("tournament",)
+
 COMMON = {
     "study": (_choice(*STUDIES), None),
+    "game": (_game, None),            # default: the --game of `vale-sim run` (mystic-vale)
     "description": (_str, ""),
     "card_set": (_str, "core"),
     "seed": (_int(0, 2**63 - 1), 0),
@@ -206,10 +218,14 @@ class Experiment:
     study: str
     path: Path
     config: dict = field(default_factory=dict)
+    game: str = "mystic-vale"
+
+    def game_obj(self):
+        from .games import get_game
+        return get_game(self.game)
 
     def rules(self):
-        from .rules import Rules
-        return Rules(**(self.config.get("rules") or {}))
+        return self.game_obj().rules_class(**(self.config.get("rules") or {}))
 
 
 def _fail(path, key, problem) -> ExperimentError:
@@ -241,9 +257,12 @@ def _check_table(path, raw: dict, schema: dict, prefix: str = "") -> dict:
     return out
 
 
-def load_experiment(path) -> Experiment:
+def load_experiment(path, game: str | None = None) -> Experiment:
     """Read and validate ``path``; also load the card set, policies and decks it names.
 
+    The game is the file's ``game`` key, else ``game`` (the --game of
+    ``vale-sim run``), else mystic-vale; ``config["game"]`` is kept only for a
+    game other than mystic-vale (so Mystic Vale configs keep their keys).
     Raises :class:`ExperimentError` (a :class:`~vale_sim.cli.UserError`) naming
     the file and the key of the first problem.  No game is played.
     """
@@ -270,20 +289,37 @@ def load_experiment(path) -> Experiment:
         raise _fail(path, "study", f"unknown study {study!r}; use one of {', '.join(STUDIES)}")
     schema = {**COMMON, **SCHEMAS[study]}
     cfg = _check_table(path, raw, schema)
-    cfg["rules"] = _check_table(path, cfg["rules"] or {}, RULES, "rules.")
-    exp = Experiment(name=path.stem, study=study, path=path, config=cfg)
+    from .games import DEFAULT_GAME, get_game
+    name = cfg.pop("game") or game or DEFAULT_GAME
+    try:
+        g = get_game(name)
+    except ValueError as e:
+        raise _fail(path, "game", str(e)) from None
+    if g.name != DEFAULT_GAME:
+        cfg["game"] = g.name
+        if study not in SHARED_STUDIES:
+            raise _fail(path, "study", f"{study} is a Mystic Vale study, not available for "
+                                       f"{g.name}; use one of {', '.join(SHARED_STUDIES)}")
+        if cfg["card_set"] == COMMON["card_set"][1] and "card_set" not in raw:
+            cfg["card_set"] = g.default_card_set
+        cfg["rules"] = dict(cfg["rules"] or {})       # checked by the game's rules_class
+    else:
+        cfg["rules"] = _check_table(path, cfg["rules"] or {}, RULES, "rules.")
+    exp = Experiment(name=path.stem, study=study, path=path, config=cfg, game=g.name)
     _check_semantics(exp)
     return exp
 
 
 def _check_semantics(exp: Experiment) -> None:
     """Values that are well-typed but name things that must exist."""
-    from .cards import CardSetError, load_card_set, validate_playable
-    from .policy import PolicyError, check_policies
+    g = exp.game_obj()
+    CardSetError = PolicyError = tuple(g.user_errors)     # the one-line errors of the game
+    load_card_set, validate_playable, check_policies = (g.load_card_set, g.validate_playable,
+                                                        g.check_policies)
     c, path = exp.config, exp.path
     try:
         exp.rules()
-    except ValueError as e:
+    except (TypeError, ValueError) as e:
         raise _fail(path, "rules", str(e)) from None
     try:
         cs = load_card_set(c["card_set"])
@@ -313,11 +349,11 @@ def _check_semantics(exp: Experiment) -> None:
             raise _fail(path, "policies", f"round-robin with {c['players']} players needs at least "
                                           f"{c['players']} policies")
     if exp.study == "spoil_odds":
-        from .spoil import DeckError, load_deck
+        from vale_sim.games.mystic_vale.spoil import DeckError, load_deck
         for d in c["decks"]:
             try:
                 load_deck(d, cs)
-            except (DeckError, CardSetError) as e:
+            except (DeckError, *CardSetError) as e:
                 raise _fail(path, "decks", str(e)) from None
     if exp.study == "advancement_value" and c["cards"]:
         from .advancements import analysed_cards
@@ -349,12 +385,12 @@ def estimated_games(exp: Experiment) -> int | None:
         return matchups * (-(-c["games"] // k) * k)
     if exp.study == "advancement_value":
         from .advancements import analysed_cards
-        from .cards import load_card_set
+        from vale_sim.games.mystic_vale.cards import load_card_set
         cards = c["cards"] or [x[0] for x in analysed_cards(load_card_set(c["card_set"]))]
         obs = c["observational_games"] or c["games"]
         return obs + (2 * len(cards) * c["games"] if c["paired"] else 0)
     if exp.study == "pool_sizes":
-        from .pools import parse_pools
+        from vale_sim.games.mystic_vale.pools import parse_pools
         grid = parse_pools(c["pools"], c["players"])
         return len(c["players"]) * len(grid) * c["games"]
     return None
@@ -363,34 +399,12 @@ def estimated_games(exp: Experiment) -> int | None:
 # ---------------------------------------------------------------------------
 # Manifest
 # ---------------------------------------------------------------------------
-def card_set_info(cs) -> dict:
-    """Name, content hash, card kinds by default source and numbers by source
-    (``numbers_by_source``: :func:`vale_sim.cards.provenance_counts`)."""
-    from .cards import provenance_counts
-    counts: dict = {}
-    for item in list(cs.advancements) + list(cs.vales):
-        counts[item.source] = counts.get(item.source, 0) + 1
-    return {"name": cs.name, "digest": cs.digest(), "path": str(cs.path),
-            "sources": dict(sorted(counts.items())),
-            "numbers_by_source": provenance_counts(cs)}
-
-
-def code_version() -> dict:
-    from . import __version__
-    try:
-        from .runner import git_commit
-        commit = git_commit()
-    except ImportError:
-        commit = None
-    return {"vale_sim": __version__, "git": commit}
-
-
 def manifest(exp: Experiment, engine_used: str | None = None) -> dict:
     """The run's description (without timing; :func:`run_experiment` adds it)."""
-    from .cards import load_card_set
+    g = exp.game_obj()
     c = exp.config
     m = {"name": exp.name, "study": exp.study, "config_file": str(exp.path),
-         "config": c, "card_set": card_set_info(load_card_set(c["card_set"])),
+         "config": c, "card_set": card_set_info(g.load_card_set(c["card_set"]), g),
          "seed": c["seed"], "games": c.get("games"), "code": code_version(),
          "engine": engine_used or c["engine"]}
     blob = json.dumps({k: m[k] for k in ("study", "config", "card_set", "code")},
@@ -402,48 +416,6 @@ def manifest(exp: Experiment, engine_used: str | None = None) -> dict:
 # ---------------------------------------------------------------------------
 # Running: every game goes through runner.run(out=..., resume=True)
 # ---------------------------------------------------------------------------
-class ChunkStore:
-    """Where a study keeps its runner outputs: ``root/<config key>-<games>/``
-    (``root=None``: nothing is kept, games are just played).
-
-    ``play_frame`` has the signature of :func:`vale_sim.tournament.play_frame`
-    and passes ``out=`` and ``resume=True`` to the runner, so finished chunks
-    are reused.  ``reused`` / ``played`` count chunks.
-    """
-
-    def __init__(self, root: Path | None, progress: bool = False):
-        self.root = Path(root) if root is not None else None
-        self.progress = progress
-        self.reused = 0
-        self.played = 0
-        self.games = 0
-
-    def out_for(self, cfg) -> Path:
-        return self.root / f"{cfg.key()}-{cfg.games}"
-
-    def run(self, cfg, workers: int = 1):
-        """``runner.run(cfg)``, with ``out=`` and ``resume=True`` when the store has a root."""
-        from . import runner
-        self.games += cfg.games
-        if self.root is None:                   # no cache: just play
-            return runner.run(cfg, workers=workers, progress=self.progress)
-        out = self.out_for(cfg)
-        before = len(list(out.glob(f"{runner.PART_PREFIX}*.parquet"))) if out.is_dir() else 0
-        df = runner.run(cfg, workers=workers, out=out, resume=True, progress=self.progress)
-        after = len(list(out.glob(f"{runner.PART_PREFIX}*.parquet")))
-        self.reused += before
-        self.played += after - before
-        return df
-
-    def play_frame(self, card_set, players, seed, games, policies, rules=None, engine="fast",
-                   workers=1):
-        from .rules import Rules
-        from .runner import RunConfig
-        cfg = RunConfig(card_set=card_set, players=players, seed=seed, games=games,
-                        policies=tuple(policies), rules=rules or Rules(), engine=engine)
-        return self.run(cfg, workers)
-
-
 def _write_csv(df, path: Path) -> None:
     from .io import atomic_path
     with atomic_path(path) as tmp:
@@ -457,8 +429,8 @@ def _save_fig(fig, path: Path, **kw) -> None:
 
 
 def _run_spoil(exp, out: Path, store, progress) -> dict:
-    from .cards import load_card_set
-    from .spoil import simulate_spoil_odds, spoil_odds
+    from vale_sim.games.mystic_vale.cards import load_card_set
+    from vale_sim.games.mystic_vale.spoil import simulate_spoil_odds, spoil_odds, spoil_row
     c = exp.config
     cs = load_card_set(c["card_set"])
     rows, results = [], {}
@@ -488,23 +460,13 @@ def _run_spoil(exp, out: Path, store, progress) -> dict:
     return {"decks": len(c["decks"])}
 
 
-def spoil_row(deck: str, pushes: int, exact: float, sim: float, se: float, games: int) -> dict:
-    """One row of the spoil table: exact vs simulated P(spoiled within k pushes)."""
-    from .stats import wilson_interval
-    lo, hi = wilson_interval(round(sim * games), games)
-    return {"deck": deck, "pushes": pushes, "p_spoil_exact": exact, "p_spoil_sim": sim,
-            "sim_lo": lo, "sim_hi": hi, "sim_n": games,
-            "z": (sim - exact) / se if se and se > 0 else 0.0,
-            "agrees": bool(lo <= exact <= hi)}
-
-
 def _run_tournament(exp, out: Path, store, progress) -> dict:
     from .tournament import tournament
     c = exp.config
     t = tournament(c["policies"], players=c["players"], games=c["games"], seed=c["seed"],
                    card_set=c["card_set"], engine=c["engine"], rules=exp.rules(),
                    mode=c["mode"], baseline=c["baseline"], workers=c["workers"],
-                   play=store.play_frame)
+                   play=store.play_frame, game=exp.game)
     for name in ("table", "seats", "ranking"):
         _write_csv(getattr(t, name), out / f"tournament_{name}.csv")
     atomic_write(out / "tournament.json", json.dumps(t.to_json(), indent=1, default=str))
@@ -526,8 +488,8 @@ def _run_advancements(exp, out: Path, store, progress) -> dict:
 
 
 def _run_pools(exp, out: Path, store, progress) -> dict:
-    from . import pools
-    from .plots import pools as pplots
+    from vale_sim.games.mystic_vale import pools
+    from vale_sim.games.mystic_vale.plots import pools as pplots
     c = exp.config
     players = c["players"]
     grid = pools.parse_pools(c["pools"], players)
@@ -561,22 +523,28 @@ RUNNERS = {"spoil_odds": _run_spoil, "tournament": _run_tournament,
            "report": _run_report}
 
 
-def run_experiment(path, results="results", progress: bool = True) -> dict:
+def run_experiment(path, results="results", progress: bool = True, game: str | None = None) -> dict:
     """Validate ``path``, run its study into ``results/NAME/``, write ``manifest.json``.
 
     Returns the manifest.  Re-running the same config reuses finished chunks
     (``manifest["chunks"]`` says how many were reused and how many played).
+    ``game``: the game of a config without a ``game`` key (default mystic-vale).
     """
     from .io import check_output, os_error_message
-    exp = load_experiment(path)
+    exp = load_experiment(path, game)
     out = Path(results) / exp.name
     check_output(out, "dir", "--results")          # before any game is played
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise ExperimentError(os_error_message(e, out)) from None
-    from .pools import resolve_engine
-    m = manifest(exp, engine_used=resolve_engine("auto") if exp.config["engine"] == "fast" else "reference")
+    if exp.game == "mystic-vale":
+        from vale_sim.games.mystic_vale.pools import resolve_engine
+        engine_used = resolve_engine("auto") if exp.config["engine"] == "fast" else "reference"
+    else:
+        from .runner import effective_engine
+        engine_used = effective_engine(exp.config["engine"], exp.game)
+    m = manifest(exp, engine_used=engine_used)
     store = ChunkStore(out / RUNS_DIR, progress=progress)
     started = dt.datetime.now(dt.timezone.utc)
     t0 = time.perf_counter()

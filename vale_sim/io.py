@@ -24,7 +24,7 @@ WORKERS_PER_CORE = 4     # --workers is capped at 4 x os.cpu_count() (docs/runs.
 
 
 def _user_error(msg: str) -> Exception:
-    from .cli import UserError
+    from .errors import UserError
     return UserError(msg)
 
 

@@ -1,4 +1,4 @@
-"""Policy search: CMA-ES over the numeric parameters of a :class:`~vale_sim.policy.Policy`.
+"""Policy search: CMA-ES over the numeric parameters of a :class:`~vale_sim.games.mystic_vale.policy.Policy`.
 
     res = search(SearchConfig(players=2, budget=200_000, seed=0), GameObjective("core", 2))
     res.policy          # the final policy (the incumbent of the last generation)
@@ -44,15 +44,15 @@ from pathlib import Path
 
 import numpy as np
 
-from . import policy as policy_mod
+from vale_sim.games.mystic_vale import policy as policy_mod
 from . import stats
-from .policy import PRESETS, Policy, get_policy
+from vale_sim.games.mystic_vale.policy import PRESETS, Policy, get_policy
 
 SCALE = 10.0            # every CMA-ES coordinate lives in [0, SCALE]
 SIGMA0 = 1.0            # default initial step size, in those coordinates (a tenth of the range)
 EXCLUDED = ("name", "rules", "never", "explore_permille")
 # Search ranges of integer parameters (inclusive); within the validation limits of
-# vale_sim.policy.  Fields not listed: 0..1000 for *_permille, else -10..10.
+# vale_sim.games.mystic_vale.policy.  Fields not listed: 0..1000 for *_permille, else -10..10.
 RANGES: dict[str, tuple[int, int]] = {
     "push_risk_permille": (0, 1000),
     "mana_target": (0, 12),
@@ -188,7 +188,7 @@ class GameObjective:
 
     def __init__(self, card_set="core", players: int = 2, deals: int = 8, rules=None,
                  engine: str = "fast", workers: int = 1, scheduler=None):
-        from .rules import Rules
+        from vale_sim.games.mystic_vale.rules import Rules
         from .tournament import resolve_card_set
         self.cs = resolve_card_set(card_set, players)
         self.players, self.deals = players, deals
@@ -264,18 +264,18 @@ def _focal_shares(cs, players, rules, engine, scheduler, focal, opponent, seed, 
 class SpoilObjective:
     """A one-player push-your-luck problem with a known optimum, for tests.
 
-    One Planting on ``deck`` (vale_sim.spoil's exact model): push while the exact
+    One Planting on ``deck`` (vale_sim.games.mystic_vale.spoil's exact model): push while the exact
     probability that the next push spoils is at most ``push_risk_permille/1000``,
     at most ``horizon`` pushes, and pass once field mana reaches ``mana_target``
     (if > 0), as engine-spec §6.1 with the exact risk.  The score of a deal is the
     Harvest mana (0 on a spoil) of one trajectory drawn with the deal's uniforms,
     the same for every candidate (common random numbers).  :meth:`exact_value`
     is the expected mana of a rule, :meth:`best_in_family` the best rule of this
-    family by exhaustive search; ``vale_sim.spoil.best_rule`` bounds them all."""
+    family by exhaustive search; ``vale_sim.games.mystic_vale.spoil.best_rule`` bounds them all."""
     bounds = None
 
     def __init__(self, deck="seedling", card_set="core", horizon: int = 6, deals: int = 200):
-        from .spoil import SpoilModel, as_deck
+        from vale_sim.games.mystic_vale.spoil import SpoilModel, as_deck
         self.deck = as_deck(deck, card_set)
         self.m = SpoilModel(self.deck, None, None, False, mode="mana")
         self.start, _ = self.m.start()
@@ -494,7 +494,8 @@ def search(cfg: SearchConfig, objective, checkpoint=None, resume: bool = False,
         try:
             with open(ck, "rb") as f:
                 state = pickle.load(f)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError) as e:
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError) as e:
+            # ImportError: a checkpoint written before Mystic Vale moved to vale_sim.games
             raise SearchError(f"{ck}: not a readable optimize checkpoint ({type(e).__name__}); "
                               f"delete it or run without --resume") from None
         if not isinstance(state, SearchState) or state.config != _config_key(cfg, objective):

@@ -123,7 +123,7 @@ class ReportSettings:
         "quick"), for the fast engine when it is available, else small reference
         sizes (noted in the report).  ``overrides``: any field, e.g. pool_games=200.
         """
-        from .pools import fast_engine_available
+        from vale_sim.games.mystic_vale.pools import fast_engine_available
         if quick and size == "full":
             size = "quick"
         if size not in SIZES:
@@ -157,7 +157,7 @@ class ReportSettings:
                 raise ValueError(f"{k} must be a positive whole number, got {v!r}")
         if len(self.tournament_policies) < 2:
             raise ValueError("tournament_policies needs at least 2 policies")
-        from .pools import parse_players, parse_pools
+        from vale_sim.games.mystic_vale.pools import parse_players, parse_pools
         parse_pools(self.pool_grid, parse_players(list(self.pool_players)))
 
     def to_dict(self) -> dict:
@@ -168,13 +168,13 @@ class ReportSettings:
 class Context:
     """What section functions share: settings, the game store, earlier results."""
     settings: ReportSettings
-    store: object = None                   # experiments.ChunkStore (cached runs) or None
+    store: object = None                   # store.ChunkStore (cached runs) or None
     results: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)
     progress: bool = True
 
     def card_set(self):
-        from .cards import load_card_set
+        from vale_sim.games.mystic_vale.cards import load_card_set
         return load_card_set(self.settings.card_set)
 
 
@@ -202,7 +202,7 @@ def _new_fig(w=7, h=4):
 
 
 def _store(ctx):
-    from .experiments import ChunkStore
+    from .store import ChunkStore
     if ctx.store is None:
         ctx.store = ChunkStore(None, progress=ctx.progress)
     return ctx.store
@@ -213,7 +213,7 @@ def _store(ctx):
 # ---------------------------------------------------------------------------
 def section_card_set(ctx: Context) -> Section:
     """The card set and where its numbers come from: every number is counted by source."""
-    from .cards import SOURCES, provenance_counts
+    from vale_sim.games.mystic_vale.cards import SOURCES, provenance_counts
     from .commands.cards import overrides
     cs = ctx.card_set()
     rows, numbers = [], []
@@ -273,7 +273,7 @@ def section_card_set(ctx: Context) -> Section:
              "set on the project's cost curve, not a printed value; `user`: entered by the user. "
              "A number counts once per card kind (level, copies, cost, position, symbols, VP, "
              "ability amounts; a vale's four cost symbols; a starting card's count); "
-             "`vale_sim.cards.provenance_counts` counts them, `vale-sim cards` lists them. "
+             "`vale_sim.games.mystic_vale.cards.provenance_counts` counts them, `vale-sim cards` lists them. "
              "Cards with an estimated number are flagged (column `estimate`); conclusions "
              "about such cards are conclusions about the estimate."]
     return Section("The card set and where its numbers come from", paras,
@@ -283,8 +283,8 @@ def section_card_set(ctx: Context) -> Section:
 
 def section_spoil(ctx: Context) -> Section:
     """Spoil odds of the starter deck and crafted decks: exact, with a simulation check."""
-    spoil = _need("vale_sim.spoil", "spoil odds")
-    from .experiments import spoil_row
+    spoil = _need("vale_sim.games.mystic_vale.spoil", "spoil odds")
+    from vale_sim.games.mystic_vale.spoil import spoil_row
     s = ctx.settings
     cs = ctx.card_set()
     rows, exact = [], {}
@@ -473,14 +473,14 @@ def section_advancements(ctx: Context) -> Section:
 
 def _estimated(cs, card: str) -> tuple[int, int]:
     """(numbers, estimated numbers) of one card (docs/card-format.md, sources)."""
-    from .cards import provenance_counts
+    from vale_sim.games.mystic_vale.cards import provenance_counts
     c = provenance_counts(cs, [card])
     return sum(c.values()), c.get("estimate", 0)
 
 
 def _pool_summary(ctx: Context):
     if "pools" not in ctx.results:
-        from . import pools
+        from vale_sim.games.mystic_vale import pools
         s = ctx.settings
         players = list(s.pool_players)
         grid = pools.parse_pools(s.pool_grid, players)
@@ -495,8 +495,8 @@ def _pool_summary(ctx: Context):
 
 def section_pools(ctx: Context) -> Section:
     """VP pool sizes by player count: length, score make-up, overflow; recommendations."""
-    from . import pools
-    from .plots import pools as pplots
+    from vale_sim.games.mystic_vale import pools
+    from vale_sim.games.mystic_vale.plots import pools as pplots
     s = ctx.settings
     summary, recs = _pool_summary(ctx)
     eq = recs.get("equal-length", [])
@@ -532,7 +532,7 @@ def section_pools(ctx: Context) -> Section:
 
 def section_seats(ctx: Context) -> Section:
     """Seat advantage: by pool size (heat map) and in the tournament."""
-    from .plots import pools as pplots
+    from vale_sim.games.mystic_vale.plots import pools as pplots
     summary, _ = _pool_summary(ctx)
     fig = pplots.seat_heatmap(summary)
     rows = []
@@ -596,7 +596,7 @@ def section_summary(ctx: Context) -> Section:
         found += V.seat_verdicts(summary) + V.pool_verdicts(recs)
     if "spoil" in r:
         table, exact = r["spoil"]
-        from .spoil import as_deck
+        from vale_sim.games.mystic_vale.spoil import as_deck
         cs = ctx.card_set()
         deck = as_deck("starter", cs)
         names = {cs.advancements[k].name for c in deck.cards for k in c.slots if k >= 0}
@@ -618,7 +618,7 @@ def section_summary(ctx: Context) -> Section:
 def estimated_share(ctx: Context):
     """``cards -> (estimated numbers, all numbers)`` over the named cards of the
     report's card set (``None``: every card)."""
-    from .cards import provenance_counts
+    from vale_sim.games.mystic_vale.cards import provenance_counts
     cs = ctx.card_set()
 
     def share(cards):
@@ -763,7 +763,7 @@ def _log(ctx, msg: str) -> None:
 
 
 def _manifest(ctx: Context, started, seconds: float) -> dict:
-    from .experiments import card_set_info, code_version
+    from .store import card_set_info, code_version
     s = ctx.settings
     return {"created": started.isoformat(timespec="seconds"), "seconds": round(seconds, 1),
             "size": s.size, "engine": s.engine, "seed": s.seed, "code": code_version(),
@@ -778,14 +778,22 @@ def _manifest(ctx: Context, started, seconds: float) -> dict:
 
 
 def build_report(out="results/report", settings: ReportSettings | None = None, *,
-                 sections=None, progress: bool = True, store=None, keep=()) -> dict:
+                 sections=None, progress: bool = True, store=None, keep=(),
+                 game: str = "mystic-vale") -> dict:
     """Build the report into ``out`` (replaced as a whole when complete).
 
     ``sections``: section functions (default :data:`SECTIONS`).  ``store``: a
-    :class:`vale_sim.experiments.ChunkStore` to cache games (re-use chunks).
+    :class:`vale_sim.store.ChunkStore` to cache games (re-use chunks).
     ``keep``: names inside an existing ``out`` carried over into the new one
-    (e.g. a chunk cache).  Returns the manifest.
+    (e.g. a chunk cache).  Returns the manifest.  ``game``: the report's
+    sections are Mystic Vale studies (spoil odds, pools, card strength); another
+    game raises ValueError until it has its own sections.
     """
+    from .games import DEFAULT_GAME, get_game
+    g = get_game(game)
+    if g.name != DEFAULT_GAME:
+        raise ValueError(f"the report's sections are {get_game(DEFAULT_GAME).title} studies; "
+                         f"not available for {g.name} yet (use tournament or simulate)")
     settings = settings or ReportSettings.make()
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)

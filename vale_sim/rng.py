@@ -3,7 +3,7 @@
 Game ``i`` of a run with master seed ``s`` draws from ``GameRng(s, i)`` and from
 nothing else, so results never depend on how games are split across workers.
 Plain 64-bit integer arithmetic (SplitMix64), so the numba engine reproduces
-it bit for bit (``vale_sim.fast.rng``).
+it bit for bit (``vale_sim.kernels.rng``).
 """
 from __future__ import annotations
 

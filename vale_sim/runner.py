@@ -29,51 +29,69 @@ from typing import Callable
 import pandas as pd
 
 from . import __version__
-from .cards import CardSet, load_card_set, validate_playable
-from .policy import Policy, policies_for
-from .rules import Rules
+from .games import DEFAULT_GAME, Game, get_game
 
 ENGINES = ("fast", "reference")
 MANIFEST = "_manifest.json"        # "_" prefix: pandas/pyarrow skip it when reading the directory
 PART_PREFIX = "part-"
 PART_DIGITS = 12                    # zero-padded first game: file order = game order
-KEY_FIELDS = ("card_set.digest", "players", "seed", "policies", "rules", "engine", "version.vale_sim")
-# Columns of the per-game/player frame that come first, in this order; the
-# per-card columns follow (engine-specific names, passed through untouched).
-BASE_COLUMNS = ("game", "player", "seat", "policy", "score", "tokens_vp", "adv_vp", "vale_vp",
-                "tiebreak", "win_share", "spoils", "harvests", "rounds", "truncated")
+# "game" is written (and so part of the key) only when it is not mystic-vale: the
+# keys and manifests of Mystic Vale runs are those from before there were games.
+KEY_FIELDS = ("card_set.digest", "players", "seed", "policies", "rules", "engine", "version.vale_sim",
+              "game")
 DEFAULT_CHUNK = {"fast": 20_000, "reference": 200}
 
 
 def _user_error(msg: str) -> Exception:
-    from .cli import UserError
+    from .errors import UserError
     return UserError(msg)
+
+
+def _game(game) -> Game:
+    """``get_game(game)``; an unknown or missing game is a UserError."""
+    try:
+        return get_game(game)
+    except ValueError as e:
+        raise _user_error(str(e)) from None
 
 
 # ---------------------------------------------------------------------------
 # Engines
 # ---------------------------------------------------------------------------
 @functools.lru_cache(maxsize=None)
-def fast_available() -> bool:
-    """True when the numba engine's public API (``vale_sim.fast.api``) imports."""
+def fast_available(game: "str | Game" = DEFAULT_GAME) -> bool:
+    """True when ``game`` has a fast engine and it imports (numba installed)."""
+    g = get_game(game)
+    if g.fast_module is None:
+        return g.has_fast_engine
     try:
-        import vale_sim.fast.api  # noqa: F401
+        import importlib
+        importlib.import_module(g.fast_module)
     except ImportError:
         return False
-    return True
+    return g.has_fast_engine
+
+
+def _fast_ok(g: Game) -> bool:
+    # fast_available() for the default game: the one patch point the tests use
+    return fast_available() if g.name == DEFAULT_GAME else fast_available(g)
 
 
 _fallback_warned: list = []      # warn once per process
 
 
-def effective_engine(engine: str) -> str:
-    """The engine a run will use: "fast" falls back to "reference" (with a warning)."""
+def effective_engine(engine: str, game: "str | Game" = DEFAULT_GAME) -> str:
+    """The engine a run will use: "fast" falls back to "reference" (with a warning)
+    when numba is missing; a game without a fast engine is a UserError."""
     if engine not in ENGINES:
         raise _user_error(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
-    if engine == "fast" and not fast_available():
+    g = _game(game)
+    if engine == "fast" and not g.has_fast_engine:
+        raise _user_error(f"no fast engine for {g.name} yet; use --engine reference")
+    if engine == "fast" and not _fast_ok(g):
         if not _fallback_warned:
             _fallback_warned.append(True)
-            warnings.warn("the fast engine (vale_sim.fast.api) is not available; "
+            warnings.warn(f"the fast engine ({g.fast_module or g.package}) is not available; "
                           "using the reference engine", RuntimeWarning, stacklevel=3)
         return "reference"
     return engine
@@ -97,21 +115,28 @@ def git_commit() -> str | None:
 class RunConfig:
     """Everything that determines a run's results, plus the number of games.
 
-    ``card_set``: a bundled name, a file path or a CardSet.  ``policies``: 1 or
-    ``players`` entries, each a preset name, a policy file path or a Policy.
-    ``engine``: "fast" (the default; falls back to "reference" with a warning
-    when the numba engine is not available) or "reference".
+    ``card_set``: a bundled name, a file path or a loaded set of ``game``.
+    ``policies``: 1 or ``players`` entries, each a preset name, a policy file
+    path or a policy.  ``rules``: the game's ``rules_class`` (None: its
+    defaults).  ``engine``: "fast" (the default; falls back to "reference" with
+    a warning when the numba engine is not available) or "reference".
+    ``game``: the --game name (:func:`vale_sim.games.get_game`).
     """
-    card_set: "str | os.PathLike | CardSet" = "core"
+    card_set: "str | os.PathLike | object" = "core"
     players: int = 2
     seed: int = 0
     games: int = 1000
     policies: tuple = ("balanced",)
-    rules: Rules = field(default_factory=Rules)
+    rules: object = None
     engine: str = "fast"
+    game: str = DEFAULT_GAME
 
     def __post_init__(self):
-        if isinstance(self.policies, (str, Policy)):
+        g = _game(self.game)
+        object.__setattr__(self, "game", g.name)
+        if self.rules is None:
+            object.__setattr__(self, "rules", g.rules_class())
+        if isinstance(self.policies, (str, os.PathLike)) or dataclasses.is_dataclass(self.policies):
             object.__setattr__(self, "policies", (self.policies,))
         else:
             object.__setattr__(self, "policies", tuple(self.policies))
@@ -123,18 +148,35 @@ class RunConfig:
             raise _user_error(f"seed must be an integer in [0, 2**64), got {self.seed!r}")
         if len(self.policies) not in (1, self.players):
             raise _user_error(f"give 1 or {self.players} policies, got {len(self.policies)}")
-        if not isinstance(self.rules, Rules):
-            raise _user_error(f"rules must be a Rules, got {self.rules!r}")
+        if not isinstance(self.rules, g.rules_class):
+            raise _user_error(f"rules must be a {g.rules_class.__name__} of {g.name}, "
+                              f"got {self.rules!r}")
         if self.engine not in ENGINES:
             raise _user_error(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
 
-    def cards(self) -> CardSet:
-        """The card set, loaded."""
-        return load_card_set(self.card_set)
+    def game_obj(self) -> Game:
+        """The :class:`~vale_sim.games.base.Game` this run plays."""
+        return get_game(self.game)
 
-    def policy_list(self) -> tuple[Policy, ...]:
-        """One Policy per player."""
-        return tuple(policies_for(self.players, self.policies))
+    def cards(self):
+        """The card set, loaded."""
+        return self.game_obj().load_card_set(self.card_set)
+
+    def policy_list(self) -> tuple:
+        """One policy per player."""
+        g = self.game_obj()
+        pols = [g.get_policy(p) for p in self.policies]
+        if len(pols) == 1:
+            pols = pols * self.players
+        if len(pols) != self.players:
+            raise _user_error(f"give 1 or {self.players} policies, got {len(pols)}")
+        return tuple(pols)
+
+    def is_resolved(self) -> bool:
+        """True for the :meth:`resolved` form: everything loaded, one policy per player."""
+        loaded = lambda x: not isinstance(x, (str, os.PathLike))  # noqa: E731
+        return (loaded(self.card_set) and all(map(loaded, self.policies))
+                and len(self.policies) == self.players)
 
     def resolved(self) -> "RunConfig":
         """The same run with the card set and policies loaded and the engine chosen.
@@ -142,12 +184,12 @@ class RunConfig:
         Workers receive this form, so they never read files or fall back on
         their own.  Validates that the set is playable with ``players``.
         """
-        from .policy import check_policies
+        g = self.game_obj()
         cs = self.cards()
-        validate_playable(cs, self.players)
-        check_policies(cs, self.policy_list())
+        g.validate_playable(cs, self.players)
+        g.check_policies(cs, list(self.policy_list()))
         return dataclasses.replace(self, card_set=cs, policies=self.policy_list(),
-                                   engine=effective_engine(self.engine))
+                                   engine=effective_engine(self.engine, g))
 
     def _key_fields(self) -> dict:
         cs = self.cards()
@@ -157,9 +199,11 @@ class RunConfig:
             "seed": self.seed,
             "policies": [dataclasses.asdict(p) for p in self.policy_list()],
             "rules": dataclasses.asdict(self.rules),
-            "engine": effective_engine(self.engine),
+            "engine": effective_engine(self.engine, self.game),
             "version": {"vale_sim": __version__, "git": git_commit()},
         }
+        if self.game != DEFAULT_GAME:
+            fields_["game"] = self.game
         return json.loads(json.dumps(fields_, default=str))   # as read back from the manifest
 
     def manifest(self) -> dict:
@@ -184,7 +228,9 @@ def _get(d: dict, dotted: str):
 
 def manifest_key(manifest: dict) -> str:
     """The key of a manifest dict: sha256 of its KEY_FIELDS."""
-    blob = json.dumps({f: _get(manifest, f) for f in KEY_FIELDS}, sort_keys=True, default=str)
+    blob = json.dumps({f: _get(manifest, f) for f in KEY_FIELDS
+                       if f != "game" or _get(manifest, f) is not None},   # a Mystic Vale run
+                      sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
 
@@ -212,48 +258,18 @@ def manifest_diff(old: dict, new: dict) -> list[str]:
 # ---------------------------------------------------------------------------
 # One chunk
 # ---------------------------------------------------------------------------
-def reference_frame(records, cs: CardSet) -> pd.DataFrame:
-    """The per-game/player frame of reference GameRecords, with the fast engine's
-    columns: BASE_COLUMNS, vp_from_box, starting_player, then ``buy:<advancement>``
-    (copies bought, starter kinds left out) and ``vale:<vale>`` (copies bought)."""
-    rows = []
-    for g in records:
-        box = {}
-        for t in g.turns:
-            box[t.player] = box.get(t.player, 0) + t.vp_from_box
-        for r in g.results:
-            row = {"game": g.game_index, "player": r.player, "seat": r.seat, "policy": r.policy,
-                   "score": r.score, "tokens_vp": r.tokens_vp, "adv_vp": r.adv_vp,
-                   "vale_vp": r.vale_vp, "tiebreak": r.tiebreak, "win_share": r.win_share,
-                   "spoils": r.spoils, "harvests": r.harvests, "vp_from_box": box.get(r.player, 0),
-                   "rounds": g.rounds, "truncated": g.truncated,
-                   "starting_player": g.starting_player}
-            for k, a in enumerate(cs.advancements):
-                if a.supply != "starter":
-                    row[f"buy:{a.name}"] = r.acquired.get(k, 0)
-            for v, vale in enumerate(cs.vales):
-                row[f"vale:{vale.name}"] = r.vales_acquired.count(v)
-            rows.append(row)
-    return pd.DataFrame(rows)
-
-
 def run_chunk(cfg: RunConfig, first_game: int, n: int) -> pd.DataFrame:
     """Games ``first_game .. first_game+n-1`` of the run: one row per game and player,
     sorted by game then player.  A pure function of its arguments."""
-    if isinstance(cfg.card_set, CardSet) and all(isinstance(p, Policy) for p in cfg.policies) \
-            and len(cfg.policies) == cfg.players:
-        rc = cfg
-    else:
-        rc = cfg.resolved()
+    rc = cfg if cfg.is_resolved() else cfg.resolved()
+    g = rc.game_obj()
     cs, pols = rc.card_set, list(rc.policies)
-    if rc.engine == "fast" and fast_available():
-        from .fast.api import run_games
-        df = run_games(cs, rc.players, rc.seed, n, pols, rc.rules, first_game=first_game)
+    if rc.engine == "fast" and _fast_ok(g):
+        df = g.run_fast(cs, rc.players, rc.seed, n, pols, rc.rules, first_game=first_game)
     else:
-        from .reference.game import play_game
-        records = [play_game(cs, rc.players, rc.seed, i, pols, rc.rules)
+        records = [g.play_reference(cs, rc.players, rc.seed, i, pols, rc.rules)
                    for i in range(first_game, first_game + n)]
-        df = reference_frame(records, cs)
+        df = g.results_frame(records, cs)
     df = df.sort_values(["game", "player"], kind="stable").reset_index(drop=True)
     df.attrs = {}
     return df
@@ -263,7 +279,7 @@ def run_chunk(cfg: RunConfig, first_game: int, n: int) -> pd.DataFrame:
 # Summaries: integer sums, so folding chunks is exact in any order
 # ---------------------------------------------------------------------------
 SUMMARY_INPUTS = ("game", "seat", "policy", "win_share", "score", "spoils", "rounds",
-                  "truncated")
+                  "truncated")   # "spoils": the game's event column (Game.event_column)
 # Per group (a seat, or a policy): player-games, games (the clusters: players of
 # one game are not independent) and Σ N_g² over games; per metric its sum, and
 # over games Σ S_g² and Σ S_g·N_g (S_g: the group's total in game g, N_g: its
@@ -275,10 +291,25 @@ SUM_COLUMNS = (("games", "clusters", "n_sq", "score_sumsq", "truncated")
 WIN_DENOM = 12     # win_share is 1/k, k <= 4: 12 * win_share is an integer
 
 
-def chunk_summary(df: pd.DataFrame) -> pd.DataFrame:
+def summary_inputs(event: str = "spoils") -> tuple:
+    """The columns :func:`chunk_summary` reads, for a game whose event column is ``event``."""
+    return tuple(event if c == "spoils" else c for c in SUMMARY_INPUTS)
+
+
+def event_names(event: str = "spoils") -> tuple[str, str]:
+    """The summary's names for events per game and the share of player-games with
+    one: ("spoils_per_game", "spoiled_game_share") in Mystic Vale, else
+    ("<event>_per_game", "<event>_game_share")."""
+    if event == "spoils":
+        return "spoils_per_game", "spoiled_game_share"
+    return f"{event}_per_game", f"{event}_game_share"
+
+
+def chunk_summary(df: pd.DataFrame, event: str = "spoils") -> pd.DataFrame:
     """Integer sufficient statistics of a per-game/player frame, per seat and per policy.
 
-    Index: (group, value) with group "seat" or "policy"; columns SUM_COLUMNS.
+    Index: (group, value) with group "seat" or "policy"; columns SUM_COLUMNS
+    (``spoils``/``spoiled_games`` count the game's ``event`` column).
     """
     score = df["score"].astype("int64")
     t = pd.DataFrame({
@@ -286,8 +317,8 @@ def chunk_summary(df: pd.DataFrame) -> pd.DataFrame:
         "wins12": (df["win_share"] * WIN_DENOM).round().astype("int64"),
         "score_sum": score,
         "score_sumsq": score ** 2,
-        "spoils": df["spoils"].astype("int64"),
-        "spoiled_games": (df["spoils"] > 0).astype("int64"),
+        "spoils": df[event].astype("int64"),
+        "spoiled_games": (df[event] > 0).astype("int64"),
         "rounds_sum": df["rounds"].astype("int64"),
         "truncated": df["truncated"].astype("int64"),
     }, index=df.index)
@@ -321,7 +352,7 @@ def _group_order(idx: pd.Index) -> pd.Index:
     return pd.Index([0 if g == "seat" else 1 for g in idx])
 
 
-def summary_table(sums: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+def summary_table(sums: pd.DataFrame, confidence: float = 0.95, event: str = "spoils") -> pd.DataFrame:
     """Readable statistics from summed SUM_COLUMNS, each with its interval.
 
     Per seat (numbered from 1, the starting player) and per policy: win rate,
@@ -330,9 +361,11 @@ def summary_table(sums: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     game length in rounds.  Intervals are clustered by game (the players of one
     game are not independent; for a seat, one player a game, this is the
     ordinary t interval); ``n_games`` counts the games (clusters), ``games``
-    the player-games.
+    the player-games.  Another game's ``event`` column is named as
+    :func:`event_names` says.
     """
     from .stats import cluster_ratio_sums
+    per_game, share = event_names(event)
     rows = []
     for (group, value), r in sums.iterrows():
         n, g = int(r["games"]), int(r["clusters"])
@@ -348,8 +381,8 @@ def summary_table(sums: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
                "games": n, "n_games": g, "wins": int(r["wins12"]) / WIN_DENOM}
         for name, m, scale, bounds in (("win_rate", "wins12", WIN_DENOM, (0.0, 1.0)),
                                        ("mean_score", "score_sum", 1.0, None),
-                                       ("spoils_per_game", "spoils", 1.0, None),
-                                       ("spoiled_game_share", "spoiled_games", 1.0, (0.0, 1.0)),
+                                       (per_game, "spoils", 1.0, None),
+                                       (share, "spoiled_games", 1.0, (0.0, 1.0)),
                                        ("mean_rounds", "rounds_sum", 1.0, None)):
             v, lo, hi = est(m, scale, bounds)
             lo_name = "win_lo" if name == "win_rate" else f"{name}_lo"
@@ -362,14 +395,15 @@ def summary_table(sums: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["group", "value"]) if rows else pd.DataFrame()
 
 
-def summarize_frame(df: pd.DataFrame) -> pd.DataFrame:
+def summarize_frame(df: pd.DataFrame, event: str = "spoils") -> pd.DataFrame:
     """:func:`summary_table` of a whole per-game/player frame."""
-    return summary_table(add_summaries(None, chunk_summary(df)).sort_index(key=_group_order))
+    return summary_table(add_summaries(None, chunk_summary(df, event)).sort_index(key=_group_order),
+                         event=event)
 
 
 def summary_chunk(cfg: RunConfig, first_game: int, n: int) -> pd.DataFrame:
     """The chunk's integer sums (computed where the games are played)."""
-    return chunk_summary(run_chunk(cfg, first_game, n))
+    return chunk_summary(run_chunk(cfg, first_game, n), cfg.game_obj().event_column)
 
 
 # ---------------------------------------------------------------------------
@@ -545,8 +579,9 @@ def _execute_pool(task, cfg, chunks, workers, consume) -> None:
     import multiprocessing as mp
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     todo = list(reversed(chunks))
-    if cfg.engine == "fast" and fast_available():
-        warm_up_fast_engine()       # compile once here; spawned workers load the cache
+    if cfg.engine == "fast" and _fast_ok(cfg.game_obj()):
+        # compile once here; spawned workers load the cache
+        warm_up_fast_engine() if cfg.game == DEFAULT_GAME else warm_up_fast_engine(cfg.game)
     # spawn, not fork: a clean interpreter per worker (safe with numba and arrow threads).
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
                                initializer=_worker_init, initargs=(os.getpid(),))
@@ -571,14 +606,12 @@ def _execute_pool(task, cfg, chunks, workers, consume) -> None:
     pool.shutdown(wait=True)
 
 
-def warm_up_fast_engine() -> None:
-    """Compile the fast engine here when numba's cache is cold, before workers start:
-    spawned workers then load the cache instead of each compiling it."""
-    from .fast.api import warm_up
-    from .fast.engine import play_games
-    from .fast.jit import cache_is_cold
-    if cache_is_cold(play_games):
-        warm_up()
+def warm_up_fast_engine(game: "str | Game" = DEFAULT_GAME) -> None:
+    """Compile ``game``'s fast engine here when numba's cache is cold, before workers
+    start: spawned workers then load the cache instead of each compiling it."""
+    g = get_game(game)
+    if g.warm_up is not None:
+        g.warm_up()
 
 
 class Terminated(KeyboardInterrupt):
@@ -810,20 +843,21 @@ def run(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None, out=Non
         parts = _existing_parts(outp, key)
         frames = {f: read_part(part_path(outp, f), f, n) for f, n in parts.items()}
     if not frames:
-        return pd.DataFrame(columns=list(BASE_COLUMNS))
+        return pd.DataFrame(columns=list(cfg.game_obj().base_columns))
     return pd.concat([frames[f] for f in sorted(frames)], ignore_index=True)
 
 
 def summarize_parts(out, cfg: RunConfig) -> pd.DataFrame:
     """The summary table of a written run, reading one chunk at a time (bounded memory)."""
     outp = Path(out)
+    event = cfg.game_obj().event_column
     sums = None
     for first, n in sorted(_existing_parts(outp, cfg.key()).items()):
-        df = read_part(part_path(outp, first), first, n, columns=SUMMARY_INPUTS)
-        sums = add_summaries(sums, chunk_summary(df))
+        df = read_part(part_path(outp, first), first, n, columns=summary_inputs(event))
+        sums = add_summaries(sums, chunk_summary(df, event))
     if sums is None:
-        return summary_table(pd.DataFrame(columns=list(SUM_COLUMNS)))
-    return summary_table(sums.sort_index(key=_group_order))
+        return summary_table(pd.DataFrame(columns=list(SUM_COLUMNS)), event=event)
+    return summary_table(sums.sort_index(key=_group_order), event=event)
 
 
 def summarize(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None,
@@ -861,9 +895,10 @@ def summarize(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None,
         _execute(summary_chunk, rc, chunks, workers, scheduler, consume, connect_timeout)
     finally:
         bar.close()
+    event = cfg.game_obj().event_column
     if state["total"] is None:
-        return summary_table(pd.DataFrame(columns=list(SUM_COLUMNS)))
-    return summary_table(state["total"].sort_index(key=_group_order))
+        return summary_table(pd.DataFrame(columns=list(SUM_COLUMNS)), event=event)
+    return summary_table(state["total"].sort_index(key=_group_order), event=event)
 
 
 # ---------------------------------------------------------------------------

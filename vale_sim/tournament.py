@@ -31,10 +31,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .cards import CardSet, load_card_set, validate_playable
-from .policy import get_policy
-from .rules import Rules
 from . import stats
+from .games import DEFAULT_GAME, get_game
 
 MODES = ("round-robin", "field")
 ENGINES = ("fast", "reference")
@@ -43,31 +41,31 @@ ENGINES = ("fast", "reference")
 # ---------------------------------------------------------------------------
 # Playing games: through vale_sim.runner
 # ---------------------------------------------------------------------------
-def play_frame(card_set, players: int, seed: int, games: int, policies, rules: Rules | None = None,
+def play_frame(card_set, players: int, seed: int, games: int, policies, rules=None,
                engine: str = "fast", workers: int = 1, chunk_size: int | None = None,
-               scheduler=None) -> pd.DataFrame:
+               scheduler=None, game: str = DEFAULT_GAME) -> pd.DataFrame:
     """Games ``0 .. games-1`` with fixed ``policies`` (1 or one per player, in
     player order): one row per game and player, as :func:`vale_sim.runner.run`.
 
     Plays through :func:`vale_sim.runner.run` ("fast" falls back to
     "reference" with a warning; ``scheduler``: a Dask scheduler address).
-    Results never depend on ``workers``.
+    Results never depend on ``workers``.  ``game``: the --game name.
     """
     from .runner import RunConfig, run
     cfg = RunConfig(card_set=card_set, players=players, seed=seed, games=games,
-                    policies=tuple(policies), rules=rules or Rules(), engine=engine)
+                    policies=tuple(policies), rules=rules, engine=engine, game=get_game(game).name)
     return run(cfg, workers=workers, chunk_size=chunk_size, progress=False, scheduler=scheduler)
 
 
 def focal_shares(card_set, players: int, seed: int, deals: int, focal, opponent, rules=None,
-                 engine: str = "fast", workers: int = 1, play=None
+                 engine: str = "fast", workers: int = 1, play=None, game: str = DEFAULT_GAME
                  ) -> tuple[np.ndarray, pd.DataFrame]:
     """One focal policy against ``players - 1`` copies of ``opponent`` on deals
     ``0 .. deals-1``, the focal player at player index ``r`` in rotation ``r``
     (so through every seat, on the same deals).  Returns its win shares,
     ``(rotations, deals)``, and its rows of the frames (column ``rotation``
     added).  ``play``: a :func:`play_frame`-like function (default play_frame)."""
-    play = play or play_frame
+    play = _player(play, game)
     shares = np.zeros((players, deals))
     frames = []
     for r, rot in enumerate(rotations((focal,) + (opponent,) * (players - 1))):
@@ -80,15 +78,33 @@ def focal_shares(card_set, players: int, seed: int, deals: int, focal, opponent,
     return shares, pd.concat(frames, ignore_index=True)
 
 
-def resolve_card_set(card_set, players: int) -> CardSet:
-    cs = card_set if isinstance(card_set, CardSet) else load_card_set(card_set)
-    validate_playable(cs, players)
+def _player(play, game):
+    """``play`` (a :func:`play_frame`-like function; default play_frame) for ``game``:
+    ``game=`` is passed on only for a game other than Mystic Vale, so play
+    functions written before there were games keep working for it."""
+    name = get_game(game).name
+    play = play or play_frame
+    if name == DEFAULT_GAME:
+        return play
+    import functools
+    return functools.partial(play, game=name)
+
+
+def resolve_card_set(card_set, players: int, game: str = DEFAULT_GAME):
+    """The card set of ``game`` (a bundled name, a file or a loaded set), checked
+    playable by ``players``."""
+    g = get_game(game)
+    cs = g.load_card_set(card_set)
+    g.validate_playable(cs, players)
     return cs
 
 
-def _check_players(players: int) -> None:
-    if players not in (2, 3, 4):
-        raise ValueError(f"players must be 2, 3 or 4, got {players!r}")
+def _check_players(players: int, game: str = DEFAULT_GAME) -> None:
+    allowed = tuple(get_game(game).players)
+    if players not in allowed:
+        names = ", ".join(map(str, allowed[:-1])) + f" or {allowed[-1]}" if len(allowed) > 1 \
+            else str(allowed[0])
+        raise ValueError(f"players must be {names}, got {players!r}")
 
 
 def _check_engine(engine: str) -> None:
@@ -168,9 +184,10 @@ def json_records(df: pd.DataFrame) -> list[dict]:
 
 
 def tournament(policies, players: int = 2, games: int = 1000, seed: int = 0,
-               card_set="core", engine: str = "fast", rules: Rules | None = None,
+               card_set=None, engine: str = "fast", rules=None,
                mode: str | None = None, baseline=None, workers: int = 1,
-               confidence: float = 0.95, play=None, cluster: bool = True) -> Tournament:
+               confidence: float = 0.95, play=None, cluster: bool = True,
+               game: str = DEFAULT_GAME) -> Tournament:
     """Play every matchup with rotated seats on common seeds; summarise.
 
     ``policies``: preset names, policy files or Policy objects (names must be
@@ -179,10 +196,13 @@ def tournament(policies, players: int = 2, games: int = 1000, seed: int = 0,
     (default: round-robin for 2 players, field for 3–4; ``baseline`` = the
     field policy, default the first listed).  ``cluster``: intervals clustered
     by deal (default; ``False`` only to show what ignoring the shared deals
-    does — the intervals then under-cover).
+    does — the intervals then under-cover).  ``game``: the --game name
+    (``card_set`` None: the game's default set; ``rules`` None: its defaults).
     """
-    _check_players(players)
+    g = get_game(game)
+    _check_players(players, g)
     _check_engine(engine)
+    get_policy = g.get_policy
     pols = [get_policy(p) for p in policies]
     names = [p.name for p in pols]
     if len(set(names)) != len(names):
@@ -196,14 +216,14 @@ def tournament(policies, players: int = 2, games: int = 1000, seed: int = 0,
     mode = mode or ("round-robin" if players == 2 else "field")
     if mode == "field" and baseline is None:
         baseline = names[0]
-    cs = resolve_card_set(card_set, players)
-    rules = rules or Rules()
+    cs = resolve_card_set(g.default_card_set if card_set is None else card_set, players, g)
+    rules = rules or g.rules_class()
     deals = deals_for(games, players)
+    play = _player(play, g)
     frames = []
     for m, lineup in enumerate(matchups(names, players, mode, baseline)):
         for r, rot in enumerate(rotations(lineup)):
-            df = (play or play_frame)(cs, players, seed, deals, [by_name[n] for n in rot],
-                                      rules, engine, workers)
+            df = play(cs, players, seed, deals, [by_name[n] for n in rot], rules, engine, workers)
             df.insert(0, "rotation", r)
             df.insert(0, "matchup", " vs ".join(_lineup_label(lineup)))
             frames.append(df)
@@ -212,7 +232,9 @@ def tournament(policies, players: int = 2, games: int = 1000, seed: int = 0,
               "deals": deals, "seed": seed, "card_set": cs.name, "engine": engine,
               "mode": mode, "baseline": baseline if mode == "field" else None,
               "confidence": confidence, "clustered_by_deal": cluster}
-    return Tournament(frame=frame, table=matchup_table(frame, confidence, cluster),
+    if g.name != DEFAULT_GAME:
+        config["game"] = g.name
+    return Tournament(frame=frame, table=matchup_table(frame, confidence, cluster, g.event_column),
                       seats=seat_table(frame, confidence, cluster),
                       ranking=ranking(frame, names, players, confidence, cluster=cluster),
                       config=config)
@@ -243,7 +265,8 @@ def _est_cols(prefix: str, e: stats.Estimate) -> dict:
     return {prefix: e.value, f"{prefix}_lo": e.lo, f"{prefix}_hi": e.hi}
 
 
-def matchup_table(frame: pd.DataFrame, confidence: float = 0.95, cluster: bool = True) -> pd.DataFrame:
+def matchup_table(frame: pd.DataFrame, confidence: float = 0.95, cluster: bool = True,
+                  event: str = "spoils") -> pd.DataFrame:
     """Per matchup and policy: win rate (shared wins count 1/k), tie rate (the
     policy's games that ended in a shared win), mean score, mean game length
     (rounds), spoils per turn — every one with n and an interval.
@@ -255,7 +278,8 @@ def matchup_table(frame: pd.DataFrame, confidence: float = 0.95, cluster: bool =
     ``cluster=False`` treats every player-game as independent (for
     comparison only: it is wrong when rotations are correlated).
     ``spoils_per_turn``: spoils per turn taken (a player takes one turn per
-    round), ratio Σspoils / Σrounds.  ``n``: player-games; ``n_deals``: deals
+    round), ratio Σspoils / Σrounds (another game: ``<event>_per_turn`` of its
+    event column ``event``).  ``n``: player-games; ``n_deals``: deals
     (the clusters).  ``deal_design_effect``: clustered variance of the win
     rate over the variance of ``n`` independent games (nan at 0 or 1); below 1
     the seat luck of a deal cancels between its rotations.
@@ -272,7 +296,7 @@ def matchup_table(frame: pd.DataFrame, confidence: float = 0.95, cluster: bool =
         tie = stats.cluster_rate(g["shared"].to_numpy(float), cl, confidence)
         score = stats.cluster_ratio(g["score"].to_numpy(float), None, cl, confidence)
         rounds = stats.cluster_ratio(g["rounds"].to_numpy(float), None, cl, confidence)
-        spoils = stats.cluster_ratio(g["spoils"].to_numpy(float), g["rounds"].to_numpy(float), cl,
+        spoils = stats.cluster_ratio(g[event].to_numpy(float), g["rounds"].to_numpy(float), cl,
                                      confidence, bounds=(0.0, math.inf))
         indep_var = win.value * (1 - win.value) / n
         deff = (win.se ** 2 / indep_var if cluster and indep_var > 0 and np.isfinite(win.se)
@@ -285,7 +309,7 @@ def matchup_table(frame: pd.DataFrame, confidence: float = 0.95, cluster: bool =
             **_est_cols("mean_score", score),
             "sd_score": float(g["score"].std(ddof=1)) if n > 1 else math.nan,
             **_est_cols("mean_rounds", rounds),
-            **_est_cols("spoils_per_turn", spoils),
+            **_est_cols(f"{event}_per_turn", spoils),
             "truncated": int(g["truncated"].sum()), "deal_design_effect": deff,
         })
     out = pd.DataFrame(rows)
@@ -334,8 +358,8 @@ def game_comparisons(frame: pd.DataFrame, names, strata: bool = False):
     """Per game, pairwise results between different policies: ``(games, k, k)``.
 
     ``out[g, i, j]`` is 1 if policy ``i`` finished ahead of ``j`` in game
-    ``g`` (higher score, then tie-break — the game's own winner rule), 1/2
-    each when level.  Players with the same policy are not compared.  With
+    ``g`` (higher score, then tie-break — the game's own winner rule; a game
+    without a ``tiebreak`` column compares scores only), 1/2 each when level.  Players with the same policy are not compared.  With
     several players of one policy, each of them is compared.  With
     ``strata=True`` also returns each game's matchup label (for a stratified
     bootstrap) and its deal (game index, for clustering): ``(out, labels, deals)``.
@@ -346,7 +370,8 @@ def game_comparisons(frame: pd.DataFrame, names, strata: bool = False):
     players = int(f.groupby(keys, sort=False).size().iloc[0])
     g = len(f) // players
     pol = f["policy"].map(idx).to_numpy().reshape(g, players)
-    key = (f["score"].to_numpy(np.int64) * 1000 + f["tiebreak"].to_numpy(np.int64)).reshape(g, players)
+    tiebreak = f["tiebreak"].to_numpy(np.int64) if "tiebreak" in f.columns else 0  # a game's own column
+    key = (f["score"].to_numpy(np.int64) * 1000 + tiebreak).reshape(g, players)
     out = np.zeros((g, len(names), len(names)))
     rows = np.arange(g)
     for p, q in itertools.combinations(range(players), 2):
@@ -420,7 +445,7 @@ def coverage_study(policies, players: int = 2, deals: int = 60, reps: int = 150,
     deal-clustered intervals, ``coverage_unclustered`` (``cluster=False``) and
     ``reps``.
     """
-    pols = [get_policy(p) for p in policies]
+    pols = [get_game(DEFAULT_GAME).get_policy(p) for p in policies]
     names = [p.name for p in pols]
     kw = dict(players=players, mode=mode, card_set=card_set, confidence=confidence)
     ref = tournament(pols, games=players * truth_deals, seed=truth_seed, **kw)
@@ -450,13 +475,13 @@ def coverage_study(policies, players: int = 2, deals: int = 60, reps: int = 150,
 # Per-turn curves (reference-engine turn records on a subsample)
 # ---------------------------------------------------------------------------
 def turn_curves(policies, players: int = 2, games: int = 40, seed: int = 0, card_set="core",
-                rules: Rules | None = None, mode: str | None = None, baseline=None,
+                rules=None, mode: str | None = None, baseline=None,
                 engine: str = "fast", confidence: float = 0.95) -> pd.DataFrame:
     """Mean VP, mana and cards crafted by round, per policy, with intervals.
 
     Plays the tournament's matchups and rotations on ``deals_for(games,
     players)`` deals and reads the turn records: the fast engine's trace
-    (``vale_sim.fast.api.play_game_fast``, the same records) when available,
+    (``vale_sim.games.mystic_vale.fast.api.play_game_fast``, the same records) when available,
     else the reference engine.
     Columns: policy, round, n (turns averaged), vp (cumulative harvest VP
     taken), mana (mana counted at this turn's Harvest), crafted (cumulative
@@ -466,14 +491,17 @@ def turn_curves(policies, players: int = 2, games: int = 40, seed: int = 0, card
     one deal, are not independent).  Late rounds average only the games still
     running (``n`` says how many turns that is, ``n_deals`` from how many deals).
     """
-    from .records import turns_frame
+    # Mystic Vale's turn records (mana, crafting, spoils): a Mystic Vale study
+    from vale_sim.games.mystic_vale.records import turns_frame
+    from vale_sim.games.mystic_vale.policy import get_policy
+    from vale_sim.games.mystic_vale.rules import Rules
     from .runner import effective_engine
     _check_players(players)
     _check_engine(engine)
     if effective_engine(engine) == "fast":
-        from .fast.api import play_game_fast as play_game
+        from vale_sim.games.mystic_vale.fast.api import play_game_fast as play_game
     else:
-        from .reference.game import play_game
+        from vale_sim.games.mystic_vale.reference.game import play_game
     pols = [get_policy(p) for p in policies]
     names = [p.name for p in pols]
     by_name = dict(zip(names, pols))

@@ -128,7 +128,7 @@ def seat_verdicts(summary: pd.DataFrame) -> list[Verdict]:
 # ---------------------------------------------------------------------------
 def pool_verdicts(recs: dict) -> list[Verdict]:
     """One sentence per player count and target, from the pool recommendations
-    (:class:`vale_sim.pools.Recommendation`: an equivalence test within a margin)."""
+    (:class:`vale_sim.games.mystic_vale.pools.Recommendation`: an equivalence test within a margin)."""
     out = []
     for target, rs in recs.items():
         for r in rs:

@@ -174,7 +174,7 @@ def run(args) -> int:
                                 strength_table)
     from ..tournament import resolve_card_set
     from ..cli import UserError
-    from ..rules import Rules
+    from vale_sim.games.mystic_vale.rules import Rules
     from ..io import check_outputs, check_workers
     check_outputs((args.plot, "file", "--plot"))    # before any game is played
     for name in ("games", "pilot_games"):

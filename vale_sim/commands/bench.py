@@ -46,7 +46,7 @@ def _rate(cfg, n: int) -> float:
 
 def run_spoil(args) -> int:
     from ..cli import UserError
-    from ..spoil_bench import bench
+    from vale_sim.games.mystic_vale.spoil_bench import bench
     games = args.decks
     if games < 1:
         raise UserError(f"--decks must be at least 1, got {games}")
@@ -71,7 +71,7 @@ def run_spoil(args) -> int:
 
 def run_profile(args) -> int:
     from ..cli import UserError
-    from ..fast.profile import print_profile, profile
+    from vale_sim.games.mystic_vale.fast.profile import print_profile, profile
     games = 100_000 if args.games is None else args.games
     if games < 1:
         raise UserError(f"--games must be at least 1, got {games}")
@@ -87,25 +87,30 @@ def run_profile(args) -> int:
 
 
 def run(args) -> int:
-    from ..cli import UserError
+    from ..cli import UserError, command_game, require_study
     from ..runner import RunConfig, fast_available, run as run_games
+    g = command_game(args)
     if args.spoil:
+        require_study(g, "bench --spoil")
         return run_spoil(args)
     if args.profile:
+        require_study(g, "bench --profile")
         return run_profile(args)
     if args.games is None:
         args.games = 5000
-    if not fast_available():
-        raise UserError("the fast engine (vale_sim.fast.api) is not available yet; "
+    if not (fast_available() if g.name == "mystic-vale" else fast_available(g)):
+        raise UserError(f"the fast engine of {g.name} is not available yet; "
                         "bench compares it with the reference engine")
     if args.games < 1 or args.reference_games < 1:
         raise UserError("--games and --reference-games must be at least 1")
     from ..io import check_workers
     check_workers(args.workers)
-    base = RunConfig(card_set="core", players=2, seed=args.seed, games=args.games)
+    base = RunConfig(card_set=g.default_card_set, players=2, seed=args.seed, games=args.games,
+                     policies=(g.default_policy,), game=g.name)
     fast = base.resolved()
-    ref = RunConfig(card_set="core", players=2, seed=args.seed, games=args.reference_games,
-                    engine="reference").resolved()
+    ref = RunConfig(card_set=g.default_card_set, players=2, seed=args.seed,
+                    games=args.reference_games, policies=(g.default_policy,), engine="reference",
+                    game=g.name).resolved()
     import numba
     threads = numba.get_num_threads()
     numba.set_num_threads(1)              # one core: per-core rate = games/s
@@ -122,7 +127,9 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(result))
         return 0
-    print("workload: 2-player games, core set, policy balanced, seed", args.seed)
+    what = "2-player games" + ("" if g.name == "mystic-vale" else f" of {g.name}")
+    print(f"workload: {what}, {g.default_card_set} set, policy {g.default_policy}, seed",
+          args.seed)
     print(f"fast engine      {fast_rate:>10.1f} games/s  ({args.games} games, one core, "
           f"after warm-up)")
     print(f"reference engine {ref_rate:>10.2f} games/s  ({args.reference_games} games)")

@@ -63,20 +63,20 @@ def overrides(card) -> str:
     for src, fs in by.items():          # a vale's four cost numbers from one source: "cost"
         if all(c in fs for c in costs):
             by[src] = ["cost"] + [f for f in fs if f not in costs]
-    from ..cards import SOURCES
+    from vale_sim.games.mystic_vale.cards import SOURCES
     order = sorted(by, key=lambda src: SOURCES.index(src) if src in SOURCES else len(SOURCES))
     return "; ".join(f"{src}: {' '.join(by[src])}" for src in order) or "-"
 
 
 def number_value(card, field_):
-    from ..cards import POSITIONS
+    from vale_sim.games.mystic_vale.cards import POSITIONS
     v = getattr(card, field_)
     return POSITIONS[v] if field_ == "position" else v
 
 
 def as_json(cs) -> dict:
     """Every card with each number's value and source, and the counts per source."""
-    from ..cards import provenance_counts
+    from vale_sim.games.mystic_vale.cards import provenance_counts
     counts = provenance_counts(cs)
     total = sum(counts.values())
     out_cards = []
@@ -102,7 +102,7 @@ def table(headers, rows) -> list[str]:
 
 
 def render(cs) -> str:
-    from ..cards import POSITIONS
+    from vale_sim.games.mystic_vale.cards import POSITIONS
     out = [f"Card set {cs.name!r} ({cs.path})" if cs.path else f"Card set {cs.name!r}"]
     if cs.description:
         out.append(cs.description)
@@ -141,7 +141,7 @@ def render(cs) -> str:
                   "other sources"), rows)
 
     out += ["", LEGEND, "vale cost: A animal, F forest, S sky, W wild (any spirit)", ""]
-    from ..cards import provenance_counts
+    from vale_sim.games.mystic_vale.cards import provenance_counts
     counts = provenance_counts(cs)
     total = sum(counts.values())
     est = counts["estimate"]
@@ -163,7 +163,7 @@ def render(cs) -> str:
 
 
 def run(args) -> int:
-    from ..cards import card_set_to_csv, load_card_set
+    from vale_sim.games.mystic_vale.cards import card_set_to_csv, load_card_set
     from ..io import check_outputs
     check_outputs((args.csv, "file", "--csv"))
     cs = load_card_set(args.set)

@@ -10,7 +10,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from .. import golden
+    from vale_sim.games.mystic_vale import golden
     if args.regenerate:
         for path in golden.regenerate():
             print(f"wrote {path}")

@@ -96,9 +96,9 @@ def format_validation(rows, players: int) -> str:
 def run(args) -> int:
     from ..cli import UserError
     from ..io import atomic_write, check_outputs, check_workers
-    from ..experiments import card_set_info, code_version
+    from ..store import card_set_info, code_version
     from .. import optimize as opt
-    from ..policy import PRESETS, check_policies, get_policy
+    from vale_sim.games.mystic_vale.policy import PRESETS, check_policies, get_policy
     t0 = time.time()
     if args.budget < 1:
         raise UserError(f"--budget must be a positive number of games, got {args.budget}")

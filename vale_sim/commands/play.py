@@ -9,30 +9,52 @@ def add_parser(sub) -> None:
                        description="Play one game with the reference engine and print a "
                                    "turn-by-turn log (pushes, spoils, purchases, VP) and the "
                                    "final scores.")
-    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
     p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
-    p.add_argument("--game", type=int, default=0, help="game index within the seed (default 0)")
+    p.add_argument("--game-index", type=int, default=0,
+                   help="game index within the seed (default 0)")
     p.add_argument("--policy", action="append", metavar="NAME|FILE",
                    help="policy preset or file; give once for all players or once per player")
-    p.add_argument("--set", default="core", help="card set: core, starter or a file (default core)")
-    p.add_argument("--prep-count", choices=("net", "gross"), default="net")
+    p.add_argument("--set", default=None,
+                   help="card set: a bundled name or a file (default: the game's, core)")
+    p.add_argument("--prep-count", choices=("net", "gross"), default=None,
+                   help="Mystic Vale rule option (default net)")
     p.add_argument("--vp-pool", type=int, default=None)
     p.add_argument("--json", action="store_true", help="print the game record as JSON")
     p.set_defaults(func=run)
 
 
-def run(args) -> int:
-    from ..cards import load_card_set, validate_playable
+def policy_list(g, players: int, policies) -> list:
+    """One policy of game ``g`` per player from ``--policy`` values (none: the
+    game's default policy; one: for every player)."""
     from ..cli import UserError
-    from ..reference.game import play_game
-    from ..rules import Rules
-    from ..policy import check_policies, policies_for
-    cs = load_card_set(args.set)
-    validate_playable(cs, args.players)
-    check_policies(cs, policies_for(args.players, args.policy))   # the same check as simulate
+    pols = [g.get_policy(p) for p in (policies or [g.default_policy])]
+    if len(pols) == 1:
+        pols = pols * players
+    if len(pols) != players:
+        raise UserError(f"give 1 or {players} policies, got {len(pols)}")
+    return pols
+
+
+def format_result(record) -> str:
+    """The final scores of any game's record (RESULT_COLUMNS of its results)."""
+    lines = [f"{'player':>6} {'seat':>4} {'policy':<12} {'score':>5} {'win':>5}"]
+    for r in record.results:
+        lines.append(f"{'P%d' % r.player:>6} {r.seat:>4} {r.policy:<12} {r.score:>5} "
+                     f"{r.win_share:>5.2f}")
+    lines.append(f"{record.rounds} rounds" + (" (stopped at the round cap)" if record.truncated else ""))
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    from ..cli import UserError, command_game, game_rules
+    g = command_game(args)
+    cs = g.load_card_set(args.set or g.default_card_set)
+    g.validate_playable(cs, args.players)
+    pols = g.check_policies(cs, policy_list(g, args.players, args.policy))  # as simulate checks
+    rules = game_rules(g, prep_count=args.prep_count, vp_pool=args.vp_pool)
     try:
-        rules = Rules(prep_count=args.prep_count, vp_pool=args.vp_pool)
-        record = play_game(cs, args.players, args.seed, args.game, args.policy, rules)
+        record = g.play_reference(cs, args.players, args.seed, args.game_index, pols, rules)
     except ValueError as e:
         raise UserError(str(e)) from None
     if args.json:
@@ -40,10 +62,5 @@ def run(args) -> int:
         return 0
     print("\n".join(record.log))
     print()
-    print(f"{'player':>6} {'seat':>4} {'policy':<12} {'tokens':>6} {'adv VP':>6} "
-          f"{'vale VP':>7} {'total':>5} {'win':>5}")
-    for r in record.results:
-        print(f"{'P%d' % r.player:>6} {r.seat:>4} {r.policy:<12} {r.tokens_vp:>6} {r.adv_vp:>6} "
-              f"{r.vale_vp:>7} {r.score:>5} {r.win_share:>5.2f}")
-    print(f"{record.rounds} rounds" + (" (stopped at the round cap)" if record.truncated else ""))
+    print((g.format_result or format_result)(record))
     return 0

@@ -33,7 +33,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from ..cli import UserError
-    from .. import pools
+    from vale_sim.games.mystic_vale import pools
     from ..io import check_outputs, check_workers
     check_outputs((args.plot, "dir", "--plot"))      # before any game is played
     check_workers(args.workers)
@@ -52,7 +52,7 @@ def run(args) -> int:
     if args.seed < 0:
         raise UserError(f"--seed must be non-negative, got {args.seed}")
     if args.policy:
-        from ..policy import get_policy
+        from vale_sim.games.mystic_vale.policy import get_policy
         get_policy(args.policy)                      # PolicyError -> exit 2 before any game runs
     frame = pools.simulate_pools(args.card_set, players, grid, games=args.games, seed=args.seed,
                                  policies=args.policy, engine=args.engine,
@@ -64,7 +64,7 @@ def run(args) -> int:
         recs = pools.recommend(summary, args.target, margin=margin)
     if args.plot:
         from pathlib import Path
-        from ..plots import pools as pplots
+        from vale_sim.games.mystic_vale.plots import pools as pplots
         d = Path(args.plot)
         d.mkdir(parents=True, exist_ok=True)
         for name, fig in (("pool_length", pplots.length_vs_pool(summary, recs)),

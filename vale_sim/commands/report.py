@@ -30,7 +30,7 @@ def run(args) -> int:
     from ..report import ReportSettings, build_report
     if args.seed < 0:
         raise UserError(f"--seed must be non-negative, got {args.seed}")
-    from ..cards import load_card_set
+    from vale_sim.games.mystic_vale.cards import load_card_set
     from ..io import check_output
     load_card_set(args.card_set)                 # CardSetError -> exit 2 before any game runs
     check_output(args.out, "dir", "--out")       # an unwritable --out fails before any game runs

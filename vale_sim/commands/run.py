@@ -19,12 +19,12 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from ..experiments import estimated_games, load_experiment, run_experiment
     if args.check:
-        exp = load_experiment(args.config)
+        exp = load_experiment(args.config, args.game)
         n = estimated_games(exp)
         cost = f"; about {n:,} games" if n is not None else ""
         print(f"{args.config}: ok ({exp.study}{cost})")
         return 0
-    m = run_experiment(args.config, args.results, progress=sys.stderr.isatty())
+    m = run_experiment(args.config, args.results, progress=sys.stderr.isatty(), game=args.game)
     c = m["chunks"]
     print(f"{m['name']} ({m['study']}): done in {m['seconds']:.1f} s -> {args.results}/{m['name']}/ "
           f"(chunks reused {c['reused']}, played {c['played']})")

@@ -15,12 +15,14 @@ def add_parser(sub) -> None:
                                    "win rates by seat and by policy with 95% Wilson intervals, "
                                    "mean scores, spoil rate and mean rounds.  See docs/runs.md.")
     p.add_argument("--games", type=int, default=1000, help="number of games (default 1000)")
-    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
     p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     p.add_argument("--policy", action="append", metavar="NAME|FILE",
                    help="policy preset or file; give once for all players or once per player")
-    p.add_argument("--set", default="core", help="card set: core, starter or a file (default core)")
-    p.add_argument("--prep-count", choices=("net", "gross"), default="net")
+    p.add_argument("--set", default=None,
+                   help="card set: a bundled name or a file (default: the game's, core)")
+    p.add_argument("--prep-count", choices=("net", "gross"), default=None,
+                   help="Mystic Vale rule option (default net)")
     p.add_argument("--vp-pool", type=int, default=None)
     p.add_argument("--workers", type=int, default=1,
                    help="local worker processes, 1 to 4 x the cores (default 1)")
@@ -43,10 +45,10 @@ def add_parser(sub) -> None:
 
 
 def _config(args):
-    from ..cli import UserError
+    from ..cli import UserError, command_game, game_rules
     from ..io import check_workers
-    from ..rules import Rules
     from ..runner import RunConfig
+    g = command_game(args)
     if args.games < 0:
         raise UserError(f"--games must be >= 0, got {args.games}")
     check_workers(args.workers)
@@ -57,10 +59,11 @@ def _config(args):
     if args.summary_only and (args.out or args.resume):
         raise UserError("--summary-only writes no results; drop --out/--resume")
     try:
-        rules = Rules(prep_count=args.prep_count, vp_pool=args.vp_pool)
-        return RunConfig(card_set=args.set, players=args.players, seed=args.seed, games=args.games,
-                         policies=tuple(args.policy or ("balanced",)), rules=rules,
-                         engine=args.engine)
+        rules = game_rules(g, prep_count=args.prep_count, vp_pool=args.vp_pool)
+        return RunConfig(card_set=args.set or g.default_card_set, players=args.players,
+                         seed=args.seed, games=args.games,
+                         policies=tuple(args.policy or (g.default_policy,)), rules=rules,
+                         engine=args.engine, game=g.name)
     except ValueError as e:
         raise UserError(str(e)) from None
 
@@ -76,7 +79,7 @@ def run(args) -> int:
     cfg = _config(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        engine = effective_engine(cfg.engine)
+        engine = effective_engine(cfg.engine, cfg.game)
     for w in caught:
         print(f"vale-sim simulate: warning: {w.message}", file=sys.stderr)
     progress = not args.no_progress and not args.json
@@ -112,7 +115,7 @@ def run(args) -> int:
           f"policies {pols}, engine {engine}")
     if out:
         print(f"per-game results: {out}")
-    print(format_table(table))
+    print(format_table(table, cfg.game_obj().event_column))
     return 0
 
 
@@ -126,18 +129,24 @@ def _json_summary(cfg, engine, out, table) -> dict:
             row = {k: clean(v.item() if hasattr(v, "item") else v) for k, v in r.items()}
             row[group] = int(value) if group == "seat" else value      # seat 1 = first
             groups[group].append(row)
-    return {"games": cfg.games, "players": cfg.players, "seed": cfg.seed,
-            "card_set": cfg.cards().name, "engine": engine, "key": cfg.key(), "out": out,
-            "by_seat": groups["seat"], "by_policy": groups["policy"]}
+    out = {"games": cfg.games, "players": cfg.players, "seed": cfg.seed,
+           "card_set": cfg.cards().name, "engine": engine, "key": cfg.key(), "out": out,
+           "by_seat": groups["seat"], "by_policy": groups["policy"]}
+    if cfg.game != "mystic-vale":
+        out["game"] = cfg.game
+    return out
 
 
-def format_table(table) -> str:
+def format_table(table, event: str = "spoils") -> str:
     """The summary as aligned text: one line per seat (1 = the starting player), then
-    per policy; every rate and mean with its 95% interval, clustered by game."""
+    per policy; every rate and mean with its 95% interval, clustered by game.
+    ``event``: the game's event column (spoils in Mystic Vale)."""
+    from ..runner import event_names
+    per, share = event_names(event)
     def iv(v, lo, hi, fmt):
         return f"{v:{fmt}} [{lo:{fmt}}, {hi:{fmt}}]"
     head = (f"{'':<18} {'games':>8} {'win rate [95% CI]':>23} {'score [95% CI]':>23} "
-            f"{'sd':>5} {'spoils/game [95% CI]':>20} {'any spoil [95% CI]':>23} "
+            f"{'sd':>5} {event + '/game [95% CI]':>20} {'any ' + event.rstrip('s') + ' [95% CI]':>23} "
             f"{'rounds [95% CI]':>20}")
     lines = [head]
     if not len(table):
@@ -150,8 +159,8 @@ def format_table(table) -> str:
             f"{iv(r['win_rate'], r['win_lo'], r['win_hi'], '.3f'):>23} "
             f"{iv(r['mean_score'], r['mean_score_lo'], r['mean_score_hi'], '.2f'):>23} "
             f"{r['sd_score']:>5.2f} "
-            f"{iv(r['spoils_per_game'], r['spoils_per_game_lo'], r['spoils_per_game_hi'], '.2f'):>20} "
-            f"{iv(r['spoiled_game_share'], r['spoiled_game_share_lo'], r['spoiled_game_share_hi'], '.3f'):>23} "
+            f"{iv(r[per], r[per + '_lo'], r[per + '_hi'], '.2f'):>20} "
+            f"{iv(r[share], r[share + '_lo'], r[share + '_hi'], '.3f'):>23} "
             f"{iv(r['mean_rounds'], r['mean_rounds_lo'], r['mean_rounds_hi'], '.1f'):>20}")
     lines.append("games = player-games; intervals clustered by game (players of one game are "
                  "not independent).")

@@ -41,11 +41,11 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..cards import CardSetError
+    from vale_sim.games.mystic_vale.cards import CardSetError
     from ..cli import UserError
     from ..rng import check_seed
-    from ..rules import Rules
-    from .. import spoil
+    from vale_sim.games.mystic_vale.rules import Rules
+    from vale_sim.games.mystic_vale import spoil
 
     from ..io import check_outputs
     check_outputs((args.plot, "file", "--plot"))     # before any computation
@@ -88,7 +88,7 @@ def run(args) -> int:
     except (spoil.TooManyStates, ValueError) as e:
         raise UserError(str(e)) from None
     if args.plot:
-        from ..plots.spoil import spoil_report_figure
+        from vale_sim.games.mystic_vale.plots.spoil import spoil_report_figure
         try:
             spoil_report_figure(res, args.plot)
         except OSError as e:
@@ -110,9 +110,9 @@ def run(args) -> int:
 def _without_compilation():
     """Yield a function giving the seconds numba spent compiling inside the block
     (0 with a warm cache): the reported ``seconds`` leave the one-off compilation out.
-    The compile notice itself comes from vale_sim.fast.jit."""
+    The compile notice itself comes from vale_sim.kernels.jit."""
     try:
-        from ..fast.jit import compile_seconds
+        from ..kernels.jit import compile_seconds
     except ImportError:                        # no numba: nothing is compiled
         yield lambda: 0.0
         return

@@ -20,17 +20,19 @@ def add_parser(sub) -> None:
                     "docs/statistics.md.")
     p.add_argument("--policies", required=True, metavar="A,B,...",
                    help="comma-separated presets or policy files")
-    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
     p.add_argument("--games", type=int, default=2600,
                    help="games per matchup, rounded up to a multiple of --players (default 2600: ±2 pp at 50%%)")
     p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
-    p.add_argument("--set", default="core", help="card set: core, starter or a file (default core)")
+    p.add_argument("--set", default=None,
+                   help="card set: a bundled name or a file (default: the game's, core)")
     p.add_argument("--engine", choices=("fast", "reference"), default="fast")
     p.add_argument("--mode", choices=("round-robin", "field"), default=None,
                    help="default: round-robin for 2 players, field for 3-4")
     p.add_argument("--baseline", default=None, metavar="NAME|FILE",
                    help="the field policy in --mode field (default: the first of --policies)")
-    p.add_argument("--prep-count", choices=("net", "gross"), default="net")
+    p.add_argument("--prep-count", choices=("net", "gross"), default=None,
+                   help="Mystic Vale rule option (default net)")
     p.add_argument("--vp-pool", type=int, default=None)
     p.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
     p.add_argument("--plot", default=None, metavar="FILE.png",
@@ -53,6 +55,8 @@ def _num(r, lo, hi, digits: int = 1) -> str:
 def format_tournament(t) -> str:
     """The three tables as aligned text (percentages), every rate and mean with n and interval."""
     c = t.config
+    ev = next((col[:-len("_per_turn")] for col in t.table.columns if col.endswith("_per_turn")),
+              "spoils")                       # the game's event column (spoils in Mystic Vale)
     clus = ("intervals clustered by deal (every matchup and rotation replays the same deals)"
             if c.get("clustered_by_deal", True) else "intervals NOT clustered (independent games assumed)")
     lines = [f"{c['games_per_matchup']} games per matchup ({c['deals']} deals x {c['players']} seat "
@@ -61,7 +65,7 @@ def format_tournament(t) -> str:
              + (f" (baseline {c['baseline']})" if c.get("baseline") else ""),
              f"Value [95% interval]; {clus}; win = shared wins count 1/k; n = player-games.", ""]
     head = (f"{'matchup':<28} {'policy':<14} {'n':>6} {'deals':>5} {'win %':>19} {'tie %':>19} "
-            f"{'mean score':>18} {'rounds':>18} {'spoils per turn %':>19}")
+            f"{'mean score':>18} {'rounds':>18} {ev + ' per turn %':>19}")
     lines.append(head)
     for _, r in t.table.iterrows():
         lines.append(f"{r['matchup'][:28]:<28} {r['policy'][:14]:<14} {r['n']:>6} {r['n_deals']:>5} "
@@ -69,7 +73,7 @@ def format_tournament(t) -> str:
                      f"{_pct(r['tie_rate'], r['tie_lo'], r['tie_hi']):>19} "
                      f"{_num(r['mean_score'], r['mean_score_lo'], r['mean_score_hi']):>18} "
                      f"{_num(r['mean_rounds'], r['mean_rounds_lo'], r['mean_rounds_hi']):>18} "
-                     f"{_pct(r['spoils_per_turn'], r['spoils_per_turn_lo'], r['spoils_per_turn_hi']):>19}")
+                     f"{_pct(r[ev + '_per_turn'], r[ev + '_per_turn_lo'], r[ev + '_per_turn_hi']):>19}")
     lines += ["", "Seat advantage (seat 1 = starting player), all games:",
               f"{'seat':>4} {'n':>7} {'deals':>5} {'win %':>19} {'vs fair share, pp':>22} {'mean score':>18}"]
     for _, r in t.seats[t.seats["policy"] == "all"].iterrows():
@@ -90,9 +94,9 @@ def format_tournament(t) -> str:
 
 
 def run(args) -> int:
-    from ..cli import UserError
-    from ..rules import Rules
+    from ..cli import UserError, command_game, game_rules
     from ..tournament import tournament
+    g = command_game(args)
     from ..io import check_outputs, check_workers
     check_outputs((args.plot, "file", "--plot"))    # before any game is played
     names = [s.strip() for s in args.policies.split(",") if s.strip()]
@@ -102,12 +106,13 @@ def run(args) -> int:
         raise UserError(f"--games must be >= 1, got {args.games}")
     check_workers(args.workers)
     try:
-        rules = Rules(prep_count=args.prep_count, vp_pool=args.vp_pool)
+        rules = game_rules(g, prep_count=args.prep_count, vp_pool=args.vp_pool)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", RuntimeWarning)
             t = tournament(names, players=args.players, games=args.games, seed=args.seed,
                            card_set=args.set, engine=args.engine, rules=rules, mode=args.mode,
-                           baseline=args.baseline, workers=args.workers, cluster=args.cluster)
+                           baseline=args.baseline, workers=args.workers, cluster=args.cluster,
+                           game=g.name)
     except ValueError as e:
         raise UserError(str(e)) from None
     for msg in sorted({str(w.message) for w in caught}):

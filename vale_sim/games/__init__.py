@@ -20,7 +20,18 @@ def get_game(game: "str | Game" = DEFAULT_GAME) -> Game:
         return game
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}: use one of {', '.join(GAMES)}")
-    return importlib.import_module(GAMES[game]).GAME
+    try:
+        module = importlib.import_module(GAMES[game])
+    except ModuleNotFoundError as e:
+        if e.name is None or not GAMES[game].startswith(e.name):
+            raise                                     # a missing dependency: a real error
+        raise ValueError(f"{game} is not available in this version of vale-sim "
+                         f"(no package {GAMES[game]}); use --game {DEFAULT_GAME}") from None
+    g = getattr(module, "GAME", None)
+    if not isinstance(g, Game):
+        raise ValueError(f"{GAMES[game]} defines no GAME = Game(...); "
+                         f"use --game {DEFAULT_GAME}")
+    return g
 
 
 __all__ = ["Game", "GAMES", "DEFAULT_GAME", "RESULT_COLUMNS", "get_game"]

@@ -8,7 +8,8 @@ shared layers (runner and chunked runs, resume, Dask, stats, tournament,
 experiments, report) take any game through it and never import a game's
 modules directly.
 
-Contract (every game keeps it; ``tests/test_games.py`` checks it):
+Contract (every game keeps it; ``tests/test_architecture.py``,
+``test_every_game_keeps_the_contract``, checks it):
 
 * Card sets: ``load_card_set(spec)`` takes a bundled name, a file path or an
   already loaded set and returns an object with ``.name`` and ``.digest()``
@@ -37,6 +38,22 @@ Contract (every game keeps it; ``tests/test_games.py`` checks it):
   then the game's own columns; ``event_column`` names the game's per-player
   count of bad turns (``spoils`` in Mystic Vale, ``withers`` in Mystic Lands),
   which the summaries report.
+
+Optional hooks (every one has a default, so a game may leave them out):
+
+* ``base_columns``: the columns a results frame starts with (an empty run
+  returns a frame of just these); default :data:`RESULT_COLUMNS`.
+* ``fast_module``: the module holding the fast engine (imported to check that
+  numba works; ``None``: ``run_fast`` is all there is).  ``warm_up()``
+  compiles the fast engine in this process (before worker processes start).
+* ``card_set_facts(cs) -> dict``: what run manifests record about a card set
+  besides its name, digest and path.
+* ``format_result(record) -> str``: the final-scores table ``vale-sim play``
+  prints after the log (default: a table of RESULT_COLUMNS).
+* ``user_errors``: the exception classes the CLI prints as one line (exit 2);
+  default ``(ValueError,)`` (the contract above).
+* ``studies``: the game's own commands (``pools``, ``spoil-odds``,
+  ``cards`` ...); for every other game they exit with a one-line error.
 """
 from __future__ import annotations
 
@@ -66,6 +83,14 @@ class Game:
     run_fast: Callable[..., Any] | None = None
     event_column: str = "spoils"
     players: tuple = (2, 3, 4)
+    # optional hooks (module docstring)
+    base_columns: tuple = RESULT_COLUMNS
+    fast_module: str | None = None
+    warm_up: Callable[[], Any] | None = None
+    card_set_facts: Callable[[Any], dict] | None = None
+    format_result: Callable[[Any], str] | None = None
+    user_errors: tuple = (ValueError,)
+    studies: tuple = ()
 
     @property
     def has_fast_engine(self) -> bool:

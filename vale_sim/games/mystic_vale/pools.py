@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .rules import VP_POOL, Rules
-from .stats import wilson_interval
+from vale_sim.stats import wilson_interval
 
 RULEBOOK_POOLS = dict(VP_POOL)          # {2: 23, 3: 28, 4: 33}
 TARGETS = ("equal-length", "seat-advantage")
@@ -123,7 +123,7 @@ def play_games(card_set, players: int, seed: int, games: int, policies=None,
     rules = rules or Rules()
     engine = resolve_engine(engine)
     try:
-        from . import runner
+        from vale_sim import runner
     except ImportError:
         runner = None
     if runner is not None:

@@ -174,7 +174,7 @@ def policies_for(players: int, policies=None) -> list[Policy]:
 
 
 def bundled_policy_files() -> dict[str, Path]:
-    """Policy files shipped in vale_sim/policies/, by name (file stem)."""
+    """Policy files shipped in vale_sim/games/mystic_vale/policies/, by name (file stem)."""
     folder = Path(__file__).parent / "policies"
     return {p.stem: p for p in sorted(folder.glob("*.toml"))}
 

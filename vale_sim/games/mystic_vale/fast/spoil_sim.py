@@ -1,6 +1,6 @@
 """``spoil-odds --simulate`` on the fast engine: Prep and k pushes of one player.
 
-The same turns as :func:`vale_sim.spoil.simulate_spoil_odds` plays with the
+The same turns as :func:`vale_sim.games.mystic_vale.spoil.simulate_spoil_odds` plays with the
 reference engine's ``Player`` -- turn i uses the random stream (seed, i): the
 20 cards are shuffled, an on-deck card is revealed, Prep fills the field, then
 up to K pushes -- built from the fast engine's own kernels (``reveal``,
@@ -16,7 +16,7 @@ import numpy as np
 
 from .engine import (game_rng_init, game_shuffle, reveal, prep, play_on_deck, spoil_check,
                      decay_showing, refresh_card, reset_state, always_growth, harvest_totals)
-from .jit import kernel
+from vale_sim.kernels.jit import kernel
 from .state import (new_state, SLOTS, LWTOP, VOWN, VTURN, VOWN_N, PS_TURN, PS_ALWAYS_GROWTH,
                     PS_SKIP, PS_SHOWING, DECK, DHEAD, DN, DISC_N, FIELD_N, ON_DECK)
 from .tables import card_tables, N_CARDS, MAX_OWNED_VALES
@@ -124,7 +124,7 @@ def simulate_counts(deck, pushes: int, games: int, seed: int, rules):
     sumsq = np.zeros((K + 1, N_Q), np.int64)
     prep_n = np.zeros(1, np.int64)
     h = np.zeros(N_Q, np.int64)
-    from ..rng import check_seed
+    from vale_sim.rng import check_seed
     spoil_turns(T, S, slots, lwtop, vales, np.uint64(check_seed(seed)), K, games, spoiled_n,
                 can_n, show, sums, sumsq, prep_n, h)
     if show[:, 0].any() or show[:, -1].any():

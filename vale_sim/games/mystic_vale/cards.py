@@ -61,7 +61,7 @@ LIMITS = {
     "advancement_kinds": 128,  # advancement kinds of a set (= fast engine MAX_KINDS)
     "vale_kinds": 64,        # vale kinds (= fast engine MAX_VALE_KINDS)
     "vale_copies": 128,      # vale copies of a set (= fast engine MAX_OWNED_VALES)
-    "deck_cards": 200,       # cards of a spoil-odds deck file without a base (vale_sim.spoil)
+    "deck_cards": 200,       # cards of a spoil-odds deck file without a base (vale_sim.games.mystic_vale.spoil)
 }
 
 # Ability vocabulary: kind -> (applies to, timing, parameters it uses).
@@ -879,7 +879,7 @@ def card_set_to_csv(cs: CardSet, path) -> None:
 # Entry points
 # ---------------------------------------------------------------------------
 def bundled_sets() -> list[str]:
-    """Names of the card sets shipped in ``vale_sim/data``."""
+    """Names of the card sets shipped in ``vale_sim/games/mystic_vale/data``."""
     return sorted(p.stem for p in DATA_DIR.glob("*.toml"))
 
 

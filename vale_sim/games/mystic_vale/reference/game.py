@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ..cards import CardSet, DECAY_LIMITING, PER_GUARDIAN, POSITIONS
 from ..policy import Policy, policies_for
 from ..records import GameRecord, PlayerResult, TurnRecord
-from ..rng import GameRng
+from vale_sim.rng import GameRng
 from ..rules import MAX_PHASE_PLAYS, Rules
 from . import symbols as sym
 from .player import OwnedVale, Player

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import kernel
-from .rng import (rng_init, randbelow, shuffle, mix, GOLDEN, ONE, S32, SMALL_N,
+from vale_sim.kernels.jit import kernel
+from vale_sim.kernels.rng import (rng_init, randbelow, shuffle, mix, GOLDEN, ONE, S32, SMALL_N,
                   SMALL_LIMIT, SMALL_RECIP)
 from .tables import (
     A_LEVEL, A_SUPPLY, A_COST, A_POS, A_LONGWISE, A_MANA, A_ANIMAL, A_FOREST, A_SKY,

@@ -1,4 +1,4 @@
 """The reference engine: plain, readable Python following the rulebook.
 
-Public API: :func:`vale_sim.reference.game.play_game`.
+Public API: :func:`vale_sim.games.mystic_vale.reference.game.play_game`.
 """

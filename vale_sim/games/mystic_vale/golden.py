@@ -15,7 +15,7 @@ from pathlib import Path
 from .records import GameRecord, PlayerResult, TurnRecord
 from .rules import Rules
 
-GOLDEN_DIR = Path(__file__).resolve().parent.parent / "tests" / "golden"
+GOLDEN_DIR = Path(__file__).resolve().parents[3] / "tests" / "golden"
 
 
 @dataclass(frozen=True)

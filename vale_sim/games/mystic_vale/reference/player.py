@@ -8,7 +8,7 @@ spoil-odds simulation can drive Planting and Prep without a whole game.
 from __future__ import annotations
 
 from ..cards import CardSet
-from ..rng import GameRng
+from vale_sim.rng import GameRng
 from ..rules import MAX_PHASE_PLAYS, Rules
 from . import symbols as sym
 from .symbols import Card

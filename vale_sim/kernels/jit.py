@@ -1,4 +1,8 @@
-"""``kernel``: the one numba decorator of the fast engine (its options in one place).
+"""``kernel``: the one numba decorator of every game's fast engine (its options in one place).
+
+Shared by the games (``vale_sim/games/<game>/fast/``): a game's engine package
+calls :func:`register_engine` from its ``__init__`` with its source folder and
+its compile notices.
 
 ``_nrt=False`` compiles without numba's reference-counting runtime.  The kernels
 never allocate: every array comes from the caller, which holds it for the whole
@@ -12,7 +16,7 @@ numba's on-disk cache is keyed on the source file of each function only, so an
 edit to ``state.py``, ``tables.py`` or ``rng.py`` (whose constants and helpers
 are compiled into ``engine.py``'s kernels) would leave stale machine code in
 use.  :func:`drop_stale_cache` clears the package's cache whenever any source
-file of ``vale_sim/fast`` changes.
+file of ``vale_sim/games/mystic_vale/fast`` changes.
 """
 from __future__ import annotations
 
@@ -25,18 +29,21 @@ from numba.core import event as _event
 HERE = Path(__file__).resolve().parent
 
 
-def sources_digest() -> str:
+def sources_digest(*folders: Path) -> str:
+    """A hash of the ``*.py`` files of ``folders`` and of ``vale_sim/kernels``."""
     h = hashlib.sha256()
-    for p in sorted(HERE.glob("*.py")):
-        h.update(p.name.encode())
-        h.update(p.read_bytes())
+    for folder in (HERE, *folders):
+        for p in sorted(Path(folder).glob("*.py")):
+            h.update(p.name.encode())
+            h.update(p.read_bytes())
     return h.hexdigest()[:16]
 
 
-def drop_stale_cache(cache_dir: Path = HERE / "__pycache__") -> bool:
-    """Delete numba cache files compiled from other sources; True if any were dropped."""
+def drop_stale_cache(cache_dir: Path = HERE / "__pycache__", *folders: Path) -> bool:
+    """Delete numba cache files in ``cache_dir`` compiled from other sources (of
+    ``folders`` and ``vale_sim/kernels``); True if any were dropped."""
     stamp = cache_dir / "numba-sources.stamp"
-    digest = sources_digest()
+    digest = sources_digest(*folders)
     try:
         if stamp.read_text() == digest:
             return False
@@ -94,12 +101,16 @@ def _one_specialisation(dispatcher):
 # ---------------------------------------------------------------------------
 # First run: say so when numba compiles, and how long compiling took
 # ---------------------------------------------------------------------------
-COMPILE_NOTICE = {                       # module -> (what, typical seconds on one core)
-    "vale_sim.fast.engine": ("fast engine", 20),
-    "vale_sim.fast.rng": ("fast engine", 20),
-    "vale_sim.fast.spoil_dp": ("spoil-odds engine", 17),
-    "vale_sim.fast.spoil_sim": ("spoil-odds simulation", 6),
-}
+COMPILE_NOTICE: dict = {}                # module -> (what, typical seconds on one core)
+
+
+def register_engine(folder: Path, notices: dict) -> None:
+    """An engine package's set-up (called from its ``__init__``): drop its stale numba
+    cache (:func:`drop_stale_cache`) and announce the compilation of ``notices``
+    (module -> (what, typical seconds on one core)) the first time it happens."""
+    folder = Path(folder)
+    drop_stale_cache(folder / "__pycache__", folder)
+    COMPILE_NOTICE.update(notices)
 
 
 class _CompileWatch(_event.Listener):

@@ -15,10 +15,10 @@ import numpy as np
 from ..cards import CardSet
 from ..policy import Policy, policies_for
 from ..records import GameRecord, PlayerResult, TurnRecord
-from ..rng import check_seed
+from vale_sim.rng import check_seed
 from ..rules import Rules
 from . import engine
-from .jit import cache_is_cold
+from vale_sim.kernels.jit import cache_is_cold
 from .state import (new_state, trace_width, R_N, R_SCORE, R_TOKENS, R_ADV, R_VALE,
                     R_TIE, R_SEAT, R_SPOILS, R_HARVESTS, R_BOX, GO_N, GO_START,
                     GO_ROUNDS, GO_TRUNC, TR_FIXED_N, MAX_VALE_BUYS,

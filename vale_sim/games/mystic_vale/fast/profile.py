@@ -81,7 +81,7 @@ def profile(games: int) -> dict:
         data = os.path.join(tmp, "perf.data")
         ranges_path = os.path.join(tmp, "ranges.json")
         cmd = ["perf", "record", "-q", "-e", "cpu-clock", "-F", str(FREQ), "-o", data, "--",
-               sys.executable, "-m", "vale_sim.fast.profile", "--child", str(games), ranges_path]
+               sys.executable, "-m", "vale_sim.games.mystic_vale.fast.profile", "--child", str(games), ranges_path]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0 or not os.path.exists(ranges_path):
             last = (r.stderr.strip().splitlines() or ["no output"])[-1]

@@ -1,6 +1,6 @@
-"""Figures of the pool-size study (``vale_sim.pools``).
+"""Figures of the pool-size study (``vale_sim.games.mystic_vale.pools``).
 
-Each function takes :func:`vale_sim.pools.summarize_pools` output and returns
+Each function takes :func:`vale_sim.games.mystic_vale.pools.summarize_pools` output and returns
 a matplotlib Figure (no pyplot state, so it works headless and in notebooks);
 each ``*_reading`` function returns the one-line reading of that figure,
 computed from the same numbers.

@@ -1,7 +1,7 @@
 """The exact spoil-odds calculator on compiled transitions (``engine="compiled"``).
 
-:class:`vale_sim.spoil.SpoilModel` defines the model — card types, states,
-transitions — in readable Python; :mod:`vale_sim.fast.spoil_dp` runs the same
+:class:`vale_sim.games.mystic_vale.spoil.SpoilModel` defines the model — card types, states,
+transitions — in readable Python; :mod:`vale_sim.games.mystic_vale.fast.spoil_dp` runs the same
 transitions in numba over int8 state rows (about 30-60x less time per state).  This
 module holds the arrays, drives the kernels push by push, and sums what is asked
 of each layer's states (decay showing, Harvest) as the layer is made.  The two engines
@@ -20,7 +20,7 @@ import functools
 import numpy as np
 
 from .fast import spoil_dp as K
-from .spoil import unsupported
+from .spoil_state import unsupported
 
 # sizes to start from (entries; tables: slots); each grows fourfold when full
 _START = {"states": 1 << 20, "reveal": 1 << 19, "edges": 1 << 22,
@@ -145,7 +145,7 @@ class CompiledModel:
             old = self.sizes["states"]
             if self.max_states is not None:
                 if old >= self.max_states:
-                    from .spoil import TooManyStates
+                    from .spoil_state import TooManyStates
                     raise TooManyStates(self.model.deck.name, self.max_states)
                 new = min(GROWTH * old, self.max_states)
             else:
@@ -192,7 +192,7 @@ class CompiledModel:
             if n >= 0:
                 return n
             if n == -2:
-                from .spoil import PrepLoop
+                from .spoil_state import PrepLoop
                 raise PrepLoop(self.model.deck.name)
             self._grow()
 
@@ -374,7 +374,7 @@ class CompiledModel:
 
     def _field_state(self, u):
         """A SpoilModel state with field counts u[:T] and the guardian's card u[T]."""
-        from .spoil import _S
+        from .spoil_state import _S
         s = _S()
         s.field = [int(x) for x in u[:self.T]]
         s.temp = None if u[self.T] < 0 else (int(u[self.T]), True)

@@ -1,6 +1,6 @@
-"""Compiled transitions of the exact spoil-odds calculator (:mod:`vale_sim.spoil`).
+"""Compiled transitions of the exact spoil-odds calculator (:mod:`vale_sim.games.mystic_vale.spoil`).
 
-A port of :class:`vale_sim.spoil.SpoilModel`'s transitions — play and When
+A port of :class:`vale_sim.games.mystic_vale.spoil.SpoilModel`'s transitions — play and When
 Played, reveal with reshuffle, spoil check (Druid, Conclave, Arbor), Prep —
 over states held as rows of an int8 array.
 The Python model is the readable specification; ``tests/test_spoil_fast.py``
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import kernel
+from vale_sim.kernels.jit import kernel
 
 # row offsets after the three count vectors, and how many there are
 OD, DRU, CON, ARU, ARG, TT, TI, FN, TOP = range(9)
@@ -661,7 +661,7 @@ def start_fresh(par, ty, arbors, st, rv, ed, buf, bp, wk, sc, lay, prep_sp, prep
     lay = (acc_done, mark_done, acc_f, mark_f, f_ids, f_p, out_ids, out_p): on
     return out_ids/out_p[:n] hold the states at the start of Planting; prep_sp
     [showing] the probability of spoiling during Prep.  Returns n (-1: a store is
-    full; -2: Prep came back to a state, see vale_sim.spoil.PrepLoop).
+    full; -2: Prep came back to a state, see vale_sim.games.mystic_vale.spoil.PrepLoop).
 
     Resumable: io = (first reveal done, frontier size, position in it, next
     frontier size, done states, Prep steps), zeros to start.  When a store is

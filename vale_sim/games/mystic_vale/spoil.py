@@ -3,7 +3,7 @@
 The exact calculator follows docs/engine-spec.md §1 (what a card shows),
 §4.2 (Planting: push, When Played, reveal, reshuffle), §4.4 (spoil check with
 Peacekeeper Druid, Conclave of Ents, Blooming Arbor) and §4.6 (Prep), reading
-every card through :mod:`vale_sim.reference.symbols`.  See docs/spoil-odds.md.
+every card through :mod:`vale_sim.games.mystic_vale.reference.symbols`.  See docs/spoil-odds.md.
 
 How it stays small: cards that behave the same for the spoil mechanics are
 grouped into *types* (their net decay, their gross decay when Prep counts
@@ -31,7 +31,7 @@ Numbers: floats by default (each probability is a sum of products of ratios
 of small integers; the relative error stays near 1e-15, checked against
 ``exact=True``, which computes in :class:`fractions.Fraction`).
 
-Engines: :class:`SpoilModel` is the readable definition; vale_sim.spoil_fast runs
+Engines: :class:`SpoilModel` is the readable definition; vale_sim.games.mystic_vale.spoil_fast runs
 the same transitions compiled (numba) over the same states, 30-60x faster a
 state.  ``engine="auto"`` (the default) uses the Python model for small decks
 and the compiled one past AUTO_PYTHON_STATES states.
@@ -49,8 +49,9 @@ from pathlib import Path
 from .cards import LIMITS, CardSet, load_card_set
 from .reference import symbols as sym
 from .reference.symbols import Card
-from .rng import GameRng
+from vale_sim.rng import GameRng
 from .rules import Rules
+from .spoil_state import PrepLoop, TooManyStates, _S, unsupported  # noqa: F401  (spoil.X)
 
 SPOIL_AT = 4        # RB: Spoiling — 4 or more decay revealed (engine-spec §1)
 PREP_UNTIL = 3      # RB: Prep Phase — until three or more decay showing (§4.6)
@@ -231,7 +232,7 @@ class Situation:
 # The model: types and transitions
 # ---------------------------------------------------------------------------
 def card_profile(cs: CardSet, card: Card, conclave: int) -> dict:
-    """What one card contributes, read through vale_sim.reference.symbols."""
+    """What one card contributes, read through vale_sim.games.mystic_vale.reference.symbols."""
     abil = sym.active_abilities(cs, card)
     kinds = [k for k, _ in abil]
     d, g = sym.decay(cs, card), sym.growth(cs, card)
@@ -255,36 +256,6 @@ def card_profile(cs: CardSet, card: Card, conclave: int) -> dict:
         vp=sym.slot_sum(cs, card, "harvest_vp") + pgv * gu,
         aurora=tuple(a for k, a in abil if k == "harvest_vp_per_cards"),
         **{s: sym.slot_sum(cs, card, s) for s in SPIRITS})
-
-
-class _S:
-    """A mutable state during a transition; ``key()`` is its hashable form.
-
-    deck/disc/field: counts per type; od: on-deck type (-1 none); top: the type
-    of the deck's top card if known (Calm Weather left it), only inside a push;
-    temp: (type, in_field) of the card holding Conclave's guardian; fn: the
-    field's net decay (the sum over ``field``, kept as a running total).  No
-    order is kept: every choice the engine makes among field cards is by type
-    or uniformly random among ties (engine-spec §6.2, §4.4).
-    """
-    __slots__ = ("deck", "disc", "field", "od", "druid_used", "conclave_used",
-                 "arbors_used", "arbor_growth", "temp", "top", "fn")
-
-    def copy(self) -> "_S":
-        s = _S()
-        s.deck, s.disc, s.field = list(self.deck), list(self.disc), list(self.field)
-        s.od, s.druid_used, s.conclave_used = self.od, self.druid_used, self.conclave_used
-        s.arbors_used, s.arbor_growth, s.temp = self.arbors_used, self.arbor_growth, self.temp
-        s.top, s.fn = self.top, self.fn
-        return s
-
-    @staticmethod
-    def of(key) -> "_S":
-        s = _S()
-        (deck, disc, fld, s.od, s.druid_used, s.conclave_used, s.arbors_used,
-         s.arbor_growth, s.temp, s.fn) = key
-        s.deck, s.disc, s.field, s.top = list(deck), list(disc), list(fld), -1
-        return s
 
 
 class SpoilModel:
@@ -862,48 +833,7 @@ def _jsonable(x):
     return None if x is None else float(x)
 
 
-class PrepLoop(ValueError):
-    """Prep can come back to a state it has been in, so it has no bound on its length.
-
-    Deadwood Harvester / Mindful Owl cards with net decay > 0 can discard each
-    other and return through reshuffles while growth keeps the showing under 3:
-    the exact answer would be an infinite sum (and where the loop has no way
-    out, the engine's Prep never ends either)."""
-
-    def __init__(self, deck: str):
-        self.deck = deck
-        super().__init__(f"deck {deck!r}: Prep can return to a state it has been in "
-                         f"(Deadwood/Owl cards discarding each other while growth keeps the "
-                         f"showing under 3), so its length has no bound; the exact "
-                         f"calculator cannot sum it")
-
-
-class TooManyStates(RuntimeError):
-    """The exact computation would visit more states than allowed (``max_states``)."""
-
-    def __init__(self, deck: str, max_states: int):
-        self.deck, self.max_states = deck, max_states
-        super().__init__(f"deck {deck!r} needs more than {max_states:,} states for an exact "
-                         f"answer: use --simulate, or raise --max-states")
-
-
 ENGINES = ("auto", "compiled", "python")
-
-
-def unsupported(model: "SpoilModel") -> str | None:
-    """Why the compiled engine (vale_sim.spoil_fast) cannot hold this model's states
-    in its int8 rows (None if it can)."""
-    n = len(model.deck.cards)
-    if model.T > 63:
-        return f"{model.T} card types (at most 63)"
-    if n > 120:
-        return f"{n} cards (at most 120)"
-    spread = sum(abs(model.net[t]) * len(model.members[t]) for t in range(model.T))
-    if spread + sum(model.arbors) + abs(model.global_growth) > 120:
-        return "decay/growth totals beyond the int8 range"
-    if any(len(w) > 3 for w in model.wp):
-        return "a card with more than three When Played abilities"
-    return None
 
 
 # "auto" first tries the Python model up to this many states (a few ms to ~0.1 s):
@@ -949,7 +879,7 @@ def spoil_odds(deck, pushes: int = 6, situation: Situation | None = None,
     Every push is taken while possible (no on-deck card: the player must pass,
     and the turn stays as it is).  ``max_states``: raise :class:`TooManyStates`
     instead of computing past that many distinct states (None: no limit).
-    ``engine``: "compiled" (vale_sim.spoil_fast), "python" (SpoilModel; needed for
+    ``engine``: "compiled" (vale_sim.games.mystic_vale.spoil_fast), "python" (SpoilModel; needed for
     ``exact=True``) or "auto" (Python up to AUTO_PYTHON_STATES states, then
     compiled): the same states and numbers either way.  Raises :class:`PrepLoop`
     for a deck whose Prep can come back to a state.
@@ -1012,7 +942,7 @@ def spoil_odds(deck, pushes: int = 6, situation: Situation | None = None,
 
 
 def _spoil_odds_compiled(model: SpoilModel, pushes: int, max_states, t0: float) -> SpoilOdds:
-    """spoil_odds on vale_sim.spoil_fast: the same quantities from the same states."""
+    """spoil_odds on vale_sim.games.mystic_vale.spoil_fast: the same quantities from the same states."""
     from .spoil_fast import CompiledModel
     cm = CompiledModel(model, max_states).run(pushes, summarize=True)
     spoiled_at = cm.prep_spoil.copy()
@@ -1192,7 +1122,7 @@ def best_rule(deck, goal: str = "mana", target: int | None = None, horizon: int 
 
 def _best_rule_compiled(m: SpoilModel, goal: str, target, horizon: int, max_states,
                         t0: float) -> BestRule:
-    """best_rule on vale_sim.spoil_fast: backward induction over the same states, with
+    """best_rule on vale_sim.games.mystic_vale.spoil_fast: backward induction over the same states, with
     numpy over the edge lists (ties go to stopping, as in best_rule)."""
     import numpy as np
     from .spoil_fast import CompiledModel
@@ -1245,8 +1175,8 @@ def simulate_spoil_odds(deck, pushes: int = 6, games: int = 10_000, seed: int = 
                         card_set=None, engine: str = "auto") -> SpoilOdds:
     """The same quantities estimated by playing Prep and Planting; game i uses
     GameRng(seed, i).  ``engine``: "reference" plays the reference engine's
-    :class:`~vale_sim.reference.player.Player`; "fast" the same turns on the numba
-    engine (:mod:`vale_sim.fast.spoil_sim`: the same draws, the same numbers, about
+    :class:`~vale_sim.games.mystic_vale.reference.player.Player`; "fast" the same turns on the numba
+    engine (:mod:`vale_sim.games.mystic_vale.fast.spoil_sim`: the same draws, the same numbers, about
     a hundred times faster); "auto" (default) the fast engine when it is installed
     and can take the deck (20 cards, no ``situation``), else the reference.
 
@@ -1268,7 +1198,7 @@ def simulate_spoil_odds(deck, pushes: int = 6, games: int = 10_000, seed: int = 
     sums = [{q: [0.0, 0.0] for q in QUANTITIES} for _ in range(K + 1)]   # sum, sum of squares
     fast = None
     if engine != "reference":
-        from .runner import fast_available
+        from vale_sim.runner import fast_available
         if fast_available():
             from .fast import spoil_sim
             if spoil_sim.fast_simulation_supported(deck, situation):
@@ -1372,3 +1302,13 @@ def benchmark(decks=None, pushes: int = 6, card_set="core", with_rule: bool = Tr
             row.update(rule_seconds=b.seconds, rule_states=b.states)
         out.append(row)
     return out
+
+
+def spoil_row(deck: str, pushes: int, exact: float, sim: float, se: float, games: int) -> dict:
+    """One row of the spoil table: exact vs simulated P(spoiled within k pushes)."""
+    from vale_sim.stats import wilson_interval
+    lo, hi = wilson_interval(round(sim * games), games)
+    return {"deck": deck, "pushes": pushes, "p_spoil_exact": exact, "p_spoil_sim": sim,
+            "sim_lo": lo, "sim_hi": hi, "sim_n": games,
+            "z": (sim - exact) / se if se and se > 0 else 0.0,
+            "agrees": bool(lo <= exact <= hi)}

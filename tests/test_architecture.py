@@ -1,0 +1,527 @@
+"""The layout: games behind the Game interface, shared layers beside them
+(docs/architecture.md).
+
+The import rules are checked on the source (``ast``), every import statement,
+lazy ones inside functions included; a toy second game (push-your-luck dice,
+defined here) goes through the shared runner, summaries, tournament,
+experiments and CLI, and shows what a game must provide.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import subprocess
+import sys
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from vale_sim import games as games_mod
+from vale_sim.cli import main
+from vale_sim.games import RESULT_COLUMNS, Game, get_game
+from vale_sim.rng import GameRng
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "vale_sim"
+MV = "vale_sim.games.mystic_vale"
+
+
+# ---------------------------------------------------------------------------
+# The import graph of vale_sim, from the source
+# ---------------------------------------------------------------------------
+def _modname(p: Path) -> str:
+    parts = list(p.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_modname(p): p for p in PKG.rglob("*.py") if "__pycache__" not in p.parts}
+
+
+def _imports(name: str, path: Path) -> list[tuple[str, bool]]:
+    """(imported vale_sim module, at module level?) for every import statement."""
+    pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    out: list[tuple[str, bool]] = []
+
+    def visit(node, top: bool):
+        for ch in ast.iter_child_nodes(node):
+            if isinstance(ch, ast.Import):
+                out.extend((a.name, top) for a in ch.names)
+            elif isinstance(ch, ast.ImportFrom):
+                if ch.level:
+                    base = pkg.split(".")
+                    base = base[:len(base) - (ch.level - 1)]
+                    mod = ".".join(base + ([ch.module] if ch.module else []))
+                else:
+                    mod = ch.module or ""
+                for a in ch.names:
+                    sub = f"{mod}.{a.name}"
+                    out.append((sub if sub in MODULES else mod, top))
+            else:
+                visit(ch, top and not isinstance(ch, (ast.FunctionDef, ast.AsyncFunctionDef)))
+
+    visit(ast.parse(path.read_text()), True)
+    return [(m, top) for m, top in out if m == "vale_sim" or m.startswith("vale_sim.")]
+
+
+GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
+
+
+def _is_game(mod: str) -> bool:
+    parts = mod.split(".")
+    return len(parts) >= 3 and parts[:2] == ["vale_sim", "games"] and parts[2] not in ("base",)
+
+
+def _game_of(mod: str) -> str:
+    return mod.split(".")[2]
+
+
+def _under(mod: str, prefix: str) -> bool:
+    return mod == prefix or mod.startswith(prefix + ".")
+
+
+# What a game package may import from the shared side: the interface, the random
+# stream and the numba kernels (game-neutral), stats and io (helpers).  The
+# runner only for a game's own studies (a pool study runs games through it).
+GAME_MAY_IMPORT = ("vale_sim.games.base", "vale_sim.rng", "vale_sim.kernels", "vale_sim.stats",
+                   "vale_sim.io", "vale_sim.errors")
+GAME_STUDIES_MAY_IMPORT = {f"{MV}.pools": ("vale_sim.runner",), f"{MV}.spoil": ("vale_sim.runner",)}
+
+# Shared modules that still hold Mystic Vale studies (docs/architecture.md,
+# "What is not yet game-neutral"): they import Mystic Vale modules inside the
+# functions of those studies.  Every other shared module reaches a game only
+# through vale_sim.games.get_game.
+MV_STUDY_MODULES = {
+    "vale_sim.advancements": "card strength: prefer/ban buy rules",
+    "vale_sim.optimize": "policy search over Mystic Vale's policy parameters",
+    "vale_sim.report": "the report's spoil, pools and card sections",
+    "vale_sim.experiments": "the spoil_odds, pool_sizes, advancement_value studies",
+    "vale_sim.tournament": "turn_curves reads Mystic Vale's turn records",
+    "vale_sim.commands.advancements": "a Mystic Vale study",
+    "vale_sim.commands.bench": "bench --spoil / --profile",
+    "vale_sim.commands.cards": "a Mystic Vale study",
+    "vale_sim.commands.golden": "a Mystic Vale study",
+    "vale_sim.commands.optimize": "a Mystic Vale study",
+    "vale_sim.commands.pools": "a Mystic Vale study",
+    "vale_sim.commands.report": "a Mystic Vale study",
+    "vale_sim.commands.spoil_odds": "a Mystic Vale study",
+}
+# ...and of those, the two that need Mystic Vale's Policy/CardSet at import time.
+MV_AT_IMPORT = {"vale_sim.advancements", "vale_sim.optimize"}
+# The shared core: never a game module, not even lazily.
+CORE = ("vale_sim.runner", "vale_sim.store", "vale_sim.stats", "vale_sim.io", "vale_sim.cli",
+        "vale_sim.errors", "vale_sim.rng", "vale_sim.kernels", "vale_sim.verdicts", "vale_sim.plots",
+        "vale_sim.games.base", "vale_sim.commands.play", "vale_sim.commands.simulate",
+        "vale_sim.commands.tournament", "vale_sim.commands.run")
+ANALYSIS_LAYERS = ("vale_sim.report", "vale_sim.experiments", "vale_sim.commands", "vale_sim.cli",
+                   "vale_sim.tournament", "vale_sim.advancements", "vale_sim.optimize",
+                   "vale_sim.store", "vale_sim.verdicts", "vale_sim.plots")
+
+
+def test_the_layout_names_where_each_game_lives():
+    games = {_game_of(m) for m in MODULES if _is_game(m)}
+    assert "mystic_vale" in games
+    for old in ("cards", "policy", "rules", "records", "reference", "fast", "spoil", "spoil_fast",
+                "spoil_bench", "golden", "synthetic", "pools", "data", "policies"):
+        assert not (PKG / old).exists() and not (PKG / f"{old}.py").exists(), old
+        assert any((PKG / "games" / "mystic_vale" / n).exists() for n in (old, f"{old}.py")), old
+    for shared in ("runner", "tournament", "stats", "io", "rng", "cli", "experiments", "report",
+                   "verdicts", "advancements", "optimize", "store"):
+        assert (PKG / f"{shared}.py").is_file(), shared
+    assert (PKG / "kernels" / "jit.py").is_file() and (PKG / "kernels" / "rng.py").is_file()
+    assert get_game("mystic-vale").package == MV
+
+
+def test_a_game_package_imports_no_other_game_and_no_analysis_layer():
+    bad = []
+    for mod, imps in GRAPH.items():
+        if not _is_game(mod):
+            continue
+        own = ".".join(mod.split(".")[:3])
+        for imp, _ in imps:
+            if _under(imp, own):
+                continue
+            if _is_game(imp):
+                bad.append(f"{mod} imports another game: {imp}")
+            elif imp in ("vale_sim", "vale_sim.games"):
+                continue                 # the package (its version) and the registry
+            elif any(_under(imp, ok) for ok in GAME_MAY_IMPORT + GAME_STUDIES_MAY_IMPORT.get(mod, ())):
+                continue
+            else:
+                bad.append(f"{mod} imports the shared layer {imp}")
+    assert not bad, "\n".join(bad)
+    # in particular never the analysis layers over the games
+    assert not [(m, i) for m, imps in GRAPH.items() if _is_game(m) for i, _ in imps
+                if any(_under(i, a) for a in ANALYSIS_LAYERS)]
+
+
+def test_shared_layers_reach_a_game_only_through_get_game():
+    bad = []
+    for mod, imps in GRAPH.items():
+        if _is_game(mod):
+            continue
+        for imp, top in imps:
+            if not _is_game(imp):
+                continue
+            if any(_under(mod, c) for c in CORE):
+                bad.append(f"{mod} (shared core) imports {imp}")
+            elif mod not in MV_STUDY_MODULES:
+                bad.append(f"{mod} imports {imp}: use vale_sim.games.get_game")
+            elif not _under(imp, MV):
+                bad.append(f"{mod} imports {imp}: only Mystic Vale studies are listed")
+            elif top and mod not in MV_AT_IMPORT:
+                bad.append(f"{mod} imports {imp} at import time (import it in the study's function)")
+    assert not bad, "\n".join(bad)
+    # the list stays honest: each listed module really holds a Mystic Vale study
+    for mod in MV_STUDY_MODULES:
+        assert any(_under(i, MV) for i, _ in GRAPH[mod]), f"{mod} no longer needs its exception"
+
+
+def test_there_are_no_import_cycles():
+    adj = {m: {i for i, _ in imps if i in MODULES and i != m} for m, imps in GRAPH.items()}
+    index, low, stack, on, cycles = {}, {}, [], set(), []
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+
+    def strong(v):                                     # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in adj[v]:
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                cycles.append(sorted(comp))
+
+    for v in adj:
+        if v not in index:
+            strong(v)
+    assert not cycles, cycles
+
+
+def test_the_graph_sees_lazy_imports():
+    # the check above would be empty if the walker missed imports inside functions
+    assert ("vale_sim.games.mystic_vale.spoil_fast", False) in GRAPH[f"{MV}.spoil"]
+    assert any(i == "vale_sim.report" and not top for i, top in GRAPH["vale_sim.experiments"])
+
+
+def test_importing_vale_sim_or_a_game_imports_no_numba():
+    code = ("import sys, vale_sim\nfrom vale_sim.games import get_game\n"
+            "g = get_game('mystic-vale')\ncs = vale_sim.load_card_set()\n"
+            "print('numba' in sys.modules)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "False"
+
+
+def test_every_command_takes_game():
+    from vale_sim.cli import build_parser
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert len(sub.choices) >= 12
+    for name, p in sub.choices.items():
+        opt = next((a for a in p._actions if "--game" in a.option_strings), None)
+        assert opt is not None and opt.default == "mystic-vale", name
+
+
+# ---------------------------------------------------------------------------
+# A toy second game: push-your-luck dice ("pig")
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Dice:
+    name: str = "d6"
+    faces: tuple = (1, 2, 3, 4, 5, 6)
+    path: object = None
+
+    def digest(self) -> str:
+        return hashlib.sha256(repr(self.faces).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class PigPolicy:
+    name: str
+    hold_at: int
+
+
+@dataclass(frozen=True)
+class PigRules:
+    target: int = 40
+    max_rounds: int = 30
+
+
+PRESETS = {"bold": PigPolicy("bold", 25), "cautious": PigPolicy("cautious", 8)}
+
+
+def load_dice(spec):
+    if isinstance(spec, Dice):
+        return spec
+    if spec == "d6":
+        return Dice()
+    raise ValueError(f"{spec}: unknown dice set; use d6")
+
+
+def validate_dice(cs, players):
+    if players not in (2, 3):
+        raise ValueError(f"{cs.name}: {players} players is not supported (use 2 or 3 players)")
+
+
+def get_pig_policy(spec):
+    if isinstance(spec, PigPolicy):
+        return spec
+    if spec in PRESETS:
+        return PRESETS[spec]
+    raise ValueError(f"unknown policy {spec!r}: use one of {', '.join(PRESETS)}")
+
+
+@dataclass
+class PigRecord:
+    game_index: int
+    results: list
+    log: list
+    rounds: int
+    truncated: bool
+    turns: list = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"game": self.game_index, "rounds": self.rounds, "truncated": self.truncated,
+                "results": [vars(r) for r in self.results]}
+
+
+def play_pig(cs, players, seed, game_index=0, policies=None, rules=None):
+    rules = rules or PigRules()
+    pols = [get_pig_policy(p) for p in policies]
+    rng = GameRng(seed, game_index)
+    start = rng.randbelow(players)
+    score, busts, log, turns = [0] * players, [0] * players, [], []
+    rounds = 0
+    while rounds < rules.max_rounds and max(score) < rules.target:
+        rounds += 1
+        for k in range(players):
+            p = (start + k) % players
+            total = 0
+            while total < pols[p].hold_at:
+                roll = cs.faces[rng.randbelow(len(cs.faces))]
+                if roll == 1:
+                    busts[p] += 1
+                    total = 0
+                    break
+                total += roll
+            score[p] += total
+            turns.append((rounds, p, total))
+            log.append(f"round {rounds}: P{p} banks {total}")
+    best = max(score)
+    winners = [p for p in range(players) if score[p] == best]
+    results = [types.SimpleNamespace(player=p, seat=(p - start) % players, policy=pols[p].name,
+                                     score=score[p], busts=busts[p],
+                                     win_share=1 / len(winners) if p in winners else 0.0)
+               for p in range(players)]
+    return PigRecord(game_index, results, log, rounds, max(score) < rules.target, turns)
+
+
+def pig_frame(records, cs):
+    return pd.DataFrame([{"game": g.game_index, "player": r.player, "seat": r.seat,
+                          "policy": r.policy, "score": r.score, "win_share": r.win_share,
+                          "rounds": g.rounds, "truncated": g.truncated, "busts": r.busts}
+                         for g in records for r in g.results])
+
+
+PIG = Game(name="pig", title="Pig", package="tests.pig", default_card_set="d6",
+           bundled_card_sets=lambda: {"d6": None}, load_card_set=load_dice,
+           validate_playable=validate_dice, presets=tuple(PRESETS), default_policy="cautious",
+           get_policy=get_pig_policy, check_policies=lambda cs, pols: [get_pig_policy(p) for p in pols],
+           rules_class=PigRules, play_reference=play_pig, results_frame=pig_frame,
+           run_fast=None, event_column="busts", players=(2, 3))
+
+
+@pytest.fixture
+def pig(monkeypatch):
+    """The toy game registered as --game pig (its module: tests.pig, in sys.modules)."""
+    mod = types.ModuleType("tests_pig_game")
+    mod.GAME = PIG
+    monkeypatch.setitem(sys.modules, "tests_pig_game", mod)
+    monkeypatch.setitem(games_mod.GAMES, "pig", "tests_pig_game")
+    return PIG
+
+
+def test_the_runner_plays_a_second_game(pig, tmp_path):
+    from vale_sim import runner
+    cfg = runner.RunConfig(card_set="d6", players=2, seed=3, games=12, policies=("bold", "cautious"),
+                           engine="reference", game="pig")
+    df = runner.run(cfg, progress=False)
+    assert list(df.columns[:len(RESULT_COLUMNS)]) == list(RESULT_COLUMNS)
+    assert len(df) == 24 and df["busts"].sum() > 0
+    assert df.groupby("game")["win_share"].sum().round(9).eq(1).all()
+    # the same games whatever the chunking, and resumable from disk
+    out = tmp_path / "pig.parquet"
+    again = runner.run(cfg, chunk_size=5, out=out, progress=False)
+    pd.testing.assert_frame_equal(df, again)
+    assert json.loads((out / runner.MANIFEST).read_text())["game"] == "pig"
+    resumed = runner.run(cfg, chunk_size=5, out=out, resume=True, progress=False)
+    pd.testing.assert_frame_equal(df, resumed)
+    # summaries use the game's event column
+    table = runner.summarize(cfg, chunk_size=4, progress=False)
+    assert {"busts_per_game", "busts_game_share"} <= set(table.columns)
+    pd.testing.assert_frame_equal(table, runner.summarize_frame(df, "busts"))
+    pd.testing.assert_frame_equal(table, runner.summarize_parts(out, cfg))
+
+
+def test_the_game_is_part_of_the_key_only_when_it_is_not_mystic_vale(pig):
+    from vale_sim import runner
+    mv = runner.RunConfig(games=3, engine="reference")
+    m = mv.manifest()
+    assert "game" not in m
+    old_fields = ("card_set.digest", "players", "seed", "policies", "rules", "engine",
+                  "version.vale_sim")                  # the key of runs written before games
+    blob = json.dumps({f: runner._get(m, f) for f in old_fields}, sort_keys=True, default=str)
+    assert mv.key() == hashlib.sha256(blob.encode()).hexdigest()[:20] == m["key"]
+    p = runner.RunConfig(card_set="d6", games=3, policies=("bold",), engine="reference", game="pig")
+    assert p.manifest()["game"] == "pig"
+    moved = dict(p.manifest(), game="other")
+    assert runner.manifest_key(moved) != p.key()
+    assert "game ('pig' vs 'other')" in runner.manifest_diff(p.manifest(), moved)
+
+
+def test_the_tournament_plays_a_second_game(pig):
+    from vale_sim.tournament import tournament
+    t = tournament(["bold", "cautious"], players=2, games=16, seed=1, engine="reference", game="pig")
+    assert t.config["game"] == "pig" and t.config["card_set"] == "d6"
+    assert {"busts_per_turn", "busts_per_turn_lo", "busts_per_turn_hi"} <= set(t.table.columns)
+    assert set(t.ranking["name"]) == {"bold", "cautious"}
+    with pytest.raises(ValueError, match="players must be 2 or 3"):
+        tournament(["bold", "cautious"], players=4, games=8, engine="reference", game="pig")
+
+
+def test_an_experiment_of_a_second_game(pig, tmp_path):
+    from vale_sim.experiments import ExperimentError, load_experiment, run_experiment
+    f = tmp_path / "pig_tournament.toml"
+    f.write_text('study = "tournament"\ngame = "pig"\npolicies = ["bold", "cautious"]\n'
+                 'games = 8\nengine = "reference"\n')
+    m = run_experiment(f, tmp_path / "results", progress=False)
+    assert m["config"]["game"] == "pig" and m["card_set"]["name"] == "d6"
+    assert (tmp_path / "results" / "pig_tournament" / "tournament_table.csv").is_file()
+    g = tmp_path / "pig_pools.toml"
+    g.write_text('study = "pool_sizes"\ngame = "pig"\n')
+    with pytest.raises(ExperimentError, match="pool_sizes is a Mystic Vale study"):
+        load_experiment(g)
+
+
+def test_the_cli_plays_a_second_game(pig, capsys):
+    assert main(["simulate", "--game", "pig", "--games", "4", "--summary-only", "--json",
+                 "--engine", "reference", "--policy", "bold"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["game"] == "pig" and got["card_set"] == "d6"
+    assert {"busts_per_game", "busts_per_game_lo"} <= set(got["by_seat"][0])
+    assert main(["play", "--game", "pig", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "banks" in out and "rounds" in out.splitlines()[-1]
+    assert main(["tournament", "--game", "pig", "--policies", "bold,cautious", "--games", "8",
+                 "--engine", "reference"]) == 0
+    assert "busts per turn" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["simulate", "--game", "pig", "--games", "4"], "no fast engine for pig yet; use --engine reference"),
+    (["pools", "--game", "pig", "--games", "10"], "pools does not apply to pig (a Mystic Vale study)"),
+    (["spoil-odds", "--game", "pig", "--deck", "starter"], "spoil-odds does not apply to pig"),
+    (["bench", "--game", "pig", "--spoil"], "bench --spoil does not apply to pig"),
+    (["simulate", "--game", "pig", "--engine", "reference", "--prep-count", "gross"],
+     "--prep-count is not a rule option of pig"),
+    (["play", "--game", "pig", "--policy", "greedy"], "unknown policy 'greedy'"),
+    (["play", "--game", "no-such-game"], "unknown game 'no-such-game'"),
+])
+def test_a_command_that_does_not_apply_is_one_line(pig, capsys, argv, message):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_game_not_built_yet_is_one_line(monkeypatch, capsys):
+    monkeypatch.setitem(games_mod.GAMES, "mystic-lands", "vale_sim.games.not_built_yet")
+    for argv in (["simulate", "--game", "mystic-lands", "--games", "2"], ["play", "--game", "mystic-lands"],
+                 ["cards", "--game", "mystic-lands"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "mystic-lands is not available in this version" in err
+        assert len(err.strip().splitlines()) == 1
+
+
+def test_a_game_without_fast_engine_is_one_line_for_mystic_lands(monkeypatch, capsys):
+    mod = types.ModuleType("tests_lands_game")
+    mod.GAME = Game(**{**{f: getattr(PIG, f) for f in PIG.__dataclass_fields__}, "name": "mystic-lands"})
+    monkeypatch.setitem(sys.modules, "tests_lands_game", mod)
+    monkeypatch.setitem(games_mod.GAMES, "mystic-lands", "tests_lands_game")
+    assert main(["simulate", "--game", "mystic-lands", "--games", "2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "vale-sim simulate: error: no fast engine for mystic-lands yet; use --engine reference"
+
+
+# ---------------------------------------------------------------------------
+# The contract of vale_sim/games/base.py, for every game this checkout has
+# ---------------------------------------------------------------------------
+def _available_games():
+    out = []
+    for name in games_mod.GAMES:
+        try:
+            out.append(get_game(name))
+        except ValueError:                      # not built in this checkout
+            continue
+    return out
+
+
+@pytest.mark.parametrize("g", _available_games(), ids=lambda g: g.name)
+def test_every_game_keeps_the_contract(g):
+    import dataclasses
+    assert games_mod.GAMES[g.name] == g.package
+    assert g.default_card_set in g.bundled_card_sets()
+    cs = g.load_card_set(g.default_card_set)
+    assert cs.name == g.default_card_set and isinstance(cs.digest(), str)
+    with pytest.raises(ValueError) as e:
+        g.load_card_set("no-such-card-set-anywhere")
+    assert "\n" not in str(e.value)
+    assert g.default_policy in g.presets
+    pol = g.get_policy(g.default_policy)
+    assert dataclasses.is_dataclass(pol) and pol.name == g.default_policy
+    with pytest.raises(ValueError) as e:
+        g.get_policy("no-such-policy-anywhere")
+    assert "\n" not in str(e.value)
+    rules = g.rules_class()
+    assert dataclasses.asdict(rules) == dataclasses.asdict(g.rules_class())
+    players = g.players[0]
+    g.validate_playable(cs, players)
+    pols = g.check_policies(cs, [pol] * players)
+    records = [g.play_reference(cs, players, 7, i, pols, rules) for i in range(2)]
+    for r in records:
+        assert r.turns is not None and r.log and isinstance(r.to_dict(), dict)
+    ref = g.results_frame(records, cs)
+    assert set(RESULT_COLUMNS) <= set(ref.columns) and len(ref) == 2 * players
+    assert g.event_column in ref.columns
+    assert ref.groupby("game")["win_share"].sum().round(9).eq(1).all()
+    if g.run_fast is not None:
+        fast = g.run_fast(cs, players, 7, 2, pols, rules, first_game=0)
+        pd.testing.assert_frame_equal(
+            fast.sort_values(["game", "player"]).reset_index(drop=True)[list(ref.columns)],
+            ref.sort_values(["game", "player"]).reset_index(drop=True), check_dtype=False)
+
+
+def test_an_optimize_checkpoint_from_before_the_move_is_one_line(tmp_path):
+    from vale_sim import optimize as opt
+    ck = tmp_path / "old.checkpoint.pkl"
+    ck.write_bytes(b"cvale_sim.policy\nPolicy\n.")          # pickled when policy.py was top-level
+    cfg = opt.SearchConfig(seed=5, players=2, budget=400, popsize=4, hall=1,
+                           opponents=("balanced", "greedy"))
+    with pytest.raises(opt.SearchError, match="not a readable optimize checkpoint "
+                                              r"\(ModuleNotFoundError\)"):
+        opt.search(cfg, opt.GameObjective("core", 2, deals=2), checkpoint=ck, resume=True)

@@ -1,0 +1,1 @@
+"""Figures of the Mystic Vale studies: pool sizes (``pools``) and spoil odds (``spoil``)."""
