@@ -26,8 +26,9 @@ def add_parser(sub) -> None:
                                    "estimate, user) and the numbers whose source differs; then "
                                    "the count of numbers per source. --json prints every number "
                                    "with its source; --csv also exports the set as CSV.")
-    p.add_argument("--set", default="core", metavar="core|starter|FILE",
-                   help="card set: a bundled name or a .toml/.csv file (default core)")
+    p.add_argument("--set", default=None, metavar="NAME|FILE",
+                   help="card set: a bundled name or a file (default: the game's; Mystic Vale: "
+                        "core, starter or a .toml/.csv file)")
     p.add_argument("--csv", metavar="OUT", help="write the set as CSV to OUT")
     p.add_argument("--json", action="store_true",
                    help="print the set as JSON: every number with its value and source")
@@ -163,10 +164,21 @@ def render(cs) -> str:
 
 
 def run(args) -> int:
-    from vale_sim.games.mystic_vale.cards import card_set_to_csv, load_card_set
+    from ..cli import UserError, command_game
     from ..io import check_outputs
+    g = command_game(args)
+    if g.describe_cards is not None:          # a game with its own card listing
+        if args.csv:
+            raise UserError(f"--csv is not available for {g.name}; drop it (use --json)")
+        cs = g.load_card_set(args.set or g.default_card_set)
+        if args.json:
+            print(json.dumps(g.describe_cards(cs, as_json=True), indent=1))
+        else:
+            print("\n".join(g.describe_cards(cs)))
+        return 0
+    from vale_sim.games.mystic_vale.cards import card_set_to_csv, load_card_set
     check_outputs((args.csv, "file", "--csv"))
-    cs = load_card_set(args.set)
+    cs = load_card_set(args.set or g.default_card_set)
     if args.json:
         print(json.dumps(as_json(cs), indent=1))
     else:

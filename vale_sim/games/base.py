@@ -91,6 +91,9 @@ class Game:
     format_result: Callable[[Any], str] | None = None
     user_errors: tuple = (ValueError,)
     studies: tuple = ()
+    # ``vale-sim cards`` for a game that lists "cards" in studies: its text lines,
+    # or (as_json=True) every number with its value and source.
+    describe_cards: Callable[..., Any] | None = None
 
     @property
     def has_fast_engine(self) -> bool:

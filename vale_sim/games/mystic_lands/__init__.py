@@ -16,6 +16,47 @@ from .reference import play_reference
 from .rules import Rules
 
 
+def describe_cards(cs, as_json: bool = False):
+    """What ``vale-sim cards --game mystic-lands`` prints: readable lines, or
+    (``as_json``) every card with each number's value and source."""
+    if not as_json:
+        return cards.describe(cs)
+    counts = cards.provenance_counts(cs)
+    total = sum(counts.values())
+    out = []
+    for kind, items in (("starting", cs.starting), ("advance", cs.advances), ("vale", cs.vales)):
+        for c in items:
+            out.append({"type": kind, "name": c.name, "source": c.source,
+                        "numbers": {f: {"value": _number(c, f), "source": src}
+                                    for f, src in c.numbers().items()}})
+    return {"game": "mystic-lands", "card_set": cs.name, "digest": cs.digest(),
+            "map": cs.map.name, "numbers": total, "numbers_by_source": counts,
+            "estimated_numbers": counts.get("estimate", 0),
+            "estimated_share": counts.get("estimate", 0) / total if total else 0.0,
+            "cards": out}
+
+
+def _number(card, f):
+    """The value of number ``f`` of a card (icons live in ``card.icons``)."""
+    if hasattr(card, f):
+        return _jsonable(getattr(card, f))
+    return _jsonable(getattr(card.icons, f))
+
+
+def _jsonable(v):
+    import dataclasses
+    if dataclasses.is_dataclass(v):
+        return dataclasses.asdict(v)
+    if isinstance(v, tuple):
+        return [_jsonable(x) for x in v]
+    return v
+
+
+def format_result(record) -> str:
+    """The score table under ``vale-sim play --game mystic-lands``'s log."""
+    return "\n".join(render_play(record)[len(record.log) + 1:])
+
+
 def render_play(record, cs=None, as_json: bool = False):
     """What ``vale-sim play --game mystic-lands`` prints: the turn-by-turn log and
     a score table (a list of lines), or the record as a JSON-ready dict (``as_json``)."""
@@ -51,6 +92,10 @@ GAME = Game(
     run_fast=None,
     event_column="withers",
     players=(2, 3, 4),
+    format_result=format_result,
+    user_errors=(cards.CardSetError, policy.PolicyError, ValueError),
+    studies=("cards",),
+    describe_cards=describe_cards,
 )
 
 __all__ = ["GAME", "render_play", "describe", "cards", "policy", "records", "rules"]
