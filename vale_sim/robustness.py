@@ -213,8 +213,7 @@ class StrengthComparison:
 
         def fl(x):
             return x or "no flag"
-        s = (f"{len(same)} of {len(t)} flags are robust to the bots (the same flag under {a} "
-             f"and {b})")
+        s = f"{len(same)} of {len(t)} flags are robust to the bots"
         s += (": " + ", ".join(f"{r.card} ({r.flag_a})" for r in same.itertuples())
               if len(same) else "")
         if len(change):
@@ -222,7 +221,7 @@ class StrengthComparison:
                 f"{r.card} ({fl(r.flag_a)} → {fl(r.flag_b)}: {r.label})" for r in change.itertuples())
         else:
             s += "; none changes"
-        return s + "."
+        return s + f" (flags under {a} → under {b})."
 
     def sentences(self) -> list[str]:
         t = self.flagged
