@@ -328,3 +328,20 @@ def test_report_section_in_a_tiny_report(tmp_path):
     assert len(items) == 1 and re.search(r"\bn = [\d,]+", items[0]) and "CI" in items[0]
     with pytest.raises(ValueError, match="unknown policy"):
         ReportSettings.make(size="tiny", robust_baseline="nope")
+
+
+def test_study_configs_take_a_baseline(tmp_path, capsys):
+    ok = tmp_path / "pools.toml"
+    ok.write_text('study = "pool_sizes"\nplayers = [2, 3]\npools = "23,28"\ngames = 4\n'
+                  'baseline = "optimized-{P}p"\n')
+    assert main(["run", "--check", str(ok)]) == 0
+    capsys.readouterr()
+    for text, key in (('study = "report"\nbaseline = "nope"\n', "baseline"),
+                      ('study = "pool_sizes"\nbaseline = "greedy"\npolicy = "greedy"\n', "baseline"),
+                      ('study = "tournament"\npolicies = ["balanced", "greedy"]\n'
+                       'mode = "round-robin"\nbaseline = "cautious"\n', "baseline")):
+        bad = tmp_path / "bad.toml"
+        bad.write_text(text)
+        assert main(["run", "--check", str(bad)]) == 2
+        err = capsys.readouterr().err
+        assert f"{bad}: {key}:" in err and len(err.strip().splitlines()) == 1, err
