@@ -594,13 +594,12 @@ def section_robustness(ctx: Context) -> Section:
         paras.append("**Card strengths** ("
                      f"{cmp.n_deals:,} deals × {s.adv_players} rotations per card and arm under "
                      f"each baseline, seed {s.seed}): " + " ".join(cmp.sentences()))
-        paras.append("The rank correlation's interval is a BCa bootstrap over deals: each "
+        paras.append("The rank correlation's interval is a bootstrap over deals: each "
                      "resample draws deals with replacement and applies them to every card "
-                     "under both baselines at once, as the shared deals correlate them; the "
-                     "bias correction matters because noise pulls a rank correlation towards 0 "
-                     "(the resampled values sit below the estimate).  It covers the noise of "
-                     "these estimates; the same pull means ρ understates how alike the two "
-                     "true orders are.  "
+                     "under both baselines at once, as the shared deals correlate them; it is "
+                     "the hull of the percentile and the bias-corrected (BCa) interval, "
+                     "because noise pulls a rank correlation towards 0 and neither interval "
+                     "alone covers in every regime (docs/statistics.md §9).  "
                      "`change` = strength under the strong baseline − under the default, with a "
                      "paired t interval over the same deals.")
         figs.append(("robust_cards", _robust_figure(cmp), _robust_caption(cmp)))
