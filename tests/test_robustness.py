@@ -299,7 +299,7 @@ def test_tournament_baseline_is_the_opponent_field(capsys):
 def test_report_section_in_a_tiny_report(tmp_path):
     from vale_sim import report
     from vale_sim.report import ReportSettings, build_report
-    s = ReportSettings.make(size="tiny", robust_baseline="optimized-{P}p")
+    s = ReportSettings.make(size="tiny", baseline="optimized-{P}p")
     build_report(tmp_path / "r", s, progress=False,
                  sections=[report.section_advancements, report.section_pools,
                            report.section_robustness])

@@ -124,7 +124,8 @@ class ReportSettings:
              **overrides) -> "ReportSettings":
         """Preset sizes for ``size`` ("full", "quick", "tiny"; ``quick=True`` means
         "quick"), for the fast engine when it is available, else small reference
-        sizes (noted in the report).  ``overrides``: any field, e.g. pool_games=200.
+        sizes (noted in the report).  ``overrides``: any field, e.g. pool_games=200;
+        ``baseline=`` is ``robust_baseline``, the strong baseline of "Robust to the bots?".
         """
         from .pools import fast_engine_available
         if quick and size == "full":
@@ -134,6 +135,8 @@ class ReportSettings:
         if engine not in ("fast", "reference"):
             raise ValueError(f"engine must be 'fast' or 'reference', got {engine!r}")
         names = {f.name for f in dataclasses.fields(cls)} - {"size", "engine", "fallback_note"}
+        if "baseline" in overrides:                 # the strong baseline, as on the command line
+            overrides["robust_baseline"] = overrides.pop("baseline")
         for k in overrides:
             if k not in names:
                 raise ValueError(f"unknown report size {k!r}; known: {', '.join(sorted(names))}")
