@@ -73,7 +73,7 @@ def test_sentences_never_overclaim():
     # 6 cards are flagged under some bot; 2 keep their flag.
     assert "2 of 6 flags are robust to the bots" in text
     assert "Solid (over)" in text and "Dud (under)" in text
-    assert "these change:" in text
+    assert "these change (flag under weak-bot → under strong-bot):" in text
     assert "Trap (over → no flag: not robust)" in text
     assert "Maybe (over → no flag: not shown robust)" in text
     assert "Late (no flag → over: not shown robust)" in text

@@ -273,11 +273,11 @@ class StrengthComparison:
         s += (": " + ", ".join(f"{r.card} ({r.flag_a})" for r in same.itertuples())
               if len(same) else "")
         if len(change):
-            s += "; these change: " + "; ".join(
+            s += f"; these change (flag under {a} → under {b}): " + "; ".join(
                 f"{r.card} ({fl(r.flag_a)} → {fl(r.flag_b)}: {r.label})" for r in change.itertuples())
         else:
-            s += "; none changes"
-        return s + f" (flags under {a} → under {b})."
+            s += f"; none changes between {a} and {b}"
+        return s + "."
 
     def sentences(self) -> list[str]:
         t = self.flagged
