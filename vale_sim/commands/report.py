@@ -39,15 +39,17 @@ def run(args) -> int:
     from ..io import check_output
     cs = load_card_set(args.card_set)            # CardSetError -> exit 2 before any game runs
     check_output(args.out, "dir", "--out")       # an unwritable --out fails before any game runs
+    from ..policy import PolicyError
+    from ..robustness import resolve_baseline
     try:
         settings = ReportSettings.make(quick=args.quick, engine=args.engine, seed=args.seed,
                                        card_set=args.card_set, robust_baseline=args.baseline)
-        from ..robustness import resolve_baseline
         for p in sorted(set(settings.pool_players) | {settings.adv_players}):
             resolve_baseline(args.baseline, p, cs)        # buy rules name cards of the set
+    except PolicyError as e:              # the only policy the report takes is --baseline
+        raise UserError(f"--baseline {args.baseline}: {e}") from None
     except ValueError as e:
-        raise UserError(f"--baseline {args.baseline}: {e}" if "polic" in str(e) or
-                        "baseline" in str(e) else str(e)) from None
+        raise UserError(str(e)) from None
     m = build_report(args.out, settings, progress=not args.quiet)
     print(f"{args.out}/index.html  ({m['seconds']:.0f} s, engine {m['engine']}, size {m['size']})",
           file=sys.stdout)
