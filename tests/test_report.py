@@ -24,7 +24,8 @@ def test_every_section_table_and_figure_present(built):
     md = (out / "report.md").read_text()
     ctx = report.Context(ReportSettings.make(size="tiny"), progress=False)
     titles = ["The card set and where its numbers come from", "Spoil odds", "Strategy tournament",
-              "Advancement values", "Pool sizes by player count", "Seat advantage", "Run manifest"]
+              "Advancement values", "Pool sizes by player count", "Seat advantage",
+              "Robust to the bots?", "Run manifest"]
     for t in titles:
         assert t in html and t in md, t
     assert "not available" not in html
@@ -33,7 +34,8 @@ def test_every_section_table_and_figure_present(built):
     names = {p.stem for p in csvs}
     for expected in ("card_sources", "cards", "spoil_odds", "tournament_matchups",
                      "tournament_ranking", "advancement_values", "pool_sizes",
-                     "pool_recommendation_equal_length", "seats_rulebook_pools", "manifest"):
+                     "pool_recommendation_equal_length", "seats_rulebook_pools", "manifest",
+                     "robust_cards", "robust_pools", "pool_sizes_strong"):
         assert expected in names, expected
     for p in csvs:
         lines = p.read_text().strip().splitlines()
@@ -42,7 +44,8 @@ def test_every_section_table_and_figure_present(built):
     # Figures: embedded PNGs in the HTML, PNG files next to report.md.
     figs = sorted((out / "figures").glob("*.png"))
     assert {p.stem for p in figs} >= {"card_sources", "spoil_odds", "tournament_ranking",
-                                       "advancement_values", "pool_length", "seat_advantage"}
+                                       "advancement_values", "pool_length", "seat_advantage",
+                                       "robust_cards"}
     embedded = re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,([^"]+)"', html)
     assert {n for n, _ in embedded} == {p.stem for p in figs}
     for name, b64 in embedded:
@@ -127,7 +130,7 @@ def test_summary_comes_first_then_sections_then_collapsed_tables(built):
         assert "CI" in it and re.search(r"\bn = [\d,]+", it), it
     # Tables are collapsed in the HTML and gathered at the end of the Markdown.
     assert html.count("<details") >= len(list((out / "tables").glob("*.csv")))
-    assert md.index("## 9. Appendix: full tables") > md.index("## 8. Run manifest")
+    assert md.index("## 10. Appendix: full tables") > md.index("## 9. Run manifest")
 
 
 def test_top_tables_open_before_the_section_text(tmp_path):

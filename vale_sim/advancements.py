@@ -519,7 +519,7 @@ def strength_table(card_set="core", games: int = 2000, players: int = 2, seed: i
                    tolerance: float = 0.05, correction: str = "fdr_bh",
                    precision: float | None = None, pilot: int = 400,
                    on_card: Callable[[int, int, str], None] | None = None,
-                   play=play_frame, game: str = DEFAULT_GAME) -> pd.DataFrame:
+                   play=play_frame, keep: dict | None = None, game: str = DEFAULT_GAME) -> pd.DataFrame:
     """Card strength, one row per card, sorted by strength.
 
     Three focal arms on the same deals (common random numbers), the focal
@@ -542,6 +542,8 @@ def strength_table(card_set="core", games: int = 2000, players: int = 2, seed: i
     which happens exactly when the adjusted interval lies beyond the band for
     ``fdr_bh``).  ``games``: games per card and arm (deals × players);
     ``precision`` (a fraction): set them by :func:`pilot_games` instead.
+    ``keep``: a dict that receives the :class:`StrengthRun` as ``keep["run"]``
+    (the per-deal results, e.g. for :mod:`vale_sim.robustness`).
     """
     _mystic_vale_only(game)
     info = {}
@@ -550,6 +552,8 @@ def strength_table(card_set="core", games: int = 2000, players: int = 2, seed: i
                                   rules, engine, workers, confidence, None, play)
     run = strength_run(card_set, games, players, seed, baseline, cards, rules, engine, workers,
                        on_card, play)
+    if keep is not None:
+        keep["run"] = run
     out = strength_frame(run, confidence, tolerance, correction)
     out.attrs.update(info)
     return out
@@ -584,10 +588,12 @@ def advancement_report(card_set="core", games: int = 2000, players: int = 2, see
                        confidence: float = 0.95, paired: bool = True,
                        on_card: Callable[[int, int, str], None] | None = None,
                        play=play_frame, correction: str = "fdr_bh",
-                       precision: float | None = None, pilot: int = 400, game: str = DEFAULT_GAME) -> pd.DataFrame:
+                       precision: float | None = None, pilot: int = 400,
+                       keep: dict | None = None, game: str = DEFAULT_GAME) -> pd.DataFrame:
     """Card strength and observational statistics per card, one row each,
     sorted by strength (or by lift when ``paired=False``).  ``tolerance`` is a
-    fraction (0.05 = 5 pp).  See :func:`strength_table`, :func:`observational`."""
+    fraction (0.05 = 5 pp).  ``keep``: see :func:`strength_table`.  See
+    :func:`strength_table`, :func:`observational`."""
     _mystic_vale_only(game)
     if cards is not None:
         check_cards(resolve_card_set(card_set, players), cards)
@@ -600,7 +606,7 @@ def advancement_report(card_set="core", games: int = 2000, players: int = 2, see
     else:
         val = strength_table(card_set, games, players, seed, baseline, cards, rules, engine,
                              workers, confidence, tolerance, correction, precision, pilot,
-                             on_card, play)
+                             on_card, play, keep)
         out = val.merge(obs, on=["card", "kind", "level"], how="left")
         out.attrs.update(val.attrs)
     out.attrs.update(note=ASSOCIATION_NOTE, observational_games=obs.attrs["games"])

@@ -201,11 +201,13 @@ SCHEMAS = {
         "players": (_players_list, [2, 3, 4]),
         "pools": (_pools, "15:45:2"),
         "games": (_int(2, MAX_GAMES), 500),
-        "policy": (_str, None),
+        "policy": (_str, None),          # the old name of baseline
+        "baseline": (_str, None),
         "target": (_choice("equal-length", "seat-advantage"), "equal-length"),
     },
     "report": {
         "quick": (_bool, False),
+        "baseline": (_str, "optimized-{P}p"),    # the strong baseline of "Robust to the bots?"
         "sizes": (dict, None),           # sub-table: ReportSettings fields
     },
 }
@@ -331,6 +333,10 @@ def _check_semantics(exp: Experiment) -> None:
             validate_playable(cs, p)
         except CardSetError as e:
             raise _fail(path, "card_set", str(e)) from None
+    from .robustness import resolve_baseline
+    counts = [players] if isinstance(players, int) else list(players or [2, 3, 4])
+    if exp.study == "report":
+        counts = [2, 3, 4]
     pol_keys = [("policies", c.get("policies") or []), ("baseline", [c.get("baseline")]),
                 ("policy", [c.get("policy")])]
     for key, names in pol_keys:
@@ -338,13 +344,22 @@ def _check_semantics(exp: Experiment) -> None:
             if n is None:
                 continue
             try:
-                check_policies(cs, [n])
+                if key == "policies":
+                    check_policies(cs, [n])
+                else:                       # a baseline may name {P}, the player count
+                    for p in counts:
+                        resolve_baseline(n, p, cs)
             except PolicyError as e:
                 raise _fail(path, key, str(e)) from None
+    if exp.study == "pool_sizes" and c.get("baseline") and c.get("policy"):
+        raise _fail(path, "baseline", "give baseline or its old name policy, not both")
     if exp.study == "tournament":
         if len(set(c["policies"])) != len(c["policies"]):
             raise _fail(path, "policies", "names must be distinct")
-        mode = c["mode"] or ("round-robin" if c["players"] == 2 else "field")
+        if c["baseline"] and c["mode"] == "round-robin":
+            raise _fail(path, "baseline", "the baseline is the opponent field of mode field; "
+                                          "round-robin has none: drop baseline or mode")
+        mode = c["mode"] or ("field" if c["baseline"] or c["players"] > 2 else "round-robin")
         if mode == "round-robin" and len(c["policies"]) < c["players"]:
             raise _fail(path, "policies", f"round-robin with {c['players']} players needs at least "
                                           f"{c['players']} policies")
@@ -460,12 +475,18 @@ def _run_spoil(exp, out: Path, store, progress) -> dict:
     return {"decks": len(c["decks"])}
 
 
+def _baseline(c: dict):
+    """The config's baseline with {P} replaced by its player count (None stays None)."""
+    from .robustness import baseline_spec
+    return None if c.get("baseline") is None else baseline_spec(c["baseline"], c["players"])
+
+
 def _run_tournament(exp, out: Path, store, progress) -> dict:
     from .tournament import tournament
     c = exp.config
     t = tournament(c["policies"], players=c["players"], games=c["games"], seed=c["seed"],
                    card_set=c["card_set"], engine=c["engine"], rules=exp.rules(),
-                   mode=c["mode"], baseline=c["baseline"], workers=c["workers"],
+                   mode=c["mode"], baseline=_baseline(c), workers=c["workers"],
                    play=store.play_frame, game=exp.game)
     for name in ("table", "seats", "ranking"):
         _write_csv(getattr(t, name), out / f"tournament_{name}.csv")
@@ -477,7 +498,7 @@ def _run_advancements(exp, out: Path, store, progress) -> dict:
     from .advancements import advancement_report, report_records
     c = exp.config
     df = advancement_report(c["card_set"], games=c["games"], players=c["players"],
-                            seed=c["seed"], baseline=c["baseline"], tolerance=c["tolerance"],
+                            seed=c["seed"], baseline=_baseline(c), tolerance=c["tolerance"],
                             explore_permille=c["explore_permille"],
                             observational_games=c["observational_games"], cards=c["cards"],
                             rules=exp.rules(), engine=c["engine"], workers=c["workers"],
@@ -494,7 +515,8 @@ def _run_pools(exp, out: Path, store, progress) -> dict:
     players = c["players"]
     grid = pools.parse_pools(c["pools"], players)
     frame = pools.simulate_pools(c["card_set"], players, grid, games=c["games"], seed=c["seed"],
-                                 policies=c["policy"], engine=c["engine"], rules=exp.rules(),
+                                 baseline=c["baseline"] or c["policy"], engine=c["engine"],
+                                 rules=exp.rules(),
                                  out=store, progress=progress,
                                  workers=c["workers"])
     summary = pools.summarize_pools(frame)
@@ -513,7 +535,8 @@ def _run_report(exp, out: Path, store, progress) -> dict:
     from .report import ReportSettings, build_report
     c = exp.config
     settings = ReportSettings.make(quick=c["quick"], seed=c["seed"], card_set=c["card_set"],
-                                   engine=c["engine"], workers=c["workers"], **(c["sizes"] or {}))
+                                   engine=c["engine"], workers=c["workers"],
+                                   **{"robust_baseline": c["baseline"], **(c["sizes"] or {})})
     rm = build_report(out, settings, store=store, keep=(RUNS_DIR,), progress=progress)
     return {"report": rm}
 

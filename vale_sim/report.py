@@ -83,6 +83,9 @@ class ReportSettings:
     pool_players: tuple = (2, 3, 4)
     pool_grid: str = "15:45:2"
     pool_games: int = 16000
+    # "Robust to the bots?": both studies again under this strong baseline, on the
+    # same deals, seeds and sizes ({P} = the player count; docs/report.md).
+    robust_baseline: str = "optimized-{P}p"
     fallback_note: str = ""           # why the sizes are small (no fast engine)
 
     # Per size: (fast engine sizes, reference engine sizes).  Full fast sizes
@@ -121,7 +124,8 @@ class ReportSettings:
              **overrides) -> "ReportSettings":
         """Preset sizes for ``size`` ("full", "quick", "tiny"; ``quick=True`` means
         "quick"), for the fast engine when it is available, else small reference
-        sizes (noted in the report).  ``overrides``: any field, e.g. pool_games=200.
+        sizes (noted in the report).  ``overrides``: any field, e.g. pool_games=200;
+        ``baseline=`` is ``robust_baseline``, the strong baseline of "Robust to the bots?".
         """
         from vale_sim.games.mystic_vale.pools import fast_engine_available
         if quick and size == "full":
@@ -131,6 +135,8 @@ class ReportSettings:
         if engine not in ("fast", "reference"):
             raise ValueError(f"engine must be 'fast' or 'reference', got {engine!r}")
         names = {f.name for f in dataclasses.fields(cls)} - {"size", "engine", "fallback_note"}
+        if "baseline" in overrides:                 # the strong baseline, as on the command line
+            overrides["robust_baseline"] = overrides.pop("baseline")
         for k in overrides:
             if k not in names:
                 raise ValueError(f"unknown report size {k!r}; known: {', '.join(sorted(names))}")
@@ -159,6 +165,9 @@ class ReportSettings:
             raise ValueError("tournament_policies needs at least 2 policies")
         from vale_sim.games.mystic_vale.pools import parse_players, parse_pools
         parse_pools(self.pool_grid, parse_players(list(self.pool_players)))
+        from .robustness import resolve_baseline
+        for p in sorted(set(self.pool_players) | {self.adv_players}):
+            resolve_baseline(self.robust_baseline, p)        # PolicyError names it
 
     def to_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -387,6 +396,7 @@ def section_advancements(ctx: Context) -> Section:
     from .plots.advancements import plot_forest
     s = ctx.settings
     bar = _bar(ctx, total=None, desc="cards", unit="card")
+    keep = {}
 
     def on_card(i, n, name):
         if bar is not None:
@@ -401,11 +411,12 @@ def section_advancements(ctx: Context) -> Section:
                                     cards=list(s.adv_cards) if s.adv_cards else None,
                                     engine=s.engine, on_card=on_card,
                                     correction=s.adv_correction,
-                                    play=_store(ctx).play_frame)
+                                    play=_store(ctx).play_frame, keep=keep)
     finally:
         if bar is not None:
             bar.close()
     ctx.results["advancements"] = df
+    ctx.results["advancements_run"] = keep.get("run")
     cs = ctx.card_set()
     a = df.attrs
     df = df.copy()
@@ -530,6 +541,135 @@ def section_pools(ctx: Context) -> Section:
                    [("pool_length", fig, pplots.length_reading(summary, eq))])
 
 
+def section_robustness(ctx: Context) -> Section:
+    """Robust to the bots?  Card strengths and the pool study again under the strong
+    baseline (``settings.robust_baseline``, default the bundled ``optimized-{P}p``) on the
+    same deals and seeds, side by side with the default (balanced) baseline."""
+    from . import robustness as R
+    from vale_sim.games.mystic_vale import pools
+    s = ctx.settings
+    strong = {p: R.resolve_baseline(s.robust_baseline, p).name
+              for p in sorted(set(s.pool_players) | {s.adv_players})}
+    label = R.baseline_label(s.robust_baseline)
+    names = sorted(set(strong.values()))
+    shown = label if names == [label] else f"{label}: {', '.join(names)}"
+    paras = [f"Every verdict above comes from games between bots.  A card can look strong only "
+             f"because the default bot ({R.DEFAULT_BASELINE}) misplays the rest of the set, and a "
+             f"pool size tuned for it may not suit better play.  So both studies are played "
+             f"again with a strong baseline, **{label}** ("
+             + ", ".join(f"{p} players: {n}" for p, n in strong.items())
+             + "; the bundled optimised policies, docs/optimize.md), on the same deals, seeds "
+             "and sizes, and compared side by side.  Rules (docs/statistics.md §9): a card's "
+             "flag is **robust** when it is the same under both bots; **not robust** when it is "
+             "flagged under one and, under the other, flagged the opposite way or measured "
+             "inside the band (95% interval within ±tolerance); **not shown robust** when it is "
+             "flagged under one and inconclusive under the other (not significant there, which "
+             "does not make it wrong)."]
+    top, tables, figs = {}, {}, []
+    found = {"strong": shown}
+    adv_df = ctx.results.get("advancements")
+    run_a = ctx.results.get("advancements_run")
+    if adv_df is not None and run_a is not None:
+        adv = _need("vale_sim.advancements", "advancement values")
+        bar = _bar(ctx, total=None, desc=f"cards ({strong[s.adv_players]})", unit="card")
+
+        def on_card(i, n, name):
+            if bar is not None:
+                bar.total = n
+                bar.n = i
+                bar.set_postfix_str(name[:24])
+                bar.refresh()
+        keep = {}
+        try:
+            tb = adv.strength_table(s.card_set, games=s.adv_games, players=s.adv_players,
+                                    seed=s.seed, baseline=strong[s.adv_players],
+                                    cards=list(run_a.arms), engine=s.engine,
+                                    tolerance=s.adv_tolerance, correction=s.adv_correction,
+                                    on_card=on_card, play=_store(ctx).play_frame, keep=keep)
+        finally:
+            if bar is not None:
+                bar.close()
+        cmp = R.compare_strengths(adv_df, tb, runs=(run_a, keep["run"]), seed=s.seed,
+                                  labels=(run_a.baseline.name, strong[s.adv_players]))
+        found["cards"] = cmp
+        ctx.results["advancements_strong"] = tb
+        top["robust_cards"] = R.strength_side_by_side(cmp)
+        paras.append("**Card strengths** ("
+                     f"{cmp.n_deals:,} deals × {s.adv_players} rotations per card and arm under "
+                     f"each baseline, seed {s.seed}): " + " ".join(cmp.sentences()))
+        paras.append("The rank correlation's interval is a bootstrap over deals: each "
+                     "resample draws deals with replacement and applies them to every card "
+                     "under both baselines at once, as the shared deals correlate them; it is "
+                     "the hull of the percentile and the bias-corrected (BCa) interval, "
+                     "because noise pulls a rank correlation towards 0 and neither interval "
+                     "alone covers in every regime (docs/statistics.md §9).  "
+                     "`change` = strength under the strong baseline − under the default, with a "
+                     "paired t interval over the same deals.")
+        figs.append(("robust_cards", _robust_figure(cmp), _robust_caption(cmp)))
+    else:
+        paras.append("Card strengths: the advancement section did not run in this report, so "
+                     "there is nothing to compare.")
+    summary_a, recs_a = _pool_summary(ctx)
+    players = list(s.pool_players)
+    grid = pools.parse_pools(s.pool_grid, players)
+    frame = pools.simulate_pools(s.card_set, players, grid, games=s.pool_games, seed=s.seed,
+                                 engine=s.engine, out=_store(ctx), progress=ctx.progress,
+                                 baseline=s.robust_baseline)
+    summary_b = pools.summarize_pools(frame)
+    recs_b = {t: pools.recommend(summary_b, t) for t in recs_a}
+    ctx.results["pools_strong"] = (summary_b, recs_b)
+    pc = R.compare_pools(recs_a, recs_b, baseline_a=R.DEFAULT_BASELINE,
+                         baseline_b=lambda p: strong[p])
+    found["pools"] = pc
+    if len(pc.table):
+        top["robust_pools"] = pc.table[list(R.POOL_SHOWN)]
+        tables["robust_pools_all"] = pc.table
+        paras.append(f"**Pool sizes** ({s.pool_games:,} games per (player count, pool) under "
+                     f"each baseline, the same seeds; a pool's verdict is the equivalence test "
+                     f"of the pool section): " + " ".join(pc.sentences()))
+    tables["pool_sizes_strong"] = pools.flat_table(summary_b, digits=4)
+    ctx.results["robustness"] = found
+    return Section("Robust to the bots?", paras, tables, figs, top_tables=top)
+
+
+def _robust_figure(cmp):
+    fig, ax = _new_fig(6, 5)
+    t = cmp.table
+    colours = {"robust": "tab:green", "not robust": "tab:red", "not shown robust": "tab:orange",
+               "no flag under either": "grey"}
+    for lab, g in t.groupby("label", sort=False):
+        x, y = 100 * g["strength_a"], 100 * g["strength_b"]
+        ax.errorbar(x, y, xerr=[x - 100 * g["strength_a_lo"], 100 * g["strength_a_hi"] - x],
+                    yerr=[y - 100 * g["strength_b_lo"], 100 * g["strength_b_hi"] - y],
+                    fmt="o", ms=3.5, lw=0.6, capsize=0, color=colours.get(lab, "black"),
+                    label=f"{lab} ({len(g)})")
+    lim = [100 * min(t["strength_a_lo"].min(), t["strength_b_lo"].min()),
+           100 * max(t["strength_a_hi"].max(), t["strength_b_hi"].max())]
+    if all(np.isfinite(lim)):
+        ax.plot(lim, lim, color="grey", lw=0.8, ls="--")
+    tol = 100 * cmp.tolerance
+    for v in (-tol, tol):
+        ax.axvline(v, color="grey", lw=0.5, ls=":")
+        ax.axhline(v, color="grey", lw=0.5, ls=":")
+    ax.set_xlabel(f"strength under {cmp.baseline_a} (pp, 95% CI)")
+    ax.set_ylabel(f"strength under {cmp.baseline_b} (pp, 95% CI)")
+    ax.set_title("Card strength under the default and the strong bot")
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def _robust_caption(cmp) -> str:
+    c = cmp.counts()
+    flagged = len(cmp.flagged)
+    rho = (f"ρ = {cmp.rho:.2f} [{cmp.rho_lo:.2f}, {cmp.rho_hi:.2f}]" if np.isfinite(cmp.rho_lo)
+           else (f"ρ = {cmp.rho:.2f}" if np.isfinite(cmp.rho) else "ρ n/a"))
+    return (f"Spearman {rho} over {cmp.n_cards} cards; {c['robust']} of {flagged} flags robust, "
+            f"{c['not robust']} not robust, {c['not shown robust']} not shown robust "
+            f"(dotted: the ±{100 * cmp.tolerance:g} pp band; dashed: equal strength).")
+
+
 def section_seats(ctx: Context) -> Section:
     """Seat advantage: by pool size (heat map) and in the tournament."""
     from vale_sim.games.mystic_vale.plots import pools as pplots
@@ -594,6 +734,9 @@ def section_summary(ctx: Context) -> Section:
     if "pools" in r:
         summary, recs = r["pools"]
         found += V.seat_verdicts(summary) + V.pool_verdicts(recs)
+    if "robustness" in r:
+        rb = r["robustness"]
+        found += V.robust_verdicts(rb.get("cards"), rb.get("pools"), rb["strong"])
     if "spoil" in r:
         table, exact = r["spoil"]
         from vale_sim.games.mystic_vale.spoil import as_deck
@@ -629,7 +772,7 @@ def estimated_share(ctx: Context):
 
 SECTIONS: list[Callable[[Context], Section]] = [
     section_card_set, section_spoil, section_tournament, section_advancements,
-    section_pools, section_seats, section_manifest,
+    section_pools, section_seats, section_robustness, section_manifest,
 ]
 
 
@@ -773,7 +916,10 @@ def _manifest(ctx: Context, started, seconds: float) -> dict:
                       "tournament_per_matchup": s.tournament_games,
                       "advancement_strength_per_card_and_arm": s.adv_games,
                       "advancement_observational": s.adv_observational_games,
-                      "pool_per_cell": s.pool_games},
+                      "pool_per_cell": s.pool_games,
+                      "robustness_strength_per_card_and_arm": s.adv_games,
+                      "robustness_pool_per_cell": s.pool_games},
+            "robust_baseline": s.robust_baseline,
             "settings": s.to_dict()}
 
 

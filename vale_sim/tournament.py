@@ -10,8 +10,9 @@ Design (docs/statistics.md):
 
 * **Matchups.**  ``mode="round-robin"`` (default for 2 players): every set of
   ``players`` distinct policies from the list meets (2 players: every pair).
-  ``mode="field"`` (default for 3–4 players): each policy other than the
-  ``baseline`` plays against ``players - 1`` copies of the baseline.
+  ``mode="field"`` (default for 3–4 players, and whenever a ``baseline`` is
+  given): each policy other than the ``baseline`` (the opponent field) plays
+  against ``players - 1`` copies of the baseline.
 * **Seat rotation with common random numbers.**  A matchup is played on
   ``deals = ceil(games / players)`` game indices, once per cyclic rotation of
   its line-up, all with the same seed.  Game ``i`` depends only on
@@ -132,6 +133,44 @@ def matchups(policies, players: int, mode: str, baseline=None) -> list[tuple[str
     raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
 
 
+def lineup_plan(policies, players: int, mode: str | None = None, baseline=None, get_policy=None):
+    """What a tournament plays: ``(names, by_name, mode, baseline)``.
+
+    ``baseline`` (a preset name, bundled policy, policy file or Policy) is the
+    **opponent field**: each listed policy other than it plays against
+    ``players - 1`` copies of it (mode "field"; with 2 players, every policy
+    head to head against the baseline).  Giving a baseline therefore implies
+    ``mode="field"``; with ``mode="round-robin"`` it is an error (every group
+    of listed policies meets, there is no field).  The baseline need not be
+    listed; it is played and ranked all the same.  Without a baseline the mode
+    defaults to round-robin for 2 players and to field for 3–4, the field being
+    the first listed policy.  ``get_policy``: the game's (default Mystic Vale's).
+    """
+    get_policy = get_policy or get_game(DEFAULT_GAME).get_policy
+    pols = [get_policy(p) for p in policies]
+    names = [p.name for p in pols]
+    if len(set(names)) != len(names):
+        raise ValueError(f"policy names must be distinct, got {names}")
+    by_name = dict(zip(names, pols))
+    if mode is not None and mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if baseline is not None:
+        if mode == "round-robin":
+            raise ValueError("a baseline is the opponent field of mode field; round-robin plays "
+                             "every group of the listed policies: drop the baseline or the mode")
+        bp = get_policy(baseline)
+        if bp.name in by_name and by_name[bp.name] != bp:
+            raise ValueError(f"the baseline {bp.name!r} and a listed policy share a name but "
+                             f"differ: rename one")
+        by_name.setdefault(bp.name, bp)
+        baseline = bp.name
+        mode = "field"
+    mode = mode or ("round-robin" if players == 2 else "field")
+    if mode == "field" and baseline is None:
+        baseline = names[0]
+    return names, by_name, mode, baseline
+
+
 def rotations(lineup: tuple) -> list[tuple]:
     """The cyclic rotations of a line-up: policy at player index ``(j + r) % n``."""
     n = len(lineup)
@@ -193,8 +232,9 @@ def tournament(policies, players: int = 2, games: int = 1000, seed: int = 0,
     ``policies``: preset names, policy files or Policy objects (names must be
     distinct).  ``games``: games per matchup (rounded up to a multiple of
     ``players``, one deal per rotation).  ``mode``: "round-robin" or "field"
-    (default: round-robin for 2 players, field for 3–4; ``baseline`` = the
-    field policy, default the first listed).  ``cluster``: intervals clustered
+    (default: round-robin for 2 players, field for 3–4).  ``baseline``: the
+    opponent field (implies mode "field", also with 2 players; see
+    :func:`lineup_plan`); default in field mode the first listed policy.  ``cluster``: intervals clustered
     by deal (default; ``False`` only to show what ignoring the shared deals
     does — the intervals then under-cover).  ``game``: the --game name
     (``card_set`` None: the game's default set; ``rules`` None: its defaults).
@@ -202,20 +242,8 @@ def tournament(policies, players: int = 2, games: int = 1000, seed: int = 0,
     g = get_game(game)
     _check_players(players, g)
     _check_engine(engine)
-    get_policy = g.get_policy
-    pols = [get_policy(p) for p in policies]
-    names = [p.name for p in pols]
-    if len(set(names)) != len(names):
-        raise ValueError(f"policy names must be distinct, got {names}")
-    by_name = dict(zip(names, pols))
-    if baseline is not None:
-        bp = get_policy(baseline)
-        if bp.name not in by_name:
-            by_name[bp.name] = bp
-        baseline = bp.name
-    mode = mode or ("round-robin" if players == 2 else "field")
-    if mode == "field" and baseline is None:
-        baseline = names[0]
+    names, by_name, mode, baseline = lineup_plan(policies, players, mode, baseline,
+                                                 get_policy=g.get_policy)
     cs = resolve_card_set(g.default_card_set if card_set is None else card_set, players, g)
     rules = rules or g.rules_class()
     deals = deals_for(games, players)
@@ -228,6 +256,8 @@ def tournament(policies, players: int = 2, games: int = 1000, seed: int = 0,
             df.insert(0, "matchup", " vs ".join(_lineup_label(lineup)))
             frames.append(df)
     frame = pd.concat(frames, ignore_index=True)
+    if baseline is not None and baseline not in names:
+        names = names + [baseline]          # the opponent field is ranked too
     config = {"policies": names, "players": players, "games_per_matchup": deals * players,
               "deals": deals, "seed": seed, "card_set": cs.name, "engine": engine,
               "mode": mode, "baseline": baseline if mode == "field" else None,
@@ -502,14 +532,8 @@ def turn_curves(policies, players: int = 2, games: int = 40, seed: int = 0, card
         from vale_sim.games.mystic_vale.fast.api import play_game_fast as play_game
     else:
         from vale_sim.games.mystic_vale.reference.game import play_game
-    pols = [get_policy(p) for p in policies]
-    names = [p.name for p in pols]
-    by_name = dict(zip(names, pols))
-    if baseline is not None:
-        bp = get_policy(baseline)
-        by_name.setdefault(bp.name, bp)
-        baseline = bp.name
-    mode = mode or ("round-robin" if players == 2 else "field")
+    names, by_name, mode, baseline = lineup_plan(policies, players, mode, baseline,
+                                                 get_policy=get_policy)
     cs = resolve_card_set(card_set, players)
     rules = rules or Rules()
     frames = []

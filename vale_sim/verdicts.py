@@ -28,7 +28,7 @@ MAX_NAMED_CARDS = 8
 class Verdict:
     """One line of the executive summary.
 
-    ``topic``: "cards", "seats", "pools" or "spoil".  ``sentence``: plain
+    ``topic``: "cards", "seats", "pools", "robust" or "spoil".  ``sentence``: plain
     words with the interval and n.  ``cards``: the card names whose numbers
     the verdict rests on; ``None`` means the whole card set.
     """
@@ -162,6 +162,20 @@ def _pool_sentence(r) -> str:
 
 
 # ---------------------------------------------------------------------------
+# Robust to the bots?
+# ---------------------------------------------------------------------------
+def robust_verdicts(cards, pools, strong: str) -> list[Verdict]:
+    """One sentence: the card strengths' rank correlation under the default and the
+    strong baseline, the flags that hold and those that change, and the pool
+    verdicts (:mod:`vale_sim.robustness`)."""
+    if cards is None and pools is None:
+        return []
+    from .robustness import summary_sentence
+    names = tuple(cards.flagged["card"]) if cards is not None and len(cards.flagged) else None
+    return [Verdict("robust", summary_sentence(cards, pools, strong), names)]
+
+
+# ---------------------------------------------------------------------------
 # Spoil odds
 # ---------------------------------------------------------------------------
 def spoil_verdicts(table: pd.DataFrame, exact: dict, deck: str = "starter",
@@ -192,7 +206,8 @@ def spoil_verdicts(table: pd.DataFrame, exact: dict, deck: str = "starter",
 # The summary
 # ---------------------------------------------------------------------------
 TOPICS = (("cards", "Cards flagged over and under"), ("seats", "Seat advantage"),
-          ("pools", "VP pool sizes"), ("spoil", "Spoil odds of the starting deck"))
+          ("pools", "VP pool sizes"), ("robust", "Robust to the bots?"),
+          ("spoil", "Spoil odds of the starting deck"))
 
 
 def summary_bullets(verdicts: list[Verdict], estimated_share=None) -> list[tuple[str, list[str]]]:

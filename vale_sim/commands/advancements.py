@@ -48,7 +48,8 @@ def add_parser(sub) -> None:
                    help="paired interval for strength(A) - strength(B) on the same deals "
                         "(plays only these two cards)")
     p.add_argument("--baseline", default="balanced", metavar="NAME|FILE",
-                   help="baseline policy (default balanced)")
+                   help="baseline policy: a preset, a bundled policy (optimized-2p) or a policy "
+                        ".toml file; {P} stands for --players (optimized-{P}p).  Default balanced")
     p.add_argument("--explore", type=int, default=300, metavar="PERMILLE",
                    help="random purchases per mille in the observational run (default 300)")
     p.add_argument("--cards", default=None, metavar="A,B,...", help="only these cards")
@@ -211,6 +212,8 @@ def run(args) -> int:
     try:
         rules = Rules(prep_count=args.prep_count, vp_pool=args.vp_pool)
         cs = resolve_card_set(args.set, args.players)
+        from ..robustness import resolve_baseline
+        args.baseline = resolve_baseline(args.baseline, args.players, cs)   # before any game
         if cards is not None:                       # before any game is played
             check_cards(cs, cards)
         if compare is not None:

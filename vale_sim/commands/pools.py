@@ -15,7 +15,10 @@ def add_parser(sub) -> None:
     p.add_argument("--games", type=int, required=True, help="games per (player count, pool size)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--set", dest="card_set", default="core", help="card set name or file (default core)")
-    p.add_argument("--policy", default=None, help="policy for every seat (default: balanced)")
+    p.add_argument("--baseline", "--policy", dest="baseline", default=None, metavar="NAME|FILE",
+                   help="the policy of every seat: a preset, a bundled policy (optimized-2p) or a "
+                        "policy .toml file; {P} stands for the player count, e.g. "
+                        "optimized-{P}p (default: balanced; --policy is the old name)")
     p.add_argument("--engine", default="auto", choices=("auto", "fast", "reference"))
     p.add_argument("--target", default="equal-length", choices=("equal-length", "seat-advantage"),
                    help="what the recommended pool size should achieve (default: equal expected "
@@ -51,11 +54,18 @@ def run(args) -> int:
         margin = args.margin if args.target == "equal-length" else args.margin / 100
     if args.seed < 0:
         raise UserError(f"--seed must be non-negative, got {args.seed}")
-    if args.policy:
-        from vale_sim.games.mystic_vale.policy import get_policy
-        get_policy(args.policy)                      # PolicyError -> exit 2 before any game runs
+    baseline = args.baseline
+    if baseline is not None:
+        from vale_sim.games.mystic_vale.cards import load_card_set
+        from ..robustness import resolve_baseline
+        cs = load_card_set(args.card_set)            # CardSetError -> exit 2
+        # PolicyError -> one line, exit 2, before any game runs
+        names = {p: resolve_baseline(baseline, p, cs).name for p in players}
+        baseline_text = ", ".join(f"{p}p: {n}" for p, n in names.items())
+    else:
+        baseline_text = "balanced"
     frame = pools.simulate_pools(args.card_set, players, grid, games=args.games, seed=args.seed,
-                                 policies=args.policy, engine=args.engine,
+                                 engine=args.engine, baseline=baseline,
                                  progress=not args.json and sys.stderr.isatty(),
                                  workers=args.workers)
     summary = pools.summarize_pools(frame)
@@ -73,12 +83,14 @@ def run(args) -> int:
     if args.json:
         records = pools.to_records(summary, recs)
         for r in records:
-            r.update(seed=args.seed, engine=pools.resolve_engine(args.engine))
+            r.update(seed=args.seed, engine=pools.resolve_engine(args.engine),
+                     baseline=pools.baseline_name(baseline, r["players"]))
         json.dump(records, sys.stdout, indent=1)
         print()
         return 0
     print(f"{args.games} games per cell, seed {args.seed}, card set {args.card_set}, "
-          f"engine {pools.resolve_engine(args.engine)}; 95% intervals\n")
+          f"engine {pools.resolve_engine(args.engine)}, baseline {baseline_text}; "
+          f"95% intervals\n")
     print(pools.format_table(summary))
     if recs:
         goal = ("equal expected game length (the 2-player rulebook game)"

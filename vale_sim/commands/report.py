@@ -20,6 +20,11 @@ def add_parser(sub) -> None:
     p.add_argument("--set", dest="card_set", default="core", help="card set (default core)")
     p.add_argument("--engine", choices=("fast", "reference"), default="fast",
                    help="fast (default; falls back to reference with small sizes) or reference")
+    p.add_argument("--baseline", default="optimized-{P}p", metavar="NAME|FILE",
+                   help="the strong baseline of the section 'Robust to the bots?': card "
+                        "strengths and pool sizes are played again with it on the same deals.  "
+                        "A preset, a bundled policy or a policy .toml file; {P} stands for the "
+                        "player count (default optimized-{P}p: the bundled optimised policies)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=run)
 
@@ -32,11 +37,17 @@ def run(args) -> int:
         raise UserError(f"--seed must be non-negative, got {args.seed}")
     from vale_sim.games.mystic_vale.cards import load_card_set
     from ..io import check_output
-    load_card_set(args.card_set)                 # CardSetError -> exit 2 before any game runs
+    cs = load_card_set(args.card_set)            # CardSetError -> exit 2 before any game runs
     check_output(args.out, "dir", "--out")       # an unwritable --out fails before any game runs
+    from vale_sim.games.mystic_vale.policy import PolicyError
+    from ..robustness import resolve_baseline
     try:
         settings = ReportSettings.make(quick=args.quick, engine=args.engine, seed=args.seed,
-                                       card_set=args.card_set)
+                                       card_set=args.card_set, robust_baseline=args.baseline)
+        for p in sorted(set(settings.pool_players) | {settings.adv_players}):
+            resolve_baseline(args.baseline, p, cs)        # buy rules name cards of the set
+    except PolicyError as e:              # the only policy the report takes is --baseline
+        raise UserError(f"--baseline {args.baseline}: {e}") from None
     except ValueError as e:
         raise UserError(str(e)) from None
     m = build_report(args.out, settings, progress=not args.quiet)

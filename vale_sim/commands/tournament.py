@@ -13,7 +13,8 @@ def add_parser(sub) -> None:
                     "(each deal is played once per rotation, so every policy sits in every seat "
                     "equally often).  2 players: every pair head to head.  3-4 players: each policy "
                     "against copies of a baseline (--mode field, the default) or every group of "
-                    "distinct policies (--mode round-robin).  Prints win rate (shared wins count "
+                    "distinct policies (--mode round-robin).  --baseline X: every policy against "
+                    "copies of X (the opponent field), at any player count.  Prints win rate (shared wins count "
                     "1/k), tie rate, mean score, game length and spoils per turn with n and 95%% "
                     "intervals clustered by deal, win rate by seat (seat 1 = starting player), "
                     "and a Bradley-Terry ranking.  See "
@@ -28,9 +29,14 @@ def add_parser(sub) -> None:
                    help="card set: a bundled name or a file (default: the game's, core)")
     p.add_argument("--engine", choices=("fast", "reference"), default="fast")
     p.add_argument("--mode", choices=("round-robin", "field"), default=None,
-                   help="default: round-robin for 2 players, field for 3-4")
+                   help="default: field when --baseline is given, else round-robin for 2 "
+                        "players and field for 3-4")
     p.add_argument("--baseline", default=None, metavar="NAME|FILE",
-                   help="the field policy in --mode field (default: the first of --policies)")
+                   help="the opponent field: every other policy plays against players-1 copies "
+                        "of it (implies --mode field, also with 2 players; need not be listed "
+                        "in --policies).  A preset, a bundled policy (optimized-2p) or a policy "
+                        ".toml file; {P} stands for --players (optimized-{P}p).  Default in "
+                        "field mode: the first of --policies")
     p.add_argument("--prep-count", choices=("net", "gross"), default=None,
                    help="Mystic Vale rule option (default net)")
     p.add_argument("--vp-pool", type=int, default=None)
@@ -105,13 +111,23 @@ def run(args) -> int:
     if args.games < 1:
         raise UserError(f"--games must be >= 1, got {args.games}")
     check_workers(args.workers)
+    baseline = args.baseline
+    if baseline is not None:
+        from ..robustness import baseline_spec
+        if not baseline.strip():
+            raise UserError("--baseline: empty name; give a preset, a bundled policy or a "
+                            "policy .toml file")
+        if args.mode == "round-robin":
+            raise UserError("--baseline sets the opponent field of --mode field; round-robin "
+                            "plays every group of --policies: drop --baseline or --mode")
+        baseline = baseline_spec(baseline, args.players)
     try:
         rules = game_rules(g, prep_count=args.prep_count, vp_pool=args.vp_pool)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", RuntimeWarning)
             t = tournament(names, players=args.players, games=args.games, seed=args.seed,
                            card_set=args.set, engine=args.engine, rules=rules, mode=args.mode,
-                           baseline=args.baseline, workers=args.workers, cluster=args.cluster,
+                           baseline=baseline, workers=args.workers, cluster=args.cluster,
                            game=g.name)
     except ValueError as e:
         raise UserError(str(e)) from None

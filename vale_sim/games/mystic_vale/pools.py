@@ -159,7 +159,7 @@ KEEP_COLUMNS = ("players", "pool", "game", "player", "seat", "policy", "score", 
 
 def simulate_pools(card_set="core", players=(2, 3, 4), pools=None, games: int = 200,
                    seed: int = 1, policies=None, engine: str = "auto", rules: Rules | None = None,
-                   out=None, progress: bool = False, workers: int = 1):
+                   out=None, progress: bool = False, workers: int = 1, baseline=None):
     """Play ``games`` games per (player count, pool size); one frame of all of them.
 
     Every cell uses the same master seed and game indices (common random
@@ -168,11 +168,19 @@ def simulate_pools(card_set="core", players=(2, 3, 4), pools=None, games: int = 
     Adds columns ``players`` and ``pool``.  ``out`` (a directory) keeps each
     cell's chunks under ``out/p{players}_pool{pool}`` for resuming; or a
     chunk store with a ``run(cfg, workers)`` method (vale_sim.experiments).
+    ``baseline``: the policy of every seat instead of ``policies`` -- a preset,
+    bundled policy, policy file or Policy, where ``{P}`` in a name stands for
+    the player count ("optimized-{P}p": the bundled optimised policy of each
+    count); all are resolved before any game is played.
     """
     import pandas as pd
     from pathlib import Path
     players = parse_players(players if not isinstance(players, int) else [players])
     pools = parse_pools(pools if pools is not None else DEFAULT_POOLS, players)
+    by_players = {}
+    if baseline is not None:
+        from .policy import resolve_baseline
+        by_players = {p: resolve_baseline(baseline, p) for p in players}
     base = rules or Rules()
     frames = []
     cells = [(p, v) for p in players for v in pools]
@@ -185,6 +193,8 @@ def simulate_pools(card_set="core", players=(2, 3, 4), pools=None, games: int = 
         r = Rules(prep_count=base.prep_count, vp_pool=v, level1_deck_size=base.level1_deck_size,
                   max_rounds=base.max_rounds)
         pol = None if policies is None else ([policies] * p if isinstance(policies, str) else policies)
+        if baseline is not None:
+            pol = [by_players[p]] * p
         cell_out = out if out is None or hasattr(out, "run") else Path(out) / f"p{p}_pool{v}"
         df = play_games(card_set, p, seed, games, pol, r, engine, cell_out, False, workers)
         df = df[[c for c in KEEP_COLUMNS[2:] if c in df.columns]].copy()   # drop per-card columns
@@ -196,6 +206,16 @@ def simulate_pools(card_set="core", players=(2, 3, 4), pools=None, games: int = 
     if bar is not None:
         bar.close()
     return pd.concat(frames, ignore_index=True)
+
+
+def baseline_name(baseline, players: int) -> str:
+    """The name of the policy every seat plays at ``players`` players (see
+    :func:`simulate_pools`; None: the default policy)."""
+    if baseline is None:
+        from .policy import DEFAULT_POLICY
+        return DEFAULT_POLICY
+    from .policy import resolve_baseline
+    return resolve_baseline(baseline, players).name
 
 
 # ---------------------------------------------------------------------------
