@@ -1,0 +1,932 @@
+"""Wither odds: "if I Grow now, how likely am I to Wither, given my Rain tokens?"
+
+The Mystic Lands counterpart of :mod:`vale_sim.spoil` (docs/wither-odds.md).
+
+**What is computed.**  The start of a Night (rules doc §3, engine spec §4 N):
+the player's deck is uniformly shuffled (or its top card, the on-deck card, is
+given and the rest is shuffled), the Discard is given (possibly empty), the Land
+is empty and the player holds ``rain`` Rain tokens.  The player plays k = 1..K
+cards (the first play is forced, M2), Resting after the k-th unless the Night
+ended first by Withering or by running out of cards (M15).  Every step is the
+reference engine's Night (vale_sim/games/mystic_lands/reference/game.py
+``night``): Vale night gains at the start; play the on-deck card and resolve its
+when-played and night effects (Rain tokens, mana, spirit, VP); reveal the next
+card, reshuffling the Discard when the deck is empty; count the uncovered suns of
+the Land and of the on-deck card minus the tokens placed; place Rain tokens only
+when the count reaches the limit (4 plus the Land's ``wither_limit`` effects);
+Wither if it still does; on Resting, Turtle Nesting Ground swaps.
+
+**How.**  A card enters only through its *profile*: uncovered suns (after
+clouds), left-edge mana/spirit/VP, Rain and resources its when-played and night
+effects give, its ``wither_limit`` and its swap effects.  Cards of one profile
+are one *type*.  A state is (Land, on-deck type, reshuffled?, Rain held, Rain
+placed): the deck is then known as a multiset (all cards of the pool minus Land
+and on-deck card; the pool is the starting deck, plus the Discard once it has
+been reshuffled in), and its order is uniform, so the next reveal is type t with
+probability count(t) / deck size.  The Land is a multiset (a sorted tuple of
+types), except in decks with a swap card (Turtle Nesting Ground), whose swap
+breaks ties by the Land's order: there the Land is kept in playing order.
+Transitions are memoised.  Numbers are floats, or :class:`fractions.Fraction`
+with ``exact=True``; the tests compare both, and both with simulation of the
+engine's own Night.
+"""
+from __future__ import annotations
+
+import math
+import time
+import tomllib
+from collections import defaultdict
+from dataclasses import dataclass, field as dc_field
+from fractions import Fraction
+from pathlib import Path
+
+from . import cards as C
+from .cards import CardSet, load_card_set
+from .policy import Policy, get_policy
+from .reference import cardmath as M
+from .reference.cardmath import NO_ADVANCE, Card
+from .rules import Rules
+
+DECKS_DIR = Path(__file__).parent / "decks"
+QUANTITIES = ("mana", "spirit", "vp")
+PLACES = ("deck", "discard", "on-deck")
+SIMPLE_NIGHT = ("played", "night")
+GOALS = ("mana", "spirit", "vp", "value")
+MAX_PLAYS = 40
+
+
+class DeckError(ValueError):
+    """A deck (bundled name or file) cannot be read.  The message is one line."""
+
+
+class TooManyStates(RuntimeError):
+    """The exact computation would visit more states than allowed (``max_states``)."""
+
+    def __init__(self, deck: str, max_states: int):
+        self.deck, self.max_states = deck, max_states
+        super().__init__(f"deck {deck!r} needs more than {max_states:,} states for an exact "
+                         f"answer: use --simulate, or raise --max-states")
+
+
+class Unsupported(ValueError):
+    """A deck the exact calculator does not model (one line; --simulate handles it)."""
+
+
+# ---------------------------------------------------------------------------
+# Decks
+# ---------------------------------------------------------------------------
+@dataclass(eq=False)
+class WitherDeck:
+    """A player's cards at the start of a Night.
+
+    ``cards[uid]`` is a crafted card (:class:`cardmath.Card`); ``discard`` the uids in
+    the Discard; ``on_deck`` the uid of a known on-deck card (-1: the deck is shuffled,
+    the on-deck card is its uniformly random top card); ``vales`` the Vale ids the
+    player has a cube on (their night effects apply).  Every other card is in the deck.
+    """
+    cs: CardSet
+    cards: list
+    discard: tuple = ()
+    on_deck: int = -1
+    vales: tuple = ()
+    name: str = "deck"
+
+    @property
+    def deck(self) -> list[int]:
+        d = set(self.discard)
+        return [u for u in range(len(self.cards)) if u not in d]
+
+    def label(self, card: Card) -> str:
+        names = [self.cs.starting[card.base].name] + [self.cs.advances[a].name
+                                                        for a in card.slots if a != NO_ADVANCE]
+        return " + ".join(names)
+
+    def describe(self) -> list[str]:
+        """One line per distinct card and place: ``count x Land + Advances``."""
+        seen: dict[str, int] = {}
+        for u, c in enumerate(self.cards):
+            where = (" (on-deck)" if u == self.on_deck else
+                     " (Discard)" if u in self.discard else "")
+            key = self.label(c) + where
+            seen[key] = seen.get(key, 0) + 1
+        out = [f"{n} x {k}" for k, n in seen.items()]
+        out += [f"vale: {self.cs.vales[v].name}" for v in self.vales]
+        return out
+
+    def sunlight_valley_vp(self) -> int:
+        """End VP of the deck's owned Sunlight Valley effects (vp_per_sun_all): they
+        count uncovered suns on all cards and never change the Night (rules doc §9)."""
+        suns = sum(M.exposed_suns(self.cs, c) for c in self.cards)
+        return sum(e.amount * (suns // e.per) for v in self.vales
+                   for e in self.cs.vales[v].effects if e.kind == "vp_per_sun_all")
+
+
+def bundled_decks() -> list[str]:
+    return sorted(p.stem for p in DECKS_DIR.glob("*.toml"))
+
+
+def load_deck(spec, card_set=None) -> WitherDeck:
+    """A deck from a bundled name, a TOML path, or a WitherDeck (docs/wither-odds.md)."""
+    if isinstance(spec, WitherDeck):
+        return spec
+    text = str(spec)
+    path = Path(text)
+    if not path.suffix and not path.exists() and (DECKS_DIR / f"{text}.toml").is_file():
+        path = DECKS_DIR / f"{text}.toml"
+    if not path.is_file():
+        raise DeckError(f"unknown deck {text!r}: use one of {', '.join(bundled_decks())} "
+                        f"or the path of a deck .toml file")
+    try:
+        data = tomllib.loads(path.read_text())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise DeckError(f"{path}: not valid TOML: {str(e).splitlines()[0]}") from None
+    return deck_from_dict(data, path, card_set)
+
+
+def _names(where, v, what):
+    if not isinstance(v, list) or not all(isinstance(n, str) for n in v):
+        raise DeckError(f"{where}: {what} must be a list of names")
+    return v
+
+
+def deck_from_dict(data: dict, where="deck", card_set=None) -> WitherDeck:
+    """Build a deck from parsed TOML (format in docs/wither-odds.md)."""
+    known = {"name", "set", "base", "druid", "vales", "cards", "description"}
+    for k in data:
+        if k not in known:
+            raise DeckError(f"{where}: unknown field {k!r} (known: {', '.join(sorted(known))})")
+    set_spec = data.get("set", card_set if card_set is not None else C.DEFAULT_SET)
+    if isinstance(set_spec, str) and isinstance(where, Path) and set_spec.endswith(".toml"):
+        set_spec = str(where.parent / set_spec)
+    cs = load_card_set(set_spec)
+    name = data.get("name", Path(str(where)).stem)
+    base = data.get("base")
+    if base not in (None, "starter"):
+        raise DeckError(f"{where}: field 'base': only \"starter\" is known, got {base!r}")
+    cards = [Card(uid=u, base=b) for u, b in enumerate(cs.starting_deck())] if base else []
+    free = [True] * len(cards)                  # starting cards not crafted nor placed yet
+    place = ["deck"] * len(cards)
+    druid = data.get("druid")
+    if druid is not None:
+        if not base:
+            raise DeckError(f"{where}: field 'druid' needs base = \"starter\" (else list the "
+                            f"Druid card in [[cards]])")
+        a = _advance_id(cs, druid, f"{where}: field 'druid'")
+        if cs.advances[a].level != 0:
+            raise DeckError(f"{where}: field 'druid': {druid!r} is not a Druid Advance")
+        k = next(u for u, c in enumerate(cards) if cs.starting[c.base].druid)
+        cards[k].slots[cs.advances[a].position] = a
+    raw = data.get("cards", [])
+    if not isinstance(raw, list):
+        raise DeckError(f"{where}: 'cards' must be a list of tables ([[cards]])")
+    lands = [s.name for s in cs.starting]
+    for i, entry in enumerate(raw, 1):
+        w = f"{where}: card {i}"
+        if not isinstance(entry, dict) or "land" not in entry:
+            raise DeckError(f"{w}: needs land = one of {', '.join(lands)}")
+        extra = set(entry) - {"land", "advances", "count", "place"}
+        if extra:
+            raise DeckError(f"{w}: unknown field {sorted(extra)[0]!r} "
+                            f"(known: advances, count, land, place)")
+        if entry["land"] not in lands:
+            raise DeckError(f"{w}: unknown land {entry['land']!r} (use one of {', '.join(lands)})")
+        b = lands.index(entry["land"])
+        names = _names(w, entry.get("advances", []), "advances")
+        count = entry.get("count", 1)
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise DeckError(f"{w}: count must be a positive integer")
+        pl = entry.get("place", "deck")
+        if pl not in PLACES:
+            raise DeckError(f"{w}: place must be one of {', '.join(PLACES)}, got {pl!r}")
+        slots = [NO_ADVANCE] * 4
+        for n in names:
+            a = _advance_id(cs, n, w)
+            pos = cs.advances[a].position
+            if slots[pos] != NO_ADVANCE:
+                raise DeckError(f"{w}: {n!r} and {cs.advances[slots[pos]].name!r} both need "
+                                f"the {C.POSITIONS[pos]} position")
+            slots[pos] = a
+        for _ in range(count):
+            if base:
+                # crafted onto a starting card of the same land not used yet
+                ks = [u for u, c in enumerate(cards) if free[u] and c.base == b]
+                if not ks:
+                    raise DeckError(f"{w}: no {entry['land']} left in the starting deck "
+                                    f"(it has {cs.starting[b].count}; use a smaller count)")
+                k = ks[0]
+                keep = cards[k].slots
+                for pos, a in enumerate(slots):
+                    if a != NO_ADVANCE:
+                        if keep[pos] != NO_ADVANCE:
+                            raise DeckError(f"{w}: the {C.POSITIONS[pos]} position of the "
+                                            f"{entry['land']} already holds "
+                                            f"{cs.advances[keep[pos]].name!r}")
+                        keep[pos] = a
+                free[k] = False
+                place[k] = pl
+            else:
+                if len(cards) >= C.LIMITS["deck"]:
+                    raise DeckError(f"{w}: the deck is larger than the limit of "
+                                    f"{C.LIMITS['deck']} cards (use a smaller count)")
+                cards.append(Card(uid=len(cards), base=b, slots=list(slots)))
+                place.append(pl)
+    if not cards:
+        raise DeckError(f"{where}: the deck has no cards (add [[cards]] or base = \"starter\")")
+    on = [u for u, p in enumerate(place) if p == "on-deck"]
+    if len(on) > 1:
+        raise DeckError(f"{where}: {len(on)} cards have place = \"on-deck\" (at most one)")
+    vales = []
+    for v in _names(where, data.get("vales", []), "vales"):
+        try:
+            vales.append(cs.vale_id(v))
+        except KeyError as e:
+            raise DeckError(f"{where}: vales: {e.args[0]}") from None
+    return WitherDeck(cs, cards, tuple(u for u, p in enumerate(place) if p == "discard"),
+                      on[0] if on else -1, tuple(vales), name)
+
+
+def _advance_id(cs, name, where):
+    try:
+        return cs.advance_id(name)
+    except KeyError as e:
+        raise DeckError(f"{where}: {e.args[0]}") from None
+
+
+def deck_of_player(game, p, name: str = "played") -> WitherDeck:
+    """The start of the next Night of a reference-engine player (after its Dusk): the
+    cards it still has, its Discard, its (known) on-deck card and its Vales."""
+    uids = p.deck + p.discard + p.land
+    cards = [Card(uid=k, base=p.cards[u].base, slots=list(p.cards[u].slots))
+             for k, u in enumerate(uids)]
+    nd = len(p.deck)
+    vales = tuple(game.layout[s] for s in game.owned_spaces(p) if game.layout[s] >= 0)
+    return WitherDeck(game.cs, cards, tuple(range(nd, len(uids))), 0 if nd else -1,
+                      vales, name)
+
+
+def as_deck(deck, card_set=None) -> WitherDeck:
+    if isinstance(deck, WitherDeck):
+        return deck
+    return load_deck(deck, card_set)
+
+
+# ---------------------------------------------------------------------------
+# The model
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Profile:
+    """What the Night sees of a card (a type's key)."""
+    suns: int           # uncovered suns (after clouds)
+    mana: int           # left edge
+    spirit: int
+    vp: int
+    rain: int           # Rain tokens its when-played and night effects give
+    g_mana: int         # mana / spirit / VP its when-played and night effects give
+    g_spirit: int
+    g_vp: int
+    wither_limit: int   # ongoing wither_limit amounts
+    swaps: int          # swap_ondeck (night) effects: Turtle Nesting Ground
+
+    @property
+    def value(self) -> int:
+        """2 mana + 2 spirit + 3 VP of the left edge (engine spec §6.8)."""
+        return 2 * self.mana + 2 * self.spirit + 3 * self.vp
+
+
+def profile(cs: CardSet, card: Card) -> Profile:
+    """The card's Night profile.  Raises :class:`Unsupported` for per-aspect
+    when-played or night effects (their gain depends on the wild's choice and the
+    Land's order; ``--simulate`` plays them)."""
+    g = [0, 0, 0, 0]
+    wl = sw = 0
+    for a in card.advances():
+        adv = cs.advances[a]
+        for e in adv.effects:
+            if e.kind == "wither_limit":
+                wl += e.amount
+            elif e.kind == "swap_ondeck":
+                sw += 1
+            elif e.timing in SIMPLE_NIGHT:
+                if e.kind != "gain":
+                    raise Unsupported(f"{adv.name!r} has a {e.timing} {e.kind} effect, which "
+                                      f"the exact calculator does not model: use --simulate")
+                g[C.RESOURCES.index(e.resource)] += e.amount
+    m, s, v = M.resources(cs, card)
+    return Profile(M.exposed_suns(cs, card), m, s, v, g[3], g[0], g[1], g[2], wl, sw)
+
+
+ALIVE, WITHERED = 0, 1
+
+
+def _counts(types, T):
+    c = [0] * T
+    for t in types:
+        c[t] += 1
+    return c
+
+
+class WitherModel:
+    """Types, states and transitions (module docstring).  A state is the tuple
+    (status, land, on_deck, reshuffled, rain, placed): status ALIVE or WITHERED;
+    land a tuple of types (sorted, or in playing order when a swap card exists);
+    on_deck a type or -1 (out of cards); rain the tokens held, placed those placed."""
+
+    def __init__(self, deck: WitherDeck, rain: int = 0, rules: Rules | None = None,
+                 policy: Policy | None = None, exact: bool = False,
+                 max_states: int | None = None):
+        self.deck, self.rules = deck, rules or Rules()
+        self.policy = policy or Policy()
+        self.exact, self.max_states = exact, max_states
+        self.num = Fraction if exact else float
+        cs = deck.cs
+        if rain < 0 or rain > self.rules.rain_supply:
+            raise ValueError(f"rain must be between 0 and the supply of "
+                             f"{self.rules.rain_supply} tokens, got {rain}")
+        profs = [profile(cs, c) for c in deck.cards]
+        self.profiles = sorted(set(profs), key=lambda p: (p.suns, p.value, repr(p)))
+        index = {p: t for t, p in enumerate(self.profiles)}
+        self.type_of = [index[p] for p in profs]
+        self.T = T = len(self.profiles)
+        P = self.profiles
+        self.suns = [p.suns for p in P]
+        self.wl = [p.wither_limit for p in P]
+        self.rain_gain = [p.rain for p in P]
+        self.ordered = any(p.swaps for p in P)
+        disc = set(deck.discard)
+        self.d0 = _counts([self.type_of[u] for u in range(len(deck.cards)) if u not in disc], T)
+        self.all = _counts(self.type_of, T)
+        # Vale night gains at the start of the Night (spec §4 N2)
+        vg = [0, 0, 0, 0]
+        for v in sorted(deck.vales):
+            for e in cs.vales[v].effects:
+                if e.kind == "gain" and e.timing in ("night", "night_or_day"):
+                    vg[C.RESOURCES.index(e.resource)] += e.amount
+        self.vale_gain = tuple(vg[:3])
+        self.supply = self.rules.rain_supply
+        self.rain0 = rain + min(vg[3], self.supply - rain)
+        self.memo: dict = {}
+        self.seen: set = set()
+
+    # -- helpers -----------------------------------------------------------------
+    def _see(self, key) -> None:
+        if key not in self.seen:
+            self.seen.add(key)
+            if self.max_states is not None and len(self.seen) > self.max_states:
+                raise TooManyStates(self.deck.name, self.max_states)
+
+    @property
+    def states(self) -> int:
+        return len(self.seen)
+
+    def land_key(self, land) -> tuple:
+        return tuple(land) if self.ordered else tuple(sorted(land))
+
+    def showing(self, key) -> int:
+        """Uncovered suns of the Land and the on-deck card, minus Rain tokens placed."""
+        _, land, od, _, _, placed = key
+        return sum(self.suns[t] for t in land) + (self.suns[od] if od >= 0 else 0) - placed
+
+    def deck_counts(self, land, od, resh) -> list[int]:
+        pool = self.all if resh else self.d0
+        c = list(pool)
+        for t in land:
+            c[t] -= 1
+        if od >= 0:
+            c[od] -= 1
+        return c
+
+    def start(self) -> dict:
+        """{state: probability} after the Vale night gains and the first reveal."""
+        one = self.num(1)
+        resh = sum(self.d0) == 0
+        if resh:
+            self.d0 = list(self.all)
+        if self.deck.on_deck >= 0 and not resh:
+            key = (ALIVE, (), self.type_of[self.deck.on_deck], resh, self.rain0, 0)
+            self._see(key)
+            return {key: one}
+        n = sum(self.d0)
+        out = {}
+        for t, c in enumerate(self.d0):
+            if c:
+                key = (ALIVE, (), t, resh, self.rain0, 0)
+                self._see(key)
+                out[key] = self.num(c) / n if self.exact else c / n
+        return out
+
+    def grow(self, key) -> list:
+        """[(probability, next state)] of playing the on-deck card (alive, on-deck >= 0)."""
+        got = self.memo.get(key)
+        if got is not None:
+            return got
+        _, land, od, resh, rain, placed = key
+        land2 = self.land_key(land + (od,))
+        rain += min(self.rain_gain[od], self.supply - rain - placed)     # when-played Rain
+        deck = self.deck_counts(land2, -1, resh)
+        n = sum(deck)
+        if n == 0 and not resh and sum(self.all) > sum(self.d0):         # reshuffle (§3.3)
+            resh = True
+            deck = self.deck_counts(land2, -1, resh)
+            n = sum(deck)
+        out = []
+        if n == 0:                                                       # out of cards (M15)
+            nxt = (ALIVE, land2, -1, resh, rain, placed)
+            self._see(nxt)
+            out.append((self.num(1), nxt))
+        else:
+            limit = self.rules.wither_suns + sum(self.wl[t] for t in land2)
+            base = sum(self.suns[t] for t in land2) - placed
+            for t, c in enumerate(deck):
+                if not c:
+                    continue
+                q = self.num(c) / n if self.exact else c / n
+                suns = base + self.suns[t]
+                r, pl = rain, placed
+                if suns >= limit and self.policy.rain == "needed":       # §3.4 Rain tokens
+                    use = min(r, suns - limit + 1)
+                    r, pl, suns = r - use, pl + use, suns - use
+                status = WITHERED if suns >= limit else ALIVE            # §3.5
+                nxt = (status, land2, t, resh, r, pl)
+                self._see(nxt)
+                out.append((q, nxt))
+        self.memo[key] = out
+        return out
+
+    # -- what a Night gives ----------------------------------------------------------
+    def rest_land(self, key):
+        """(Land types after Turtle swaps on Resting, extra night gains of the swapped-in
+        cards): engine ``night_swaps``, ties to the first card in playing order."""
+        status, land, od, _, _, _ = key
+        if status != ALIVE or od < 0 or not self.ordered:
+            return list(land), (0, 0, 0)
+        P = self.profiles
+        cur = list(enumerate(land))                  # (card id, type); the on-deck id is -1
+        top = (-1, od)
+        extra = [0, 0, 0]
+        nid = len(land)
+        for cid, t in list(cur):
+            for _ in range(P[t].swaps):
+                if all(c != cid for c, _ in cur):
+                    break
+                cands = [(P[x].value, k) for k, (c, x) in enumerate(cur) if c != cid]
+                if not cands:
+                    continue
+                low, k = min(cands)
+                if P[top[1]].value > low:
+                    out = cur[k]
+                    cur[k] = (nid if top[0] == -1 else top[0], top[1])
+                    nid += 1
+                    pt = P[top[1]]
+                    extra[0] += pt.g_mana
+                    extra[1] += pt.g_spirit
+                    extra[2] += pt.g_vp
+                    top = out
+        return [x for _, x in cur], tuple(extra)
+
+    def payoff(self, key) -> tuple[int, int, int]:
+        """(mana, spirit, VP) of the Night ending in state ``key`` (Resting if alive):
+        the Day's left-edge gain of the Land (only the Wither choice after Withering,
+        spec §6.3) plus everything gained in the Night (Vale night gains, when-played and
+        night effects of the cards played, and of a card swapped in)."""
+        got = self.memo.get(("pay", key))
+        if got is not None:
+            return got
+        P = self.profiles
+        status, land = key[0], key[1]
+        night = [self.vale_gain[i] + sum((P[t].g_mana, P[t].g_spirit, P[t].g_vp)[i] for t in land)
+                 for i in range(3)]
+        final, extra = self.rest_land(key)
+        left = [sum(P[t].mana for t in final), sum(P[t].spirit for t in final),
+                sum(P[t].vp for t in final)]
+        if status == WITHERED:
+            r = self.wither_choice(left)
+            left = [x if i == r else 0 for i, x in enumerate(left)]
+        out = tuple(night[i] + extra[i] + left[i] for i in range(3))
+        self.memo[("pay", key)] = out
+        return out
+
+    def wither_choice(self, left) -> int:
+        pol = self.policy
+        if pol.wither_choice != "best":
+            return C.RESOURCES.index(pol.wither_choice)
+        scores = [pol.w_mana * left[0], pol.w_spirit * left[1], pol.w_vp * left[2]]
+        return scores.index(max(scores))
+
+
+# ---------------------------------------------------------------------------
+# Results
+# ---------------------------------------------------------------------------
+@dataclass
+class WitherOdds:
+    """Wither odds of a deck; index k = "after k plays" (k = 1..plays).
+
+    ``p_wither_within[k]``: P(Withered by play k).  ``p_can_grow[k]``: P(not Withered
+    and an on-deck card to play) after k.  ``p_out_of_cards[k]``: P(the Night ended
+    with deck and Discard empty by play k).  ``suns_distribution[k]``: uncovered suns
+    (Land and on-deck card, minus Rain tokens placed) after k plays; a Withered Night
+    keeps the count it Withered at.  ``expected[k]``: E[mana, spirit, VP] if you Rest
+    after k plays (a Withered Night gives its chosen resource); ``expected_given_no_wither``
+    the same given no Wither by play k.  Simulated results carry ``se`` (standard errors
+    of the same keys) and ``games``.
+    """
+    deck: str
+    plays: int
+    rain: int
+    method: str
+    p_wither_within: dict
+    p_can_grow: dict
+    p_out_of_cards: dict
+    suns_distribution: dict
+    expected: dict
+    expected_given_no_wither: dict
+    states: int = 0
+    seconds: float = 0.0
+    games: int = 0
+    seed: int | None = None
+    se: dict = dc_field(default_factory=dict)
+    sunlight_valley_vp: int = 0
+
+    def to_dict(self) -> dict:
+        f = float
+        d = {"deck": self.deck, "method": self.method, "plays": self.plays, "rain": self.rain,
+             "p_wither_within": {str(k): f(v) for k, v in self.p_wither_within.items()},
+             "p_can_grow": {str(k): f(v) for k, v in self.p_can_grow.items()},
+             "p_out_of_cards": {str(k): f(v) for k, v in self.p_out_of_cards.items()},
+             "suns_distribution": {str(k): {str(s): f(p) for s, p in sorted(v.items())}
+                                   for k, v in self.suns_distribution.items()},
+             "expected_if_rest_after": {str(k): {q: f(x) for q, x in v.items()}
+                                        for k, v in self.expected.items()},
+             "expected_if_rest_after_given_no_wither": {
+                 str(k): {q: (None if x is None else f(x)) for q, x in v.items()}
+                 for k, v in self.expected_given_no_wither.items()},
+             "sunlight_valley_vp": self.sunlight_valley_vp}
+        if self.method == "exact":
+            d["states"], d["seconds"] = self.states, round(self.seconds, 4)
+        else:
+            d["games"], d["seed"] = self.games, self.seed
+            d["standard_errors"] = _jsonable(self.se)
+        return d
+
+
+def _jsonable(x):
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    return None if x is None else float(x)
+
+
+def _check_plays(plays):
+    if isinstance(plays, bool) or not isinstance(plays, int) or not 1 <= plays <= MAX_PLAYS:
+        raise ValueError(f"plays must be between 1 and {MAX_PLAYS}, got {plays!r}")
+
+
+def wither_odds(deck, plays: int = 6, rain: int = 0, rules: Rules | None = None,
+                policy=None, exact: bool = False, card_set=None,
+                max_states: int | None = None) -> WitherOdds:
+    """Exact wither odds and expected resources if the player Rests after k = 1..plays plays.
+
+    ``deck``: a :class:`WitherDeck`, a bundled deck name or a deck file.  ``rain``:
+    Rain tokens held at the start of the Night.  ``policy`` (a Policy or a preset
+    name): its ``rain`` mode (place tokens when needed, or never) and its Wither
+    choice.  ``max_states``: raise :class:`TooManyStates` past that many states.
+    """
+    _check_plays(plays)
+    deck = as_deck(deck, card_set)
+    pol = get_policy(policy) if policy is not None else Policy()
+    t0 = time.perf_counter()
+    m = WitherModel(deck, rain, rules, pol, exact, max_states)
+    zero = m.num(0)
+    dist = m.start()
+    withered: dict = defaultdict(lambda: zero)
+    pw, can, ooc, suns, exp, expc = {}, {}, {}, {}, {}, {}
+    for k in range(1, plays + 1):
+        nxt: dict = defaultdict(lambda: zero)
+        for key, p in dist.items():
+            if key[2] < 0:                             # out of cards: the Night is over
+                nxt[key] += p
+                continue
+            for q, k2 in m.grow(key):
+                if k2[0] == WITHERED:
+                    withered[k2] += p * q
+                else:
+                    nxt[k2] += p * q
+        dist = dict(nxt)
+        pw[k] = sum(withered.values(), zero)
+        can[k] = sum((p for key, p in dist.items() if key[2] >= 0), zero)
+        ooc[k] = sum((p for key, p in dist.items() if key[2] < 0), zero)
+        hist: dict = defaultdict(lambda: zero)
+        tot = [zero, zero, zero]
+        for key, p in withered.items():
+            hist[m.showing(key)] += p
+            for i, x in enumerate(m.payoff(key)):
+                tot[i] += p * x
+        alive_tot = [zero, zero, zero]
+        for key, p in dist.items():
+            hist[m.showing(key)] += p
+            for i, x in enumerate(m.payoff(key)):
+                alive_tot[i] += p * x
+        alive = can[k] + ooc[k]
+        suns[k] = dict(sorted(hist.items()))
+        exp[k] = {q: tot[i] + alive_tot[i] for i, q in enumerate(QUANTITIES)}
+        expc[k] = {q: (alive_tot[i] / alive if alive > 0 else None)
+                   for i, q in enumerate(QUANTITIES)}
+        if not exact:
+            pw[k] = min(pw[k], 1.0)
+    return WitherOdds(deck=deck.name, plays=plays, rain=rain, method="exact",
+                      p_wither_within=pw, p_can_grow=can, p_out_of_cards=ooc,
+                      suns_distribution=suns, expected=exp, expected_given_no_wither=expc,
+                      states=m.states, seconds=time.perf_counter() - t0,
+                      sunlight_valley_vp=deck.sunlight_valley_vp())
+
+
+# ---------------------------------------------------------------------------
+# Best Rest/Grow rule
+# ---------------------------------------------------------------------------
+def parse_goal(text: str):
+    """'mana', 'spirit', 'vp', 'value' (2 mana + 2 spirit + 3 VP) or 'RES>=N'
+    (maximise P(RES >= N)); returns (goal, target)."""
+    t = str(text).replace(" ", "")
+    if t in GOALS:
+        return t, None
+    if ">=" in t:
+        res, _, n = t.partition(">=")
+        if res in QUANTITIES and n.isdigit():
+            return res, int(n)
+    raise ValueError(f"goal must be one of {', '.join(GOALS)} or RES>=N with RES mana, "
+                     f"spirit or vp (e.g. mana>=5), got {text!r}")
+
+
+@dataclass
+class BestRule:
+    """The best Rest/Grow rule for a goal (backward induction, at most ``horizon`` plays).
+
+    ``value``: the goal's expected value (or probability) under the rule;
+    ``fixed[k]``: the same for "play exactly k cards" (k = 1..horizon); ``table``: per
+    state met, (plays made, suns showing, Rain tokens held, P(next play Withers),
+    decision, P(reach))."""
+    goal: str
+    target: int | None
+    horizon: int
+    value: float
+    fixed: dict
+    table: list
+    states: int
+    seconds: float
+
+    def summary(self, min_reach: float = 0.0) -> list[dict]:
+        groups: dict = {}
+        for r in self.table:
+            g = groups.setdefault((r["plays"], r["suns"], r["rain"]),
+                                  {"reach": 0.0, "grow": 0.0, "grow_up_to": None,
+                                   "rest_from": None})
+            g["reach"] += float(r["reach"])
+            risk = float(r["p_next_wither"])
+            if r["decision"] == "grow":
+                g["grow"] += float(r["reach"])
+                g["grow_up_to"] = risk if g["grow_up_to"] is None else max(g["grow_up_to"], risk)
+            else:
+                g["rest_from"] = risk if g["rest_from"] is None else min(g["rest_from"], risk)
+        return [dict(plays=k, suns=s, rain=r, reach=g["reach"],
+                     p_grow=g["grow"] / g["reach"] if g["reach"] else 0.0,
+                     grow_up_to=g["grow_up_to"], rest_from=g["rest_from"])
+                for (k, s, r), g in sorted(groups.items()) if g["reach"] >= min_reach]
+
+    def to_dict(self) -> dict:
+        return {"goal": self.goal, "target": self.target, "horizon": self.horizon,
+                "value": float(self.value),
+                "fixed": {str(k): float(v) for k, v in self.fixed.items()},
+                "states": self.states, "seconds": round(self.seconds, 4),
+                "summary": self.summary()}
+
+
+def best_rule(deck, goal: str = "mana", target: int | None = None, horizon: int = 6,
+              rain: int = 0, rules: Rules | None = None, policy=None, exact: bool = False,
+              card_set=None, max_states: int | None = None) -> BestRule:
+    """The Rest/Grow rule that maximises E[goal] (goal mana, spirit, vp or value =
+    2 mana + 2 spirit + 3 VP), or P(goal >= target) for a resource goal with a target,
+    over at most ``horizon`` plays.  The player sees the Land, the on-deck card and
+    their Rain tokens, not the deck's order; the first play is forced (M2); ties Rest."""
+    _check_plays(horizon)
+    if goal not in GOALS:
+        raise ValueError(f"goal must be one of {', '.join(GOALS)}, got {goal!r}")
+    if target is not None and goal == "value":
+        raise ValueError("a target needs goal mana, spirit or vp")
+    deck = as_deck(deck, card_set)
+    pol = get_policy(policy) if policy is not None else Policy()
+    t0 = time.perf_counter()
+    m = WitherModel(deck, rain, rules, pol, exact, max_states)
+    zero, one = m.num(0), m.num(1)
+
+    def score(key):
+        mn, sp, vp = m.payoff(key)
+        if goal == "value":
+            return m.num(2 * mn + 2 * sp + 3 * vp)
+        x = (mn, sp, vp)[QUANTITIES.index(goal)]
+        return m.num(x) if target is None else (one if x >= target else zero)
+
+    vmemo: dict = {}
+
+    def grow_value(key, h):
+        return sum((q * (score(k2) if k2[0] == WITHERED else value(k2, h - 1))
+                    for q, k2 in m.grow(key)), zero)
+
+    def value(key, h):
+        v = vmemo.get((key, h))
+        if v is None:
+            v = score(key)
+            if h > 0 and key[2] >= 0:
+                v = max(v, grow_value(key, h))
+            vmemo[(key, h)] = v
+        return v
+
+    start = m.start()
+    best = sum((p * grow_value(key, horizon) for key, p in start.items()), zero)
+    fixed = {}
+    dist, withered = dict(start), defaultdict(lambda: zero)
+    for k in range(1, horizon + 1):
+        nxt: dict = defaultdict(lambda: zero)
+        for key, p in dist.items():
+            if key[2] < 0:
+                nxt[key] += p
+                continue
+            for q, k2 in m.grow(key):
+                (withered if k2[0] == WITHERED else nxt)[k2] += p * q
+        dist = dict(nxt)
+        fixed[k] = sum((p * score(key) for key, p in list(dist.items()) + list(withered.items())),
+                       zero)
+    rows: dict = defaultdict(lambda: zero)
+    frontier = defaultdict(lambda: zero)
+    for key, p in start.items():                     # the forced first play
+        for q, k2 in m.grow(key):
+            if k2[0] == ALIVE:
+                frontier[k2] += p * q
+    for k in range(1, horizon + 1):
+        nxt = defaultdict(lambda: zero)
+        h = horizon - k
+        for key, p in frontier.items():
+            can = h > 0 and key[2] >= 0
+            grows = can and grow_value(key, h) > score(key)
+            risk = sum((q for q, k2 in m.grow(key) if k2[0] == WITHERED), zero) \
+                if key[2] >= 0 else zero
+            rows[(k, m.showing(key), key[4], float(risk), "grow" if grows else "rest")] += p
+            if grows:
+                for q, k2 in m.grow(key):
+                    if k2[0] == ALIVE:
+                        nxt[k2] += p * q
+        frontier = nxt
+    table = [dict(plays=k, suns=s, rain=r, p_next_wither=risk, decision=d, reach=p)
+             for (k, s, r, risk, d), p in sorted(rows.items())]
+    return BestRule(goal=goal, target=target, horizon=horizon, value=best, fixed=fixed,
+                    table=table, states=m.states, seconds=time.perf_counter() - t0)
+
+
+# ---------------------------------------------------------------------------
+# Simulation: the reference engine's own Night
+# ---------------------------------------------------------------------------
+def _night_game(deck: WitherDeck, rules: Rules, seed: int, i: int):
+    """A reference-engine game object holding only what its Night reads: the card set,
+    the rules, the random stream GameRng(seed, i), the Rain supply and the owned Vales
+    (map spaces 0.. holding them)."""
+    from ...rng import GameRng
+    from .reference.game import MysticLandsGame
+
+    class NightGame(MysticLandsGame):
+        def __init__(self):                    # no setup: a single Night, no other player
+            self.cs, self.rules, self.rng = deck.cs, rules, GameRng(seed, i)
+            self.logging, self.log = False, []
+            self.in_day, self.round, self.trigger = False, 1, -1
+            self.layout = list(deck.vales)
+            self.rain_supply = rules.rain_supply
+            self.growths = 0
+
+        def decide_grow(self, p, suns):        # Grow k then Rest, observing each step
+            self.grows_done += 1
+            self.observe(p, suns)
+            return self.grows_done < self.plays
+
+    return NightGame()
+
+
+def simulate_wither_odds(deck, plays: int = 6, rain: int = 0, games: int = 10_000,
+                         seed: int = 0, rules: Rules | None = None, policy=None,
+                         card_set=None, progress: bool = False) -> WitherOdds:
+    """The same quantities estimated by playing the reference engine's Night
+    (``MysticLandsGame.night``) with the fixed rule "Grow ``plays`` times, then Rest";
+    game i draws from GameRng(seed, i): the deck's shuffle (the on-deck card given in
+    the deck stays on top), then the engine's reshuffles.  "Rest after k" for k below
+    ``plays`` is read at the k-th Grow/Rest decision (Turtle swaps tried on a copy).
+
+    Standard errors: sqrt(p(1-p)/n) for probabilities, s/sqrt(n) for means (for
+    "given no Wither", over the games not Withered by play k)."""
+    from .records import TurnRecord
+    from .reference.game import PlayerState
+    _check_plays(plays)
+    deck = as_deck(deck, card_set)
+    rules = rules or Rules()
+    pol = get_policy(policy) if policy is not None else Policy()
+    if games < 1:
+        raise ValueError("games must be at least 1")
+    if rain < 0 or rain > rules.rain_supply:
+        raise ValueError(f"rain must be between 0 and the supply of {rules.rain_supply} "
+                         f"tokens, got {rain}")
+    K = plays
+    wn, cn, on = [0] * (K + 1), [0] * (K + 1), [0] * (K + 1)
+    show = [defaultdict(int) for _ in range(K + 1)]
+    sums = [[[0.0, 0.0] for _ in QUANTITIES] for _ in range(K + 1)]
+    csums = [[[0.0, 0.0] for _ in QUANTITIES] for _ in range(K + 1)]
+    it = range(games)
+    if progress:
+        from tqdm import tqdm
+        it = tqdm(it, desc=f"wither-odds {deck.name}", unit="night", leave=False)
+    base_deck = [u for u in deck.deck if u != deck.on_deck]
+    for i in it:
+        g = _night_game(deck, rules, seed, i)
+        p = PlayerState(index=0, seat=0, policy=pol)
+        p.cards = [Card(uid=c.uid, base=c.base, slots=list(c.slots)) for c in deck.cards]
+        p.deck = list(base_deck)
+        g.rng.shuffle(p.deck)
+        if deck.on_deck >= 0:
+            p.deck.insert(0, deck.on_deck)
+        p.discard = list(deck.discard)
+        p.rain = rain
+        p.cubes = [(s, 0) for s in range(len(deck.vales))]
+        g.rain_supply = rules.rain_supply - rain
+        start = (p.mana, p.spirit, p.vp)
+        seen = {}
+
+        def observe(pl, suns, k=None, g=g, seen=seen, start=start):
+            # "Rest now": Turtle swaps on a copy of what they change (spec §6.8)
+            saved = (list(pl.land), list(pl.deck), pl.mana, pl.spirit, pl.vp, pl.rain,
+                     g.rain_supply, pl.wild)
+            g.night_swaps(pl)
+            left = [0, 0, 0]
+            for u in pl.land:
+                for j, x in enumerate(M.resources(g.cs, pl.cards[u])):
+                    left[j] += x
+            got = (pl.mana - start[0] + left[0], pl.spirit - start[1] + left[1],
+                   pl.vp - start[2] + left[2])
+            pl.land, pl.deck, pl.mana, pl.spirit, pl.vp, pl.rain, g.rain_supply, pl.wild = saved
+            seen[g.grows_done] = (suns, got)
+
+        g.observe, g.grows_done, g.plays = observe, 0, K
+        rec = TurnRecord(round=1, player=0, turn=1)
+        g.night(p, rec)
+        # how the Night ended, for the plays after its end
+        end_suns = g.land_suns(p) + g.ondeck_suns(p) - p.placed
+        left = [0, 0, 0]
+        for u in p.land:
+            for j, x in enumerate(M.resources(g.cs, p.cards[u])):
+                left[j] += x
+        if rec.withered:
+            r = g.wither_choice(p)
+            left = [x if j == r else 0 for j, x in enumerate(left)]
+        end = (end_suns, (p.mana - start[0] + left[0], p.spirit - start[1] + left[1],
+                          p.vp - start[2] + left[2]))
+        for k in range(1, K + 1):
+            if k < rec.grows or (k == rec.grows and not rec.withered and not rec.out_of_cards):
+                s, got = seen[k]
+                ok, can = True, True
+            else:
+                s, got = end
+                ok = not rec.withered
+                can = False
+            wn[k] += not ok
+            cn[k] += can
+            on[k] += ok and not can
+            show[k][s] += 1
+            for j, x in enumerate(got):
+                sums[k][j][0] += x
+                sums[k][j][1] += x * x
+                if ok:
+                    csums[k][j][0] += x
+                    csums[k][j][1] += x * x
+    n = games
+    ks = range(1, K + 1)
+    res = WitherOdds(
+        deck=deck.name, plays=K, rain=rain, method="simulated",
+        p_wither_within={k: wn[k] / n for k in ks}, p_can_grow={k: cn[k] / n for k in ks},
+        p_out_of_cards={k: on[k] / n for k in ks},
+        suns_distribution={k: {s: c / n for s, c in sorted(show[k].items())} for k in ks},
+        expected={k: {q: sums[k][j][0] / n for j, q in enumerate(QUANTITIES)} for k in ks},
+        expected_given_no_wither={}, games=n, seed=seed,
+        sunlight_valley_vp=deck.sunlight_valley_vp())
+    se_e, se_c = {}, {}
+    for k in ks:
+        alive = n - wn[k]
+        res.expected_given_no_wither[k], se_e[k], se_c[k] = {}, {}, {}
+        for j, q in enumerate(QUANTITIES):
+            s1, s2 = sums[k][j]
+            var = max(0.0, s2 / n - (s1 / n) ** 2) * n / max(1, n - 1)
+            se_e[k][q] = math.sqrt(var / n)
+            c1, c2 = csums[k][j]
+            if alive:
+                mean = c1 / alive
+                res.expected_given_no_wither[k][q] = mean
+                var_c = max(0.0, c2 / alive - mean ** 2) * alive / max(1, alive - 1)
+                se_c[k][q] = math.sqrt(var_c / alive)
+            else:
+                res.expected_given_no_wither[k][q] = None
+                se_c[k][q] = None
+    res.se = {"p_wither_within": {k: math.sqrt(p * (1 - p) / n)
+                                  for k, p in res.p_wither_within.items()},
+              "expected": se_e, "expected_given_no_wither": se_c}
+    return res
