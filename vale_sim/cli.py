@@ -14,7 +14,7 @@ import sys
 from . import __version__
 
 COMMANDS = ("cards", "play", "simulate", "bench", "spoil_odds", "tournament",
-            "advancements", "pools", "run", "report", "golden", "optimize")
+            "advancements", "pools", "run", "report", "golden", "optimize", "wither_odds")
 
 
 class UserError(Exception):

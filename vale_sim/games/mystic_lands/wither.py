@@ -327,9 +327,10 @@ def _counts(types, T):
 
 class WitherModel:
     """Types, states and transitions (module docstring).  A state is the tuple
-    (status, land, on_deck, reshuffled, rain, placed): status ALIVE or WITHERED;
-    land a tuple of types (sorted, or in playing order when a swap card exists);
-    on_deck a type or -1 (out of cards); rain the tokens held, placed those placed."""
+    (status, land, on_deck, reshuffled, rain, placed, order): status ALIVE or WITHERED;
+    land a sorted tuple of types; on_deck a type or -1 (out of cards); rain the tokens
+    held, placed those placed; order what the Turtle swaps need of the playing order
+    (``()`` in decks without a swap card, see :meth:`rest_land`)."""
 
     def __init__(self, deck: WitherDeck, rain: int = 0, rules: Rules | None = None,
                  policy: Policy | None = None, exact: bool = False,
@@ -352,6 +353,19 @@ class WitherModel:
         self.wl = [p.wither_limit for p in P]
         self.rain_gain = [p.rain for p in P]
         self.ordered = any(p.swaps for p in P)
+        # swap classes: what the Turtle swaps and the payoff see of a card
+        sck = [(p.value, p.mana, p.spirit, p.vp, p.g_mana, p.g_spirit, p.g_vp, p.swaps > 0)
+               for p in P]
+        keys = sorted(set(sck))
+        self.sc = [keys.index(k) for k in sck]
+        self.sc_prof = [P[self.sc.index(c)] for c in range(len(keys))]
+        # value classes holding several swap classes: their first two cards are tracked
+        by_value: dict = defaultdict(set)
+        for c, k in enumerate(keys):
+            by_value[k[0]].add(c)
+        self.amb = {v: j for j, v in enumerate(sorted(v for v, cs_ in by_value.items()
+                                                      if len(cs_) > 1))}
+        self.order0 = (-1, ((),) * len(self.amb)) if self.ordered else ()
         disc = set(deck.discard)
         self.d0 = _counts([self.type_of[u] for u in range(len(deck.cards)) if u not in disc], T)
         self.all = _counts(self.type_of, T)
@@ -378,12 +392,23 @@ class WitherModel:
     def states(self) -> int:
         return len(self.seen)
 
-    def land_key(self, land) -> tuple:
-        return tuple(land) if self.ordered else tuple(sorted(land))
+    def next_order(self, order, t):
+        """The order summary after playing a card of type ``t``: the swap class of the
+        first Turtle card, and of the first two cards of each tied value class."""
+        if not order:
+            return order
+        ft, pre = order
+        c = self.sc[t]
+        if ft < 0 and self.profiles[t].swaps:
+            ft = c
+        j = self.amb.get(self.profiles[t].value)
+        if j is not None and len(pre[j]) < 2:
+            pre = pre[:j] + (pre[j] + (c,),) + pre[j + 1:]
+        return (ft, pre)
 
     def showing(self, key) -> int:
         """Uncovered suns of the Land and the on-deck card, minus Rain tokens placed."""
-        _, land, od, _, _, placed = key
+        land, od, placed = key[1], key[2], key[5]
         return sum(self.suns[t] for t in land) + (self.suns[od] if od >= 0 else 0) - placed
 
     def deck_counts(self, land, od, resh) -> list[int]:
@@ -402,14 +427,15 @@ class WitherModel:
         if resh:
             self.d0 = list(self.all)
         if self.deck.on_deck >= 0 and not resh:
-            key = (ALIVE, (), self.type_of[self.deck.on_deck], resh, self.rain0, 0)
+            key = (ALIVE, (), self.type_of[self.deck.on_deck], resh, self.rain0, 0,
+                   self.order0)
             self._see(key)
             return {key: one}
         n = sum(self.d0)
         out = {}
         for t, c in enumerate(self.d0):
             if c:
-                key = (ALIVE, (), t, resh, self.rain0, 0)
+                key = (ALIVE, (), t, resh, self.rain0, 0, self.order0)
                 self._see(key)
                 out[key] = self.num(c) / n if self.exact else c / n
         return out
@@ -419,8 +445,9 @@ class WitherModel:
         got = self.memo.get(key)
         if got is not None:
             return got
-        _, land, od, resh, rain, placed = key
-        land2 = self.land_key(land + (od,))
+        _, land, od, resh, rain, placed, order = key
+        land2 = tuple(sorted(land + (od,)))
+        order = self.next_order(order, od)
         rain += min(self.rain_gain[od], self.supply - rain - placed)     # when-played Rain
         deck = self.deck_counts(land2, -1, resh)
         n = sum(deck)
@@ -430,7 +457,7 @@ class WitherModel:
             n = sum(deck)
         out = []
         if n == 0:                                                       # out of cards (M15)
-            nxt = (ALIVE, land2, -1, resh, rain, placed)
+            nxt = (ALIVE, land2, -1, resh, rain, placed, order)
             self._see(nxt)
             out.append((self.num(1), nxt))
         else:
@@ -446,7 +473,7 @@ class WitherModel:
                     use = min(r, suns - limit + 1)
                     r, pl, suns = r - use, pl + use, suns - use
                 status = WITHERED if suns >= limit else ALIVE            # §3.5
-                nxt = (status, land2, t, resh, r, pl)
+                nxt = (status, land2, t, resh, r, pl, order)
                 self._see(nxt)
                 out.append((q, nxt))
         self.memo[key] = out
@@ -454,34 +481,49 @@ class WitherModel:
 
     # -- what a Night gives ----------------------------------------------------------
     def rest_land(self, key):
-        """(Land types after Turtle swaps on Resting, extra night gains of the swapped-in
-        cards): engine ``night_swaps``, ties to the first card in playing order."""
-        status, land, od, _, _, _ = key
-        if status != ALIVE or od < 0 or not self.ordered:
-            return list(land), (0, 0, 0)
-        P = self.profiles
-        cur = list(enumerate(land))                  # (card id, type); the on-deck id is -1
-        top = (-1, od)
+        """(profiles of the Land after the Turtle swaps on Resting, night gains of the
+        cards swapped in): engine ``night_swaps`` (spec §6.8) from the order summary.
+
+        The first Turtle card T1 of the Land swaps the first card c1 (playing order) of
+        least value among the others for the on-deck card if that is worth more.  After
+        that every other card is worth at least c1, so a later Turtle can only swap T1
+        itself out (for the on-deck card, c1 or the first one), when T1 is worth less
+        than every other card and than the on-deck card: so the result needs only T1's
+        class and, where tied values hold different classes, the first two cards."""
+        status, land, od, order = key[0], key[1], key[2], key[6]
+        S = self.sc_prof
+        final = [self.sc[t] for t in land]
+        if status != ALIVE or od < 0 or not order or order[0] < 0:
+            return [S[c] for c in final], (0, 0, 0)
+        ft, pre = order
+        others = list(final)
+        others.remove(ft)
+        if not others:
+            return [S[c] for c in final], (0, 0, 0)
+        low = min(S[c].value for c in others)
+        j = self.amb.get(low)
+        if j is None:
+            c1 = next(c for c in others if S[c].value == low)
+        else:
+            c1 = pre[j][1] if (S[ft].value == low and pre[j][0] == ft) else pre[j][0]
+        turtles = sum(1 for c in others if S[c].swaps)      # Turtle cards other than T1
+        top = self.sc[od]
         extra = [0, 0, 0]
-        nid = len(land)
-        for cid, t in list(cur):
-            for _ in range(P[t].swaps):
-                if all(c != cid for c, _ in cur):
-                    break
-                cands = [(P[x].value, k) for k, (c, x) in enumerate(cur) if c != cid]
-                if not cands:
-                    continue
-                low, k = min(cands)
-                if P[top[1]].value > low:
-                    out = cur[k]
-                    cur[k] = (nid if top[0] == -1 else top[0], top[1])
-                    nid += 1
-                    pt = P[top[1]]
-                    extra[0] += pt.g_mana
-                    extra[1] += pt.g_spirit
-                    extra[2] += pt.g_vp
-                    top = out
-        return [x for _, x in cur], tuple(extra)
+
+        def swap_in(out, c):
+            final.remove(out)
+            final.append(c)
+            extra[0] += S[c].g_mana
+            extra[1] += S[c].g_spirit
+            extra[2] += S[c].g_vp
+
+        if S[top].value > low:
+            swap_in(c1, top)
+            turtles -= 1 if S[c1].swaps else 0
+            top = c1
+        if turtles and S[ft].value < low and S[top].value > S[ft].value:
+            swap_in(ft, top)
+        return [S[c] for c in final], tuple(extra)
 
     def payoff(self, key) -> tuple[int, int, int]:
         """(mana, spirit, VP) of the Night ending in state ``key`` (Resting if alive):
@@ -496,8 +538,8 @@ class WitherModel:
         night = [self.vale_gain[i] + sum((P[t].g_mana, P[t].g_spirit, P[t].g_vp)[i] for t in land)
                  for i in range(3)]
         final, extra = self.rest_land(key)
-        left = [sum(P[t].mana for t in final), sum(P[t].spirit for t in final),
-                sum(P[t].vp for t in final)]
+        left = [sum(p.mana for p in final), sum(p.spirit for p in final),
+                sum(p.vp for p in final)]
         if status == WITHERED:
             r = self.wither_choice(left)
             left = [x if i == r else 0 for i, x in enumerate(left)]
@@ -930,3 +972,61 @@ def simulate_wither_odds(deck, plays: int = 6, rain: int = 0, games: int = 10_00
                                   for k, p in res.p_wither_within.items()},
               "expected": se_e, "expected_given_no_wither": se_c}
     return res
+
+
+# ---------------------------------------------------------------------------
+# Plots
+# ---------------------------------------------------------------------------
+def plot_wither_curves(results, ax=None):
+    """P(Wither within k plays) against k, one line per result (deck, Rain tokens);
+    simulated results get 95% error bars."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4))
+    for res in results:
+        ks = list(range(1, res.plays + 1))
+        ps = [float(res.p_wither_within[k]) for k in ks]
+        label = f"{res.deck}, {res.rain} rain" + (" (simulated)" if res.method == "simulated"
+                                                 else "")
+        if res.method == "simulated":
+            err = [1.96 * res.se["p_wither_within"][k] for k in ks]
+            ax.errorbar(ks, ps, yerr=err, marker="o", capsize=3, label=label)
+        else:
+            ax.plot(ks, ps, marker="o", label=label)
+    ax.set_xlabel("cards played in the Night (k)")
+    ax.set_ylabel("P(Withered within k plays)")
+    ax.set_ylim(0, 1)
+    ax.set_title("Wither risk per play")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return ax
+
+
+def plot_report(res, path) -> None:
+    """One result: P(Wither within k) and E[mana] if you Rest after k, as a PNG at ``path``
+    (written atomically)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from ...io import atomic_path
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))
+    plot_wither_curves([res], a1)
+    ks = list(range(1, res.plays + 1))
+    for q in QUANTITIES:
+        ys = [float(res.expected[k][q]) for k in ks]
+        if res.method == "simulated":
+            a2.errorbar(ks, ys, yerr=[1.96 * res.se["expected"][k][q] for k in ks],
+                        marker="o", capsize=3, label=q)
+        else:
+            a2.plot(ks, ys, marker="o", label=q)
+    a2.set_xlabel("Rest after k plays")
+    a2.set_ylabel("expected gain (a Withered Night: its chosen resource)")
+    a2.set_title("What the Night gives")
+    a2.grid(alpha=0.3)
+    a2.legend()
+    fig.tight_layout()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=100)
+    plt.close(fig)
