@@ -824,16 +824,15 @@ def best_rule(deck, goal: str = "mana", target: int | None = None, horizon: int 
 # ---------------------------------------------------------------------------
 # Simulation: the reference engine's own Night
 # ---------------------------------------------------------------------------
-def _night_game(deck: WitherDeck, rules: Rules, seed: int, i: int):
+def _night_game(deck: WitherDeck, rules: Rules, rng):
     """A reference-engine game object holding only what its Night reads: the card set,
-    the rules, the random stream GameRng(seed, i), the Rain supply and the owned Vales
-    (map spaces 0.. holding them)."""
-    from ...rng import GameRng
+    the rules, the random stream, the Rain supply and the owned Vales (map spaces 0..
+    holding them)."""
     from .reference.game import MysticLandsGame
 
     class NightGame(MysticLandsGame):
         def __init__(self):                    # no setup: a single Night, no other player
-            self.cs, self.rules, self.rng = deck.cs, rules, GameRng(seed, i)
+            self.cs, self.rules, self.rng = deck.cs, rules, rng
             self.logging, self.log = False, []
             self.in_day, self.round, self.trigger = False, 1, -1
             self.layout = list(deck.vales)
@@ -848,6 +847,62 @@ def _night_game(deck: WitherDeck, rules: Rules, seed: int, i: int):
     return NightGame()
 
 
+def play_night(deck: WitherDeck, plays: int, rain: int, rules: Rules, policy: Policy, rng):
+    """Play one Night on the reference engine (``MysticLandsGame.night``) with the rule
+    "Grow ``plays`` times, then Rest", drawing from ``rng`` (its ``shuffle``): the deck's
+    shuffle (a given on-deck card stays on top), then the engine's reshuffles.  Returns,
+    for k = 1..plays, (withered by play k, can still grow, uncovered suns, (mana, spirit,
+    VP) if Resting after k plays); for k below ``plays`` "Rest" is read at the k-th
+    Grow/Rest decision, the Turtle swaps tried on a copy."""
+    from .records import TurnRecord
+    from .reference.game import PlayerState
+    g = _night_game(deck, rules, rng)
+    p = PlayerState(index=0, seat=0, policy=policy)
+    p.cards = [Card(uid=c.uid, base=c.base, slots=list(c.slots)) for c in deck.cards]
+    p.deck = [u for u in deck.deck if u != deck.on_deck]
+    g.rng.shuffle(p.deck)
+    if deck.on_deck >= 0:
+        p.deck.insert(0, deck.on_deck)
+    p.discard = list(deck.discard)
+    p.rain = rain
+    p.cubes = [(s, 0) for s in range(len(deck.vales))]
+    g.rain_supply = rules.rain_supply - rain
+    start = (p.mana, p.spirit, p.vp)
+    seen = {}
+
+    def gains(pl, withered):
+        left = [0, 0, 0]
+        for u in pl.land:
+            for j, x in enumerate(M.resources(g.cs, pl.cards[u])):
+                left[j] += x
+        if withered:
+            r = g.wither_choice(pl)
+            left = [x if j == r else 0 for j, x in enumerate(left)]
+        return (pl.mana - start[0] + left[0], pl.spirit - start[1] + left[1],
+                pl.vp - start[2] + left[2])
+
+    def observe(pl, suns):
+        # "Rest now": Turtle swaps on a copy of what they change (spec §6.8)
+        saved = (list(pl.land), list(pl.deck), pl.mana, pl.spirit, pl.vp, pl.rain,
+                 g.rain_supply, pl.wild)
+        g.night_swaps(pl)
+        got = gains(pl, False)
+        pl.land, pl.deck, pl.mana, pl.spirit, pl.vp, pl.rain, g.rain_supply, pl.wild = saved
+        seen[g.grows_done] = (suns, got)
+
+    g.observe, g.grows_done, g.plays = observe, 0, plays
+    rec = TurnRecord(round=1, player=0, turn=1)
+    g.night(p, rec)
+    end = (g.land_suns(p) + g.ondeck_suns(p) - p.placed, gains(p, rec.withered))
+    out = []
+    for k in range(1, plays + 1):
+        if k < rec.grows or (k == rec.grows and not rec.withered and not rec.out_of_cards):
+            out.append((False, True) + seen[k])
+        else:
+            out.append((rec.withered, False) + end)
+    return out
+
+
 def simulate_wither_odds(deck, plays: int = 6, rain: int = 0, games: int = 10_000,
                          seed: int = 0, rules: Rules | None = None, policy=None,
                          card_set=None, progress: bool = False) -> WitherOdds:
@@ -859,8 +914,7 @@ def simulate_wither_odds(deck, plays: int = 6, rain: int = 0, games: int = 10_00
 
     Standard errors: sqrt(p(1-p)/n) for probabilities, s/sqrt(n) for means (for
     "given no Wither", over the games not Withered by play k)."""
-    from .records import TurnRecord
-    from .reference.game import PlayerState
+    from ...rng import GameRng
     _check_plays(plays)
     deck = as_deck(deck, card_set)
     rules = rules or Rules()
@@ -879,66 +933,17 @@ def simulate_wither_odds(deck, plays: int = 6, rain: int = 0, games: int = 10_00
     if progress:
         from tqdm import tqdm
         it = tqdm(it, desc=f"wither-odds {deck.name}", unit="night", leave=False)
-    base_deck = [u for u in deck.deck if u != deck.on_deck]
     for i in it:
-        g = _night_game(deck, rules, seed, i)
-        p = PlayerState(index=0, seat=0, policy=pol)
-        p.cards = [Card(uid=c.uid, base=c.base, slots=list(c.slots)) for c in deck.cards]
-        p.deck = list(base_deck)
-        g.rng.shuffle(p.deck)
-        if deck.on_deck >= 0:
-            p.deck.insert(0, deck.on_deck)
-        p.discard = list(deck.discard)
-        p.rain = rain
-        p.cubes = [(s, 0) for s in range(len(deck.vales))]
-        g.rain_supply = rules.rain_supply - rain
-        start = (p.mana, p.spirit, p.vp)
-        seen = {}
-
-        def observe(pl, suns, k=None, g=g, seen=seen, start=start):
-            # "Rest now": Turtle swaps on a copy of what they change (spec §6.8)
-            saved = (list(pl.land), list(pl.deck), pl.mana, pl.spirit, pl.vp, pl.rain,
-                     g.rain_supply, pl.wild)
-            g.night_swaps(pl)
-            left = [0, 0, 0]
-            for u in pl.land:
-                for j, x in enumerate(M.resources(g.cs, pl.cards[u])):
-                    left[j] += x
-            got = (pl.mana - start[0] + left[0], pl.spirit - start[1] + left[1],
-                   pl.vp - start[2] + left[2])
-            pl.land, pl.deck, pl.mana, pl.spirit, pl.vp, pl.rain, g.rain_supply, pl.wild = saved
-            seen[g.grows_done] = (suns, got)
-
-        g.observe, g.grows_done, g.plays = observe, 0, K
-        rec = TurnRecord(round=1, player=0, turn=1)
-        g.night(p, rec)
-        # how the Night ended, for the plays after its end
-        end_suns = g.land_suns(p) + g.ondeck_suns(p) - p.placed
-        left = [0, 0, 0]
-        for u in p.land:
-            for j, x in enumerate(M.resources(g.cs, p.cards[u])):
-                left[j] += x
-        if rec.withered:
-            r = g.wither_choice(p)
-            left = [x if j == r else 0 for j, x in enumerate(left)]
-        end = (end_suns, (p.mana - start[0] + left[0], p.spirit - start[1] + left[1],
-                          p.vp - start[2] + left[2]))
-        for k in range(1, K + 1):
-            if k < rec.grows or (k == rec.grows and not rec.withered and not rec.out_of_cards):
-                s, got = seen[k]
-                ok, can = True, True
-            else:
-                s, got = end
-                ok = not rec.withered
-                can = False
-            wn[k] += not ok
+        for k, (withered, can, sn, got) in enumerate(
+                play_night(deck, K, rain, rules, pol, GameRng(seed, i)), 1):
+            wn[k] += withered
             cn[k] += can
-            on[k] += ok and not can
-            show[k][s] += 1
+            on[k] += not withered and not can
+            show[k][sn] += 1
             for j, x in enumerate(got):
                 sums[k][j][0] += x
                 sums[k][j][1] += x * x
-                if ok:
+                if not withered:
                     csums[k][j][0] += x
                     csums[k][j][1] += x * x
     n = games
@@ -1022,7 +1027,7 @@ def plot_report(res, path) -> None:
         else:
             a2.plot(ks, ys, marker="o", label=q)
     a2.set_xlabel("Rest after k plays")
-    a2.set_ylabel("expected gain (a Withered Night: its chosen resource)")
+    a2.set_ylabel("E[gain] if you Rest after k")
     a2.set_title("What the Night gives")
     a2.grid(alpha=0.3)
     a2.legend()
