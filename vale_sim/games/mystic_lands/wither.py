@@ -378,7 +378,12 @@ class WitherModel:
         self.vale_gain = tuple(vg[:3])
         self.supply = self.rules.rain_supply
         self.rain0 = rain + min(vg[3], self.supply - rain)
+        self.has_discard = sum(self.all) > sum(self.d0)
+        self.night_vec = [(p.g_mana, p.g_spirit, p.g_vp) for p in P]
         self.memo: dict = {}
+        self.land_memo: dict = {}
+        self.pay_memo: dict = {}
+        self.suns_memo: dict = {}
         self.seen: set = set()
 
     # -- helpers -----------------------------------------------------------------
@@ -405,11 +410,6 @@ class WitherModel:
         if j is not None and len(pre[j]) < 2:
             pre = pre[:j] + (pre[j] + (c,),) + pre[j + 1:]
         return (ft, pre)
-
-    def showing(self, key) -> int:
-        """Uncovered suns of the Land and the on-deck card, minus Rain tokens placed."""
-        land, od, placed = key[1], key[2], key[5]
-        return sum(self.suns[t] for t in land) + (self.suns[od] if od >= 0 else 0) - placed
 
     def deck_counts(self, land, od, resh) -> list[int]:
         pool = self.all if resh else self.d0
@@ -440,6 +440,52 @@ class WitherModel:
                 out[key] = self.num(c) / n if self.exact else c / n
         return out
 
+    def _after_play(self, land2, resh):
+        """What a Land (after a play) fixes: (reshuffled, [(type, P(next reveal))] or [],
+        Wither limit, its uncovered suns).  Memoised: many states share a Land."""
+        k = (land2, resh)
+        got = self.land_memo.get(k)
+        if got is None:
+            deck = self.deck_counts(land2, -1, resh)
+            n = sum(deck)
+            if n == 0 and not resh and self.has_discard:              # reshuffle (§3.3)
+                resh = True
+                deck = self.deck_counts(land2, -1, resh)
+                n = sum(deck)
+            reveal = [(t, (self.num(c) / n if self.exact else c / n))
+                      for t, c in enumerate(deck) if c]
+            got = (resh, reveal, self.rules.wither_suns + sum(self.wl[t] for t in land2),
+                   sum(self.suns[t] for t in land2))
+            self.land_memo[k] = got
+        return got
+
+    def play(self, key) -> tuple:
+        """The position after playing the on-deck card of decision state ``key``:
+        (Land, reshuffled, Rain held, Rain placed, order summary); its when-played
+        Rain tokens are gained (from the supply, M3)."""
+        _, land, od, resh, rain, placed, order = key
+        rain += min(self.rain_gain[od], self.supply - rain - placed)
+        land2 = tuple(sorted(land + (od,)))
+        resh = self._after_play(land2, resh)[0]             # the reveal's reshuffle (§3.3)
+        return (land2, resh, rain, placed, self.next_order(order, od))
+
+    def reveal(self, pos) -> list:
+        """[(probability, status, on-deck type, Rain held, Rain placed)] of revealing the
+        next card at ``pos`` (reshuffling if the deck is empty; [] if out of cards)."""
+        land2, resh, rain, placed, _ = pos
+        _, reveal, limit, lsuns = self._after_play(land2, resh)
+        base = lsuns - placed
+        needed = self.policy.rain == "needed"
+        out = []
+        for t, q in reveal:
+            sn = base + self.suns[t]
+            r, pl = rain, placed
+            if sn >= limit and needed:                               # §3.4 Rain tokens
+                use = min(r, sn - limit + 1)
+                r, pl, sn = r - use, pl + use, sn - use
+            out.append((q, WITHERED if sn >= limit else ALIVE, t, r, pl))   # §3.5
+        return out
+
     def grow(self, key) -> list:
         """[(probability, next state)] of playing the on-deck card (alive, on-deck >= 0)."""
         got = self.memo.get(key)
@@ -449,33 +495,28 @@ class WitherModel:
         land2 = tuple(sorted(land + (od,)))
         order = self.next_order(order, od)
         rain += min(self.rain_gain[od], self.supply - rain - placed)     # when-played Rain
-        deck = self.deck_counts(land2, -1, resh)
-        n = sum(deck)
-        if n == 0 and not resh and sum(self.all) > sum(self.d0):         # reshuffle (§3.3)
-            resh = True
-            deck = self.deck_counts(land2, -1, resh)
-            n = sum(deck)
+        resh, reveal, limit, lsuns = self._after_play(land2, resh)
         out = []
-        if n == 0:                                                       # out of cards (M15)
+        seen = self.seen
+        if not reveal:                                                   # out of cards (M15)
             nxt = (ALIVE, land2, -1, resh, rain, placed, order)
-            self._see(nxt)
+            seen.add(nxt)
             out.append((self.num(1), nxt))
         else:
-            limit = self.rules.wither_suns + sum(self.wl[t] for t in land2)
-            base = sum(self.suns[t] for t in land2) - placed
-            for t, c in enumerate(deck):
-                if not c:
-                    continue
-                q = self.num(c) / n if self.exact else c / n
-                suns = base + self.suns[t]
+            base = lsuns - placed
+            needed = self.policy.rain == "needed"
+            suns_of = self.suns
+            for t, q in reveal:
+                suns = base + suns_of[t]
                 r, pl = rain, placed
-                if suns >= limit and self.policy.rain == "needed":       # §3.4 Rain tokens
+                if suns >= limit and needed:                             # §3.4 Rain tokens
                     use = min(r, suns - limit + 1)
                     r, pl, suns = r - use, pl + use, suns - use
-                status = WITHERED if suns >= limit else ALIVE            # §3.5
-                nxt = (status, land2, t, resh, r, pl, order)
-                self._see(nxt)
+                nxt = (WITHERED if suns >= limit else ALIVE, land2, t, resh, r, pl, order)
+                seen.add(nxt)                                            # §3.5 Wither
                 out.append((q, nxt))
+        if self.max_states is not None and len(seen) > self.max_states:
+            raise TooManyStates(self.deck.name, self.max_states)
         self.memo[key] = out
         return out
 
@@ -530,13 +571,20 @@ class WitherModel:
         the Day's left-edge gain of the Land (only the Wither choice after Withering,
         spec §6.3) plus everything gained in the Night (Vale night gains, when-played and
         night effects of the cards played, and of a card swapped in)."""
-        got = self.memo.get(("pay", key))
+        status, land = key[0], key[1]
+        # the order summary and on-deck card matter only for a Turtle Resting in the Land
+        turtle = self.ordered and status == ALIVE and key[2] >= 0 and key[6][0] >= 0
+        ck = (status, land, self.sc[key[2]], key[6]) if turtle else (status, land)
+        got = self.pay_memo.get(ck)
         if got is not None:
             return got
-        P = self.profiles
-        status, land = key[0], key[1]
-        night = [self.vale_gain[i] + sum((P[t].g_mana, P[t].g_spirit, P[t].g_vp)[i] for t in land)
-                 for i in range(3)]
+        night = list(self.vale_gain)
+        gv = self.night_vec
+        for t in land:
+            g = gv[t]
+            night[0] += g[0]
+            night[1] += g[1]
+            night[2] += g[2]
         final, extra = self.rest_land(key)
         left = [sum(p.mana for p in final), sum(p.spirit for p in final),
                 sum(p.vp for p in final)]
@@ -544,8 +592,16 @@ class WitherModel:
             r = self.wither_choice(left)
             left = [x if i == r else 0 for i, x in enumerate(left)]
         out = tuple(night[i] + extra[i] + left[i] for i in range(3))
-        self.memo[("pay", key)] = out
+        self.pay_memo[ck] = out
         return out
+
+    def showing(self, key) -> int:
+        """Uncovered suns of the Land and the on-deck card, minus Rain tokens placed."""
+        land, od, placed = key[1], key[2], key[5]
+        ls = self.suns_memo.get(land)
+        if ls is None:
+            ls = self.suns_memo[land] = sum(self.suns[t] for t in land)
+        return ls + (self.suns[od] if od >= 0 else 0) - placed
 
     def wither_choice(self, left) -> int:
         pol = self.policy
@@ -637,46 +693,69 @@ def wither_odds(deck, plays: int = 6, rain: int = 0, rules: Rules | None = None,
     t0 = time.perf_counter()
     m = WitherModel(deck, rain, rules, pol, exact, max_states)
     zero = m.num(0)
-    dist = m.start()
-    withered: dict = defaultdict(lambda: zero)
+    # Forward over the positions between a play and the next reveal ("after k plays"):
+    # (Land, reshuffled, Rain held, Rain placed, order summary) -> probability.  A
+    # reveal leads to a Grow/Rest decision (or a Wither); the decision state lasts only
+    # until the next play, so its payoff and suns are summed on the way.
+    pre: dict = defaultdict(lambda: zero)
+    for key, p in m.start().items():
+        pre[m.play(key)] += p
+    w_mass, o_mass = zero, zero                      # Withered / out of cards, cumulative
+    w_tot, o_tot = [zero] * 3, [zero] * 3
+    w_hist: dict = defaultdict(lambda: zero)
+    o_hist: dict = defaultdict(lambda: zero)
     pw, can, ooc, suns, exp, expc = {}, {}, {}, {}, {}, {}
+    positions = 0
     for k in range(1, plays + 1):
+        positions += len(pre)
+        if max_states is not None and positions > max_states:
+            raise TooManyStates(deck.name, max_states)
         nxt: dict = defaultdict(lambda: zero)
-        for key, p in dist.items():
-            if key[2] < 0:                             # out of cards: the Night is over
-                nxt[key] += p
-                continue
-            for q, k2 in m.grow(key):
-                if k2[0] == WITHERED:
-                    withered[k2] += p * q
-                else:
-                    nxt[k2] += p * q
-        dist = dict(nxt)
-        pw[k] = sum(withered.values(), zero)
-        can[k] = sum((p for key, p in dist.items() if key[2] >= 0), zero)
-        ooc[k] = sum((p for key, p in dist.items() if key[2] < 0), zero)
+        a_mass = zero
+        a_tot = [zero] * 3
         hist: dict = defaultdict(lambda: zero)
-        tot = [zero, zero, zero]
-        for key, p in withered.items():
-            hist[m.showing(key)] += p
-            for i, x in enumerate(m.payoff(key)):
-                tot[i] += p * x
-        alive_tot = [zero, zero, zero]
-        for key, p in dist.items():
-            hist[m.showing(key)] += p
-            for i, x in enumerate(m.payoff(key)):
-                alive_tot[i] += p * x
-        alive = can[k] + ooc[k]
+        for pos, p in pre.items():
+            land2, resh, rain_, placed, order = pos
+            reveal = m.reveal(pos)
+            if not reveal:                           # out of cards (M15): the Night ends
+                key = (ALIVE, land2, -1, resh, rain_, placed, order)
+                o_mass += p
+                o_hist[m.showing(key)] += p
+                for i, x in enumerate(m.payoff(key)):
+                    o_tot[i] += p * x
+                continue
+            for q, status, t, r, pl in reveal:
+                pq = p * q
+                key = (status, land2, t, resh, r, pl, order)
+                pay = m.payoff(key)
+                if status == WITHERED:
+                    w_mass += pq
+                    w_hist[m.showing(key)] += pq
+                    for i in range(3):
+                        w_tot[i] += pq * pay[i]
+                else:
+                    a_mass += pq
+                    hist[m.showing(key)] += pq
+                    for i in range(3):
+                        a_tot[i] += pq * pay[i]
+                    if k < plays:
+                        nxt[m.play(key)] += pq
+        pre = nxt
+        pw[k] = w_mass if exact else min(w_mass, 1.0)
+        can[k], ooc[k] = a_mass, o_mass
+        for h in (w_hist, o_hist):
+            for sn, p in h.items():
+                hist[sn] += p
         suns[k] = dict(sorted(hist.items()))
-        exp[k] = {q: tot[i] + alive_tot[i] for i, q in enumerate(QUANTITIES)}
-        expc[k] = {q: (alive_tot[i] / alive if alive > 0 else None)
+        exp[k] = {q: w_tot[i] + o_tot[i] + a_tot[i] for i, q in enumerate(QUANTITIES)}
+        alive = a_mass + o_mass
+        expc[k] = {q: ((o_tot[i] + a_tot[i]) / alive if alive > 0 else None)
                    for i, q in enumerate(QUANTITIES)}
-        if not exact:
-            pw[k] = min(pw[k], 1.0)
+    m.positions = positions
     return WitherOdds(deck=deck.name, plays=plays, rain=rain, method="exact",
                       p_wither_within=pw, p_can_grow=can, p_out_of_cards=ooc,
                       suns_distribution=suns, expected=exp, expected_given_no_wither=expc,
-                      states=m.states, seconds=time.perf_counter() - t0,
+                      states=positions, seconds=time.perf_counter() - t0,
                       sunlight_valley_vp=deck.sunlight_valley_vp())
 
 
@@ -1035,3 +1114,37 @@ def plot_report(res, path) -> None:
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", dpi=100)
     plt.close(fig)
+
+
+# ---------------------------------------------------------------------------
+# Benchmark: decks players make
+# ---------------------------------------------------------------------------
+def played_decks(games: int = 20, players: int = 2, seed: int = 0, policies=None):
+    """(deck, Rain tokens) at the start of every Night of ``games`` reference games
+    (after the previous Dusk: the real Discard, on-deck card, Vales and Rain tokens)."""
+    from .reference.game import MysticLandsGame
+    out = []
+
+    class Recording(MysticLandsGame):
+        def night(self, p, rec):
+            out.append((deck_of_player(self, p, f"game {self.rng.game_index} P{p.index} "
+                                                 f"turn {p.turns}"), p.rain))
+            return super().night(p, rec)
+
+    cs = load_card_set()
+    for i in range(games):
+        Recording(cs, players, seed, i, policies, log=False).play()
+    return out
+
+
+def benchmark(decks, plays: int = 6, max_states: int | None = None) -> dict:
+    """Seconds and states of :func:`wither_odds` on (deck, rain) pairs: the slowest, the
+    median, how many answer under a second."""
+    rows = []
+    for deck, rain in decks:
+        r = wither_odds(deck, plays, rain, max_states=max_states)
+        rows.append((r.seconds, r.states, deck.name))
+    rows.sort()
+    return {"decks": len(rows), "under_1s": sum(1 for s, _, _ in rows if s < 1.0),
+            "median_seconds": rows[len(rows) // 2][0], "slowest": rows[-1],
+            "most_states": max(n for _, n, _ in rows)}
