@@ -34,9 +34,10 @@ def add_parser(sub) -> None:
     p.add_argument("--set", default=None,
                    help="card set for names in the deck (default: the deck file's, else "
                         "mystic-lands)")
-    p.add_argument("--max-states", type=int, default=400_000,
-                   help="stop an exact computation past this many states and say to use "
-                        "--simulate (default 400000, 0 = no limit)")
+    p.add_argument("--max-states", type=int, default=50_000,
+                   help="stop an exact computation past this many positions (0.1-0.25 ms "
+                        "each; the --rule search gets 10 times as many decision states) and "
+                        "say to use --simulate (default 50000, 0 = no limit)")
     p.add_argument("--rule", metavar="GOAL", default=None,
                    help="also find the best Rest/Grow rule: mana, spirit, vp, value "
                         "(2 mana + 2 spirit + 3 VP) or RES>=N, e.g. mana>=5")
@@ -94,7 +95,7 @@ def run(args) -> int:
         rule = None
         if goal:
             rule = W.best_rule(deck, goal, target, horizon=args.grows, rain=args.rain,
-                               policy=policy, max_states=limit)
+                               policy=policy, max_states=limit and 10 * limit)
     except (W.TooManyStates, W.Unsupported, ValueError) as e:
         raise UserError(str(e).splitlines()[0]) from None
     if args.plot:
