@@ -537,8 +537,9 @@ class MysticLandsGame:
         for s, sp in enumerate(self.cs.map.spaces):
             if sp.kind == "start" or s in mine:
                 continue
-            if not any(j == self.cs.map.start or j in mine for j in sp.links):
-                continue
+            if not any((j == self.cs.map.start and sp.kind != "small") or j in mine
+                       for j in sp.links):
+                continue                                            # §6.2: no path
             others = sum(1 for q in self.on_space[s] if q != p.index)
             cost = max(0, self.space_cost(s) - others)
             for r in range(len(self.space_rows(s))):
@@ -907,9 +908,13 @@ class MysticLandsGame:
         vale = sum(self.space_rows(s)[r].vp for s, r in p.cubes)
         eff = 0
         suns = sum(M.exposed_suns(cs, p.cards[u]) for u in self.player_cards(p))
-        for s in self.owned_spaces(p):
-            v = self.space_vale(s)
-            for e in (v.effects if v else ()):
+        sources = [cs.advances[a].effects for u in self.player_cards(p)
+                   for a in p.cards[u].advances()]
+        if self.rules.held_end_vp:
+            sources += [cs.advances[a].effects for a in p.held]
+        sources += [self.space_vale(s).effects for s in self.owned_spaces(p) if self.space_vale(s)]
+        for effects in sources:
+            for e in effects:
                 if e.kind == "vp_per_sun_all":
                     eff += e.amount * (suns // e.per)
         return adv, vale, eff
