@@ -1011,7 +1011,8 @@ def simulate_wither_odds(deck, plays: int = 6, rain: int = 0, games: int = 10_00
     it = range(games)
     if progress:
         from tqdm import tqdm
-        it = tqdm(it, desc=f"wither-odds {deck.name}", unit="night", leave=False)
+        it = tqdm(it, desc=f"wither-odds {deck.name}", unit="night", leave=False,
+                  disable=None)                 # only on a terminal
     for i in it:
         for k, (withered, can, sn, got) in enumerate(
                 play_night(deck, K, rain, rules, pol, GameRng(seed, i)), 1):
