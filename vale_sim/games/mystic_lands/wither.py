@@ -19,14 +19,16 @@ Wither if it still does; on Resting, Turtle Nesting Ground swaps.
 **How.**  A card enters only through its *profile*: uncovered suns (after
 clouds), left-edge mana/spirit/VP, Rain and resources its when-played and night
 effects give, its ``wither_limit`` and its swap effects.  Cards of one profile
-are one *type*.  A state is (Land, on-deck type, reshuffled?, Rain held, Rain
-placed): the deck is then known as a multiset (all cards of the pool minus Land
-and on-deck card; the pool is the starting deck, plus the Discard once it has
-been reshuffled in), and its order is uniform, so the next reveal is type t with
-probability count(t) / deck size.  The Land is a multiset (a sorted tuple of
-types), except in decks with a swap card (Turtle Nesting Ground), whose swap
-breaks ties by the Land's order: there the Land is kept in playing order.
-Transitions are memoised.  Numbers are floats, or :class:`fractions.Fraction`
+are one *type*.  Between a play and the next reveal the state (a *position*) is
+(Land, reshuffled?, Rain held, Rain placed, order summary): the deck is then
+known as a multiset (all cards of the pool minus the Land; the pool is the
+starting deck, plus the Discard once it has been reshuffled in), and its order
+is uniform, so the next on-deck card is type t with probability count(t) / deck
+size.  The Land is a multiset (a sorted tuple of types).  Turtle Nesting
+Ground's swap breaks ties by playing order; the *order summary* keeps just what
+it needs (the first Turtle card, the first two cards of each tied value class:
+:meth:`WitherModel.rest_land` says why that suffices).  Land facts and payoffs are
+memoised.  Numbers are floats, or :class:`fractions.Fraction`
 with ``exact=True``; the tests compare both, and both with simulation of the
 engine's own Night.
 """
