@@ -117,38 +117,54 @@ def run(args) -> int:
 
 
 def format_report(res, deck) -> str:
+    from ..stats import wilson_interval
     sim = res.method == "simulated"
     z = 1.959963984540054
+    pw, cw = (24, 24) if sim else (11, 8)
+
+    def rate(p):
+        if not sim:
+            return f"{float(p):.4f}"
+        lo, hi = wilson_interval(round(float(p) * res.games), res.games)
+        return f"{float(p):.4f} [{lo:.4f}, {hi:.4f}]"
     lines = [f"deck {res.deck}: " + "; ".join(deck.describe()),
              f"start of a Night with {res.rain} Rain token(s); Grow k times, then Rest",
-             (f"simulated: n = {res.games} Nights, seed {res.seed} (± half-width of the 95% "
-              f"interval, 1.96 standard errors)" if sim
-              else f"exact ({res.states} states, {res.seconds:.3f} s)"), "",
-             f"{'plays':>5} {'P(Withered)':>15} {'E[mana]':>13} {'E[spirit]':>9} {'E[VP]':>7} "
-             f"{'E[mana|ok]':>10} {'E[spirit|ok]':>12} {'E[VP|ok]':>8} {'can grow':>8}"]
+             (f"simulated: n = {res.games} Nights, seed {res.seed}; rates with their 95% Wilson "
+              f"interval, means ± the half-width of their 95% interval (1.96 standard errors)"
+              if sim
+              else f"exact ({res.states} positions, {res.seconds:.3f} s)"), "",
+             f"{'plays':>5} {'P(Withered)':>{pw}} {'E[mana]':>13} {'E[spirit]':>13} "
+             f"{'E[VP]':>13} {'E[mana|ok]':>13} {'E[spirit|ok]':>13} {'E[VP|ok]':>13} "
+             f"{'can grow':>{cw}}"]
 
-    def fmt(x):
-        return "-" if x is None else f"{float(x):.3f}"
+    def fmt(x, se=None, digits=3):
+        if x is None:
+            return "-"
+        text = f"{float(x):.{digits}f}"
+        if sim and se is not None:
+            text += f"±{z * se:.{digits}f}"
+        return text
 
     for k in range(1, res.plays + 1):
         e, c = res.expected[k], res.expected_given_no_wither[k]
-        p = f"{float(res.p_wither_within[k]):.4f}"
-        m = f"{float(e['mana']):.3f}"
-        if sim:
-            p += f"±{z * res.se['p_wither_within'][k]:.4f}"
-            m += f"±{z * res.se['expected'][k]['mana']:.3f}"
-        lines.append(f"{k:>5} {p:>15} {m:>13} {fmt(e['spirit']):>9} {fmt(e['vp']):>7} "
-                     f"{fmt(c['mana']):>10} {fmt(c['spirit']):>12} {fmt(c['vp']):>8} "
-                     f"{float(res.p_can_grow[k]):>8.4f}")
+        se_e = res.se.get("expected", {}).get(k, {})
+        se_c = res.se.get("expected_given_no_wither", {}).get(k, {})
+        p = rate(res.p_wither_within[k])
+        cols = [fmt(e[q], se_e.get(q)) for q in ("mana", "spirit", "vp")]
+        cols += [fmt(c[q], se_c.get(q)) for q in ("mana", "spirit", "vp")]
+        lines.append(f"{k:>5} {p:>{pw}} " + " ".join(f"{x:>13}" for x in cols)
+                     + f" {rate(res.p_can_grow[k]):>{cw}}")
     if any(float(v) > 0 for v in res.p_out_of_cards.values()):
         lines.append("P(out of cards by play k): " + ", ".join(
-            f"{k}: {float(v):.4f}" for k, v in res.p_out_of_cards.items()))
+            f"{k}: {rate(v)}" for k, v in res.p_out_of_cards.items()))
     if res.sunlight_valley_vp:
         lines.append(f"Sunlight Valley: {res.sunlight_valley_vp} end VP from this deck's suns "
                      f"(it does not change the Night)")
     lines.append("")
     lines.append("uncovered suns (Land + on-deck card - Rain placed) after k plays; a Withered "
-                 "Night keeps its count:")
+                 "Night keeps its count" + (f" (n = {res.games}; each share within ± "
+                                            f"{z * 0.5 / res.games ** 0.5:.3f} at 95%):"
+                                            if sim else ":"))
     shows = sorted({s for d in res.suns_distribution.values() for s in d})
     lines.append(f"{'plays':>5} " + " ".join(f"{s:>6}" for s in shows))
     for k in range(1, res.plays + 1):
