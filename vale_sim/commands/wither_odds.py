@@ -35,7 +35,7 @@ def add_parser(sub) -> None:
                    help="card set for names in the deck (default: the deck file's, else "
                         "mystic-lands)")
     p.add_argument("--max-states", type=int, default=50_000,
-                   help="stop an exact computation past this many positions (0.1-0.25 ms "
+                   help="stop an exact computation past this many positions (about 40 µs of CPU "
                         "each; the --rule search gets 10 times as many decision states) and "
                         "say to use --simulate (default 50000, 0 = no limit)")
     p.add_argument("--rule", metavar="GOAL", default=None,
