@@ -240,6 +240,7 @@ def test_played_decks_answer():
     ('[[cards]]\nland = "Arid Land"\nplace = "on-deck"\ncount = 2\n', "at most one"),
     ('[[cards]]\nland = "Arid Land"\nadvances = ["Morning Mistt"]\n', "Morning Mist"),
     ('druid = "Druid of Roots"\n', "needs base"),
+    ('name = 3\nbase = "starter"\n', "non-empty string"),
 ])
 def test_deck_file_errors_are_one_line(tmp_path, capsys, text, msg):
     f = tmp_path / "bad.toml"

@@ -162,6 +162,8 @@ def deck_from_dict(data: dict, where="deck", card_set=None) -> WitherDeck:
         set_spec = str(where.parent / set_spec)
     cs = load_card_set(set_spec)
     name = data.get("name", Path(str(where)).stem)
+    if not isinstance(name, str) or not name:
+        raise DeckError(f"{where}: field 'name' must be a non-empty string")
     base = data.get("base")
     if base not in (None, "starter"):
         raise DeckError(f"{where}: field 'base': only \"starter\" is known, got {base!r}")
