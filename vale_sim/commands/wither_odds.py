@@ -43,7 +43,8 @@ def add_parser(sub) -> None:
                         "(2 mana + 2 spirit + 3 VP) or RES>=N, e.g. mana>=5")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--plot", metavar="OUT.png", default=None,
-                   help="write P(Wither within k) and E[mana] against k to a PNG")
+                   help="write P(Wither within k) (exact: also with 0, 1 and 2 Rain tokens) "
+                        "and E[mana, spirit, VP] against k to a PNG")
     p.set_defaults(func=run)
 
 
@@ -99,8 +100,15 @@ def run(args) -> int:
     except (W.TooManyStates, W.Unsupported, ValueError) as e:
         raise UserError(str(e).splitlines()[0]) from None
     if args.plot:
+        others = []
+        if not args.simulate:                 # the curve for 0, 1, 2 Rain tokens too
+            try:
+                others = [W.wither_odds(deck, args.grows, r, policy=policy, max_states=limit)
+                          for r in range(3) if r != args.rain]
+            except (W.TooManyStates, ValueError):
+                others = []
         try:
-            W.plot_report(res, args.plot)
+            W.plot_report(res, args.plot, others)
         except OSError as e:
             raise UserError(f"cannot write {args.plot}: {e.strerror or e}") from None
     if args.json:

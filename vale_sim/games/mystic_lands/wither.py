@@ -1118,15 +1118,16 @@ def plot_wither_curves(results, ax=None):
     return ax
 
 
-def plot_report(res, path) -> None:
-    """One result: P(Wither within k) and E[mana] if you Rest after k, as a PNG at ``path``
+def plot_report(res, path, others=()) -> None:
+    """P(Wither within k) of ``res`` and of ``others`` (e.g. the same deck with other Rain
+    counts) and E[mana, spirit, VP] of ``res`` if you Rest after k, as a PNG at ``path``
     (written atomically)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from ...io import atomic_path
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))
-    plot_wither_curves([res], a1)
+    plot_wither_curves(sorted([res, *others], key=lambda r: (r.deck, r.rain)), a1)
     ks = list(range(1, res.plays + 1))
     for q in QUANTITIES:
         ys = [float(res.expected[k][q]) for k in ks]
@@ -1137,7 +1138,7 @@ def plot_report(res, path) -> None:
             a2.plot(ks, ys, marker="o", label=q)
     a2.set_xlabel("Rest after k plays")
     a2.set_ylabel("E[gain] if you Rest after k")
-    a2.set_title("What the Night gives")
+    a2.set_title(f"What the Night gives ({res.deck}, {res.rain} rain)")
     a2.grid(alpha=0.3)
     a2.legend()
     fig.tight_layout()
