@@ -326,14 +326,25 @@ def random_deck(seed):
     return small_deck(entries, name=f"random {seed}")
 
 
+def check_random_turtle_deck(seed, plays=7):
+    """random_deck(seed) over every ordering, with 0-2 Rain tokens and a Wither choice
+    by seed; docs/wither-odds.md runs it for seeds 0-149:
+    ``python -c "import sys; sys.path.insert(0, 'tests'); import test_ml_wither as T;
+    [T.check_random_turtle_deck(s) for s in range(150)]"``."""
+    deck = random_deck(seed)
+    rain = seed % 3
+    pol = Policy(name="choice", wither_choice=("best", "mana", "spirit", "vp")[seed % 4])
+    res = W.wither_odds(deck, plays, rain, exact=True, policy=pol)
+    pw, exp, suns, can = enumerate_engine(deck, plays, rain, policy=pol)
+    for k in range(1, plays + 1):
+        assert res.p_wither_within[k] == pw[k], (seed, k)
+        assert res.p_can_grow[k] == can[k], (seed, k)
+        assert [res.expected[k][q] for q in W.QUANTITIES] == exp[k], (deck.describe(), k)
+        assert {s: p for s, p in res.suns_distribution[k].items() if p} == suns[k]
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_random_turtle_decks_equal_the_engine(seed):
     """Random Turtle decks (ties, several Turtles, Turtles swapped out) over every ordering:
     the order summary gives the engine's swaps exactly."""
-    deck = random_deck(seed)
-    rain = seed % 2
-    res = W.wither_odds(deck, 7, rain, exact=True)
-    pw, exp, suns, can = enumerate_engine(deck, 7, rain)
-    for k in range(1, 8):
-        assert res.p_wither_within[k] == pw[k]
-        assert [res.expected[k][q] for q in W.QUANTITIES] == exp[k], (deck.describe(), k)
+    check_random_turtle_deck(seed)
