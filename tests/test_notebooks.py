@@ -21,6 +21,7 @@ NOTEBOOKS = {
     "spoil_odds.ipynb": (1, ()),
     "advancement_value.ipynb": (4, ("not causes", "small=True")),   # forest, lift, tournament, curves
     "pool_sizes.ipynb": (2, ()),                                     # length vs pool, seat heat map
+    "mystic_lands.ipynb": (1, ("largest |exact - simulated| / SE",)),  # wither curves
 }
 
 

@@ -23,7 +23,7 @@ from .errors import UserError
 from .games import DEFAULT_GAME, GAMES, get_game
 
 COMMANDS = ("cards", "play", "simulate", "bench", "spoil_odds", "tournament",
-            "advancements", "pools", "run", "report", "golden", "optimize")
+            "advancements", "pools", "run", "report", "golden", "optimize", "wither_odds")
 
 
 #: Commands every game has; the others are studies (``Game.studies``).
