@@ -276,7 +276,7 @@ def test_cli_text_and_plot(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv,msg", [
-    (["--game", "mystic-vale"], "only --game mystic-lands"),
+    (["--game", "mystic-vale"], "use --game mystic-lands"),
     (["--grows", "0"], "--grows"),
     (["--rain", "-1"], "--rain"),
     (["--rain", "99"], "rain must be between"),

@@ -31,7 +31,10 @@ SHARED_COMMANDS = ("play", "simulate", "tournament", "bench", "run")
 
 
 def add_game_option(p: argparse.ArgumentParser) -> None:
-    """``--game``: the one option every command shares."""
+    """``--game``: the one option every command shares (a command of one game
+    only, like ``wither-odds``, may define it itself with that game as default)."""
+    if any("--game" in a.option_strings for a in p._actions):
+        return
     p.add_argument("--game", default=DEFAULT_GAME, metavar="|".join(GAMES),
                    help=f"the game to play or study (default {DEFAULT_GAME})")
 
@@ -46,12 +49,20 @@ def command_game(args):
         raise UserError(str(e)) from None
     cmd = str(getattr(args, "command", "") or "").replace("_", "-")
     if cmd and cmd not in SHARED_COMMANDS and cmd not in g.studies:
-        owner = get_game(DEFAULT_GAME)
-        what = f"a {owner.title} study" if cmd in owner.studies else "not a command of this game"
-        raise UserError(f"{cmd} does not apply to {g.name} ({what}); use "
-                        f"{', '.join(SHARED_COMMANDS[:-1])} or {SHARED_COMMANDS[-1]} "
-                        f"with --game {g.name}")
+        owners = [o for o in (_game_or_none(n) for n in GAMES) if o and cmd in o.studies]
+        what = (f"a {owners[0].title} study: use --game {owners[0].name}" if owners
+                else "not a command of this game")
+        raise UserError(f"{cmd} does not apply to {g.name} ({what}); with --game {g.name} use "
+                        f"{', '.join(SHARED_COMMANDS[:-1])} or {SHARED_COMMANDS[-1]}"
+                        + "".join(f", {s}" for s in g.studies if " " not in s))
     return g
+
+
+def _game_or_none(name: str):
+    try:
+        return get_game(name)
+    except ValueError:
+        return None
 
 
 def require_study(g, study: str) -> None:

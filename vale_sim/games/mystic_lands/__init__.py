@@ -94,7 +94,7 @@ GAME = Game(
     players=(2, 3, 4),
     format_result=format_result,
     user_errors=(cards.CardSetError, policy.PolicyError, ValueError),
-    studies=("cards",),
+    studies=("cards", "wither-odds"),
     describe_cards=describe_cards,
 )
 
