@@ -22,7 +22,7 @@ import pytest
 
 from vale_sim import games as games_mod
 from vale_sim.cli import main
-from vale_sim.games import RESULT_COLUMNS, Game, get_game
+from vale_sim.games import GAMES, RESULT_COLUMNS, Game, get_game
 from vale_sim.rng import GameRng
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,7 +110,11 @@ MV_STUDY_MODULES = {
     "vale_sim.commands.report": "a Mystic Vale study",
     "vale_sim.commands.spoil_odds": "a Mystic Vale study",
 }
-# ...and of those, the two that need Mystic Vale's Policy/CardSet at import time.
+# Shared modules (commands) that hold a Mystic Lands study.
+ML_STUDY_MODULES = {
+    "vale_sim.commands.wither_odds": "a Mystic Lands study",
+}
+# ...and of the Mystic Vale ones, the two that need Mystic Vale's Policy/CardSet at import time.
 MV_AT_IMPORT = {"vale_sim.advancements", "vale_sim.optimize"}
 # The shared core: never a game module, not even lazily.
 CORE = ("vale_sim.runner", "vale_sim.store", "vale_sim.stats", "vale_sim.io", "vale_sim.cli",
@@ -169,6 +173,11 @@ def test_shared_layers_reach_a_game_only_through_get_game():
                 continue
             if any(_under(mod, c) for c in CORE):
                 bad.append(f"{mod} (shared core) imports {imp}")
+            elif mod in ML_STUDY_MODULES:
+                if not _under(imp, "vale_sim.games.mystic_lands"):
+                    bad.append(f"{mod} imports {imp}: only Mystic Lands studies are listed")
+                elif top:
+                    bad.append(f"{mod} imports {imp} at import time (import it in the study's function)")
             elif mod not in MV_STUDY_MODULES:
                 bad.append(f"{mod} imports {imp}: use vale_sim.games.get_game")
             elif not _under(imp, MV):
@@ -235,7 +244,10 @@ def test_every_command_takes_game():
     assert len(sub.choices) >= 12
     for name, p in sub.choices.items():
         opt = next((a for a in p._actions if "--game" in a.option_strings), None)
-        assert opt is not None and opt.default == "mystic-vale", name
+        # default mystic-vale, except a command of one game only (its own default)
+        own = [g for g in GAMES if name in get_game(g).studies
+               and all(name not in get_game(o).studies for o in GAMES if o != g)]
+        assert opt is not None and opt.default == (own[0] if own else "mystic-vale"), name
 
 
 # ---------------------------------------------------------------------------
@@ -435,7 +447,7 @@ def test_the_cli_plays_a_second_game(pig, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["simulate", "--game", "pig", "--games", "4"], "no fast engine for pig yet; use --engine reference"),
-    (["pools", "--game", "pig", "--games", "10"], "pools does not apply to pig (a Mystic Vale study)"),
+    (["pools", "--game", "pig", "--games", "10"], "pools does not apply to pig (a Mystic Vale study: use --game mystic-vale)"),
     (["spoil-odds", "--game", "pig", "--deck", "starter"], "spoil-odds does not apply to pig"),
     (["bench", "--game", "pig", "--spoil"], "bench --spoil does not apply to pig"),
     (["simulate", "--game", "pig", "--engine", "reference", "--prep-count", "gross"],
