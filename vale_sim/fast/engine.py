@@ -1478,8 +1478,9 @@ def play_games(T, S, Q, seed, first_game, n_games, res, share, gout, acq, first_
                harvested, vacq, trace):
     """Play games first_game .. first_game+n_games-1 of the run seeded `seed`.
 
-    Writes res[g, p, R_*], share[g, p], gout[g, GO_*], acq[g, p, kind],
-    vacq[g, p, vale], first_round/harvested[g, p, kind] unless those have no rows
+    Writes res[g, p, R_*], share[g, p], gout[g, GO_*], acq[kind, g, p] and
+    vacq[vale, g, p] (kind-major: a kind's counts over the games are contiguous, as
+    the DataFrame's column), first_round/harvested[g, p, kind] unless those have no rows
     (a DataFrame of games does not use them: skipped, the kernel is faster); trace
     rows (all games appended) if trace has rows.  Returns the number of trace rows
     wanted (may exceed its size).
@@ -1500,11 +1501,11 @@ def play_games(T, S, Q, seed, first_game, n_games, res, share, gout, acq, first_
             mark_harvested(T, S)
         for p in range(P):
             for k in range(T[OPTS, O_N_ADV]):
-                acq[g, p, k] = S[p, ACQ + k]
+                acq[k, g, p] = S[p, ACQ + k]
             if details:
                 for k in range(T[OPTS, O_N_ADV]):
                     first_round[g, p, k] = S[p, FIRST_ROUND + k]
                     harvested[g, p, k] = S[p, HARVESTED + k]
             for v in range(T[OPTS, O_N_VALE]):
-                vacq[g, p, v] = S[p, VACQ + v]
+                vacq[v, g, p] = S[p, VACQ + v]
     return ntrace
