@@ -134,9 +134,10 @@ def refresh_card(T, S, p, c):
     for s in range(3):
         S[p, ACT + 3 * c + s] = AB_NONE
         S[p, ACT_AMT + 3 * c + s] = 0
-        k = S[p, SLOTS + 3 * c + s]
-        if k < 0:
+        kk = S[p, SLOTS + 3 * c + s]
+        if kk < 0:
             continue
+        k = np.uint64(kk)
         occ += 1
         mask |= 1 << s
         d += T[k, A_DECAY]
@@ -203,15 +204,18 @@ def refresh_card(T, S, p, c):
     S[p, CC + CC_N * c + CC_NET] = d - (g + gpg * gu) - gpg * S[p, TEMP + c]
 
 
+# Indexes computed from a card or kind read from S are cast to uint64 on the hot paths:
+# numba adds a negative-index wrap-around (three instructions on the load's dependency
+# chain) to every signed index LLVM cannot prove non-negative, and none to unsigned ones.
 @kernel
 def guardians(S, p, c):
-    return S[p, CC + CC_N * c + CC_GUARD] + S[p, TEMP + c]
+    return S[p, np.uint64(CC + CC_N * c + CC_GUARD)] + S[p, np.uint64(TEMP + c)]
 
 
 @kernel
 def net(S, p, c):
     """decay(c) - growth(c), temp guardians included (§6.2)."""
-    return S[p, CC + CC_N * c + CC_NET]
+    return S[p, np.uint64(CC + CC_N * c + CC_NET)]
 
 
 @kernel
@@ -821,20 +825,24 @@ def placement(T, S, Q, p, k):
     bs = 0
     for i in range(S[p, FIELD_N]):
         c = S[p, FIELD + i]
+        # indexes as uint64: numba adds no negative-index wrap-around to those (c is a
+        # card 0..19, read from S: LLVM cannot know it is not negative)
+        cc = CC + CC_N * c
         # CC_SLOT_MASK: the occupied slots (the card's cache lines, read below anyway)
-        if (S[p, CC + CC_N * c + CC_SLOT_MASK] >> pos) & 1 or S[p, RESERVED + 3 * c + pos] != 0:
+        if ((S[p, np.uint64(cc + CC_SLOT_MASK)] >> pos) & 1
+                or S[p, np.uint64(RESERVED + 3 * c + pos)] != 0):
             continue
-        if S[p, CC + CC_N * c + CC_CHORUS] != 0 and S[p, CHORUS_USED + c] == 0:
-            eff = cost - S[p, CC + CC_N * c + CC_CHORUS_AMT]
+        if S[p, np.uint64(cc + CC_CHORUS)] != 0 and S[p, np.uint64(CHORUS_USED + c)] == 0:
+            eff = cost - S[p, np.uint64(cc + CC_CHORUS_AMT)]
             return c, (eff if eff > 0 else 0), 1
-        d = S[p, CC + CC_N * c + CC_DECAY]
-        sc = S[p, CC + CC_N * c + CC_OCC]
+        d = S[p, np.uint64(cc + CC_DECAY)]
+        sc = S[p, np.uint64(cc + CC_OCC)]
         if avoid and d > 0:
             sc -= 1000
         if perg:
             sc += 10 * guardians(S, p, c)
         if guard:
-            sc += 10 * S[p, CC + CC_N * c + CC_NPERG]
+            sc += 10 * S[p, np.uint64(cc + CC_NPERG)]
         if lim:
             sc += 10 * d
         if best < 0 or sc > bs:
@@ -876,12 +884,12 @@ def advancement_candidates(T, S, Q, p, budget, discount):
         k = S[GAME, COMMONS + src]
         if k < 0:
             continue
-        bc = Q[ADV_BUY_COST + p, k]
+        bc = Q[ADV_BUY_COST + p, np.uint64(k)]
         if bc > lim:                         # dear, or never bought
             continue
         S[GAME, CAND_KIND + nc] = k
         S[GAME, CAND_SRC + nc] = src
-        S[GAME, CAND_SCORE + nc] = Q[ADV_SCORE + p, k]
+        S[GAME, CAND_SCORE + nc] = Q[ADV_SCORE + p, np.uint64(k)]
         S[GAME, CAND_BCOST + nc] = bc
         nc += 1
     for j in range(T[OPTS, O_N_FERTILE]):
@@ -1103,13 +1111,14 @@ def harvest_totals(T, S, p):
     vp = 0
     for i in range(fn):
         c = S[p, FIELD + i]
-        mana += S[p, CC + CC_N * c + CC_MANA]
-        a += S[p, CC + CC_N * c + CC_ANIMAL]
-        f += S[p, CC + CC_N * c + CC_FOREST]
-        sk += S[p, CC + CC_N * c + CC_SKY]
-        w += S[p, CC + CC_N * c + CC_WILD]
-        vp += S[p, CC + CC_N * c + CC_HVP]
-        if S[p, CC + CC_N * c + CC_HARVEST_AB] == 0:
+        cc = CC + CC_N * c
+        mana += S[p, np.uint64(cc + CC_MANA)]
+        a += S[p, np.uint64(cc + CC_ANIMAL)]
+        f += S[p, np.uint64(cc + CC_FOREST)]
+        sk += S[p, np.uint64(cc + CC_SKY)]
+        w += S[p, np.uint64(cc + CC_WILD)]
+        vp += S[p, np.uint64(cc + CC_HVP)]
+        if S[p, np.uint64(cc + CC_HARVEST_AB)] == 0:
             continue
         for s in range(3):
             ab = S[p, ACT + 3 * c + s]
