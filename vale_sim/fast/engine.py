@@ -518,7 +518,7 @@ def spoil_saved(T, S, p):
 # ---------------------------------------------------------------------------
 # Planting (§4.2, §6.1)
 # ---------------------------------------------------------------------------
-@kernel
+@kernel(inline=True)
 def decide_push(T, S, Q, p):
     mt = Q[p, P_MANA_TARGET]
     if mt > 0:
@@ -868,7 +868,7 @@ def adv_rule_match(T, S, Q, p, r, k):
     return True
 
 
-@kernel
+@kernel(inline=True)
 def advancement_candidates(T, S, Q, p, budget, discount):
     """§6.4 candidates of one Harvest's purchases: commons slots 0-8, then Fertile Soil kinds with
     copies left -- leaving out kinds dearer than `budget` + `discount` (the largest
