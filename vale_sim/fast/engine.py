@@ -98,9 +98,10 @@ def game_shuffle(S, a, n):
             j += m
         elif j >= m:
             j -= m
+        ju = np.uint64(j)                # 0 <= j < m: no wrap-around on the index
         t = a[i]
-        a[i] = a[j]
-        a[j] = t
+        a[i] = a[ju]
+        a[ju] = t
     st[1] = d
 
 
