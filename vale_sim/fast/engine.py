@@ -416,7 +416,7 @@ def when_played(S, p, c):
             game_shuffle(S, S[p, DECK + h:DECK + N_CARDS], S[p, DN] - h)
 
 
-@kernel
+@kernel(inline=True)
 def play_on_deck(S, p):
     """Move the on-deck card into the field, resolve When Played, reveal."""
     c = S[p, ON_DECK]
