@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import pandas as pd
 
 from vale_sim.games.mystic_vale.cards import load_card_set
 from vale_sim.games.mystic_vale.policy import PRESETS, Policy, BuyRule, PolicyError
@@ -320,3 +321,17 @@ def test_profile_kernel_names_and_missing_perf(monkeypatch, capsys):
     assert main(["bench", "--profile", "--games", "10"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "perf is not installed" in err[0]
+
+
+def test_frame_equals_the_frame_of_the_games_records(cs):
+    """run_games' DataFrame (kind-major purchase arrays, policy column by a take) is,
+    column for column and dtype for dtype, the frame frames.results_frame builds from
+    the same games' GameRecords."""
+    from vale_sim.games.mystic_vale.frames import results_frame as reference_frame
+    pols = ["greedy", "balanced", "vp-rush"]
+    df = run_games(cs, 3, 5, 8, pols, first_game=3)
+    recs = [play_game_fast(cs, 3, 5, g, pols) for g in range(3, 11)]
+    want = reference_frame(recs, cs)
+    df.attrs = {}
+    pd.testing.assert_frame_equal(df, want, check_exact=True)
+    assert df[[c for c in df.columns if c.startswith("buy:")]].to_numpy().sum() > 0

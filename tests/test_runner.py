@@ -304,3 +304,15 @@ def test_summary_intervals_are_clustered_by_game(full):
     assert row["mean_score_hi"] - row["mean_score_lo"] != pytest.approx(naive.hi - naive.lo)
     # Win shares of a game sum to 1: the self-play win rate is 1/2 exactly, and says so.
     assert row["win_rate"] == 0.5 and row["win_lo"] <= 0.5 <= row["win_hi"]
+
+
+def test_run_chunk_sorts_only_frames_out_of_game_order():
+    """run_chunk skips the sort of a frame already in (game, player) order with a 0..n-1
+    index -- the sort would return it unchanged -- and sorts any other."""
+    from vale_sim.runner import _in_game_order
+    df = pd.DataFrame({"game": [0, 0, 1, 1, 2], "player": [0, 1, 0, 1, 0], "x": range(5)})
+    assert _in_game_order(df)
+    assert not _in_game_order(df.iloc[[1, 0, 2, 3, 4]].reset_index(drop=True))
+    assert not _in_game_order(df.iloc[[0, 1, 3, 2, 4]].reset_index(drop=True))
+    assert not _in_game_order(df.set_index(pd.RangeIndex(1, 6)))
+    assert _in_game_order(df.iloc[:0].reset_index(drop=True))

@@ -57,10 +57,10 @@ class FastGames:
     res: np.ndarray          # [n, P, R_N] int64
     share: np.ndarray        # [n, P] float64
     gout: np.ndarray         # [n, GO_N] int64
-    acquired: np.ndarray     # [n, P, n_adv] copies bought
+    acquired: np.ndarray     # [n, P, n_adv] copies bought (a view of a [n_adv, n, P] array)
     first_round: np.ndarray  # [n, P, n_adv] round first bought (0 never); 0 rows if not details
     harvested: np.ndarray    # [n, P, n_adv] 1 if in a field at a Harvest; same
-    vales: np.ndarray        # [n, P, n_vale] vale copies bought
+    vales: np.ndarray        # [n, P, n_vale] vale copies bought (a view of [n_vale, n, P])
     trace: np.ndarray        # [rows, width] turn rows (empty unless traced)
     max_buys: int
 
@@ -84,18 +84,20 @@ def simulate(cs, players: int, seed: int, n_games: int, policies=None,
     res = np.zeros((n_games, P, R_N), np.int64)
     share = np.zeros((n_games, P), np.float64)
     gout = np.zeros((n_games, GO_N), np.int64)
-    acq = np.zeros((n_games, P, na), np.int64)
+    # kind-major: the kernel writes acq[k, g, p]; a kind's column of the DataFrame
+    # (game then player) is then one contiguous row
+    acq = np.zeros((na, n_games, P), np.int64)
     nd = n_games if details else 0
     first = np.zeros((nd, P, na), np.int64)
     harv = np.zeros((nd, P, na), np.int64)
-    vacq = np.zeros((n_games, P, nv), np.int64)
+    vacq = np.zeros((nv, n_games, P), np.int64)
     mb = int(T[OPTS, O_MAX_BUYS])
     rows = n_games * P * int(T[OPTS, O_MAX_ROUNDS]) if trace else 0
     tr = np.zeros((rows, trace_width(mb)), np.int64)
     used = engine.play_games(T, S, Q, np.uint64(seed), np.uint64(first_game & MASK), n_games,
                              res, share, gout, acq, first, harv, vacq, tr)
-    return FastGames(seed, first_game, res, share, gout, acq, first, harv, vacq,
-                     tr[:used], mb)
+    return FastGames(seed, first_game, res, share, gout, acq.transpose(1, 2, 0), first, harv,
+                     vacq.transpose(1, 2, 0), tr[:used], mb)
 
 
 def _turn_record(row, mb) -> TurnRecord:
@@ -156,11 +158,14 @@ def frame(out: FastGames, cs: CardSet, policies: list[Policy]):
     """Per-game, per-player DataFrame of a FastGames batch."""
     import pandas as pd
     n, P = out.share.shape
+    # the policy names as the frame's string type (pandas 3: str, 2: object), repeated
+    # by a take: converting n * P Python strings costs more than the rest of the frame
+    names = pd.Series(np.array([p.name for p in policies], dtype=object)).array
     cols = {
         "game": np.repeat(np.arange(n, dtype=np.int64) + out.first_game, P),
         "player": np.tile(np.arange(P), n),
         "seat": out.res[:, :, R_SEAT].ravel(),
-        "policy": np.tile(np.array([p.name for p in policies], dtype=object), n),
+        "policy": names.take(np.tile(np.arange(P), n)),
         "score": out.res[:, :, R_SCORE].ravel(),
         "tokens_vp": out.res[:, :, R_TOKENS].ravel(),
         "adv_vp": out.res[:, :, R_ADV].ravel(),
@@ -174,15 +179,14 @@ def frame(out: FastGames, cs: CardSet, policies: list[Policy]):
         "truncated": np.repeat(out.gout[:, GO_TRUNC].astype(bool), P),
         "starting_player": np.repeat(out.gout[:, GO_START], P),
     }
-    # strided views of the [n * P, kinds] arrays: pandas copies each column into its
-    # block once (a ravel() per column would copy it twice)
-    acq = out.acquired.reshape(n * P, out.acquired.shape[2])
+    # acquired and vales are views of kind-major arrays: a kind's counts, game then
+    # player, are one contiguous row (ravel makes no copy); pandas copies each into its
+    # block once
     for k, a in enumerate(cs.advancements):
         if a.supply != "starter":
-            cols[f"buy:{a.name}"] = acq[:, k]
-    vacq = out.vales.reshape(n * P, out.vales.shape[2])
+            cols[f"buy:{a.name}"] = out.acquired[:, :, k].ravel()
     for v, vale in enumerate(cs.vales):
-        cols[f"vale:{vale.name}"] = vacq[:, v]
+        cols[f"vale:{vale.name}"] = out.vales[:, :, v].ravel()
     df = pd.DataFrame(cols)
     df.attrs["seed"] = out.seed
     return df

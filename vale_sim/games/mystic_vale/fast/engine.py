@@ -50,7 +50,7 @@ from .state import (
     G_POOL, G_ROUND, G_START, G_TRUNC, G_NTRACE, G_GAME, G_RNG,
     AHEAD, AN, VHEAD, VN, COMMONS, VSLOTS, SPIRITS, BOUGHT_COMMON, BOUGHT_VSLOT,
     FERT_LEFT, CAND_KIND, CAND_SRC, CAND_CARD, CAND_COST, CAND_CHORUS, CAND_OK,
-    CAND_BY_SCORE, CAND_SCORE,
+    CAND_SCORE, CAND_BCOST,
     TR_GAME, TR_ROUND, TR_PLAYER, TR_TURN, TR_SKIPPED, TR_PUSHES, TR_SPOILED,
     TR_SPOILED_PREP, TR_DRUID, TR_ARBOR, TR_CONCLAVE, TR_MANA, TR_ANIMAL, TR_FOREST,
     TR_SKY, TR_WILD, TR_VP, TR_VP_BOX, TR_POOL_AFTER, TR_TOKEN_SPENT, TR_SUNSTONE,
@@ -98,9 +98,10 @@ def game_shuffle(S, a, n):
             j += m
         elif j >= m:
             j -= m
+        ju = np.uint64(j)                # 0 <= j < m: no wrap-around on the index
         t = a[i]
-        a[i] = a[j]
-        a[j] = t
+        a[i] = a[ju]
+        a[ju] = t
     st[1] = d
 
 
@@ -134,9 +135,10 @@ def refresh_card(T, S, p, c):
     for s in range(3):
         S[p, ACT + 3 * c + s] = AB_NONE
         S[p, ACT_AMT + 3 * c + s] = 0
-        k = S[p, SLOTS + 3 * c + s]
-        if k < 0:
+        kk = S[p, SLOTS + 3 * c + s]
+        if kk < 0:
             continue
+        k = np.uint64(kk)
         occ += 1
         mask |= 1 << s
         d += T[k, A_DECAY]
@@ -203,15 +205,18 @@ def refresh_card(T, S, p, c):
     S[p, CC + CC_N * c + CC_NET] = d - (g + gpg * gu) - gpg * S[p, TEMP + c]
 
 
+# Indexes computed from a card or kind read from S are cast to uint64 on the hot paths:
+# numba adds a negative-index wrap-around (three instructions on the load's dependency
+# chain) to every signed index LLVM cannot prove non-negative, and none to unsigned ones.
 @kernel
 def guardians(S, p, c):
-    return S[p, CC + CC_N * c + CC_GUARD] + S[p, TEMP + c]
+    return S[p, np.uint64(CC + CC_N * c + CC_GUARD)] + S[p, np.uint64(TEMP + c)]
 
 
 @kernel
 def net(S, p, c):
     """decay(c) - growth(c), temp guardians included (§6.2)."""
-    return S[p, CC + CC_N * c + CC_NET]
+    return S[p, np.uint64(CC + CC_N * c + CC_NET)]
 
 
 @kernel
@@ -411,7 +416,7 @@ def when_played(S, p, c):
             game_shuffle(S, S[p, DECK + h:DECK + N_CARDS], S[p, DN] - h)
 
 
-@kernel
+@kernel(inline=True)
 def play_on_deck(S, p):
     """Move the on-deck card into the field, resolve When Played, reveal."""
     c = S[p, ON_DECK]
@@ -514,7 +519,7 @@ def spoil_saved(T, S, p):
 # ---------------------------------------------------------------------------
 # Planting (§4.2, §6.1)
 # ---------------------------------------------------------------------------
-@kernel
+@kernel(inline=True)
 def decide_push(T, S, Q, p):
     mt = Q[p, P_MANA_TARGET]
     if mt > 0:
@@ -821,20 +826,24 @@ def placement(T, S, Q, p, k):
     bs = 0
     for i in range(S[p, FIELD_N]):
         c = S[p, FIELD + i]
+        # indexes as uint64: numba adds no negative-index wrap-around to those (c is a
+        # card 0..19, read from S: LLVM cannot know it is not negative)
+        cc = CC + CC_N * c
         # CC_SLOT_MASK: the occupied slots (the card's cache lines, read below anyway)
-        if (S[p, CC + CC_N * c + CC_SLOT_MASK] >> pos) & 1 or S[p, RESERVED + 3 * c + pos] != 0:
+        if ((S[p, np.uint64(cc + CC_SLOT_MASK)] >> pos) & 1
+                or S[p, np.uint64(RESERVED + 3 * c + pos)] != 0):
             continue
-        if S[p, CC + CC_N * c + CC_CHORUS] != 0 and S[p, CHORUS_USED + c] == 0:
-            eff = cost - S[p, CC + CC_N * c + CC_CHORUS_AMT]
+        if S[p, np.uint64(cc + CC_CHORUS)] != 0 and S[p, np.uint64(CHORUS_USED + c)] == 0:
+            eff = cost - S[p, np.uint64(cc + CC_CHORUS_AMT)]
             return c, (eff if eff > 0 else 0), 1
-        d = S[p, CC + CC_N * c + CC_DECAY]
-        sc = S[p, CC + CC_N * c + CC_OCC]
+        d = S[p, np.uint64(cc + CC_DECAY)]
+        sc = S[p, np.uint64(cc + CC_OCC)]
         if avoid and d > 0:
             sc -= 1000
         if perg:
             sc += 10 * guardians(S, p, c)
         if guard:
-            sc += 10 * S[p, CC + CC_N * c + CC_NPERG]
+            sc += 10 * S[p, np.uint64(cc + CC_NPERG)]
         if lim:
             sc += 10 * d
         if best < 0 or sc > bs:
@@ -860,39 +869,41 @@ def adv_rule_match(T, S, Q, p, r, k):
     return True
 
 
-@kernel
+@kernel(inline=True)
 def advancement_candidates(T, S, Q, p, budget, discount):
     """§6.4 candidates of one Harvest's purchases: commons slots 0-8, then Fertile Soil kinds with
     copies left -- leaving out kinds dearer than `budget` + `discount` (the largest
     Earthchant discount on offer), which no placement makes buyable.
 
-    Fills CAND_KIND, CAND_SRC (commons slot, or N_COMMONS + kind), CAND_BY_SCORE
-    (candidate indexes, policy score descending, ties in candidate order) and
-    CAND_SCORE (their scores, same order); returns the number of candidates."""
+    Fills, in this candidate order, CAND_KIND, CAND_SRC (commons slot, or N_COMMONS +
+    kind), CAND_SCORE (the policy's score of the kind) and CAND_BCOST (the kind's cost,
+    or NEVER_COST); returns the number of candidates.  No sort: pick_advancement walks
+    them in score order by repeated maxima."""
     nc = 0
-    nf = T[OPTS, O_N_FERTILE]
-    for src in range(N_COMMONS + nf):
-        if src < N_COMMONS:
-            k = S[GAME, COMMONS + src]
-            if k < 0:
-                continue
-        else:
-            k = T[FERTILE_KINDS, src - N_COMMONS]
-            if S[GAME, FERT_LEFT + k] <= 0:
-                continue
-            src = N_COMMONS + k
-        if Q[ADV_BUY_COST + p, k] - discount > budget:       # dear, or never bought
+    lim = budget + discount
+    for src in range(N_COMMONS):
+        k = S[GAME, COMMONS + src]
+        if k < 0:
+            continue
+        bc = Q[ADV_BUY_COST + p, np.uint64(k)]
+        if bc > lim:                         # dear, or never bought
             continue
         S[GAME, CAND_KIND + nc] = k
         S[GAME, CAND_SRC + nc] = src
-        sc = Q[ADV_SCORE + p, k]
-        j = nc
-        while j > 0 and S[GAME, CAND_SCORE + j - 1] < sc:
-            S[GAME, CAND_BY_SCORE + j] = S[GAME, CAND_BY_SCORE + j - 1]
-            S[GAME, CAND_SCORE + j] = S[GAME, CAND_SCORE + j - 1]
-            j -= 1
-        S[GAME, CAND_BY_SCORE + j] = nc
-        S[GAME, CAND_SCORE + j] = sc
+        S[GAME, CAND_SCORE + nc] = Q[ADV_SCORE + p, np.uint64(k)]
+        S[GAME, CAND_BCOST + nc] = bc
+        nc += 1
+    for j in range(T[OPTS, O_N_FERTILE]):
+        k = T[FERTILE_KINDS, j]
+        if S[GAME, FERT_LEFT + k] <= 0:
+            continue
+        bc = Q[ADV_BUY_COST + p, k]
+        if bc > lim:
+            continue
+        S[GAME, CAND_KIND + nc] = k
+        S[GAME, CAND_SRC + nc] = N_COMMONS + k
+        S[GAME, CAND_SCORE + nc] = Q[ADV_SCORE + p, k]
+        S[GAME, CAND_BCOST + nc] = bc
         nc += 1
     return nc
 
@@ -921,11 +932,36 @@ def buyable(T, S, Q, p, i, budget, discount):
     return ok != 0
 
 
+NO_SCORE = 1 << 62                      # above every score: nothing rejected yet
+
+
+@kernel(inline=True)
+def next_in_score_order(S, nc, lim, min_score, last_score, last_i):
+    """The candidate after (last_score, last_i) in score order (score descending, ties in
+    candidate order) among those scoring at least min_score whose cost (CAND_BCOST)
+    is at most lim; -1 if none.  One pass: the maximum of the candidates below the
+    last one looked at -- the first of the walk usually is the one bought, so this
+    costs less than sorting the candidates."""
+    best = -1
+    bs = min_score - 1
+    for i in range(nc):
+        sc = S[GAME, CAND_SCORE + i]
+        if (sc > bs and (sc < last_score or (sc == last_score and i > last_i))
+                and S[GAME, CAND_BCOST + i] <= lim):
+            best = i
+            bs = sc
+    return best
+
+
 @kernel(inline=True)
 def pick_advancement(T, S, Q, p, nc, budget, discount, mana, rnd):
     """§6.4-6.5: the candidate to buy, or -1.  Exploration first (its draw happens at
     every purchase step), then the buy rules or the best score: walking the
-    candidates by score, the first buyable one is the best buyable one."""
+    candidates by score, the first buyable one is the best buyable one.
+
+    Placements are pure functions of the state, so looking at one twice gives the same
+    answer; CAND_OK keeps them within a step only where exploration or several rules
+    may ask again (buy_advancements resets it for those policies only)."""
     ex = Q[p, P_EXPLORE]
     if ex > 0:
         r = game_randbelow(S, 1000)
@@ -941,26 +977,44 @@ def pick_advancement(T, S, Q, p, nc, budget, discount, mana, rnd):
                         if j == 0:
                             return i
                         j -= 1
+    lim = budget + discount
     n_rules = Q[p, P_N_RULES]
     if n_rules > 0:
         pool = S[GAME, G_POOL]
         for r in range(n_rules):
             if not rule_holds(Q, p, r, mana, rnd, pool):
                 continue
-            for o in range(nc):
-                i = S[GAME, CAND_BY_SCORE + o]
-                if (adv_rule_match(T, S, Q, p, r, S[GAME, CAND_KIND + i])
-                        and buyable(T, S, Q, p, i, budget, discount)):
-                    return i
+            ls = NO_SCORE
+            li = -1
+            while True:                 # the candidates in score order, first match
+                best = -1
+                bs = 0
+                for i in range(nc):
+                    sc = S[GAME, CAND_SCORE + i]
+                    if ((best < 0 or sc > bs)
+                            and (sc < ls or (sc == ls and i > li))
+                            and S[GAME, CAND_BCOST + i] <= lim
+                            and adv_rule_match(T, S, Q, p, r, S[GAME, CAND_KIND + i])):
+                        best = i
+                        bs = sc
+                if best < 0:
+                    break
+                if buyable(T, S, Q, p, best, budget, discount):
+                    return best
+                ls = bs
+                li = best
         return -1
     ms = Q[p, P_MIN_SCORE]
-    for o in range(nc):
-        i = S[GAME, CAND_BY_SCORE + o]
-        if S[GAME, CAND_SCORE + o] < ms:
-            return -1                   # the rest score lower still
-        if buyable(T, S, Q, p, i, budget, discount):
+    ls = NO_SCORE
+    li = -1
+    while True:
+        i = next_in_score_order(S, nc, lim, ms, ls, li)
+        if i < 0:
+            return -1                   # the rest score lower or cost more
+        if place_candidate(T, S, Q, p, i, budget) != 0:
             return i
-    return -1
+        ls = S[GAME, CAND_SCORE + i]
+        li = i
 
 
 @kernel(inline=True)
@@ -969,13 +1023,8 @@ def drop_candidate(S, i, nc):
     for j in range(i, nc - 1):
         S[GAME, CAND_KIND + j] = S[GAME, CAND_KIND + j + 1]
         S[GAME, CAND_SRC + j] = S[GAME, CAND_SRC + j + 1]
-    o = 0
-    for j in range(nc):
-        x = S[GAME, CAND_BY_SCORE + j]
-        if x != i:
-            S[GAME, CAND_BY_SCORE + o] = x - 1 if x > i else x
-            S[GAME, CAND_SCORE + o] = S[GAME, CAND_SCORE + j]
-            o += 1
+        S[GAME, CAND_SCORE + j] = S[GAME, CAND_SCORE + j + 1]
+        S[GAME, CAND_BCOST + j] = S[GAME, CAND_BCOST + j + 1]
     return nc - 1
 
 
@@ -1002,10 +1051,12 @@ def buy_advancements(T, S, Q, p, mana, rnd, limit):
                 and S[p, CC + CC_N * c + CC_CHORUS_AMT] > discount):
             discount = S[p, CC + CC_N * c + CC_CHORUS_AMT]
     nc = advancement_candidates(T, S, Q, p, mana + token_bonus(S, Q, p), discount)
+    cached = Q[p, P_EXPLORE] > 0 or Q[p, P_N_RULES] > 0
     nb = 0
     while nb < limit:
-        for i in range(nc):
-            S[GAME, CAND_OK + i] = -1       # the field changed: placements not known
+        if cached:
+            for i in range(nc):
+                S[GAME, CAND_OK + i] = -1   # the field changed: placements not known
         pick = pick_advancement(T, S, Q, p, nc, mana + token_bonus(S, Q, p), discount,
                                 mana, rnd)
         if pick < 0:
@@ -1061,13 +1112,14 @@ def harvest_totals(T, S, p):
     vp = 0
     for i in range(fn):
         c = S[p, FIELD + i]
-        mana += S[p, CC + CC_N * c + CC_MANA]
-        a += S[p, CC + CC_N * c + CC_ANIMAL]
-        f += S[p, CC + CC_N * c + CC_FOREST]
-        sk += S[p, CC + CC_N * c + CC_SKY]
-        w += S[p, CC + CC_N * c + CC_WILD]
-        vp += S[p, CC + CC_N * c + CC_HVP]
-        if S[p, CC + CC_N * c + CC_HARVEST_AB] == 0:
+        cc = CC + CC_N * c
+        mana += S[p, np.uint64(cc + CC_MANA)]
+        a += S[p, np.uint64(cc + CC_ANIMAL)]
+        f += S[p, np.uint64(cc + CC_FOREST)]
+        sk += S[p, np.uint64(cc + CC_SKY)]
+        w += S[p, np.uint64(cc + CC_WILD)]
+        vp += S[p, np.uint64(cc + CC_HVP)]
+        if S[p, np.uint64(cc + CC_HARVEST_AB)] == 0:
             continue
         for s in range(3):
             ab = S[p, ACT + 3 * c + s]
@@ -1478,8 +1530,9 @@ def play_games(T, S, Q, seed, first_game, n_games, res, share, gout, acq, first_
                harvested, vacq, trace):
     """Play games first_game .. first_game+n_games-1 of the run seeded `seed`.
 
-    Writes res[g, p, R_*], share[g, p], gout[g, GO_*], acq[g, p, kind],
-    vacq[g, p, vale], first_round/harvested[g, p, kind] unless those have no rows
+    Writes res[g, p, R_*], share[g, p], gout[g, GO_*], acq[kind, g, p] and
+    vacq[vale, g, p] (kind-major: a kind's counts over the games are contiguous, as
+    the DataFrame's column), first_round/harvested[g, p, kind] unless those have no rows
     (a DataFrame of games does not use them: skipped, the kernel is faster); trace
     rows (all games appended) if trace has rows.  Returns the number of trace rows
     wanted (may exceed its size).
@@ -1500,11 +1553,11 @@ def play_games(T, S, Q, seed, first_game, n_games, res, share, gout, acq, first_
             mark_harvested(T, S)
         for p in range(P):
             for k in range(T[OPTS, O_N_ADV]):
-                acq[g, p, k] = S[p, ACQ + k]
+                acq[k, g, p] = S[p, ACQ + k]
             if details:
                 for k in range(T[OPTS, O_N_ADV]):
                     first_round[g, p, k] = S[p, FIRST_ROUND + k]
                     harvested[g, p, k] = S[p, HARVESTED + k]
             for v in range(T[OPTS, O_N_VALE]):
-                vacq[g, p, v] = S[p, VACQ + v]
+                vacq[v, g, p] = S[p, VACQ + v]
     return ntrace

@@ -37,7 +37,7 @@ constants, which numba compiles in.  -1 = empty.  ``c`` = card 0..19,
       VSLOTS + i           face-up vales: 0-3 level 1, 4-7 level 2
       FERT_LEFT + k        Fertile Soil copies left per kind
       scratch: SPIRITS + 4, BOUGHT_COMMON + 9, BOUGHT_VSLOT + 8,
-               CAND_KIND .. CAND_SCORE + (9 + n_adv)   advancement candidates of one
+               CAND_KIND .. CAND_BCOST + (9 + n_adv)   advancement candidates of one
                                                          Harvest (see buy_advancements)
     rows ADECK + l (l = 0..2)   level l+1 commons deck, top = S[ADECK + l, S[GAME, AHEAD + l]]
     rows VDECK + l (l = 0..1)   level l+1 vale deck, same scheme
@@ -122,9 +122,9 @@ CAND_CARD = CAND_SRC + N_CAND
 CAND_COST = CAND_CARD + N_CAND
 CAND_CHORUS = CAND_COST + N_CAND
 CAND_OK = CAND_CHORUS + N_CAND     # 1 buyable, 0 not, -1 placement not looked at yet
-CAND_BY_SCORE = CAND_OK + N_CAND   # candidate indexes, policy score descending
-CAND_SCORE = CAND_BY_SCORE + N_CAND  # CAND_SCORE + o: score of candidate CAND_BY_SCORE + o
-GAME_W = CAND_SCORE + N_CAND
+CAND_SCORE = CAND_OK + N_CAND      # the policy's score of the candidate's kind
+CAND_BCOST = CAND_SCORE + N_CAND    # its cost, or NEVER_COST if the policy never buys it
+GAME_W = CAND_BCOST + N_CAND
 
 # -- trace row, fixed part ----------------------------------------------------
 (TR_GAME, TR_ROUND, TR_PLAYER, TR_TURN, TR_SKIPPED, TR_PUSHES, TR_SPOILED,
