@@ -208,3 +208,52 @@ def test_a_cycling_prep_ends_the_same_way_in_both_engines(tmp_path):
     capped = [t for t in turns if t["decay_showing"] < 3 and not t["spoiled_in_prep"]
               and t["field_size"] < 20]
     assert capped, "no Prep ended on the cap"
+
+
+def test_an_earlier_vale_rule_paid_with_sunstone_beats_a_later_rule_paid_directly(core):
+    """Regression (engine-spec §6.5, §8): buy rules are tried in order, and each rule's
+    matches are tried paid directly, then with Sunstone Aerie, before the next rule.
+
+    Animal + forest and 3 mana, an active Sunstone Aerie (2 mana).  Rule 1 wants a
+    harvest_spirit vale: Cascading Falls (2 animal) is affordable only by turning the
+    forest wild.  Rule 2 ('best vale') could buy Azure Lake (animal + forest) directly.
+    Rule 1 decides: Cascading Falls, with the Sunstone, 1 mana left.  (The fast engine
+    used to try every rule directly first and bought Azure Lake.)"""
+    import numpy as np
+    from vale_sim.games.mystic_vale.fast import engine as E
+    from vale_sim.games.mystic_vale.fast.state import new_state, views, PS_TURN
+    from vale_sim.games.mystic_vale.fast.tables import card_tables, policy_tables
+    from vale_sim.games.mystic_vale.reference.game import Game
+    from vale_sim.games.mystic_vale.reference.player import OwnedVale
+
+    falls, azure, sun = (core.vale_id(n) for n in
+                         ("Cascading Falls", "Azure Lake", "Sunstone Aerie"))
+    assert core.vales[falls].ability == "harvest_spirit"
+    assert core.vales[azure].ability != "harvest_spirit"
+    pol = Policy(name="falls-first", use_sunstone=True,
+                 rules=(BuyRule("vale_ability", "harvest_spirit"), BuyRule("best", "vale")))
+    row = [azure, falls]                      # the direct buy comes first in slot order
+    spirits = dict(animal=1, forest=1, sky=0, wild=0)
+
+    g = Game(core, 2, seed=3, policies=[pol, pol])
+    pl = g.players[0]
+    g.vale_row = row + [-1] * (len(g.vale_row) - len(row))
+    pl.vales, pl.turn_number = [OwnedVale(sun, 1)], 2
+    slot, left, paid = g.choose_vale(pl, pol, spirits, 3)
+    assert (g.vale_row[slot], paid) == (falls, 2)
+    assert left == dict(animal=0, forest=0, sky=0, wild=0)
+
+    T = card_tables(core, 2, Rules())
+    Q = policy_tables(core, [pol, pol])
+    S = new_state(T)
+    E.setup(T, S, np.uint64(3), np.uint64(0))
+    V = views(T, S)
+    V.vslots[:] = -1
+    V.vslots[:len(row)] = row
+    V.vown[0, 0], V.vturn[0, 0], V.vown_n[0] = sun, 1, 1
+    V.ps[0, PS_TURN] = 2
+    V.spirits[:] = (1, 1, 0, 0)
+    mana = E.buy_vales(T, S, Q, 0, 3, 2)
+    assert mana == 1
+    assert list(V.vown[0, :V.vown_n[0]]) == [sun, falls]
+    assert list(V.spirits) == [0, 0, 0, 0]

@@ -109,9 +109,10 @@ def games(draw):
     return cs, players, seed, game_index, pols, rules
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])   # budget: the profile
 @given(games())
 def test_fast_equals_reference_on_random_inputs(game):
+    """Examples: 60 in CI (derandomized), more with HYPOTHESIS_PROFILE=explore (tests/conftest.py)."""
     cs, players, seed, game_index, pols, rules = game
     ref = play_game(cs, players, seed, game_index, pols, rules)
     fast = play_game_fast(cs, players, seed, game_index, pols, rules)
@@ -174,3 +175,16 @@ def test_policy_file_never_list(tmp_path):
     bad.write_text('never = "Woodland Warden"\n')
     with pytest.raises(PolicyError, match="bad.toml.*never must be a list of card names"):
         load_policy(bad)
+
+
+def test_owned_at_most_only_on_card_rules():
+    """The reference engine read owned_at_most only on a 'card' rule, the fast engine per
+    candidate on any rule: a BuyRule built in Python (a policy file already refuses it) with
+    owned_at_most on another target is refused, so the engines cannot disagree on it."""
+    import pytest
+    from vale_sim.games.mystic_vale.policy import PolicyError
+    for target, value in (("best", "vale"), ("best", "advancement"), ("level", "1"),
+                          ("vale_ability", "harvest_spirit")):
+        with pytest.raises(PolicyError, match="owned_at_most applies only to a 'card' rule"):
+            BuyRule(target, value, owned_at_most=0)
+    assert BuyRule("card", "Seedling", owned_at_most=0).owned_at_most == 0

@@ -54,6 +54,10 @@ class BuyRule:
             v = getattr(self, cond)
             if v is not None:
                 _check_int(f"buy rule {self.target} {self.value!r}", f"condition {cond}", v)
+        if self.owned_at_most is not None and self.target != "card":
+            # the engines would read it differently (spec §6.5: copies of the target card)
+            raise PolicyError(f"buy rule {self.target} {self.value!r}: owned_at_most applies "
+                              "only to a 'card' rule")
 
 
 @dataclass(frozen=True)

@@ -746,25 +746,21 @@ def choose_vale(T, S, Q, p, mana, rnd):
     """(slot, spirit to turn wild or -1, sunstone mana) of the next vale to buy; slot -1: none.
 
     Rules in order (the implicit rule of a policy without rules: every candidate
-    scoring at least vale_min_score); paying directly first, then (§8) with the
-    Sunstone Aerie if it can be used."""
+    scoring at least vale_min_score); for each rule, paying directly first, then (§8)
+    with the Sunstone Aerie if it can be used, before the next rule."""
     n_rules = Q[p, P_N_RULES]
     pool = S[GAME, G_POOL]
+    cost = sunstone_cost(T, S, Q, p, mana)
     for r in range(n_rules if n_rules > 0 else 1):
         if n_rules > 0 and not rule_holds(Q, p, r, mana, rnd, pool):
             continue
         sl, x = best_vale(T, S, Q, p, r if n_rules > 0 else -1, False)
         if sl >= 0:
             return sl, -1, 0
-    cost = sunstone_cost(T, S, Q, p, mana)
-    if cost < 0:
-        return -1, -1, 0
-    for r in range(n_rules if n_rules > 0 else 1):
-        if n_rules > 0 and not rule_holds(Q, p, r, mana, rnd, pool):
-            continue
-        sl, x = best_vale(T, S, Q, p, r if n_rules > 0 else -1, True)
-        if sl >= 0:
-            return sl, x, cost
+        if cost >= 0:
+            sl, x = best_vale(T, S, Q, p, r if n_rules > 0 else -1, True)
+            if sl >= 0:
+                return sl, x, cost
     return -1, -1, 0
 
 
