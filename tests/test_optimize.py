@@ -134,6 +134,24 @@ def test_workers_do_not_change_the_answer():
     assert one.policy == two.policy and one.log == two.log
 
 
+def test_a_dask_scheduler_does_not_change_the_answer():
+    """--scheduler: the candidates' games on a Dask cluster (a local one, bound to
+    loopback) give the same search as one process."""
+    distributed = pytest.importorskip("dask.distributed")
+    cfg = opt.SearchConfig(seed=7, **dict(TINY, budget=120))
+    one = opt.search(cfg, opt.GameObjective("core", 2, deals=2, workers=1))
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  protocol="tcp", host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        obj = opt.GameObjective("core", 2, deals=2, scheduler=cluster.scheduler_address)
+        try:
+            remote = opt.search(cfg, obj)
+        finally:
+            obj.close()
+    assert one.policy == remote.policy and one.log == remote.log
+
+
 def test_validation_uses_held_out_seeds():
     gen = {opt.generation_seed(0, g) for g in range(1000)}
     assert opt.validation_seed(0) not in gen
