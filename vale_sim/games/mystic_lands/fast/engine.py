@@ -1,0 +1,1629 @@
+"""The Mystic Lands numba kernels: the reference engine
+(``vale_sim/games/mystic_lands/reference/game.py``) step for step, on integer arrays.
+
+docs/mystic-lands-engine-spec.md is the contract: the same random draws in the
+same order, the same state changes, the same integer decisions with the same
+tie-breaks.  Every kernel takes the tables ``T``, ``Q`` (``tables``), the state
+``S`` (layout below), the random stream ``R`` (``vale_sim.fast.rng``) and the
+event array ``EV`` (turn-record tuples, written only when tracing).
+
+State ``S`` (int64, -1 = none)::
+
+    row p < 4      player p: scalars PM_*, then per card uid u its four slots
+                   (SLOTS + 4 u + position) and a cache of what it shows (C*_ + u,
+                   rebuilt by ``refresh_card`` whenever a slot changes), the deck
+                   (DECK + i, i in DHEAD..DN-1, DECK + DHEAD the on-deck card), the
+                   Discard, the Land, cubes (CUBE + 2 i: space, row), per space its
+                   track position (TRACK, -1 no activation cube), night_or_day used
+                   (NOD) and cube present (ON), Advances acquired (ACQ) and held (HELD)
+    row G          game scalars G_*, the layout, row owners, players on each space
+    rows DK + l    the Advance decks of levels 0..2 (head G_AH + l, end G_AN + l)
+    rows MK1, MK2  Market slots of levels 1 and 2 (counts G_NM1, G_NM2)
+    row REC        the TurnRecord being built (RC_*)
+    rows LSNAP, CSNAP, CAND, STK, SCR   scratch: a Land snapshot, a cube snapshot,
+                   enchant candidates, the activation stack, setup lists
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from vale_sim.fast.jit import kernel
+from vale_sim.fast.rng import randbelow, rng_init
+
+from .tables import (
+    ADV, VALE, SPACE, BASE, UID, LIST, GROWTH, OPTS, EF, MAX_CARDS, MAX_SPACE, MAX_ROWS,
+    MAX_ADV, MAX_PLAYERS,
+    A_COST, A_POS, A_SUN, A_CLOUD, A_RAIN, A_MANA, A_SPIRIT, A_VP, A_ENDVP, A_NEFF, A_TMASK,
+    A_KMASK, A_WLIM, A_ASPMASK, A_EFF, A_LEVEL,
+    V_COST, V_NROWS, V_NTRACK, V_NEFF, V_NONACT, V_ROW, V_TRK, V_EFF, RF, QF,
+    R_VP, R_MANA, R_SPIRIT, R_GVP, R_RAIN, R_ACT, Q_MANA, Q_SPIRIT, Q_VP, Q_RAIN, Q_EFFECT,
+    SP_KIND, SP_NLINKS, SP_COST, SP_NROWS, SP_LINK, SP_RW, SP_ROW, SP_START, SP_I, SP_II,
+    SP_SMALL,
+    B_SUN, B_RAIN, B_MANA, B_SPIRIT, B_VP, B_ASPMASK, B_SUNHALF, B_RAINHALF,
+    E_TIMING, E_KIND, E_AMOUNT, E_RES, E_ASP, E_NEED, E_PAY, E_COST, E_PER,
+    T_PLAYED, T_NIGHT, T_DAY, T_DAYREP, T_DUSK, T_ACQUIRE, T_IMMEDIATE, T_NOD, T_ACTIVATION,
+    K_GAIN, K_GPAL, K_GPAC, K_CONVERT, K_PLAY_ONDECK, K_TO_ONDECK, K_SWAP_ONDECK, K_REFRESH,
+    K_ENCH_DISC, K_REPLACE, K_REMOVE, K_SLEEVE_MARKET, K_VP_PER_SUN,
+    MANA, SPIRIT, VP, RAIN,
+    O_PLAYERS, O_NADV, O_NVALE, O_NSPACE, O_MAPSTART, O_NCARDS, O_DRUID_BASE, O_WITHER,
+    O_RAIN_SUPPLY, O_MAX_BUYS, O_MAX_ENCH, O_ML1, O_ML2, O_NGROWTH, O_END_VP, O_END_CUBES,
+    O_END_BONUS, O_HELD_END, O_MAX_ROUNDS, O_CUBES, O_DRUID_DEAL, O_LEN, O_SEAT_MANA,
+    O_SEAT_SPIRIT, O_HELD_CAP,
+    P_PERMILLE, P_RAIN_NEEDED, P_WCHOICE, P_WMANA, P_WSPIRIT, P_WVP, P_MINSCORE, P_WVVP,
+    P_WVREW, P_WVEFF, P_WVCOST, P_VMIN, P_CONVERT, P_CONVMANA, P_REMOVE, P_RULE0, P_NRULES,
+    CONV_BOUGHT, CONV_NEVER, RL_TARGET, RL_ADV, RL_VALE, RL_LEVEL, RL_COND, RL_SMALL,
+    RULE_CARD, RULE_LEVEL, RULE_VALE, ABSENT, ASCORE, NEVER_A, NEVER_V, NEVER_SP)
+
+SIMPLE_MASK = (1 << K_GAIN) | (1 << K_GPAL) | (1 << K_GPAC)
+LOW = -(10 ** 9)
+PICK = 1 << 24                        # choose_buy: level * PICK + slot
+
+# -- player row -----------------------------------------------------------------
+(PM_MANA, PM_SPIRIT, PM_VP, PM_RAIN, PM_PLACED, PM_WITHERED, PM_RESTRICT, PM_WILD,
+ PM_BOUGHT, PM_ENCH, PM_WITHERS, PM_TURNS, PM_MTOT, PM_STOT, PM_BONUS, PM_DRUID, PM_SEAT,
+ DHEAD, DN, NDISC, NLAND, NHELD, NCUBES) = range(23)
+SLOTS = 32
+CSUN = SLOTS + 4 * MAX_CARDS          # uncovered suns
+CM = CSUN + MAX_CARDS                 # left-edge mana, spirit, VP
+CSP = CM + MAX_CARDS
+CV = CSP + MAX_CARDS
+CASP = CV + MAX_CARDS                 # aspect bits 0..3, bit 4 a wild icon
+CTM = CASP + MAX_CARDS                # OR of its Advances' effect timing bits
+CKM = CTM + MAX_CARDS                 # OR of effect kind bits
+CNADV = CKM + MAX_CARDS               # Advances on it
+CWLIM = CNADV + MAX_CARDS             # Σ wither_limit amounts
+DECK = CWLIM + MAX_CARDS
+DISC = DECK + MAX_CARDS
+LAND = DISC + MAX_CARDS
+CUBE = LAND + MAX_CARDS
+TRACK = CUBE + 2 * MAX_SPACE
+NOD = TRACK + MAX_SPACE
+ON = NOD + MAX_SPACE
+ACQ = ON + MAX_SPACE
+HELD = ACQ + MAX_ADV
+# -- game row ---------------------------------------------------------------------
+(G_START, G_ROUND, G_TRIGGER, G_INDAY, G_GROWTHS, G_RAINSUP, G_NM1, G_NM2, G_AH, _, _,
+ G_AN, _, _, G_TRACE, G_TRUNC, G_ROUNDS, G_TURNIDX, G_NEV) = range(19)
+G_LAYOUT = 32
+G_OWNER = G_LAYOUT + MAX_SPACE        # + MAX_ROWS s + r
+G_ONSP = G_OWNER + MAX_ROWS * MAX_SPACE
+G_WIDTH = G_ONSP + MAX_SPACE
+# -- rows -----------------------------------------------------------------------------
+G = MAX_PLAYERS
+DK = G + 1
+MK1 = DK + 3
+MK2 = MK1 + 1
+REC = MK2 + 1
+LSNAP = REC + 1
+CSNAP = LSNAP + 1
+CAND = CSNAP + 1
+STK = CAND + 1
+SCR = STK + 1
+N_ROWS = SCR + 1
+# -- the TurnRecord row ------------------------------------------------------------
+(RC_ROUND, RC_PLAYER, RC_TURN, RC_GROWS, RC_OVERGROWS, RC_WITHERED, RC_OOC, RC_RAIN_PLACED,
+ RC_CHOSEN, RC_MGAIN, RC_SGAIN, RC_VGAIN, RC_GROWTHS, RC_TRIGGERED, RC_MANA, RC_SPIRIT,
+ RC_VP, RC_RAIN, RC_HELD, RC_CUBES, RC_DECK, RC_DISC, RC_N) = range(23)
+# -- events (the tuples of a TurnRecord): EV[i] = turn, kind, x, y, z ----------------
+EV_BOUGHT, EV_ENCHANTED, EV_SLEEVED, EV_REMOVED = range(4)
+EV_W = 5
+# -- per-player results -----------------------------------------------------------
+(RS_SCORE, RS_TRACK, RS_BONUS, RS_ADV, RS_VALE, RS_EFF, RS_WITHERS, RS_TURNS, RS_MTOT,
+ RS_STOT, RS_CUBES, RS_TRIG, RS_DRUID, RS_SEAT, RS_N) = range(15)
+# -- per-game outputs ---------------------------------------------------------------
+GO_START, GO_ROUNDS, GO_TRUNC, GO_LAYOUT = 0, 1, 2, 3
+GO_N = GO_LAYOUT + MAX_SPACE
+
+
+def state_width(T) -> int:
+    o = T[OPTS]
+    lens = [int(x) for x in o[O_LEN:O_LEN + 5]]
+    return max(HELD + int(o[O_HELD_CAP]), G_WIDTH, max(lens), int(o[O_ML1]) + 1,
+               int(o[O_ML2]) + int(o[O_NGROWTH]) + 1, 4 * MAX_ROWS * MAX_SPACE,
+               2 * (MAX_SPACE * 8 + 2), MAX_PLAYERS * int(o[O_DRUID_DEAL]) + 1, RC_N, 64)
+
+
+def new_state(T) -> np.ndarray:
+    return np.zeros((N_ROWS, state_width(T)), np.int64)
+
+
+# =====================================================================================
+# small helpers
+# =====================================================================================
+@kernel(inline=True)
+def row_field(T, S, s, r, f):
+    """Field f (R_*) of row r of space s: a small space's own rows, else its Vale's."""
+    if T[SPACE + s, SP_KIND] == SP_SMALL:
+        return T[SPACE + s, SP_ROW + RF * r + f]
+    return T[VALE + S[G, G_LAYOUT + s], V_ROW + RF * r + f]
+
+
+@kernel(inline=True)
+def space_nrows(T, S, s):
+    if T[SPACE + s, SP_KIND] == SP_SMALL:
+        return T[SPACE + s, SP_NROWS]
+    return T[VALE + S[G, G_LAYOUT + s], V_NROWS]
+
+
+@kernel(inline=True)
+def space_cost(T, S, s):
+    if T[SPACE + s, SP_KIND] == SP_SMALL:
+        return T[SPACE + s, SP_COST]
+    return T[VALE + S[G, G_LAYOUT + s], V_COST]
+
+
+@kernel
+def suns_of(T, S, p, u):
+    """Uncovered suns of card u from its slots (spec §4 helpers)."""
+    b = BASE + T[UID, u]
+    total = 0
+    for half in range(2):
+        covered = False
+        a = S[p, SLOTS + 4 * u + 2 * half]          # foreground
+        if a >= 0:
+            total += T[ADV + a, A_SUN]
+            if T[ADV + a, A_CLOUD] > 0:
+                covered = True
+        a = S[p, SLOTS + 4 * u + 2 * half + 1]      # background
+        if a >= 0:
+            if not covered:
+                total += T[ADV + a, A_SUN]
+            if T[ADV + a, A_CLOUD] > 0:
+                covered = True
+        if not covered and T[b, B_SUNHALF] == half:
+            total += T[b, B_SUN]
+    return total
+
+
+@kernel
+def refresh_card(T, S, p, u):
+    """Rebuild the cache of card u after a slot changed."""
+    b = BASE + T[UID, u]
+    m = T[b, B_MANA]
+    sp = T[b, B_SPIRIT]
+    v = T[b, B_VP]
+    asp = T[b, B_ASPMASK]
+    tm = 0
+    km = 0
+    n = 0
+    wl = 0
+    for pos in range(4):
+        a = S[p, SLOTS + 4 * u + pos]
+        if a >= 0:
+            m += T[ADV + a, A_MANA]
+            sp += T[ADV + a, A_SPIRIT]
+            v += T[ADV + a, A_VP]
+            asp |= T[ADV + a, A_ASPMASK]
+            tm |= T[ADV + a, A_TMASK]
+            km |= T[ADV + a, A_KMASK]
+            wl += T[ADV + a, A_WLIM]
+            n += 1
+    S[p, CM + u] = m
+    S[p, CSP + u] = sp
+    S[p, CV + u] = v
+    S[p, CASP + u] = asp
+    S[p, CTM + u] = tm
+    S[p, CKM + u] = km
+    S[p, CNADV + u] = n
+    S[p, CWLIM + u] = wl
+    S[p, CSUN + u] = suns_of(T, S, p, u)
+
+
+@kernel(inline=True)
+def card_value(S, p, u):
+    return 2 * S[p, CM + u] + 2 * S[p, CSP + u] + 3 * S[p, CV + u]
+
+
+@kernel(inline=True)
+def shows(S, p, u, asp, w):
+    m = S[p, CASP + u]
+    return ((m >> asp) & 1) == 1 or (((m >> 4) & 1) == 1 and w == asp)
+
+
+@kernel
+def rain_covered(T, S, p, u, a):
+    """Rain icons sleeving a on card u covers for the first time (spec §4 K2)."""
+    pos = T[ADV + a, A_POS]
+    half = pos // 2
+    b = BASE + T[UID, u]
+    basic = T[b, B_RAIN] if T[b, B_RAINHALF] == half else 0
+    bg = S[p, SLOTS + 4 * u + 2 * half + 1]
+    fg = S[p, SLOTS + 4 * u + 2 * half]
+    if pos % 2 == 1:                                  # background
+        return basic if fg < 0 else 0
+    if bg < 0:
+        return basic
+    return T[ADV + bg, A_RAIN]
+
+
+@kernel
+def can_sleeve(T, S, p, u, a):
+    if S[p, SLOTS + 4 * u + T[ADV + a, A_POS]] >= 0:
+        return False
+    return T[ADV + a, A_SUN] == 0 or S[p, CSUN + u] == 0
+
+
+@kernel
+def event(S, EV, kind, x, y, z):
+    if S[G, G_TRACE] != 0:
+        i = S[G, G_NEV]
+        EV[i, 0] = S[G, G_TURNIDX]
+        EV[i, 1] = kind
+        EV[i, 2] = x
+        EV[i, 3] = y
+        EV[i, 4] = z
+        S[G, G_NEV] = i + 1
+
+
+@kernel
+def rule_holds(Q, r, mana, rnd, vp, owned):
+    c = Q[r, RL_COND]
+    if c != ABSENT and mana < c:
+        return False
+    c = Q[r, RL_COND + 1]
+    if c != ABSENT and mana > c:
+        return False
+    c = Q[r, RL_COND + 2]
+    if c != ABSENT and rnd < c:
+        return False
+    c = Q[r, RL_COND + 3]
+    if c != ABSENT and rnd > c:
+        return False
+    c = Q[r, RL_COND + 4]
+    if c != ABSENT and vp > c:
+        return False
+    c = Q[r, RL_COND + 5]
+    if c != ABSENT and owned > c:
+        return False
+    return True
+
+
+# =====================================================================================
+# zones
+# =====================================================================================
+@kernel
+def shuffle_row(S, R, row, off, n):
+    """GameRng.shuffle of S[row, off:off+n]."""
+    for i in range(n - 1, 0, -1):
+        j = randbelow(R, i + 1)
+        t = S[row, off + i]
+        S[row, off + i] = S[row, off + j]
+        S[row, off + j] = t
+
+
+@kernel
+def reveal(S, R, p):
+    """Spec §2.9: with an empty deck the Discard becomes the deck, shuffled."""
+    if S[p, DHEAD] == S[p, DN] and S[p, NDISC] > 0:
+        n = S[p, NDISC]
+        for i in range(n):
+            S[p, DECK + i] = S[p, DISC + i]
+        S[p, DHEAD] = 0
+        S[p, DN] = n
+        S[p, NDISC] = 0
+        shuffle_row(S, R, p, DECK, n)
+
+
+@kernel
+def land_remove_at(S, p, k):
+    n = S[p, NLAND]
+    for i in range(k, n - 1):
+        S[p, LAND + i] = S[p, LAND + i + 1]
+    S[p, NLAND] = n - 1
+
+
+@kernel
+def land_index(S, p, u):
+    for i in range(S[p, NLAND]):
+        if S[p, LAND + i] == u:
+            return i
+    return -1
+
+
+@kernel
+def deck_push_front(S, p, u):
+    h = S[p, DHEAD]
+    if h > 0:
+        S[p, DECK + h - 1] = u
+        S[p, DHEAD] = h - 1
+        return
+    n = S[p, DN]
+    for i in range(n, 0, -1):
+        S[p, DECK + i] = S[p, DECK + i - 1]
+    S[p, DECK] = u
+    S[p, DN] = n + 1
+
+
+@kernel
+def draw_adv(S, level):
+    h = S[G, G_AH + level]
+    if h >= S[G, G_AN + level]:
+        return -1
+    S[G, G_AH + level] = h + 1
+    return S[DK + level, h]
+
+
+@kernel
+def wither_limit(T, S, p, extra):
+    lim = T[OPTS, O_WITHER]
+    for i in range(S[p, NLAND]):
+        lim += S[p, CWLIM + S[p, LAND + i]]
+    if extra >= 0:
+        lim += S[p, CWLIM + extra]
+    return lim
+
+
+# =====================================================================================
+# gains
+# =====================================================================================
+@kernel
+def check_growth(T, Q, S, p):
+    """D-growth: remove the least-valued level 1 slot, add a level 2 slot."""
+    ng = T[OPTS, O_NGROWTH]
+    while S[G, G_GROWTHS] < ng and S[p, PM_VP] >= T[GROWTH, S[G, G_GROWTHS]]:
+        S[G, G_GROWTHS] += 1
+        S[REC, RC_GROWTHS] += 1
+        n1 = S[G, G_NM1]
+        if n1 > 0:
+            best = 0
+            bsc = 0
+            for k in range(n1):
+                a = S[MK1, k]
+                sc = Q[ASCORE + p, a] if a >= 0 else LOW
+                if k == 0 or sc < bsc:
+                    best = k
+                    bsc = sc
+            for k in range(best, n1 - 1):
+                S[MK1, k] = S[MK1, k + 1]
+            S[G, G_NM1] = n1 - 1
+        a = draw_adv(S, 2)
+        S[MK2, S[G, G_NM2]] = a
+        S[G, G_NM2] += 1
+
+
+@kernel
+def gain(T, Q, S, p, res, amount):
+    """gain(res, x) of spec §4: returns what was gained."""
+    if amount <= 0:
+        return 0
+    if res == RAIN:
+        sup = S[G, G_RAINSUP]
+        if amount > sup:
+            amount = sup
+        S[G, G_RAINSUP] = sup - amount
+        S[p, PM_RAIN] += amount
+        return amount
+    rs = S[p, PM_RESTRICT]
+    if rs >= 0 and res != rs:
+        return 0
+    if res == MANA:
+        S[p, PM_MANA] += amount
+        S[p, PM_MTOT] += amount
+    elif res == SPIRIT:
+        S[p, PM_SPIRIT] += amount
+        S[p, PM_STOT] += amount
+    else:
+        S[p, PM_VP] += amount
+        if S[G, G_INDAY] != 0:
+            check_growth(T, Q, S, p)
+    return amount
+
+
+@kernel
+def gain_reward(T, Q, S, p, m, sp, v, rn):
+    gain(T, Q, S, p, MANA, m)
+    gain(T, Q, S, p, SPIRIT, sp)
+    gain(T, Q, S, p, VP, v)
+    gain(T, Q, S, p, RAIN, rn)
+
+
+@kernel
+def simple_effect(T, Q, S, p, u, a, e):
+    """gain / gain_per_aspect_land / gain_per_aspect_card (effect e of Advance a)."""
+    c = ADV + a
+    o = A_EFF + EF * e
+    kind = T[c, o + E_KIND]
+    res = T[c, o + E_RES]
+    amt = T[c, o + E_AMOUNT]
+    if kind == K_GAIN:
+        gain(T, Q, S, p, res, amt)
+        return
+    asp = T[c, o + E_ASP]
+    if S[p, PM_WILD] < 0:
+        S[p, PM_WILD] = asp
+    w = S[p, PM_WILD]
+    cnt = 0
+    if kind == K_GPAL:
+        for i in range(S[p, NLAND]):
+            if shows(S, p, S[p, LAND + i], asp, w):
+                cnt += 1
+    else:
+        for pos in range(4):
+            b = S[p, SLOTS + 4 * u + pos]
+            if b >= 0:
+                m = T[ADV + b, A_ASPMASK]
+                if ((m >> asp) & 1) == 1 or (((m >> 4) & 1) == 1 and w == asp):
+                    cnt += 1
+    gain(T, Q, S, p, res, amt * cnt)
+
+
+@kernel
+def resolve_played(T, Q, S, p, u, night):
+    """When-played simple effects of card u (and its night ones in the Night)."""
+    tm = S[p, CTM + u]
+    if (tm & ((1 << T_PLAYED) | (1 << T_NIGHT))) == 0:
+        return
+    s0 = S[p, SLOTS + 4 * u]
+    s1 = S[p, SLOTS + 4 * u + 1]
+    s2 = S[p, SLOTS + 4 * u + 2]
+    s3 = S[p, SLOTS + 4 * u + 3]
+    for pos in range(4):
+        a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
+        if a < 0:
+            continue
+        for e in range(T[ADV + a, A_NEFF]):
+            o = A_EFF + EF * e
+            t = T[ADV + a, o + E_TIMING]
+            if (t == T_PLAYED or (night and t == T_NIGHT)) and \
+                    ((SIMPLE_MASK >> T[ADV + a, o + E_KIND]) & 1) == 1:
+                simple_effect(T, Q, S, p, u, a, e)
+
+
+@kernel
+def acquire(T, Q, S, p, a):
+    S[p, ACQ + a] += 1
+    for e in range(T[ADV + a, A_NEFF]):
+        o = A_EFF + EF * e
+        if T[ADV + a, o + E_TIMING] == T_ACQUIRE and T[ADV + a, o + E_KIND] == K_GAIN:
+            gain(T, Q, S, p, T[ADV + a, o + E_RES], T[ADV + a, o + E_AMOUNT])
+
+
+@kernel
+def convert(T, Q, S, p, row, o, repeat):
+    """Spec §6.7: the convert effect at T[row, o:]; True if it converted."""
+    mode = Q[p, P_CONVERT]
+    pay = T[row, o + E_PAY]
+    res = T[row, o + E_RES]
+    if mode == CONV_NEVER:
+        return False
+    if mode == CONV_BOUGHT and not (pay == MANA and (S[p, PM_BOUGHT] > 0
+                                                     or S[p, PM_MANA] >= Q[p, P_CONVMANA])):
+        return False
+    rs = S[p, PM_RESTRICT]
+    if rs >= 0 and res != rs and res != RAIN:
+        return False
+    cost = T[row, o + E_COST]
+    done = False
+    while S[p, PM_MANA + pay] >= cost:
+        S[p, PM_MANA + pay] -= cost
+        gain(T, Q, S, p, res, T[row, o + E_AMOUNT])
+        done = True
+        if not repeat:
+            break
+    return done
+
+
+# =====================================================================================
+# sleeving
+# =====================================================================================
+@kernel
+def best_target(T, Q, S, p, a):
+    """Spec §6.6: the Land card where a scores best, or -1."""
+    best = -1
+    bsc = 0
+    pos = T[ADV + a, A_POS]
+    for i in range(S[p, NLAND]):
+        u = S[p, LAND + i]
+        if not can_sleeve(T, S, p, u, a):
+            continue
+        before = S[p, CSUN + u]
+        S[p, SLOTS + 4 * u + pos] = a
+        after = suns_of(T, S, p, u)
+        S[p, SLOTS + 4 * u + pos] = -1
+        sc = -4 * (after - before) + 2 * rain_covered(T, S, p, u, a)
+        if best < 0 or sc > bsc:
+            best = u
+            bsc = sc
+    return best
+
+
+@kernel
+def sleeve(T, Q, S, EV, p, a, u):
+    rain = rain_covered(T, S, p, u, a)
+    pos = T[ADV + a, A_POS]
+    S[p, SLOTS + 4 * u + pos] = a
+    refresh_card(T, S, p, u)
+    gain(T, Q, S, p, RAIN, rain)
+    event(S, EV, EV_SLEEVED, a, u, pos)
+
+
+@kernel
+def sleeve_market(T, Q, S, EV, p, level):
+    """Satyr Home (spec §6.11)."""
+    row = MK1 if level == 1 else MK2
+    n = S[G, G_NM1] if level == 1 else S[G, G_NM2]
+    best_k = -1
+    bsc = 0
+    bu = -1
+    for k in range(n):
+        a = S[row, k]
+        if a < 0 or Q[NEVER_A + p, a] != 0:
+            continue
+        u = best_target(T, Q, S, p, a)
+        if u < 0:
+            continue
+        sc = Q[ASCORE + p, a]
+        if best_k < 0 or sc > bsc:
+            best_k = k
+            bsc = sc
+            bu = u
+    if best_k < 0:
+        return
+    a = S[row, best_k]
+    S[row, best_k] = draw_adv(S, level)
+    acquire(T, Q, S, p, a)
+    sleeve(T, Q, S, EV, p, a, bu)
+    for e in range(T[ADV + a, A_NEFF]):
+        o = A_EFF + EF * e
+        if T[ADV + a, o + E_TIMING] == T_DAY and \
+                ((SIMPLE_MASK >> T[ADV + a, o + E_KIND]) & 1) == 1:
+            simple_effect(T, Q, S, p, bu, a, e)
+
+
+@kernel
+def remove_card(T, Q, S, EV, p):
+    """Grasping Vines (spec §6.10)."""
+    best = -1
+    bval = 0
+    for k in range(S[p, NLAND]):
+        u = S[p, LAND + k]
+        if S[p, CNADV + u] > 0:
+            continue
+        val = card_value(S, p, u) - 4 * S[p, CSUN + u]
+        if best < 0 or val < bval:
+            best = k
+            bval = val
+    if best >= 0 and bval < Q[p, P_REMOVE]:
+        u = S[p, LAND + best]
+        land_remove_at(S, p, best)
+        event(S, EV, EV_REMOVED, u, 0, 0)
+
+
+# =====================================================================================
+# Vale spots, cubes and tracks
+# =====================================================================================
+@kernel
+def pick_refresh(T, S, p):
+    """Spec §6.12: the cube space whose next square is worth most, or -1."""
+    best = -1
+    bval = 0
+    for i in range(S[p, NCUBES]):
+        s = S[p, CUBE + 2 * i]
+        pos = S[p, TRACK + s]
+        if pos < 0:
+            continue
+        v = VALE + S[G, G_LAYOUT + s]
+        if pos >= T[v, V_NTRACK]:
+            continue
+        o = V_TRK + QF * pos
+        val = 2 * T[v, o + Q_MANA] + 2 * T[v, o + Q_SPIRIT] + 3 * T[v, o + Q_VP] + T[v, o + Q_RAIN]
+        if T[v, o + Q_EFFECT] != 0:
+            val += 6
+        if best < 0 or val > bval:
+            best = s
+            bval = val
+    return best
+
+
+@kernel
+def enter_square(T, Q, S, p, s):
+    """A cube moves one square right and gains it; True if it is an effect square."""
+    pos = S[p, TRACK + s]
+    S[p, TRACK + s] = pos + 1
+    v = VALE + S[G, G_LAYOUT + s]
+    o = V_TRK + QF * pos
+    gain_reward(T, Q, S, p, T[v, o + Q_MANA], T[v, o + Q_SPIRIT], T[v, o + Q_VP], T[v, o + Q_RAIN])
+    return T[v, o + Q_EFFECT] != 0
+
+
+@kernel
+def vale_effect_flat(T, Q, S, EV, p, v, e):
+    """A Vale effect other than refresh (spec §5 `vale effect`)."""
+    c = VALE + v
+    o = V_EFF + EF * e
+    kind = T[c, o + E_KIND]
+    if kind == K_GAIN:
+        gain(T, Q, S, p, T[c, o + E_RES], T[c, o + E_AMOUNT])
+    elif kind == K_REMOVE:
+        remove_card(T, Q, S, EV, p)
+    elif kind == K_SLEEVE_MARKET:
+        sleeve_market(T, Q, S, EV, p, T[c, o + E_NEED])
+    elif kind == K_CONVERT:
+        convert(T, Q, S, p, c, o, False)
+
+
+@kernel
+def move_cube(T, Q, S, EV, p, s0):
+    """Move (spec §5) of the cube on s0; an effect square resolves the Vale's activation
+    effects in order, a refresh among them moves another cube first (an explicit stack
+    instead of recursion: frame = space, next effect index)."""
+    if not enter_square(T, Q, S, p, s0):
+        return
+    d = 0
+    S[STK, 0] = s0
+    S[STK, 1] = 0
+    while d >= 0:
+        s = S[STK, 2 * d]
+        e = S[STK, 2 * d + 1]
+        v = S[G, G_LAYOUT + s]
+        if e >= T[VALE + v, V_NEFF]:
+            d -= 1
+            continue
+        S[STK, 2 * d + 1] = e + 1
+        o = V_EFF + EF * e
+        if T[VALE + v, o + E_TIMING] != T_ACTIVATION:
+            continue
+        if T[VALE + v, o + E_KIND] == K_REFRESH:
+            s2 = pick_refresh(T, S, p)
+            if s2 >= 0 and enter_square(T, Q, S, p, s2):
+                d += 1
+                S[STK, 2 * d] = s2
+                S[STK, 2 * d + 1] = 0
+        else:
+            vale_effect_flat(T, Q, S, EV, p, v, e)
+
+
+@kernel
+def refresh(T, Q, S, EV, p):
+    s = pick_refresh(T, S, p)
+    if s >= 0:
+        move_cube(T, Q, S, EV, p, s)
+
+
+@kernel
+def vale_effect(T, Q, S, EV, p, v, e):
+    if T[VALE + v, V_EFF + EF * e + E_KIND] == K_REFRESH:
+        refresh(T, Q, S, EV, p)
+    else:
+        vale_effect_flat(T, Q, S, EV, p, v, e)
+
+
+@kernel
+def spot_score(T, Q, S, p, s, r, cost):
+    row_vp = row_field(T, S, s, r, R_VP)
+    m = row_field(T, S, s, r, R_MANA) + T[SPACE + s, SP_RW + 4 * r]
+    sp = row_field(T, S, s, r, R_SPIRIT) + T[SPACE + s, SP_RW + 4 * r + 1]
+    v = row_field(T, S, s, r, R_GVP) + T[SPACE + s, SP_RW + 4 * r + 2]
+    rn = row_field(T, S, s, r, R_RAIN) + T[SPACE + s, SP_RW + 4 * r + 3]
+    eff = 0
+    if T[SPACE + s, SP_KIND] != SP_SMALL:
+        if row_field(T, S, s, r, R_ACT) != 0 or T[VALE + S[G, G_LAYOUT + s], V_NONACT] != 0:
+            eff = 1
+    return (Q[p, P_WVVP] * row_vp + Q[p, P_WVREW] * (2 * m + 2 * sp + 3 * v + rn)
+            + Q[p, P_WVEFF] * eff + Q[p, P_WVCOST] * cost)
+
+
+@kernel
+def spot_named(T, Q, S, r, s):
+    """Buy rule r names the spot of space s (a small space's name or its Vale's)."""
+    if T[SPACE + s, SP_KIND] == SP_SMALL:
+        return Q[r, RL_SMALL + s] != 0
+    return Q[r, RL_VALE] == S[G, G_LAYOUT + s]
+
+
+@kernel
+def choose_enchant(T, Q, S, p, discount, max_printed):
+    """Spec §6.5; the pick is left in S[CAND, 0..2] (space, row, cost); False if none."""
+    if S[p, NCUBES] >= T[OPTS, O_CUBES]:
+        return False
+    nsp = T[OPTS, O_NSPACE]
+    start = T[OPTS, O_MAPSTART]
+    flag = discount != 0 or max_printed < 99
+    n = 0
+    for s in range(nsp):
+        if T[SPACE + s, SP_KIND] == SP_START or S[p, ON + s] != 0:
+            continue
+        linked = False
+        for i in range(T[SPACE + s, SP_NLINKS]):
+            j = T[SPACE + s, SP_LINK + i]
+            if j == start or S[p, ON + j] != 0:
+                linked = True
+                break
+        if not linked:
+            continue
+        printed = space_cost(T, S, s)
+        cost = printed - S[G, G_ONSP + s]
+        if cost < 0:
+            cost = 0
+        if flag:
+            if not (1 <= printed <= max_printed):
+                continue
+            cost = cost - discount
+            if cost < 0:
+                cost = 0
+        if cost > S[p, PM_SPIRIT]:
+            continue
+        if T[SPACE + s, SP_KIND] == SP_SMALL:
+            if Q[NEVER_SP + p, s] != 0:
+                continue
+        elif Q[NEVER_V + p, S[G, G_LAYOUT + s]] != 0:
+            continue
+        for r in range(space_nrows(T, S, s)):
+            if S[G, G_OWNER + MAX_ROWS * s + r] < 0:
+                o = 4 + 4 * n
+                S[CAND, o] = s
+                S[CAND, o + 1] = r
+                S[CAND, o + 2] = cost
+                S[CAND, o + 3] = spot_score(T, Q, S, p, s, r, cost)
+                n += 1
+    if n == 0:
+        return False
+    r0 = Q[p, P_RULE0]
+    for ri in range(Q[p, P_NRULES]):
+        rr = r0 + ri
+        if not rule_holds(Q, rr, S[p, PM_MANA], S[G, G_ROUND], S[p, PM_VP], 0):
+            continue
+        tg = Q[rr, RL_TARGET]
+        if tg == RULE_LEVEL:
+            continue
+        best = -1
+        bsc = 0
+        for i in range(n):
+            o = 4 + 4 * i
+            if tg == RULE_CARD and not spot_named(T, Q, S, rr, S[CAND, o]):
+                continue
+            if best < 0 or S[CAND, o + 3] > bsc:
+                best = i
+                bsc = S[CAND, o + 3]
+        if best >= 0:
+            o = 4 + 4 * best
+            S[CAND, 0] = S[CAND, o]
+            S[CAND, 1] = S[CAND, o + 1]
+            S[CAND, 2] = S[CAND, o + 2]
+            return True
+    best = 0
+    bsc = S[CAND, 7]
+    for i in range(1, n):
+        if S[CAND, 4 + 4 * i + 3] > bsc:
+            best = i
+            bsc = S[CAND, 4 + 4 * i + 3]
+    if bsc < Q[p, P_VMIN]:
+        return False
+    o = 4 + 4 * best
+    S[CAND, 0] = S[CAND, o]
+    S[CAND, 1] = S[CAND, o + 1]
+    S[CAND, 2] = S[CAND, o + 2]
+    return True
+
+
+@kernel
+def enchant(T, Q, S, EV, p, s, r, cost):
+    """Spec §5 Enchanting."""
+    S[p, PM_SPIRIT] -= cost
+    S[G, G_OWNER + MAX_ROWS * s + r] = p
+    S[G, G_ONSP + s] += 1
+    n = S[p, NCUBES]
+    S[p, CUBE + 2 * n] = s
+    S[p, CUBE + 2 * n + 1] = r
+    S[p, NCUBES] = n + 1
+    S[p, ON + s] = 1
+    if row_field(T, S, s, r, R_ACT) != 0:
+        S[p, TRACK + s] = 0
+    gain_reward(T, Q, S, p, row_field(T, S, s, r, R_MANA), row_field(T, S, s, r, R_SPIRIT),
+                row_field(T, S, s, r, R_GVP), row_field(T, S, s, r, R_RAIN))
+    o = SP_RW + 4 * r
+    gain_reward(T, Q, S, p, T[SPACE + s, o], T[SPACE + s, o + 1], T[SPACE + s, o + 2],
+                T[SPACE + s, o + 3])
+    event(S, EV, EV_ENCHANTED, s, r, 0)
+    if T[SPACE + s, SP_KIND] != SP_SMALL:
+        v = S[G, G_LAYOUT + s]
+        for e in range(T[VALE + v, V_NEFF]):
+            if T[VALE + v, V_EFF + EF * e + E_TIMING] == T_IMMEDIATE:
+                vale_effect(T, Q, S, EV, p, v, e)
+
+
+@kernel
+def enchant_pick(T, Q, S, EV, p, discount, max_printed):
+    if not choose_enchant(T, Q, S, p, discount, max_printed):
+        return False
+    enchant(T, Q, S, EV, p, S[CAND, 0], S[CAND, 1], S[CAND, 2])
+    return True
+
+
+# =====================================================================================
+# Night
+# =====================================================================================
+@kernel
+def land_suns(S, p):
+    t = 0
+    for i in range(S[p, NLAND]):
+        t += S[p, CSUN + S[p, LAND + i]]
+    return t
+
+
+@kernel
+def decide_grow(T, Q, S, p, suns):
+    """Spec §6.1: True = Grow."""
+    h = S[p, DHEAD]
+    limit = wither_limit(T, S, p, S[p, DECK + h])
+    tokens = S[p, PM_RAIN] if Q[p, P_RAIN_NEEDED] != 0 else 0
+    need = limit - suns + tokens
+    bad = 0
+    if S[p, DN] - h >= 2:
+        n = S[p, DN] - h - 1
+        for i in range(h + 1, S[p, DN]):
+            if S[p, CSUN + S[p, DECK + i]] >= need:
+                bad += 1
+    else:
+        n = S[p, NDISC]
+        for i in range(n):
+            if S[p, CSUN + S[p, DISC + i]] >= need:
+                bad += 1
+    if n == 0:
+        return True
+    return bad * 1000 <= Q[p, P_PERMILLE] * n
+
+
+@kernel
+def night_swaps(T, Q, S, p):
+    """Turtle Nesting Ground on Resting (spec §6.8)."""
+    nl = S[p, NLAND]
+    for i in range(nl):
+        S[LSNAP, i] = S[p, LAND + i]
+    for i in range(nl):
+        u = S[LSNAP, i]
+        if ((S[p, CKM + u] >> K_SWAP_ONDECK) & 1) == 0:
+            continue
+        s0 = S[p, SLOTS + 4 * u]
+        s1 = S[p, SLOTS + 4 * u + 1]
+        s2 = S[p, SLOTS + 4 * u + 2]
+        s3 = S[p, SLOTS + 4 * u + 3]
+        for pos in range(4):
+            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
+            if a < 0:
+                continue
+            for e in range(T[ADV + a, A_NEFF]):
+                if T[ADV + a, A_EFF + EF * e + E_KIND] != K_SWAP_ONDECK:
+                    continue
+                if S[p, DHEAD] == S[p, DN] or land_index(S, p, u) < 0:
+                    continue
+                low_k = -1
+                low = 0
+                for k in range(S[p, NLAND]):
+                    x = S[p, LAND + k]
+                    if x == u:
+                        continue
+                    val = card_value(S, p, x)
+                    if low_k < 0 or val < low:
+                        low_k = k
+                        low = val
+                if low_k < 0:
+                    continue
+                h = S[p, DHEAD]
+                top = S[p, DECK + h]
+                if card_value(S, p, top) > low:
+                    out = S[p, LAND + low_k]
+                    S[p, LAND + low_k] = top
+                    S[p, DECK + h] = out
+                    resolve_played(T, Q, S, p, top, True)
+
+
+@kernel
+def night(T, Q, S, R, p):
+    S[p, PM_PLACED] = 0
+    S[p, PM_WITHERED] = 0
+    S[p, PM_RESTRICT] = -1
+    S[p, PM_WILD] = -1
+    S[p, PM_BOUGHT] = 0
+    S[p, PM_ENCH] = 0
+    nsp = T[OPTS, O_NSPACE]
+    for s in range(nsp):
+        S[p, NOD + s] = 0
+    for s in range(nsp):                                   # N2
+        if S[p, ON + s] == 0 or T[SPACE + s, SP_KIND] == SP_SMALL:
+            continue
+        v = VALE + S[G, G_LAYOUT + s]
+        for e in range(T[v, V_NEFF]):
+            o = V_EFF + EF * e
+            t = T[v, o + E_TIMING]
+            if T[v, o + E_KIND] == K_GAIN and (t == T_NIGHT or t == T_NOD):
+                gain(T, Q, S, p, T[v, o + E_RES], T[v, o + E_AMOUNT])
+                if t == T_NOD:
+                    S[p, NOD + s] = 1
+    reveal(S, R, p)                                        # N3
+    suns = 0
+    while True:                                            # N4
+        if S[p, DHEAD] == S[p, DN]:
+            S[REC, RC_OOC] = 1
+            break
+        if S[REC, RC_GROWS] > 0 and suns == wither_limit(T, S, p, -1) - 1:
+            S[REC, RC_OVERGROWS] += 1
+        h = S[p, DHEAD]
+        u = S[p, DECK + h]
+        S[p, DHEAD] = h + 1
+        S[p, LAND + S[p, NLAND]] = u
+        S[p, NLAND] += 1
+        S[REC, RC_GROWS] += 1
+        resolve_played(T, Q, S, p, u, True)
+        reveal(S, R, p)
+        if S[p, DHEAD] == S[p, DN]:
+            S[REC, RC_OOC] = 1
+            break
+        limit = wither_limit(T, S, p, -1)
+        suns = land_suns(S, p) + S[p, CSUN + S[p, DECK + S[p, DHEAD]]] - S[p, PM_PLACED]
+        while suns >= limit and S[p, PM_RAIN] > 0 and Q[p, P_RAIN_NEEDED] != 0:
+            S[p, PM_RAIN] -= 1
+            S[p, PM_PLACED] += 1
+            suns -= 1
+        if suns >= limit:
+            S[p, PM_WITHERED] = 1
+            S[p, PM_WITHERS] += 1
+            S[REC, RC_WITHERED] = 1
+            break
+        if not decide_grow(T, Q, S, p, suns):
+            night_swaps(T, Q, S, p)
+            break
+    S[REC, RC_RAIN_PLACED] = S[p, PM_PLACED]
+
+
+# =====================================================================================
+# Day
+# =====================================================================================
+@kernel
+def play_ondeck(T, Q, S, R, p, a, e):
+    """Hibiscus Dryad (spec §6.9)."""
+    o = A_EFF + EF * e
+    asp = T[ADV + a, o + E_ASP]
+    if S[p, PM_WILD] < 0:
+        S[p, PM_WILD] = asp
+    w = S[p, PM_WILD]
+    if S[p, DHEAD] == S[p, DN]:
+        return
+    cnt = 0
+    for i in range(S[p, NLAND]):
+        if shows(S, p, S[p, LAND + i], asp, w):
+            cnt += 1
+    if cnt < T[ADV + a, o + E_NEED]:
+        return
+    h = S[p, DHEAD]
+    u = S[p, DECK + h]
+    S[p, DHEAD] = h + 1
+    S[p, LAND + S[p, NLAND]] = u
+    S[p, NLAND] += 1
+    gain(T, Q, S, p, MANA, S[p, CM + u])
+    gain(T, Q, S, p, SPIRIT, S[p, CSP + u])
+    gain(T, Q, S, p, VP, S[p, CV + u])
+    resolve_played(T, Q, S, p, u, False)
+    reveal(S, R, p)
+
+
+@kernel
+def wither_choice(Q, S, p):
+    c = Q[p, P_WCHOICE]
+    if c >= 0:
+        return c
+    m = 0
+    sp = 0
+    v = 0
+    for i in range(S[p, NLAND]):
+        u = S[p, LAND + i]
+        m += S[p, CM + u]
+        sp += S[p, CSP + u]
+        v += S[p, CV + u]
+    a = Q[p, P_WMANA] * m
+    b = Q[p, P_WSPIRIT] * sp
+    c2 = Q[p, P_WVP] * v
+    if a >= b and a >= c2:
+        return MANA
+    if b >= c2:
+        return SPIRIT
+    return VP
+
+
+@kernel
+def choose_buy(T, Q, S, p):
+    """Spec §6.4: returns level * PICK + slot, or -1."""
+    mana = S[p, PM_MANA]
+    n1 = S[G, G_NM1]
+    n2 = S[G, G_NM2]
+    ncand = 0
+    for i in range(n1 + n2):
+        a = S[MK1, i] if i < n1 else S[MK2, i - n1]
+        if a >= 0 and T[ADV + a, A_COST] <= mana and Q[NEVER_A + p, a] == 0:
+            ncand += 1
+    if ncand == 0:
+        return -1
+    r0 = Q[p, P_RULE0]
+    for ri in range(Q[p, P_NRULES]):
+        rr = r0 + ri
+        tg = Q[rr, RL_TARGET]
+        if tg == RULE_VALE:
+            continue
+        best = -1
+        bsc = 0
+        first_a = -1
+        for i in range(n1 + n2):
+            a = S[MK1, i] if i < n1 else S[MK2, i - n1]
+            if a < 0 or T[ADV + a, A_COST] > mana or Q[NEVER_A + p, a] != 0:
+                continue
+            if tg == RULE_CARD:
+                if a != Q[rr, RL_ADV]:
+                    continue
+            elif (1 if i < n1 else 2) != Q[rr, RL_LEVEL]:
+                continue
+            if first_a < 0:
+                first_a = a
+            sc = Q[ASCORE + p, a]
+            if best < 0 or sc > bsc:
+                best = i
+                bsc = sc
+        if best < 0:
+            continue
+        owned = S[p, ACQ + first_a] if tg == RULE_CARD else 0
+        if rule_holds(Q, rr, mana, S[G, G_ROUND], S[p, PM_VP], owned):
+            return PICK + best if best < n1 else 2 * PICK + best - n1
+    best = -1
+    bsc = 0
+    for i in range(n1 + n2):
+        a = S[MK1, i] if i < n1 else S[MK2, i - n1]
+        if a < 0 or T[ADV + a, A_COST] > mana or Q[NEVER_A + p, a] != 0:
+            continue
+        sc = Q[ASCORE + p, a]
+        if best < 0 or sc > bsc:
+            best = i
+            bsc = sc
+    if bsc < Q[p, P_MINSCORE]:
+        return -1
+    return PICK + best if best < n1 else 2 * PICK + best - n1
+
+
+@kernel
+def buy(T, Q, S, EV, p):
+    while S[p, PM_BOUGHT] < T[OPTS, O_MAX_BUYS]:
+        pick = choose_buy(T, Q, S, p)
+        if pick < 0:
+            break
+        level = pick // PICK
+        k = pick % PICK
+        row = MK1 if level == 1 else MK2
+        a = S[row, k]
+        S[p, PM_MANA] -= T[ADV + a, A_COST]
+        S[row, k] = draw_adv(S, level)
+        S[p, HELD + S[p, NHELD]] = a
+        S[p, NHELD] += 1
+        S[p, PM_BOUGHT] += 1
+        event(S, EV, EV_BOUGHT, a, 0, 0)
+        acquire(T, Q, S, p, a)
+
+
+@kernel
+def conversions(T, Q, S, p):
+    for i in range(S[p, NLAND]):
+        u = S[p, LAND + i]
+        if ((S[p, CKM + u] >> K_CONVERT) & 1) == 0:
+            continue
+        for pos in range(4):
+            a = S[p, SLOTS + 4 * u + pos]
+            if a < 0:
+                continue
+            for e in range(T[ADV + a, A_NEFF]):
+                o = A_EFF + EF * e
+                t = T[ADV + a, o + E_TIMING]
+                if T[ADV + a, o + E_KIND] == K_CONVERT and (t == T_DAY or t == T_DAYREP):
+                    convert(T, Q, S, p, ADV + a, o, t == T_DAYREP)
+    for s in range(T[OPTS, O_NSPACE]):
+        if S[p, ON + s] == 0 or T[SPACE + s, SP_KIND] == SP_SMALL:
+            continue
+        v = VALE + S[G, G_LAYOUT + s]
+        for e in range(T[v, V_NEFF]):
+            o = V_EFF + EF * e
+            t = T[v, o + E_TIMING]
+            if T[v, o + E_KIND] == K_CONVERT and (t == T_DAY or t == T_NOD) \
+                    and S[p, NOD + s] == 0:
+                if convert(T, Q, S, p, v, o, False) and t == T_NOD:
+                    S[p, NOD + s] = 1
+
+
+@kernel
+def day_card_effects(T, Q, S, R, EV, p):
+    """D5: day effects, the Land walked by index as it stands (it may grow)."""
+    k = 0
+    while k < S[p, NLAND]:
+        u = S[p, LAND + k]
+        if ((S[p, CTM + u] >> T_DAY) & 1) == 0:
+            k += 1
+            continue
+        s0 = S[p, SLOTS + 4 * u]
+        s1 = S[p, SLOTS + 4 * u + 1]
+        s2 = S[p, SLOTS + 4 * u + 2]
+        s3 = S[p, SLOTS + 4 * u + 3]
+        for pos in range(4):
+            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
+            if a < 0:
+                continue
+            for e in range(T[ADV + a, A_NEFF]):
+                o = A_EFF + EF * e
+                if T[ADV + a, o + E_TIMING] != T_DAY:
+                    continue
+                kind = T[ADV + a, o + E_KIND]
+                if ((SIMPLE_MASK >> kind) & 1) == 1:
+                    simple_effect(T, Q, S, p, u, a, e)
+                elif kind == K_PLAY_ONDECK:
+                    play_ondeck(T, Q, S, R, p, a, e)
+                elif kind == K_REMOVE:
+                    remove_card(T, Q, S, EV, p)
+                elif kind == K_SLEEVE_MARKET:
+                    sleeve_market(T, Q, S, EV, p, T[ADV + a, o + E_NEED])
+        k += 1
+
+
+@kernel
+def day_land_kind(T, Q, S, EV, p, kind):
+    """D9 (refresh) and D10 (enchant_discount): for each Land card of a snapshot still in
+    the Land, its effects of that kind."""
+    nl = S[p, NLAND]
+    for i in range(nl):
+        S[LSNAP, i] = S[p, LAND + i]
+    for i in range(nl):
+        u = S[LSNAP, i]
+        if ((S[p, CKM + u] >> kind) & 1) == 0:
+            continue
+        s0 = S[p, SLOTS + 4 * u]
+        s1 = S[p, SLOTS + 4 * u + 1]
+        s2 = S[p, SLOTS + 4 * u + 2]
+        s3 = S[p, SLOTS + 4 * u + 3]
+        for pos in range(4):
+            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
+            if a < 0:
+                continue
+            for e in range(T[ADV + a, A_NEFF]):
+                o = A_EFF + EF * e
+                if T[ADV + a, o + E_KIND] != kind or land_index(S, p, u) < 0:
+                    continue
+                if kind == K_REFRESH:
+                    if T[ADV + a, o + E_TIMING] == T_DAY:
+                        refresh(T, Q, S, EV, p)
+                else:
+                    enchant_pick(T, Q, S, EV, p, T[ADV + a, o + E_AMOUNT],
+                                 T[ADV + a, o + E_NEED])
+
+
+@kernel
+def day(T, Q, S, R, EV, p):
+    S[G, G_RAINSUP] += S[p, PM_RAIN] + S[p, PM_PLACED]          # D1
+    S[p, PM_RAIN] = 0
+    S[p, PM_PLACED] = 0
+    if S[p, PM_WITHERED] != 0:                                  # D2
+        c = wither_choice(Q, S, p)
+        S[p, PM_RESTRICT] = c
+        S[REC, RC_CHOSEN] = c
+    m = 0
+    sp = 0
+    v = 0
+    for i in range(S[p, NLAND]):
+        u = S[p, LAND + i]
+        m += S[p, CM + u]
+        sp += S[p, CSP + u]
+        v += S[p, CV + u]
+    S[G, G_INDAY] = 1
+    check_growth(T, Q, S, p)                                    # D3
+    S[REC, RC_MGAIN] = gain(T, Q, S, p, MANA, m)                # D4
+    S[REC, RC_SGAIN] = gain(T, Q, S, p, SPIRIT, sp)
+    S[REC, RC_VGAIN] = gain(T, Q, S, p, VP, v)
+    day_card_effects(T, Q, S, R, EV, p)                         # D5
+    nsp = T[OPTS, O_NSPACE]
+    for s in range(nsp):                                        # D6
+        if S[p, ON + s] == 0 or T[SPACE + s, SP_KIND] == SP_SMALL:
+            continue
+        vr = VALE + S[G, G_LAYOUT + s]
+        for e in range(T[vr, V_NEFF]):
+            o = V_EFF + EF * e
+            t = T[vr, o + E_TIMING]
+            if T[vr, o + E_KIND] == K_GAIN and (t == T_DAY or t == T_NOD) \
+                    and S[p, NOD + s] == 0:
+                gain(T, Q, S, p, T[vr, o + E_RES], T[vr, o + E_AMOUNT])
+                if t == T_NOD:
+                    S[p, NOD + s] = 1
+    while S[p, PM_ENCH] < T[OPTS, O_MAX_ENCH]:                  # D7
+        if not enchant_pick(T, Q, S, EV, p, 0, 99):
+            break
+        S[p, PM_ENCH] += 1
+    nc = S[p, NCUBES]                                           # D8
+    for i in range(nc):
+        S[CSNAP, i] = S[p, CUBE + 2 * i]
+    for i in range(nc):
+        s = S[CSNAP, i]
+        if S[p, TRACK + s] == 0:
+            blocked = False
+            for q in range(T[OPTS, O_PLAYERS]):
+                if q != p and S[q, TRACK + s] == 1:
+                    blocked = True
+            if not blocked:
+                move_cube(T, Q, S, EV, p, s)
+    day_land_kind(T, Q, S, EV, p, K_REFRESH)                    # D9
+    for s in range(nsp):
+        if S[p, ON + s] == 0 or T[SPACE + s, SP_KIND] == SP_SMALL:
+            continue
+        vv = S[G, G_LAYOUT + s]
+        for e in range(T[VALE + vv, V_NEFF]):
+            o = V_EFF + EF * e
+            t = T[VALE + vv, o + E_TIMING]
+            if T[VALE + vv, o + E_KIND] == K_REFRESH and (t == T_DAY or t == T_NOD):
+                refresh(T, Q, S, EV, p)
+    day_land_kind(T, Q, S, EV, p, K_ENCH_DISC)                  # D10
+    buy(T, Q, S, EV, p)                                         # D11
+    conversions(T, Q, S, p)                                     # D12
+    S[G, G_INDAY] = 0
+    if S[G, G_TRIGGER] < 0 and (S[p, PM_VP] >= T[OPTS, O_END_VP]
+                                or S[p, NCUBES] >= T[OPTS, O_END_CUBES]):
+        S[G, G_TRIGGER] = p
+        S[REC, RC_TRIGGERED] = 1
+    S[p, PM_RESTRICT] = -1
+
+
+# =====================================================================================
+# Dusk
+# =====================================================================================
+@kernel
+def replace_sleeve(T, Q, S, EV, p):
+    """Mangrove Forest (spec §6.13)."""
+    nh = S[p, NHELD]
+    if nh == 0:
+        return
+    k = 0
+    best_sc = Q[ASCORE + p, S[p, HELD]]
+    for i in range(1, nh):
+        sc = Q[ASCORE + p, S[p, HELD + i]]
+        if sc > best_sc:
+            k = i
+            best_sc = sc
+    a = S[p, HELD + k]
+    pos = T[ADV + a, A_POS]
+    bu = -1
+    bgain = 0
+    for i in range(S[p, NLAND]):
+        u = S[p, LAND + i]
+        b = S[p, SLOTS + 4 * u + pos]
+        if b < 0:
+            continue
+        S[p, SLOTS + 4 * u + pos] = -1
+        ok = T[ADV + a, A_SUN] == 0 or suns_of(T, S, p, u) == 0
+        S[p, SLOTS + 4 * u + pos] = b
+        g = best_sc - Q[ASCORE + p, b]
+        if ok and g > 0 and (bu < 0 or g > bgain):
+            bu = u
+            bgain = g
+    if bu < 0:
+        return
+    S[p, SLOTS + 4 * bu + pos] = a
+    refresh_card(T, S, p, bu)
+    for i in range(k, nh - 1):
+        S[p, HELD + i] = S[p, HELD + i + 1]
+    S[p, NHELD] = nh - 1
+    event(S, EV, EV_SLEEVED, a, bu, pos)
+
+
+@kernel
+def dusk(T, Q, S, EV, p):
+    if S[p, PM_BOUGHT] > 0:                                     # K1
+        S[p, PM_MANA] = 0
+    nh = S[p, NHELD]                                            # K2
+    if nh > 0:
+        # order by (-score, index): insertion sort into SCR[0..nh-1]; SCR[nh + i]: keep
+        for i in range(nh):
+            sc = Q[ASCORE + p, S[p, HELD + i]]
+            j = i
+            while j > 0 and Q[ASCORE + p, S[p, HELD + S[SCR, j - 1]]] < sc:
+                S[SCR, j] = S[SCR, j - 1]
+                j -= 1
+            S[SCR, j] = i
+        for j in range(nh):
+            k = S[SCR, j]
+            a = S[p, HELD + k]
+            u = best_target(T, Q, S, p, a)
+            if u < 0:
+                S[SCR, nh + k] = 1
+            else:
+                S[SCR, nh + k] = 0
+                sleeve(T, Q, S, EV, p, a, u)
+        n = 0
+        for k in range(nh):
+            if S[SCR, nh + k] != 0:
+                S[p, HELD + n] = S[p, HELD + k]
+                n += 1
+        S[p, NHELD] = n
+    nl = S[p, NLAND]                                            # K3
+    for i in range(nl):
+        S[LSNAP, i] = S[p, LAND + i]
+    for i in range(nl):
+        u = S[LSNAP, i]
+        if ((S[p, CTM + u] >> T_DUSK) & 1) == 0:
+            continue
+        s0 = S[p, SLOTS + 4 * u]
+        s1 = S[p, SLOTS + 4 * u + 1]
+        s2 = S[p, SLOTS + 4 * u + 2]
+        s3 = S[p, SLOTS + 4 * u + 3]
+        for pos in range(4):
+            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
+            if a < 0:
+                continue
+            for e in range(T[ADV + a, A_NEFF]):
+                o = A_EFF + EF * e
+                if T[ADV + a, o + E_TIMING] != T_DUSK or land_index(S, p, u) < 0:
+                    continue
+                kind = T[ADV + a, o + E_KIND]
+                if ((SIMPLE_MASK >> kind) & 1) == 1:
+                    simple_effect(T, Q, S, p, u, a, e)
+                elif kind == K_CONVERT:
+                    convert(T, Q, S, p, ADV + a, o, False)
+                elif kind == K_REPLACE:
+                    replace_sleeve(T, Q, S, EV, p)
+    nl = S[p, NLAND]                                            # K4
+    for i in range(nl):
+        S[LSNAP, i] = S[p, LAND + i]
+    for i in range(nl):
+        u = S[LSNAP, i]
+        if ((S[p, CKM + u] >> K_TO_ONDECK) & 1) == 0:
+            continue
+        s0 = S[p, SLOTS + 4 * u]
+        s1 = S[p, SLOTS + 4 * u + 1]
+        s2 = S[p, SLOTS + 4 * u + 2]
+        s3 = S[p, SLOTS + 4 * u + 3]
+        for pos in range(4):
+            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
+            if a < 0:
+                continue
+            for e in range(T[ADV + a, A_NEFF]):
+                o = A_EFF + EF * e
+                if T[ADV + a, o + E_TIMING] == T_DUSK and T[ADV + a, o + E_KIND] == K_TO_ONDECK:
+                    k = land_index(S, p, u)
+                    if k >= 0:
+                        land_remove_at(S, p, k)
+                        deck_push_front(S, p, u)
+    nd = S[p, NDISC]                                            # K5
+    for i in range(S[p, NLAND]):
+        S[p, DISC + nd + i] = S[p, LAND + i]
+    S[p, NDISC] = nd + S[p, NLAND]
+    S[p, NLAND] = 0
+    if S[REC, RC_TRIGGERED] != 0:                               # K6
+        S[p, PM_VP] += T[OPTS, O_END_BONUS]
+        S[p, PM_BONUS] += T[OPTS, O_END_BONUS]
+
+
+# =====================================================================================
+# setup, the game loop, scoring
+# =====================================================================================
+@kernel
+def setup(T, Q, S, R):
+    n = T[OPTS, O_PLAYERS]
+    start = randbelow(R, n)                                     # draw 1
+    S[G, G_START] = start
+    for k in range(S.shape[1]):
+        S[G, k] = 0 if k < G_LAYOUT or k >= G_ONSP else -1
+    S[G, G_START] = start
+    S[G, G_TRIGGER] = -1
+    S[G, G_RAINSUP] = T[OPTS, O_RAIN_SUPPLY]
+    for q in range(MAX_PLAYERS):
+        for k in range(S.shape[1]):
+            S[q, k] = 0
+        S[q, PM_RESTRICT] = -1
+        S[q, PM_WILD] = -1
+        for k in range(MAX_SPACE):
+            S[q, TRACK + k] = -1
+    # Vale layout: draws 2 and 3
+    n1 = T[OPTS, O_LEN + 3]
+    n2 = T[OPTS, O_LEN + 4]
+    for i in range(n1):
+        S[SCR, i] = T[LIST + 3, i]
+    for i in range(n2):
+        S[SCR, n1 + i] = T[LIST + 4, i]
+    shuffle_row(S, R, SCR, 0, n1)
+    shuffle_row(S, R, SCR, n1, n2)
+    h1 = 0
+    h2 = 0
+    nsp = T[OPTS, O_NSPACE]
+    for s in range(nsp):
+        kd = T[SPACE + s, SP_KIND]
+        if kd == SP_I:
+            S[G, G_LAYOUT + s] = S[SCR, h1]
+            h1 += 1
+        elif kd == SP_II:
+            S[G, G_LAYOUT + s] = S[SCR, n1 + h2]
+            h2 += 1
+    # Advance decks
+    for lvl in range(3):
+        ln = T[OPTS, O_LEN + lvl]
+        for i in range(ln):
+            S[DK + lvl, i] = T[LIST + lvl, i]
+        S[G, G_AH + lvl] = 0
+        S[G, G_AN + lvl] = ln
+    shuffle_row(S, R, DK, 0, T[OPTS, O_LEN])                    # draw 4
+    deal = T[OPTS, O_DRUID_DEAL]
+    for k in range(n):                                          # seat order
+        i = (start + k) % n
+        for j in range(deal):
+            S[SCR, deal * i + j] = draw_adv(S, 0)
+    for k in range(n):
+        i = (start + k) % n
+        best = 0
+        bsc = Q[ASCORE + i, S[SCR, deal * i]]
+        for j in range(1, deal):
+            sc = Q[ASCORE + i, S[SCR, deal * i + j]]
+            if sc > bsc:
+                best = j
+                bsc = sc
+        S[i, PM_DRUID] = S[SCR, deal * i + best]
+        for j in range(deal):
+            if j != best:
+                S[DK, S[G, G_AN]] = S[SCR, deal * i + j]
+                S[G, G_AN] += 1
+    h = S[G, G_AH]
+    shuffle_row(S, R, DK, h, S[G, G_AN] - h)                    # draw 5
+    shuffle_row(S, R, DK + 1, 0, S[G, G_AN + 1])                # draw 6
+    shuffle_row(S, R, DK + 2, 0, S[G, G_AN + 2])                # draw 7
+    S[G, G_NM1] = T[OPTS, O_ML1]
+    for k in range(T[OPTS, O_ML1]):
+        S[MK1, k] = draw_adv(S, 1)
+    S[G, G_NM2] = T[OPTS, O_ML2]
+    for k in range(T[OPTS, O_ML2]):
+        S[MK2, k] = draw_adv(S, 2)
+    nc = T[OPTS, O_NCARDS]
+    db = T[OPTS, O_DRUID_BASE]
+    for k in range(n):                                          # draws 8..
+        i = (start + k) % n
+        S[i, PM_SEAT] = k
+        for u in range(nc):
+            for pos in range(4):
+                S[i, SLOTS + 4 * u + pos] = -1
+            if T[UID, u] == db:
+                d = S[i, PM_DRUID]
+                S[i, SLOTS + 4 * u + T[ADV + d, A_POS]] = d
+            refresh_card(T, S, i, u)
+            S[i, DECK + u] = u
+        S[i, DHEAD] = 0
+        S[i, DN] = nc
+        shuffle_row(S, R, i, DECK, nc)
+        S[i, PM_MANA] = T[OPTS, O_SEAT_MANA + k]
+        S[i, PM_SPIRIT] = T[OPTS, O_SEAT_SPIRIT + k]
+
+
+@kernel
+def turn(T, Q, S, R, EV, p, TR):
+    S[p, PM_TURNS] += 1
+    for k in range(RC_N):
+        S[REC, k] = 0
+    S[REC, RC_ROUND] = S[G, G_ROUND]
+    S[REC, RC_PLAYER] = p
+    S[REC, RC_TURN] = S[p, PM_TURNS]
+    S[REC, RC_CHOSEN] = -1
+    night(T, Q, S, R, p)
+    day(T, Q, S, R, EV, p)
+    dusk(T, Q, S, EV, p)
+    S[REC, RC_MANA] = S[p, PM_MANA]
+    S[REC, RC_SPIRIT] = S[p, PM_SPIRIT]
+    S[REC, RC_VP] = S[p, PM_VP]
+    S[REC, RC_RAIN] = S[p, PM_RAIN]
+    S[REC, RC_HELD] = S[p, NHELD]
+    S[REC, RC_CUBES] = S[p, NCUBES]
+    S[REC, RC_DECK] = S[p, DN] - S[p, DHEAD]
+    S[REC, RC_DISC] = S[p, NDISC]
+    if S[G, G_TRACE] != 0:
+        t = S[G, G_TURNIDX]
+        for k in range(RC_N):
+            TR[t, k] = S[REC, k]
+    S[G, G_TURNIDX] += 1
+
+
+@kernel
+def finish(T, Q, S, g, res, share, gout, acq, vales, spaces):
+    n = T[OPTS, O_PLAYERS]
+    na = T[OPTS, O_NADV]
+    top = 0
+    for p in range(n):
+        adv = 0
+        suns = 0
+        for part in range(3):
+            if part == 0:
+                lo = S[p, DHEAD]
+                hi = S[p, DN]
+                base = DECK
+            elif part == 1:
+                lo = 0
+                hi = S[p, NDISC]
+                base = DISC
+            else:
+                lo = 0
+                hi = S[p, NLAND]
+                base = LAND
+            for i in range(lo, hi):
+                u = S[p, base + i]
+                suns += S[p, CSUN + u]
+                for pos in range(4):
+                    a = S[p, SLOTS + 4 * u + pos]
+                    if a >= 0:
+                        adv += T[ADV + a, A_ENDVP]
+        if T[OPTS, O_HELD_END] != 0:
+            for i in range(S[p, NHELD]):
+                adv += T[ADV + S[p, HELD + i], A_ENDVP]
+        vale = 0
+        for i in range(S[p, NCUBES]):
+            vale += row_field(T, S, S[p, CUBE + 2 * i], S[p, CUBE + 2 * i + 1], R_VP)
+        eff = 0
+        for s in range(T[OPTS, O_NSPACE]):
+            if S[p, ON + s] == 0:
+                continue
+            spaces[g, p, s] = 1
+            if T[SPACE + s, SP_KIND] == SP_SMALL:
+                continue
+            v = S[G, G_LAYOUT + s]
+            vales[g, p, v] = 1
+            for e in range(T[VALE + v, V_NEFF]):
+                o = V_EFF + EF * e
+                if T[VALE + v, o + E_KIND] == K_VP_PER_SUN:
+                    eff += T[VALE + v, o + E_AMOUNT] * (suns // T[VALE + v, o + E_PER])
+        score = S[p, PM_VP] + adv + vale + eff
+        res[g, p, RS_SCORE] = score
+        res[g, p, RS_TRACK] = S[p, PM_VP]
+        res[g, p, RS_BONUS] = S[p, PM_BONUS]
+        res[g, p, RS_ADV] = adv
+        res[g, p, RS_VALE] = vale
+        res[g, p, RS_EFF] = eff
+        res[g, p, RS_WITHERS] = S[p, PM_WITHERS]
+        res[g, p, RS_TURNS] = S[p, PM_TURNS]
+        res[g, p, RS_MTOT] = S[p, PM_MTOT]
+        res[g, p, RS_STOT] = S[p, PM_STOT]
+        res[g, p, RS_CUBES] = S[p, NCUBES]
+        res[g, p, RS_TRIG] = 1 if S[G, G_TRIGGER] == p else 0
+        res[g, p, RS_DRUID] = S[p, PM_DRUID]
+        res[g, p, RS_SEAT] = S[p, PM_SEAT]
+        for a in range(na):
+            acq[g, p, a] = S[p, ACQ + a]
+        if p == 0 or score > top:
+            top = score
+    k = 0
+    for p in range(n):
+        if res[g, p, RS_SCORE] == top:
+            k += 1
+    for p in range(n):
+        share[g, p] = 1.0 / k if res[g, p, RS_SCORE] == top else 0.0
+    gout[g, GO_START] = S[G, G_START]
+    gout[g, GO_ROUNDS] = S[G, G_ROUNDS]
+    gout[g, GO_TRUNC] = S[G, G_TRUNC]
+    for s in range(T[OPTS, O_NSPACE]):
+        gout[g, GO_LAYOUT + s] = S[G, G_LAYOUT + s]
+
+
+@kernel
+def play_one(T, Q, S, R, EV, TR, trace):
+    setup(T, Q, S, R)
+    S[G, G_TRACE] = trace
+    n = T[OPTS, O_PLAYERS]
+    k = 0
+    final_left = -1
+    while True:
+        rnd = k // n + 1
+        S[G, G_ROUND] = rnd
+        if final_left < 0 and rnd > T[OPTS, O_MAX_ROUNDS]:
+            S[G, G_TRUNC] = 1
+            break
+        i = (S[G, G_START] + k) % n
+        before = S[G, G_TRIGGER]
+        turn(T, Q, S, R, EV, i, TR)
+        S[G, G_ROUNDS] = rnd
+        k += 1
+        if final_left >= 0:
+            final_left -= 1
+        elif S[G, G_TRIGGER] >= 0 and before < 0:
+            final_left = n - 1
+        if final_left == 0:
+            break
+
+
+@kernel
+def play_games(T, Q, S, R, EV, TR, seed, first_game, n_games, trace,
+               res, share, gout, acq, vales, spaces):
+    """Games first_game .. first_game + n_games - 1 of master seed ``seed``."""
+    for g in range(n_games):
+        rng_init(R, seed, first_game + np.uint64(g))
+        play_one(T, Q, S, R, EV, TR, trace)
+        finish(T, Q, S, g, res, share, gout, acq, vales, spaces)
