@@ -49,7 +49,7 @@ TIMINGS = ("played", "night", "day", "day_repeatable", "dusk", "ongoing", "acqui
            "endgame", "immediate", "night_or_day", "activation")
 ADVANCE_TIMINGS = ("played", "night", "day", "day_repeatable", "dusk", "ongoing", "acquire",
                    "endgame")
-VALE_TIMINGS = ("immediate", "night", "day", "night_or_day", "activation", "ongoing", "endgame")
+VALE_TIMINGS = ("immediate", "night", "day", "night_or_day", "activation", "endgame")
 
 #: Effect kinds: kind -> (timings it may have, parameters it reads).
 EFFECT_KINDS = {
@@ -67,12 +67,14 @@ EFFECT_KINDS = {
     "refresh": (("day", "immediate", "activation", "night_or_day"), ()),  # Ent Guardian, Sequoia
     "enchant_discount": (("day",), ("amount", "need")),            # Sun Priestess
     "replace_sleeve": (("dusk",), ()),                             # Mangrove Forest
-    "remove_card": (("day", "activation"), ()),                    # Grasping Vines
+    "remove_card": (("day", "activation", "immediate"), ()),       # Grasping Vines
     "sleeve_market": (("day", "activation", "immediate"), ("need",)),  # Satyr Home
     "vp_per_sun_all": (("endgame",), ("amount", "per")),           # Sunlight Valley
     "wither_limit": (("ongoing",), ("amount",)),
 }
 KINDS = tuple(EFFECT_KINDS)
+#: The kinds a Vale may have (the others act on the card they are sleeved on).
+VALE_KINDS = ("gain", "convert", "refresh", "remove_card", "sleeve_market", "vp_per_sun_all")
 
 # Size limits checked at load time: they keep every engine's tables small.
 LIMITS = {"copies": 20, "cost": 30, "icon": 5, "amount": 10, "vale_cost": 10, "rows": 6,
@@ -481,7 +483,7 @@ def _icons(r: _Reader) -> Icons:
 _EFFECT_FIELDS = ("timing", "kind", "amount", "resource", "aspect", "need", "pay", "cost", "per")
 
 
-def _effects(file, item, raw, timings) -> tuple[Effect, ...]:
+def _effects(file, item, raw, timings, kinds=KINDS) -> tuple[Effect, ...]:
     if not isinstance(raw, list):
         raise CardSetError(file, item, "effects", "must be a list of tables",
                            "write effects = [{timing = \"day\", kind = \"gain\", ...}]")
@@ -492,6 +494,9 @@ def _effects(file, item, raw, timings) -> tuple[Effect, ...]:
     for n, t in enumerate(raw):
         r = _Reader(file, f"{item} effect {n + 1}", t, _EFFECT_FIELDS)
         kind = r.str("kind", None, KINDS)
+        if kind not in kinds:
+            raise r.err("kind", f"a {item.split()[0]} cannot have {kind}",
+                        f"use one of {', '.join(kinds)}")
         allowed, params = EFFECT_KINDS[kind]
         timing = r.str("timing", None, timings)
         if timing not in allowed:
@@ -511,6 +516,9 @@ def _effects(file, item, raw, timings) -> tuple[Effect, ...]:
             pay=r.str("pay", None, RESOURCES[:3]) if "pay" in params else "",
             cost=r.int("cost", 1 if "cost" in params else 0, 0, LIMITS["amount"]),
             per=r.int("per", 1, 1, LIMITS["amount"]))
+        if kind == "sleeve_market" and e.need not in (1, 2):
+            raise r.err("need", f"sleeve_market needs an Advance level, got {e.need}",
+                        "use need = 1 or need = 2")
         if kind == "convert" and e.pay == e.resource:
             raise r.err("pay", "pays and gains the same resource", "make pay and resource differ")
         out.append(e)
@@ -598,7 +606,7 @@ def _vale(file, t, n) -> Vale:
     level = r.int("level", None, 1, 2)
     rows = _rows(file, item, t.get("rows"))
     track = _track(file, item, t.get("track", []))
-    effects = _effects(file, item, t.get("effects", []), VALE_TIMINGS)
+    effects = _effects(file, item, t.get("effects", []), VALE_TIMINGS, VALE_KINDS)
     if any(row.activation for row in rows) and not track:
         raise r.err("track", "a row has an activation arrow but the vale has no track",
                     "add track = [...] or remove activation = true")

@@ -907,9 +907,13 @@ class MysticLandsGame:
         vale = sum(self.space_rows(s)[r].vp for s, r in p.cubes)
         eff = 0
         suns = sum(M.exposed_suns(cs, p.cards[u]) for u in self.player_cards(p))
-        for s in self.owned_spaces(p):
-            v = self.space_vale(s)
-            for e in (v.effects if v else ()):
+        sources = [cs.advances[a].effects for u in self.player_cards(p)
+                   for a in p.cards[u].advances()]
+        if self.rules.held_end_vp:
+            sources += [cs.advances[a].effects for a in p.held]
+        sources += [self.space_vale(s).effects for s in self.owned_spaces(p) if self.space_vale(s)]
+        for effects in sources:
+            for e in effects:
                 if e.kind == "vp_per_sun_all":
                     eff += e.amount * (suns // e.per)
         return adv, vale, eff
