@@ -10,3 +10,16 @@ from __future__ import annotations
 from ._cache import drop_stale_cache
 
 drop_stale_cache()
+
+
+def run_fast(cs, players, seed, n_games, policies=None, rules=None, first_game=0):
+    """``Game.run_fast``: the results frame of games first_game.. from the fast engine
+    (numba is imported on the first call only)."""
+    from .api import run_fast as run
+    return run(cs, players, seed, n_games, policies, rules, first_game=first_game)
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) the kernels in this process."""
+    from .api import warm_up as warm
+    warm()

@@ -1545,10 +1545,35 @@ def finish(T, Q, S, g, res, share, gout, acq, vales, spaces):
         if T[OPTS, O_HELD_END] != 0:
             for i in range(S[p, NHELD]):
                 adv += T[ADV + S[p, HELD + i], A_ENDVP]
+        eff = 0
+        for part in range(4):                       # vp_per_sun_all of the Advances
+            if part == 0:
+                lo = S[p, DHEAD]
+                hi = S[p, DN]
+                base = DECK
+            elif part == 1:
+                lo = 0
+                hi = S[p, NDISC]
+                base = DISC
+            elif part == 2:
+                lo = 0
+                hi = S[p, NLAND]
+                base = LAND
+            else:
+                lo = 0
+                hi = S[p, NHELD] if T[OPTS, O_HELD_END] != 0 else 0
+                base = HELD
+            for i in range(lo, hi):
+                for pos in range(4 if part < 3 else 1):
+                    a = S[p, SLOTS + 4 * S[p, base + i] + pos] if part < 3 else S[p, base + i]
+                    if a >= 0 and ((T[ADV + a, A_KMASK] >> K_VP_PER_SUN) & 1) == 1:
+                        for e in range(T[ADV + a, A_NEFF]):
+                            o = A_EFF + EF * e
+                            if T[ADV + a, o + E_KIND] == K_VP_PER_SUN:
+                                eff += T[ADV + a, o + E_AMOUNT] * (suns // T[ADV + a, o + E_PER])
         vale = 0
         for i in range(S[p, NCUBES]):
             vale += row_field(T, S, S[p, CUBE + 2 * i], S[p, CUBE + 2 * i + 1], R_VP)
-        eff = 0
         for s in range(T[OPTS, O_NSPACE]):
             if S[p, ON + s] == 0:
                 continue
