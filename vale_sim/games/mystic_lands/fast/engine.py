@@ -152,7 +152,7 @@ def space_cost(T, S, s):
     return T[VALE + S[G, G_LAYOUT + s], V_COST]
 
 
-@kernel
+@kernel(inline=True)
 def suns_of(T, S, p, u):
     """Uncovered suns of card u from its slots (spec §4 helpers)."""
     b = BASE + T[UID, u]
@@ -220,7 +220,7 @@ def shows(S, p, u, asp, w):
     return ((m >> asp) & 1) == 1 or (((m >> 4) & 1) == 1 and w == asp)
 
 
-@kernel
+@kernel(inline=True)
 def rain_covered(T, S, p, u, a):
     """Rain icons sleeving a on card u covers for the first time (spec §4 K2)."""
     pos = T[ADV + a, A_POS]
@@ -236,14 +236,14 @@ def rain_covered(T, S, p, u, a):
     return T[ADV + bg, A_RAIN]
 
 
-@kernel
+@kernel(inline=True)
 def can_sleeve(T, S, p, u, a):
     if S[p, SLOTS + 4 * u + T[ADV + a, A_POS]] >= 0:
         return False
     return T[ADV + a, A_SUN] == 0 or S[p, CSUN + u] == 0
 
 
-@kernel
+@kernel(inline=True)
 def event(S, EV, kind, x, y, z):
     if S[G, G_TRACE] != 0:
         i = S[G, G_NEV]
@@ -255,7 +255,7 @@ def event(S, EV, kind, x, y, z):
         S[G, G_NEV] = i + 1
 
 
-@kernel
+@kernel(inline=True)
 def rule_holds(Q, r, mana, rnd, vp, owned):
     c = Q[r, RL_COND]
     if c != ABSENT and mana < c:
@@ -281,7 +281,7 @@ def rule_holds(Q, r, mana, rnd, vp, owned):
 # =====================================================================================
 # zones
 # =====================================================================================
-@kernel
+@kernel(inline=True)
 def shuffle_row(S, R, row, off, n):
     """GameRng.shuffle of S[row, off:off+n]."""
     for i in range(n - 1, 0, -1):
@@ -291,7 +291,7 @@ def shuffle_row(S, R, row, off, n):
         S[row, off + j] = t
 
 
-@kernel
+@kernel(inline=True)
 def reveal(S, R, p):
     """Spec §2.9: with an empty deck the Discard becomes the deck, shuffled."""
     if S[p, DHEAD] == S[p, DN] and S[p, NDISC] > 0:
@@ -304,7 +304,7 @@ def reveal(S, R, p):
         shuffle_row(S, R, p, DECK, n)
 
 
-@kernel
+@kernel(inline=True)
 def land_remove_at(S, p, k):
     n = S[p, NLAND]
     for i in range(k, n - 1):
@@ -312,7 +312,7 @@ def land_remove_at(S, p, k):
     S[p, NLAND] = n - 1
 
 
-@kernel
+@kernel(inline=True)
 def land_index(S, p, u):
     for i in range(S[p, NLAND]):
         if S[p, LAND + i] == u:
@@ -334,7 +334,7 @@ def deck_push_front(S, p, u):
     S[p, DN] = n + 1
 
 
-@kernel
+@kernel(inline=True)
 def draw_adv(S, level):
     h = S[G, G_AH + level]
     if h >= S[G, G_AN + level]:
@@ -343,7 +343,7 @@ def draw_adv(S, level):
     return S[DK + level, h]
 
 
-@kernel
+@kernel(inline=True)
 def wither_limit(T, S, p, extra):
     lim = T[OPTS, O_WITHER]
     for i in range(S[p, NLAND]):
@@ -381,7 +381,7 @@ def check_growth(T, Q, S, p):
         S[G, G_NM2] += 1
 
 
-@kernel
+@kernel(inline=True)
 def gain(T, Q, S, p, res, amount):
     """gain(res, x) of spec §4: returns what was gained."""
     if amount <= 0:
@@ -447,7 +447,7 @@ def simple_effect(T, Q, S, p, u, a, e):
     gain(T, Q, S, p, res, amt * cnt)
 
 
-@kernel
+@kernel(inline=True)
 def resolve_played(T, Q, S, p, u, night):
     """When-played simple effects of card u (and its night ones in the Night)."""
     tm = S[p, CTM + u]
@@ -512,15 +512,18 @@ def best_target(T, Q, S, p, a):
     best = -1
     bsc = 0
     pos = T[ADV + a, A_POS]
+    shade = T[ADV + a, A_SUN] > 0 or T[ADV + a, A_CLOUD] > 0
     for i in range(S[p, NLAND]):
         u = S[p, LAND + i]
         if not can_sleeve(T, S, p, u, a):
             continue
-        before = S[p, CSUN + u]
-        S[p, SLOTS + 4 * u + pos] = a
-        after = suns_of(T, S, p, u)
-        S[p, SLOTS + 4 * u + pos] = -1
-        sc = -4 * (after - before) + 2 * rain_covered(T, S, p, u, a)
+        sc = 2 * rain_covered(T, S, p, u, a)
+        if shade:                                 # a sun or a cloud may change the count
+            before = S[p, CSUN + u]
+            S[p, SLOTS + 4 * u + pos] = a
+            after = suns_of(T, S, p, u)
+            S[p, SLOTS + 4 * u + pos] = -1
+            sc -= 4 * (after - before)
         if best < 0 or sc > bsc:
             best = u
             bsc = sc
@@ -592,7 +595,7 @@ def remove_card(T, Q, S, EV, p):
 # =====================================================================================
 # Vale spots, cubes and tracks
 # =====================================================================================
-@kernel
+@kernel(inline=True)
 def pick_refresh(T, S, p):
     """Spec §6.12: the cube space whose next square is worth most, or -1."""
     best = -1
@@ -615,7 +618,7 @@ def pick_refresh(T, S, p):
     return best
 
 
-@kernel
+@kernel(inline=True)
 def enter_square(T, Q, S, p, s):
     """A cube moves one square right and gains it; True if it is an effect square."""
     pos = S[p, TRACK + s]
@@ -688,7 +691,7 @@ def vale_effect(T, Q, S, EV, p, v, e):
         vale_effect_flat(T, Q, S, EV, p, v, e)
 
 
-@kernel
+@kernel(inline=True)
 def spot_score(T, Q, S, p, s, r, cost):
     row_vp = row_field(T, S, s, r, R_VP)
     m = row_field(T, S, s, r, R_MANA) + T[SPACE + s, SP_RW + 4 * r]
@@ -703,7 +706,7 @@ def spot_score(T, Q, S, p, s, r, cost):
             + Q[p, P_WVEFF] * eff + Q[p, P_WVCOST] * cost)
 
 
-@kernel
+@kernel(inline=True)
 def spot_named(T, Q, S, r, s):
     """Buy rule r names the spot of space s (a small space's name or its Vale's)."""
     if T[SPACE + s, SP_KIND] == SP_SMALL:
@@ -833,7 +836,7 @@ def enchant_pick(T, Q, S, EV, p, discount, max_printed):
 # =====================================================================================
 # Night
 # =====================================================================================
-@kernel
+@kernel(inline=True)
 def land_suns(S, p):
     t = 0
     for i in range(S[p, NLAND]):
@@ -841,11 +844,11 @@ def land_suns(S, p):
     return t
 
 
-@kernel
-def decide_grow(T, Q, S, p, suns):
-    """Spec §6.1: True = Grow."""
+@kernel(inline=True)
+def decide_grow(T, Q, S, p, suns, land_limit):
+    """Spec §6.1: True = Grow (land_limit: the wither limit of the Land alone)."""
     h = S[p, DHEAD]
-    limit = wither_limit(T, S, p, S[p, DECK + h])
+    limit = land_limit + S[p, CWLIM + S[p, DECK + h]]
     tokens = S[p, PM_RAIN] if Q[p, P_RAIN_NEEDED] != 0 else 0
     need = limit - suns + tokens
     bad = 0
@@ -932,25 +935,28 @@ def night(T, Q, S, R, p):
                     S[p, NOD + s] = 1
     reveal(S, R, p)                                        # N3
     suns = 0
+    limit = wither_limit(T, S, p, -1)      # the Land's limit and suns, kept up to date:
+    lsuns = land_suns(S, p)                # only Grow changes the Land in this loop
     while True:                                            # N4
         if S[p, DHEAD] == S[p, DN]:
             S[REC, RC_OOC] = 1
             break
-        if S[REC, RC_GROWS] > 0 and suns == wither_limit(T, S, p, -1) - 1:
+        if S[REC, RC_GROWS] > 0 and suns == limit - 1:
             S[REC, RC_OVERGROWS] += 1
         h = S[p, DHEAD]
         u = S[p, DECK + h]
         S[p, DHEAD] = h + 1
         S[p, LAND + S[p, NLAND]] = u
         S[p, NLAND] += 1
+        limit += S[p, CWLIM + u]
+        lsuns += S[p, CSUN + u]
         S[REC, RC_GROWS] += 1
         resolve_played(T, Q, S, p, u, True)
         reveal(S, R, p)
         if S[p, DHEAD] == S[p, DN]:
             S[REC, RC_OOC] = 1
             break
-        limit = wither_limit(T, S, p, -1)
-        suns = land_suns(S, p) + S[p, CSUN + S[p, DECK + S[p, DHEAD]]] - S[p, PM_PLACED]
+        suns = lsuns + S[p, CSUN + S[p, DECK + S[p, DHEAD]]] - S[p, PM_PLACED]
         while suns >= limit and S[p, PM_RAIN] > 0 and Q[p, P_RAIN_NEEDED] != 0:
             S[p, PM_RAIN] -= 1
             S[p, PM_PLACED] += 1
@@ -960,7 +966,7 @@ def night(T, Q, S, R, p):
             S[p, PM_WITHERS] += 1
             S[REC, RC_WITHERED] = 1
             break
-        if not decide_grow(T, Q, S, p, suns):
+        if not decide_grow(T, Q, S, p, suns, limit):
             night_swaps(T, Q, S, p)
             break
     S[REC, RC_RAIN_PLACED] = S[p, PM_PLACED]
