@@ -21,7 +21,7 @@ from ..records import OWN_COLUMNS, GameRecord, PlayerResult, TurnRecord
 from ..rules import Rules
 from . import engine as E
 from .tables import (MAX_CARDS, MAX_SPACE, O_MAX_BUYS, O_MAX_ROUNDS, O_NADV, O_NSPACE,
-                     O_NVALE, O_PLAYERS, OPTS, O_LEN, O_HELD_CAP, card_tables, policy_tables)
+                     O_NVALE, O_PLAYERS, OPTS, O_LEN, O_HELD_CAP, game_tables)
 
 MASK = (1 << 64) - 1
 
@@ -53,10 +53,8 @@ def simulate(cs, players: int, seed: int, n_games: int, policies=None,
     rules = rules or Rules()
     C.validate_playable(cs, players, rules)
     pols = policies_for(players, policies)
-    T = card_tables(cs, players, rules)
-    Q = policy_tables(cs, pols)
+    T = game_tables(cs, players, rules, pols)
     S = E.new_state(T)
-    R = np.zeros(2, np.uint64)
     P = players
     na, nv = int(T[OPTS, O_NADV]), int(T[OPTS, O_NVALE])
     res = np.zeros((n_games, P, E.RS_N), np.int64)
@@ -65,19 +63,17 @@ def simulate(cs, players: int, seed: int, n_games: int, policies=None,
     acq = np.zeros((n_games, P, na), np.int64)
     vales = np.zeros((n_games, P, nv), np.int64)
     spaces = np.zeros((n_games, P, MAX_SPACE), np.int64)
-    if trace:
-        turns = _max_turns(T)
-        n_ev = (2 * int(T[OPTS, O_MAX_BUYS]) + 2) * turns + int(T[OPTS, O_HELD_CAP]) \
+    if trace:          # X: turn records, then from row evb the events (turn, kind, x, y, z)
+        evb = _max_turns(T)
+        n_ev = (2 * int(T[OPTS, O_MAX_BUYS]) + 2) * evb + int(T[OPTS, O_HELD_CAP]) \
             + int(T[OPTS, O_LEN + 1]) + int(T[OPTS, O_LEN + 2]) + P * (2 * MAX_CARDS + MAX_SPACE)
     else:
-        turns, n_ev = 1, 1
-    TR = np.zeros((turns, E.RC_N), np.int64)
-    EV = np.zeros((n_ev, E.EV_W), np.int64)
-    E.play_games(T, Q, S, R, EV, TR, np.uint64(seed), np.uint64(first_game & MASK), n_games,
-                 1 if trace else 0, res, share, gout, acq, vales, spaces)
-    if trace:
-        TR = TR[:int(S[E.G, E.G_TURNIDX])].copy()
-        EV = EV[:int(S[E.G, E.G_NEV])].copy()
+        evb, n_ev = 1, 1
+    X = np.zeros((evb + n_ev, E.RC_N), np.int64)
+    E.play_games(T, S, X, np.uint64(seed), np.uint64(first_game & MASK), n_games,
+                 1 if trace else 0, evb, res, share, gout, acq, vales, spaces)
+    TR = X[:int(S[E.G, E.G_TURNIDX])].copy() if trace else X[:0]
+    EV = X[evb:evb + int(S[E.G, E.G_NEV]), :E.EV_W].copy() if trace else X[:0, :E.EV_W]
     return FastGames(seed, first_game, res, share, gout, acq, vales, spaces, TR, EV)
 
 

@@ -5,7 +5,7 @@ docs/mystic-lands-engine-spec.md is the contract: the same random draws in the
 same order, the same state changes, the same integer decisions with the same
 tie-breaks.  Every kernel takes the tables ``T``, ``Q`` (``tables``), the state
 ``S`` (layout below), the random stream ``R`` (``vale_sim.fast.rng``) and the
-event array ``EV`` (turn-record tuples, written only when tracing).
+event array ``X`` (turn-record tuples, written only when tracing).
 
 State ``S`` (int64, -1 = none)::
 
@@ -28,17 +28,18 @@ from __future__ import annotations
 import numpy as np
 
 from vale_sim.fast.jit import kernel
-from vale_sim.fast.rng import randbelow, rng_init
+from vale_sim.fast.rng import (GOLDEN, ONE, S32, SMALL_LIMIT, SMALL_N, SMALL_RECIP, mix,
+                               randbelow, rng_init)
 
 from .tables import (
     ADV, VALE, SPACE, BASE, UID, LIST, GROWTH, OPTS, EF, MAX_CARDS, MAX_SPACE, MAX_ROWS,
-    MAX_ADV, MAX_PLAYERS,
+    MAX_ADV, MAX_PLAYERS, MAX_TRACK,
     A_COST, A_POS, A_SUN, A_CLOUD, A_RAIN, A_MANA, A_SPIRIT, A_VP, A_ENDVP, A_NEFF, A_TMASK,
     A_KMASK, A_WLIM, A_ASPMASK, A_EFF, A_LEVEL,
     V_COST, V_NROWS, V_NTRACK, V_NEFF, V_NONACT, V_ROW, V_TRK, V_EFF, RF, QF,
     R_VP, R_MANA, R_SPIRIT, R_GVP, R_RAIN, R_ACT, Q_MANA, Q_SPIRIT, Q_VP, Q_RAIN, Q_EFFECT,
     SP_KIND, SP_NLINKS, SP_COST, SP_NROWS, SP_LINK, SP_RW, SP_ROW, SP_START, SP_I, SP_II,
-    SP_SMALL,
+    SP_SMALL, SP_ADJ, V_FLAGS, VF_NIGHT_GAIN, VF_DAY_GAIN, VF_REFRESH, VF_CONVERT, VF_NOD,
     B_SUN, B_RAIN, B_MANA, B_SPIRIT, B_VP, B_ASPMASK, B_SUNHALF, B_RAINHALF,
     E_TIMING, E_KIND, E_AMOUNT, E_RES, E_ASP, E_NEED, E_PAY, E_COST, E_PER,
     T_PLAYED, T_NIGHT, T_DAY, T_DAYREP, T_DUSK, T_ACQUIRE, T_IMMEDIATE, T_NOD, T_ACTIVATION,
@@ -52,7 +53,7 @@ from .tables import (
     P_PERMILLE, P_RAIN_NEEDED, P_WCHOICE, P_WMANA, P_WSPIRIT, P_WVP, P_MINSCORE, P_WVVP,
     P_WVREW, P_WVEFF, P_WVCOST, P_VMIN, P_CONVERT, P_CONVMANA, P_REMOVE, P_RULE0, P_NRULES,
     CONV_BOUGHT, CONV_NEVER, RL_TARGET, RL_ADV, RL_VALE, RL_LEVEL, RL_COND, RL_SMALL,
-    RULE_CARD, RULE_LEVEL, RULE_VALE, ABSENT, ASCORE, NEVER_A, NEVER_V, NEVER_SP)
+    RULE_CARD, RULE_LEVEL, RULE_VALE, ABSENT, ASCORE, NEVER_A, NEVER_V, NEVER_SP, QB)
 
 SIMPLE_MASK = (1 << K_GAIN) | (1 << K_GPAL) | (1 << K_GPAC)
 LOW = -(10 ** 9)
@@ -61,7 +62,8 @@ PICK = 1 << 24                        # choose_buy: level * PICK + slot
 # -- player row -----------------------------------------------------------------
 (PM_MANA, PM_SPIRIT, PM_VP, PM_RAIN, PM_PLACED, PM_WITHERED, PM_RESTRICT, PM_WILD,
  PM_BOUGHT, PM_ENCH, PM_WITHERS, PM_TURNS, PM_MTOT, PM_STOT, PM_BONUS, PM_DRUID, PM_SEAT,
- DHEAD, DN, NDISC, NLAND, NHELD, NCUBES) = range(23)
+ DHEAD, DN, NDISC, NLAND, NHELD, NCUBES, PM_ONMASK, PM_VFLAGS) = range(25)
+# PM_ONMASK: bit s = a cube on space s; PM_VFLAGS: OR of V_FLAGS of those Vales
 SLOTS = 32
 CSUN = SLOTS + 4 * MAX_CARDS          # uncovered suns
 CM = CSUN + MAX_CARDS                 # left-edge mana, spirit, VP
@@ -83,7 +85,7 @@ ACQ = ON + MAX_SPACE
 HELD = ACQ + MAX_ADV
 # -- game row ---------------------------------------------------------------------
 (G_START, G_ROUND, G_TRIGGER, G_INDAY, G_GROWTHS, G_RAINSUP, G_NM1, G_NM2, G_AH, _, _,
- G_AN, _, _, G_TRACE, G_TRUNC, G_ROUNDS, G_TURNIDX, G_NEV) = range(19)
+ G_AN, _, _, G_TRACE, G_TRUNC, G_ROUNDS, G_TURNIDX, G_NEV, G_EVB) = range(20)
 G_LAYOUT = 32
 G_OWNER = G_LAYOUT + MAX_SPACE        # + MAX_ROWS s + r
 G_ONSP = G_OWNER + MAX_ROWS * MAX_SPACE
@@ -99,12 +101,13 @@ CSNAP = LSNAP + 1
 CAND = CSNAP + 1
 STK = CAND + 1
 SCR = STK + 1
-N_ROWS = SCR + 1
+RNG = SCR + 1                     # the random stream: (key, draws) as int64 bits
+N_ROWS = RNG + 1
 # -- the TurnRecord row ------------------------------------------------------------
 (RC_ROUND, RC_PLAYER, RC_TURN, RC_GROWS, RC_OVERGROWS, RC_WITHERED, RC_OOC, RC_RAIN_PLACED,
  RC_CHOSEN, RC_MGAIN, RC_SGAIN, RC_VGAIN, RC_GROWTHS, RC_TRIGGERED, RC_MANA, RC_SPIRIT,
  RC_VP, RC_RAIN, RC_HELD, RC_CUBES, RC_DECK, RC_DISC, RC_N) = range(23)
-# -- events (the tuples of a TurnRecord): EV[i] = turn, kind, x, y, z ----------------
+# -- events (the tuples of a TurnRecord): X[i] = turn, kind, x, y, z ----------------
 EV_BOUGHT, EV_ENCHANTED, EV_SLEEVED, EV_REMOVED = range(4)
 EV_W = 5
 # -- per-player results -----------------------------------------------------------
@@ -118,9 +121,15 @@ GO_N = GO_LAYOUT + MAX_SPACE
 def state_width(T) -> int:
     o = T[OPTS]
     lens = [int(x) for x in o[O_LEN:O_LEN + 5]]
-    return max(HELD + int(o[O_HELD_CAP]), G_WIDTH, max(lens), int(o[O_ML1]) + 1,
-               int(o[O_ML2]) + int(o[O_NGROWTH]) + 1, 4 * MAX_ROWS * MAX_SPACE,
-               2 * (MAX_SPACE * 8 + 2), MAX_PLAYERS * int(o[O_DRUID_DEAL]) + 1, RC_N, 64)
+    return max(HELD + int(o[O_HELD_CAP]),                   # player rows
+               G_WIDTH, max(lens[:3]),                          # game row, Advance decks
+               int(o[O_ML1]) + 1, int(o[O_ML2]) + int(o[O_NGROWTH]) + 1,   # Market
+               4 + 4 * MAX_ROWS * MAX_SPACE,                    # CAND: every spot
+               2 * (MAX_SPACE * MAX_TRACK + 2),                 # STK: every square
+               lens[3] + lens[4],                               # SCR: the Vale decks,
+               MAX_PLAYERS * int(o[O_DRUID_DEAL]) + 1,          # the Druid hands,
+               2 * int(o[O_HELD_CAP]),                          # the held order
+               RC_N, 64)
 
 
 def new_state(T) -> np.ndarray:
@@ -244,35 +253,36 @@ def can_sleeve(T, S, p, u, a):
 
 
 @kernel(inline=True)
-def event(S, EV, kind, x, y, z):
+def event(S, X, kind, x, y, z):
     if S[G, G_TRACE] != 0:
         i = S[G, G_NEV]
-        EV[i, 0] = S[G, G_TURNIDX]
-        EV[i, 1] = kind
-        EV[i, 2] = x
-        EV[i, 3] = y
-        EV[i, 4] = z
         S[G, G_NEV] = i + 1
+        i += S[G, G_EVB]
+        X[i, 0] = S[G, G_TURNIDX]
+        X[i, 1] = kind
+        X[i, 2] = x
+        X[i, 3] = y
+        X[i, 4] = z
 
 
 @kernel(inline=True)
-def rule_holds(Q, r, mana, rnd, vp, owned):
-    c = Q[r, RL_COND]
+def rule_holds(T, r, mana, rnd, vp, owned):
+    c = T[QB + r, RL_COND]
     if c != ABSENT and mana < c:
         return False
-    c = Q[r, RL_COND + 1]
+    c = T[QB + r, RL_COND + 1]
     if c != ABSENT and mana > c:
         return False
-    c = Q[r, RL_COND + 2]
+    c = T[QB + r, RL_COND + 2]
     if c != ABSENT and rnd < c:
         return False
-    c = Q[r, RL_COND + 3]
+    c = T[QB + r, RL_COND + 3]
     if c != ABSENT and rnd > c:
         return False
-    c = Q[r, RL_COND + 4]
+    c = T[QB + r, RL_COND + 4]
     if c != ABSENT and vp > c:
         return False
-    c = Q[r, RL_COND + 5]
+    c = T[QB + r, RL_COND + 5]
     if c != ABSENT and owned > c:
         return False
     return True
@@ -281,18 +291,46 @@ def rule_holds(Q, r, mana, rnd, vp, owned):
 # =====================================================================================
 # zones
 # =====================================================================================
-@kernel(inline=True)
-def shuffle_row(S, R, row, off, n):
-    """GameRng.shuffle of S[row, off:off+n]."""
+@kernel
+def game_randbelow(S, n):
+    return randbelow(S[RNG, 0:2].view(np.uint64), n)
+
+
+@kernel
+def shuffle_row(S, row, off, n):
+    """GameRng.shuffle of S[row, off:off+n], the stream's (key, draws) kept in registers
+    (as vale_sim.fast.engine.game_shuffle): the same draws, bit for bit."""
+    st = S[RNG, 0:2].view(np.uint64)
+    if n >= SMALL_N:
+        for i in range(n - 1, 0, -1):
+            j = randbelow(st, i + 1)
+            t = S[row, off + i]
+            S[row, off + i] = S[row, off + j]
+            S[row, off + j] = t
+        return
+    key = st[0]
+    d = st[1]
     for i in range(n - 1, 0, -1):
-        j = randbelow(R, i + 1)
+        m = i + 1
+        limit = SMALL_LIMIT[m]
+        while True:
+            d += ONE
+            r = mix(key + d * GOLDEN) >> S32
+            if r < limit:
+                break
+        j = np.int64(r) - np.int64(np.float64(r) * SMALL_RECIP[m]) * m
+        if j < 0:
+            j += m
+        elif j >= m:
+            j -= m
         t = S[row, off + i]
         S[row, off + i] = S[row, off + j]
         S[row, off + j] = t
+    st[1] = d
 
 
 @kernel(inline=True)
-def reveal(S, R, p):
+def reveal(S, p):
     """Spec §2.9: with an empty deck the Discard becomes the deck, shuffled."""
     if S[p, DHEAD] == S[p, DN] and S[p, NDISC] > 0:
         n = S[p, NDISC]
@@ -301,7 +339,7 @@ def reveal(S, R, p):
         S[p, DHEAD] = 0
         S[p, DN] = n
         S[p, NDISC] = 0
-        shuffle_row(S, R, p, DECK, n)
+        shuffle_row(S, p, DECK, n)
 
 
 @kernel(inline=True)
@@ -357,7 +395,7 @@ def wither_limit(T, S, p, extra):
 # gains
 # =====================================================================================
 @kernel
-def check_growth(T, Q, S, p):
+def check_growth(T, S, p):
     """D-growth: remove the least-valued level 1 slot, add a level 2 slot."""
     ng = T[OPTS, O_NGROWTH]
     while S[G, G_GROWTHS] < ng and S[p, PM_VP] >= T[GROWTH, S[G, G_GROWTHS]]:
@@ -369,7 +407,7 @@ def check_growth(T, Q, S, p):
             bsc = 0
             for k in range(n1):
                 a = S[MK1, k]
-                sc = Q[ASCORE + p, a] if a >= 0 else LOW
+                sc = T[QB + ASCORE + p, a] if a >= 0 else LOW
                 if k == 0 or sc < bsc:
                     best = k
                     bsc = sc
@@ -382,7 +420,7 @@ def check_growth(T, Q, S, p):
 
 
 @kernel(inline=True)
-def gain(T, Q, S, p, res, amount):
+def gain(T, S, p, res, amount):
     """gain(res, x) of spec §4: returns what was gained."""
     if amount <= 0:
         return 0
@@ -405,20 +443,20 @@ def gain(T, Q, S, p, res, amount):
     else:
         S[p, PM_VP] += amount
         if S[G, G_INDAY] != 0:
-            check_growth(T, Q, S, p)
+            check_growth(T, S, p)
     return amount
 
 
 @kernel
-def gain_reward(T, Q, S, p, m, sp, v, rn):
-    gain(T, Q, S, p, MANA, m)
-    gain(T, Q, S, p, SPIRIT, sp)
-    gain(T, Q, S, p, VP, v)
-    gain(T, Q, S, p, RAIN, rn)
+def gain_reward(T, S, p, m, sp, v, rn):
+    gain(T, S, p, MANA, m)
+    gain(T, S, p, SPIRIT, sp)
+    gain(T, S, p, VP, v)
+    gain(T, S, p, RAIN, rn)
 
 
 @kernel
-def simple_effect(T, Q, S, p, u, a, e):
+def simple_effect(T, S, p, u, a, e):
     """gain / gain_per_aspect_land / gain_per_aspect_card (effect e of Advance a)."""
     c = ADV + a
     o = A_EFF + EF * e
@@ -426,7 +464,7 @@ def simple_effect(T, Q, S, p, u, a, e):
     res = T[c, o + E_RES]
     amt = T[c, o + E_AMOUNT]
     if kind == K_GAIN:
-        gain(T, Q, S, p, res, amt)
+        gain(T, S, p, res, amt)
         return
     asp = T[c, o + E_ASP]
     if S[p, PM_WILD] < 0:
@@ -444,11 +482,11 @@ def simple_effect(T, Q, S, p, u, a, e):
                 m = T[ADV + b, A_ASPMASK]
                 if ((m >> asp) & 1) == 1 or (((m >> 4) & 1) == 1 and w == asp):
                     cnt += 1
-    gain(T, Q, S, p, res, amt * cnt)
+    gain(T, S, p, res, amt * cnt)
 
 
 @kernel(inline=True)
-def resolve_played(T, Q, S, p, u, night):
+def resolve_played(T, S, p, u, night):
     """When-played simple effects of card u (and its night ones in the Night)."""
     tm = S[p, CTM + u]
     if (tm & ((1 << T_PLAYED) | (1 << T_NIGHT))) == 0:
@@ -466,28 +504,28 @@ def resolve_played(T, Q, S, p, u, night):
             t = T[ADV + a, o + E_TIMING]
             if (t == T_PLAYED or (night and t == T_NIGHT)) and \
                     ((SIMPLE_MASK >> T[ADV + a, o + E_KIND]) & 1) == 1:
-                simple_effect(T, Q, S, p, u, a, e)
+                simple_effect(T, S, p, u, a, e)
 
 
 @kernel
-def acquire(T, Q, S, p, a):
+def acquire(T, S, p, a):
     S[p, ACQ + a] += 1
     for e in range(T[ADV + a, A_NEFF]):
         o = A_EFF + EF * e
         if T[ADV + a, o + E_TIMING] == T_ACQUIRE and T[ADV + a, o + E_KIND] == K_GAIN:
-            gain(T, Q, S, p, T[ADV + a, o + E_RES], T[ADV + a, o + E_AMOUNT])
+            gain(T, S, p, T[ADV + a, o + E_RES], T[ADV + a, o + E_AMOUNT])
 
 
 @kernel
-def convert(T, Q, S, p, row, o, repeat):
+def convert(T, S, p, row, o, repeat):
     """Spec §6.7: the convert effect at T[row, o:]; True if it converted."""
-    mode = Q[p, P_CONVERT]
+    mode = T[QB + p, P_CONVERT]
     pay = T[row, o + E_PAY]
     res = T[row, o + E_RES]
     if mode == CONV_NEVER:
         return False
     if mode == CONV_BOUGHT and not (pay == MANA and (S[p, PM_BOUGHT] > 0
-                                                     or S[p, PM_MANA] >= Q[p, P_CONVMANA])):
+                                                     or S[p, PM_MANA] >= T[QB + p, P_CONVMANA])):
         return False
     rs = S[p, PM_RESTRICT]
     if rs >= 0 and res != rs and res != RAIN:
@@ -496,7 +534,7 @@ def convert(T, Q, S, p, row, o, repeat):
     done = False
     while S[p, PM_MANA + pay] >= cost:
         S[p, PM_MANA + pay] -= cost
-        gain(T, Q, S, p, res, T[row, o + E_AMOUNT])
+        gain(T, S, p, res, T[row, o + E_AMOUNT])
         done = True
         if not repeat:
             break
@@ -507,7 +545,7 @@ def convert(T, Q, S, p, row, o, repeat):
 # sleeving
 # =====================================================================================
 @kernel
-def best_target(T, Q, S, p, a):
+def best_target(T, S, p, a):
     """Spec §6.6: the Land card where a scores best, or -1."""
     best = -1
     bsc = 0
@@ -531,17 +569,17 @@ def best_target(T, Q, S, p, a):
 
 
 @kernel
-def sleeve(T, Q, S, EV, p, a, u):
+def sleeve(T, S, X, p, a, u):
     rain = rain_covered(T, S, p, u, a)
     pos = T[ADV + a, A_POS]
     S[p, SLOTS + 4 * u + pos] = a
     refresh_card(T, S, p, u)
-    gain(T, Q, S, p, RAIN, rain)
-    event(S, EV, EV_SLEEVED, a, u, pos)
+    gain(T, S, p, RAIN, rain)
+    event(S, X, EV_SLEEVED, a, u, pos)
 
 
 @kernel
-def sleeve_market(T, Q, S, EV, p, level):
+def sleeve_market(T, S, X, p, level):
     """Satyr Home (spec §6.11)."""
     row = MK1 if level == 1 else MK2
     n = S[G, G_NM1] if level == 1 else S[G, G_NM2]
@@ -550,12 +588,12 @@ def sleeve_market(T, Q, S, EV, p, level):
     bu = -1
     for k in range(n):
         a = S[row, k]
-        if a < 0 or Q[NEVER_A + p, a] != 0:
+        if a < 0 or T[QB + NEVER_A + p, a] != 0:
             continue
-        u = best_target(T, Q, S, p, a)
+        u = best_target(T, S, p, a)
         if u < 0:
             continue
-        sc = Q[ASCORE + p, a]
+        sc = T[QB + ASCORE + p, a]
         if best_k < 0 or sc > bsc:
             best_k = k
             bsc = sc
@@ -564,17 +602,17 @@ def sleeve_market(T, Q, S, EV, p, level):
         return
     a = S[row, best_k]
     S[row, best_k] = draw_adv(S, level)
-    acquire(T, Q, S, p, a)
-    sleeve(T, Q, S, EV, p, a, bu)
+    acquire(T, S, p, a)
+    sleeve(T, S, X, p, a, bu)
     for e in range(T[ADV + a, A_NEFF]):
         o = A_EFF + EF * e
         if T[ADV + a, o + E_TIMING] == T_DAY and \
                 ((SIMPLE_MASK >> T[ADV + a, o + E_KIND]) & 1) == 1:
-            simple_effect(T, Q, S, p, bu, a, e)
+            simple_effect(T, S, p, bu, a, e)
 
 
 @kernel
-def remove_card(T, Q, S, EV, p):
+def remove_card(T, S, X, p):
     """Grasping Vines (spec §6.10)."""
     best = -1
     bval = 0
@@ -586,10 +624,10 @@ def remove_card(T, Q, S, EV, p):
         if best < 0 or val < bval:
             best = k
             bval = val
-    if best >= 0 and bval < Q[p, P_REMOVE]:
+    if best >= 0 and bval < T[QB + p, P_REMOVE]:
         u = S[p, LAND + best]
         land_remove_at(S, p, best)
-        event(S, EV, EV_REMOVED, u, 0, 0)
+        event(S, X, EV_REMOVED, u, 0, 0)
 
 
 # =====================================================================================
@@ -619,38 +657,38 @@ def pick_refresh(T, S, p):
 
 
 @kernel(inline=True)
-def enter_square(T, Q, S, p, s):
+def enter_square(T, S, p, s):
     """A cube moves one square right and gains it; True if it is an effect square."""
     pos = S[p, TRACK + s]
     S[p, TRACK + s] = pos + 1
     v = VALE + S[G, G_LAYOUT + s]
     o = V_TRK + QF * pos
-    gain_reward(T, Q, S, p, T[v, o + Q_MANA], T[v, o + Q_SPIRIT], T[v, o + Q_VP], T[v, o + Q_RAIN])
+    gain_reward(T, S, p, T[v, o + Q_MANA], T[v, o + Q_SPIRIT], T[v, o + Q_VP], T[v, o + Q_RAIN])
     return T[v, o + Q_EFFECT] != 0
 
 
 @kernel
-def vale_effect_flat(T, Q, S, EV, p, v, e):
+def vale_effect_flat(T, S, X, p, v, e):
     """A Vale effect other than refresh (spec §5 `vale effect`)."""
     c = VALE + v
     o = V_EFF + EF * e
     kind = T[c, o + E_KIND]
     if kind == K_GAIN:
-        gain(T, Q, S, p, T[c, o + E_RES], T[c, o + E_AMOUNT])
+        gain(T, S, p, T[c, o + E_RES], T[c, o + E_AMOUNT])
     elif kind == K_REMOVE:
-        remove_card(T, Q, S, EV, p)
+        remove_card(T, S, X, p)
     elif kind == K_SLEEVE_MARKET:
-        sleeve_market(T, Q, S, EV, p, T[c, o + E_NEED])
+        sleeve_market(T, S, X, p, T[c, o + E_NEED])
     elif kind == K_CONVERT:
-        convert(T, Q, S, p, c, o, False)
+        convert(T, S, p, c, o, False)
 
 
 @kernel
-def move_cube(T, Q, S, EV, p, s0):
+def move_cube(T, S, X, p, s0):
     """Move (spec §5) of the cube on s0; an effect square resolves the Vale's activation
     effects in order, a refresh among them moves another cube first (an explicit stack
     instead of recursion: frame = space, next effect index)."""
-    if not enter_square(T, Q, S, p, s0):
+    if not enter_square(T, S, p, s0):
         return
     d = 0
     S[STK, 0] = s0
@@ -668,31 +706,31 @@ def move_cube(T, Q, S, EV, p, s0):
             continue
         if T[VALE + v, o + E_KIND] == K_REFRESH:
             s2 = pick_refresh(T, S, p)
-            if s2 >= 0 and enter_square(T, Q, S, p, s2):
+            if s2 >= 0 and enter_square(T, S, p, s2):
                 d += 1
                 S[STK, 2 * d] = s2
                 S[STK, 2 * d + 1] = 0
         else:
-            vale_effect_flat(T, Q, S, EV, p, v, e)
+            vale_effect_flat(T, S, X, p, v, e)
 
 
 @kernel
-def refresh(T, Q, S, EV, p):
+def refresh(T, S, X, p):
     s = pick_refresh(T, S, p)
     if s >= 0:
-        move_cube(T, Q, S, EV, p, s)
+        move_cube(T, S, X, p, s)
 
 
 @kernel
-def vale_effect(T, Q, S, EV, p, v, e):
+def vale_effect(T, S, X, p, v, e):
     if T[VALE + v, V_EFF + EF * e + E_KIND] == K_REFRESH:
-        refresh(T, Q, S, EV, p)
+        refresh(T, S, X, p)
     else:
-        vale_effect_flat(T, Q, S, EV, p, v, e)
+        vale_effect_flat(T, S, X, p, v, e)
 
 
 @kernel(inline=True)
-def spot_score(T, Q, S, p, s, r, cost):
+def spot_score(T, S, p, s, r, cost):
     row_vp = row_field(T, S, s, r, R_VP)
     m = row_field(T, S, s, r, R_MANA) + T[SPACE + s, SP_RW + 4 * r]
     sp = row_field(T, S, s, r, R_SPIRIT) + T[SPACE + s, SP_RW + 4 * r + 1]
@@ -702,20 +740,20 @@ def spot_score(T, Q, S, p, s, r, cost):
     if T[SPACE + s, SP_KIND] != SP_SMALL:
         if row_field(T, S, s, r, R_ACT) != 0 or T[VALE + S[G, G_LAYOUT + s], V_NONACT] != 0:
             eff = 1
-    return (Q[p, P_WVVP] * row_vp + Q[p, P_WVREW] * (2 * m + 2 * sp + 3 * v + rn)
-            + Q[p, P_WVEFF] * eff + Q[p, P_WVCOST] * cost)
+    return (T[QB + p, P_WVVP] * row_vp + T[QB + p, P_WVREW] * (2 * m + 2 * sp + 3 * v + rn)
+            + T[QB + p, P_WVEFF] * eff + T[QB + p, P_WVCOST] * cost)
 
 
 @kernel(inline=True)
-def spot_named(T, Q, S, r, s):
+def spot_named(T, S, r, s):
     """Buy rule r names the spot of space s (a small space's name or its Vale's)."""
     if T[SPACE + s, SP_KIND] == SP_SMALL:
-        return Q[r, RL_SMALL + s] != 0
-    return Q[r, RL_VALE] == S[G, G_LAYOUT + s]
+        return T[QB + r, RL_SMALL + s] != 0
+    return T[QB + r, RL_VALE] == S[G, G_LAYOUT + s]
 
 
 @kernel
-def choose_enchant(T, Q, S, p, discount, max_printed):
+def choose_enchant(T, S, p, discount, max_printed):
     """Spec §6.5; the pick is left in S[CAND, 0..2] (space, row, cost); False if none."""
     if S[p, NCUBES] >= T[OPTS, O_CUBES]:
         return False
@@ -726,14 +764,8 @@ def choose_enchant(T, Q, S, p, discount, max_printed):
     for s in range(nsp):
         if T[SPACE + s, SP_KIND] == SP_START or S[p, ON + s] != 0:
             continue
-        linked = False
-        for i in range(T[SPACE + s, SP_NLINKS]):
-            j = T[SPACE + s, SP_LINK + i]
-            if j == start or S[p, ON + j] != 0:
-                linked = True
-                break
-        if not linked:
-            continue
+        if (T[SPACE + s, SP_ADJ] & (S[p, PM_ONMASK] | (1 << start))) == 0:
+            continue                          # not linked to the start or a cube of p
         printed = space_cost(T, S, s)
         cost = printed - S[G, G_ONSP + s]
         if cost < 0:
@@ -747,9 +779,9 @@ def choose_enchant(T, Q, S, p, discount, max_printed):
         if cost > S[p, PM_SPIRIT]:
             continue
         if T[SPACE + s, SP_KIND] == SP_SMALL:
-            if Q[NEVER_SP + p, s] != 0:
+            if T[QB + NEVER_SP + p, s] != 0:
                 continue
-        elif Q[NEVER_V + p, S[G, G_LAYOUT + s]] != 0:
+        elif T[QB + NEVER_V + p, S[G, G_LAYOUT + s]] != 0:
             continue
         for r in range(space_nrows(T, S, s)):
             if S[G, G_OWNER + MAX_ROWS * s + r] < 0:
@@ -757,23 +789,23 @@ def choose_enchant(T, Q, S, p, discount, max_printed):
                 S[CAND, o] = s
                 S[CAND, o + 1] = r
                 S[CAND, o + 2] = cost
-                S[CAND, o + 3] = spot_score(T, Q, S, p, s, r, cost)
+                S[CAND, o + 3] = spot_score(T, S, p, s, r, cost)
                 n += 1
     if n == 0:
         return False
-    r0 = Q[p, P_RULE0]
-    for ri in range(Q[p, P_NRULES]):
+    r0 = T[QB + p, P_RULE0]
+    for ri in range(T[QB + p, P_NRULES]):
         rr = r0 + ri
-        if not rule_holds(Q, rr, S[p, PM_MANA], S[G, G_ROUND], S[p, PM_VP], 0):
+        if not rule_holds(T, rr, S[p, PM_MANA], S[G, G_ROUND], S[p, PM_VP], 0):
             continue
-        tg = Q[rr, RL_TARGET]
+        tg = T[QB + rr, RL_TARGET]
         if tg == RULE_LEVEL:
             continue
         best = -1
         bsc = 0
         for i in range(n):
             o = 4 + 4 * i
-            if tg == RULE_CARD and not spot_named(T, Q, S, rr, S[CAND, o]):
+            if tg == RULE_CARD and not spot_named(T, S, rr, S[CAND, o]):
                 continue
             if best < 0 or S[CAND, o + 3] > bsc:
                 best = i
@@ -790,7 +822,7 @@ def choose_enchant(T, Q, S, p, discount, max_printed):
         if S[CAND, 4 + 4 * i + 3] > bsc:
             best = i
             bsc = S[CAND, 4 + 4 * i + 3]
-    if bsc < Q[p, P_VMIN]:
+    if bsc < T[QB + p, P_VMIN]:
         return False
     o = 4 + 4 * best
     S[CAND, 0] = S[CAND, o]
@@ -800,7 +832,7 @@ def choose_enchant(T, Q, S, p, discount, max_printed):
 
 
 @kernel
-def enchant(T, Q, S, EV, p, s, r, cost):
+def enchant(T, S, X, p, s, r, cost):
     """Spec §5 Enchanting."""
     S[p, PM_SPIRIT] -= cost
     S[G, G_OWNER + MAX_ROWS * s + r] = p
@@ -810,26 +842,29 @@ def enchant(T, Q, S, EV, p, s, r, cost):
     S[p, CUBE + 2 * n + 1] = r
     S[p, NCUBES] = n + 1
     S[p, ON + s] = 1
+    S[p, PM_ONMASK] |= 1 << s
+    if T[SPACE + s, SP_KIND] != SP_SMALL:
+        S[p, PM_VFLAGS] |= T[VALE + S[G, G_LAYOUT + s], V_FLAGS]
     if row_field(T, S, s, r, R_ACT) != 0:
         S[p, TRACK + s] = 0
-    gain_reward(T, Q, S, p, row_field(T, S, s, r, R_MANA), row_field(T, S, s, r, R_SPIRIT),
+    gain_reward(T, S, p, row_field(T, S, s, r, R_MANA), row_field(T, S, s, r, R_SPIRIT),
                 row_field(T, S, s, r, R_GVP), row_field(T, S, s, r, R_RAIN))
     o = SP_RW + 4 * r
-    gain_reward(T, Q, S, p, T[SPACE + s, o], T[SPACE + s, o + 1], T[SPACE + s, o + 2],
+    gain_reward(T, S, p, T[SPACE + s, o], T[SPACE + s, o + 1], T[SPACE + s, o + 2],
                 T[SPACE + s, o + 3])
-    event(S, EV, EV_ENCHANTED, s, r, 0)
+    event(S, X, EV_ENCHANTED, s, r, 0)
     if T[SPACE + s, SP_KIND] != SP_SMALL:
         v = S[G, G_LAYOUT + s]
         for e in range(T[VALE + v, V_NEFF]):
             if T[VALE + v, V_EFF + EF * e + E_TIMING] == T_IMMEDIATE:
-                vale_effect(T, Q, S, EV, p, v, e)
+                vale_effect(T, S, X, p, v, e)
 
 
 @kernel
-def enchant_pick(T, Q, S, EV, p, discount, max_printed):
-    if not choose_enchant(T, Q, S, p, discount, max_printed):
+def enchant_pick(T, S, X, p, discount, max_printed):
+    if not choose_enchant(T, S, p, discount, max_printed):
         return False
-    enchant(T, Q, S, EV, p, S[CAND, 0], S[CAND, 1], S[CAND, 2])
+    enchant(T, S, X, p, S[CAND, 0], S[CAND, 1], S[CAND, 2])
     return True
 
 
@@ -845,11 +880,11 @@ def land_suns(S, p):
 
 
 @kernel(inline=True)
-def decide_grow(T, Q, S, p, suns, land_limit):
+def decide_grow(T, S, p, suns, land_limit):
     """Spec §6.1: True = Grow (land_limit: the wither limit of the Land alone)."""
     h = S[p, DHEAD]
     limit = land_limit + S[p, CWLIM + S[p, DECK + h]]
-    tokens = S[p, PM_RAIN] if Q[p, P_RAIN_NEEDED] != 0 else 0
+    tokens = S[p, PM_RAIN] if T[QB + p, P_RAIN_NEEDED] != 0 else 0
     need = limit - suns + tokens
     bad = 0
     if S[p, DN] - h >= 2:
@@ -864,11 +899,11 @@ def decide_grow(T, Q, S, p, suns, land_limit):
                 bad += 1
     if n == 0:
         return True
-    return bad * 1000 <= Q[p, P_PERMILLE] * n
+    return bad * 1000 <= T[QB + p, P_PERMILLE] * n
 
 
 @kernel
-def night_swaps(T, Q, S, p):
+def night_swaps(T, S, p):
     """Turtle Nesting Ground on Resting (spec §6.8)."""
     nl = S[p, NLAND]
     for i in range(nl):
@@ -908,11 +943,11 @@ def night_swaps(T, Q, S, p):
                     out = S[p, LAND + low_k]
                     S[p, LAND + low_k] = top
                     S[p, DECK + h] = out
-                    resolve_played(T, Q, S, p, top, True)
+                    resolve_played(T, S, p, top, True)
 
 
 @kernel
-def night(T, Q, S, R, p):
+def night(T, S, p):
     S[p, PM_PLACED] = 0
     S[p, PM_WITHERED] = 0
     S[p, PM_RESTRICT] = -1
@@ -920,9 +955,11 @@ def night(T, Q, S, R, p):
     S[p, PM_BOUGHT] = 0
     S[p, PM_ENCH] = 0
     nsp = T[OPTS, O_NSPACE]
-    for s in range(nsp):
-        S[p, NOD + s] = 0
-    for s in range(nsp):                                   # N2
+    vf = S[p, PM_VFLAGS]
+    if vf & VF_NOD:
+        for s in range(nsp):
+            S[p, NOD + s] = 0
+    for s in range(nsp if vf & VF_NIGHT_GAIN else 0):       # N2
         if S[p, ON + s] == 0 or T[SPACE + s, SP_KIND] == SP_SMALL:
             continue
         v = VALE + S[G, G_LAYOUT + s]
@@ -930,10 +967,10 @@ def night(T, Q, S, R, p):
             o = V_EFF + EF * e
             t = T[v, o + E_TIMING]
             if T[v, o + E_KIND] == K_GAIN and (t == T_NIGHT or t == T_NOD):
-                gain(T, Q, S, p, T[v, o + E_RES], T[v, o + E_AMOUNT])
+                gain(T, S, p, T[v, o + E_RES], T[v, o + E_AMOUNT])
                 if t == T_NOD:
                     S[p, NOD + s] = 1
-    reveal(S, R, p)                                        # N3
+    reveal(S, p)                                        # N3
     suns = 0
     limit = wither_limit(T, S, p, -1)      # the Land's limit and suns, kept up to date:
     lsuns = land_suns(S, p)                # only Grow changes the Land in this loop
@@ -951,13 +988,13 @@ def night(T, Q, S, R, p):
         limit += S[p, CWLIM + u]
         lsuns += S[p, CSUN + u]
         S[REC, RC_GROWS] += 1
-        resolve_played(T, Q, S, p, u, True)
-        reveal(S, R, p)
+        resolve_played(T, S, p, u, True)
+        reveal(S, p)
         if S[p, DHEAD] == S[p, DN]:
             S[REC, RC_OOC] = 1
             break
         suns = lsuns + S[p, CSUN + S[p, DECK + S[p, DHEAD]]] - S[p, PM_PLACED]
-        while suns >= limit and S[p, PM_RAIN] > 0 and Q[p, P_RAIN_NEEDED] != 0:
+        while suns >= limit and S[p, PM_RAIN] > 0 and T[QB + p, P_RAIN_NEEDED] != 0:
             S[p, PM_RAIN] -= 1
             S[p, PM_PLACED] += 1
             suns -= 1
@@ -966,8 +1003,8 @@ def night(T, Q, S, R, p):
             S[p, PM_WITHERS] += 1
             S[REC, RC_WITHERED] = 1
             break
-        if not decide_grow(T, Q, S, p, suns, limit):
-            night_swaps(T, Q, S, p)
+        if not decide_grow(T, S, p, suns, limit):
+            night_swaps(T, S, p)
             break
     S[REC, RC_RAIN_PLACED] = S[p, PM_PLACED]
 
@@ -976,7 +1013,7 @@ def night(T, Q, S, R, p):
 # Day
 # =====================================================================================
 @kernel
-def play_ondeck(T, Q, S, R, p, a, e):
+def play_ondeck(T, S, p, a, e):
     """Hibiscus Dryad (spec §6.9)."""
     o = A_EFF + EF * e
     asp = T[ADV + a, o + E_ASP]
@@ -996,16 +1033,16 @@ def play_ondeck(T, Q, S, R, p, a, e):
     S[p, DHEAD] = h + 1
     S[p, LAND + S[p, NLAND]] = u
     S[p, NLAND] += 1
-    gain(T, Q, S, p, MANA, S[p, CM + u])
-    gain(T, Q, S, p, SPIRIT, S[p, CSP + u])
-    gain(T, Q, S, p, VP, S[p, CV + u])
-    resolve_played(T, Q, S, p, u, False)
-    reveal(S, R, p)
+    gain(T, S, p, MANA, S[p, CM + u])
+    gain(T, S, p, SPIRIT, S[p, CSP + u])
+    gain(T, S, p, VP, S[p, CV + u])
+    resolve_played(T, S, p, u, False)
+    reveal(S, p)
 
 
 @kernel
-def wither_choice(Q, S, p):
-    c = Q[p, P_WCHOICE]
+def wither_choice(T, S, p):
+    c = T[QB + p, P_WCHOICE]
     if c >= 0:
         return c
     m = 0
@@ -1016,9 +1053,9 @@ def wither_choice(Q, S, p):
         m += S[p, CM + u]
         sp += S[p, CSP + u]
         v += S[p, CV + u]
-    a = Q[p, P_WMANA] * m
-    b = Q[p, P_WSPIRIT] * sp
-    c2 = Q[p, P_WVP] * v
+    a = T[QB + p, P_WMANA] * m
+    b = T[QB + p, P_WSPIRIT] * sp
+    c2 = T[QB + p, P_WVP] * v
     if a >= b and a >= c2:
         return MANA
     if b >= c2:
@@ -1027,7 +1064,7 @@ def wither_choice(Q, S, p):
 
 
 @kernel
-def choose_buy(T, Q, S, p):
+def choose_buy(T, S, p):
     """Spec §6.4: returns level * PICK + slot, or -1."""
     mana = S[p, PM_MANA]
     n1 = S[G, G_NM1]
@@ -1035,14 +1072,14 @@ def choose_buy(T, Q, S, p):
     ncand = 0
     for i in range(n1 + n2):
         a = S[MK1, i] if i < n1 else S[MK2, i - n1]
-        if a >= 0 and T[ADV + a, A_COST] <= mana and Q[NEVER_A + p, a] == 0:
+        if a >= 0 and T[ADV + a, A_COST] <= mana and T[QB + NEVER_A + p, a] == 0:
             ncand += 1
     if ncand == 0:
         return -1
-    r0 = Q[p, P_RULE0]
-    for ri in range(Q[p, P_NRULES]):
+    r0 = T[QB + p, P_RULE0]
+    for ri in range(T[QB + p, P_NRULES]):
         rr = r0 + ri
-        tg = Q[rr, RL_TARGET]
+        tg = T[QB + rr, RL_TARGET]
         if tg == RULE_VALE:
             continue
         best = -1
@@ -1050,43 +1087,43 @@ def choose_buy(T, Q, S, p):
         first_a = -1
         for i in range(n1 + n2):
             a = S[MK1, i] if i < n1 else S[MK2, i - n1]
-            if a < 0 or T[ADV + a, A_COST] > mana or Q[NEVER_A + p, a] != 0:
+            if a < 0 or T[ADV + a, A_COST] > mana or T[QB + NEVER_A + p, a] != 0:
                 continue
             if tg == RULE_CARD:
-                if a != Q[rr, RL_ADV]:
+                if a != T[QB + rr, RL_ADV]:
                     continue
-            elif (1 if i < n1 else 2) != Q[rr, RL_LEVEL]:
+            elif (1 if i < n1 else 2) != T[QB + rr, RL_LEVEL]:
                 continue
             if first_a < 0:
                 first_a = a
-            sc = Q[ASCORE + p, a]
+            sc = T[QB + ASCORE + p, a]
             if best < 0 or sc > bsc:
                 best = i
                 bsc = sc
         if best < 0:
             continue
         owned = S[p, ACQ + first_a] if tg == RULE_CARD else 0
-        if rule_holds(Q, rr, mana, S[G, G_ROUND], S[p, PM_VP], owned):
+        if rule_holds(T, rr, mana, S[G, G_ROUND], S[p, PM_VP], owned):
             return PICK + best if best < n1 else 2 * PICK + best - n1
     best = -1
     bsc = 0
     for i in range(n1 + n2):
         a = S[MK1, i] if i < n1 else S[MK2, i - n1]
-        if a < 0 or T[ADV + a, A_COST] > mana or Q[NEVER_A + p, a] != 0:
+        if a < 0 or T[ADV + a, A_COST] > mana or T[QB + NEVER_A + p, a] != 0:
             continue
-        sc = Q[ASCORE + p, a]
+        sc = T[QB + ASCORE + p, a]
         if best < 0 or sc > bsc:
             best = i
             bsc = sc
-    if bsc < Q[p, P_MINSCORE]:
+    if bsc < T[QB + p, P_MINSCORE]:
         return -1
     return PICK + best if best < n1 else 2 * PICK + best - n1
 
 
 @kernel
-def buy(T, Q, S, EV, p):
+def buy(T, S, X, p):
     while S[p, PM_BOUGHT] < T[OPTS, O_MAX_BUYS]:
-        pick = choose_buy(T, Q, S, p)
+        pick = choose_buy(T, S, p)
         if pick < 0:
             break
         level = pick // PICK
@@ -1098,12 +1135,12 @@ def buy(T, Q, S, EV, p):
         S[p, HELD + S[p, NHELD]] = a
         S[p, NHELD] += 1
         S[p, PM_BOUGHT] += 1
-        event(S, EV, EV_BOUGHT, a, 0, 0)
-        acquire(T, Q, S, p, a)
+        event(S, X, EV_BOUGHT, a, 0, 0)
+        acquire(T, S, p, a)
 
 
 @kernel
-def conversions(T, Q, S, p):
+def conversions(T, S, p):
     for i in range(S[p, NLAND]):
         u = S[p, LAND + i]
         if ((S[p, CKM + u] >> K_CONVERT) & 1) == 0:
@@ -1116,8 +1153,8 @@ def conversions(T, Q, S, p):
                 o = A_EFF + EF * e
                 t = T[ADV + a, o + E_TIMING]
                 if T[ADV + a, o + E_KIND] == K_CONVERT and (t == T_DAY or t == T_DAYREP):
-                    convert(T, Q, S, p, ADV + a, o, t == T_DAYREP)
-    for s in range(T[OPTS, O_NSPACE]):
+                    convert(T, S, p, ADV + a, o, t == T_DAYREP)
+    for s in range(T[OPTS, O_NSPACE] if S[p, PM_VFLAGS] & VF_CONVERT else 0):
         if S[p, ON + s] == 0 or T[SPACE + s, SP_KIND] == SP_SMALL:
             continue
         v = VALE + S[G, G_LAYOUT + s]
@@ -1126,12 +1163,12 @@ def conversions(T, Q, S, p):
             t = T[v, o + E_TIMING]
             if T[v, o + E_KIND] == K_CONVERT and (t == T_DAY or t == T_NOD) \
                     and S[p, NOD + s] == 0:
-                if convert(T, Q, S, p, v, o, False) and t == T_NOD:
+                if convert(T, S, p, v, o, False) and t == T_NOD:
                     S[p, NOD + s] = 1
 
 
 @kernel
-def day_card_effects(T, Q, S, R, EV, p):
+def day_card_effects(T, S, X, p):
     """D5: day effects, the Land walked by index as it stands (it may grow)."""
     k = 0
     while k < S[p, NLAND]:
@@ -1153,21 +1190,26 @@ def day_card_effects(T, Q, S, R, EV, p):
                     continue
                 kind = T[ADV + a, o + E_KIND]
                 if ((SIMPLE_MASK >> kind) & 1) == 1:
-                    simple_effect(T, Q, S, p, u, a, e)
+                    simple_effect(T, S, p, u, a, e)
                 elif kind == K_PLAY_ONDECK:
-                    play_ondeck(T, Q, S, R, p, a, e)
+                    play_ondeck(T, S, p, a, e)
                 elif kind == K_REMOVE:
-                    remove_card(T, Q, S, EV, p)
+                    remove_card(T, S, X, p)
                 elif kind == K_SLEEVE_MARKET:
-                    sleeve_market(T, Q, S, EV, p, T[ADV + a, o + E_NEED])
+                    sleeve_market(T, S, X, p, T[ADV + a, o + E_NEED])
         k += 1
 
 
 @kernel
-def day_land_kind(T, Q, S, EV, p, kind):
+def day_land_kind(T, S, X, p, kind):
     """D9 (refresh) and D10 (enchant_discount): for each Land card of a snapshot still in
     the Land, its effects of that kind."""
     nl = S[p, NLAND]
+    any_ = 0
+    for i in range(nl):
+        any_ |= S[p, CKM + S[p, LAND + i]]
+    if ((any_ >> kind) & 1) == 0:
+        return
     for i in range(nl):
         S[LSNAP, i] = S[p, LAND + i]
     for i in range(nl):
@@ -1188,19 +1230,19 @@ def day_land_kind(T, Q, S, EV, p, kind):
                     continue
                 if kind == K_REFRESH:
                     if T[ADV + a, o + E_TIMING] == T_DAY:
-                        refresh(T, Q, S, EV, p)
+                        refresh(T, S, X, p)
                 else:
-                    enchant_pick(T, Q, S, EV, p, T[ADV + a, o + E_AMOUNT],
+                    enchant_pick(T, S, X, p, T[ADV + a, o + E_AMOUNT],
                                  T[ADV + a, o + E_NEED])
 
 
 @kernel
-def day(T, Q, S, R, EV, p):
+def day(T, S, X, p):
     S[G, G_RAINSUP] += S[p, PM_RAIN] + S[p, PM_PLACED]          # D1
     S[p, PM_RAIN] = 0
     S[p, PM_PLACED] = 0
     if S[p, PM_WITHERED] != 0:                                  # D2
-        c = wither_choice(Q, S, p)
+        c = wither_choice(T, S, p)
         S[p, PM_RESTRICT] = c
         S[REC, RC_CHOSEN] = c
     m = 0
@@ -1212,13 +1254,13 @@ def day(T, Q, S, R, EV, p):
         sp += S[p, CSP + u]
         v += S[p, CV + u]
     S[G, G_INDAY] = 1
-    check_growth(T, Q, S, p)                                    # D3
-    S[REC, RC_MGAIN] = gain(T, Q, S, p, MANA, m)                # D4
-    S[REC, RC_SGAIN] = gain(T, Q, S, p, SPIRIT, sp)
-    S[REC, RC_VGAIN] = gain(T, Q, S, p, VP, v)
-    day_card_effects(T, Q, S, R, EV, p)                         # D5
+    check_growth(T, S, p)                                    # D3
+    S[REC, RC_MGAIN] = gain(T, S, p, MANA, m)                # D4
+    S[REC, RC_SGAIN] = gain(T, S, p, SPIRIT, sp)
+    S[REC, RC_VGAIN] = gain(T, S, p, VP, v)
+    day_card_effects(T, S, X, p)                         # D5
     nsp = T[OPTS, O_NSPACE]
-    for s in range(nsp):                                        # D6
+    for s in range(nsp if S[p, PM_VFLAGS] & VF_DAY_GAIN else 0):  # D6
         if S[p, ON + s] == 0 or T[SPACE + s, SP_KIND] == SP_SMALL:
             continue
         vr = VALE + S[G, G_LAYOUT + s]
@@ -1227,11 +1269,11 @@ def day(T, Q, S, R, EV, p):
             t = T[vr, o + E_TIMING]
             if T[vr, o + E_KIND] == K_GAIN and (t == T_DAY or t == T_NOD) \
                     and S[p, NOD + s] == 0:
-                gain(T, Q, S, p, T[vr, o + E_RES], T[vr, o + E_AMOUNT])
+                gain(T, S, p, T[vr, o + E_RES], T[vr, o + E_AMOUNT])
                 if t == T_NOD:
                     S[p, NOD + s] = 1
     while S[p, PM_ENCH] < T[OPTS, O_MAX_ENCH]:                  # D7
-        if not enchant_pick(T, Q, S, EV, p, 0, 99):
+        if not enchant_pick(T, S, X, p, 0, 99):
             break
         S[p, PM_ENCH] += 1
     nc = S[p, NCUBES]                                           # D8
@@ -1245,9 +1287,9 @@ def day(T, Q, S, R, EV, p):
                 if q != p and S[q, TRACK + s] == 1:
                     blocked = True
             if not blocked:
-                move_cube(T, Q, S, EV, p, s)
-    day_land_kind(T, Q, S, EV, p, K_REFRESH)                    # D9
-    for s in range(nsp):
+                move_cube(T, S, X, p, s)
+    day_land_kind(T, S, X, p, K_REFRESH)                    # D9
+    for s in range(nsp if S[p, PM_VFLAGS] & VF_REFRESH else 0):
         if S[p, ON + s] == 0 or T[SPACE + s, SP_KIND] == SP_SMALL:
             continue
         vv = S[G, G_LAYOUT + s]
@@ -1255,10 +1297,10 @@ def day(T, Q, S, R, EV, p):
             o = V_EFF + EF * e
             t = T[VALE + vv, o + E_TIMING]
             if T[VALE + vv, o + E_KIND] == K_REFRESH and (t == T_DAY or t == T_NOD):
-                refresh(T, Q, S, EV, p)
-    day_land_kind(T, Q, S, EV, p, K_ENCH_DISC)                  # D10
-    buy(T, Q, S, EV, p)                                         # D11
-    conversions(T, Q, S, p)                                     # D12
+                refresh(T, S, X, p)
+    day_land_kind(T, S, X, p, K_ENCH_DISC)                  # D10
+    buy(T, S, X, p)                                         # D11
+    conversions(T, S, p)                                     # D12
     S[G, G_INDAY] = 0
     if S[G, G_TRIGGER] < 0 and (S[p, PM_VP] >= T[OPTS, O_END_VP]
                                 or S[p, NCUBES] >= T[OPTS, O_END_CUBES]):
@@ -1271,15 +1313,15 @@ def day(T, Q, S, R, EV, p):
 # Dusk
 # =====================================================================================
 @kernel
-def replace_sleeve(T, Q, S, EV, p):
+def replace_sleeve(T, S, X, p):
     """Mangrove Forest (spec §6.13)."""
     nh = S[p, NHELD]
     if nh == 0:
         return
     k = 0
-    best_sc = Q[ASCORE + p, S[p, HELD]]
+    best_sc = T[QB + ASCORE + p, S[p, HELD]]
     for i in range(1, nh):
-        sc = Q[ASCORE + p, S[p, HELD + i]]
+        sc = T[QB + ASCORE + p, S[p, HELD + i]]
         if sc > best_sc:
             k = i
             best_sc = sc
@@ -1295,7 +1337,7 @@ def replace_sleeve(T, Q, S, EV, p):
         S[p, SLOTS + 4 * u + pos] = -1
         ok = T[ADV + a, A_SUN] == 0 or suns_of(T, S, p, u) == 0
         S[p, SLOTS + 4 * u + pos] = b
-        g = best_sc - Q[ASCORE + p, b]
+        g = best_sc - T[QB + ASCORE + p, b]
         if ok and g > 0 and (bu < 0 or g > bgain):
             bu = u
             bgain = g
@@ -1306,32 +1348,32 @@ def replace_sleeve(T, Q, S, EV, p):
     for i in range(k, nh - 1):
         S[p, HELD + i] = S[p, HELD + i + 1]
     S[p, NHELD] = nh - 1
-    event(S, EV, EV_SLEEVED, a, bu, pos)
+    event(S, X, EV_SLEEVED, a, bu, pos)
 
 
 @kernel
-def dusk(T, Q, S, EV, p):
+def dusk(T, S, X, p):
     if S[p, PM_BOUGHT] > 0:                                     # K1
         S[p, PM_MANA] = 0
     nh = S[p, NHELD]                                            # K2
     if nh > 0:
         # order by (-score, index): insertion sort into SCR[0..nh-1]; SCR[nh + i]: keep
         for i in range(nh):
-            sc = Q[ASCORE + p, S[p, HELD + i]]
+            sc = T[QB + ASCORE + p, S[p, HELD + i]]
             j = i
-            while j > 0 and Q[ASCORE + p, S[p, HELD + S[SCR, j - 1]]] < sc:
+            while j > 0 and T[QB + ASCORE + p, S[p, HELD + S[SCR, j - 1]]] < sc:
                 S[SCR, j] = S[SCR, j - 1]
                 j -= 1
             S[SCR, j] = i
         for j in range(nh):
             k = S[SCR, j]
             a = S[p, HELD + k]
-            u = best_target(T, Q, S, p, a)
+            u = best_target(T, S, p, a)
             if u < 0:
                 S[SCR, nh + k] = 1
             else:
                 S[SCR, nh + k] = 0
-                sleeve(T, Q, S, EV, p, a, u)
+                sleeve(T, S, X, p, a, u)
         n = 0
         for k in range(nh):
             if S[SCR, nh + k] != 0:
@@ -1339,8 +1381,13 @@ def dusk(T, Q, S, EV, p):
                 n += 1
         S[p, NHELD] = n
     nl = S[p, NLAND]                                            # K3
+    tm = 0
     for i in range(nl):
-        S[LSNAP, i] = S[p, LAND + i]
+        u = S[p, LAND + i]
+        S[LSNAP, i] = u
+        tm |= S[p, CTM + u]
+    if ((tm >> T_DUSK) & 1) == 0:
+        nl = 0
     for i in range(nl):
         u = S[LSNAP, i]
         if ((S[p, CTM + u] >> T_DUSK) & 1) == 0:
@@ -1359,14 +1406,19 @@ def dusk(T, Q, S, EV, p):
                     continue
                 kind = T[ADV + a, o + E_KIND]
                 if ((SIMPLE_MASK >> kind) & 1) == 1:
-                    simple_effect(T, Q, S, p, u, a, e)
+                    simple_effect(T, S, p, u, a, e)
                 elif kind == K_CONVERT:
-                    convert(T, Q, S, p, ADV + a, o, False)
+                    convert(T, S, p, ADV + a, o, False)
                 elif kind == K_REPLACE:
-                    replace_sleeve(T, Q, S, EV, p)
+                    replace_sleeve(T, S, X, p)
     nl = S[p, NLAND]                                            # K4
+    km = 0
     for i in range(nl):
-        S[LSNAP, i] = S[p, LAND + i]
+        u = S[p, LAND + i]
+        S[LSNAP, i] = u
+        km |= S[p, CKM + u]
+    if ((km >> K_TO_ONDECK) & 1) == 0:
+        nl = 0
     for i in range(nl):
         u = S[LSNAP, i]
         if ((S[p, CKM + u] >> K_TO_ONDECK) & 1) == 0:
@@ -1400,9 +1452,9 @@ def dusk(T, Q, S, EV, p):
 # setup, the game loop, scoring
 # =====================================================================================
 @kernel
-def setup(T, Q, S, R):
+def setup(T, S):
     n = T[OPTS, O_PLAYERS]
-    start = randbelow(R, n)                                     # draw 1
+    start = game_randbelow(S, n)                                     # draw 1
     S[G, G_START] = start
     for k in range(S.shape[1]):
         S[G, k] = 0 if k < G_LAYOUT or k >= G_ONSP else -1
@@ -1423,8 +1475,8 @@ def setup(T, Q, S, R):
         S[SCR, i] = T[LIST + 3, i]
     for i in range(n2):
         S[SCR, n1 + i] = T[LIST + 4, i]
-    shuffle_row(S, R, SCR, 0, n1)
-    shuffle_row(S, R, SCR, n1, n2)
+    shuffle_row(S, SCR, 0, n1)
+    shuffle_row(S, SCR, n1, n2)
     h1 = 0
     h2 = 0
     nsp = T[OPTS, O_NSPACE]
@@ -1443,7 +1495,7 @@ def setup(T, Q, S, R):
             S[DK + lvl, i] = T[LIST + lvl, i]
         S[G, G_AH + lvl] = 0
         S[G, G_AN + lvl] = ln
-    shuffle_row(S, R, DK, 0, T[OPTS, O_LEN])                    # draw 4
+    shuffle_row(S, DK, 0, T[OPTS, O_LEN])                    # draw 4
     deal = T[OPTS, O_DRUID_DEAL]
     for k in range(n):                                          # seat order
         i = (start + k) % n
@@ -1452,9 +1504,9 @@ def setup(T, Q, S, R):
     for k in range(n):
         i = (start + k) % n
         best = 0
-        bsc = Q[ASCORE + i, S[SCR, deal * i]]
+        bsc = T[QB + ASCORE + i, S[SCR, deal * i]]
         for j in range(1, deal):
-            sc = Q[ASCORE + i, S[SCR, deal * i + j]]
+            sc = T[QB + ASCORE + i, S[SCR, deal * i + j]]
             if sc > bsc:
                 best = j
                 bsc = sc
@@ -1464,9 +1516,9 @@ def setup(T, Q, S, R):
                 S[DK, S[G, G_AN]] = S[SCR, deal * i + j]
                 S[G, G_AN] += 1
     h = S[G, G_AH]
-    shuffle_row(S, R, DK, h, S[G, G_AN] - h)                    # draw 5
-    shuffle_row(S, R, DK + 1, 0, S[G, G_AN + 1])                # draw 6
-    shuffle_row(S, R, DK + 2, 0, S[G, G_AN + 2])                # draw 7
+    shuffle_row(S, DK, h, S[G, G_AN] - h)                    # draw 5
+    shuffle_row(S, DK + 1, 0, S[G, G_AN + 1])                # draw 6
+    shuffle_row(S, DK + 2, 0, S[G, G_AN + 2])                # draw 7
     S[G, G_NM1] = T[OPTS, O_ML1]
     for k in range(T[OPTS, O_ML1]):
         S[MK1, k] = draw_adv(S, 1)
@@ -1488,13 +1540,13 @@ def setup(T, Q, S, R):
             S[i, DECK + u] = u
         S[i, DHEAD] = 0
         S[i, DN] = nc
-        shuffle_row(S, R, i, DECK, nc)
+        shuffle_row(S, i, DECK, nc)
         S[i, PM_MANA] = T[OPTS, O_SEAT_MANA + k]
         S[i, PM_SPIRIT] = T[OPTS, O_SEAT_SPIRIT + k]
 
 
 @kernel
-def turn(T, Q, S, R, EV, p, TR):
+def turn(T, S, X, p):
     S[p, PM_TURNS] += 1
     for k in range(RC_N):
         S[REC, k] = 0
@@ -1502,9 +1554,9 @@ def turn(T, Q, S, R, EV, p, TR):
     S[REC, RC_PLAYER] = p
     S[REC, RC_TURN] = S[p, PM_TURNS]
     S[REC, RC_CHOSEN] = -1
-    night(T, Q, S, R, p)
-    day(T, Q, S, R, EV, p)
-    dusk(T, Q, S, EV, p)
+    night(T, S, p)
+    day(T, S, X, p)
+    dusk(T, S, X, p)
     S[REC, RC_MANA] = S[p, PM_MANA]
     S[REC, RC_SPIRIT] = S[p, PM_SPIRIT]
     S[REC, RC_VP] = S[p, PM_VP]
@@ -1516,12 +1568,12 @@ def turn(T, Q, S, R, EV, p, TR):
     if S[G, G_TRACE] != 0:
         t = S[G, G_TURNIDX]
         for k in range(RC_N):
-            TR[t, k] = S[REC, k]
+            X[t, k] = S[REC, k]
     S[G, G_TURNIDX] += 1
 
 
 @kernel
-def finish(T, Q, S, g, res, share, gout, acq, vales, spaces):
+def finish(T, S, g, res, share, gout, acq, vales, spaces):
     n = T[OPTS, O_PLAYERS]
     na = T[OPTS, O_NADV]
     top = 0
@@ -1625,9 +1677,10 @@ def finish(T, Q, S, g, res, share, gout, acq, vales, spaces):
 
 
 @kernel
-def play_one(T, Q, S, R, EV, TR, trace):
-    setup(T, Q, S, R)
+def play_one(T, S, X, trace, evb):
+    setup(T, S)
     S[G, G_TRACE] = trace
+    S[G, G_EVB] = evb
     n = T[OPTS, O_PLAYERS]
     k = 0
     final_left = -1
@@ -1639,7 +1692,7 @@ def play_one(T, Q, S, R, EV, TR, trace):
             break
         i = (S[G, G_START] + k) % n
         before = S[G, G_TRIGGER]
-        turn(T, Q, S, R, EV, i, TR)
+        turn(T, S, X, i)
         S[G, G_ROUNDS] = rnd
         k += 1
         if final_left >= 0:
@@ -1651,10 +1704,11 @@ def play_one(T, Q, S, R, EV, TR, trace):
 
 
 @kernel
-def play_games(T, Q, S, R, EV, TR, seed, first_game, n_games, trace,
+def play_games(T, S, X, seed, first_game, n_games, trace, evb,
                res, share, gout, acq, vales, spaces):
-    """Games first_game .. first_game + n_games - 1 of master seed ``seed``."""
+    """Games first_game .. first_game + n_games - 1 of master seed ``seed``.  Tracing
+    (one game): X[turn] the turn records, X[evb + i, :EV_W] the events."""
     for g in range(n_games):
-        rng_init(R, seed, first_game + np.uint64(g))
-        play_one(T, Q, S, R, EV, TR, trace)
-        finish(T, Q, S, g, res, share, gout, acq, vales, spaces)
+        rng_init(S[RNG, 0:2].view(np.uint64), seed, first_game + np.uint64(g))
+        play_one(T, S, X, trace, evb)
+        finish(T, S, g, res, share, gout, acq, vales, spaces)

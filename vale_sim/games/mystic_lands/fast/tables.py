@@ -17,6 +17,7 @@ resources, aspects, positions), so the kernels compare integers only::
     T[GROWTH, i]           Rules.market_growth_vp
     T[OPTS, O_*]           sizes and rule options
 
+    (the kernels read both as one array, Q's rows from row QB: ``game_tables``)
     Q[p, P_*]              player p's policy scalars; its rules at rows
                            Q[p, P_RULE0] .. + Q[p, P_NRULES] - 1 (RL_* columns)
     Q[ASCORE + p, a]       spec 6.4 Advance score of a for p's policy
@@ -76,11 +77,14 @@ QF = 5
 V_ROW = 6
 V_TRK = V_ROW + RF * MAX_ROWS
 V_EFF = V_TRK + QF * MAX_TRACK
+V_FLAGS = V_EFF + EF * MAX_EFF                 # VF_* bits: what the Vale does when
+VF_NIGHT_GAIN, VF_DAY_GAIN, VF_REFRESH, VF_CONVERT, VF_NOD = 1, 2, 4, 8, 16
 # Space columns
 SP_KIND, SP_NLINKS, SP_COST, SP_NROWS = range(4)
 SP_LINK = 4
 SP_RW = SP_LINK + MAX_SPACE                    # map reward of row r: SP_RW + 4 r + resource
 SP_ROW = SP_RW + 4 * MAX_ROWS                  # small space rows: SP_ROW + 6 r + R_*
+SP_ADJ = SP_ROW + RF * MAX_ROWS                # bit j: linked to space j
 # Basic card columns
 B_SUN, B_RAIN, B_MANA, B_SPIRIT, B_VP, B_ASPMASK, B_SUNHALF, B_RAINHALF, B_DRUID = range(9)
 
@@ -117,6 +121,9 @@ NEVER_V = NEVER_A + MAX_PLAYERS
 NEVER_SP = NEVER_V + MAX_PLAYERS
 Q_RULES = NEVER_SP + MAX_PLAYERS
 Q_WIDTH = max(MAX_ADV, RL_SMALL + MAX_SPACE, P_NRULES + 1)
+#: the kernels get ONE table: T's rows, then Q's from row QB (a call passes each array
+#: as nine machine words: fewer arrays, cheaper calls)
+QB = T_ROWS
 
 
 class UnsupportedError(ValueError):
@@ -164,7 +171,7 @@ def card_tables(cs: C.CardSet, players: int, rules: Rules) -> np.ndarray:
     check_supported(cs, players, rules)
     lists = [cs.deck_list(0), cs.deck_list(1), cs.deck_list(2),
              cs.vale_deck_list(1), cs.vale_deck_list(2)]
-    width = max(V_EFF + EF * MAX_EFF, SP_ROW + RF * MAX_ROWS, O_N, MAX_CARDS,
+    width = max(V_FLAGS + 1, SP_ADJ + 1, O_N, MAX_CARDS,
                 max(len(x) for x in lists), len(rules.market_growth_vp), 1)
     T = np.full((T_ROWS, width), -1, np.int64)
     for a, adv in enumerate(cs.advances):
@@ -186,7 +193,7 @@ def card_tables(cs: C.CardSet, players: int, rules: Rules) -> np.ndarray:
                 row[A_WLIM] += e.amount
     for v, vale in enumerate(cs.vales):
         row = T[VALE + v]
-        row[:V_EFF] = 0
+        row[:V_FLAGS + 1] = 0
         row[V_LEVEL], row[V_COST], row[V_NROWS] = vale.level, vale.cost, len(vale.rows)
         row[V_NTRACK], row[V_NEFF] = len(vale.track), len(vale.effects)
         row[V_NONACT] = int(any(e.timing != "activation" for e in vale.effects))
@@ -198,9 +205,17 @@ def card_tables(cs: C.CardSet, players: int, rules: Rules) -> np.ndarray:
                                                         int(sq.effect))
         for e_i, e in enumerate(vale.effects):
             row[V_EFF + EF * e_i:V_EFF + EF * (e_i + 1)] = e.code()
+            day_nod = e.timing in ("day", "night_or_day")
+            row[V_FLAGS] |= ((VF_NIGHT_GAIN if e.kind == "gain" and e.timing in
+                              ("night", "night_or_day") else 0)
+                             | (VF_DAY_GAIN if e.kind == "gain" and day_nod else 0)
+                             | (VF_REFRESH if e.kind == "refresh" and day_nod else 0)
+                             | (VF_CONVERT if e.kind == "convert" and day_nod else 0)
+                             | (VF_NOD if e.timing == "night_or_day" else 0))
     for s, sp in enumerate(cs.map.spaces):
         row = T[SPACE + s]
-        row[:SP_ROW + RF * MAX_ROWS] = 0
+        row[:SP_ADJ + 1] = 0
+        row[SP_ADJ] = sum(1 << j for j in sp.links)
         row[SP_KIND] = C.SPACE_KINDS.index(sp.kind)
         row[SP_NLINKS] = len(sp.links)
         row[SP_LINK:SP_LINK + len(sp.links)] = sp.links
@@ -277,3 +292,13 @@ def policy_tables(cs: C.CardSet, pols: list[Policy]) -> np.ndarray:
                                       and sp.name == rule.value)
             row0 += 1
     return Q
+
+
+def game_tables(cs: C.CardSet, players: int, rules: Rules, pols: list[Policy]) -> np.ndarray:
+    """T and Q as one array: Q[x, y] is row QB + x of it."""
+    T = card_tables(cs, players, rules)
+    Q = policy_tables(cs, pols)
+    out = np.full((T.shape[0] + Q.shape[0], max(T.shape[1], Q.shape[1])), -1, np.int64)
+    out[:T.shape[0], :T.shape[1]] = T
+    out[QB:, :Q.shape[1]] = Q
+    return out
