@@ -53,7 +53,7 @@ from .tables import (
     P_PERMILLE, P_RAIN_NEEDED, P_WCHOICE, P_WMANA, P_WSPIRIT, P_WVP, P_MINSCORE, P_WVVP,
     P_WVREW, P_WVEFF, P_WVCOST, P_VMIN, P_CONVERT, P_CONVMANA, P_REMOVE, P_RULE0, P_NRULES,
     CONV_BOUGHT, CONV_NEVER, RL_TARGET, RL_ADV, RL_VALE, RL_LEVEL, RL_COND, RL_SMALL,
-    RULE_CARD, RULE_LEVEL, RULE_VALE, ABSENT, ASCORE, NEVER_A, NEVER_V, NEVER_SP, QB)
+    RULE_CARD, RULE_LEVEL, RULE_VALE, ABSENT, ASCORE, NEVER_A, NEVER_V, NEVER_SP, QB, BUYCOST)
 
 SIMPLE_MASK = (1 << K_GAIN) | (1 << K_GPAL) | (1 << K_GPAC)
 LOW = -(10 ** 9)
@@ -544,24 +544,56 @@ def convert(T, S, p, row, o, repeat):
 # =====================================================================================
 # sleeving
 # =====================================================================================
+@kernel(inline=True)
+def half_suns(T, fg, bg, basic_sun):
+    """Uncovered suns of one half with Advances fg, bg (-1 none) in front of a basic
+    card showing basic_sun there."""
+    total = 0
+    covered = False
+    if fg >= 0:
+        total += T[ADV + fg, A_SUN]
+        covered = T[ADV + fg, A_CLOUD] > 0
+    if bg >= 0:
+        if not covered:
+            total += T[ADV + bg, A_SUN]
+        if T[ADV + bg, A_CLOUD] > 0:
+            covered = True
+    if not covered:
+        total += basic_sun
+    return total
+
+
 @kernel
 def best_target(T, S, p, a):
-    """Spec §6.6: the Land card where a scores best, or -1."""
+    """Spec §6.6: the Land card where a scores best, or -1.  Sleeving changes one
+    half only: the change of uncovered suns is that half's."""
     best = -1
     bsc = 0
     pos = T[ADV + a, A_POS]
-    shade = T[ADV + a, A_SUN] > 0 or T[ADV + a, A_CLOUD] > 0
+    half = pos // 2
+    is_bg = pos % 2 == 1
+    sun_a = T[ADV + a, A_SUN]
+    shade = sun_a > 0 or T[ADV + a, A_CLOUD] > 0
     for i in range(S[p, NLAND]):
         u = S[p, LAND + i]
-        if not can_sleeve(T, S, p, u, a):
-            continue
-        sc = 2 * rain_covered(T, S, p, u, a)
+        o = SLOTS + 4 * u
+        if S[p, o + pos] >= 0 or (sun_a > 0 and S[p, CSUN + u] != 0):
+            continue                                  # can_sleeve
+        fg = S[p, o + 2 * half]
+        bg = S[p, o + 2 * half + 1]
+        b = BASE + T[UID, u]
+        rain = T[b, B_RAIN] if T[b, B_RAINHALF] == half else 0
+        if is_bg:
+            rc = rain if fg < 0 else 0
+        else:
+            rc = rain if bg < 0 else T[ADV + bg, A_RAIN]
+        sc = 2 * rc
         if shade:                                 # a sun or a cloud may change the count
-            before = S[p, CSUN + u]
-            S[p, SLOTS + 4 * u + pos] = a
-            after = suns_of(T, S, p, u)
-            S[p, SLOTS + 4 * u + pos] = -1
-            sc -= 4 * (after - before)
+            bs = T[b, B_SUN] if T[b, B_SUNHALF] == half else 0
+            if is_bg:
+                sc -= 4 * (half_suns(T, fg, a, bs) - half_suns(T, fg, bg, bs))
+            else:
+                sc -= 4 * (half_suns(T, a, bg, bs) - half_suns(T, fg, bg, bs))
         if best < 0 or sc > bsc:
             best = u
             bsc = sc
@@ -1069,13 +1101,6 @@ def choose_buy(T, S, p):
     mana = S[p, PM_MANA]
     n1 = S[G, G_NM1]
     n2 = S[G, G_NM2]
-    ncand = 0
-    for i in range(n1 + n2):
-        a = S[MK1, i] if i < n1 else S[MK2, i - n1]
-        if a >= 0 and T[ADV + a, A_COST] <= mana and T[QB + NEVER_A + p, a] == 0:
-            ncand += 1
-    if ncand == 0:
-        return -1
     r0 = T[QB + p, P_RULE0]
     for ri in range(T[QB + p, P_NRULES]):
         rr = r0 + ri
@@ -1087,7 +1112,7 @@ def choose_buy(T, S, p):
         first_a = -1
         for i in range(n1 + n2):
             a = S[MK1, i] if i < n1 else S[MK2, i - n1]
-            if a < 0 or T[ADV + a, A_COST] > mana or T[QB + NEVER_A + p, a] != 0:
+            if a < 0 or T[QB + BUYCOST + p, a] > mana:
                 continue
             if tg == RULE_CARD:
                 if a != T[QB + rr, RL_ADV]:
@@ -1109,13 +1134,13 @@ def choose_buy(T, S, p):
     bsc = 0
     for i in range(n1 + n2):
         a = S[MK1, i] if i < n1 else S[MK2, i - n1]
-        if a < 0 or T[ADV + a, A_COST] > mana or T[QB + NEVER_A + p, a] != 0:
+        if a < 0 or T[QB + BUYCOST + p, a] > mana:
             continue
         sc = T[QB + ASCORE + p, a]
         if best < 0 or sc > bsc:
             best = i
             bsc = sc
-    if bsc < T[QB + p, P_MINSCORE]:
+    if best < 0 or bsc < T[QB + p, P_MINSCORE]:
         return -1
     return PICK + best if best < n1 else 2 * PICK + best - n1
 
@@ -1455,19 +1480,23 @@ def dusk(T, S, X, p):
 def setup(T, S):
     n = T[OPTS, O_PLAYERS]
     start = game_randbelow(S, n)                                     # draw 1
-    S[G, G_START] = start
-    for k in range(S.shape[1]):
+    for k in range(G_WIDTH):
         S[G, k] = 0 if k < G_LAYOUT or k >= G_ONSP else -1
     S[G, G_START] = start
     S[G, G_TRIGGER] = -1
     S[G, G_RAINSUP] = T[OPTS, O_RAIN_SUPPLY]
-    for q in range(MAX_PLAYERS):
-        for k in range(S.shape[1]):
+    na = T[OPTS, O_NADV]
+    for q in range(n):        # what is read before written (zones are read below counts)
+        for k in range(SLOTS):
             S[q, k] = 0
         S[q, PM_RESTRICT] = -1
         S[q, PM_WILD] = -1
         for k in range(MAX_SPACE):
             S[q, TRACK + k] = -1
+            S[q, NOD + k] = 0
+            S[q, ON + k] = 0
+        for k in range(na):
+            S[q, ACQ + k] = 0
     # Vale layout: draws 2 and 3
     n1 = T[OPTS, O_LEN + 3]
     n2 = T[OPTS, O_LEN + 4]

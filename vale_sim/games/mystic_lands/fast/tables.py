@@ -22,6 +22,7 @@ resources, aspects, positions), so the kernels compare integers only::
                            Q[p, P_RULE0] .. + Q[p, P_NRULES] - 1 (RL_* columns)
     Q[ASCORE + p, a]       spec 6.4 Advance score of a for p's policy
     Q[NEVER_A + p, a], Q[NEVER_V + p, v], Q[NEVER_SP + p, s]   the never list
+    Q[BUYCOST + p, a]      a's cost, or NEVER_COST if p never buys it
 """
 from __future__ import annotations
 
@@ -119,7 +120,9 @@ ASCORE = MAX_PLAYERS
 NEVER_A = ASCORE + MAX_PLAYERS
 NEVER_V = NEVER_A + MAX_PLAYERS
 NEVER_SP = NEVER_V + MAX_PLAYERS
-Q_RULES = NEVER_SP + MAX_PLAYERS
+BUYCOST = NEVER_SP + MAX_PLAYERS
+NEVER_COST = 1 << 40
+Q_RULES = BUYCOST + MAX_PLAYERS
 Q_WIDTH = max(MAX_ADV, RL_SMALL + MAX_SPACE, P_NRULES + 1)
 #: the kernels get ONE table: T's rows, then Q's from row QB (a call passes each array
 #: as nine machine words: fewer arrays, cheaper calls)
@@ -274,6 +277,7 @@ def policy_tables(cs: C.CardSet, pols: list[Policy]) -> np.ndarray:
         for a, adv in enumerate(cs.advances):
             Q[ASCORE + p, a] = advance_score(cs, pol, a)
             Q[NEVER_A + p, a] = int(adv.name in pol.never)
+            Q[BUYCOST + p, a] = NEVER_COST if adv.name in pol.never else adv.cost
         for v, vale in enumerate(cs.vales):
             Q[NEVER_V + p, v] = int(vale.name in pol.never)
         for s, sp in enumerate(cs.map.spaces):
