@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vale_sim.fast.jit import kernel
+from vale_sim.fast.jit import COMPILE_NOTICE, kernel
 from vale_sim.fast.rng import (GOLDEN, ONE, S32, SMALL_LIMIT, SMALL_N, SMALL_RECIP, mix,
                                randbelow, rng_init)
 
@@ -54,6 +54,9 @@ from .tables import (
     P_WVREW, P_WVEFF, P_WVCOST, P_VMIN, P_CONVERT, P_CONVMANA, P_REMOVE, P_RULE0, P_NRULES,
     CONV_BOUGHT, CONV_NEVER, RL_TARGET, RL_ADV, RL_VALE, RL_LEVEL, RL_COND, RL_SMALL,
     RULE_CARD, RULE_LEVEL, RULE_VALE, ABSENT, ASCORE, NEVER_A, NEVER_V, NEVER_SP, QB, BUYCOST)
+
+# the first compilation says so on stderr (typical seconds on one core)
+COMPILE_NOTICE.setdefault(__name__, ("Mystic Lands fast engine", 30))
 
 SIMPLE_MASK = (1 << K_GAIN) | (1 << K_GPAL) | (1 << K_GPAC)
 LOW = -(10 ** 9)
