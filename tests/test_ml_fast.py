@@ -2,7 +2,8 @@
 
 Hypothesis builds valid inputs directly: card sets (the bundled set with random
 icons, copies, costs and up to three random effects of every kind and timing on
-Advances and Vales, activation tracks included), random policies (weights, modes,
+Advances and Vales, activation tracks included), random connected Vale maps
+(spaces of every kind, links, map rewards, small spaces), random policies (weights, modes,
 buy rules of every target and condition, never lists), random rule options and
 2-4 players.  The two engines must give identical records; a failure names the
 first differing turn and field.  Then: the results frame equals the reference's,
@@ -81,9 +82,47 @@ def random_effect(draw, choices) -> C.Effect:
 
 
 @st.composite
+def vale_maps(draw):
+    """A connected random map: a start, 1-5 I spaces, 0-4 II spaces, 0-3 small spaces,
+    a random spanning tree plus extra links, random map rewards."""
+    kinds = ["start"] + ["I"] * draw(st.integers(1, 5)) + ["II"] * draw(st.integers(0, 4)) \
+        + ["small"] * draw(st.integers(0, 3))
+    order = draw(st.permutations(range(len(kinds))))
+    kinds = [kinds[i] for i in order]
+    n = len(kinds)
+    links = [set() for _ in range(n)]
+    for j in range(1, n):                       # a spanning tree: j links to an earlier space
+        i = draw(st.integers(0, j - 1))
+        links[i].add(j)
+        links[j].add(i)
+    for _ in range(draw(st.integers(0, n))):
+        i, j = draw(st.integers(0, n - 1)), draw(st.integers(0, n - 1))
+        if i != j:
+            links[i].add(j)
+            links[j].add(i)
+    reward = st.tuples(*[st.integers(0, 2)] * 4)
+    spaces = []
+    for i, kind in enumerate(kinds):
+        rewards = () if kind == "start" else tuple(sorted(
+            {draw(st.integers(0, 3)): draw(reward) for _ in range(draw(st.integers(0, 2)))}.items()))
+        extra = {}
+        if kind == "small":
+            rows = tuple(C.Row(vp=draw(st.integers(0, 3)), mana=draw(st.integers(0, 1)),
+                               spirit=draw(st.integers(0, 1)), gain_vp=draw(st.integers(0, 1)),
+                               rain=draw(st.integers(0, 1)))
+                         for _ in range(draw(st.integers(1, 3))))
+            extra = dict(name=draw(st.sampled_from(["Spring", "Shrine", "Well"])),
+                         cost=draw(st.integers(0, 3)), rows=rows)
+        spaces.append(C.Space(id=f"s{i}", kind=kind, links=tuple(sorted(links[i])),
+                              rewards=rewards, **extra))
+    return C.ValeMap(name="random", spaces=tuple(spaces), start=kinds.index("start"))
+
+
+@st.composite
 def card_sets(draw):
     if draw(st.integers(0, 3)) == 0:
         return CS
+    vmap = draw(vale_maps()) if draw(st.booleans()) else CS.map
     advs = []
     for a in CS.advances:
         ic = dataclasses.replace(
@@ -111,7 +150,7 @@ def card_sets(draw):
                 effects = effects[:2] + (C.Effect("activation", "refresh"),)
         vales.append(dataclasses.replace(v, cost=draw(st.integers(0, 6)), effects=effects,
                                          copies=draw(st.integers(1, 2))))
-    return dataclasses.replace(CS, advances=tuple(advs), vales=tuple(vales))
+    return dataclasses.replace(CS, advances=tuple(advs), vales=tuple(vales), map=vmap)
 
 
 @st.composite
