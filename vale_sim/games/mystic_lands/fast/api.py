@@ -20,8 +20,8 @@ from ..policy import policies_for
 from ..records import OWN_COLUMNS, GameRecord, PlayerResult, TurnRecord
 from ..rules import Rules
 from . import engine as E
-from .tables import (MAX_CARDS, MAX_SPACE, O_MAX_BUYS, O_MAX_ROUNDS, O_NADV, O_NSPACE,
-                     O_NVALE, O_PLAYERS, OPTS, O_LEN, O_HELD_CAP, game_tables)
+from .tables import (MAX_CARDS, MAX_SPACE, O_LEN, O_MAX_BUYS, O_MAX_ROUNDS, O_NADV,
+                     O_NVALE, O_PLAYERS, OPTS, game_tables)
 
 MASK = (1 << 64) - 1
 
@@ -65,8 +65,10 @@ def simulate(cs, players: int, seed: int, n_games: int, policies=None,
     spaces = np.zeros((n_games, P, MAX_SPACE), np.int64)
     if trace:          # X: turn records, then from row evb the events (turn, kind, x, y, z)
         evb = _max_turns(T)
-        n_ev = (2 * int(T[OPTS, O_MAX_BUYS]) + 2) * evb + int(T[OPTS, O_HELD_CAP]) \
-            + int(T[OPTS, O_LEN + 1]) + int(T[OPTS, O_LEN + 2]) + P * (2 * MAX_CARDS + MAX_SPACE)
+        # bought <= max_buys a turn; sleeved <= 2 x bought + Market cards (Satyr Home);
+        # enchanted <= a cube per space and player; removed <= the cards
+        n_ev = (3 * int(T[OPTS, O_MAX_BUYS]) + 1) * evb + int(T[OPTS, O_LEN + 1]) \
+            + int(T[OPTS, O_LEN + 2]) + P * (MAX_CARDS + MAX_SPACE) + 16
     else:
         evb, n_ev = 1, 1
     X = np.zeros((evb + n_ev, E.RC_N), np.int64)
@@ -185,6 +187,9 @@ def run_fast(cs, players: int, seed: int, n_games: int, policies=None,
     """Games first_game .. first_game+n_games-1 as the results frame (Game.run_fast)."""
     cs = C.load_card_set(cs)
     pols = policies_for(players, policies)
+    if n_games == 0:
+        from ..records import results_frame
+        return results_frame([], cs)
     out = simulate(cs, players, seed, n_games, pols, rules, first_game=first_game)
     return frame(out, cs, pols)
 

@@ -3,9 +3,10 @@
 
 docs/mystic-lands-engine-spec.md is the contract: the same random draws in the
 same order, the same state changes, the same integer decisions with the same
-tie-breaks.  Every kernel takes the tables ``T``, ``Q`` (``tables``), the state
-``S`` (layout below), the random stream ``R`` (``vale_sim.fast.rng``) and the
-event array ``X`` (turn-record tuples, written only when tracing).
+tie-breaks.  Every kernel takes the table ``T`` (card set, rules and, from row
+QB, the policies: ``tables``), the state ``S`` (layout below) and, where a turn
+record tuple may grow, ``X`` (turn records and events, written only when tracing
+one game).  Few arrays: a call passes each as nine machine words.
 
 State ``S`` (int64, -1 = none)::
 
@@ -22,6 +23,7 @@ State ``S`` (int64, -1 = none)::
     row REC        the TurnRecord being built (RC_*)
     rows LSNAP, CSNAP, CAND, STK, SCR   scratch: a Land snapshot, a cube snapshot,
                    enchant candidates, the activation stack, setup lists
+    row RNG        the game's random stream (vale_sim.fast.rng's uint64 key, draws)
 """
 from __future__ import annotations
 
@@ -35,10 +37,10 @@ from .tables import (
     ADV, VALE, SPACE, BASE, UID, LIST, GROWTH, OPTS, EF, MAX_CARDS, MAX_SPACE, MAX_ROWS,
     MAX_ADV, MAX_PLAYERS, MAX_TRACK,
     A_COST, A_POS, A_SUN, A_CLOUD, A_RAIN, A_MANA, A_SPIRIT, A_VP, A_ENDVP, A_NEFF, A_TMASK,
-    A_KMASK, A_WLIM, A_ASPMASK, A_EFF, A_LEVEL,
+    A_KMASK, A_WLIM, A_ASPMASK, A_EFF,
     V_COST, V_NROWS, V_NTRACK, V_NEFF, V_NONACT, V_ROW, V_TRK, V_EFF, RF, QF,
     R_VP, R_MANA, R_SPIRIT, R_GVP, R_RAIN, R_ACT, Q_MANA, Q_SPIRIT, Q_VP, Q_RAIN, Q_EFFECT,
-    SP_KIND, SP_NLINKS, SP_COST, SP_NROWS, SP_LINK, SP_RW, SP_ROW, SP_START, SP_I, SP_II,
+    SP_KIND, SP_COST, SP_NROWS, SP_RW, SP_ROW, SP_START, SP_I, SP_II,
     SP_SMALL, SP_ADJ, V_FLAGS, VF_NIGHT_GAIN, VF_DAY_GAIN, VF_REFRESH, VF_CONVERT, VF_NOD,
     B_SUN, B_RAIN, B_MANA, B_SPIRIT, B_VP, B_ASPMASK, B_SUNHALF, B_RAINHALF,
     E_TIMING, E_KIND, E_AMOUNT, E_RES, E_ASP, E_NEED, E_PAY, E_COST, E_PER,
@@ -46,7 +48,7 @@ from .tables import (
     K_GAIN, K_GPAL, K_GPAC, K_CONVERT, K_PLAY_ONDECK, K_TO_ONDECK, K_SWAP_ONDECK, K_REFRESH,
     K_ENCH_DISC, K_REPLACE, K_REMOVE, K_SLEEVE_MARKET, K_VP_PER_SUN,
     MANA, SPIRIT, VP, RAIN,
-    O_PLAYERS, O_NADV, O_NVALE, O_NSPACE, O_MAPSTART, O_NCARDS, O_DRUID_BASE, O_WITHER,
+    O_PLAYERS, O_NADV, O_NSPACE, O_MAPSTART, O_NCARDS, O_DRUID_BASE, O_WITHER,
     O_RAIN_SUPPLY, O_MAX_BUYS, O_MAX_ENCH, O_ML1, O_ML2, O_NGROWTH, O_END_VP, O_END_CUBES,
     O_END_BONUS, O_HELD_END, O_MAX_ROUNDS, O_CUBES, O_DRUID_DEAL, O_LEN, O_SEAT_MANA,
     O_SEAT_SPIRIT, O_HELD_CAP,
@@ -249,18 +251,12 @@ def rain_covered(T, S, p, u, a):
 
 
 @kernel(inline=True)
-def can_sleeve(T, S, p, u, a):
-    if S[p, SLOTS + 4 * u + T[ADV + a, A_POS]] >= 0:
-        return False
-    return T[ADV + a, A_SUN] == 0 or S[p, CSUN + u] == 0
-
-
-@kernel(inline=True)
 def event(S, X, kind, x, y, z):
     if S[G, G_TRACE] != 0:
-        i = S[G, G_NEV]
-        S[G, G_NEV] = i + 1
-        i += S[G, G_EVB]
+        i = S[G, G_NEV] + S[G, G_EVB]
+        if i >= X.shape[0]:                   # cannot happen (api sizes X); never overrun
+            return
+        S[G, G_NEV] += 1
         X[i, 0] = S[G, G_TURNIDX]
         X[i, 1] = kind
         X[i, 2] = x
