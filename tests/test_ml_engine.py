@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from vale_sim.games import RESULT_COLUMNS, get_game
 from vale_sim.games.mystic_lands import GAME, render_play
 from vale_sim.games.mystic_lands import cards as C
-from vale_sim.games.mystic_lands.policy import Policy
+from vale_sim.games.mystic_lands.policy import BuyRule, Policy
 from vale_sim.games.mystic_lands.reference import cardmath as M
 from vale_sim.games.mystic_lands.reference.game import MysticLandsGame
 from vale_sim.games.mystic_lands.rules import Rules
@@ -169,8 +169,19 @@ def random_card_set(data) -> C.CardSet:
     return dataclasses.replace(CS, advances=tuple(advs), vales=tuple(vales))
 
 
+NAMES = sorted({a.name for a in CS.advances if a.level} | {v.name for v in CS.vales})
+buy_rules = st.one_of(
+    st.builds(BuyRule, target=st.just("card"), value=st.sampled_from(NAMES),
+              round_at_most=st.none() | st.integers(1, 10),
+              owned_at_most=st.none() | st.integers(0, 2)),
+    st.builds(BuyRule, target=st.just("level"), value=st.sampled_from(("1", "2")),
+              mana_at_least=st.none() | st.integers(0, 8)),
+    st.builds(BuyRule, target=st.just("vale"), value=st.just("best"),
+              vp_at_most=st.none() | st.integers(0, 20)))
+
 policies = st.builds(
-    Policy, name=st.just("random"), rest_risk_permille=st.integers(0, 1000),
+    Policy, name=st.just("random"), rules=st.lists(buy_rules, max_size=3).map(tuple),
+    never=st.lists(st.sampled_from(NAMES), max_size=2).map(tuple), rest_risk_permille=st.integers(0, 1000),
     rain=st.sampled_from(("needed", "never")),
     wither_choice=st.sampled_from(("best", "mana", "spirit", "vp")),
     w_mana=st.integers(-3, 6), w_spirit=st.integers(-3, 6), w_vp=st.integers(-3, 6),
@@ -199,3 +210,30 @@ def test_invariants_after_every_turn(data, players, seed, pols, rain_supply, wit
     for p in g.players:
         for card in p.cards:
             assert M.exposed_suns(cs, card) <= M.all_suns(cs, card)
+
+
+def test_cautious_never_withers_and_greedy_overgrows():
+    cautious = [GAME.play_reference(CS, 3, 21, i, ["cautious"], log=False) for i in range(4)]
+    assert sum(t.withered for r in cautious for t in r.turns) == 0
+    greedy = [GAME.play_reference(CS, 3, 21, i, ["greedy"], log=False) for i in range(4)]
+    assert sum(t.overgrows for r in greedy for t in r.turns) > 0
+    assert sum(t.withered for r in greedy for t in r.turns) > 0
+
+
+# Pinned games: a change of any turn or result of these games is a change of the engine
+# (or of the bundled set) and needs a reason.  To see the new digests after an intended
+# change, print golden_digest(...) for each case below.
+GOLDEN = {(2, 1, 0): "4ec3ae74f9ce2a02", (3, 2, 1): "4551ce14723432e4",
+          (4, 1, 0): "cba5f5b0c42b6f77"}
+
+
+def golden_digest(players: int, seed: int, game: int) -> str:
+    import hashlib
+    d = GAME.play_reference(CS, players, seed, game, log=False).to_dict()
+    d.pop("log")
+    return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("case", sorted(GOLDEN))
+def test_pinned_games(case):
+    assert golden_digest(*case) == GOLDEN[case]

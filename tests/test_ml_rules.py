@@ -463,3 +463,43 @@ def test_every_interpretation_is_a_section_of_the_rules_doc():
                  "Sun Parrot", "Sun Priestess", "Turtle Nesting Ground", "Grasping Vines",
                  "Great Table", "Satyr Home", "Sunlight Valley", "Spirit Cave"):
         assert re.search(rf"^\* \*\*[^*]*{name}", doc, re.M), name
+
+
+def test_the_x_table_quotes_the_bundled_set_and_rules():
+    doc = " ".join((ROOT / "docs" / "mystic-lands-rules.md").read_text().split())
+    assert f"| {len(CS.deck_list(1))} level 1, {len(CS.deck_list(2))} level 2 (estimate) |" in doc
+    assert f"| {len(CS.vale_deck_list(1))} level 1, {len(CS.vale_deck_list(2))} level 2 (estimate) |" in doc
+    assert f"| {len(CS.deck_list(0))} (estimate; 2 per player are dealt) |" in doc
+    r = Rules()
+    assert f"| {r.rain_supply} (estimate, M3) |" in doc
+    assert f"| {r.market_l1}, {r.market_l2}, {r.market_dual} (manual) |" in doc
+    assert f"| {r.end_vp}, {r.end_cubes}, {r.end_bonus} (manual) |" in doc
+    assert f"| {r.cubes} (manual) |" in doc and f"| {r.wither_suns} (manual) |" in doc
+
+
+def test_rule_options_from_a_table():
+    from vale_sim.games.mystic_lands.rules import rules_from
+    r = rules_from({"rain_supply": 8, "market_growth_vp": [4, 12], "held_end_vp": False})
+    assert r.rain_supply == 8 and r.market_growth_vp == (4, 12) and not r.held_end_vp
+    for bad, expect in [({"rain_suply": 3}, "unknown rule option 'rain_suply'"),
+                        ({"end_vp": "25"}, "end_vp must be an integer"),
+                        ({"cubes": -1}, "cubes must be >= 0"),
+                        ({"market_growth_vp": [5]}, "one VP value per dual slot")]:
+        with pytest.raises(ValueError, match=expect) as e:
+            rules_from(bad, "my.toml")
+        assert str(e.value).startswith("my.toml: ") and "\n" not in str(e.value)
+
+
+def test_small_spaces_need_an_adjacent_vale_with_your_cube(tmp_path):
+    text = (Path(C.__file__).parent / "data" / "maps" / "gateway-vale.toml").read_text()
+    text = text.replace('links = ["I-2", "I-3"]', 'links = ["I-2", "I-3", "spring"]')
+    (tmp_path / "m.toml").write_text(text)
+    cs = dataclasses.replace(CS, map=C.load_map(tmp_path / "m.toml"))
+    g = new_game(cs=cs)
+    p = g.players[0]
+    spring = next(i for i, s in enumerate(cs.map.spaces) if s.id == "spring")
+    i1 = next(i for i, s in enumerate(cs.map.spaces) if s.id == "I-1")
+    assert spring not in {x[0] for x in g.legal_spots(p)}      # linked to the start only
+    g.place_vale(i1, CS.vale_id("Fox Den"))
+    g.enchant(p, i1, 0, 0, g._rec)
+    assert spring in {x[0] for x in g.legal_spots(p)}

@@ -815,11 +815,11 @@ def validate_playable(cs: CardSet, players: int, rules=None) -> None:
     f = cs.path or cs.name
     if not 2 <= players <= 4:
         raise CardSetError(f, "card set", None, f"{players} players", "Mystic Lands plays 2-4")
-    have = len(cs.deck_list(0))
-    if have < 2 * players:
+    have, deal = len(cs.deck_list(0)), rules.druid_deal
+    if have < deal * players:
         raise CardSetError(f, "card set", "druid",
-                           f"{have} Druid Advances cannot deal 2 to each of {players} players",
-                           f"add at least {2 * players - have} more")
+                           f"{have} Druid Advances cannot deal {deal} to each of {players} players",
+                           f"add at least {deal * players - have} more")
     for lvl, slots in ((1, rules.market_l1), (2, rules.market_l2)):
         have = len(cs.deck_list(lvl))
         if have < slots:

@@ -46,8 +46,33 @@ class Rules:
         if self.market_dual > self.market_l1 or len(self.market_growth_vp) != self.market_dual:
             raise ValueError("rules: market_growth_vp needs one VP value per dual slot "
                              "(market_dual <= market_l1)")
-        if self.wither_suns < 1 or self.max_rounds < 1:
-            raise ValueError("rules: wither_suns and max_rounds must be at least 1")
+        if self.wither_suns < 1 or self.max_rounds < 1 or self.druid_deal < 1:
+            raise ValueError("rules: wither_suns, max_rounds and druid_deal must be at least 1")
+
+
+def rules_from(options: dict | None = None, where: str = "rules") -> Rules:
+    """Rules from a mapping of option -> value (e.g. a TOML table); an unknown option
+    or a bad value is a one-line ValueError naming ``where`` and the fix."""
+    names = [f.name for f in fields(Rules)]
+    opts = dict(options or {})
+    for k, v in opts.items():
+        if k not in names:
+            raise ValueError(f"{where}: unknown rule option {k!r} (known: {', '.join(names)})")
+        default = getattr(Rules(), k)
+        if isinstance(default, tuple):
+            if not isinstance(v, (list, tuple)) or not all(
+                    isinstance(x, int) and not isinstance(x, bool) for x in v):
+                raise ValueError(f"{where}: {k} must be a list of integers, got {v!r}")
+            opts[k] = tuple(v)
+        elif isinstance(default, bool):
+            if not isinstance(v, bool):
+                raise ValueError(f"{where}: {k} must be true or false, got {v!r}")
+        elif isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError(f"{where}: {k} must be an integer, got {v!r}")
+    try:
+        return Rules(**opts)
+    except ValueError as e:
+        raise ValueError(f"{where}: {str(e).removeprefix('rules: ')}") from None
 
 
 #: key -> (name, summary).  Every name is a section of docs/mystic-lands-rules.md.

@@ -537,8 +537,9 @@ class MysticLandsGame:
         for s, sp in enumerate(self.cs.map.spaces):
             if sp.kind == "start" or s in mine:
                 continue
-            if not any(j == self.cs.map.start or j in mine for j in sp.links):
-                continue
+            if not any((j == self.cs.map.start and sp.kind != "small") or j in mine
+                       for j in sp.links):
+                continue                                            # §6.2: no path
             others = sum(1 for q in self.on_space[s] if q != p.index)
             cost = max(0, self.space_cost(s) - others)
             for r in range(len(self.space_rows(s))):
