@@ -278,7 +278,7 @@ def test_bench_reports_the_keys_of_vale_sim_bench(capsys):
 
 
 def test_refuses_what_it_cannot_replay():
-    with pytest.raises(UnsupportedError, match="druid_deal=5 cannot deal 2 players") as e:
+    with pytest.raises(ValueError, match="cannot deal 5 to each of 2 players") as e:
         run_fast(CS, 2, 0, 1, rules=Rules(druid_deal=5))
     assert "\n" not in str(e.value)
     endless = dataclasses.replace(CS, advances=tuple(

@@ -795,8 +795,11 @@ def choose_enchant(T, S, p, discount, max_printed):
     for s in range(nsp):
         if T[SPACE + s, SP_KIND] == SP_START or S[p, ON + s] != 0:
             continue
-        if (T[SPACE + s, SP_ADJ] & (S[p, PM_ONMASK] | (1 << start))) == 0:
-            continue                          # not linked to the start or a cube of p
+        reach = S[p, PM_ONMASK]               # linked to a cube of p, or to the start
+        if T[SPACE + s, SP_KIND] != SP_SMALL:   # (small spaces: not from the start)
+            reach |= 1 << start
+        if (T[SPACE + s, SP_ADJ] & reach) == 0:
+            continue
         printed = space_cost(T, S, s)
         cost = printed - S[G, G_ONSP + s]
         if cost < 0:

@@ -143,13 +143,9 @@ def _mask(icons) -> int:
     return m
 
 
-def check_supported(cs: C.CardSet, players: int, rules: Rules) -> None:
+def check_supported(cs: C.CardSet) -> None:
     """Refuse (one line) what the reference engine itself cannot play to an end."""
     where = cs.path or cs.name
-    if rules.druid_deal < 1 or rules.druid_deal * players > len(cs.deck_list(0)):
-        raise UnsupportedError(f"{where}: rules druid_deal={rules.druid_deal} cannot deal "
-                               f"{players} players from {len(cs.deck_list(0))} Druid Advances "
-                               "(use 1..%d)" % (len(cs.deck_list(0)) // players))
     for a in cs.advances:
         for e in a.effects:
             if e.kind == "sleeve_market" and e.need not in (1, 2):
@@ -171,7 +167,7 @@ def held_cap(rules: Rules) -> int:
 
 
 def card_tables(cs: C.CardSet, players: int, rules: Rules) -> np.ndarray:
-    check_supported(cs, players, rules)
+    check_supported(cs)
     lists = [cs.deck_list(0), cs.deck_list(1), cs.deck_list(2),
              cs.vale_deck_list(1), cs.vale_deck_list(2)]
     width = max(V_FLAGS + 1, SP_ADJ + 1, O_N, MAX_CARDS,
