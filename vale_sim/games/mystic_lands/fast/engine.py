@@ -94,7 +94,9 @@ HELD = ACQ + MAX_ADV
 G_LAYOUT = 32
 G_OWNER = G_LAYOUT + MAX_SPACE        # + MAX_ROWS s + r
 G_ONSP = G_OWNER + MAX_ROWS * MAX_SPACE
-G_WIDTH = G_ONSP + MAX_SPACE
+G_SPNR = G_ONSP + MAX_SPACE           # per space of this game's layout: rows, printed cost
+G_SPCOST = G_SPNR + MAX_SPACE
+G_WIDTH = G_SPCOST + MAX_SPACE
 # -- rows -----------------------------------------------------------------------------
 G = MAX_PLAYERS
 DK = G + 1
@@ -107,7 +109,10 @@ CAND = CSNAP + 1
 STK = CAND + 1
 SCR = STK + 1
 RNG = SCR + 1                     # the random stream: (key, draws) as int64 bits
-N_ROWS = RNG + 1
+SPOT = RNG + 1                    # rows SPOT + p: spot scores of this game's layout
+N_ROWS = SPOT + MAX_PLAYERS
+SP_NEVER = MAX_ROWS * MAX_SPACE   # SPOT row: score without cost at MAX_ROWS s + r, then
+#                                   at SP_NEVER + s 1 if p's policy never enchants s
 # -- the TurnRecord row ------------------------------------------------------------
 (RC_ROUND, RC_PLAYER, RC_TURN, RC_GROWS, RC_OVERGROWS, RC_WITHERED, RC_OOC, RC_RAIN_PLACED,
  RC_CHOSEN, RC_MGAIN, RC_SGAIN, RC_VGAIN, RC_GROWTHS, RC_TRIGGERED, RC_MANA, RC_SPIRIT,
@@ -760,8 +765,9 @@ def vale_effect(T, S, X, p, v, e):
         vale_effect_flat(T, S, X, p, v, e)
 
 
-@kernel(inline=True)
-def spot_score(T, S, p, s, r, cost):
+@kernel
+def spot_static(T, S, p, s, r):
+    """Spec §6.5 spot score without its cost term (fixed for a game's layout)."""
     row_vp = row_field(T, S, s, r, R_VP)
     m = row_field(T, S, s, r, R_MANA) + T[SPACE + s, SP_RW + 4 * r]
     sp = row_field(T, S, s, r, R_SPIRIT) + T[SPACE + s, SP_RW + 4 * r + 1]
@@ -772,7 +778,12 @@ def spot_score(T, S, p, s, r, cost):
         if row_field(T, S, s, r, R_ACT) != 0 or T[VALE + S[G, G_LAYOUT + s], V_NONACT] != 0:
             eff = 1
     return (T[QB + p, P_WVVP] * row_vp + T[QB + p, P_WVREW] * (2 * m + 2 * sp + 3 * v + rn)
-            + T[QB + p, P_WVEFF] * eff + T[QB + p, P_WVCOST] * cost)
+            + T[QB + p, P_WVEFF] * eff)
+
+
+@kernel(inline=True)
+def spot_score(T, S, p, s, r, cost):
+    return S[SPOT + p, MAX_ROWS * s + r] + T[QB + p, P_WVCOST] * cost
 
 
 @kernel(inline=True)
@@ -800,7 +811,7 @@ def choose_enchant(T, S, p, discount, max_printed):
             reach |= 1 << start
         if (T[SPACE + s, SP_ADJ] & reach) == 0:
             continue
-        printed = space_cost(T, S, s)
+        printed = S[G, G_SPCOST + s]
         cost = printed - S[G, G_ONSP + s]
         if cost < 0:
             cost = 0
@@ -812,12 +823,9 @@ def choose_enchant(T, S, p, discount, max_printed):
                 cost = 0
         if cost > S[p, PM_SPIRIT]:
             continue
-        if T[SPACE + s, SP_KIND] == SP_SMALL:
-            if T[QB + NEVER_SP + p, s] != 0:
-                continue
-        elif T[QB + NEVER_V + p, S[G, G_LAYOUT + s]] != 0:
+        if S[SPOT + p, SP_NEVER + s] != 0:
             continue
-        for r in range(space_nrows(T, S, s)):
+        for r in range(S[G, G_SPNR + s]):
             if S[G, G_OWNER + MAX_ROWS * s + r] < 0:
                 o = 4 + 4 * n
                 S[CAND, o] = s
@@ -1519,6 +1527,19 @@ def setup(T, S):
         elif kd == SP_II:
             S[G, G_LAYOUT + s] = S[SCR, n1 + h2]
             h2 += 1
+    for s in range(nsp):                                        # spots of this layout
+        if T[SPACE + s, SP_KIND] == SP_START:
+            continue
+        nr = space_nrows(T, S, s)
+        S[G, G_SPNR + s] = nr
+        S[G, G_SPCOST + s] = space_cost(T, S, s)
+        for q in range(n):
+            if T[SPACE + s, SP_KIND] == SP_SMALL:
+                S[SPOT + q, SP_NEVER + s] = T[QB + NEVER_SP + q, s]
+            else:
+                S[SPOT + q, SP_NEVER + s] = T[QB + NEVER_V + q, S[G, G_LAYOUT + s]]
+            for r in range(nr):
+                S[SPOT + q, MAX_ROWS * s + r] = spot_static(T, S, q, s, r)
     # Advance decks
     for lvl in range(3):
         ln = T[OPTS, O_LEN + lvl]
