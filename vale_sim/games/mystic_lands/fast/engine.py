@@ -11,8 +11,8 @@ one game).  Few arrays: a call passes each as nine machine words.
 State ``S`` (int64, -1 = none)::
 
     row p < 4      player p: scalars PM_*, then per card uid u its four slots
-                   (SLOTS + 4 u + position) and a cache of what it shows (C*_ + u,
-                   rebuilt by ``refresh_card`` whenever a slot changes), the deck
+                   (CARD + CW u + position) and a cache of what it shows (F_* fields
+                   after them, rebuilt by ``refresh_card`` whenever a slot changes), the deck
                    (DECK + i, i in DHEAD..DN-1, DECK + DHEAD the on-deck card), the
                    Discard, the Land, cubes (CUBE + 2 i: space, row), per space its
                    track position (TRACK, -1 no activation cube), night_or_day used
@@ -69,17 +69,12 @@ PICK = 1 << 24                        # choose_buy: level * PICK + slot
  PM_BOUGHT, PM_ENCH, PM_WITHERS, PM_TURNS, PM_MTOT, PM_STOT, PM_BONUS, PM_DRUID, PM_SEAT,
  DHEAD, DN, NDISC, NLAND, NHELD, NCUBES, PM_ONMASK, PM_VFLAGS) = range(25)
 # PM_ONMASK: bit s = a cube on space s; PM_VFLAGS: OR of V_FLAGS of those Vales
-SLOTS = 32
-CSUN = SLOTS + 4 * MAX_CARDS          # uncovered suns
-CM = CSUN + MAX_CARDS                 # left-edge mana, spirit, VP
-CSP = CM + MAX_CARDS
-CV = CSP + MAX_CARDS
-CASP = CV + MAX_CARDS                 # aspect bits 0..3, bit 4 a wild icon
-CTM = CASP + MAX_CARDS                # OR of its Advances' effect timing bits
-CKM = CTM + MAX_CARDS                 # OR of effect kind bits
-CNADV = CKM + MAX_CARDS               # Advances on it
-CWLIM = CNADV + MAX_CARDS             # Σ wither_limit amounts
-DECK = CWLIM + MAX_CARDS
+CARD = 32                             # card u: fields CARD + CW u + f, together for
+CW = 16                               # locality: its slots (f = 0..3), then what it shows:
+(F_SUN, F_M, F_SP, F_V, F_ASP, F_TM, F_KM, F_NADV, F_WLIM) = range(4, 13)
+# uncovered suns, left-edge mana, spirit and VP, aspect bits 0..3 (bit 4: a wild icon), the
+# OR of its Advances' effect timing bits and kind bits, Advances on it, Σ wither_limit
+DECK = CARD + CW * MAX_CARDS
 DISC = DECK + MAX_CARDS
 LAND = DISC + MAX_CARDS
 CUBE = LAND + MAX_CARDS
@@ -143,7 +138,8 @@ def state_width(T) -> int:
 
 
 def new_state(T) -> np.ndarray:
-    return np.zeros((N_ROWS, state_width(T)), np.int64)
+    w = -(-state_width(T) // 8) * 8                  # rows start on 64-byte boundaries
+    return np.zeros((N_ROWS, w), np.int64)
 
 
 # =====================================================================================
@@ -178,12 +174,12 @@ def suns_of(T, S, p, u):
     total = 0
     for half in range(2):
         covered = False
-        a = S[p, SLOTS + 4 * u + 2 * half]          # foreground
+        a = S[p, CARD + CW * u + 2 * half]          # foreground
         if a >= 0:
             total += T[ADV + a, A_SUN]
             if T[ADV + a, A_CLOUD] > 0:
                 covered = True
-        a = S[p, SLOTS + 4 * u + 2 * half + 1]      # background
+        a = S[p, CARD + CW * u + 2 * half + 1]      # background
         if a >= 0:
             if not covered:
                 total += T[ADV + a, A_SUN]
@@ -207,7 +203,7 @@ def refresh_card(T, S, p, u):
     n = 0
     wl = 0
     for pos in range(4):
-        a = S[p, SLOTS + 4 * u + pos]
+        a = S[p, CARD + CW * u + pos]
         if a >= 0:
             m += T[ADV + a, A_MANA]
             sp += T[ADV + a, A_SPIRIT]
@@ -217,25 +213,25 @@ def refresh_card(T, S, p, u):
             km |= T[ADV + a, A_KMASK]
             wl += T[ADV + a, A_WLIM]
             n += 1
-    S[p, CM + u] = m
-    S[p, CSP + u] = sp
-    S[p, CV + u] = v
-    S[p, CASP + u] = asp
-    S[p, CTM + u] = tm
-    S[p, CKM + u] = km
-    S[p, CNADV + u] = n
-    S[p, CWLIM + u] = wl
-    S[p, CSUN + u] = suns_of(T, S, p, u)
+    S[p, CARD + F_M + CW * u] = m
+    S[p, CARD + F_SP + CW * u] = sp
+    S[p, CARD + F_V + CW * u] = v
+    S[p, CARD + F_ASP + CW * u] = asp
+    S[p, CARD + F_TM + CW * u] = tm
+    S[p, CARD + F_KM + CW * u] = km
+    S[p, CARD + F_NADV + CW * u] = n
+    S[p, CARD + F_WLIM + CW * u] = wl
+    S[p, CARD + F_SUN + CW * u] = suns_of(T, S, p, u)
 
 
 @kernel(inline=True)
 def card_value(S, p, u):
-    return 2 * S[p, CM + u] + 2 * S[p, CSP + u] + 3 * S[p, CV + u]
+    return 2 * S[p, CARD + F_M + CW * u] + 2 * S[p, CARD + F_SP + CW * u] + 3 * S[p, CARD + F_V + CW * u]
 
 
 @kernel(inline=True)
 def shows(S, p, u, asp, w):
-    m = S[p, CASP + u]
+    m = S[p, CARD + F_ASP + CW * u]
     return ((m >> asp) & 1) == 1 or (((m >> 4) & 1) == 1 and w == asp)
 
 
@@ -246,8 +242,8 @@ def rain_covered(T, S, p, u, a):
     half = pos // 2
     b = BASE + T[UID, u]
     basic = T[b, B_RAIN] if T[b, B_RAINHALF] == half else 0
-    bg = S[p, SLOTS + 4 * u + 2 * half + 1]
-    fg = S[p, SLOTS + 4 * u + 2 * half]
+    bg = S[p, CARD + CW * u + 2 * half + 1]
+    fg = S[p, CARD + CW * u + 2 * half]
     if pos % 2 == 1:                                  # background
         return basic if fg < 0 else 0
     if bg < 0:
@@ -389,9 +385,9 @@ def draw_adv(S, level):
 def wither_limit(T, S, p, extra):
     lim = T[OPTS, O_WITHER]
     for i in range(S[p, NLAND]):
-        lim += S[p, CWLIM + S[p, LAND + i]]
+        lim += S[p, CARD + F_WLIM + CW * S[p, LAND + i]]
     if extra >= 0:
-        lim += S[p, CWLIM + extra]
+        lim += S[p, CARD + F_WLIM + CW * extra]
     return lim
 
 
@@ -481,7 +477,7 @@ def simple_effect(T, S, p, u, a, e):
                 cnt += 1
     else:
         for pos in range(4):
-            b = S[p, SLOTS + 4 * u + pos]
+            b = S[p, CARD + CW * u + pos]
             if b >= 0:
                 m = T[ADV + b, A_ASPMASK]
                 if ((m >> asp) & 1) == 1 or (((m >> 4) & 1) == 1 and w == asp):
@@ -492,13 +488,13 @@ def simple_effect(T, S, p, u, a, e):
 @kernel(inline=True)
 def resolve_played(T, S, p, u, night):
     """When-played simple effects of card u (and its night ones in the Night)."""
-    tm = S[p, CTM + u]
+    tm = S[p, CARD + F_TM + CW * u]
     if (tm & ((1 << T_PLAYED) | (1 << T_NIGHT))) == 0:
         return
-    s0 = S[p, SLOTS + 4 * u]
-    s1 = S[p, SLOTS + 4 * u + 1]
-    s2 = S[p, SLOTS + 4 * u + 2]
-    s3 = S[p, SLOTS + 4 * u + 3]
+    s0 = S[p, CARD + CW * u]
+    s1 = S[p, CARD + CW * u + 1]
+    s2 = S[p, CARD + CW * u + 2]
+    s3 = S[p, CARD + CW * u + 3]
     for pos in range(4):
         a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
         if a < 0:
@@ -580,8 +576,8 @@ def best_target(T, S, p, a):
     shade = sun_a > 0 or T[ADV + a, A_CLOUD] > 0
     for i in range(S[p, NLAND]):
         u = S[p, LAND + i]
-        o = SLOTS + 4 * u
-        if S[p, o + pos] >= 0 or (sun_a > 0 and S[p, CSUN + u] != 0):
+        o = CARD + CW * u
+        if S[p, o + pos] >= 0 or (sun_a > 0 and S[p, CARD + F_SUN + CW * u] != 0):
             continue                                  # can_sleeve
         fg = S[p, o + 2 * half]
         bg = S[p, o + 2 * half + 1]
@@ -608,7 +604,7 @@ def best_target(T, S, p, a):
 def sleeve(T, S, X, p, a, u):
     rain = rain_covered(T, S, p, u, a)
     pos = T[ADV + a, A_POS]
-    S[p, SLOTS + 4 * u + pos] = a
+    S[p, CARD + CW * u + pos] = a
     refresh_card(T, S, p, u)
     gain(T, S, p, RAIN, rain)
     event(S, X, EV_SLEEVED, a, u, pos)
@@ -654,9 +650,9 @@ def remove_card(T, S, X, p):
     bval = 0
     for k in range(S[p, NLAND]):
         u = S[p, LAND + k]
-        if S[p, CNADV + u] > 0:
+        if S[p, CARD + F_NADV + CW * u] > 0:
             continue
-        val = card_value(S, p, u) - 4 * S[p, CSUN + u]
+        val = card_value(S, p, u) - 4 * S[p, CARD + F_SUN + CW * u]
         if best < 0 or val < bval:
             best = k
             bval = val
@@ -917,7 +913,7 @@ def enchant_pick(T, S, X, p, discount, max_printed):
 def land_suns(S, p):
     t = 0
     for i in range(S[p, NLAND]):
-        t += S[p, CSUN + S[p, LAND + i]]
+        t += S[p, CARD + F_SUN + CW * S[p, LAND + i]]
     return t
 
 
@@ -925,19 +921,19 @@ def land_suns(S, p):
 def decide_grow(T, S, p, suns, land_limit):
     """Spec §6.1: True = Grow (land_limit: the wither limit of the Land alone)."""
     h = S[p, DHEAD]
-    limit = land_limit + S[p, CWLIM + S[p, DECK + h]]
+    limit = land_limit + S[p, CARD + F_WLIM + CW * S[p, DECK + h]]
     tokens = S[p, PM_RAIN] if T[QB + p, P_RAIN_NEEDED] != 0 else 0
     need = limit - suns + tokens
     bad = 0
     if S[p, DN] - h >= 2:
         n = S[p, DN] - h - 1
         for i in range(h + 1, S[p, DN]):
-            if S[p, CSUN + S[p, DECK + i]] >= need:
+            if S[p, CARD + F_SUN + CW * S[p, DECK + i]] >= need:
                 bad += 1
     else:
         n = S[p, NDISC]
         for i in range(n):
-            if S[p, CSUN + S[p, DISC + i]] >= need:
+            if S[p, CARD + F_SUN + CW * S[p, DISC + i]] >= need:
                 bad += 1
     if n == 0:
         return True
@@ -952,12 +948,12 @@ def night_swaps(T, S, p):
         S[LSNAP, i] = S[p, LAND + i]
     for i in range(nl):
         u = S[LSNAP, i]
-        if ((S[p, CKM + u] >> K_SWAP_ONDECK) & 1) == 0:
+        if ((S[p, CARD + F_KM + CW * u] >> K_SWAP_ONDECK) & 1) == 0:
             continue
-        s0 = S[p, SLOTS + 4 * u]
-        s1 = S[p, SLOTS + 4 * u + 1]
-        s2 = S[p, SLOTS + 4 * u + 2]
-        s3 = S[p, SLOTS + 4 * u + 3]
+        s0 = S[p, CARD + CW * u]
+        s1 = S[p, CARD + CW * u + 1]
+        s2 = S[p, CARD + CW * u + 2]
+        s3 = S[p, CARD + CW * u + 3]
         for pos in range(4):
             a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
             if a < 0:
@@ -1027,15 +1023,15 @@ def night(T, S, p):
         S[p, DHEAD] = h + 1
         S[p, LAND + S[p, NLAND]] = u
         S[p, NLAND] += 1
-        limit += S[p, CWLIM + u]
-        lsuns += S[p, CSUN + u]
+        limit += S[p, CARD + F_WLIM + CW * u]
+        lsuns += S[p, CARD + F_SUN + CW * u]
         S[REC, RC_GROWS] += 1
         resolve_played(T, S, p, u, True)
         reveal(S, p)
         if S[p, DHEAD] == S[p, DN]:
             S[REC, RC_OOC] = 1
             break
-        suns = lsuns + S[p, CSUN + S[p, DECK + S[p, DHEAD]]] - S[p, PM_PLACED]
+        suns = lsuns + S[p, CARD + F_SUN + CW * S[p, DECK + S[p, DHEAD]]] - S[p, PM_PLACED]
         while suns >= limit and S[p, PM_RAIN] > 0 and T[QB + p, P_RAIN_NEEDED] != 0:
             S[p, PM_RAIN] -= 1
             S[p, PM_PLACED] += 1
@@ -1075,9 +1071,9 @@ def play_ondeck(T, S, p, a, e):
     S[p, DHEAD] = h + 1
     S[p, LAND + S[p, NLAND]] = u
     S[p, NLAND] += 1
-    gain(T, S, p, MANA, S[p, CM + u])
-    gain(T, S, p, SPIRIT, S[p, CSP + u])
-    gain(T, S, p, VP, S[p, CV + u])
+    gain(T, S, p, MANA, S[p, CARD + F_M + CW * u])
+    gain(T, S, p, SPIRIT, S[p, CARD + F_SP + CW * u])
+    gain(T, S, p, VP, S[p, CARD + F_V + CW * u])
     resolve_played(T, S, p, u, False)
     reveal(S, p)
 
@@ -1092,9 +1088,9 @@ def wither_choice(T, S, p):
     v = 0
     for i in range(S[p, NLAND]):
         u = S[p, LAND + i]
-        m += S[p, CM + u]
-        sp += S[p, CSP + u]
-        v += S[p, CV + u]
+        m += S[p, CARD + F_M + CW * u]
+        sp += S[p, CARD + F_SP + CW * u]
+        v += S[p, CARD + F_V + CW * u]
     a = T[QB + p, P_WMANA] * m
     b = T[QB + p, P_WSPIRIT] * sp
     c2 = T[QB + p, P_WVP] * v
@@ -1178,10 +1174,10 @@ def buy(T, S, X, p):
 def conversions(T, S, p):
     for i in range(S[p, NLAND]):
         u = S[p, LAND + i]
-        if ((S[p, CKM + u] >> K_CONVERT) & 1) == 0:
+        if ((S[p, CARD + F_KM + CW * u] >> K_CONVERT) & 1) == 0:
             continue
         for pos in range(4):
-            a = S[p, SLOTS + 4 * u + pos]
+            a = S[p, CARD + CW * u + pos]
             if a < 0:
                 continue
             for e in range(T[ADV + a, A_NEFF]):
@@ -1208,13 +1204,13 @@ def day_card_effects(T, S, X, p):
     k = 0
     while k < S[p, NLAND]:
         u = S[p, LAND + k]
-        if ((S[p, CTM + u] >> T_DAY) & 1) == 0:
+        if ((S[p, CARD + F_TM + CW * u] >> T_DAY) & 1) == 0:
             k += 1
             continue
-        s0 = S[p, SLOTS + 4 * u]
-        s1 = S[p, SLOTS + 4 * u + 1]
-        s2 = S[p, SLOTS + 4 * u + 2]
-        s3 = S[p, SLOTS + 4 * u + 3]
+        s0 = S[p, CARD + CW * u]
+        s1 = S[p, CARD + CW * u + 1]
+        s2 = S[p, CARD + CW * u + 2]
+        s3 = S[p, CARD + CW * u + 3]
         for pos in range(4):
             a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
             if a < 0:
@@ -1242,19 +1238,19 @@ def day_land_kind(T, S, X, p, kind):
     nl = S[p, NLAND]
     any_ = 0
     for i in range(nl):
-        any_ |= S[p, CKM + S[p, LAND + i]]
+        any_ |= S[p, CARD + F_KM + CW * S[p, LAND + i]]
     if ((any_ >> kind) & 1) == 0:
         return
     for i in range(nl):
         S[LSNAP, i] = S[p, LAND + i]
     for i in range(nl):
         u = S[LSNAP, i]
-        if ((S[p, CKM + u] >> kind) & 1) == 0:
+        if ((S[p, CARD + F_KM + CW * u] >> kind) & 1) == 0:
             continue
-        s0 = S[p, SLOTS + 4 * u]
-        s1 = S[p, SLOTS + 4 * u + 1]
-        s2 = S[p, SLOTS + 4 * u + 2]
-        s3 = S[p, SLOTS + 4 * u + 3]
+        s0 = S[p, CARD + CW * u]
+        s1 = S[p, CARD + CW * u + 1]
+        s2 = S[p, CARD + CW * u + 2]
+        s3 = S[p, CARD + CW * u + 3]
         for pos in range(4):
             a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
             if a < 0:
@@ -1285,9 +1281,9 @@ def day(T, S, X, p):
     v = 0
     for i in range(S[p, NLAND]):
         u = S[p, LAND + i]
-        m += S[p, CM + u]
-        sp += S[p, CSP + u]
-        v += S[p, CV + u]
+        m += S[p, CARD + F_M + CW * u]
+        sp += S[p, CARD + F_SP + CW * u]
+        v += S[p, CARD + F_V + CW * u]
     S[G, G_INDAY] = 1
     check_growth(T, S, p)                                    # D3
     S[REC, RC_MGAIN] = gain(T, S, p, MANA, m)                # D4
@@ -1366,19 +1362,19 @@ def replace_sleeve(T, S, X, p):
     bgain = 0
     for i in range(S[p, NLAND]):
         u = S[p, LAND + i]
-        b = S[p, SLOTS + 4 * u + pos]
+        b = S[p, CARD + CW * u + pos]
         if b < 0:
             continue
-        S[p, SLOTS + 4 * u + pos] = -1
+        S[p, CARD + CW * u + pos] = -1
         ok = T[ADV + a, A_SUN] == 0 or suns_of(T, S, p, u) == 0
-        S[p, SLOTS + 4 * u + pos] = b
+        S[p, CARD + CW * u + pos] = b
         g = best_sc - T[QB + ASCORE + p, b]
         if ok and g > 0 and (bu < 0 or g > bgain):
             bu = u
             bgain = g
     if bu < 0:
         return
-    S[p, SLOTS + 4 * bu + pos] = a
+    S[p, CARD + CW * bu + pos] = a
     refresh_card(T, S, p, bu)
     for i in range(k, nh - 1):
         S[p, HELD + i] = S[p, HELD + i + 1]
@@ -1420,17 +1416,17 @@ def dusk(T, S, X, p):
     for i in range(nl):
         u = S[p, LAND + i]
         S[LSNAP, i] = u
-        tm |= S[p, CTM + u]
+        tm |= S[p, CARD + F_TM + CW * u]
     if ((tm >> T_DUSK) & 1) == 0:
         nl = 0
     for i in range(nl):
         u = S[LSNAP, i]
-        if ((S[p, CTM + u] >> T_DUSK) & 1) == 0:
+        if ((S[p, CARD + F_TM + CW * u] >> T_DUSK) & 1) == 0:
             continue
-        s0 = S[p, SLOTS + 4 * u]
-        s1 = S[p, SLOTS + 4 * u + 1]
-        s2 = S[p, SLOTS + 4 * u + 2]
-        s3 = S[p, SLOTS + 4 * u + 3]
+        s0 = S[p, CARD + CW * u]
+        s1 = S[p, CARD + CW * u + 1]
+        s2 = S[p, CARD + CW * u + 2]
+        s3 = S[p, CARD + CW * u + 3]
         for pos in range(4):
             a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
             if a < 0:
@@ -1451,17 +1447,17 @@ def dusk(T, S, X, p):
     for i in range(nl):
         u = S[p, LAND + i]
         S[LSNAP, i] = u
-        km |= S[p, CKM + u]
+        km |= S[p, CARD + F_KM + CW * u]
     if ((km >> K_TO_ONDECK) & 1) == 0:
         nl = 0
     for i in range(nl):
         u = S[LSNAP, i]
-        if ((S[p, CKM + u] >> K_TO_ONDECK) & 1) == 0:
+        if ((S[p, CARD + F_KM + CW * u] >> K_TO_ONDECK) & 1) == 0:
             continue
-        s0 = S[p, SLOTS + 4 * u]
-        s1 = S[p, SLOTS + 4 * u + 1]
-        s2 = S[p, SLOTS + 4 * u + 2]
-        s3 = S[p, SLOTS + 4 * u + 3]
+        s0 = S[p, CARD + CW * u]
+        s1 = S[p, CARD + CW * u + 1]
+        s2 = S[p, CARD + CW * u + 2]
+        s3 = S[p, CARD + CW * u + 3]
         for pos in range(4):
             a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
             if a < 0:
@@ -1497,7 +1493,7 @@ def setup(T, S):
     S[G, G_RAINSUP] = T[OPTS, O_RAIN_SUPPLY]
     na = T[OPTS, O_NADV]
     for q in range(n):        # what is read before written (zones are read below counts)
-        for k in range(SLOTS):
+        for k in range(CARD):
             S[q, k] = 0
         S[q, PM_RESTRICT] = -1
         S[q, PM_WILD] = -1
@@ -1584,10 +1580,10 @@ def setup(T, S):
         S[i, PM_SEAT] = k
         for u in range(nc):
             for pos in range(4):
-                S[i, SLOTS + 4 * u + pos] = -1
+                S[i, CARD + CW * u + pos] = -1
             if T[UID, u] == db:
                 d = S[i, PM_DRUID]
-                S[i, SLOTS + 4 * u + T[ADV + d, A_POS]] = d
+                S[i, CARD + CW * u + T[ADV + d, A_POS]] = d
             refresh_card(T, S, i, u)
             S[i, DECK + u] = u
         S[i, DHEAD] = 0
@@ -1647,9 +1643,9 @@ def finish(T, S, g, res, share, gout, acq, vales, spaces):
                 base = LAND
             for i in range(lo, hi):
                 u = S[p, base + i]
-                suns += S[p, CSUN + u]
+                suns += S[p, CARD + F_SUN + CW * u]
                 for pos in range(4):
-                    a = S[p, SLOTS + 4 * u + pos]
+                    a = S[p, CARD + CW * u + pos]
                     if a >= 0:
                         adv += T[ADV + a, A_ENDVP]
         if T[OPTS, O_HELD_END] != 0:
@@ -1675,7 +1671,7 @@ def finish(T, S, g, res, share, gout, acq, vales, spaces):
                 base = HELD
             for i in range(lo, hi):
                 for pos in range(4 if part < 3 else 1):
-                    a = S[p, SLOTS + 4 * S[p, base + i] + pos] if part < 3 else S[p, base + i]
+                    a = S[p, CARD + CW * S[p, base + i] + pos] if part < 3 else S[p, base + i]
                     if a >= 0 and ((T[ADV + a, A_KMASK] >> K_VP_PER_SUN) & 1) == 1:
                         for e in range(T[ADV + a, A_NEFF]):
                             o = A_EFF + EF * e
