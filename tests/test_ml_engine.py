@@ -22,7 +22,7 @@ CS = C.load_card_set()
 
 def test_game_interface():
     assert get_game("mystic-lands") is GAME
-    assert GAME.event_column == "withers" and GAME.run_fast is None
+    assert GAME.event_column == "withers" and GAME.has_fast_engine
     assert GAME.load_card_set(GAME.default_card_set).name == "mystic-lands"
     assert "balanced" in GAME.presets and GAME.default_policy in GAME.presets
     assert GAME.rules_class() == Rules()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..base import Game
 from . import cards, policy, records, rules
+from .fast import run_fast
 from .cards import bundled_card_sets, describe, load_card_set, validate_playable
 from .policy import DEFAULT_POLICY, check_policies, get_policy, presets
 from .records import results_frame
@@ -89,7 +90,7 @@ GAME = Game(
     rules_class=Rules,
     play_reference=play_reference,
     results_frame=results_frame,
-    run_fast=None,
+    run_fast=run_fast,
     event_column="withers",
     players=(2, 3, 4),
     format_result=format_result,

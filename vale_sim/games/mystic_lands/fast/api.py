@@ -1,0 +1,199 @@
+"""The Mystic Lands fast engine's public layer: records and frames from the kernels.
+
+    play_game_fast(cs, players, seed, game_index, policies, rules) -> GameRecord
+    run_fast(cs, players, seed, n_games, policies, rules, first_game=0) -> DataFrame
+
+For the same (card set, players, seed, game index, policies, rules) both give
+what the reference engine gives: ``play_game_fast`` the same ``turns`` and
+``results`` (the readable ``log`` is empty), ``run_fast`` the frame of
+``records.results_frame`` (docs/mystic-lands-engine-spec.md).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ....rng import check_seed
+from .. import cards as C
+from ..policy import policies_for
+from ..records import OWN_COLUMNS, GameRecord, PlayerResult, TurnRecord
+from ..rules import Rules
+from . import engine as E
+from .tables import (MAX_CARDS, MAX_SPACE, O_LEN, O_MAX_BUYS, O_MAX_ROUNDS, O_NADV,
+                     O_NVALE, O_PLAYERS, OPTS, game_tables)
+
+MASK = (1 << 64) - 1
+
+
+@dataclass
+class FastGames:
+    """Raw kernel outputs of a batch (index 0 = game first_game)."""
+    seed: int
+    first_game: int
+    res: np.ndarray          # [n, P, RS_N]
+    share: np.ndarray        # [n, P] float64
+    gout: np.ndarray         # [n, GO_N]
+    acquired: np.ndarray     # [n, P, n_adv]
+    vales: np.ndarray        # [n, P, n_vale] 0/1
+    spaces: np.ndarray       # [n, P, MAX_SPACE] 0/1
+    trace: np.ndarray        # [turns, RC_N] (empty unless traced)
+    events: np.ndarray       # [events, EV_W]
+
+
+def _max_turns(T) -> int:
+    P = int(T[OPTS, O_PLAYERS])
+    return P * int(T[OPTS, O_MAX_ROUNDS]) + P
+
+
+def simulate(cs, players: int, seed: int, n_games: int, policies=None,
+             rules: Rules | None = None, first_game: int = 0, trace: bool = False) -> FastGames:
+    cs = C.load_card_set(cs)
+    seed = check_seed(seed)
+    rules = rules or Rules()
+    C.validate_playable(cs, players, rules)
+    pols = policies_for(players, policies)
+    T = game_tables(cs, players, rules, pols)
+    S = E.new_state(T)
+    P = players
+    na, nv = int(T[OPTS, O_NADV]), int(T[OPTS, O_NVALE])
+    res = np.zeros((n_games, P, E.RS_N), np.int64)
+    share = np.zeros((n_games, P), np.float64)
+    gout = np.zeros((n_games, E.GO_N), np.int64)
+    acq = np.zeros((n_games, P, na), np.int64)
+    vales = np.zeros((n_games, P, nv), np.int64)
+    spaces = np.zeros((n_games, P, MAX_SPACE), np.int64)
+    if trace:          # X: turn records, then from row evb the events (turn, kind, x, y, z)
+        evb = _max_turns(T)
+        # bought <= max_buys a turn; sleeved <= 2 x bought + Market cards (Satyr Home);
+        # enchanted <= a cube per space and player; removed <= the cards
+        n_ev = (3 * int(T[OPTS, O_MAX_BUYS]) + 1) * evb + int(T[OPTS, O_LEN + 1]) \
+            + int(T[OPTS, O_LEN + 2]) + P * (MAX_CARDS + MAX_SPACE) + 16
+    else:
+        evb, n_ev = 1, 1
+    X = np.zeros((evb + n_ev, E.RC_N), np.int64)
+    E.play_games(T, S, X, np.uint64(seed), np.uint64(first_game & MASK), n_games,
+                 1 if trace else 0, evb, res, share, gout, acq, vales, spaces)
+    TR = X[:int(S[E.G, E.G_TURNIDX])].copy() if trace else X[:0]
+    EV = X[evb:evb + int(S[E.G, E.G_NEV]), :E.EV_W].copy() if trace else X[:0, :E.EV_W]
+    return FastGames(seed, first_game, res, share, gout, acq, vales, spaces, TR, EV)
+
+
+def _turn_records(out: FastGames) -> list[TurnRecord]:
+    tuples = [{"bought": [], "enchanted": [], "sleeved": [], "removed": []}
+              for _ in range(len(out.trace))]
+    for t, kind, x, y, z in out.events.tolist():
+        if kind == E.EV_BOUGHT:
+            tuples[t]["bought"].append(x)
+        elif kind == E.EV_ENCHANTED:
+            tuples[t]["enchanted"].append((x, y))
+        elif kind == E.EV_SLEEVED:
+            tuples[t]["sleeved"].append((x, y, z))
+        else:
+            tuples[t]["removed"].append(x)
+    turns = []
+    for row, tu in zip(out.trace.tolist(), tuples):
+        turns.append(TurnRecord(
+            round=row[E.RC_ROUND], player=row[E.RC_PLAYER], turn=row[E.RC_TURN],
+            grows=row[E.RC_GROWS], overgrows=row[E.RC_OVERGROWS],
+            withered=bool(row[E.RC_WITHERED]), out_of_cards=bool(row[E.RC_OOC]),
+            rain_placed=row[E.RC_RAIN_PLACED],
+            chosen=C.RESOURCES[row[E.RC_CHOSEN]] if row[E.RC_CHOSEN] >= 0 else "",
+            mana_gain=row[E.RC_MGAIN], spirit_gain=row[E.RC_SGAIN], vp_gain=row[E.RC_VGAIN],
+            bought=tuple(tu["bought"]), enchanted=tuple(tu["enchanted"]),
+            sleeved=tuple(tu["sleeved"]), removed=tuple(tu["removed"]),
+            growths=row[E.RC_GROWTHS], triggered=bool(row[E.RC_TRIGGERED]),
+            mana=row[E.RC_MANA], spirit=row[E.RC_SPIRIT], vp=row[E.RC_VP],
+            rain=row[E.RC_RAIN], held=row[E.RC_HELD], cubes=row[E.RC_CUBES],
+            deck_size=row[E.RC_DECK], discard_size=row[E.RC_DISC]))
+    return turns
+
+
+def play_game_fast(cs, players: int, seed: int, game_index: int = 0, policies=None,
+                   rules: Rules | None = None) -> GameRecord:
+    """One game as a GameRecord (the reference engine's dataclasses; no log)."""
+    cs = C.load_card_set(cs)
+    pols = policies_for(players, policies)
+    out = simulate(cs, players, seed, 1, pols, rules, first_game=game_index, trace=True)
+    nsp = len(cs.map.spaces)
+    results = []
+    for p in range(players):
+        r = out.res[0, p].tolist()
+        acq = {int(k): int(out.acquired[0, p, k]) for k in np.flatnonzero(out.acquired[0, p])}
+        results.append(PlayerResult(
+            player=p, seat=r[E.RS_SEAT], policy=pols[p].name, score=r[E.RS_SCORE],
+            track_vp=r[E.RS_TRACK], bonus_vp=r[E.RS_BONUS], adv_vp=r[E.RS_ADV],
+            vale_vp=r[E.RS_VALE], effect_vp=r[E.RS_EFF], win_share=float(out.share[0, p]),
+            withers=r[E.RS_WITHERS], turns=r[E.RS_TURNS], mana_total=r[E.RS_MTOT],
+            spirit_total=r[E.RS_STOT], cubes=r[E.RS_CUBES], triggered_end=bool(r[E.RS_TRIG]),
+            acquired=acq,
+            vales=tuple(int(v) for v in np.flatnonzero(out.vales[0, p])),
+            spaces=tuple(int(s) for s in np.flatnonzero(out.spaces[0, p, :nsp])),
+            druid=r[E.RS_DRUID]))
+    g = out.gout[0].tolist()
+    return GameRecord(seed=out.seed, game_index=game_index, players=players,
+                      starting_player=g[E.GO_START], rounds=g[E.GO_ROUNDS],
+                      truncated=bool(g[E.GO_TRUNC]),
+                      layout=tuple(g[E.GO_LAYOUT:E.GO_LAYOUT + nsp]),
+                      turns=_turn_records(out), results=results)
+
+
+def frame(out: FastGames, cs, policies):
+    """The per-game/player frame of ``records.results_frame``, column for column."""
+    import pandas as pd
+    from ...base import RESULT_COLUMNS
+    n, P = out.share.shape
+    res = out.res.reshape(n * P, E.RS_N)
+    seed_dtype = np.int64 if out.seed < 2 ** 63 else np.uint64
+    druid_names = np.array([a.name for a in cs.advances] + [""], dtype=object)
+    cols = {
+        "game": np.repeat(np.arange(n, dtype=np.int64) + out.first_game, P),
+        "player": np.tile(np.arange(P, dtype=np.int64), n),
+        "seat": res[:, E.RS_SEAT],
+        "policy": np.tile(np.array([p.name for p in policies], dtype=object), n),
+        "score": res[:, E.RS_SCORE],
+        "win_share": out.share.ravel(),
+        "rounds": np.repeat(out.gout[:, E.GO_ROUNDS], P),
+        "truncated": np.repeat(out.gout[:, E.GO_TRUNC].astype(bool), P),
+        "withers": res[:, E.RS_WITHERS],
+        "mana_total": res[:, E.RS_MTOT],
+        "spirit_total": res[:, E.RS_STOT],
+        "cubes": res[:, E.RS_CUBES],
+        "triggered_end": res[:, E.RS_TRIG].astype(bool),
+        "bonus_vp": res[:, E.RS_BONUS],
+        "track_vp": res[:, E.RS_TRACK],
+        "adv_vp": res[:, E.RS_ADV],
+        "vale_vp": res[:, E.RS_VALE],
+        "effect_vp": res[:, E.RS_EFF],
+        "turns": res[:, E.RS_TURNS],
+        "players": np.full(n * P, P, np.int64),
+        "seed": np.full(n * P, out.seed, seed_dtype),
+        "druid": druid_names[res[:, E.RS_DRUID]],
+    }
+    acq = out.acquired.reshape(n * P, out.acquired.shape[2])
+    for i, a in enumerate(cs.advances):
+        if a.level:
+            cols[f"buy:{a.name}"] = acq[:, i]
+    vs = out.vales.reshape(n * P, out.vales.shape[2])
+    for v, vale in enumerate(cs.vales):
+        cols[f"vale:{vale.name}"] = vs[:, v]
+    order = list(RESULT_COLUMNS) + list(OWN_COLUMNS)
+    order += [c for c in cols if c not in order]
+    return pd.DataFrame({c: cols[c] for c in order})
+
+
+def run_fast(cs, players: int, seed: int, n_games: int, policies=None,
+             rules: Rules | None = None, first_game: int = 0):
+    """Games first_game .. first_game+n_games-1 as the results frame (Game.run_fast)."""
+    cs = C.load_card_set(cs)
+    pols = policies_for(players, policies)
+    if n_games == 0:
+        from ..records import results_frame
+        return results_frame([], cs)
+    out = simulate(cs, players, seed, n_games, pols, rules, first_game=first_game)
+    return frame(out, cs, pols)
+
+
+def warm_up() -> None:
+    """Compile (or load from the cache) the kernels in this process: one game."""
+    run_fast(C.DEFAULT_SET, 2, 0, 1)

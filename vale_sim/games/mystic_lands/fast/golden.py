@@ -1,0 +1,116 @@
+"""Mystic Lands golden playthroughs: whole games recorded as readable text.
+
+Each case (players, policies, rule options, seed, game index) is played by the
+reference engine and stored in ``tests/golden/mystic_lands/NAME.txt``: the
+configuration, the readable log, then every turn record and the final results,
+one line each.  ``tests/test_ml_fast.py`` replays every case with both engines
+and compares with the file, so an unintended change of the rules, the random
+stream or a decision shows up as a readable diff.  Regenerate (and review
+``git diff tests/golden/mystic_lands``) with::
+
+    python -m vale_sim.games.mystic_lands.fast.golden
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+from ..records import GameRecord, PlayerResult, TurnRecord
+from ..rules import Rules
+
+GOLDEN_DIR = Path(__file__).resolve().parents[4] / "tests" / "golden" / "mystic_lands"
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    players: int
+    seed: int
+    policies: tuple
+    game_index: int = 0
+    rules: dict = field(default_factory=dict)      # Rules fields that differ from the manual's
+
+    def rules_obj(self) -> Rules:
+        return Rules(**self.rules)
+
+    def header(self) -> str:
+        opts = " ".join(f"{k}={v}" for k, v in sorted(self.rules.items()))
+        return (f"config: set=mystic-lands players={self.players} seed={self.seed} "
+                f"game={self.game_index} policies={','.join(self.policies)}"
+                + (f" rules: {opts}" if opts else ""))
+
+
+CASES = (
+    Case("ml-2p-balanced-greedy", 2, 7, ("balanced", "greedy")),
+    Case("ml-3p-rule-bots", 3, 11, ("vale-rush", "rain-dancer", "cautious")),
+    Case("ml-4p-presets-big-seed", 4, 2**64 - 3, ("spirit", "vp", "greedy", "balanced"),
+         game_index=41),
+    Case("ml-2p-harsh-nights", 2, 23, ("cautious", "vp"),
+         rules={"wither_suns": 3, "rain_supply": 4, "max_buys": 3, "held_end_vp": False}),
+)
+
+
+def format_value(v) -> str:
+    if isinstance(v, bool):
+        return str(int(v))
+    if isinstance(v, tuple):
+        return ",".join(":".join(map(str, x)) if isinstance(x, tuple) else str(x) for x in v)
+    if isinstance(v, dict):
+        return ",".join(f"{k}:{x}" for k, x in v.items())
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    return str(v)
+
+
+def record_lines(rec: GameRecord) -> list[str]:
+    """The engine-independent part: the game, turn records and results, one line each."""
+    lines = [f"starting_player={rec.starting_player} rounds={rec.rounds} "
+             f"truncated={int(rec.truncated)} layout={format_value(rec.layout)}", "## turns"]
+    for t in rec.turns:
+        lines.append(" ".join(f"{f.name}={format_value(getattr(t, f.name))}"
+                              for f in fields(TurnRecord)))
+    lines.append("## results")
+    for r in rec.results:
+        lines.append(" ".join(f"{f.name}={format_value(getattr(r, f.name))}"
+                              for f in fields(PlayerResult)))
+    return lines
+
+
+def play_case(case: Case, engine: str = "reference") -> GameRecord:
+    from .. import GAME
+    cs = GAME.load_card_set(GAME.default_card_set)
+    if engine == "reference":
+        return GAME.play_reference(cs, case.players, case.seed, case.game_index,
+                                   list(case.policies), case.rules_obj())
+    from .api import play_game_fast
+    return play_game_fast(cs, case.players, case.seed, case.game_index, list(case.policies),
+                          case.rules_obj())
+
+
+def render(case: Case, rec: GameRecord) -> str:
+    out = ["# vale-sim Mystic Lands golden playthrough "
+           "(regenerate: python -m vale_sim.games.mystic_lands.fast.golden)", case.header(),
+           "## log"] + list(rec.log) + ["## record"] + record_lines(rec)
+    return "\n".join(out) + "\n"
+
+
+def record_section(text: str) -> list[str]:
+    lines = text.splitlines()
+    return lines[lines.index("## record") + 1:]
+
+
+def regenerate(directory: Path = GOLDEN_DIR) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for case in CASES:
+        path = directory / f"{case.name}.txt"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(render(case, play_case(case)))
+        tmp.replace(path)
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":                      # pragma: no cover
+    for p in regenerate():
+        print(p)
