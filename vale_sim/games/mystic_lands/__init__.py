@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..base import Game
 from . import cards, policy, records, rules
-from .fast import run_fast
+from .fast import run_fast, warm_up as _warm_up_fast
 from .cards import bundled_card_sets, describe, load_card_set, validate_playable
 from .policy import DEFAULT_POLICY, check_policies, get_policy, presets
 from .records import results_frame
@@ -91,6 +91,8 @@ GAME = Game(
     play_reference=play_reference,
     results_frame=results_frame,
     run_fast=run_fast,
+    fast_module=__name__ + ".fast.api",
+    warm_up=_warm_up_fast,
     event_column="withers",
     players=(2, 3, 4),
     format_result=format_result,

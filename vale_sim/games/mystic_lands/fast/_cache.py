@@ -1,7 +1,7 @@
 """numba's on-disk cache is keyed on each function's own source file only; the
 kernels of this package compile in constants and helpers of ``tables``,
-``vale_sim.fast.rng``/``jit`` and the vocabularies of ``cards``.  Whenever any of
-those files changes, drop this package's cache files (as ``vale_sim.fast.jit``
+``vale_sim.kernels.rng``/``jit`` and the vocabularies of ``cards``.  Whenever any of
+those files changes, drop this package's cache files (as ``vale_sim.kernels.jit``
 does for Mystic Vale's engine)."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 #: the files whose code or constants the kernels compile in
 SOURCES = [HERE / "engine.py", HERE / "tables.py", HERE.parent / "cards.py",
-           HERE.parents[2] / "fast" / "rng.py", HERE.parents[2] / "fast" / "jit.py"]
+           HERE.parents[2] / "kernels" / "rng.py", HERE.parents[2] / "kernels" / "jit.py"]
 
 
 def sources_digest() -> str:

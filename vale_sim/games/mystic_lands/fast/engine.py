@@ -23,14 +23,14 @@ State ``S`` (int64, -1 = none)::
     row REC        the TurnRecord being built (RC_*)
     rows LSNAP, CSNAP, CAND, STK, SCR   scratch: a Land snapshot, a cube snapshot,
                    enchant candidates, the activation stack, setup lists
-    row RNG        the game's random stream (vale_sim.fast.rng's uint64 key, draws)
+    row RNG        the game's random stream (vale_sim.kernels.rng's uint64 key, draws)
 """
 from __future__ import annotations
 
 import numpy as np
 
-from vale_sim.fast.jit import COMPILE_NOTICE, kernel
-from vale_sim.fast.rng import (GOLDEN, ONE, S32, SMALL_LIMIT, SMALL_N, SMALL_RECIP, mix,
+from vale_sim.kernels.jit import COMPILE_NOTICE, kernel
+from vale_sim.kernels.rng import (GOLDEN, ONE, S32, SMALL_LIMIT, SMALL_N, SMALL_RECIP, mix,
                                randbelow, rng_init)
 
 from .tables import (
@@ -299,7 +299,7 @@ def game_randbelow(S, n):
 @kernel
 def shuffle_row(S, row, off, n):
     """GameRng.shuffle of S[row, off:off+n], the stream's (key, draws) kept in registers
-    (as vale_sim.fast.engine.game_shuffle): the same draws, bit for bit."""
+    (as vale_sim.games.mystic_vale.fast.engine.game_shuffle): the same draws, bit for bit."""
     st = S[RNG, 0:2].view(np.uint64)
     if n >= SMALL_N:
         for i in range(n - 1, 0, -1):
