@@ -106,6 +106,8 @@ def load_error(tmp_path, text) -> str:
     ('kind = "refresh" }]\ntext = "Day: refresh one of your Activation cubes (it may share squares with opponents\' cubes)."\n\n[[advance]]\nname = "Sun',
      'kind = "refresh", amount = 2 }]\ntext = "x"\n\n[[advance]]\nname = "Sun',
      "refresh takes no amount"),
+    ('kind = "convert", pay = "mana", cost = 3, resource = "vp"',
+     'kind = "convert", pay = "mana", cost = 0, resource = "vp"', "repeats for ever"),
 ])
 def test_one_line_errors(tmp_path, old, new, expect):
     assert old in SET_TEXT, old

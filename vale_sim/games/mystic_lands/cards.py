@@ -521,6 +521,9 @@ def _effects(file, item, raw, timings, kinds=KINDS) -> tuple[Effect, ...]:
                         "use need = 1 or need = 2")
         if kind == "convert" and e.pay == e.resource:
             raise r.err("pay", "pays and gains the same resource", "make pay and resource differ")
+        if kind == "convert" and timing == "day_repeatable" and e.cost == 0:
+            raise r.err("cost", "a repeatable convert that costs nothing repeats for ever",
+                        "give cost = 1 or more, or make the timing day")
         out.append(e)
     return tuple(out)
 
