@@ -23,7 +23,8 @@ from .errors import UserError
 from .games import DEFAULT_GAME, GAMES, get_game
 
 COMMANDS = ("cards", "play", "simulate", "bench", "spoil_odds", "tournament",
-            "advancements", "pools", "run", "report", "golden", "optimize")
+            "advancements", "pools", "run", "report", "golden", "optimize",
+            "seat_compensation", "end_trigger", "market_growth", "wither_rain")
 
 
 #: Commands every game has; the others are studies (``Game.studies``).
@@ -48,6 +49,11 @@ def command_game(args):
     if cmd and cmd not in SHARED_COMMANDS and cmd not in g.studies:
         owner = get_game(DEFAULT_GAME)
         what = f"a {owner.title} study" if cmd in owner.studies else "not a command of this game"
+        if cmd not in owner.studies and g.name == DEFAULT_GAME:
+            for name in GAMES:               # a study of another game: name the --game to add
+                other = get_game(name) if name != g.name else None
+                if other is not None and cmd in other.studies:
+                    raise UserError(f"{cmd} is a {other.title} study; add --game {other.name}")
         raise UserError(f"{cmd} does not apply to {g.name} ({what}); use "
                         f"{', '.join(SHARED_COMMANDS[:-1])} or {SHARED_COMMANDS[-1]} "
                         f"with --game {g.name}")

@@ -28,6 +28,21 @@ class StudyError(ValueError):
     """A study setting a user gave is invalid; the text is one line."""
 
 
+ENGINES = ("auto", "fast", "reference")
+
+
+def resolve_engine(engine: str = "auto", game: str = GAME) -> str:
+    """"auto": the fast engine when the game has one and numba works, else the
+    reference engine; "fast"/"reference" as given (a game without a fast engine
+    asked for "fast" is the runner's one-line error)."""
+    if engine not in ENGINES:
+        raise StudyError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if engine != "auto":
+        return engine
+    from ..runner import fast_available
+    return "fast" if fast_available(game) else "reference"
+
+
 def variant_rules(changes: dict, game: str = GAME, base=None, where: str = "variant"):
     """The game's rule options with ``changes`` (option -> value) applied to ``base``
     (default: the manual's game).  Unknown options or bad values: one-line StudyError."""
@@ -92,6 +107,7 @@ def play_variants(variants: dict, players: int, deals: int, seed: int, policies=
     g = get_game(game)
     cs = g.load_card_set(card_set if card_set is not None else g.default_card_set)
     g.validate_playable(cs, players)
+    engine = resolve_engine(engine, g.name)
     lineup = tuple(policies)
     lineups = rotations(lineup) if rotate and len(lineup) > 1 else [lineup]
     bar = _bar(len(variants) * len(lineups) * deals, desc or f"{players} players", progress)
@@ -176,11 +192,23 @@ def deal_means(values, deals) -> pd.Series:
     return pd.Series(np.asarray(values, float)).groupby(np.asarray(deals)).mean()
 
 
-def paired(a: pd.Series, b: pd.Series, confidence: float = CONFIDENCE) -> stats.PairedDifference:
-    """``a - b`` over the deals both have (Series indexed by deal): paired t interval."""
+def paired(a: pd.Series, b: pd.Series, confidence: float = CONFIDENCE,
+           bound: float | None = None) -> stats.PairedDifference:
+    """``a - b`` over the deals both have (Series indexed by deal): paired t interval.
+
+    When no deal changed at all, the t interval would be the point [0, 0] -- a
+    statement about these deals, not about the setting.  With ``bound`` (the
+    largest possible size of one deal's difference: 1 for win shares) the
+    interval is then the bound a zero count allows, ``±bound·u`` with
+    ``u = 1 - (1 - confidence)^(1/n)`` (the share of deals a change could touch,
+    Clopper-Pearson, as in vale_sim.advancements.paired_interval)."""
     common = a.index.intersection(b.index)
-    return stats.paired_difference(a.loc[common].to_numpy(float), b.loc[common].to_numpy(float),
-                                   confidence)
+    x, y = a.loc[common].to_numpy(float), b.loc[common].to_numpy(float)
+    d = stats.paired_difference(x, y, confidence)
+    if bound is not None and d.n and np.all(x == y):
+        u = bound * (1.0 - (1.0 - confidence) ** (1.0 / d.n))
+        d = dataclasses.replace(d, lo=-u, hi=u, method="zero-count bound")
+    return d
 
 
 def paired_row(prefix: str, d: stats.PairedDifference) -> dict:

@@ -95,7 +95,7 @@ def variant_table(frame: pd.DataFrame, players: int, rules: dict) -> pd.DataFram
             row.update(C.paired_row("d_rounds", C.paired(C.deal_means(g["rounds"], g["deal"]),
                                                          ref_rounds)))
             row.update(C.paired_row("d_seat1_win", C.paired(
-                C.deal_means(s1["win_share"], s1["deal"]), ref_seat1)))
+                C.deal_means(s1["win_share"], s1["deal"]), ref_seat1, bound=1.0)))
             row.update(C.paired_row("d_margin", C.paired(C.deal_means(g["margin"], g["deal"]),
                                                          ref_margin)))
         rows.append(row)
@@ -169,7 +169,7 @@ END_OPTIONS = {"end_vp": [20, 30], "end_cubes": [8, 12], "end_bonus": [0, 10]}
 
 
 def end_trigger_study(players=(2, 4), deals: int = 150, seed: int = 2, options=None,
-                      policy: str = "balanced", card_set=None, engine: str = "fast",
+                      policy: str = "balanced", card_set=None, engine: str = "auto",
                       workers: int = 1, progress: bool = True, keep_frame: bool = False
                       ) -> SettingsStudy:
     """Vary the VP threshold, the cube count and the +bonus one at a time.
@@ -185,8 +185,8 @@ def end_trigger_study(players=(2, 4), deals: int = 150, seed: int = 2, options=N
         tables.append(variant_table(df, k, rules))
         if keep_frame:
             frames.append(df)
-    cfg = _config(players=list(players), deals=deals, seed=seed, policy=policy, engine=engine,
-                  variants=variants, card_set=card_set)
+    cfg = _config(players=list(players), deals=deals, seed=seed, policy=policy,
+                  engine=C.resolve_engine(engine), variants=variants, card_set=card_set)
     return SettingsStudy("end-trigger", cfg, pd.concat(tables, ignore_index=True),
                          frame=pd.concat(frames, ignore_index=True) if keep_frame else None)
 
@@ -214,7 +214,7 @@ def growth_variants(points=None) -> dict:
 
 
 def market_growth_study(players: int = 4, deals: int = 40, seed: int = 3, points=None,
-                        lineup=LINEUP, card_set=None, engine: str = "fast", workers: int = 1,
+                        lineup=LINEUP, card_set=None, engine: str = "auto", workers: int = 1,
                         progress: bool = True, keep_frame: bool = False) -> SettingsStudy:
     """Vary the VP at which the two dual slots turn level 2; a rotated line-up of
     different policies measures the spread of strategies (their win rates)."""
@@ -241,7 +241,8 @@ def market_growth_study(players: int = 4, deals: int = 40, seed: int = 3, points
             [e.value, e.lo, e.hi]
     extra = {"policies": policy_table(df, players, rules),
              "spread": spread_table(df, players, rules, seed=seed)}
-    cfg = _config(players=players, deals=deals, seed=seed, lineup=list(lineup), engine=engine,
+    cfg = _config(players=players, deals=deals, seed=seed, lineup=list(lineup),
+                  engine=C.resolve_engine(engine),
                   variants={k: v.get("market_growth_vp", (5, 15)) for k, v in variants.items()},
                   card_set=card_set)
     return SettingsStudy("market-growth", cfg, table, extra, df if keep_frame else None)
@@ -262,7 +263,7 @@ def no_rain(policy: str = "balanced"):
 
 
 def rain_value(players: int = 2, deals: int = 150, seed: int = 4, policy: str = "balanced",
-               card_set=None, engine: str = "fast", workers: int = 1, progress: bool = True
+               card_set=None, engine: str = "auto", workers: int = 1, progress: bool = True
                ) -> pd.DataFrame:
     """The value of using Rain tokens: a focal player who never places them against
     one who does (``policy``), each against ``players - 1`` copies of ``policy``,
@@ -281,7 +282,7 @@ def rain_value(players: int = 2, deals: int = 150, seed: int = 4, policy: str = 
     for col, what in (("win_share", "win share"), ("score", "score"), ("withers", "withers")):
         a = C.deal_means(arms["never rains"][col], arms["never rains"]["deal"])
         b = C.deal_means(arms["uses rain"][col], arms["uses rain"]["deal"])
-        d = C.paired(a, b)
+        d = C.paired(a, b, bound=1.0 if col == "win_share" else None)
         ea = C.mean_by_deal(arms["never rains"][col], arms["never rains"]["deal"])
         eb = C.mean_by_deal(arms["uses rain"][col], arms["uses rain"]["deal"])
         rows.append({"players": players, "measure": what, "n_deals": d.n,
@@ -294,7 +295,7 @@ def rain_value(players: int = 2, deals: int = 150, seed: int = 4, policy: str = 
 
 def wither_rain_study(players: int = 4, deals: int = 30, seed: int = 5, supplies=RAIN_SUPPLIES,
                       lineup=WITHER_LINEUP, value_players: int = 2, value_deals: int = 150,
-                      card_set=None, engine: str = "fast", workers: int = 1,
+                      card_set=None, engine: str = "auto", workers: int = 1,
                       progress: bool = True, keep_frame: bool = False) -> SettingsStudy:
     """How often players Wither, by policy; how the Rain supply (an "X" of the
     manual; 20 is our estimate) changes play; the value of using Rain tokens."""
@@ -331,7 +332,8 @@ def wither_rain_study(players: int = 4, deals: int = 30, seed: int = 5, supplies
         C.check_count("value_deals", value_deals, 2)
         extra["rain_value"] = rain_value(value_players, value_deals, seed, card_set=card_set,
                                          engine=engine, workers=workers, progress=progress)
-    cfg = _config(players=players, deals=deals, seed=seed, lineup=list(lineup), engine=engine,
+    cfg = _config(players=players, deals=deals, seed=seed, lineup=list(lineup),
+                  engine=C.resolve_engine(engine),
                   supplies=[get_game(C.GAME).rules_class().rain_supply] + list(supplies),
                   value_players=value_players, value_deals=value_deals, card_set=card_set)
     return SettingsStudy("wither-rain", cfg, table, extra, df if keep_frame else None)

@@ -125,7 +125,7 @@ class SeatStudy:
 
 def seat_study(players=(2, 3, 4), deals: int = 300, seed: int = 1, grid: str = "ladder",
                margin: float = DEFAULT_MARGIN, alpha: float = DEFAULT_ALPHA,
-               policy: str = "balanced", card_set=None, engine: str = "fast", workers: int = 1,
+               policy: str = "balanced", card_set=None, engine: str = "auto", workers: int = 1,
                max_mana: int = 2, max_spirit: int = 1, progress: bool = True,
                keep_frame: bool = False) -> SeatStudy:
     """Play every schedule of the grid on deals ``0 .. deals-1`` of ``seed`` and test each."""
@@ -155,7 +155,7 @@ def seat_study(players=(2, 3, 4), deals: int = 300, seed: int = 1, grid: str = "
         recs.append(recommend(c_rows, s_rows, k, margin, alpha, deals))
     config = {"players": list(players), "deals": deals, "seed": seed, "grid": grid,
               "margin": margin, "alpha": alpha, "correction": "holm", "policy": policy,
-              "engine": engine, "max_mana": max_mana, "max_spirit": max_spirit,
+              "engine": C.resolve_engine(engine), "max_mana": max_mana, "max_spirit": max_spirit,
               "card_set": str(card_set) if card_set is not None else None}
     return SeatStudy(config, pd.DataFrame(seat_rows), pd.DataFrame(sched_rows),
                      pd.DataFrame(effect_rows), recs,
@@ -179,7 +179,7 @@ def evaluate(df: pd.DataFrame, players: int, scheds, margin: float) -> tuple[lis
             seat_rows.append({"players": players, "schedule": lab, "seat": seat + 1,
                               "mana": sched[seat][0], "spirit": sched[seat][1],
                               "n_games": e.n, "n_deals": e.clusters, "win_rate": e.value,
-                              "win_lo": e.lo, "win_hi": e.hi, "fair": fair,
+                              "win_rate_lo": e.lo, "win_rate_hi": e.hi, "fair": fair,
                               "gap": e.value - fair, "gap_lo90": lo90, "gap_hi90": hi90,
                               "p_tost": p, "sd": sd})
             gaps.append(e.value - fair)
@@ -202,7 +202,7 @@ def compensation_effect(df: pd.DataFrame, players: int) -> list[dict]:
         def series(lab):
             x = df[(df["variant"] == lab) & (df["seat"] == seat)]
             return C.deal_means(x["win_share"], x["deal"])
-        d = C.paired(series(man), series(none))
+        d = C.paired(series(man), series(none), bound=1.0)
         out.append({"players": players, "seat": seat + 1, "n_deals": d.n,
                     **C.paired_row("effect", d)})
     return out

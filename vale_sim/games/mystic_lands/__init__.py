@@ -51,6 +51,9 @@ GAME = Game(
     run_fast=None,
     event_column="withers",
     players=(2, 3, 4),
+    # the settings studies of vale_sim/studies (docs/mystic-lands-studies.md) and the report
+    studies=("seat-compensation", "end-trigger", "market-growth", "wither-rain", "report"),
+    card_set_facts=lambda cs: {"sources": cards.provenance_counts(cs)},
 )
 
 __all__ = ["GAME", "render_play", "describe", "cards", "policy", "records", "rules"]
