@@ -177,9 +177,17 @@ def estimate_row(prefix: str, e: stats.Estimate) -> dict:
     return {prefix: e.value, f"{prefix}_lo": e.lo, f"{prefix}_hi": e.hi}
 
 
-def mean_by_deal(values, deals) -> stats.Estimate:
-    """Mean of ``values`` with an interval clustered by deal."""
-    return stats.cluster_ratio(np.asarray(values, float), None, np.asarray(deals))
+def mean_by_deal(values, deals, nonnegative: bool = True) -> stats.Estimate:
+    """Mean of ``values`` with an interval clustered by deal (clipped at 0 for a
+    measure that cannot be negative: rounds, scores, counts)."""
+    return stats.cluster_ratio(np.asarray(values, float), None, np.asarray(deals),
+                               bounds=(0.0, math.inf) if nonnegative else None)
+
+
+def ratio_by_deal(num, den, deals) -> stats.Estimate:
+    """``Σnum / Σden`` (e.g. withers per turn) clustered by deal, within [0, 1]."""
+    return stats.cluster_ratio(np.asarray(num, float), np.asarray(den, float), np.asarray(deals),
+                               bounds=(0.0, 1.0))
 
 
 def rate_by_deal(values, deals) -> stats.Estimate:
@@ -205,9 +213,14 @@ def paired(a: pd.Series, b: pd.Series, confidence: float = CONFIDENCE,
     common = a.index.intersection(b.index)
     x, y = a.loc[common].to_numpy(float), b.loc[common].to_numpy(float)
     d = stats.paired_difference(x, y, confidence)
-    if bound is not None and d.n and np.all(x == y):
-        u = bound * (1.0 - (1.0 - confidence) ** (1.0 / d.n))
-        d = dataclasses.replace(d, lo=-u, hi=u, method="zero-count bound")
+    if bound is not None and d.n and (d.n < 2 or d.sd == 0):
+        # every deal moved by the same amount (often 0): no spread seen, so the
+        # t interval would be a point.  Bound the share of deals that could
+        # differ instead; one deal's difference can move by at most 2*bound.
+        u = 1.0 - (1.0 - confidence) ** (1.0 / d.n)
+        lo = max(-bound, d.mean - 2 * bound * u) if d.mean else -bound * u
+        hi = min(bound, d.mean + 2 * bound * u) if d.mean else bound * u
+        d = dataclasses.replace(d, lo=lo, hi=hi, method="zero-count bound")
     return d
 
 

@@ -112,8 +112,7 @@ def policy_table(frame: pd.DataFrame, players: int, variants) -> pd.DataFrame:
             row = {"players": players, "variant": lab, "policy": pol,
                    "n_player_games": len(x), "n_deals": int(x["deal"].nunique())}
             row.update(C.estimate_row("win_rate", C.rate_by_deal(x["win_share"], x["deal"])))
-            wt = C.stats.cluster_ratio(x["withers"].to_numpy(float), x["turns"].to_numpy(float),
-                                       x["deal"].to_numpy())
+            wt = C.ratio_by_deal(x["withers"], x["turns"], x["deal"])
             row.update(C.estimate_row("withers_per_turn", wt))
             row.update(C.estimate_row("withers_per_game", C.mean_by_deal(x["withers"], x["deal"])))
             row.update(C.estimate_row("score", C.mean_by_deal(x["score"], x["deal"])))
@@ -283,8 +282,12 @@ def rain_value(players: int = 2, deals: int = 150, seed: int = 4, policy: str = 
         a = C.deal_means(arms["never rains"][col], arms["never rains"]["deal"])
         b = C.deal_means(arms["uses rain"][col], arms["uses rain"]["deal"])
         d = C.paired(a, b, bound=1.0 if col == "win_share" else None)
-        ea = C.mean_by_deal(arms["never rains"][col], arms["never rains"]["deal"])
-        eb = C.mean_by_deal(arms["uses rain"][col], arms["uses rain"]["deal"])
+        if col == "win_share":
+            ea = C.rate_by_deal(arms["never rains"][col], arms["never rains"]["deal"])
+            eb = C.rate_by_deal(arms["uses rain"][col], arms["uses rain"]["deal"])
+        else:
+            ea = C.mean_by_deal(arms["never rains"][col], arms["never rains"]["deal"])
+            eb = C.mean_by_deal(arms["uses rain"][col], arms["uses rain"]["deal"])
         rows.append({"players": players, "measure": what, "n_deals": d.n,
                      "n_player_games": len(arms["uses rain"]),
                      "uses_rain": eb.value, "uses_rain_lo": eb.lo, "uses_rain_hi": eb.hi,
@@ -318,8 +321,7 @@ def wither_rain_study(players: int = 4, deals: int = 30, seed: int = 5, supplies
     ref = df[df["variant"] == MANUAL]
     for lab in rules:
         x = df[df["variant"] == lab]
-        e = C.stats.cluster_ratio(x["withers"].to_numpy(float), x["turns"].to_numpy(float),
-                                  x["deal"].to_numpy())
+        e = C.ratio_by_deal(x["withers"], x["turns"], x["deal"])
         table.loc[table["variant"] == lab, ["withers_per_turn", "withers_per_turn_lo",
                                            "withers_per_turn_hi"]] = [e.value, e.lo, e.hi]
         if lab != MANUAL:
