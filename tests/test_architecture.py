@@ -106,7 +106,6 @@ MV_STUDY_MODULES = {
     "vale_sim.commands.golden": "a Mystic Vale study",
     "vale_sim.commands.optimize": "a Mystic Vale study",
     "vale_sim.commands.pools": "a Mystic Vale study",
-    "vale_sim.commands.report": "a Mystic Vale study",
     "vale_sim.commands.spoil_odds": "a Mystic Vale study",
 }
 # ...and of those, the two that need Mystic Vale's Policy/CardSet at import time.

@@ -222,7 +222,7 @@ def test_end_trigger_json_and_plot(tmp_path, capsys):
 def test_every_bundled_mystic_lands_config_loads():
     from pathlib import Path
     from vale_sim.experiments import load_experiment
-    files = sorted(Path("experiments").glob("mystic-lands-*.toml"))
+    files = sorted((Path(__file__).resolve().parents[1] / "experiments").glob("mystic-lands-*.toml"))
     assert {f.stem for f in files} >= {"mystic-lands-seat-compensation", "mystic-lands-end-trigger",
                                        "mystic-lands-market-growth", "mystic-lands-wither-rain",
                                        "mystic-lands-report"}

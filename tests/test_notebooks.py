@@ -21,6 +21,8 @@ NOTEBOOKS = {
     "spoil_odds.ipynb": (1, ()),
     "advancement_value.ipynb": (4, ("not causes", "small=True")),   # forest, lift, tournament, curves
     "pool_sizes.ipynb": (2, ()),                                     # length vs pool, seat heat map
+    # the study sections (the wither section comes first on its own branch)
+    "mystic_lands.ipynb": (4, ("Seat compensation:", "fair share")),
 }
 
 
