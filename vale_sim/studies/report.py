@@ -44,12 +44,13 @@ class LandsReportSettings:
     fallback_note: str = ""
 
     # (fast engine sizes, reference engine sizes).  The reference engine plays
-    # a Mystic Lands game in about 30 ms: the reference "full" sizes (~6,000
-    # games) take about 3-4 minutes on one core.  The fast sizes are ~20x
+    # a Mystic Lands game in about 30 ms: the reference "full" sizes (~8,000
+    # games) take about 2 minutes of one idle core (measured: 200/100/24/20/100
+    # deals took 78 s of CPU), less than the Mystic Vale report beside it.  The fast sizes are ~20x
     # larger, for when the numba engine lands (GAME.run_fast).
     PRESETS = {
-        "full": ({}, dict(seat_deals=200, end_deals=100, growth_deals=24, wither_deals=20,
-                          rain_value_deals=100)),
+        "full": ({}, dict(seat_deals=300, end_deals=120, growth_deals=30, wither_deals=24,
+                          rain_value_deals=120)),
         "quick": (dict(seat_deals=400, end_deals=200, growth_deals=60, wither_deals=40,
                        rain_value_deals=300),
                   dict(seat_deals=40, end_deals=30, growth_deals=6, wither_deals=6,
