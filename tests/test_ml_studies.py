@@ -261,3 +261,39 @@ def test_the_mystic_lands_report_and_the_index(tmp_path):
     assert (out / "tables" / "seat_win_rates.csv").exists()
     idx = write_index(tmp_path).read_text()
     assert 'href="report-mystic-lands/index.html"' in idx and "Mystic Lands" in idx
+
+
+# ---------------------------------------------------------------------------
+# Card strength through the game's hooks
+# ---------------------------------------------------------------------------
+def test_strength_arms_prefer_and_ban_a_card():
+    g = get_game(ML)
+    cs = g.load_card_set(g.default_card_set)
+    prefer, ban = g.strength_arms("Rain Lily", "balanced")
+    assert prefer.rules[0].target == "card" and prefer.rules[0].value == "Rain Lily"
+    assert "Rain Lily" in ban.never and "Rain Lily" not in prefer.never
+    g.check_policies(cs, [prefer, ban])
+    names = {n for n, *_ in g.strength_cards(cs)}
+    assert {"Rain Lily", "Spirit Cave"} <= names
+    assert all(col in ("buy:" + n, "vale:" + n) for n, _, _, col in g.strength_cards(cs))
+
+
+def test_card_strength_of_mystic_lands():
+    from vale_sim.advancements import game_strength_run, strength_frame
+    run = game_strength_run(ML, None, 6, 2, 1, "balanced", ["Rain Lily", "Spirit Cave"],
+                            engine="reference")
+    df = strength_frame(run)
+    assert set(df["card"]) == {"Rain Lily", "Spirit Cave"} and (df["n_deals"] == 3).all()
+    assert set(df["kind"]) == {"advance", "vale"}
+    assert ((df["strength_lo"] <= df["strength"]) & (df["strength"] <= df["strength_hi"])).all()
+    with pytest.raises(ValueError, match="unknown card 'Nope'"):
+        game_strength_run(ML, None, 4, 2, 1, cards=["Nope"], engine="reference")
+
+
+def test_advancements_command_for_mystic_lands(capsys):
+    assert main(["advancements", "--game", ML, "--compare", "A,B"]) == 2
+    assert "--compare is not available for mystic-lands" in capsys.readouterr().err
+    assert main(["advancements", "--game", ML, "--games", "2", "--cards", "Rain Lily",
+                 "--engine", "reference", "--json"]) == 0
+    recs = json.loads(capsys.readouterr().out)
+    assert recs[0]["card"] == "Rain Lily" and recs[0]["n_deals"] == 1

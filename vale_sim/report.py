@@ -593,8 +593,9 @@ def section_summary(ctx: Context) -> Section:
     r = ctx.results
     found = []
     share = None
-    if ctx.game != "mystic-vale":
+    if ctx.game != "mystic-vale":         # another game's sections give its verdicts
         found, share = _game_report(ctx.game).verdicts(ctx), _game_report(ctx.game).estimated_share(ctx)
+        r = {}
     if "advancements" in r:
         found += V.card_verdicts(r["advancements"])
     if "pools" in r:

@@ -41,6 +41,11 @@ class LandsReportSettings:
     growth_deals: int = 600
     wither_deals: int = 400
     rain_value_deals: int = 3000
+    strength_players: int = 2
+    strength_deals: int = 1000        # per card and arm (prefer X, ban X), x players rotations
+    strength_cards: tuple | None = None   # None: every level 1/2 Advance and Vale
+    strength_tolerance: float = 0.05
+    strength_correction: str = "fdr_bh"
     fallback_note: str = ""
 
     # (fast engine sizes, reference engine sizes).  The reference engine plays
@@ -50,15 +55,17 @@ class LandsReportSettings:
     # larger, for when the numba engine lands (GAME.run_fast).
     PRESETS = {
         "full": ({}, dict(seat_deals=300, end_deals=120, growth_deals=30, wither_deals=24,
-                          rain_value_deals=120)),
+                          rain_value_deals=120, strength_deals=10)),
         "quick": (dict(seat_deals=400, end_deals=200, growth_deals=60, wither_deals=40,
-                       rain_value_deals=300),
+                       rain_value_deals=300, strength_deals=100),
                   dict(seat_deals=40, end_deals=30, growth_deals=6, wither_deals=6,
-                       rain_value_deals=30)),
+                       rain_value_deals=30, strength_deals=3)),
         "tiny": (dict(seat_players=(2,), seat_deals=10, end_players=(2,), end_deals=8,
-                      growth_deals=2, wither_deals=2, rain_value_deals=6),
+                      growth_deals=2, wither_deals=2, rain_value_deals=6, strength_deals=4,
+                      strength_cards=("Rain Lily", "Spirit Cave")),
                  dict(seat_players=(2,), seat_deals=6, end_players=(2,), end_deals=6,
-                      growth_deals=2, wither_deals=2, rain_value_deals=4)),
+                      growth_deals=2, wither_deals=2, rain_value_deals=4, strength_deals=2,
+                      strength_cards=("Rain Lily", "Spirit Cave"))),
     }
 
     @classmethod
@@ -87,7 +94,7 @@ class LandsReportSettings:
         fast, ref = cls.PRESETS[size]
         base = dict(fast if engine == "fast" else ref)
         base.update(overrides)
-        for k in ("seat_players", "end_players"):
+        for k in ("seat_players", "end_players", "strength_cards"):
             if isinstance(base.get(k), list):
                 base[k] = tuple(base[k])
         if "card_set" in base and base["card_set"] in (None, "core"):
@@ -97,11 +104,16 @@ class LandsReportSettings:
         return s
 
     def check(self) -> None:
-        for k in ("seat_deals", "end_deals", "growth_deals", "wither_deals", "workers"):
+        for k in ("seat_deals", "end_deals", "growth_deals", "wither_deals", "workers",
+                  "strength_deals"):
             C.check_count(k, getattr(self, k), 2 if k != "workers" else 1)
         C.check_count("rain_value_deals", self.rain_value_deals, 0)
         C.check_players(self.seat_players)
         C.check_players(self.end_players)
+        C.check_players([self.strength_players])
+        if self.strength_correction not in ("fdr_bh", "holm", "bonferroni"):
+            raise ValueError(f"strength_correction must be fdr_bh, holm or bonferroni, "
+                             f"got {self.strength_correction!r}")
         if not 0 < self.seat_margin < 1:
             raise ValueError(f"seat_margin must be a fraction (0.03 = 3 pp), got {self.seat_margin}")
 
@@ -114,7 +126,8 @@ class LandsReportSettings:
                 "end_trigger_deals_per_variant": self.end_deals,
                 "market_growth_deals_per_variant_and_rotation": self.growth_deals,
                 "wither_rain_deals_per_variant_and_rotation": self.wither_deals,
-                "rain_value_deals_per_arm_and_rotation": self.rain_value_deals}
+                "rain_value_deals_per_arm_and_rotation": self.rain_value_deals,
+                "strength_deals_per_card_arm_and_rotation": self.strength_deals}
 
 
 def _title(settings) -> str:
@@ -278,6 +291,52 @@ def section_wither(ctx):
                    top_tables=top)
 
 
+def section_strength(ctx):
+    """Advance and Vale strengths: the card-strength estimand of vale_sim.advancements
+    (prefer X / ban X / natural on common deals, multiplicity-corrected flags)."""
+    from ..advancements import game_strength_run, strength_frame
+    from ..plots.advancements import plot_forest
+    from ..report import Section
+    from ..verdicts import CORRECTION_NAMES
+    s = ctx.settings
+    run = game_strength_run(GAME, s.card_set, s.strength_deals * s.strength_players,
+                            s.strength_players, s.seed + 4, "balanced",
+                            list(s.strength_cards) if s.strength_cards else None, None,
+                            s.engine, s.workers)
+    df = strength_frame(run, tolerance=s.strength_tolerance, correction=s.strength_correction)
+    ctx.results["advancements"] = df
+    a = df.attrs
+    tol = 100 * s.strength_tolerance
+    corr = CORRECTION_NAMES.get(a["correction"], a["correction"])
+    flagged = df[df["flag"] != ""]
+    fig = plot_forest(df)
+    cap = (f"{(df['flag'] == 'over').sum()} card(s) flagged over and {(df['flag'] == 'under').sum()}"
+           f" under of {len(df)} tested (±{tol:g} pp, {corr}); strength with its raw interval "
+           f"(thick) and adjusted interval (thin), n = {a['deals']} deals.")
+    paras = [f"The card-strength estimand of the Mystic Vale report, through the game's hooks "
+             f"(`Game.strength_arms`, `strength_cards`): for each level 1/2 Advance and Vale X, a "
+             f"focal player who buys (or enchants) X first whenever it can, and one who never "
+             f"does (`never`), each against `balanced` opponents, rotated through the "
+             f"{a['players']} seats on the same {a['deals']} deals.  Strength = win share(prefer) "
+             f"− win share(ban), paired by deal; a card is flagged over/under when |strength| ≤ "
+             f"{tol:g} pp is rejected after a {corr} correction over the {a['cards_tested']} cards "
+             f"(adjusted intervals at {100 * a['adjusted_confidence']:.2f}%).  Every card text "
+             f"of this set except the few the manual names is an estimate (M16)."]
+    paras.insert(0, (f"**Flagged cards** ({len(flagged)} of {len(df)}): " + "; ".join(
+        f"{r.card} ({r.flag}) {100 * r.strength:+.1f} pp, adjusted "
+        f"[{100 * r.strength_lo_adj:+.1f}, {100 * r.strength_hi_adj:+.1f}]"
+        for r in flagged.itertuples()) + ".") if len(flagged) else
+        f"No card is flagged at n = {a['deals']} deals: every strength is consistent with "
+        f"±{tol:g} pp after the correction.")
+    cols = [c for c in ("card", "kind", "level", "flag", "strength", "strength_lo", "strength_hi",
+                        "strength_lo_adj", "strength_hi_adj", "p_value", "p_adjusted",
+                        "natural_value", "natural_lo", "natural_hi", "n_deals", "deals_changed",
+                        "acquired_rate", "acquired_rate_lo", "acquired_rate_hi", "note")
+            if c in df.columns]
+    return Section("Advance and Vale strengths", paras, {"card_strength": df[cols]},
+                   [("card_strength", fig, cap)])
+
+
 def estimated_share(ctx):
     """``cards -> (estimated, total)`` numbers of the card set (every verdict rests
     on the whole set)."""
@@ -292,6 +351,8 @@ def verdicts(ctx) -> list:
     from .. import verdicts as V
     r = ctx.results
     out = []
+    if "advancements" in r:
+        out += V.card_verdicts(r["advancements"])
     if "seats" in r:
         out += V.seat_compensation_verdicts(r["seats"])
     if "end_trigger" in r:
@@ -306,4 +367,4 @@ def verdicts(ctx) -> list:
 def sections():
     from ..report import section_manifest
     return [section_rules, section_seats, section_end_trigger, section_market, section_wither,
-            section_manifest]
+            section_strength, section_manifest]
