@@ -49,9 +49,9 @@ class LandsReportSettings:
     fallback_note: str = ""
 
     # (fast engine sizes, reference engine sizes).  The reference engine plays
-    # a Mystic Lands game in about 30 ms: the reference "full" sizes (~8,000
-    # games) take about 2 minutes of one idle core (measured: 200/100/24/20/100
-    # deals took 78 s of CPU), less than the Mystic Vale report beside it.  The fast sizes are ~20x
+    # a Mystic Lands game in about 30 ms: the reference "full" sizes (~9,500
+    # games) took 119 s of CPU, about as long as the Mystic Vale report that
+    # `make report` runs beside it.  The fast sizes are ~20x
     # larger, for when the numba engine lands (GAME.run_fast).
     PRESETS = {
         "full": ({}, dict(seat_deals=300, end_deals=120, growth_deals=30, wither_deals=24,
