@@ -49,13 +49,13 @@ class LandsReportSettings:
     fallback_note: str = ""
 
     # (fast engine sizes, reference engine sizes).  The reference engine plays
-    # a Mystic Lands game in about 30 ms: the reference "full" sizes (~9,500
-    # games) took 119 s of CPU, about as long as the Mystic Vale report that
-    # `make report` runs beside it.  The fast sizes are ~20x
+    # a Mystic Lands game in about 30 ms: the reference "full" sizes (~7,000
+    # games) take about 100 s of CPU (the four studies measured 78 s), less than
+    # the Mystic Vale report that `make report` runs beside it.  The fast sizes are ~20x
     # larger, for when the numba engine lands (GAME.run_fast).
     PRESETS = {
-        "full": ({}, dict(seat_deals=300, end_deals=120, growth_deals=30, wither_deals=24,
-                          rain_value_deals=120, strength_deals=10)),
+        "full": ({}, dict(seat_deals=200, end_deals=100, growth_deals=24, wither_deals=20,
+                          rain_value_deals=100, strength_deals=10)),
         "quick": (dict(seat_deals=400, end_deals=200, growth_deals=60, wither_deals=40,
                        rain_value_deals=300, strength_deals=100),
                   dict(seat_deals=40, end_deals=30, growth_deals=6, wither_deals=6,
