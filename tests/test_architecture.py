@@ -22,7 +22,7 @@ import pytest
 
 from vale_sim import games as games_mod
 from vale_sim.cli import main
-from vale_sim.games import GAMES, RESULT_COLUMNS, Game, get_game
+from vale_sim.games import RESULT_COLUMNS, Game, get_game
 from vale_sim.rng import GameRng
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -107,7 +107,7 @@ MV_STUDY_MODULES = {
     "vale_sim.commands.golden": "a Mystic Vale study",
     "vale_sim.commands.optimize": "a Mystic Vale study",
     "vale_sim.commands.pools": "a Mystic Vale study",
-    "vale_sim.commands.report": "a Mystic Vale study",
+    "vale_sim.commands.report": "the Mystic Vale report's --baseline is a Mystic Vale policy",
     "vale_sim.commands.spoil_odds": "a Mystic Vale study",
 }
 # Shared modules (commands) that hold a Mystic Lands study.
@@ -244,10 +244,7 @@ def test_every_command_takes_game():
     assert len(sub.choices) >= 12
     for name, p in sub.choices.items():
         opt = next((a for a in p._actions if "--game" in a.option_strings), None)
-        # default mystic-vale, except a command of one game only (its own default)
-        own = [g for g in GAMES if name in get_game(g).studies
-               and all(name not in get_game(o).studies for o in GAMES if o != g)]
-        assert opt is not None and opt.default == (own[0] if own else "mystic-vale"), name
+        assert opt is not None and opt.default == "mystic-vale", name
 
 
 # ---------------------------------------------------------------------------
@@ -447,7 +444,7 @@ def test_the_cli_plays_a_second_game(pig, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["simulate", "--game", "pig", "--games", "4"], "no fast engine for pig yet; use --engine reference"),
-    (["pools", "--game", "pig", "--games", "10"], "pools does not apply to pig (a Mystic Vale study: use --game mystic-vale)"),
+    (["pools", "--game", "pig", "--games", "10"], "pools does not apply to pig: it is a Mystic Vale study; add --game mystic-vale"),
     (["spoil-odds", "--game", "pig", "--deck", "starter"], "spoil-odds does not apply to pig"),
     (["bench", "--game", "pig", "--spoil"], "bench --spoil does not apply to pig"),
     (["simulate", "--game", "pig", "--engine", "reference", "--prep-count", "gross"],

@@ -247,36 +247,36 @@ def test_deck_file_errors_are_one_line(tmp_path, capsys, text, msg):
     f.write_text(text)
     with pytest.raises(W.DeckError, match=msg):
         W.load_deck(f)
-    assert main(["wither-odds", "--deck", str(f)]) == 2
+    assert main(["wither-odds", "--game", "mystic-lands", "--deck", str(f)]) == 2
     err = capsys.readouterr().err
     assert msg.split()[0] in err and len(err.strip().splitlines()) == 1
 
 
 def test_cli_json_exact_and_simulated(capsys):
-    assert main(["wither-odds", "--deck", "starter", "--grows", "5", "--rain", "1",
+    assert main(["wither-odds", "--game", "mystic-lands", "--deck", "starter", "--grows", "5", "--rain", "1",
                  "--json", "--rule", "mana>=3"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["method"] == "exact" and set(d["p_wither_within"]) == {"1", "2", "3", "4", "5"}
     assert d["p_wither_within"]["5"] == pytest.approx(hypergeom.sf(4, 14, 8, 6))
     assert 0 <= d["best_rule"]["value"] <= 1
-    assert main(["wither-odds", "--deck", "misty", "--simulate", "--games", "40", "--json"]) == 0
+    assert main(["wither-odds", "--game", "mystic-lands", "--deck", "misty", "--simulate", "--games", "40", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["games"] == 40 and "standard_errors" in d
 
 
 def test_cli_text_and_plot(tmp_path, capsys):
     out = tmp_path / "w.png"
-    assert main(["wither-odds", "--deck", "midgame", "--grows", "10", "--plot", str(out)]) == 0
+    assert main(["wither-odds", "--game", "mystic-lands", "--deck", "midgame", "--grows", "10", "--plot", str(out)]) == 0
     text = capsys.readouterr().out
     assert "P(Withered)" in text and "Sunlight Valley" in text
     assert out.read_bytes()[:4] == b"\x89PNG"
-    assert main(["wither-odds", "--deck", "starter", "--simulate", "--games", "30"]) == 0
+    assert main(["wither-odds", "--game", "mystic-lands", "--deck", "starter", "--simulate", "--games", "30"]) == 0
     out = capsys.readouterr().out
     assert "n = 30 Nights" in out and "Wilson" in out and "±" in out
 
 
 @pytest.mark.parametrize("argv,msg", [
-    (["--game", "mystic-vale"], "use --game mystic-lands"),
+    (["--game", "mystic-vale"], "add --game mystic-lands"),
     (["--grows", "0"], "--grows"),
     (["--rain", "-1"], "--rain"),
     (["--rain", "99"], "rain must be between"),
@@ -286,7 +286,7 @@ def test_cli_text_and_plot(tmp_path, capsys):
     (["--deck", "willow", "--grows", "9", "--max-states", "100"], "--simulate"),
 ])
 def test_cli_errors_exit_2_in_one_line(capsys, argv, msg):
-    assert main(["wither-odds"] + argv) == 2
+    assert main(["wither-odds", "--game", "mystic-lands"] + argv) == 2
     err = capsys.readouterr().err
     assert msg in err and len(err.strip().splitlines()) == 1
 
@@ -296,7 +296,7 @@ def test_cli_plot_path_checked_before_computing(tmp_path, capsys, monkeypatch):
         raise AssertionError("computed before checking --plot")
     monkeypatch.setattr(W, "wither_odds", boom)
     bad = tmp_path / "missing" / "w.png"
-    assert main(["wither-odds", "--plot", str(bad)]) == 2
+    assert main(["wither-odds", "--game", "mystic-lands", "--plot", str(bad)]) == 2
     assert "--plot" in capsys.readouterr().err and not bad.parent.exists()
 
 

@@ -21,7 +21,9 @@ NOTEBOOKS = {
     "spoil_odds.ipynb": (1, ()),
     "advancement_value.ipynb": (4, ("not causes", "small=True")),   # forest, lift, tournament, curves
     "pool_sizes.ipynb": (2, ()),                                     # length vs pool, seat heat map
-    "mystic_lands.ipynb": (1, ("largest |exact - simulated| / SE",)),  # wither curves
+    # the wither curves (section 1), then the studies
+    "mystic_lands.ipynb": (5, ("largest |exact - simulated| / SE", "Seat compensation:",
+                               "fair share")),
 }
 
 

@@ -357,9 +357,10 @@ class StrengthRun:
     ``arms[card] = (prefer, ban)`` likewise; ``got[card]``: per deal, the share
     of rotations in which the focal player of the prefer arm bought the card."""
 
-    def __init__(self, cs, players, seed, deals, baseline, natural):
+    def __init__(self, cs, players, seed, deals, baseline, natural, known=None):
         self.cs, self.players, self.seed, self.deals = cs, players, seed, deals
         self.baseline, self.natural = baseline, natural
+        self.known = known        # name -> (kind, level); None: Mystic Vale's analysed_cards
         self.arms: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self.got: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -405,6 +406,48 @@ def strength_run(card_set="core", games: int = 2000, players: int = 2, seed: int
     return run
 
 
+def game_strength_run(game: str, card_set=None, games: int = 2000, players: int = 2,
+                      seed: int = 0, baseline="balanced", cards=None, rules=None,
+                      engine: str = "fast", workers: int = 1,
+                      on_card: Callable[[int, int, str], None] | None = None) -> StrengthRun:
+    """:func:`strength_run` for a game other than Mystic Vale, through its hooks
+    ``Game.strength_arms`` (prefer X / ban X policies) and ``Game.strength_cards``
+    (the cards and the frame columns counting them).  Same three arms, deals and
+    rotations; :func:`strength_frame` turns the run into the table."""
+    g = get_game(game)
+    if g.strength_arms is None or g.strength_cards is None:
+        raise ValueError(f"{g.name} has no card-strength hooks (Game.strength_arms, "
+                         f"strength_cards); use tournament")
+    cs = resolve_card_set(card_set if card_set is not None else g.default_card_set, players,
+                          game=g.name)
+    base = g.get_policy(baseline)
+    deals = deals_for(games, players)
+    known = {name: (kind, level, col) for name, kind, level, col in g.strength_cards(cs)}
+    names = list(cards) if cards is not None else list(known)
+    for n in names:
+        if n not in known:
+            raise ValueError(f"unknown card {n!r} (not an Advance or Vale of set {cs.name!r})")
+    nat, _ = focal_shares(cs, players, seed, deals, base, base, rules, engine, workers,
+                          game=g.name)
+    run = StrengthRun(cs, players, seed, deals, base, nat,
+                      known={n: (k, lv) for n, (k, lv, _) in known.items()})
+    for i, name in enumerate(names):
+        if on_card is not None:
+            on_card(i, len(names), name)
+        prefer, ban_pol = g.strength_arms(name, base)
+        pre, df = focal_shares(cs, players, seed, deals, prefer, base, rules, engine, workers,
+                               game=g.name)
+        ban, _ = focal_shares(cs, players, seed, deals, ban_pol, base, rules, engine, workers,
+                              game=g.name)
+        col = known[name][2]
+        got = (df[col].to_numpy(float) > 0) if col in df.columns else np.zeros(len(df), bool)
+        run.arms[name] = (pre, ban)
+        run.got[name] = got.reshape(players, deals).mean(axis=0)
+    if on_card is not None:
+        on_card(len(names), len(names), "")
+    return run
+
+
 def _adjusted_level(correction: str, confidence: float, m: int, flagged: int) -> float:
     """Confidence level of the adjusted intervals.  ``fdr_bh``: Benjamini and
     Yekutieli's false-coverage-rate level ``1 - max(R, 1) * alpha / m`` (R cards
@@ -425,7 +468,8 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
     if correction not in CORRECTIONS:
         raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
     stats._check_confidence(confidence)
-    known = {name: (kind, level) for name, kind, level, _ in analysed_cards(run.cs)}
+    known = run.known if run.known is not None else {
+        name: (kind, level) for name, kind, level, _ in analysed_cards(run.cs)}
     nat_share = run.natural.mean(axis=0)
     rows = []
     for name, (pre, ban) in run.arms.items():

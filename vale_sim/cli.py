@@ -23,7 +23,8 @@ from .errors import UserError
 from .games import DEFAULT_GAME, GAMES, get_game
 
 COMMANDS = ("cards", "play", "simulate", "bench", "spoil_odds", "tournament",
-            "advancements", "pools", "run", "report", "golden", "optimize", "wither_odds")
+            "advancements", "pools", "run", "report", "golden", "optimize", "wither_odds",
+            "seat_compensation", "end_trigger", "market_growth", "wither_rain")
 
 
 #: Commands every game has; the others are studies (``Game.studies``).
@@ -31,10 +32,8 @@ SHARED_COMMANDS = ("play", "simulate", "tournament", "bench", "run")
 
 
 def add_game_option(p: argparse.ArgumentParser) -> None:
-    """``--game``: the one option every command shares (a command of one game
-    only, like ``wither-odds``, may define it itself with that game as default)."""
-    if any("--game" in a.option_strings for a in p._actions):
-        return
+    """``--game``: the one option every command shares (default mystic-vale; a
+    study of another game says which --game to add)."""
     p.add_argument("--game", default=DEFAULT_GAME, metavar="|".join(GAMES),
                    help=f"the game to play or study (default {DEFAULT_GAME})")
 
@@ -50,9 +49,10 @@ def command_game(args):
     cmd = str(getattr(args, "command", "") or "").replace("_", "-")
     if cmd and cmd not in SHARED_COMMANDS and cmd not in g.studies:
         owners = [o for o in (_game_or_none(n) for n in GAMES) if o and cmd in o.studies]
-        what = (f"a {owners[0].title} study: use --game {owners[0].name}" if owners
-                else "not a command of this game")
-        raise UserError(f"{cmd} does not apply to {g.name} ({what}); with --game {g.name} use "
+        if owners:
+            raise UserError(f"{cmd} does not apply to {g.name}: it is a {owners[0].title} "
+                            f"study; add --game {owners[0].name}")
+        raise UserError(f"{cmd} is not a command of {g.name}; with --game {g.name} use "
                         f"{', '.join(SHARED_COMMANDS[:-1])} or {SHARED_COMMANDS[-1]}"
                         + "".join(f", {s}" for s in g.studies if " " not in s))
     return g

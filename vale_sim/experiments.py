@@ -9,7 +9,11 @@ naming the file and the key).  Studies:
 ``tournament``      policies against each other, seats rotated on common seeds
 ``advancement_value`` observational and paired values of every card, with flags
 ``pool_sizes``      VP pool size by player count (``vale_sim.games.mystic_vale.pools``)
-``report``          the whole balance report (``vale_sim.report``)
+``report``          the whole balance report (``vale_sim.report``; either game)
+``seat_compensation`` Mystic Lands: seat win rates and compensation schedules (``vale_sim.studies``)
+``end_trigger``     Mystic Lands: end VP, cube count and bonus
+``market_growth``   Mystic Lands: market growth points, spread of strategies
+``wither_rain``     Mystic Lands: Withers by policy, Rain supply, the value of Rain
 =================== ===============================================================
 
 Every run writes ``results/NAME/manifest.json``: the configuration (with
@@ -33,7 +37,10 @@ from .cli import UserError
 from .io import atomic_write
 from .store import ChunkStore, card_set_info, code_version
 
-STUDIES = ("spoil_odds", "tournament", "advancement_value", "pool_sizes", "report")
+STUDIES = ("spoil_odds", "tournament", "advancement_value", "pool_sizes", "report",
+           "seat_compensation", "end_trigger", "market_growth", "wither_rain")
+#: The settings studies of vale_sim.studies (Mystic Lands; Game.studies names them).
+LANDS_STUDIES = ("seat_compensation", "end_trigger", "market_growth", "wither_rain")
 RUNS_DIR = "runs"
 
 
@@ -210,6 +217,36 @@ SCHEMAS = {
         "baseline": (_str, "optimized-{P}p"),    # the strong baseline of "Robust to the bots?"
         "sizes": (dict, None),           # sub-table: ReportSettings fields
     },
+    "seat_compensation": {
+        "players": (_players_list, [2, 3, 4]),
+        "deals": (_int(2, MAX_GAMES), 300),
+        "grid": (_choice("ladder", "monotone"), "ladder"),
+        "margin": (_float(0.0, 1.0), 0.03),
+        "policy": (_str, "balanced"),
+        "max_mana": (_int(0, 10), 2),
+        "max_spirit": (_int(0, 10), 1),
+    },
+    "end_trigger": {
+        "players": (_players_list, [2, 4]),
+        "deals": (_int(2, MAX_GAMES), 150),
+        "end_vp": (_list_of(_int(0, 1000), 0), [20, 30]),
+        "end_cubes": (_list_of(_int(0, 1000), 0), [8, 12]),
+        "end_bonus": (_list_of(_int(0, 1000), 0), [0, 10]),
+        "policy": (_str, "balanced"),
+    },
+    "market_growth": {
+        "deals": (_int(2, MAX_GAMES), 40),
+        "first": (_list_of(_int(0, 10_000), 0), [3, 10]),
+        "second": (_list_of(_int(0, 10_000), 0), [10, 20]),
+        "never": (_bool, True),
+        "lineup": (_list_of(_str, 2), ["balanced", "greedy", "spirit", "vp"]),
+    },
+    "wither_rain": {
+        "deals": (_int(2, MAX_GAMES), 30),
+        "supplies": (_list_of(_int(0, 10_000), 0), [0, 10, 40]),
+        "lineup": (_list_of(_str, 2), ["balanced", "cautious", "greedy", "rain-dancer"]),
+        "value_deals": (_int(0, MAX_GAMES), 150),
+    },
 }
 
 
@@ -297,9 +334,13 @@ def load_experiment(path, game: str | None = None) -> Experiment:
         g = get_game(name)
     except ValueError as e:
         raise _fail(path, "game", str(e)) from None
+    if study in LANDS_STUDIES and study.replace("_", "-") not in g.studies:
+        raise _fail(path, "study", f"{study} is a Mystic Lands study; add game = \"mystic-lands\"")
     if g.name != DEFAULT_GAME:
         cfg["game"] = g.name
-        if study not in SHARED_STUDIES:
+        if study in LANDS_STUDIES and raw.get("rules"):
+            raise _fail(path, "rules", "a settings study varies the rules itself; leave [rules] out")
+        if study not in SHARED_STUDIES and study.replace("_", "-") not in g.studies:
             raise _fail(path, "study", f"{study} is a Mystic Vale study, not available for "
                                        f"{g.name}; use one of {', '.join(SHARED_STUDIES)}")
         if cfg["card_set"] == COMMON["card_set"][1] and "card_set" not in raw:
@@ -333,12 +374,19 @@ def _check_semantics(exp: Experiment) -> None:
             validate_playable(cs, p)
         except CardSetError as e:
             raise _fail(path, "card_set", str(e)) from None
-    from .robustness import resolve_baseline
+    if g.name == "mystic-vale":
+        from .robustness import resolve_baseline
+    else:                                  # the game's own policies; {P}: the player count
+        def resolve_baseline(n, p, cs):
+            return check_policies(cs, [g.get_policy(n.replace("{P}", str(p))
+                                                    if isinstance(n, str) else n)])[0]
     counts = [players] if isinstance(players, int) else list(players or [2, 3, 4])
     if exp.study == "report":
         counts = [2, 3, 4]
     pol_keys = [("policies", c.get("policies") or []), ("baseline", [c.get("baseline")]),
                 ("policy", [c.get("policy")])]
+    if exp.study == "report" and g.name != "mystic-vale":
+        pol_keys = []          # the strong-baseline section is Mystic Vale's report only
     for key, names in pol_keys:
         for n in names:
             if n is None:
@@ -379,11 +427,40 @@ def _check_semantics(exp: Experiment) -> None:
     if exp.study == "pool_sizes" and c["target"] == "equal-length" and 2 not in c["players"]:
         raise _fail(path, "target", "equal-length compares with the 2-player game: include 2 in players")
     if exp.study == "report":
-        from .report import ReportSettings
         try:
-            ReportSettings.make(quick=c["quick"], **(c["sizes"] or {}))
+            _report_settings(exp)
         except (TypeError, ValueError) as e:
             raise _fail(path, "sizes", str(e)) from None
+    for key in ("lineup",):
+        for n in c.get(key) or []:
+            try:
+                check_policies(cs, [n])
+            except PolicyError as e:
+                raise _fail(path, key, str(e)) from None
+    if exp.study in ("market_growth", "wither_rain") and len(c["lineup"]) not in g.players:
+        raise _fail(path, "lineup", f"one policy per player: {len(c['lineup'])} is not a player "
+                                    f"count of {g.name}")
+    if exp.study in ("end_trigger", "wither_rain", "market_growth"):
+        from .studies import lands
+        opts = ({"end_vp": c["end_vp"], "end_cubes": c["end_cubes"], "end_bonus": c["end_bonus"]}
+                if exp.study == "end_trigger" else {"rain_supply": c["supplies"]}
+                if exp.study == "wither_rain" else {})
+        try:
+            lands._rules(lands.one_at_a_time(opts))
+        except ValueError as e:
+            raise _fail(path, exp.study, str(e)) from None
+
+
+def _report_settings(exp: Experiment, **kw):
+    """The report settings of a ``report`` config, for its game."""
+    c = exp.config
+    if exp.game == "mystic-vale":
+        from .report import ReportSettings
+        return ReportSettings.make(quick=c["quick"], **kw,
+                                   **{"robust_baseline": c["baseline"], **(c["sizes"] or {})})
+    from .report import _game_report
+    return _game_report(exp.game).LandsReportSettings.make(quick=c["quick"], **kw,
+                                                            **(c["sizes"] or {}))
 
 
 def estimated_games(exp: Experiment) -> int | None:
@@ -532,18 +609,62 @@ def _run_pools(exp, out: Path, store, progress) -> dict:
 
 
 def _run_report(exp, out: Path, store, progress) -> dict:
-    from .report import ReportSettings, build_report
+    from .report import build_report
     c = exp.config
-    settings = ReportSettings.make(quick=c["quick"], seed=c["seed"], card_set=c["card_set"],
-                                   engine=c["engine"], workers=c["workers"],
-                                   **{"robust_baseline": c["baseline"], **(c["sizes"] or {})})
-    rm = build_report(out, settings, store=store, keep=(RUNS_DIR,), progress=progress)
+    settings = _report_settings(exp, seed=c["seed"], card_set=c["card_set"], engine=c["engine"],
+                                workers=c["workers"])
+    rm = build_report(out, settings, store=store, keep=(RUNS_DIR,), progress=progress,
+                      game=exp.game)
     return {"report": rm}
+
+
+def _lands_engine(exp) -> str:
+    """"fast" in a settings-study config: the fast engine when the game has one."""
+    from .studies.common import resolve_engine
+    return resolve_engine("auto" if exp.config["engine"] == "fast" else "reference", exp.game)
+
+
+def _run_lands(exp, out: Path, store, progress) -> dict:
+    """A settings study of vale_sim.studies: JSON, one CSV per table, the figure."""
+    from .plots import lands as plots
+    from .studies import lands, seats
+    c = exp.config
+    kw = dict(card_set=c["card_set"], engine=_lands_engine(exp), workers=c["workers"],
+              progress=progress)
+    if exp.study == "seat_compensation":
+        st = seats.seat_study(c["players"], c["deals"], c["seed"], c["grid"], c["margin"],
+                              policy=c["policy"], max_mana=c["max_mana"],
+                              max_spirit=c["max_spirit"], **kw)
+        tables = {"seats": st.seats, "schedules": st.schedules, "effect": st.effect}
+        fig, _ = plots.seat_figure(st)
+        atomic_write(out / "recommendations.txt",
+                     "\n".join(seats.sentence(r) for r in st.recommendations) + "\n")
+    elif exp.study == "end_trigger":
+        opts = {k: c[k] for k in ("end_vp", "end_cubes", "end_bonus")}
+        st = lands.end_trigger_study(c["players"], c["deals"], c["seed"], opts, c["policy"], **kw)
+        tables, fig = {"table": st.table}, plots.end_trigger_figure(st)[0]
+    elif exp.study == "market_growth":
+        points = {"manual": (5, 15), **{f"first={v}": (v, 15) for v in c["first"]},
+                  **{f"second={v}": (5, v) for v in c["second"]}}
+        if c["never"]:
+            points["never"] = (1000, 1000)
+        st = lands.market_growth_study(len(c["lineup"]), c["deals"], c["seed"], points,
+                                       c["lineup"], **kw)
+        tables, fig = {"table": st.table, **st.extra}, plots.market_figure(st)[0]
+    else:
+        st = lands.wither_rain_study(len(c["lineup"]), c["deals"], c["seed"], c["supplies"],
+                                     c["lineup"], value_deals=c["value_deals"], **kw)
+        tables, fig = {"table": st.table, **st.extra}, plots.wither_figure(st)[0]
+    for name, df in tables.items():
+        _write_csv(df, out / f"{exp.study}_{name}.csv")
+    _save_fig(fig, out / f"{exp.study}.png", dpi=110, bbox_inches="tight")
+    atomic_write(out / f"{exp.study}.json", json.dumps(st.to_json(), indent=1, default=str))
+    return {"tables": sorted(tables)}
 
 
 RUNNERS = {"spoil_odds": _run_spoil, "tournament": _run_tournament,
            "advancement_value": _run_advancements, "pool_sizes": _run_pools,
-           "report": _run_report}
+           "report": _run_report, **{k: _run_lands for k in LANDS_STUDIES}}
 
 
 def run_experiment(path, results="results", progress: bool = True, game: str | None = None) -> dict:
@@ -564,6 +685,8 @@ def run_experiment(path, results="results", progress: bool = True, game: str | N
     if exp.game == "mystic-vale":
         from vale_sim.games.mystic_vale.pools import resolve_engine
         engine_used = resolve_engine("auto") if exp.config["engine"] == "fast" else "reference"
+    elif exp.study in LANDS_STUDIES or exp.study == "report":
+        engine_used = _lands_engine(exp)
     else:
         from .runner import effective_engine
         engine_used = effective_engine(exp.config["engine"], exp.game)

@@ -181,10 +181,11 @@ class Context:
     results: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)
     progress: bool = True
+    game: str = "mystic-vale"              # the --game whose report this is
 
     def card_set(self):
-        from vale_sim.games.mystic_vale.cards import load_card_set
-        return load_card_set(self.settings.card_set)
+        from .games import get_game
+        return get_game(self.game).load_card_set(self.settings.card_set)
 
 
 def _need(module: str, what: str):
@@ -709,7 +710,9 @@ def section_manifest(ctx: Context) -> Section:
     paras = [f"Built {m['created']} in {m['seconds']:.0f} s with vale-sim {m['code']['vale_sim']} "
              f"(git {m['code']['git'] or 'unknown'}), engine **{m['engine']}**, seed {m['seed']}, "
              f"report size {m['size']}.  Re-run with `vale-sim report"
-             f"{' --quick' if m['size'] == 'quick' else ''}` or `vale-sim run experiments/report.toml`."]
+             f"{'' if ctx.game == 'mystic-vale' else ' --game ' + ctx.game}"
+             f"{' --quick' if m['size'] == 'quick' else ''}` or `vale-sim run "
+             f"experiments/{'report' if ctx.game == 'mystic-vale' else ctx.game + '-report'}.toml`."]
     if ctx.settings.fallback_note:
         paras.append("**Note:** " + ctx.settings.fallback_note)
     return Section("Run manifest", paras, {"manifest": pd.DataFrame(rows),
@@ -729,6 +732,10 @@ def section_summary(ctx: Context) -> Section:
     from . import verdicts as V
     r = ctx.results
     found = []
+    share = None
+    if ctx.game != "mystic-vale":         # another game's sections give its verdicts
+        found, share = _game_report(ctx.game).verdicts(ctx), _game_report(ctx.game).estimated_share(ctx)
+        r = {}
     if "advancements" in r:
         found += V.card_verdicts(r["advancements"])
     if "pools" in r:
@@ -750,12 +757,14 @@ def section_summary(ctx: Context) -> Section:
     paras.append("Each verdict is one sentence with its 95% interval and the number of games or "
                  "deals behind it; the sections below give the evidence and the full tables follow "
                  "each section (collapsed).  Every card number the verdict rests on is either "
-                 "printed on the card (rulebook), from reviews and fan lists, or an estimate: the "
-                 "share of estimates is given per verdict.")
+                 "printed on the card (rulebook, or the draft manual), from reviews and fan lists, "
+                 "or an estimate: the share of estimates is given per verdict.")
+    if ctx.settings.fallback_note:
+        paras.append("**Note:** " + ctx.settings.fallback_note)
     if not found:
         paras.append("No section produced a verdict.")
     return Section("Executive summary", paras,
-                   bullets=V.summary_bullets(found, estimated_share(ctx)))
+                   bullets=V.summary_bullets(found, share or estimated_share(ctx)))
 
 
 def estimated_share(ctx: Context):
@@ -768,6 +777,19 @@ def estimated_share(ctx: Context):
         c = provenance_counts(cs, cards)
         return c.get("estimate", 0), sum(c.values())
     return share
+
+
+#: Reports of the other games: --game -> the module with their settings, sections,
+#: verdicts, estimated_share and title.
+GAME_REPORTS = {"mystic-lands": "vale_sim.studies.report"}
+
+
+def _game_report(game: str):
+    """The report module of ``game`` (ValueError, one line, when it has none)."""
+    import importlib
+    if game not in GAME_REPORTS:
+        raise ValueError(f"no report for {game} yet (use tournament or simulate)")
+    return importlib.import_module(GAME_REPORTS[game])
 
 
 SECTIONS: list[Callable[[Context], Section]] = [
@@ -910,17 +932,57 @@ def _manifest(ctx: Context, started, seconds: float) -> dict:
     s = ctx.settings
     return {"created": started.isoformat(timespec="seconds"), "seconds": round(seconds, 1),
             "size": s.size, "engine": s.engine, "seed": s.seed, "code": code_version(),
-            "card_set": card_set_info(ctx.card_set()), "python": sys.version.split()[0],
+            "card_set": card_set_info(ctx.card_set(), ctx.game), "python": sys.version.split()[0],
             "section_seconds": {k: round(v, 1) for k, v in ctx.timings.items()},
-            "games": {"spoil_simulated_turns_per_deck": s.spoil_sim_games,
-                      "tournament_per_matchup": s.tournament_games,
-                      "advancement_strength_per_card_and_arm": s.adv_games,
-                      "advancement_observational": s.adv_observational_games,
-                      "pool_per_cell": s.pool_games,
-                      "robustness_strength_per_card_and_arm": s.adv_games,
-                      "robustness_pool_per_cell": s.pool_games},
-            "robust_baseline": s.robust_baseline,
-            "settings": s.to_dict()}
+            "games": s.games() if hasattr(s, "games") else {
+                "spoil_simulated_turns_per_deck": s.spoil_sim_games,
+                "tournament_per_matchup": s.tournament_games,
+                "advancement_strength_per_card_and_arm": s.adv_games,
+                "advancement_observational": s.adv_observational_games,
+                "pool_per_cell": s.pool_games,
+                "robustness_strength_per_card_and_arm": s.adv_games,
+                "robustness_pool_per_cell": s.pool_games},
+            "robust_baseline": getattr(s, "robust_baseline", None),
+            "game": ctx.game, "settings": s.to_dict()}
+
+
+def write_index(folder="results") -> Path:
+    """Write ``folder/index.html``: one link per report folder in ``folder`` (a
+    sub-folder with ``index.html`` and ``manifest.json``), with its game, size,
+    engine, date and seconds, read from the manifest.  Atomic; no games."""
+    from .io import atomic_write, check_output
+    from .games import get_game
+    root = Path(folder)
+    check_output(root / "index.html", "file", "--index")
+    rows = []
+    for d in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
+        mf, page = d / "manifest.json", d / "index.html"
+        if not (mf.is_file() and page.is_file()):
+            continue
+        try:
+            m = json.loads(mf.read_text())
+        except (OSError, ValueError):
+            continue
+        if not isinstance(m, dict) or "size" not in m:
+            continue
+        game = m.get("game", "mystic-vale")
+        try:
+            title = get_game(game).title
+        except ValueError:
+            title = game
+        rows.append(f'<li><a href="{html.escape(d.name)}/index.html">{html.escape(title)}</a> '
+                    f'— {html.escape(d.name)}/: size {html.escape(str(m.get("size")))}, engine '
+                    f'{html.escape(str(m.get("engine")))}, built {html.escape(str(m.get("created")))}'
+                    f' in {m.get("seconds", "?")} s (<a href="{html.escape(d.name)}/report.md">'
+                    f'Markdown</a>, tables as CSV in {html.escape(d.name)}/tables/)</li>')
+    body = ("<h1>vale-sim balance reports</h1><p>One report per game, each self-contained "
+            "(figures embedded); every rate has its n and a 95% interval, every estimated "
+            "number is marked.  Rebuild with <code>make report</code>.</p><ul>"
+            + ("".join(rows) or "<li>No report built yet: run <code>make report</code>.</li>")
+            + "</ul>")
+    doc = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>vale-sim reports</title>"
+           f"<style>{CSS}</style></head><body>{body}</body></html>\n")
+    return atomic_write(root / "index.html", doc)
 
 
 def build_report(out="results/report", settings: ReportSettings | None = None, *,
@@ -931,23 +993,30 @@ def build_report(out="results/report", settings: ReportSettings | None = None, *
     ``sections``: section functions (default :data:`SECTIONS`).  ``store``: a
     :class:`vale_sim.store.ChunkStore` to cache games (re-use chunks).
     ``keep``: names inside an existing ``out`` carried over into the new one
-    (e.g. a chunk cache).  Returns the manifest.  ``game``: the report's
-    sections are Mystic Vale studies (spoil odds, pools, card strength); another
-    game raises ValueError until it has its own sections.
+    (e.g. a chunk cache).  Returns the manifest.  ``game``: whose report --
+    Mystic Vale's sections (:data:`SECTIONS`) or another game's
+    (:data:`GAME_REPORTS`: its settings class, sections, verdicts and title);
+    a game without a report raises ValueError.
     """
     from .games import DEFAULT_GAME, get_game
     g = get_game(game)
     if g.name != DEFAULT_GAME:
-        raise ValueError(f"the report's sections are {get_game(DEFAULT_GAME).title} studies; "
-                         f"not available for {g.name} yet (use tournament or simulate)")
-    settings = settings or ReportSettings.make()
+        mod = _game_report(g.name)
+        settings = settings or mod.LandsReportSettings.make()
+        sections = sections or mod.sections()
+        title = mod._title(settings)
+    else:
+        settings = settings or ReportSettings.make()
+        title = f"Mystic Vale balance report — {settings.card_set}"
+        if settings.size != "full":
+            title += f" ({settings.size.upper()} report: small samples)"
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
     if tmp.exists():
         shutil.rmtree(tmp)
     tmp.mkdir()
-    ctx = Context(settings, store=store, progress=progress)
+    ctx = Context(settings, store=store, progress=progress, game=g.name)
     sections = list(sections or SECTIONS)
     started = dt.datetime.now(dt.timezone.utc)
     t0 = time.perf_counter()
@@ -973,9 +1042,6 @@ def build_report(out="results/report", settings: ReportSettings | None = None, *
             _log(ctx, f"[{i}/{len(sections)}] {name} done in {ctx.timings[name]:.1f} s")
             built.append(sec)
         manifest = _manifest(ctx, started, time.perf_counter() - t0)
-        title = f"Mystic Vale balance report — {settings.card_set}"
-        if settings.size != "full":
-            title += f" ({settings.size.upper()} report: small samples)"
         render([section_summary(ctx)] + built, tmp, title)
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
         old = None

@@ -169,7 +169,59 @@ def format_compare(c: dict) -> str:
             f"{_pp(c['strength_a'])} pp, strength({c['b']}) {_pp(c['strength_b'])} pp")
 
 
+def run_game(args) -> int:
+    """``advancements --game G`` for a game other than Mystic Vale: the strength (three
+    arms on common deals, multiplicity-corrected flags) through the game's hooks
+    (``Game.strength_arms``, ``strength_cards``; vale_sim.advancements.game_strength_run).
+    The observational run, --compare and --precision are Mystic Vale's only."""
+    from ..advancements import game_strength_run, report_records, strength_frame
+    from ..cli import UserError
+    from ..games import get_game
+    from ..io import check_outputs, check_workers
+    from ..runner import fast_available
+    g = get_game(args.game)
+    check_outputs((args.plot, "file", "--plot"))
+    check_workers(args.workers)
+    for opt, bad in (("--compare", args.compare is not None), ("--precision", args.precision is not None),
+                     ("--only observational", args.only == "observational"),
+                     ("--vp-pool", args.vp_pool is not None), ("--prep-count", args.prep_count != "net")):
+        if bad:
+            raise UserError(f"{opt} is not available for {g.name} (a Mystic Vale option); drop it")
+    if args.games < 2:
+        raise UserError(f"--games must be >= 2, got {args.games}")
+    if args.tolerance < 0:
+        raise UserError(f"--tolerance must be >= 0, got {args.tolerance}")
+    engine = args.engine
+    if engine == "fast" and not fast_available(g.name):
+        print(f"vale-sim advancements: note: no fast engine for {g.name} yet; using the "
+              f"reference engine", file=sys.stderr)
+        engine = "reference"
+    cards = [c.strip() for c in args.cards.split(",") if c.strip()] if args.cards else None
+    card_set = g.default_card_set if args.set == "core" else args.set
+    g.get_policy(args.baseline)
+    show = sys.stderr.isatty() and not args.json
+
+    def progress(i, n, name):
+        if show:
+            print(f"\r[{i}/{n}] {name[:40]:<40}", end="", file=sys.stderr, flush=True)
+    run = game_strength_run(g.name, card_set, args.games, args.players, args.seed,
+                            args.baseline, cards, None, engine, args.workers, on_card=progress)
+    if show:
+        print(file=sys.stderr)
+    df = strength_frame(run, tolerance=args.tolerance / 100, correction=args.correction)
+    if args.plot:
+        from ..plots.advancements import plot_forest
+        plot_forest(df).savefig(args.plot, dpi=120, bbox_inches="tight")
+    if args.json:
+        print(json.dumps(report_records(df), sort_keys=True))
+        return 0
+    print(format_strength(df))
+    return 0
+
+
 def run(args) -> int:
+    if getattr(args, "game", "mystic-vale") != "mystic-vale":
+        return run_game(args)
     from ..advancements import (advancement_report, check_cards, compare_strength,
                                 observational, report_records, strength_frame, strength_run,
                                 strength_table)

@@ -1,8 +1,10 @@
 """``vale-sim report``: the balance report on the bundled defaults.
 
-Builds ``results/report/`` (or ``--out``): ``index.html`` (self-contained),
-``report.md`` with PNG figures, tables as CSV, ``manifest.json``.  See
-docs/report.md.
+Builds ``results/report/`` (or ``--out``; ``--game mystic-lands``:
+``results/report-mystic-lands/``): ``index.html`` (self-contained),
+``report.md`` with PNG figures, tables as CSV, ``manifest.json``.
+``--index DIR`` writes ``DIR/index.html`` linking every report in DIR.  See
+docs/report.md and docs/mystic-lands-studies.md.
 """
 from __future__ import annotations
 
@@ -15,9 +17,13 @@ def add_parser(sub) -> None:
                                    "under ten minutes on two cores with the fast engine; --quick "
                                    "in about a minute.")
     p.add_argument("--quick", action="store_true", help="a smaller, faster report (about a minute)")
-    p.add_argument("--out", default="results/report", help="output folder (default results/report/)")
+    p.add_argument("--out", default=None, help="output folder (default results/report/; "
+                   "with --game mystic-lands results/report-mystic-lands/)")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--set", dest="card_set", default="core", help="card set (default core)")
+    p.add_argument("--set", dest="card_set", default=None,
+                   help="card set (default: the game's bundled set, core for Mystic Vale)")
+    p.add_argument("--index", metavar="DIR", default=None,
+                   help="only write DIR/index.html linking every report folder in DIR (no games)")
     p.add_argument("--engine", choices=("fast", "reference"), default="fast",
                    help="fast (default; falls back to reference with small sizes) or reference")
     p.add_argument("--baseline", default="optimized-{P}p", metavar="NAME|FILE",
@@ -32,25 +38,40 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     import sys
     from ..cli import UserError
-    from ..report import ReportSettings, build_report
+    from ..games import get_game
+    from ..report import ReportSettings, build_report, write_index
+    from ..io import check_output
+    if args.index is not None:
+        path = write_index(args.index)
+        print(path)
+        return 0
     if args.seed < 0:
         raise UserError(f"--seed must be non-negative, got {args.seed}")
-    from vale_sim.games.mystic_vale.cards import load_card_set
-    from ..io import check_output
-    cs = load_card_set(args.card_set)            # CardSetError -> exit 2 before any game runs
-    check_output(args.out, "dir", "--out")       # an unwritable --out fails before any game runs
-    from vale_sim.games.mystic_vale.policy import PolicyError
-    from ..robustness import resolve_baseline
+    g = get_game(args.game)
+    card_set = args.card_set or ("core" if g.name == "mystic-vale" else g.default_card_set)
+    out = args.out or ("results/report" if g.name == "mystic-vale" else f"results/report-{g.name}")
+    cs = g.load_card_set(card_set)               # CardSetError -> exit 2 before any game runs
+    check_output(out, "dir", "--out")            # an unwritable --out fails before any game runs
     try:
-        settings = ReportSettings.make(quick=args.quick, engine=args.engine, seed=args.seed,
-                                       card_set=args.card_set, robust_baseline=args.baseline)
-        for p in sorted(set(settings.pool_players) | {settings.adv_players}):
-            resolve_baseline(args.baseline, p, cs)        # buy rules name cards of the set
-    except PolicyError as e:              # the only policy the report takes is --baseline
-        raise UserError(f"--baseline {args.baseline}: {e}") from None
+        if g.name == "mystic-vale":
+            from vale_sim.games.mystic_vale.policy import PolicyError
+            from ..robustness import resolve_baseline
+            try:
+                settings = ReportSettings.make(quick=args.quick, engine=args.engine,
+                                               seed=args.seed, card_set=card_set,
+                                               robust_baseline=args.baseline)
+                for p in sorted(set(settings.pool_players) | {settings.adv_players}):
+                    resolve_baseline(args.baseline, p, cs)    # buy rules name cards of the set
+            except PolicyError as e:      # the only policy the report takes is --baseline
+                raise UserError(f"--baseline {args.baseline}: {e}") from None
+        else:
+            from ..report import _game_report
+            settings = _game_report(g.name).LandsReportSettings.make(
+                quick=args.quick, engine=args.engine, seed=args.seed, card_set=card_set)
     except ValueError as e:
         raise UserError(str(e)) from None
-    m = build_report(args.out, settings, progress=not args.quiet)
+    args.out = out
+    m = build_report(out, settings, progress=not args.quiet, game=g.name)
     print(f"{args.out}/index.html  ({m['seconds']:.0f} s, engine {m['engine']}, size {m['size']})",
           file=sys.stdout)
     return 0

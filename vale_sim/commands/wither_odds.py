@@ -13,8 +13,6 @@ def add_parser(sub) -> None:
                                    "expected mana, spirit and VP if you Rest after k plays, "
                                    "for a Mystic Lands deck at the start of a Night.  Exact by "
                                    "default.")
-    p.add_argument("--game", default="mystic-lands",
-                   help="the game (only mystic-lands has Withering; default mystic-lands)")
     p.add_argument("--deck", default="starter",
                    help="bundled deck (starter, misty, rainy, sunny, willow, midgame) or a deck "
                         ".toml file (default starter)")

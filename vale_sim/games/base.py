@@ -54,6 +54,12 @@ Optional hooks (every one has a default, so a game may leave them out):
   default ``(ValueError,)`` (the contract above).
 * ``studies``: the game's own commands (``pools``, ``spoil-odds``,
   ``cards`` ...); for every other game they exit with a one-line error.
+* ``strength_arms(card, baseline) -> (prefer, ban)`` and
+  ``strength_cards(cs) -> [(name, kind, level, column), ...]``: the card-strength
+  estimand of :mod:`vale_sim.advancements` for a game other than Mystic Vale
+  (which has its own): the baseline policy buying ``card`` first whenever it
+  can / never buying it, and the cards a player can acquire with the results
+  frame column counting them.  ``None``: no card-strength study.
 """
 from __future__ import annotations
 
@@ -94,6 +100,8 @@ class Game:
     # ``vale-sim cards`` for a game that lists "cards" in studies: its text lines,
     # or (as_json=True) every number with its value and source.
     describe_cards: Callable[..., Any] | None = None
+    strength_arms: Callable[[str, Any], tuple] | None = None
+    strength_cards: Callable[[Any], list] | None = None
 
     @property
     def has_fast_engine(self) -> bool:

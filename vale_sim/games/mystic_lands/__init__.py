@@ -75,6 +75,24 @@ def render_play(record, cs=None, as_json: bool = False):
     return lines
 
 
+def _strength_arms(card: str, baseline):
+    """Card strength (vale_sim.advancements): "prefer X" = the baseline with a first
+    buy rule ``card = X``; "ban X" = the baseline with X in ``never``."""
+    from dataclasses import replace
+    base = get_policy(baseline)
+    prefer = replace(base, name=f"{base.name}:prefer:{card}",
+                     rules=(policy.BuyRule("card", card),) + tuple(base.rules))
+    ban = replace(base, name=f"{base.name}:ban:{card}",
+                  never=tuple(base.never) + (() if card in base.never else (card,)))
+    return prefer, ban
+
+
+def _strength_cards(cs) -> list:
+    """(name, kind, level, results-frame column) of every level 1/2 Advance and Vale."""
+    return ([(a.name, "advance", a.level, f"buy:{a.name}") for a in cs.advances if a.level]
+            + [(v.name, "vale", v.level, f"vale:{v.name}") for v in cs.vales])
+
+
 GAME = Game(
     name="mystic-lands",
     title="Mystic Lands",
@@ -97,8 +115,14 @@ GAME = Game(
     players=(2, 3, 4),
     format_result=format_result,
     user_errors=(cards.CardSetError, policy.PolicyError, ValueError),
-    studies=("cards", "wither-odds"),
     describe_cards=describe_cards,
+    # the settings studies of vale_sim/studies (docs/mystic-lands-studies.md), the report,
+    # card strengths, the card listing and the wither odds
+    studies=("seat-compensation", "end-trigger", "market-growth", "wither-rain", "report",
+             "advancements", "cards", "wither-odds"),
+    card_set_facts=lambda cs: {"sources": cards.provenance_counts(cs)},
+    strength_arms=_strength_arms,
+    strength_cards=_strength_cards,
 )
 
 __all__ = ["GAME", "render_play", "describe", "cards", "policy", "records", "rules"]

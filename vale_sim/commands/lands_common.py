@@ -1,0 +1,72 @@
+"""Options and output shared by the Mystic Lands study commands
+(``seat-compensation``, ``end-trigger``, ``market-growth``, ``wither-rain``):
+each takes ``--game mystic-lands``, prints text tables (or ``--json``) and
+writes its figure with ``--plot DIR``."""
+from __future__ import annotations
+
+import json
+import sys
+
+
+def add_common(p, deals: int, seed: int) -> None:
+    p.add_argument("--deals", type=int, default=deals,
+                   help=f"deals per variant, played under every variant (default {deals})")
+    p.add_argument("--seed", type=int, default=seed, help=f"master seed (default {seed})")
+    p.add_argument("--set", dest="card_set", default=None, help="card set name or file "
+                   "(default: the game's bundled set)")
+    p.add_argument("--engine", default="auto", choices=("auto", "fast", "reference"),
+                   help="auto (default): the fast engine when the game has one, else reference")
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--json", action="store_true", help="the study as one JSON object")
+    p.add_argument("--plot", metavar="DIR", default=None, help="also write the figure (PNG) to DIR")
+
+
+def check_common(args) -> None:
+    """Everything a user may get wrong, before any game is played (one line, exit 2)."""
+    from ..errors import UserError
+    from ..io import check_outputs, check_workers
+    check_outputs((args.plot, "dir", "--plot"))
+    check_workers(args.workers)
+    if args.deals < 2:
+        raise UserError(f"--deals must be at least 2, got {args.deals}")
+    if args.seed < 0:
+        raise UserError(f"--seed must be non-negative, got {args.seed}")
+    if args.card_set is not None:
+        from ..games import get_game
+        get_game("mystic-lands").load_card_set(args.card_set)
+
+
+def values(text: str, option: str, kind=int) -> list:
+    """``"20,30"`` -> [20, 30]; a bad list is one line naming the option."""
+    from ..errors import UserError
+    try:
+        return [kind(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise UserError(f"{option} must be a comma-separated list of whole numbers, "
+                        f"got {text!r}") from None
+
+
+def finish(args, study, text: str, figure) -> int:
+    """Write the figure (atomically), then print the text or the JSON."""
+    if args.plot:
+        from pathlib import Path
+        from ..io import atomic_path
+        d = Path(args.plot)
+        d.mkdir(parents=True, exist_ok=True)
+        fig, caption = figure(study)
+        with atomic_path(d / f"{study_name(study)}.png") as tmp:
+            fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
+    if args.json:
+        json.dump(study.to_json(), sys.stdout, indent=1)
+        print()
+    else:
+        print(text)
+    return 0
+
+
+def study_name(study) -> str:
+    return getattr(study, "name", None) or "seat-compensation"
+
+
+def progress(args) -> bool:
+    return not args.json and sys.stderr.isatty()

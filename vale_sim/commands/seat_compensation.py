@@ -1,0 +1,45 @@
+"""``vale-sim seat-compensation --game mystic-lands``: win rate per seat with and
+without the manual's starting resources, and a search over small compensation
+schedules (TOST per seat, Holm over schedules).  docs/mystic-lands-studies.md."""
+from __future__ import annotations
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("seat-compensation", help="Mystic Lands: seat win rates and the fairest "
+                       "starting-resource schedule (--game mystic-lands)",
+                       description="Play every compensation schedule of a grid on the same deals "
+                                   "(everyone the same policy) and test, per seat, that its win "
+                                   "rate lies within a margin of a fair share (two one-sided "
+                                   "tests; Holm over schedules).  Recommends a schedule only when "
+                                   "one passes; otherwise says how many deals would be needed.")
+    p.add_argument("--players", default="2,3,4", help="player counts (default 2,3,4)")
+    p.add_argument("--grid", default="ladder", choices=("ladder", "monotone"),
+                   help="ladder (default): none, the manual's and a few neighbours; monotone: "
+                        "every schedule with mana and spirit non-decreasing by seat")
+    p.add_argument("--max-mana", type=int, default=2, help="largest mana per seat (default 2)")
+    p.add_argument("--max-spirit", type=int, default=1, help="largest spirit per seat (default 1)")
+    p.add_argument("--margin", type=float, default=3.0,
+                   help="equivalence margin in percentage points of win rate (default 3)")
+    p.add_argument("--policy", default="balanced", help="the policy of every seat (default balanced)")
+    from .lands_common import add_common
+    add_common(p, deals=300, seed=1)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..errors import UserError
+    from ..games import get_game
+    from ..studies import common, seats
+    from ..studies.text import seat_text
+    from ..plots.lands import seat_figure
+    from .lands_common import check_common, finish, progress
+    check_common(args)
+    if not 0 < args.margin < 100:
+        raise UserError(f"--margin must be between 0 and 100 percentage points, got {args.margin}")
+    players = common.parse_players(args.players)
+    get_game("mystic-lands").get_policy(args.policy)
+    study = seats.seat_study(players, args.deals, args.seed, args.grid, args.margin / 100,
+                             policy=args.policy, card_set=args.card_set, engine=args.engine,
+                             workers=args.workers, max_mana=args.max_mana,
+                             max_spirit=args.max_spirit, progress=progress(args))
+    return finish(args, study, seat_text(study), seat_figure)

@@ -1,0 +1,370 @@
+"""The Mystic Lands report: the sections ``vale-sim report --game mystic-lands`` builds.
+
+The rendering, the executive summary, the atomic build and the manifest are
+the shared ones of :mod:`vale_sim.report` (``build_report(game="mystic-lands")``);
+this module gives the settings (:class:`LandsReportSettings`, sizes per
+engine) and the sections, each a function of the report's ``Context``:
+
+1. the draft manual's numbers (rule options and card numbers by source),
+2. seat compensation, 3. end trigger, 4. market growth, 5. wither and rain,
+6. the run manifest.
+
+The verdicts of the executive summary come from :mod:`vale_sim.verdicts`.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import pandas as pd
+
+from . import common as C
+
+GAME = "mystic-lands"
+SIZES = ("full", "quick", "tiny")
+
+
+@dataclass(frozen=True)
+class LandsReportSettings:
+    """How big each Mystic Lands study of the report is (deals per variant)."""
+    size: str = "full"
+    engine: str = "fast"              # the engine actually used
+    card_set: str = "mystic-lands"
+    seed: int = 1
+    workers: int = 1
+    seat_players: tuple = (2, 3, 4)
+    seat_deals: int = 4000
+    seat_grid: str = "ladder"
+    seat_margin: float = 0.03
+    end_players: tuple = (2, 4)
+    end_deals: int = 2000
+    growth_deals: int = 600
+    wither_deals: int = 400
+    rain_value_deals: int = 3000
+    strength_players: int = 2
+    strength_deals: int = 1000        # per card and arm (prefer X, ban X), x players rotations
+    strength_cards: tuple | None = None   # None: every level 1/2 Advance and Vale
+    strength_tolerance: float = 0.05
+    strength_correction: str = "fdr_bh"
+    fallback_note: str = ""
+
+    # (fast engine sizes, reference engine sizes).  The reference engine plays
+    # a Mystic Lands game in about 30 ms: the reference "full" sizes (~7,000
+    # games) take about 100 s of CPU (the four studies measured 78 s), less than
+    # the Mystic Vale report that `make report` runs beside it.  The fast sizes are ~20x
+    # larger, for when the numba engine lands (GAME.run_fast).
+    PRESETS = {
+        "full": ({}, dict(seat_deals=200, end_deals=100, growth_deals=24, wither_deals=20,
+                          rain_value_deals=100, strength_deals=10)),
+        "quick": (dict(seat_deals=400, end_deals=200, growth_deals=60, wither_deals=40,
+                       rain_value_deals=300, strength_deals=100),
+                  dict(seat_deals=40, end_deals=30, growth_deals=6, wither_deals=6,
+                       rain_value_deals=30, strength_deals=3)),
+        "tiny": (dict(seat_players=(2,), seat_deals=10, end_players=(2,), end_deals=8,
+                      growth_deals=2, wither_deals=2, rain_value_deals=6, strength_deals=4,
+                      strength_cards=("Rain Lily", "Spirit Cave")),
+                 dict(seat_players=(2,), seat_deals=6, end_players=(2,), end_deals=6,
+                      growth_deals=2, wither_deals=2, rain_value_deals=4, strength_deals=2,
+                      strength_cards=("Rain Lily", "Spirit Cave"))),
+    }
+
+    @classmethod
+    def make(cls, size: str = "full", quick: bool = False, engine: str = "fast",
+             **overrides) -> "LandsReportSettings":
+        """Preset sizes for ``size`` for the fast engine when the game has one, else the
+        smaller reference sizes (said in the report).  ``overrides``: any size field."""
+        if quick and size == "full":
+            size = "quick"
+        if size not in SIZES:
+            raise ValueError(f"size must be one of {SIZES}, got {size!r}")
+        if engine not in ("fast", "reference"):
+            raise ValueError(f"engine must be 'fast' or 'reference', got {engine!r}")
+        names = {f.name for f in dataclasses.fields(cls)} - {"size", "engine", "fallback_note"}
+        for k in overrides:
+            if k not in names:
+                raise ValueError(f"unknown report size {k!r}; known: {', '.join(sorted(names))}")
+        note = ""
+        if engine == "fast" and C.resolve_engine("auto") != "fast":
+            engine = "reference"
+            note = ("Mystic Lands has no fast (numba) engine in this version, so this report "
+                    "plays the reference engine (about 30 ms a game) with small samples: "
+                    "intervals are wide and most equivalence tests cannot pass at these n.  The "
+                    "same command uses the fast engine, with sizes about 20 times larger, as "
+                    "soon as the game has one.")
+        fast, ref = cls.PRESETS[size]
+        base = dict(fast if engine == "fast" else ref)
+        base.update(overrides)
+        for k in ("seat_players", "end_players", "strength_cards"):
+            if isinstance(base.get(k), list):
+                base[k] = tuple(base[k])
+        if "card_set" in base and base["card_set"] in (None, "core"):
+            base.pop("card_set")
+        s = cls(size=size, engine=engine, fallback_note=note, **base)
+        s.check()
+        return s
+
+    def check(self) -> None:
+        for k in ("seat_deals", "end_deals", "growth_deals", "wither_deals", "workers",
+                  "strength_deals"):
+            C.check_count(k, getattr(self, k), 2 if k != "workers" else 1)
+        C.check_count("rain_value_deals", self.rain_value_deals, 0)
+        C.check_players(self.seat_players)
+        C.check_players(self.end_players)
+        C.check_players([self.strength_players])
+        if self.strength_correction not in ("fdr_bh", "holm", "bonferroni"):
+            raise ValueError(f"strength_correction must be fdr_bh, holm or bonferroni, "
+                             f"got {self.strength_correction!r}")
+        if not 0 < self.seat_margin < 1:
+            raise ValueError(f"seat_margin must be a fraction (0.03 = 3 pp), got {self.seat_margin}")
+
+    def to_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    def games(self) -> dict:
+        """Deals per study for the manifest."""
+        return {"seat_deals_per_schedule": self.seat_deals,
+                "end_trigger_deals_per_variant": self.end_deals,
+                "market_growth_deals_per_variant_and_rotation": self.growth_deals,
+                "wither_rain_deals_per_variant_and_rotation": self.wither_deals,
+                "rain_value_deals_per_arm_and_rotation": self.rain_value_deals,
+                "strength_deals_per_card_arm_and_rotation": self.strength_deals}
+
+
+def _title(settings) -> str:
+    t = "Mystic Lands balance report — draft manual"
+    if settings.size != "full":
+        t += f" ({settings.size.upper()} report: small samples)"
+    return t
+
+
+# ---------------------------------------------------------------------------
+# Sections
+# ---------------------------------------------------------------------------
+#: Rule option -> where its default comes from (docs/mystic-lands-rules.md).
+RULE_SOURCES = {
+    "seat_mana": "manual", "seat_spirit": "manual", "cubes": "manual",
+    "end_vp": "manual", "end_cubes": "manual", "end_bonus": "manual",
+    "market_growth_vp": "manual", "rain_supply": "estimate (the manual says X; M3)",
+    "held_end_vp": "interpretation (M9)", "max_rounds": "simulation cap (not a rule)",
+}
+
+
+def _common(ctx) -> dict:
+    s = ctx.settings
+    return dict(card_set=s.card_set, engine=s.engine, workers=s.workers, progress=ctx.progress)
+
+
+def section_rules(ctx):
+    """The draft manual's numbers: rule options by source, card numbers by source."""
+    from ..games import get_game
+    from ..report import Section
+    g = get_game(GAME)
+    rules = g.rules_class()
+    rows = [{"option": f.name, "value": str(getattr(rules, f.name)),
+             "source": RULE_SOURCES.get(f.name, "see docs/mystic-lands-rules.md")}
+            for f in dataclasses.fields(rules)]
+    cs = ctx.card_set()
+    src = (g.card_set_facts(cs) if g.card_set_facts else {}).get("sources", {})
+    total = sum(src.values())
+    est = src.get("estimate", 0)
+    paras = [f"Card set **{cs.name}** (digest {cs.digest()}): {total} numbers, of which "
+             f"**{est} ({100 * est / max(total, 1):.0f}%) are estimates** -- the draft manual "
+             f"prints only a few cards, so every verdict below rests mostly on estimated "
+             f"cards (docs/mystic-lands-components.md).  Rule options marked *estimate* are "
+             f"\"X\" counts of the manual; the studies vary the ones a designer must fix."]
+    if ctx.settings.fallback_note:
+        paras.append("**Engine:** " + ctx.settings.fallback_note)
+    tables = {"rule_options": pd.DataFrame(rows),
+              "card_numbers_by_source": pd.DataFrame([{"source": k, "numbers": v}
+                                                      for k, v in src.items()])}
+    return Section("The draft manual's numbers", paras, top_tables=tables)
+
+
+def section_seats(ctx):
+    from ..plots.lands import seat_figure
+    from ..report import Section
+    from .seats import sentence, seat_study
+    s = ctx.settings
+    study = seat_study(s.seat_players, s.seat_deals, s.seed, s.seat_grid, s.seat_margin,
+                       **_common(ctx))
+    ctx.results["seats"] = study
+    fig, cap = seat_figure(study)
+    c = study.config
+    paras = [f"Everyone plays `{c['policy']}`; every schedule of a player count plays the same "
+             f"{c['deals']} deals (common random numbers), engine {c['engine']}, seed {c['seed']}. "
+             f"A schedule lists each seat's starting mana (m) and spirit (s), seat 1 first (the "
+             f"starting player).  Grid `{c['grid']}`: none, the manual's, and the manual's with one "
+             f"mana less or more at every later seat, without spirit, with spirit at every later "
+             f"seat (`vale-sim seat-compensation --grid monotone` searches every monotone schedule "
+             f"with mana 0-2 and spirit 0-1).",
+             f"Fair within ±{100 * c['margin']:.0f} pp: for every seat, two one-sided t tests "
+             f"that its win rate lies within the margin of 1/players (TOST, 5% level); a schedule "
+             f"passes when every seat passes (intersection-union test, p = the largest seat p), "
+             f"after Holm's correction over the schedules searched.  A schedule is recommended "
+             f"only when one passes; otherwise the sentence gives the deals per schedule the "
+             f"closest one would need (80% power at the Bonferroni level)."]
+    top = pd.DataFrame([{k: v for k, v in r.items()} for r in study.recommendations])
+    return Section("Seat compensation", paras,
+                   {"seat_win_rates": study.seats, "seat_schedules": study.schedules,
+                    "seat_compensation_effect": study.effect},
+                   [("seat_compensation", fig, cap)],
+                   bullets=[("Recommendations", [sentence(r) for r in study.recommendations])],
+                   top_tables={"seat_recommendations": top})
+
+
+def section_end_trigger(ctx):
+    from ..plots.lands import end_trigger_figure
+    from ..report import Section
+    from .lands import end_trigger_study
+    s = ctx.settings
+    study = end_trigger_study(s.end_players, s.end_deals, s.seed + 1, **_common(ctx))
+    ctx.results["end_trigger"] = study
+    fig, cap = end_trigger_figure(study)
+    paras = [f"The manual ends the game when a player has 25 VP or 10 cubes on the map (+5 VP "
+             f"to that player; everyone else plays one more turn).  Each variant changes one of "
+             f"the three numbers; all variants play the same {study.config['deals']} deals per "
+             f"player count (everyone `balanced`, engine {study.config['engine']}).  `d_` "
+             f"columns: paired differences from the manual's game, deal by deal.  What ended "
+             f"a game is reconstructed from the final scores: the triggering player's cubes "
+             f"(unchanged after the trigger) and track VP without the bonus (which may include "
+             f"VP gained in the same Dusk, so a few cube endings may read as `both`).  "
+             f"`trigger_win`: the triggering player's win share (fair: 1/players); `margin`: the "
+             f"winner's score minus the runner-up's."]
+    cols = ["players", "variant", "n_deals", "rounds", "rounds_lo", "rounds_hi", "d_rounds",
+            "d_rounds_lo", "d_rounds_hi", "ends_VP", "ends_cubes", "ends_both", "seat1_win",
+            "seat1_win_lo", "seat1_win_hi", "trigger_win", "trigger_win_lo", "trigger_win_hi",
+            "margin", "margin_lo", "margin_hi"]
+    t = study.table
+    return Section("End trigger", paras, {"end_trigger": t},
+                   [("end_trigger", fig, cap)],
+                   top_tables={"end_trigger_summary": t[[c for c in cols if c in t.columns]]})
+
+
+def section_market(ctx):
+    from ..plots.lands import market_figure
+    from ..report import Section
+    from .lands import market_growth_study
+    s = ctx.settings
+    study = market_growth_study(4, s.growth_deals, s.seed + 2, **_common(ctx))
+    ctx.results["market"] = study
+    fig, cap = market_figure(study)
+    c = study.config
+    paras = [f"The two dual market slots turn level 2 when a player first has 5 VP, then 15 VP "
+             f"(in a Day).  Variants move one point (or never grow); four different policies "
+             f"({', '.join(c['lineup'])}) play every seat of each of {c['deals']} deals (4 "
+             f"rotations), so per variant {4 * c['deals']} games.  The *spread of strategies* "
+             f"is the standard deviation of the four policies' win rates (0: every strategy "
+             f"equally good), with a bootstrap interval over whole deals; its change from the "
+             f"manual's uses the same resampled deals.  Level 2 Advances bought: per player-game."]
+    return Section("Market growth", paras,
+                   {"market_growth": study.table, "market_growth_policies": study.extra["policies"],
+                    "market_growth_spread": study.extra["spread"]},
+                   [("market_growth", fig, cap)],
+                   top_tables={"market_growth_spread_summary": study.extra["spread"]})
+
+
+def section_wither(ctx):
+    from ..plots.lands import wither_figure
+    from ..report import Section
+    from .lands import wither_rain_study
+    s = ctx.settings
+    study = wither_rain_study(4, s.wither_deals, s.seed + 3, value_deals=s.rain_value_deals,
+                              **_common(ctx))
+    ctx.results["wither"] = study
+    fig, cap = wither_figure(study)
+    c = study.config
+    paras = [f"A rotated line-up ({', '.join(c['lineup'])}) plays {c['deals']} deals per Rain "
+             f"supply (the manual's \"X Rain tokens\"; 20 is our estimate): Withers per turn by "
+             f"policy (ratio over turns, clustered by deal) and how the supply changes play "
+             f"(paired by deal).  `cautious` never risks a Wither by construction (a check).",
+             f"The value of using Rain: a focal player who never places Rain tokens (policy "
+             f"field `rain = \"never\"`) against one who places them when a reveal would Wither, "
+             f"each against `balanced`, 2 players, both seats, {c['value_deals']} deals; the "
+             f"difference is paired by deal.  The draft gives Rain rewards at Dusk, so this "
+             f"measures the whole Rain mechanic for a player, not one token."]
+    tables = {"wither_rain": study.table, "wither_by_policy": study.extra["policies"]}
+    top = {}
+    if "rain_value" in study.extra:
+        tables["rain_value"] = study.extra["rain_value"]
+        top["rain_value"] = study.extra["rain_value"]
+    return Section("Wither and rain", paras, tables, [("wither_rain", fig, cap)],
+                   top_tables=top)
+
+
+def section_strength(ctx):
+    """Advance and Vale strengths: the card-strength estimand of vale_sim.advancements
+    (prefer X / ban X / natural on common deals, multiplicity-corrected flags)."""
+    from ..advancements import game_strength_run, strength_frame
+    from ..plots.advancements import plot_forest
+    from ..report import Section
+    from ..verdicts import CORRECTION_NAMES
+    s = ctx.settings
+    run = game_strength_run(GAME, s.card_set, s.strength_deals * s.strength_players,
+                            s.strength_players, s.seed + 4, "balanced",
+                            list(s.strength_cards) if s.strength_cards else None, None,
+                            s.engine, s.workers)
+    df = strength_frame(run, tolerance=s.strength_tolerance, correction=s.strength_correction)
+    ctx.results["advancements"] = df
+    a = df.attrs
+    tol = 100 * s.strength_tolerance
+    corr = CORRECTION_NAMES.get(a["correction"], a["correction"])
+    flagged = df[df["flag"] != ""]
+    fig = plot_forest(df)
+    cap = (f"{(df['flag'] == 'over').sum()} card(s) flagged over and {(df['flag'] == 'under').sum()}"
+           f" under of {len(df)} tested (±{tol:g} pp, {corr}); strength with its raw interval "
+           f"(thick) and adjusted interval (thin), n = {a['deals']} deals.")
+    paras = [f"The card-strength estimand of the Mystic Vale report, through the game's hooks "
+             f"(`Game.strength_arms`, `strength_cards`): for each level 1/2 Advance and Vale X, a "
+             f"focal player who buys (or enchants) X first whenever it can, and one who never "
+             f"does (`never`), each against `balanced` opponents, rotated through the "
+             f"{a['players']} seats on the same {a['deals']} deals.  Strength = win share(prefer) "
+             f"− win share(ban), paired by deal; a card is flagged over/under when |strength| ≤ "
+             f"{tol:g} pp is rejected after a {corr} correction over the {a['cards_tested']} cards "
+             f"(adjusted intervals at {100 * a['adjusted_confidence']:.2f}%).  Every card text "
+             f"of this set except the few the manual names is an estimate (M16)."]
+    paras.insert(0, (f"**Flagged cards** ({len(flagged)} of {len(df)}): " + "; ".join(
+        f"{r.card} ({r.flag}) {100 * r.strength:+.1f} pp, adjusted "
+        f"[{100 * r.strength_lo_adj:+.1f}, {100 * r.strength_hi_adj:+.1f}]"
+        for r in flagged.itertuples()) + ".") if len(flagged) else
+        f"No card is flagged at n = {a['deals']} deals: every strength is consistent with "
+        f"±{tol:g} pp after the correction.")
+    cols = [c for c in ("card", "kind", "level", "flag", "strength", "strength_lo", "strength_hi",
+                        "strength_lo_adj", "strength_hi_adj", "p_value", "p_adjusted",
+                        "natural_value", "natural_lo", "natural_hi", "n_deals", "deals_changed",
+                        "acquired_rate", "acquired_rate_lo", "acquired_rate_hi", "note")
+            if c in df.columns]
+    return Section("Advance and Vale strengths", paras, {"card_strength": df[cols]},
+                   [("card_strength", fig, cap)])
+
+
+def estimated_share(ctx):
+    """``cards -> (estimated, total)`` numbers of the card set (every verdict rests
+    on the whole set)."""
+    from ..games import get_game
+    g = get_game(GAME)
+    src = (g.card_set_facts(ctx.card_set()) if g.card_set_facts else {}).get("sources", {})
+    est, tot = src.get("estimate", 0), sum(src.values())
+    return lambda cards: (est, tot)
+
+
+def verdicts(ctx) -> list:
+    from .. import verdicts as V
+    r = ctx.results
+    out = []
+    if "advancements" in r:
+        out += V.card_verdicts(r["advancements"])
+    if "seats" in r:
+        out += V.seat_compensation_verdicts(r["seats"])
+    if "end_trigger" in r:
+        out += V.end_trigger_verdicts(r["end_trigger"].table)
+    if "market" in r:
+        out += V.market_verdicts(r["market"])
+    if "wither" in r:
+        out += V.wither_verdicts(r["wither"])
+    return out
+
+
+def sections():
+    from ..report import section_manifest
+    return [section_rules, section_seats, section_end_trigger, section_market, section_wither,
+            section_strength, section_manifest]
