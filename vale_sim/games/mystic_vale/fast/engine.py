@@ -1030,7 +1030,7 @@ def token_bonus(S, Q, p):
     return 1 if (S[p, PS_TOKEN] != 0 and Q[p, P_TOKEN_NEEDED] != 0) else 0
 
 
-@kernel(inline=True)
+@kernel
 def buy_advancements(T, S, Q, p, mana, rnd, limit):
     """§6.4: buy up to `limit` advancements, reserving their placements.
 
