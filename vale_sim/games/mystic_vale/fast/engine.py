@@ -764,7 +764,7 @@ def choose_vale(T, S, Q, p, mana, rnd):
     return -1, -1, 0
 
 
-@kernel(inline=True)
+@kernel
 def buy_vales(T, S, Q, p, mana, rnd):
     """§6.3: buy up to 2 vales; returns the mana left (Sunstone may cost mana)."""
     nv = 0
@@ -1241,7 +1241,7 @@ def replenish_vale(S, sl):
     S[GAME, VSLOTS + sl] = -1
 
 
-@kernel(inline=True)
+@kernel
 def discard_phase(T, S, p):
     mb = T[OPTS, O_MAX_BUYS]
     for i in range(S[TR, TR_N_BOUGHT]):
