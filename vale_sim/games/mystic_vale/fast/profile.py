@@ -34,7 +34,7 @@ def _kernel_ranges() -> list[tuple[int, int, str]]:
     for cres in engine.play_games.overloads.values():
         eng = cres.library._codegen._engine
         for sym in eng._defined_symbols:
-            if not sym.startswith("_ZN8vale_sim4fast"):
+            if not sym.startswith("_ZN8vale_sim"):
                 continue                      # NumbaEnv, constants, wrappers
             addr = eng.get_function_address(sym)
             if addr:
@@ -45,17 +45,19 @@ def _kernel_ranges() -> list[tuple[int, int, str]]:
 
 
 def _short(sym: str) -> str:
-    """``_ZN8vale_sim4fast6engine10play_gamesB...`` -> ``play_games``."""
-    rest = sym[len("_ZN8vale_sim4fast"):]
+    """``_ZN8vale_sim5games11mystic_vale4fast6engine10play_gamesB...`` -> ``play_games``,
+    ``_ZN8vale_sim7kernels3rng7shuffleB...`` -> ``rng.shuffle`` (the last two names
+    of the nested name: module, function; the engine's own module is left out)."""
+    rest = sym[len("_ZN"):]
     names = []
-    for _ in range(2):                        # module, function
+    while rest[:1].isdigit():                 # length-prefixed names until the ABI tags
         i = 0
-        while i < len(rest) and rest[i].isdigit():
+        while rest[i].isdigit():
             i += 1
         n = int(rest[:i])
         names.append(rest[i:i + n])
         rest = rest[i + n:]
-    return names[1] if names[0] == "engine" else ".".join(names)
+    return names[-1] if names[-2] == "engine" else ".".join(names[-2:])
 
 
 def child(games: int, ranges_path: str) -> None:
