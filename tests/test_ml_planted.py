@@ -1,0 +1,91 @@
+"""Planted cases for the Mystic Lands studies (issue 17): settings and cards whose
+answer is known by construction, played with the bundled ``mystic-lands`` set, its
+default policies and the fast engine at realistic deck sizes.  Each test states the
+numbers it measured (seeds as written) in docs/mystic-lands-studies.md §9."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vale_sim.advancements import game_strength_run, paired_interval, strength_frame
+from vale_sim.games import get_game
+from vale_sim.games.mystic_lands.cards import bundled_card_sets
+
+ML = "mystic-lands"
+ENGINE = "fast"
+ORIGINAL = "Meadow"            # a real level 1 Advance: 1 mana, green, bottom-bg, cost 2 (curve)
+
+
+# ---------------------------------------------------------------------------
+# 1. Card strength: twins of a real level 1 Advance
+# ---------------------------------------------------------------------------
+def _twin(name: str, mana: int = 1, extra: str = "") -> str:
+    """A copy of Meadow under another name (4 copies, like Meadow)."""
+    return (f'\n[[advance]]\nname = "{name}"\nlevel = 1\ncopies = 4\nposition = "bottom-bg"\n'
+            f'mana = {mana}\ngreen = 1\n{extra}')
+
+
+@pytest.fixture(scope="module")
+def twin_set(tmp_path_factory):
+    """The bundled set plus four twins of Meadow.  A twin without ``cost`` would be
+    priced by the cost curve (+5 end VP would cost 7, not 2), so the strong and the
+    identical twins pin Meadow's cost: "VP twin" (+5 end VP), "Mana twin" (+2 mana),
+    "Same twin" (identical), "Costly twin" (cost 6 instead of 2)."""
+    g = get_game(ML)
+    meadow = next(a for a in g.load_card_set(g.default_card_set).advances if a.name == ORIGINAL)
+    assert (meadow.cost, meadow.icons.mana, meadow.end_vp) == (2, 1, 0)
+    text = bundled_card_sets()[ML].read_text()
+    text += (_twin("VP twin", extra="end_vp = 5\ncost = 2\n")
+             + _twin("Mana twin", mana=3, extra="cost = 2\n")
+             + _twin("Same twin", extra="cost = 2\n")
+             + _twin("Costly twin", extra=f"cost = {meadow.cost + 4}\n"))
+    path = tmp_path_factory.mktemp("twins") / "ml-twins.toml"
+    path.write_text(text)
+    cs = g.load_card_set(str(path))
+    got = {a.name: (a.cost, a.icons.mana, a.end_vp) for a in cs.advances}
+    assert got["VP twin"] == (2, 1, 5) and got["Mana twin"] == (2, 3, 0)
+    assert got["Same twin"] == (2, 1, 0) and got["Costly twin"] == (6, 1, 0)
+    return path
+
+
+@pytest.fixture(scope="module")
+def twin_run(twin_set):
+    # 2 players, 1,000 deals (2,000 games per arm), balanced baseline.
+    run = game_strength_run(ML, card_set=str(twin_set), games=2000, players=2, seed=0,
+                            cards=[ORIGINAL, "VP twin", "Mana twin", "Same twin", "Costly twin"],
+                            engine=ENGINE)
+    return run, strength_frame(run).set_index("card")
+
+
+def _vs_original(run, card: str):
+    """strength(card) - strength(Meadow) on the same deals (paired t interval)."""
+    d = run.strength_deals(card) - run.strength_deals(ORIGINAL)
+    (pa, ba), (pb, bb) = run.arms[card], run.arms[ORIGINAL]
+    changed = int((np.any(pa != pb, axis=0) | np.any(ba != bb, axis=0)).sum())
+    return paired_interval(d, changed, 0.95)
+
+
+def test_far_stronger_twin_is_flagged_over_with_bh(twin_run):
+    run, df = twin_run
+    vp = df.loc["VP twin"]
+    # measured: +8.9 pp, BH-adjusted interval [+6.8, +10.9], p_adj 3e-5
+    assert vp["flag"] == "over" and vp["p_adjusted"] < 0.05
+    assert vp["strength_lo_adj"] > 0.05 and vp["n_deals"] == 1000
+    m, lo, hi = _vs_original(run, "VP twin")          # measured +13.6 pp [+10.9, +16.3]
+    assert lo > 0
+    m, lo, hi = _vs_original(run, "Mana twin")        # measured +10.5 pp [+7.6, +13.4]
+    assert lo > 0
+
+
+def test_identical_twin_is_not_flagged_and_its_difference_covers_zero(twin_run):
+    run, df = twin_run
+    assert df.loc["Same twin", "flag"] == "" and df.loc[ORIGINAL, "flag"] == ""
+    m, lo, hi = _vs_original(run, "Same twin")        # measured +0.2 pp [-2.5, +3.0]
+    assert lo < 0 < hi and hi - lo < 0.08
+
+
+def test_costly_twin_is_below_the_original(twin_run):
+    run, df = twin_run
+    m, lo, hi = _vs_original(run, "Costly twin")      # measured -8.6 pp [-11.2, -6.0]
+    assert hi < 0
+    assert df.loc["Costly twin", "strength"] < df.loc[ORIGINAL, "strength"]
