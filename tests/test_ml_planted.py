@@ -89,3 +89,26 @@ def test_costly_twin_is_below_the_original(twin_run):
     m, lo, hi = _vs_original(run, "Costly twin")      # measured -8.6 pp [-11.2, -6.0]
     assert hi < 0
     assert df.loc["Costly twin", "strength"] < df.loc[ORIGINAL, "strength"]
+
+
+# ---------------------------------------------------------------------------
+# 2. Seat compensation: a schedule that gives seat 2 a large advantage
+# ---------------------------------------------------------------------------
+def test_planted_big_compensation_lifts_its_seat_and_is_not_recommended():
+    from vale_sim.studies import seats
+    # 2 players, every monotone schedule up to 6 mana (14 schedules), 2,000 deals each;
+    # "- / 6m": the second player starts with 6 mana (the manual's gives 1).
+    s = seats.seat_study(players=(2,), deals=2000, seed=1, grid="monotone", max_mana=6,
+                         engine=ENGINE, progress=False)
+    planted = seats.label(((0, 0), (6, 0)))
+    row = s.seats[(s.seats["schedule"] == planted) & (s.seats["seat"] == 2)].iloc[0]
+    # measured: seat 2 wins 60.5% [58.3, 62.6] (fair 50%), n = 2,000 deals
+    assert row["n_deals"] == 2000 and row["win_rate_lo"] > 0.5
+    none = s.seats[(s.seats["schedule"] == seats.label(seats.NONE[:2])) & (s.seats["seat"] == 2)]
+    assert none.iloc[0]["win_rate_hi"] < row["win_rate_lo"]          # 41.8% [39.6, 43.9]
+    sched = s.schedules.set_index("schedule")
+    assert not sched.loc[planted, "passes"] and sched.loc[planted, "worst_seat"] == 2
+    rec = s.recommendations[0]
+    assert rec["recommended"] != planted and rec["closest"] != planted
+    with_spirit = seats.label(((0, 0), (6, 1)))
+    assert not sched.loc[with_spirit, "passes"] and rec["recommended"] != with_spirit
