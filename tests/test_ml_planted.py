@@ -112,3 +112,46 @@ def test_planted_big_compensation_lifts_its_seat_and_is_not_recommended():
     assert rec["recommended"] != planted and rec["closest"] != planted
     with_spirit = seats.label(((0, 0), (6, 1)))
     assert not sched.loc[with_spirit, "passes"] and rec["recommended"] != with_spirit
+
+
+# ---------------------------------------------------------------------------
+# 3. End trigger: extreme settings whose effect is known in sign
+# ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def end_run():
+    from vale_sim.studies import lands
+    options = {"end_vp": [10, 40], "end_bonus": [0, 20], "end_cubes": [4]}
+    s = lands.end_trigger_study(players=(2,), deals=1000, seed=2, options=options,
+                                engine=ENGINE, progress=False, keep_frame=True)
+    return s, lands._rules(lands.one_at_a_time(options))
+
+
+def test_lower_vp_threshold_shortens_games_and_higher_lengthens(end_run):
+    s, _ = end_run
+    t = s.table.set_index("variant")
+    assert (t["n_deals"] == 1000).all() and (t["truncated"] == 0).all()
+    # measured: manual 12.93 rounds; 10 VP -2.56 [-2.62, -2.51]; 40 VP +1.80 [+1.76, +1.84]
+    assert t.loc["end_vp=10", "d_rounds_hi"] < 0 < t.loc["end_vp=40", "d_rounds_lo"]
+    # 4 cubes: the cube count ends (nearly) every game, and sooner (-4.31 rounds)
+    assert t.loc["manual", "ends_VP"] == 1.0 and t.loc["end_cubes=4", "ends_cubes"] > 0.9
+    assert t.loc["end_cubes=4", "d_rounds_hi"] < t.loc["end_vp=10", "d_rounds_lo"]
+
+
+def test_a_bigger_end_bonus_raises_the_triggering_players_win_rate(end_run):
+    from vale_sim.studies import common as C
+    s, rules = end_run
+    t = s.table.set_index("variant")
+    # the bonus changes no play: same length in every deal
+    assert t.loc["end_bonus=0", "d_rounds"] == 0 == t.loc["end_bonus=20", "d_rounds"]
+    # measured: trigger wins 81.5% [79.1, 83.8] with no bonus, 89.6% with 5, 99.5% with 20
+    assert t.loc["end_bonus=0", "trigger_win_hi"] < t.loc["manual", "trigger_win_lo"]
+    assert t.loc["manual", "trigger_win_hi"] < t.loc["end_bonus=20", "trigger_win_lo"]
+    # by construction, deal by deal: more bonus never lowers the trigger's win share
+    g = C.per_game(s.frame, rules)
+    w = g.pivot_table(index="deal", columns="variant", values="trigger_win")
+    assert (w["end_bonus=20"] >= w["manual"]).all() and (w["manual"] >= w["end_bonus=0"]).all()
+    d = C.paired(C.deal_means(g.loc[g["variant"] == "end_bonus=20", "trigger_win"],
+                              g.loc[g["variant"] == "end_bonus=20", "deal"]),
+                 C.deal_means(g.loc[g["variant"] == "end_bonus=0", "trigger_win"],
+                              g.loc[g["variant"] == "end_bonus=0", "deal"]), bound=1.0)
+    assert d.lo > 0.1                                   # measured +18 pp
