@@ -155,3 +155,59 @@ def test_a_bigger_end_bonus_raises_the_triggering_players_win_rate(end_run):
                  C.deal_means(g.loc[g["variant"] == "end_bonus=0", "trigger_win"],
                               g.loc[g["variant"] == "end_bonus=0", "deal"]), bound=1.0)
     assert d.lo > 0.1                                   # measured +18 pp
+
+
+# ---------------------------------------------------------------------------
+# 4. Wither and rain: no Rain at all withers more; the value of Rain
+# ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def rain_run():
+    from vale_sim.studies import lands
+    return lands.wither_rain_study(players=4, deals=500, seed=5, supplies=(0,), value_deals=1000,
+                                   engine=ENGINE, progress=False)
+
+
+def test_no_rain_supply_means_more_withers_per_turn(rain_run):
+    t = rain_run.table.set_index("variant")
+    assert (t["n_deals"] == 500).all()
+    # measured: 6.75% [6.56, 6.94] of turns Wither with 20 tokens, 8.74% [8.51, 8.97] with 0;
+    # +0.72 Withers per player-game [0.68, 0.76], games +5.6 rounds [5.5, 5.8]
+    assert t.loc["manual", "withers_per_turn_hi"] < t.loc["rain_supply=0", "withers_per_turn_lo"]
+    assert t.loc["rain_supply=0", "d_withers_lo"] > 0 and t.loc["rain_supply=0", "d_rounds_lo"] > 0
+    p = rain_run.extra["policies"].set_index(["variant", "policy"])
+    for pol in ("balanced", "rain-dancer"):                 # the policies that place Rain
+        assert p.loc[("manual", pol), "withers_per_turn_hi"] < \
+            p.loc[("rain_supply=0", pol), "withers_per_turn_lo"]
+    # cautious never risks a Wither, with or without Rain
+    assert p.loc[("manual", "cautious"), "withers_per_turn"] == 0 == \
+        p.loc[("rain_supply=0", "cautious"), "withers_per_turn"]
+
+
+def test_never_placing_rain_loses_and_the_policy_really_places_none(rain_run):
+    v = rain_run.extra["rain_value"].set_index("measure")
+    # measured (2 players, 1,000 deals): win share 5.3% [4.3, 6.2] against 50% (the mirror);
+    # difference -44.7 pp [-45.7, -43.8]; score -32.9 [-33.7, -32.1]; Withers +0.16 [0.13, 0.19]
+    assert v.loc["win share", "n_deals"] == 1000
+    assert v.loc["win share", "difference_hi"] < -0.3 and v.loc["score", "difference_hi"] < 0
+    assert v.loc["withers", "difference_lo"] > 0
+    # the finding (docs/mystic-lands-studies.md §5): the loss is real, not a policy bug --
+    # the no-rain player places no token although it gains some, and Grows about half as
+    # many cards per Night (it rests before the third uncovered sun instead of Withering)
+    from vale_sim.studies import lands
+    g = get_game(ML)
+    cs = g.load_card_set(g.default_card_set)
+    stats = {}
+    for arm, focal in (("uses", g.get_policy("balanced")), ("never", lands.no_rain("balanced"))):
+        grows, placed, held = [], 0, 0
+        for game in range(6):
+            for seat in (0, 1):
+                pols = [g.get_policy("balanced")] * 2
+                pols[seat] = focal
+                for t in g.play_reference(cs, 2, 4, game, pols).turns:
+                    if t.player == seat:
+                        grows.append(t.grows)
+                        placed += t.rain_placed
+                        held += t.rain
+        stats[arm] = (float(np.mean(grows)), placed, held)
+    assert stats["never"][1] == 0 and stats["never"][2] > 0 and stats["uses"][1] > 0
+    assert stats["never"][0] < 0.75 * stats["uses"][0]       # measured 3.9 vs 7.7 over 40 deals
