@@ -211,3 +211,13 @@ def test_never_placing_rain_loses_and_the_policy_really_places_none(rain_run):
         stats[arm] = (float(np.mean(grows)), placed, held)
     assert stats["never"][1] == 0 and stats["never"][2] > 0 and stats["uses"][1] > 0
     assert stats["never"][0] < 0.75 * stats["uses"][0]       # measured 3.9 vs 7.7 over 40 deals
+
+
+def test_a_difference_no_deal_changed_is_not_printed_as_a_point():
+    # the bonus variants above: every deal has the same length, so the paired change of
+    # length is exactly 0 with no spread -- docs/mystic-lands-studies.md §1 prints it as such
+    from vale_sim.studies.text import iv
+    row = {"d_rounds": 0.0, "d_rounds_lo": 0.0, "d_rounds_hi": 0.0}
+    assert iv(row, "d_rounds", d=2, signed=True) == "0 (no deal changed)"
+    assert iv({"x": 0.0, "x_lo": -0.1, "x_hi": 0.1}, "x", d=1, signed=True) == "+0.0 [-0.1, +0.1]"
+    assert iv({"x": 0.0, "x_lo": 0.0, "x_hi": 0.0}, "x") == "0.0 [0.0, 0.0]"   # not a difference
