@@ -123,11 +123,11 @@ def end_run():
     options = {"end_vp": [10, 40], "end_bonus": [0, 20], "end_cubes": [4]}
     s = lands.end_trigger_study(players=(2,), deals=1000, seed=2, options=options,
                                 engine=ENGINE, progress=False, keep_frame=True)
-    return s, lands._rules(lands.one_at_a_time(options))
+    return s
 
 
 def test_lower_vp_threshold_shortens_games_and_higher_lengthens(end_run):
-    s, _ = end_run
+    s = end_run
     t = s.table.set_index("variant")
     assert (t["n_deals"] == 1000).all() and (t["truncated"] == 0).all()
     # measured: manual 12.93 rounds; 10 VP -2.56 [-2.62, -2.51]; 40 VP +1.80 [+1.76, +1.84]
@@ -139,7 +139,7 @@ def test_lower_vp_threshold_shortens_games_and_higher_lengthens(end_run):
 
 def test_a_bigger_end_bonus_raises_the_triggering_players_win_rate(end_run):
     from vale_sim.studies import common as C
-    s, rules = end_run
+    s = end_run
     t = s.table.set_index("variant")
     # the bonus changes no play: same length in every deal
     assert t.loc["end_bonus=0", "d_rounds"] == 0 == t.loc["end_bonus=20", "d_rounds"]
@@ -147,14 +147,12 @@ def test_a_bigger_end_bonus_raises_the_triggering_players_win_rate(end_run):
     assert t.loc["end_bonus=0", "trigger_win_hi"] < t.loc["manual", "trigger_win_lo"]
     assert t.loc["manual", "trigger_win_hi"] < t.loc["end_bonus=20", "trigger_win_lo"]
     # by construction, deal by deal: more bonus never lowers the trigger's win share
-    g = C.per_game(s.frame, rules)
-    w = g.pivot_table(index="deal", columns="variant", values="trigger_win")
+    f = s.frame[s.frame["triggered_end"].astype(bool)]          # the triggering player's row
+    assert len(f) == len(s.frame) // 2                          # one trigger per game (2 players)
+    w = f.pivot_table(index="deal", columns="variant", values="win_share")
     assert (w["end_bonus=20"] >= w["manual"]).all() and (w["manual"] >= w["end_bonus=0"]).all()
-    d = C.paired(C.deal_means(g.loc[g["variant"] == "end_bonus=20", "trigger_win"],
-                              g.loc[g["variant"] == "end_bonus=20", "deal"]),
-                 C.deal_means(g.loc[g["variant"] == "end_bonus=0", "trigger_win"],
-                              g.loc[g["variant"] == "end_bonus=0", "deal"]), bound=1.0)
-    assert d.lo > 0.1                                   # measured +18 pp
+    d = C.paired(w["end_bonus=20"], w["end_bonus=0"], bound=1.0)
+    assert d.n == 1000 and d.lo > 0.1                           # measured +18 pp
 
 
 # ---------------------------------------------------------------------------
