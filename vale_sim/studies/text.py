@@ -12,6 +12,8 @@ def iv(row, col: str, k: float = 1.0, d: int = 1, signed: bool = False) -> str:
     v, lo, hi = row.get(col), row.get(f"{col}_lo"), row.get(f"{col}_hi")
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return "-"
+    if signed and v == 0 and lo == 0 and hi == 0:
+        return "0 (no deal changed)"          # a paired difference with no spread: not a point
     f = f"{{:+.{d}f}}" if signed else f"{{:.{d}f}}"
     def one(x):
         return "nan" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f.format(k * x)

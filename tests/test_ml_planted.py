@@ -1,0 +1,221 @@
+"""Planted cases for the Mystic Lands studies (issue 17): settings and cards whose
+answer is known by construction, played with the bundled ``mystic-lands`` set, its
+default policies and the fast engine at realistic deck sizes.  Each test states the
+numbers it measured (seeds as written) in docs/mystic-lands-studies.md §9."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vale_sim.advancements import game_strength_run, paired_interval, strength_frame
+from vale_sim.games import get_game
+from vale_sim.games.mystic_lands.cards import bundled_card_sets
+
+ML = "mystic-lands"
+ENGINE = "fast"
+ORIGINAL = "Meadow"            # a real level 1 Advance: 1 mana, green, bottom-bg, cost 2 (curve)
+
+
+# ---------------------------------------------------------------------------
+# 1. Card strength: twins of a real level 1 Advance
+# ---------------------------------------------------------------------------
+def _twin(name: str, mana: int = 1, extra: str = "") -> str:
+    """A copy of Meadow under another name (4 copies, like Meadow)."""
+    return (f'\n[[advance]]\nname = "{name}"\nlevel = 1\ncopies = 4\nposition = "bottom-bg"\n'
+            f'mana = {mana}\ngreen = 1\n{extra}')
+
+
+@pytest.fixture(scope="module")
+def twin_set(tmp_path_factory):
+    """The bundled set plus four twins of Meadow.  A twin without ``cost`` would be
+    priced by the cost curve (+5 end VP would cost 7, not 2), so the strong and the
+    identical twins pin Meadow's cost: "VP twin" (+5 end VP), "Mana twin" (+2 mana),
+    "Same twin" (identical), "Costly twin" (cost 6 instead of 2)."""
+    g = get_game(ML)
+    meadow = next(a for a in g.load_card_set(g.default_card_set).advances if a.name == ORIGINAL)
+    assert (meadow.cost, meadow.icons.mana, meadow.end_vp) == (2, 1, 0)
+    text = bundled_card_sets()[ML].read_text()
+    text += (_twin("VP twin", extra="end_vp = 5\ncost = 2\n")
+             + _twin("Mana twin", mana=3, extra="cost = 2\n")
+             + _twin("Same twin", extra="cost = 2\n")
+             + _twin("Costly twin", extra=f"cost = {meadow.cost + 4}\n"))
+    path = tmp_path_factory.mktemp("twins") / "ml-twins.toml"
+    path.write_text(text)
+    cs = g.load_card_set(str(path))
+    got = {a.name: (a.cost, a.icons.mana, a.end_vp) for a in cs.advances}
+    assert got["VP twin"] == (2, 1, 5) and got["Mana twin"] == (2, 3, 0)
+    assert got["Same twin"] == (2, 1, 0) and got["Costly twin"] == (6, 1, 0)
+    return path
+
+
+@pytest.fixture(scope="module")
+def twin_run(twin_set):
+    # 2 players, 1,000 deals (2,000 games per arm), balanced baseline.
+    run = game_strength_run(ML, card_set=str(twin_set), games=2000, players=2, seed=0,
+                            cards=[ORIGINAL, "VP twin", "Mana twin", "Same twin", "Costly twin"],
+                            engine=ENGINE)
+    return run, strength_frame(run).set_index("card")
+
+
+def _vs_original(run, card: str):
+    """strength(card) - strength(Meadow) on the same deals (paired t interval)."""
+    d = run.strength_deals(card) - run.strength_deals(ORIGINAL)
+    (pa, ba), (pb, bb) = run.arms[card], run.arms[ORIGINAL]
+    changed = int((np.any(pa != pb, axis=0) | np.any(ba != bb, axis=0)).sum())
+    return paired_interval(d, changed, 0.95)
+
+
+def test_far_stronger_twin_is_flagged_over_with_bh(twin_run):
+    run, df = twin_run
+    vp = df.loc["VP twin"]
+    # measured: +8.9 pp, BH-adjusted interval [+6.8, +10.9], p_adj 3e-5
+    assert vp["flag"] == "over" and vp["p_adjusted"] < 0.05
+    assert vp["strength_lo_adj"] > 0.05 and vp["n_deals"] == 1000
+    m, lo, hi = _vs_original(run, "VP twin")          # measured +13.6 pp [+10.9, +16.3]
+    assert lo > 0
+    m, lo, hi = _vs_original(run, "Mana twin")        # measured +10.5 pp [+7.6, +13.4]
+    assert lo > 0
+
+
+def test_identical_twin_is_not_flagged_and_its_difference_covers_zero(twin_run):
+    run, df = twin_run
+    assert df.loc["Same twin", "flag"] == "" and df.loc[ORIGINAL, "flag"] == ""
+    m, lo, hi = _vs_original(run, "Same twin")        # measured +0.2 pp [-2.5, +3.0]
+    assert lo < 0 < hi and hi - lo < 0.08
+
+
+def test_costly_twin_is_below_the_original(twin_run):
+    run, df = twin_run
+    m, lo, hi = _vs_original(run, "Costly twin")      # measured -8.6 pp [-11.2, -6.0]
+    assert hi < 0
+    assert df.loc["Costly twin", "strength"] < df.loc[ORIGINAL, "strength"]
+
+
+# ---------------------------------------------------------------------------
+# 2. Seat compensation: a schedule that gives seat 2 a large advantage
+# ---------------------------------------------------------------------------
+def test_planted_big_compensation_lifts_its_seat_and_is_not_recommended():
+    from vale_sim.studies import seats
+    # 2 players, every monotone schedule up to 6 mana (14 schedules), 2,000 deals each;
+    # "- / 6m": the second player starts with 6 mana (the manual's gives 1).
+    s = seats.seat_study(players=(2,), deals=2000, seed=1, grid="monotone", max_mana=6,
+                         engine=ENGINE, progress=False)
+    planted = seats.label(((0, 0), (6, 0)))
+    row = s.seats[(s.seats["schedule"] == planted) & (s.seats["seat"] == 2)].iloc[0]
+    # measured: seat 2 wins 60.5% [58.3, 62.6] (fair 50%), n = 2,000 deals
+    assert row["n_deals"] == 2000 and row["win_rate_lo"] > 0.5
+    none = s.seats[(s.seats["schedule"] == seats.label(seats.NONE[:2])) & (s.seats["seat"] == 2)]
+    assert none.iloc[0]["win_rate_hi"] < row["win_rate_lo"]          # 41.8% [39.6, 43.9]
+    sched = s.schedules.set_index("schedule")
+    assert not sched.loc[planted, "passes"] and sched.loc[planted, "worst_seat"] == 2
+    rec = s.recommendations[0]
+    assert rec["recommended"] != planted and rec["closest"] != planted
+    with_spirit = seats.label(((0, 0), (6, 1)))
+    assert not sched.loc[with_spirit, "passes"] and rec["recommended"] != with_spirit
+
+
+# ---------------------------------------------------------------------------
+# 3. End trigger: extreme settings whose effect is known in sign
+# ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def end_run():
+    from vale_sim.studies import lands
+    options = {"end_vp": [10, 40], "end_bonus": [0, 20], "end_cubes": [4]}
+    s = lands.end_trigger_study(players=(2,), deals=1000, seed=2, options=options,
+                                engine=ENGINE, progress=False, keep_frame=True)
+    return s
+
+
+def test_lower_vp_threshold_shortens_games_and_higher_lengthens(end_run):
+    s = end_run
+    t = s.table.set_index("variant")
+    assert (t["n_deals"] == 1000).all() and (t["truncated"] == 0).all()
+    # measured: manual 12.93 rounds; 10 VP -2.56 [-2.62, -2.51]; 40 VP +1.80 [+1.76, +1.84]
+    assert t.loc["end_vp=10", "d_rounds_hi"] < 0 < t.loc["end_vp=40", "d_rounds_lo"]
+    # 4 cubes: the cube count ends (nearly) every game, and sooner (-4.31 rounds)
+    assert t.loc["manual", "ends_VP"] == 1.0 and t.loc["end_cubes=4", "ends_cubes"] > 0.9
+    assert t.loc["end_cubes=4", "d_rounds_hi"] < t.loc["end_vp=10", "d_rounds_lo"]
+
+
+def test_a_bigger_end_bonus_raises_the_triggering_players_win_rate(end_run):
+    from vale_sim.studies import common as C
+    s = end_run
+    t = s.table.set_index("variant")
+    # the bonus changes no play: same length in every deal
+    assert t.loc["end_bonus=0", "d_rounds"] == 0 == t.loc["end_bonus=20", "d_rounds"]
+    # measured: trigger wins 81.5% [79.1, 83.8] with no bonus, 89.6% with 5, 99.5% with 20
+    assert t.loc["end_bonus=0", "trigger_win_hi"] < t.loc["manual", "trigger_win_lo"]
+    assert t.loc["manual", "trigger_win_hi"] < t.loc["end_bonus=20", "trigger_win_lo"]
+    # by construction, deal by deal: more bonus never lowers the trigger's win share
+    f = s.frame[s.frame["triggered_end"].astype(bool)]          # the triggering player's row
+    assert len(f) == len(s.frame) // 2                          # one trigger per game (2 players)
+    w = f.pivot_table(index="deal", columns="variant", values="win_share")
+    assert (w["end_bonus=20"] >= w["manual"]).all() and (w["manual"] >= w["end_bonus=0"]).all()
+    d = C.paired(w["end_bonus=20"], w["end_bonus=0"], bound=1.0)
+    assert d.n == 1000 and d.lo > 0.1                           # measured +18 pp
+
+
+# ---------------------------------------------------------------------------
+# 4. Wither and rain: no Rain at all withers more; the value of Rain
+# ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def rain_run():
+    from vale_sim.studies import lands
+    return lands.wither_rain_study(players=4, deals=500, seed=5, supplies=(0,), value_deals=1000,
+                                   engine=ENGINE, progress=False)
+
+
+def test_no_rain_supply_means_more_withers_per_turn(rain_run):
+    t = rain_run.table.set_index("variant")
+    assert (t["n_deals"] == 500).all()
+    # measured: 6.75% [6.56, 6.94] of turns Wither with 20 tokens, 8.74% [8.51, 8.97] with 0;
+    # +0.72 Withers per player-game [0.68, 0.76], games +5.6 rounds [5.5, 5.8]
+    assert t.loc["manual", "withers_per_turn_hi"] < t.loc["rain_supply=0", "withers_per_turn_lo"]
+    assert t.loc["rain_supply=0", "d_withers_lo"] > 0 and t.loc["rain_supply=0", "d_rounds_lo"] > 0
+    p = rain_run.extra["policies"].set_index(["variant", "policy"])
+    for pol in ("balanced", "rain-dancer"):                 # the policies that place Rain
+        assert p.loc[("manual", pol), "withers_per_turn_hi"] < \
+            p.loc[("rain_supply=0", pol), "withers_per_turn_lo"]
+    # cautious never risks a Wither, with or without Rain
+    assert p.loc[("manual", "cautious"), "withers_per_turn"] == 0 == \
+        p.loc[("rain_supply=0", "cautious"), "withers_per_turn"]
+
+
+def test_never_placing_rain_loses_and_the_policy_really_places_none(rain_run):
+    v = rain_run.extra["rain_value"].set_index("measure")
+    # measured (2 players, 1,000 deals): win share 5.3% [4.3, 6.2] against 50% (the mirror);
+    # difference -44.7 pp [-45.7, -43.8]; score -32.9 [-33.7, -32.1]; Withers +0.16 [0.13, 0.19]
+    assert v.loc["win share", "n_deals"] == 1000
+    assert v.loc["win share", "difference_hi"] < -0.3 and v.loc["score", "difference_hi"] < 0
+    assert v.loc["withers", "difference_lo"] > 0
+    # the finding (docs/mystic-lands-studies.md §5): the loss is real, not a policy bug --
+    # the no-rain player places no token although it gains some, and Grows about half as
+    # many cards per Night (it rests before the third uncovered sun instead of Withering)
+    from vale_sim.studies import lands
+    g = get_game(ML)
+    cs = g.load_card_set(g.default_card_set)
+    stats = {}
+    for arm, focal in (("uses", g.get_policy("balanced")), ("never", lands.no_rain("balanced"))):
+        grows, placed, held = [], 0, 0
+        for game in range(6):
+            for seat in (0, 1):
+                pols = [g.get_policy("balanced")] * 2
+                pols[seat] = focal
+                for t in g.play_reference(cs, 2, 4, game, pols).turns:
+                    if t.player == seat:
+                        grows.append(t.grows)
+                        placed += t.rain_placed
+                        held += t.rain
+        stats[arm] = (float(np.mean(grows)), placed, held)
+    assert stats["never"][1] == 0 and stats["never"][2] > 0 and stats["uses"][1] > 0
+    assert stats["never"][0] < 0.75 * stats["uses"][0]       # measured 3.9 vs 7.7 over 40 deals
+
+
+def test_a_difference_no_deal_changed_is_not_printed_as_a_point():
+    # the bonus variants above: every deal has the same length, so the paired change of
+    # length is exactly 0 with no spread -- docs/mystic-lands-studies.md §1 prints it as such
+    from vale_sim.studies.text import iv
+    row = {"d_rounds": 0.0, "d_rounds_lo": 0.0, "d_rounds_hi": 0.0}
+    assert iv(row, "d_rounds", d=2, signed=True) == "0 (no deal changed)"
+    assert iv({"x": 0.0, "x_lo": -0.1, "x_hi": 0.1}, "x", d=1, signed=True) == "+0.0 [-0.1, +0.1]"
+    assert iv({"x": 0.0, "x_lo": 0.0, "x_hi": 0.0}, "x") == "0.0 [0.0, 0.0]"   # not a difference
