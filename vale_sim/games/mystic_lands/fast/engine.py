@@ -71,9 +71,17 @@ PICK = 1 << 24                        # choose_buy: level * PICK + slot
 # PM_ONMASK: bit s = a cube on space s; PM_VFLAGS: OR of V_FLAGS of those Vales
 CARD = 32                             # card u: fields CARD + CW u + f, together for
 CW = 16                               # locality: its slots (f = 0..3), then what it shows:
-(F_SUN, F_M, F_SP, F_V, F_ASP, F_TM, F_KM, F_NADV, F_WLIM) = range(4, 13)
+(F_SUN, F_M, F_SP, F_V, F_ASP, F_TM, F_KM, F_NADV, F_WLIM, F_SLV) = range(4, 14)
 # uncovered suns, left-edge mana, spirit and VP, aspect bits 0..3 (bit 4: a wild icon), the
-# OR of its Advances' effect timing bits and kind bits, Advances on it, Σ wither_limit
+# OR of its Advances' effect timing bits and kind bits, Advances on it, Σ wither_limit,
+# and for best_target what sleeving an Advance at each position would do (16-bit lane
+# per position, LN_* bits: icons are at most cards.LIMITS["icon"] = 5, so rain covered
+# <= 5 and suns a cloud covers <= 10 fit)
+LN_RC = 0                             # 5 bits: rain icons sleeving there covers first
+LN_X = 5                              # 6 bits: that half's suns a cloud there would cover
+LN_G = 11                             # 1: a sun or cloud there changes the half's count
+LN_EMPTY = 12                         # 1: the slot is free
+LN_NOSUN = 13                         # 1: the card shows no uncovered sun
 DECK = CARD + CW * MAX_CARDS
 DISC = DECK + MAX_CARDS
 LAND = DISC + MAX_CARDS
@@ -221,7 +229,33 @@ def refresh_card(T, S, p, u):
     S[p, CARD + F_KM + CW * u] = km
     S[p, CARD + F_NADV + CW * u] = n
     S[p, CARD + F_WLIM + CW * u] = wl
-    S[p, CARD + F_SUN + CW * u] = suns_of(T, S, p, u)
+    suns = suns_of(T, S, p, u)
+    S[p, CARD + F_SUN + CW * u] = suns
+    lanes = 0
+    nosun = (1 << LN_NOSUN) if suns == 0 else 0
+    for half in range(2):
+        fg = S[p, CARD + CW * u + 2 * half]
+        bg = S[p, CARD + CW * u + 2 * half + 1]
+        bs = T[b, B_SUN] if T[b, B_SUNHALF] == half else 0
+        rain = T[b, B_RAIN] if T[b, B_RAINHALF] == half else 0
+        # background slot: covers the basic rain if no foreground; a sun or cloud
+        # there counts unless a foreground cloud covers the half
+        g = 0 if (fg >= 0 and T[ADV + fg, A_CLOUD] > 0) else 1
+        lane = ((rain if fg < 0 else 0) | (bs << LN_X) | (g << LN_G) | nosun
+                | ((1 << LN_EMPTY) if bg < 0 else 0))
+        lanes |= lane << (16 * (2 * half + 1))
+        # foreground slot: covers the background's rain (or the basic rain); a cloud
+        # there covers what the half shows now
+        if bg >= 0:
+            rc = T[ADV + bg, A_RAIN]
+            old = T[ADV + bg, A_SUN] + (0 if T[ADV + bg, A_CLOUD] > 0 else bs)
+        else:
+            rc = rain
+            old = bs
+        lane = (rc | (old << LN_X) | (1 << LN_G) | nosun
+                | ((1 << LN_EMPTY) if fg < 0 else 0))
+        lanes |= lane << (16 * (2 * half))
+    S[p, CARD + F_SLV + CW * u] = lanes
 
 
 @kernel(inline=True)
@@ -544,58 +578,31 @@ def convert(T, S, p, row, o, repeat):
 # =====================================================================================
 # sleeving
 # =====================================================================================
-@kernel(inline=True)
-def half_suns(T, fg, bg, basic_sun):
-    """Uncovered suns of one half with Advances fg, bg (-1 none) in front of a basic
-    card showing basic_sun there."""
-    total = 0
-    covered = False
-    if fg >= 0:
-        total += T[ADV + fg, A_SUN]
-        covered = T[ADV + fg, A_CLOUD] > 0
-    if bg >= 0:
-        if not covered:
-            total += T[ADV + bg, A_SUN]
-        if T[ADV + bg, A_CLOUD] > 0:
-            covered = True
-    if not covered:
-        total += basic_sun
-    return total
-
-
 @kernel
 def best_target(T, S, p, a):
     """Spec §6.6: the Land card where a scores best, or -1.  Sleeving changes one
-    half only: the change of uncovered suns is that half's."""
-    best = -1
-    bsc = 0
+    half only; each card's F_SLV lane for a's position (kept by refresh_card) holds
+    what it takes: can it go there, the rain it covers, the change of suns.  With
+    Δ the change of the half's uncovered suns, the score 2 rain - 4 Δ is
+    2 rc - 4 g (sun_a - [cloud_a] x)."""
     pos = T[ADV + a, A_POS]
-    half = pos // 2
-    is_bg = pos % 2 == 1
     sun_a = T[ADV + a, A_SUN]
-    shade = sun_a > 0 or T[ADV + a, A_CLOUD] > 0
-    for i in range(S[p, NLAND]):
-        u = S[p, LAND + i]
-        o = CARD + CW * u
-        if S[p, o + pos] >= 0 or (sun_a > 0 and S[p, CARD + F_SUN + CW * u] != 0):
-            continue                                  # can_sleeve
-        fg = S[p, o + 2 * half]
-        bg = S[p, o + 2 * half + 1]
-        b = BASE + T[UID, u]
-        rain = T[b, B_RAIN] if T[b, B_RAINHALF] == half else 0
-        if is_bg:
-            rc = rain if fg < 0 else 0
-        else:
-            rc = rain if bg < 0 else T[ADV + bg, A_RAIN]
-        sc = 2 * rc
-        if shade:                                 # a sun or a cloud may change the count
-            bs = T[b, B_SUN] if T[b, B_SUNHALF] == half else 0
-            if is_bg:
-                sc -= 4 * (half_suns(T, fg, a, bs) - half_suns(T, fg, bg, bs))
-            else:
-                sc -= 4 * (half_suns(T, a, bg, bs) - half_suns(T, fg, bg, bs))
-        if best < 0 or sc > bsc:
-            best = u
+    shift = np.uint64(16 * pos)
+    need = (1 << LN_EMPTY) | ((1 << LN_NOSUN) if sun_a > 0 else 0)
+    cl = 1 if T[ADV + a, A_CLOUD] > 0 else 0
+    best = -1
+    bsc = LOW                       # below every score: the first card that can take a
+    for i in range(S[p, NLAND]):    # wins ties (no branch on the data)
+        u = np.uint64(S[p, LAND + i])
+        lane = (np.uint64(S[p, np.uint64(CARD + F_SLV) + np.uint64(CW) * u]) >> shift) \
+            & np.uint64(0xFFFF)
+        ln = np.int64(lane)
+        g = (ln >> LN_G) & 1
+        x = (ln >> LN_X) & 63
+        sc = 2 * (ln & 31) - 4 * g * (sun_a - cl * x)
+        sc = sc if (ln & need) == need else LOW       # can_sleeve
+        if sc > bsc:
+            best = np.int64(u)
             bsc = sc
     return best
 
