@@ -67,8 +67,12 @@ PICK = 1 << 24                        # choose_buy: level * PICK + slot
 # -- player row -----------------------------------------------------------------
 (PM_MANA, PM_SPIRIT, PM_VP, PM_RAIN, PM_PLACED, PM_WITHERED, PM_RESTRICT, PM_WILD,
  PM_BOUGHT, PM_ENCH, PM_WITHERS, PM_TURNS, PM_MTOT, PM_STOT, PM_BONUS, PM_DRUID, PM_SEAT,
- DHEAD, DN, NDISC, NLAND, NHELD, NCUBES, PM_ONMASK, PM_VFLAGS) = range(25)
-# PM_ONMASK: bit s = a cube on space s; PM_VFLAGS: OR of V_FLAGS of those Vales
+ DHEAD, DN, NDISC, NLAND, NHELD, NCUBES, PM_ONMASK, PM_VFLAGS, PM_LTM, PM_LKM) = range(27)
+# PM_ONMASK: bit s = a cube on space s; PM_VFLAGS: OR of V_FLAGS of those Vales;
+# PM_LTM, PM_LKM: at least the OR of F_TM, F_KM of the Land's cards (bits are added when
+# a card enters the Land or a Land card is sleeved, all cleared when the Land is
+# discarded): a loop over the Land looking for an effect timing or kind is skipped
+# when the bit is not there
 CARD = 32                             # card u: fields CARD + CW u + f, together for
 CW = 16                               # locality: its slots (f = 0..3), then what it shows:
 (F_SUN, F_M, F_SP, F_V, F_ASP, F_TM, F_KM, F_NADV, F_WLIM, F_SLV) = range(4, 14)
@@ -377,6 +381,14 @@ def reveal(S, p):
 
 
 @kernel(inline=True)
+def land_add(S, p, u):
+    """Card u is in the Land (or a Land card changed): its timings and kinds join the
+    Land's masks."""
+    S[p, PM_LTM] |= S[p, CARD + F_TM + CW * u]
+    S[p, PM_LKM] |= S[p, CARD + F_KM + CW * u]
+
+
+@kernel(inline=True)
 def land_remove_at(S, p, k):
     n = S[p, NLAND]
     for i in range(k, n - 1):
@@ -613,6 +625,7 @@ def sleeve(T, S, X, p, a, u):
     pos = T[ADV + a, A_POS]
     S[p, CARD + CW * u + pos] = a
     refresh_card(T, S, p, u)
+    land_add(S, p, u)
     gain(T, S, p, RAIN, rain)
     event(S, X, EV_SLEEVED, a, u, pos)
 
@@ -950,6 +963,8 @@ def decide_grow(T, S, p, suns, land_limit):
 @kernel
 def night_swaps(T, S, p):
     """Turtle Nesting Ground on Resting (spec §6.8)."""
+    if ((S[p, PM_LKM] >> K_SWAP_ONDECK) & 1) == 0:
+        return
     nl = S[p, NLAND]
     for i in range(nl):
         S[LSNAP, i] = S[p, LAND + i]
@@ -987,6 +1002,7 @@ def night_swaps(T, S, p):
                 if card_value(S, p, top) > low:
                     out = S[p, LAND + low_k]
                     S[p, LAND + low_k] = top
+                    land_add(S, p, top)
                     S[p, DECK + h] = out
                     resolve_played(T, S, p, top, True)
 
@@ -1030,6 +1046,7 @@ def night(T, S, p):
         S[p, DHEAD] = h + 1
         S[p, LAND + S[p, NLAND]] = u
         S[p, NLAND] += 1
+        land_add(S, p, u)
         limit += S[p, CARD + F_WLIM + CW * u]
         lsuns += S[p, CARD + F_SUN + CW * u]
         S[REC, RC_GROWS] += 1
@@ -1078,6 +1095,7 @@ def play_ondeck(T, S, p, a, e):
     S[p, DHEAD] = h + 1
     S[p, LAND + S[p, NLAND]] = u
     S[p, NLAND] += 1
+    land_add(S, p, u)
     gain(T, S, p, MANA, S[p, CARD + F_M + CW * u])
     gain(T, S, p, SPIRIT, S[p, CARD + F_SP + CW * u])
     gain(T, S, p, VP, S[p, CARD + F_V + CW * u])
@@ -1179,7 +1197,7 @@ def buy(T, S, X, p):
 
 @kernel
 def conversions(T, S, p):
-    for i in range(S[p, NLAND]):
+    for i in range(S[p, NLAND] if (S[p, PM_LKM] >> K_CONVERT) & 1 else 0):
         u = S[p, LAND + i]
         if ((S[p, CARD + F_KM + CW * u] >> K_CONVERT) & 1) == 0:
             continue
@@ -1207,7 +1225,10 @@ def conversions(T, S, p):
 
 @kernel
 def day_card_effects(T, S, X, p):
-    """D5: day effects, the Land walked by index as it stands (it may grow)."""
+    """D5: day effects, the Land walked by index as it stands (it may grow: only by
+    a day effect, so with none in the Land there is nothing to do)."""
+    if ((S[p, PM_LTM] >> T_DAY) & 1) == 0:
+        return
     k = 0
     while k < S[p, NLAND]:
         u = S[p, LAND + k]
@@ -1242,12 +1263,9 @@ def day_card_effects(T, S, X, p):
 def day_land_kind(T, S, X, p, kind):
     """D9 (refresh) and D10 (enchant_discount): for each Land card of a snapshot still in
     the Land, its effects of that kind."""
-    nl = S[p, NLAND]
-    any_ = 0
-    for i in range(nl):
-        any_ |= S[p, CARD + F_KM + CW * S[p, LAND + i]]
-    if ((any_ >> kind) & 1) == 0:
+    if ((S[p, PM_LKM] >> kind) & 1) == 0:
         return
+    nl = S[p, NLAND]
     for i in range(nl):
         S[LSNAP, i] = S[p, LAND + i]
     for i in range(nl):
@@ -1383,6 +1401,7 @@ def replace_sleeve(T, S, X, p):
         return
     S[p, CARD + CW * bu + pos] = a
     refresh_card(T, S, p, bu)
+    land_add(S, p, bu)
     for i in range(k, nh - 1):
         S[p, HELD + i] = S[p, HELD + i + 1]
     S[p, NHELD] = nh - 1
@@ -1419,13 +1438,10 @@ def dusk(T, S, X, p):
                 n += 1
         S[p, NHELD] = n
     nl = S[p, NLAND]                                            # K3
-    tm = 0
-    for i in range(nl):
-        u = S[p, LAND + i]
-        S[LSNAP, i] = u
-        tm |= S[p, CARD + F_TM + CW * u]
-    if ((tm >> T_DUSK) & 1) == 0:
+    if ((S[p, PM_LTM] >> T_DUSK) & 1) == 0:
         nl = 0
+    for i in range(nl):
+        S[LSNAP, i] = S[p, LAND + i]
     for i in range(nl):
         u = S[LSNAP, i]
         if ((S[p, CARD + F_TM + CW * u] >> T_DUSK) & 1) == 0:
@@ -1450,13 +1466,10 @@ def dusk(T, S, X, p):
                 elif kind == K_REPLACE:
                     replace_sleeve(T, S, X, p)
     nl = S[p, NLAND]                                            # K4
-    km = 0
-    for i in range(nl):
-        u = S[p, LAND + i]
-        S[LSNAP, i] = u
-        km |= S[p, CARD + F_KM + CW * u]
-    if ((km >> K_TO_ONDECK) & 1) == 0:
+    if ((S[p, PM_LKM] >> K_TO_ONDECK) & 1) == 0:
         nl = 0
+    for i in range(nl):
+        S[LSNAP, i] = S[p, LAND + i]
     for i in range(nl):
         u = S[LSNAP, i]
         if ((S[p, CARD + F_KM + CW * u] >> K_TO_ONDECK) & 1) == 0:
@@ -1481,6 +1494,8 @@ def dusk(T, S, X, p):
         S[p, DISC + nd + i] = S[p, LAND + i]
     S[p, NDISC] = nd + S[p, NLAND]
     S[p, NLAND] = 0
+    S[p, PM_LTM] = 0
+    S[p, PM_LKM] = 0
     if S[REC, RC_TRIGGERED] != 0:                               # K6
         S[p, PM_VP] += T[OPTS, O_END_BONUS]
         S[p, PM_BONUS] += T[OPTS, O_END_BONUS]
