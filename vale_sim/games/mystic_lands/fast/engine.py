@@ -944,20 +944,26 @@ def decide_grow(T, S, p, suns, land_limit):
     limit = land_limit + S[p, CARD + F_WLIM + CW * S[p, DECK + h]]
     tokens = S[p, PM_RAIN] if T[QB + p, P_RAIN_NEEDED] != 0 else 0
     need = limit - suns + tokens
-    bad = 0
+    # Grow unless bad * 1000 > permille * n (bad of the n cards would wither): stop at
+    # the first bad card that decides it (a loop with an exit: also kept scalar, LLVM
+    # does not vectorise it into wide gathers for a handful of cards)
     if S[p, DN] - h >= 2:
         n = S[p, DN] - h - 1
-        for i in range(h + 1, S[p, DN]):
-            if S[p, CARD + F_SUN + CW * S[p, DECK + i]] >= need:
-                bad += 1
+        base = DECK + h + 1
     else:
         n = S[p, NDISC]
-        for i in range(n):
-            if S[p, CARD + F_SUN + CW * S[p, DISC + i]] >= need:
-                bad += 1
+        base = DISC
     if n == 0:
         return True
-    return bad * 1000 <= T[QB + p, P_PERMILLE] * n
+    thr = T[QB + p, P_PERMILLE] * n
+    bad = 0
+    for i in range(n):
+        u = np.uint64(S[p, base + i])
+        if S[p, np.uint64(CARD + F_SUN) + np.uint64(CW) * u] >= need:
+            bad += 1000
+            if bad > thr:
+                return False
+    return True
 
 
 @kernel
