@@ -440,6 +440,13 @@ def wither_limit(T, S, p, extra):
 # =====================================================================================
 # gains
 # =====================================================================================
+@kernel(inline=True)
+def growth_due(T, S, p):
+    """check_growth would add a Market slot (tested before calling it)."""
+    g = S[G, G_GROWTHS]
+    return g < T[OPTS, O_NGROWTH] and S[p, PM_VP] >= T[GROWTH, g]
+
+
 @kernel
 def check_growth(T, S, p):
     """D-growth: remove the least-valued level 1 slot, add a level 2 slot."""
@@ -488,7 +495,7 @@ def gain(T, S, p, res, amount):
         S[p, PM_STOT] += amount
     else:
         S[p, PM_VP] += amount
-        if S[G, G_INDAY] != 0:
+        if S[G, G_INDAY] != 0 and growth_due(T, S, p):
             check_growth(T, S, p)
     return amount
 
@@ -1072,7 +1079,8 @@ def night(T, S, p):
             S[REC, RC_WITHERED] = 1
             break
         if not decide_grow(T, S, p, suns, limit):
-            night_swaps(T, S, p)
+            if (S[p, PM_LKM] >> K_SWAP_ONDECK) & 1:
+                night_swaps(T, S, p)
             break
     S[REC, RC_RAIN_PLACED] = S[p, PM_PLACED]
 
@@ -1316,11 +1324,13 @@ def day(T, S, X, p):
         sp += S[p, CARD + F_SP + CW * u]
         v += S[p, CARD + F_V + CW * u]
     S[G, G_INDAY] = 1
-    check_growth(T, S, p)                                    # D3
+    if growth_due(T, S, p):
+        check_growth(T, S, p)                                # D3
     S[REC, RC_MGAIN] = gain(T, S, p, MANA, m)                # D4
     S[REC, RC_SGAIN] = gain(T, S, p, SPIRIT, sp)
     S[REC, RC_VGAIN] = gain(T, S, p, VP, v)
-    day_card_effects(T, S, X, p)                         # D5
+    if (S[p, PM_LTM] >> T_DAY) & 1:                          # D5 (calls cost: the
+        day_card_effects(T, S, X, p)                         # kernels test it again)
     nsp = T[OPTS, O_NSPACE]
     for s in range(nsp if S[p, PM_VFLAGS] & VF_DAY_GAIN else 0):  # D6
         if S[p, ON + s] == 0 or T[SPACE + s, SP_KIND] == SP_SMALL:
@@ -1350,7 +1360,8 @@ def day(T, S, X, p):
                     blocked = True
             if not blocked:
                 move_cube(T, S, X, p, s)
-    day_land_kind(T, S, X, p, K_REFRESH)                    # D9
+    if (S[p, PM_LKM] >> K_REFRESH) & 1:
+        day_land_kind(T, S, X, p, K_REFRESH)                # D9
     for s in range(nsp if S[p, PM_VFLAGS] & VF_REFRESH else 0):
         if S[p, ON + s] == 0 or T[SPACE + s, SP_KIND] == SP_SMALL:
             continue
@@ -1360,9 +1371,11 @@ def day(T, S, X, p):
             t = T[VALE + vv, o + E_TIMING]
             if T[VALE + vv, o + E_KIND] == K_REFRESH and (t == T_DAY or t == T_NOD):
                 refresh(T, S, X, p)
-    day_land_kind(T, S, X, p, K_ENCH_DISC)                  # D10
+    if (S[p, PM_LKM] >> K_ENCH_DISC) & 1:
+        day_land_kind(T, S, X, p, K_ENCH_DISC)              # D10
     buy(T, S, X, p)                                         # D11
-    conversions(T, S, p)                                     # D12
+    if (S[p, PM_LKM] >> K_CONVERT) & 1 or S[p, PM_VFLAGS] & VF_CONVERT:
+        conversions(T, S, p)                                 # D12
     S[G, G_INDAY] = 0
     if S[G, G_TRIGGER] < 0 and (S[p, PM_VP] >= T[OPTS, O_END_VP]
                                 or S[p, NCUBES] >= T[OPTS, O_END_CUBES]):
