@@ -560,7 +560,7 @@ def resolve_played(T, S, p, u, night):
                 simple_effect(T, S, p, u, a, e)
 
 
-@kernel
+@kernel(inline=True)
 def acquire(T, S, p, a):
     S[p, ACQ + a] += 1
     for e in range(T[ADV + a, A_NEFF]):
@@ -597,7 +597,7 @@ def convert(T, S, p, row, o, repeat):
 # =====================================================================================
 # sleeving
 # =====================================================================================
-@kernel
+@kernel(inline=True)
 def best_target(T, S, p, a):
     """Spec §6.6: the Land card where a scores best, or -1.  Sleeving changes one
     half only; each card's F_SLV lane for a's position (kept by refresh_card) holds
@@ -626,7 +626,7 @@ def best_target(T, S, p, a):
     return best
 
 
-@kernel
+@kernel(inline=True)
 def sleeve(T, S, X, p, a, u):
     rain = rain_covered(T, S, p, u, a)
     pos = T[ADV + a, A_POS]
@@ -925,7 +925,7 @@ def enchant(T, S, X, p, s, r, cost):
                 vale_effect(T, S, X, p, v, e)
 
 
-@kernel
+@kernel(inline=True)
 def enchant_pick(T, S, X, p, discount, max_printed):
     if not choose_enchant(T, S, p, discount, max_printed):
         return False
@@ -1140,7 +1140,7 @@ def wither_choice(T, S, p):
     return VP
 
 
-@kernel
+@kernel(inline=True)
 def choose_buy(T, S, p):
     """Spec §6.4: returns level * PICK + slot, or -1."""
     mana = S[p, PM_MANA]
