@@ -75,9 +75,10 @@ PICK = 1 << 24                        # choose_buy: level * PICK + slot
 # when the bit is not there
 CARD = 32                             # card u: fields CARD + CW u + f, together for
 CW = 16                               # locality: its slots (f = 0..3), then what it shows:
-(F_SUN, F_M, F_SP, F_V, F_ASP, F_TM, F_KM, F_NADV, F_WLIM, F_SLV) = range(4, 14)
+(F_SUN, F_M, F_SP, F_V, F_ASP, F_TM, F_KM, F_NADV, F_WLIM, F_SLV, F_EVP) = range(4, 15)
 # uncovered suns, left-edge mana, spirit and VP, aspect bits 0..3 (bit 4: a wild icon), the
 # OR of its Advances' effect timing bits and kind bits, Advances on it, Σ wither_limit,
+# Σ end VP of its Advances,
 # and for best_target what sleeving an Advance at each position would do (16-bit lane
 # per position, LN_* bits: icons are at most cards.LIMITS["icon"] = 5, so rain covered
 # <= 5 and suns a cloud covers <= 10 fit)
@@ -214,9 +215,11 @@ def refresh_card(T, S, p, u):
     km = 0
     n = 0
     wl = 0
+    evp = 0
     for pos in range(4):
         a = S[p, CARD + CW * u + pos]
         if a >= 0:
+            evp += T[ADV + a, A_ENDVP]
             m += T[ADV + a, A_MANA]
             sp += T[ADV + a, A_SPIRIT]
             v += T[ADV + a, A_VP]
@@ -233,6 +236,7 @@ def refresh_card(T, S, p, u):
     S[p, CARD + F_KM + CW * u] = km
     S[p, CARD + F_NADV + CW * u] = n
     S[p, CARD + F_WLIM + CW * u] = wl
+    S[p, CARD + F_EVP + CW * u] = evp
     suns = suns_of(T, S, p, u)
     S[p, CARD + F_SUN + CW * u] = suns
     lanes = 0
@@ -1669,6 +1673,7 @@ def finish(T, S, g, res, share, gout, acq, vales, spaces):
     for p in range(n):
         adv = 0
         suns = 0
+        km = 0
         for part in range(3):
             if part == 0:
                 lo = S[p, DHEAD]
@@ -1683,17 +1688,17 @@ def finish(T, S, g, res, share, gout, acq, vales, spaces):
                 hi = S[p, NLAND]
                 base = LAND
             for i in range(lo, hi):
-                u = S[p, base + i]
-                suns += S[p, CARD + F_SUN + CW * u]
-                for pos in range(4):
-                    a = S[p, CARD + CW * u + pos]
-                    if a >= 0:
-                        adv += T[ADV + a, A_ENDVP]
+                u = np.uint64(S[p, base + i])
+                co = np.uint64(CARD) + np.uint64(CW) * u
+                suns += S[p, co + np.uint64(F_SUN)]
+                adv += S[p, co + np.uint64(F_EVP)]
+                km |= S[p, co + np.uint64(F_KM)]
         if T[OPTS, O_HELD_END] != 0:
             for i in range(S[p, NHELD]):
                 adv += T[ADV + S[p, HELD + i], A_ENDVP]
         eff = 0
-        for part in range(4):                       # vp_per_sun_all of the Advances
+        # vp_per_sun_all of the Advances (on the cards only if one of them has it)
+        for part in range(0 if (km >> K_VP_PER_SUN) & 1 else 3, 4):
             if part == 0:
                 lo = S[p, DHEAD]
                 hi = S[p, DN]
