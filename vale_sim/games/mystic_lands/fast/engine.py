@@ -777,7 +777,7 @@ def move_cube(T, S, X, p, s0):
             vale_effect_flat(T, S, X, p, v, e)
 
 
-@kernel
+@kernel(inline=True)
 def refresh(T, S, X, p):
     s = pick_refresh(T, S, p)
     if s >= 0:
@@ -1241,7 +1241,7 @@ def conversions(T, S, p):
                     S[p, NOD + s] = 1
 
 
-@kernel
+@kernel(inline=True)
 def day_card_effects(T, S, X, p):
     """D5: day effects, the Land walked by index as it stands (it may grow: only by
     a day effect, so with none in the Land there is nothing to do)."""
