@@ -145,12 +145,15 @@ def frame(out: FastGames, cs, policies):
     n, P = out.share.shape
     res = out.res.reshape(n * P, E.RS_N)
     seed_dtype = np.int64 if out.seed < 2 ** 63 else np.uint64
-    druid_names = np.array([a.name for a in cs.advances] + [""], dtype=object)
+    # the string columns by a take of the few names in the frame's string type:
+    # converting n * P Python strings costs more than the rest of the frame
+    druid_names = pd.Series(np.array([a.name for a in cs.advances] + [""], dtype=object)).array
+    pol_names = pd.Series(np.array([p.name for p in policies], dtype=object)).array
     cols = {
         "game": np.repeat(np.arange(n, dtype=np.int64) + out.first_game, P),
         "player": np.tile(np.arange(P, dtype=np.int64), n),
         "seat": res[:, E.RS_SEAT],
-        "policy": np.tile(np.array([p.name for p in policies], dtype=object), n),
+        "policy": pol_names.take(np.tile(np.arange(P), n)),
         "score": res[:, E.RS_SCORE],
         "win_share": out.share.ravel(),
         "rounds": np.repeat(out.gout[:, E.GO_ROUNDS], P),
@@ -168,7 +171,7 @@ def frame(out: FastGames, cs, policies):
         "turns": res[:, E.RS_TURNS],
         "players": np.full(n * P, P, np.int64),
         "seed": np.full(n * P, out.seed, seed_dtype),
-        "druid": druid_names[res[:, E.RS_DRUID]],
+        "druid": druid_names.take(res[:, E.RS_DRUID]),
     }
     acq = out.acquired.reshape(n * P, out.acquired.shape[2])
     for i, a in enumerate(cs.advances):

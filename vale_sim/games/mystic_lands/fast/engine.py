@@ -67,13 +67,26 @@ PICK = 1 << 24                        # choose_buy: level * PICK + slot
 # -- player row -----------------------------------------------------------------
 (PM_MANA, PM_SPIRIT, PM_VP, PM_RAIN, PM_PLACED, PM_WITHERED, PM_RESTRICT, PM_WILD,
  PM_BOUGHT, PM_ENCH, PM_WITHERS, PM_TURNS, PM_MTOT, PM_STOT, PM_BONUS, PM_DRUID, PM_SEAT,
- DHEAD, DN, NDISC, NLAND, NHELD, NCUBES, PM_ONMASK, PM_VFLAGS) = range(25)
-# PM_ONMASK: bit s = a cube on space s; PM_VFLAGS: OR of V_FLAGS of those Vales
+ DHEAD, DN, NDISC, NLAND, NHELD, NCUBES, PM_ONMASK, PM_VFLAGS, PM_LTM, PM_LKM) = range(27)
+# PM_ONMASK: bit s = a cube on space s; PM_VFLAGS: OR of V_FLAGS of those Vales;
+# PM_LTM, PM_LKM: at least the OR of F_TM, F_KM of the Land's cards (bits are added when
+# a card enters the Land or a Land card is sleeved, all cleared when the Land is
+# discarded): a loop over the Land looking for an effect timing or kind is skipped
+# when the bit is not there
 CARD = 32                             # card u: fields CARD + CW u + f, together for
 CW = 16                               # locality: its slots (f = 0..3), then what it shows:
-(F_SUN, F_M, F_SP, F_V, F_ASP, F_TM, F_KM, F_NADV, F_WLIM) = range(4, 13)
+(F_SUN, F_M, F_SP, F_V, F_ASP, F_TM, F_KM, F_NADV, F_WLIM, F_SLV, F_EVP) = range(4, 15)
 # uncovered suns, left-edge mana, spirit and VP, aspect bits 0..3 (bit 4: a wild icon), the
-# OR of its Advances' effect timing bits and kind bits, Advances on it, Σ wither_limit
+# OR of its Advances' effect timing bits and kind bits, Advances on it, Σ wither_limit,
+# Σ end VP of its Advances,
+# and for best_target what sleeving an Advance at each position would do (16-bit lane
+# per position, LN_* bits: icons are at most cards.LIMITS["icon"] = 5, so rain covered
+# <= 5 and suns a cloud covers <= 10 fit)
+LN_RC = 0                             # 5 bits: rain icons sleeving there covers first
+LN_X = 5                              # 6 bits: that half's suns a cloud there would cover
+LN_G = 11                             # 1: a sun or cloud there changes the half's count
+LN_EMPTY = 12                         # 1: the slot is free
+LN_NOSUN = 13                         # 1: the card shows no uncovered sun
 DECK = CARD + CW * MAX_CARDS
 DISC = DECK + MAX_CARDS
 LAND = DISC + MAX_CARDS
@@ -202,9 +215,11 @@ def refresh_card(T, S, p, u):
     km = 0
     n = 0
     wl = 0
+    evp = 0
     for pos in range(4):
         a = S[p, CARD + CW * u + pos]
         if a >= 0:
+            evp += T[ADV + a, A_ENDVP]
             m += T[ADV + a, A_MANA]
             sp += T[ADV + a, A_SPIRIT]
             v += T[ADV + a, A_VP]
@@ -221,7 +236,34 @@ def refresh_card(T, S, p, u):
     S[p, CARD + F_KM + CW * u] = km
     S[p, CARD + F_NADV + CW * u] = n
     S[p, CARD + F_WLIM + CW * u] = wl
-    S[p, CARD + F_SUN + CW * u] = suns_of(T, S, p, u)
+    S[p, CARD + F_EVP + CW * u] = evp
+    suns = suns_of(T, S, p, u)
+    S[p, CARD + F_SUN + CW * u] = suns
+    lanes = 0
+    nosun = (1 << LN_NOSUN) if suns == 0 else 0
+    for half in range(2):
+        fg = S[p, CARD + CW * u + 2 * half]
+        bg = S[p, CARD + CW * u + 2 * half + 1]
+        bs = T[b, B_SUN] if T[b, B_SUNHALF] == half else 0
+        rain = T[b, B_RAIN] if T[b, B_RAINHALF] == half else 0
+        # background slot: covers the basic rain if no foreground; a sun or cloud
+        # there counts unless a foreground cloud covers the half
+        g = 0 if (fg >= 0 and T[ADV + fg, A_CLOUD] > 0) else 1
+        lane = ((rain if fg < 0 else 0) | (bs << LN_X) | (g << LN_G) | nosun
+                | ((1 << LN_EMPTY) if bg < 0 else 0))
+        lanes |= lane << (16 * (2 * half + 1))
+        # foreground slot: covers the background's rain (or the basic rain); a cloud
+        # there covers what the half shows now
+        if bg >= 0:
+            rc = T[ADV + bg, A_RAIN]
+            old = T[ADV + bg, A_SUN] + (0 if T[ADV + bg, A_CLOUD] > 0 else bs)
+        else:
+            rc = rain
+            old = bs
+        lane = (rc | (old << LN_X) | (1 << LN_G) | nosun
+                | ((1 << LN_EMPTY) if fg < 0 else 0))
+        lanes |= lane << (16 * (2 * half))
+    S[p, CARD + F_SLV + CW * u] = lanes
 
 
 @kernel(inline=True)
@@ -343,6 +385,14 @@ def reveal(S, p):
 
 
 @kernel(inline=True)
+def land_add(S, p, u):
+    """Card u is in the Land (or a Land card changed): its timings and kinds join the
+    Land's masks."""
+    S[p, PM_LTM] |= S[p, CARD + F_TM + CW * u]
+    S[p, PM_LKM] |= S[p, CARD + F_KM + CW * u]
+
+
+@kernel(inline=True)
 def land_remove_at(S, p, k):
     n = S[p, NLAND]
     for i in range(k, n - 1):
@@ -394,6 +444,13 @@ def wither_limit(T, S, p, extra):
 # =====================================================================================
 # gains
 # =====================================================================================
+@kernel(inline=True)
+def growth_due(T, S, p):
+    """check_growth would add a Market slot (tested before calling it)."""
+    g = S[G, G_GROWTHS]
+    return g < T[OPTS, O_NGROWTH] and S[p, PM_VP] >= T[GROWTH, g]
+
+
 @kernel
 def check_growth(T, S, p):
     """D-growth: remove the least-valued level 1 slot, add a level 2 slot."""
@@ -442,7 +499,7 @@ def gain(T, S, p, res, amount):
         S[p, PM_STOT] += amount
     else:
         S[p, PM_VP] += amount
-        if S[G, G_INDAY] != 0:
+        if S[G, G_INDAY] != 0 and growth_due(T, S, p):
             check_growth(T, S, p)
     return amount
 
@@ -507,7 +564,7 @@ def resolve_played(T, S, p, u, night):
                 simple_effect(T, S, p, u, a, e)
 
 
-@kernel
+@kernel(inline=True)
 def acquire(T, S, p, a):
     S[p, ACQ + a] += 1
     for e in range(T[ADV + a, A_NEFF]):
@@ -545,67 +602,41 @@ def convert(T, S, p, row, o, repeat):
 # sleeving
 # =====================================================================================
 @kernel(inline=True)
-def half_suns(T, fg, bg, basic_sun):
-    """Uncovered suns of one half with Advances fg, bg (-1 none) in front of a basic
-    card showing basic_sun there."""
-    total = 0
-    covered = False
-    if fg >= 0:
-        total += T[ADV + fg, A_SUN]
-        covered = T[ADV + fg, A_CLOUD] > 0
-    if bg >= 0:
-        if not covered:
-            total += T[ADV + bg, A_SUN]
-        if T[ADV + bg, A_CLOUD] > 0:
-            covered = True
-    if not covered:
-        total += basic_sun
-    return total
-
-
-@kernel
 def best_target(T, S, p, a):
     """Spec §6.6: the Land card where a scores best, or -1.  Sleeving changes one
-    half only: the change of uncovered suns is that half's."""
-    best = -1
-    bsc = 0
+    half only; each card's F_SLV lane for a's position (kept by refresh_card) holds
+    what it takes: can it go there, the rain it covers, the change of suns.  With
+    Δ the change of the half's uncovered suns, the score 2 rain - 4 Δ is
+    2 rc - 4 g (sun_a - [cloud_a] x)."""
     pos = T[ADV + a, A_POS]
-    half = pos // 2
-    is_bg = pos % 2 == 1
     sun_a = T[ADV + a, A_SUN]
-    shade = sun_a > 0 or T[ADV + a, A_CLOUD] > 0
-    for i in range(S[p, NLAND]):
-        u = S[p, LAND + i]
-        o = CARD + CW * u
-        if S[p, o + pos] >= 0 or (sun_a > 0 and S[p, CARD + F_SUN + CW * u] != 0):
-            continue                                  # can_sleeve
-        fg = S[p, o + 2 * half]
-        bg = S[p, o + 2 * half + 1]
-        b = BASE + T[UID, u]
-        rain = T[b, B_RAIN] if T[b, B_RAINHALF] == half else 0
-        if is_bg:
-            rc = rain if fg < 0 else 0
-        else:
-            rc = rain if bg < 0 else T[ADV + bg, A_RAIN]
-        sc = 2 * rc
-        if shade:                                 # a sun or a cloud may change the count
-            bs = T[b, B_SUN] if T[b, B_SUNHALF] == half else 0
-            if is_bg:
-                sc -= 4 * (half_suns(T, fg, a, bs) - half_suns(T, fg, bg, bs))
-            else:
-                sc -= 4 * (half_suns(T, a, bg, bs) - half_suns(T, fg, bg, bs))
-        if best < 0 or sc > bsc:
-            best = u
+    shift = np.uint64(16 * pos)
+    need = (1 << LN_EMPTY) | ((1 << LN_NOSUN) if sun_a > 0 else 0)
+    cl = 1 if T[ADV + a, A_CLOUD] > 0 else 0
+    best = -1
+    bsc = LOW                       # below every score: the first card that can take a
+    for i in range(S[p, NLAND]):    # wins ties (no branch on the data)
+        u = np.uint64(S[p, LAND + i])
+        lane = (np.uint64(S[p, np.uint64(CARD + F_SLV) + np.uint64(CW) * u]) >> shift) \
+            & np.uint64(0xFFFF)
+        ln = np.int64(lane)
+        g = (ln >> LN_G) & 1
+        x = (ln >> LN_X) & 63
+        sc = 2 * (ln & 31) - 4 * g * (sun_a - cl * x)
+        sc = sc if (ln & need) == need else LOW       # can_sleeve
+        if sc > bsc:
+            best = np.int64(u)
             bsc = sc
     return best
 
 
-@kernel
+@kernel(inline=True)
 def sleeve(T, S, X, p, a, u):
     rain = rain_covered(T, S, p, u, a)
     pos = T[ADV + a, A_POS]
     S[p, CARD + CW * u + pos] = a
     refresh_card(T, S, p, u)
+    land_add(S, p, u)
     gain(T, S, p, RAIN, rain)
     event(S, X, EV_SLEEVED, a, u, pos)
 
@@ -746,7 +777,7 @@ def move_cube(T, S, X, p, s0):
             vale_effect_flat(T, S, X, p, v, e)
 
 
-@kernel
+@kernel(inline=True)
 def refresh(T, S, X, p):
     s = pick_refresh(T, S, p)
     if s >= 0:
@@ -898,7 +929,7 @@ def enchant(T, S, X, p, s, r, cost):
                 vale_effect(T, S, X, p, v, e)
 
 
-@kernel
+@kernel(inline=True)
 def enchant_pick(T, S, X, p, discount, max_printed):
     if not choose_enchant(T, S, p, discount, max_printed):
         return False
@@ -924,25 +955,33 @@ def decide_grow(T, S, p, suns, land_limit):
     limit = land_limit + S[p, CARD + F_WLIM + CW * S[p, DECK + h]]
     tokens = S[p, PM_RAIN] if T[QB + p, P_RAIN_NEEDED] != 0 else 0
     need = limit - suns + tokens
-    bad = 0
+    # Grow unless bad * 1000 > permille * n (bad of the n cards would wither): stop at
+    # the first bad card that decides it (a loop with an exit: also kept scalar, LLVM
+    # does not vectorise it into wide gathers for a handful of cards)
     if S[p, DN] - h >= 2:
         n = S[p, DN] - h - 1
-        for i in range(h + 1, S[p, DN]):
-            if S[p, CARD + F_SUN + CW * S[p, DECK + i]] >= need:
-                bad += 1
+        base = DECK + h + 1
     else:
         n = S[p, NDISC]
-        for i in range(n):
-            if S[p, CARD + F_SUN + CW * S[p, DISC + i]] >= need:
-                bad += 1
+        base = DISC
     if n == 0:
         return True
-    return bad * 1000 <= T[QB + p, P_PERMILLE] * n
+    thr = T[QB + p, P_PERMILLE] * n
+    bad = 0
+    for i in range(n):
+        u = np.uint64(S[p, base + i])
+        if S[p, np.uint64(CARD + F_SUN) + np.uint64(CW) * u] >= need:
+            bad += 1000
+            if bad > thr:
+                return False
+    return True
 
 
 @kernel
 def night_swaps(T, S, p):
     """Turtle Nesting Ground on Resting (spec §6.8)."""
+    if ((S[p, PM_LKM] >> K_SWAP_ONDECK) & 1) == 0:
+        return
     nl = S[p, NLAND]
     for i in range(nl):
         S[LSNAP, i] = S[p, LAND + i]
@@ -980,6 +1019,7 @@ def night_swaps(T, S, p):
                 if card_value(S, p, top) > low:
                     out = S[p, LAND + low_k]
                     S[p, LAND + low_k] = top
+                    land_add(S, p, top)
                     S[p, DECK + h] = out
                     resolve_played(T, S, p, top, True)
 
@@ -1023,6 +1063,7 @@ def night(T, S, p):
         S[p, DHEAD] = h + 1
         S[p, LAND + S[p, NLAND]] = u
         S[p, NLAND] += 1
+        land_add(S, p, u)
         limit += S[p, CARD + F_WLIM + CW * u]
         lsuns += S[p, CARD + F_SUN + CW * u]
         S[REC, RC_GROWS] += 1
@@ -1042,7 +1083,8 @@ def night(T, S, p):
             S[REC, RC_WITHERED] = 1
             break
         if not decide_grow(T, S, p, suns, limit):
-            night_swaps(T, S, p)
+            if (S[p, PM_LKM] >> K_SWAP_ONDECK) & 1:
+                night_swaps(T, S, p)
             break
     S[REC, RC_RAIN_PLACED] = S[p, PM_PLACED]
 
@@ -1071,6 +1113,7 @@ def play_ondeck(T, S, p, a, e):
     S[p, DHEAD] = h + 1
     S[p, LAND + S[p, NLAND]] = u
     S[p, NLAND] += 1
+    land_add(S, p, u)
     gain(T, S, p, MANA, S[p, CARD + F_M + CW * u])
     gain(T, S, p, SPIRIT, S[p, CARD + F_SP + CW * u])
     gain(T, S, p, VP, S[p, CARD + F_V + CW * u])
@@ -1101,7 +1144,7 @@ def wither_choice(T, S, p):
     return VP
 
 
-@kernel
+@kernel(inline=True)
 def choose_buy(T, S, p):
     """Spec §6.4: returns level * PICK + slot, or -1."""
     mana = S[p, PM_MANA]
@@ -1172,7 +1215,7 @@ def buy(T, S, X, p):
 
 @kernel
 def conversions(T, S, p):
-    for i in range(S[p, NLAND]):
+    for i in range(S[p, NLAND] if (S[p, PM_LKM] >> K_CONVERT) & 1 else 0):
         u = S[p, LAND + i]
         if ((S[p, CARD + F_KM + CW * u] >> K_CONVERT) & 1) == 0:
             continue
@@ -1198,9 +1241,12 @@ def conversions(T, S, p):
                     S[p, NOD + s] = 1
 
 
-@kernel
+@kernel(inline=True)
 def day_card_effects(T, S, X, p):
-    """D5: day effects, the Land walked by index as it stands (it may grow)."""
+    """D5: day effects, the Land walked by index as it stands (it may grow: only by
+    a day effect, so with none in the Land there is nothing to do)."""
+    if ((S[p, PM_LTM] >> T_DAY) & 1) == 0:
+        return
     k = 0
     while k < S[p, NLAND]:
         u = S[p, LAND + k]
@@ -1235,12 +1281,9 @@ def day_card_effects(T, S, X, p):
 def day_land_kind(T, S, X, p, kind):
     """D9 (refresh) and D10 (enchant_discount): for each Land card of a snapshot still in
     the Land, its effects of that kind."""
-    nl = S[p, NLAND]
-    any_ = 0
-    for i in range(nl):
-        any_ |= S[p, CARD + F_KM + CW * S[p, LAND + i]]
-    if ((any_ >> kind) & 1) == 0:
+    if ((S[p, PM_LKM] >> kind) & 1) == 0:
         return
+    nl = S[p, NLAND]
     for i in range(nl):
         S[LSNAP, i] = S[p, LAND + i]
     for i in range(nl):
@@ -1285,11 +1328,13 @@ def day(T, S, X, p):
         sp += S[p, CARD + F_SP + CW * u]
         v += S[p, CARD + F_V + CW * u]
     S[G, G_INDAY] = 1
-    check_growth(T, S, p)                                    # D3
+    if growth_due(T, S, p):
+        check_growth(T, S, p)                                # D3
     S[REC, RC_MGAIN] = gain(T, S, p, MANA, m)                # D4
     S[REC, RC_SGAIN] = gain(T, S, p, SPIRIT, sp)
     S[REC, RC_VGAIN] = gain(T, S, p, VP, v)
-    day_card_effects(T, S, X, p)                         # D5
+    if (S[p, PM_LTM] >> T_DAY) & 1:                          # D5 (calls cost: the
+        day_card_effects(T, S, X, p)                         # kernels test it again)
     nsp = T[OPTS, O_NSPACE]
     for s in range(nsp if S[p, PM_VFLAGS] & VF_DAY_GAIN else 0):  # D6
         if S[p, ON + s] == 0 or T[SPACE + s, SP_KIND] == SP_SMALL:
@@ -1319,7 +1364,8 @@ def day(T, S, X, p):
                     blocked = True
             if not blocked:
                 move_cube(T, S, X, p, s)
-    day_land_kind(T, S, X, p, K_REFRESH)                    # D9
+    if (S[p, PM_LKM] >> K_REFRESH) & 1:
+        day_land_kind(T, S, X, p, K_REFRESH)                # D9
     for s in range(nsp if S[p, PM_VFLAGS] & VF_REFRESH else 0):
         if S[p, ON + s] == 0 or T[SPACE + s, SP_KIND] == SP_SMALL:
             continue
@@ -1329,9 +1375,11 @@ def day(T, S, X, p):
             t = T[VALE + vv, o + E_TIMING]
             if T[VALE + vv, o + E_KIND] == K_REFRESH and (t == T_DAY or t == T_NOD):
                 refresh(T, S, X, p)
-    day_land_kind(T, S, X, p, K_ENCH_DISC)                  # D10
+    if (S[p, PM_LKM] >> K_ENCH_DISC) & 1:
+        day_land_kind(T, S, X, p, K_ENCH_DISC)              # D10
     buy(T, S, X, p)                                         # D11
-    conversions(T, S, p)                                     # D12
+    if (S[p, PM_LKM] >> K_CONVERT) & 1 or S[p, PM_VFLAGS] & VF_CONVERT:
+        conversions(T, S, p)                                 # D12
     S[G, G_INDAY] = 0
     if S[G, G_TRIGGER] < 0 and (S[p, PM_VP] >= T[OPTS, O_END_VP]
                                 or S[p, NCUBES] >= T[OPTS, O_END_CUBES]):
@@ -1376,6 +1424,7 @@ def replace_sleeve(T, S, X, p):
         return
     S[p, CARD + CW * bu + pos] = a
     refresh_card(T, S, p, bu)
+    land_add(S, p, bu)
     for i in range(k, nh - 1):
         S[p, HELD + i] = S[p, HELD + i + 1]
     S[p, NHELD] = nh - 1
@@ -1412,13 +1461,10 @@ def dusk(T, S, X, p):
                 n += 1
         S[p, NHELD] = n
     nl = S[p, NLAND]                                            # K3
-    tm = 0
-    for i in range(nl):
-        u = S[p, LAND + i]
-        S[LSNAP, i] = u
-        tm |= S[p, CARD + F_TM + CW * u]
-    if ((tm >> T_DUSK) & 1) == 0:
+    if ((S[p, PM_LTM] >> T_DUSK) & 1) == 0:
         nl = 0
+    for i in range(nl):
+        S[LSNAP, i] = S[p, LAND + i]
     for i in range(nl):
         u = S[LSNAP, i]
         if ((S[p, CARD + F_TM + CW * u] >> T_DUSK) & 1) == 0:
@@ -1443,13 +1489,10 @@ def dusk(T, S, X, p):
                 elif kind == K_REPLACE:
                     replace_sleeve(T, S, X, p)
     nl = S[p, NLAND]                                            # K4
-    km = 0
-    for i in range(nl):
-        u = S[p, LAND + i]
-        S[LSNAP, i] = u
-        km |= S[p, CARD + F_KM + CW * u]
-    if ((km >> K_TO_ONDECK) & 1) == 0:
+    if ((S[p, PM_LKM] >> K_TO_ONDECK) & 1) == 0:
         nl = 0
+    for i in range(nl):
+        S[LSNAP, i] = S[p, LAND + i]
     for i in range(nl):
         u = S[LSNAP, i]
         if ((S[p, CARD + F_KM + CW * u] >> K_TO_ONDECK) & 1) == 0:
@@ -1474,6 +1517,8 @@ def dusk(T, S, X, p):
         S[p, DISC + nd + i] = S[p, LAND + i]
     S[p, NDISC] = nd + S[p, NLAND]
     S[p, NLAND] = 0
+    S[p, PM_LTM] = 0
+    S[p, PM_LKM] = 0
     if S[REC, RC_TRIGGERED] != 0:                               # K6
         S[p, PM_VP] += T[OPTS, O_END_BONUS]
         S[p, PM_BONUS] += T[OPTS, O_END_BONUS]
@@ -1628,6 +1673,7 @@ def finish(T, S, g, res, share, gout, acq, vales, spaces):
     for p in range(n):
         adv = 0
         suns = 0
+        km = 0
         for part in range(3):
             if part == 0:
                 lo = S[p, DHEAD]
@@ -1642,17 +1688,17 @@ def finish(T, S, g, res, share, gout, acq, vales, spaces):
                 hi = S[p, NLAND]
                 base = LAND
             for i in range(lo, hi):
-                u = S[p, base + i]
-                suns += S[p, CARD + F_SUN + CW * u]
-                for pos in range(4):
-                    a = S[p, CARD + CW * u + pos]
-                    if a >= 0:
-                        adv += T[ADV + a, A_ENDVP]
+                u = np.uint64(S[p, base + i])
+                co = np.uint64(CARD) + np.uint64(CW) * u
+                suns += S[p, co + np.uint64(F_SUN)]
+                adv += S[p, co + np.uint64(F_EVP)]
+                km |= S[p, co + np.uint64(F_KM)]
         if T[OPTS, O_HELD_END] != 0:
             for i in range(S[p, NHELD]):
                 adv += T[ADV + S[p, HELD + i], A_ENDVP]
         eff = 0
-        for part in range(4):                       # vp_per_sun_all of the Advances
+        # vp_per_sun_all of the Advances (on the cards only if one of them has it)
+        for part in range(0 if (km >> K_VP_PER_SUN) & 1 else 3, 4):
             if part == 0:
                 lo = S[p, DHEAD]
                 hi = S[p, DN]
