@@ -96,6 +96,39 @@ def shuffle(state, a, n):
         a[j] = t
 
 
+@kernel(inline=True)
+def shuffle_in_registers(state, a, n):
+    """:func:`shuffle` on a[:n] with the stream's (key, draws) kept in registers.
+
+    The engines keep the stream's state and the shuffled cards in one state
+    array, so through :func:`shuffle` the compiler must re-read and re-write the
+    state at every draw (a swap might change it).  Here they are read once and
+    written back once.  The same draws, bit for bit (randbelow's small-n path)."""
+    if n >= SMALL_N:
+        shuffle(state, a, n)
+        return
+    key = state[0]
+    d = state[1]
+    for i in range(n - 1, 0, -1):
+        m = i + 1
+        limit = SMALL_LIMIT[m]
+        while True:
+            d += ONE
+            r = mix(key + d * GOLDEN) >> S32
+            if r < limit:
+                break
+        j = np.int64(r) - np.int64(np.float64(r) * SMALL_RECIP[m]) * m
+        if j < 0:
+            j += m
+        elif j >= m:
+            j -= m
+        ju = np.uint64(j)                # 0 <= j < m: no wrap-around on the index
+        t = a[i]
+        a[i] = a[ju]
+        a[ju] = t
+    state[1] = d
+
+
 def new_state(seed: int, game_index: int) -> np.ndarray:
     """A ready stream state for (seed, game_index), for tests and tools."""
     st = np.zeros(2, dtype=np.uint64)

@@ -30,8 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from vale_sim.kernels.jit import COMPILE_NOTICE, kernel
-from vale_sim.kernels.rng import (GOLDEN, ONE, S32, SMALL_LIMIT, SMALL_N, SMALL_RECIP, mix,
-                               randbelow, rng_init)
+from vale_sim.kernels.rng import randbelow, rng_init, shuffle_in_registers
 
 from .tables import (
     ADV, VALE, SPACE, BASE, UID, LIST, GROWTH, OPTS, EF, MAX_CARDS, MAX_SPACE, MAX_ROWS,
@@ -340,35 +339,9 @@ def game_randbelow(S, n):
 
 @kernel
 def shuffle_row(S, row, off, n):
-    """GameRng.shuffle of S[row, off:off+n], the stream's (key, draws) kept in registers
-    (as vale_sim.games.mystic_vale.fast.engine.game_shuffle): the same draws, bit for bit."""
-    st = S[RNG, 0:2].view(np.uint64)
-    if n >= SMALL_N:
-        for i in range(n - 1, 0, -1):
-            j = randbelow(st, i + 1)
-            t = S[row, off + i]
-            S[row, off + i] = S[row, off + j]
-            S[row, off + j] = t
-        return
-    key = st[0]
-    d = st[1]
-    for i in range(n - 1, 0, -1):
-        m = i + 1
-        limit = SMALL_LIMIT[m]
-        while True:
-            d += ONE
-            r = mix(key + d * GOLDEN) >> S32
-            if r < limit:
-                break
-        j = np.int64(r) - np.int64(np.float64(r) * SMALL_RECIP[m]) * m
-        if j < 0:
-            j += m
-        elif j >= m:
-            j -= m
-        t = S[row, off + i]
-        S[row, off + i] = S[row, off + j]
-        S[row, off + j] = t
-    st[1] = d
+    """GameRng.shuffle of S[row, off:off+n] from the game's stream, its (key, draws) in
+    registers (kernels.rng.shuffle_in_registers): the same draws, bit for bit."""
+    shuffle_in_registers(S[RNG, 0:2].view(np.uint64), S[row, off:off + n], n)
 
 
 @kernel(inline=True)

@@ -12,8 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from vale_sim.kernels.jit import kernel
-from vale_sim.kernels.rng import (rng_init, randbelow, shuffle, mix, GOLDEN, ONE, S32, SMALL_N,
-                  SMALL_LIMIT, SMALL_RECIP)
+from vale_sim.kernels.rng import rng_init, randbelow, shuffle_in_registers
 from .tables import (
     A_LEVEL, A_SUPPLY, A_COST, A_POS, A_LONGWISE, A_MANA, A_ANIMAL, A_FOREST, A_SKY,
     A_WILD, A_GUARDIAN, A_DECAY, A_GROWTH, A_HVP, A_EVP, A_ABILITY, A_AMOUNT,
@@ -76,33 +75,9 @@ def game_randbelow(S, n):
 
 @kernel
 def game_shuffle(S, a, n):
-    """rng.shuffle on a[:n] with the stream's (key, draws) in registers: rng.shuffle
-    reads and writes them in S at every draw (a[] is part of S too, so the compiler
-    must assume each swap may change them).  Same draws, bit for bit."""
-    st = S[GAME, G_RNG:G_RNG + 2].view(np.uint64)
-    if n >= SMALL_N:
-        shuffle(st, a, n)
-        return
-    key = st[0]
-    d = st[1]
-    for i in range(n - 1, 0, -1):
-        m = i + 1
-        limit = SMALL_LIMIT[m]
-        while True:
-            d += ONE
-            r = mix(key + d * GOLDEN) >> S32
-            if r < limit:
-                break
-        j = np.int64(r) - np.int64(np.float64(r) * SMALL_RECIP[m]) * m
-        if j < 0:
-            j += m
-        elif j >= m:
-            j -= m
-        ju = np.uint64(j)                # 0 <= j < m: no wrap-around on the index
-        t = a[i]
-        a[i] = a[ju]
-        a[ju] = t
-    st[1] = d
+    """rng.shuffle on a[:n] from the game's stream, its (key, draws) in registers
+    (kernels.rng.shuffle_in_registers).  Same draws, bit for bit."""
+    shuffle_in_registers(S[GAME, G_RNG:G_RNG + 2].view(np.uint64), a, n)
 
 
 # ---------------------------------------------------------------------------
