@@ -573,3 +573,28 @@ def bt_sandwich_covariance(per_game, theta, clusters=None, prior: float = 0.5) -
     sc = sc - sc.mean(axis=0)
     meat = g / (g - 1) * sc.T @ sc
     return h_pinv @ meat @ h_pinv
+
+
+def stopping_rule_summary(table, state_keys, risk_key: str, go: str, min_reach: float = 0.0):
+    """A push-your-luck stopping rule, state by state.
+
+    ``table``: one row per situation the rule can meet, with its ``reach``
+    (probability of meeting it), its ``decision`` and ``risk_key`` (the chance
+    the next play goes bad); ``state_keys``: the columns that name a state.
+    Returns ``[(state, reach, p_go, go_up_to, stop_from)]`` sorted by state, for
+    states met with probability at least ``min_reach``: how often the rule plays on
+    there (``decision == go``), the largest risk it plays on at and the smallest
+    it stops at (None when it never does).  Used by the spoil odds (Mystic Vale)
+    and the wither odds (Mystic Lands)."""
+    groups: dict = {}
+    for r in table:
+        g = groups.setdefault(tuple(r[k] for k in state_keys), [0.0, 0.0, None, None])
+        g[0] += float(r["reach"])
+        risk = float(r[risk_key])
+        if r["decision"] == go:
+            g[1] += float(r["reach"])
+            g[2] = risk if g[2] is None else max(g[2], risk)
+        else:
+            g[3] = risk if g[3] is None else min(g[3], risk)
+    return [(state, reach, on / reach if reach else 0.0, up, stop)
+            for state, (reach, on, up, stop) in sorted(groups.items()) if reach >= min_reach]

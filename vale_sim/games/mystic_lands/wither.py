@@ -823,22 +823,11 @@ class BestRule:
     seconds: float
 
     def summary(self, min_reach: float = 0.0) -> list[dict]:
-        groups: dict = {}
-        for r in self.table:
-            g = groups.setdefault((r["plays"], r["suns"], r["rain"]),
-                                  {"reach": 0.0, "grow": 0.0, "grow_up_to": None,
-                                   "rest_from": None})
-            g["reach"] += float(r["reach"])
-            risk = float(r["p_next_wither"])
-            if r["decision"] == "grow":
-                g["grow"] += float(r["reach"])
-                g["grow_up_to"] = risk if g["grow_up_to"] is None else max(g["grow_up_to"], risk)
-            else:
-                g["rest_from"] = risk if g["rest_from"] is None else min(g["rest_from"], risk)
-        return [dict(plays=k, suns=s, rain=r, reach=g["reach"],
-                     p_grow=g["grow"] / g["reach"] if g["reach"] else 0.0,
-                     grow_up_to=g["grow_up_to"], rest_from=g["rest_from"])
-                for (k, s, r), g in sorted(groups.items()) if g["reach"] >= min_reach]
+        from vale_sim.stats import stopping_rule_summary
+        return [dict(plays=k, suns=s, rain=r, reach=reach, p_grow=p_go, grow_up_to=up,
+                     rest_from=stop)
+                for (k, s, r), reach, p_go, up, stop in stopping_rule_summary(
+                    self.table, ("plays", "suns", "rain"), "p_next_wither", "grow", min_reach)]
 
     def to_dict(self) -> dict:
         return {"goal": self.goal, "target": self.target, "horizon": self.horizon,

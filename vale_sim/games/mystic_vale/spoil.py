@@ -1006,21 +1006,12 @@ class BestRule:
     def summary(self, min_reach: float = 0.0) -> list[dict]:
         """The rule by (pushes made, decay showing, mana): how often it pushes there, and
         the risk threshold it uses (push when P(next spoils) <= push_up_to)."""
-        groups: dict = {}
-        for r in self.table:
-            g = groups.setdefault((r["pushes"], r["decay_showing"], r["mana"]),
-                                  {"reach": 0.0, "push": 0.0, "push_up_to": None, "stop_from": None})
-            g["reach"] += float(r["reach"])
-            risk = float(r["p_next_spoil"])
-            if r["decision"] == "push":
-                g["push"] += float(r["reach"])
-                g["push_up_to"] = risk if g["push_up_to"] is None else max(g["push_up_to"], risk)
-            else:
-                g["stop_from"] = risk if g["stop_from"] is None else min(g["stop_from"], risk)
-        return [dict(pushes=k, decay_showing=sh, mana=m, reach=g["reach"],
-                     p_push=g["push"] / g["reach"] if g["reach"] else 0.0,
-                     push_up_to=g["push_up_to"], stop_from=g["stop_from"])
-                for (k, sh, m), g in sorted(groups.items()) if g["reach"] >= min_reach]
+        from vale_sim.stats import stopping_rule_summary
+        return [dict(pushes=k, decay_showing=sh, mana=m, reach=reach, p_push=p_go,
+                     push_up_to=up, stop_from=stop)
+                for (k, sh, m), reach, p_go, up, stop in stopping_rule_summary(
+                    self.table, ("pushes", "decay_showing", "mana"), "p_next_spoil", "push",
+                    min_reach)]
 
     def to_dict(self) -> dict:
         return {"goal": self.goal, "target": self.target, "horizon": self.horizon,
