@@ -100,15 +100,10 @@ def record_section(text: str) -> list[str]:
 
 
 def regenerate(directory: Path = GOLDEN_DIR) -> list[Path]:
+    from vale_sim.io import atomic_write
     directory.mkdir(parents=True, exist_ok=True)
-    written = []
-    for case in CASES:
-        path = directory / f"{case.name}.txt"
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(render(case, play_case(case)))
-        tmp.replace(path)
-        written.append(path)
-    return written
+    return [atomic_write(directory / f"{case.name}.txt", render(case, play_case(case)))
+            for case in CASES]
 
 
 if __name__ == "__main__":                      # pragma: no cover
