@@ -270,11 +270,33 @@ def test_bench_needs_fast_engine(monkeypatch, capsys):
 def test_bench_json_keys(monkeypatch, capsys):
     from vale_sim.commands import bench
     monkeypatch.setattr(runner, "fast_available", lambda: True)
-    monkeypatch.setattr(bench, "_rate", lambda cfg, n: 3000.0 if cfg.engine == "fast" else 30.0)
-    assert main(["bench", "--json"]) == 0
+    rates = iter([9.0, 3000.0, 2000.0, 4000.0])          # warm-up, then three timed runs
+    monkeypatch.setattr(bench, "_rate",
+                        lambda cfg, n: next(rates) if cfg.engine == "fast" else 30.0)
+    assert main(["bench", "--json", "--repeats", "3"]) == 0
     got = json.loads(capsys.readouterr().out)
     assert got == {"fast_games_per_s": 3000.0, "reference_games_per_s": 30.0, "speedup": 100.0,
-                   "fast_games_per_s_per_core": 3000.0}
+                   "fast_games_per_s_per_core": 3000.0,
+                   "fast_games_per_s_runs": [3000.0, 2000.0, 4000.0],
+                   "games": 5000, "reference_games": 200, "repeats": 3}
+
+
+def test_bench_reports_the_median_of_real_runs(capsys):
+    """Both games, real engines, tiny workload: the median of the runs, the same keys."""
+    from vale_sim.commands.bench import measure
+    from vale_sim.games import get_game
+    keys = None
+    for name in ("mystic-vale", "mystic-lands"):
+        r = measure(get_game(name), games=8, reference_games=1, repeats=3)
+        assert len(r["fast_games_per_s_runs"]) == 3
+        assert r["fast_games_per_s"] == pytest.approx(sorted(r["fast_games_per_s_runs"])[1],
+                                                      abs=0.1)
+        assert r["speedup"] == pytest.approx(r["fast_games_per_s"] / r["reference_games_per_s"],
+                                             rel=0.01)
+        assert keys is None or set(r) == keys
+        keys = set(r)
+    assert main(["bench", "--games", "5", "--repeats", "0"]) == 2
+    assert "--repeats" in capsys.readouterr().err
 
 
 def test_summary_of_written_parts_equals_summary_of_frame(tmp_path):

@@ -16,6 +16,9 @@ def add_parser(sub) -> None:
                    help="games for the fast engine (default 5000; with --profile 100000)")
     p.add_argument("--reference-games", type=int, default=200,
                    help="games for the reference engine (default 200)")
+    p.add_argument("--repeats", type=int, default=5,
+                   help="time the fast engine's --games this many times and report the median "
+                        "(default 5; the text output also shows the slowest and fastest)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=1,
                    help="also time the fast engine through the runner with this many processes "
@@ -33,7 +36,8 @@ def add_parser(sub) -> None:
                         "docs/speed.md)")
     p.add_argument("--json", action="store_true",
                    help='print {"fast_games_per_s", "reference_games_per_s", "speedup", '
-                        '"fast_games_per_s_per_core"}')
+                        '"fast_games_per_s_per_core", "fast_games_per_s_runs", "games", '
+                        '"reference_games", "repeats"}')
     p.set_defaults(func=run)
 
 
@@ -42,6 +46,46 @@ def _rate(cfg, n: int) -> float:
     t0 = time.perf_counter()
     run_chunk(cfg, 0, n)
     return n / (time.perf_counter() - t0)
+
+
+def measure(game, games: int = 5000, reference_games: int = 200, seed: int = 0,
+            repeats: int = 5) -> dict:
+    """Games per second of ``game``'s fast and reference engines on one core.
+
+    The workload: 2-player games of the game's default card set and policy, seed
+    ``seed``, each engine timed through ``runner.run_chunk`` (the path ``simulate``
+    takes, DataFrame included) in wall-clock time.  The fast engine plays a warm-up
+    call first (compiling or loading numba's cache), then the same ``games`` games
+    ``repeats`` times: ``fast_games_per_s`` is the median of those runs (a single
+    0.1-s run moves by 10 % with what else the machine does; the runs are in
+    ``fast_games_per_s_runs``).  The reference engine plays ``reference_games`` once.
+    ``speedup`` = median fast rate / reference rate."""
+    import statistics
+
+    import numba
+
+    from ..runner import RunConfig
+    if games < 1 or reference_games < 1 or repeats < 1:
+        raise ValueError("games, reference games and repeats must be at least 1")
+    kw = dict(card_set=game.default_card_set, players=2, seed=seed,
+              policies=(game.default_policy,), game=game.name)
+    fast = RunConfig(games=games, **kw).resolved()
+    ref = RunConfig(games=reference_games, engine="reference", **kw).resolved()
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)              # one core: per-core rate = games/s
+    try:
+        _rate(fast, min(50, games))       # warm-up: compile or load the numba cache
+        runs = [_rate(fast, games) for _ in range(repeats)]
+    finally:
+        numba.set_num_threads(threads)
+    fast_rate = statistics.median(runs)
+    ref_rate = _rate(ref, reference_games)
+    return {"fast_games_per_s": round(fast_rate, 1),
+            "reference_games_per_s": round(ref_rate, 2),
+            "speedup": round(fast_rate / ref_rate, 1),
+            "fast_games_per_s_per_core": round(fast_rate, 1),
+            "fast_games_per_s_runs": [round(r, 1) for r in runs],
+            "games": games, "reference_games": reference_games, "repeats": repeats}
 
 
 def run_spoil(args) -> int:
@@ -88,7 +132,7 @@ def run_profile(args) -> int:
 
 def run(args) -> int:
     from ..cli import UserError, command_game, require_study
-    from ..runner import RunConfig, fast_available, run as run_games
+    from ..runner import fast_available
     g = command_game(args)
     if args.spoil:
         require_study(g, "bench --spoil")
@@ -101,41 +145,28 @@ def run(args) -> int:
     if not (fast_available() if g.name == "mystic-vale" else fast_available(g)):
         raise UserError(f"the fast engine of {g.name} is not available yet; "
                         "bench compares it with the reference engine")
-    if args.games < 1 or args.reference_games < 1:
-        raise UserError("--games and --reference-games must be at least 1")
+    if args.games < 1 or args.reference_games < 1 or args.repeats < 1:
+        raise UserError("--games, --reference-games and --repeats must be at least 1")
     from ..io import check_workers
     check_workers(args.workers)
-    base = RunConfig(card_set=g.default_card_set, players=2, seed=args.seed, games=args.games,
-                     policies=(g.default_policy,), game=g.name)
-    fast = base.resolved()
-    ref = RunConfig(card_set=g.default_card_set, players=2, seed=args.seed,
-                    games=args.reference_games, policies=(g.default_policy,), engine="reference",
-                    game=g.name).resolved()
-    import numba
-    threads = numba.get_num_threads()
-    numba.set_num_threads(1)              # one core: per-core rate = games/s
-    try:
-        _rate(fast, min(50, args.games))  # warm-up: compile or load the numba cache
-        fast_rate = _rate(fast, args.games)
-    finally:
-        numba.set_num_threads(threads)
-    ref_rate = _rate(ref, args.reference_games)
-    result = {"fast_games_per_s": round(fast_rate, 1),
-              "reference_games_per_s": round(ref_rate, 2),
-              "speedup": round(fast_rate / ref_rate, 1),
-              "fast_games_per_s_per_core": round(fast_rate, 1)}
+    result = measure(g, args.games, args.reference_games, args.seed, args.repeats)
     if args.json:
         print(json.dumps(result))
         return 0
+    fast_rate, ref_rate = result["fast_games_per_s"], result["reference_games_per_s"]
+    runs = result["fast_games_per_s_runs"]
     what = "2-player games" + ("" if g.name == "mystic-vale" else f" of {g.name}")
     print(f"workload: {what}, {g.default_card_set} set, policy {g.default_policy}, seed",
           args.seed)
-    print(f"fast engine      {fast_rate:>10.1f} games/s  ({args.games} games, one core, "
-          f"after warm-up)")
+    print(f"fast engine      {fast_rate:>10.1f} games/s  (median of {args.repeats} runs of "
+          f"{args.games} games, {min(runs):.0f}-{max(runs):.0f}; one core, after warm-up)")
     print(f"reference engine {ref_rate:>10.2f} games/s  ({args.reference_games} games)")
-    print(f"speed-up         {fast_rate / ref_rate:>10.1f}x")
+    print(f"speed-up         {result['speedup']:>10.1f}x")
     print(f"fast per core    {fast_rate:>10.1f} games/s")
     if args.workers > 1:
+        from ..runner import RunConfig, run as run_games
+        base = RunConfig(card_set=g.default_card_set, players=2, seed=args.seed,
+                         games=args.games, policies=(g.default_policy,), game=g.name)
         t0 = time.perf_counter()
         run_games(base, workers=args.workers, progress=False)
         rate = args.games / (time.perf_counter() - t0)
