@@ -100,7 +100,6 @@ MV_STUDY_MODULES = {
     "vale_sim.report": "the report's spoil, pools and card sections",
     "vale_sim.experiments": "the spoil_odds, pool_sizes, advancement_value studies",
     "vale_sim.tournament": "turn_curves reads Mystic Vale's turn records",
-    "vale_sim.robustness": "strong baselines resolve Mystic Vale policies; the pool comparison",
     "vale_sim.commands.advancements": "a Mystic Vale study",
     "vale_sim.commands.bench": "bench --spoil / --profile",
     "vale_sim.commands.cards": "a Mystic Vale study",

@@ -378,3 +378,26 @@ def test_bca_interval_matches_scipy():
     # The jackknife is the leave-one-deal-out statistic.
     jk = R.deal_jackknife(da, db)
     assert jk[7] == pytest.approx(stat(np.delete(np.arange(da.shape[1]), 7)))
+
+
+def test_every_game_resolves_its_own_baselines():
+    """Game.resolve_baseline: the game's presets and files, {P} for the player count, and
+    an empty name refused with the names to use (not "cannot read '.'")."""
+    from vale_sim.games import get_game
+    ml = get_game("mystic-lands")
+    assert ml.resolve_baseline("vale-rush", 3).name == "vale-rush"
+    assert R.resolve_baseline("greedy", 2, game="mystic-lands") is ml.get_policy("greedy")
+    with pytest.raises(ValueError, match="unknown policy 'optimized-2p'"):
+        ml.resolve_baseline("optimized-{P}p", 2)        # Mystic Vale's, not Mystic Lands'
+    for g in (get_game("mystic-vale"), ml):
+        for empty in ("", "  ", None):
+            with pytest.raises(ValueError, match="no policy named: give one of balanced"):
+                g.resolve_baseline(empty, 2)
+
+
+@pytest.mark.parametrize("game", ["mystic-vale", "mystic-lands"])
+def test_an_empty_policy_name_is_one_line(game, capsys):
+    from vale_sim.cli import main
+    assert main(["simulate", "--game", game, "--games", "1", "--policy", ""]) == 2
+    err = capsys.readouterr().err
+    assert "no policy named" in err and len(err.strip().splitlines()) == 1

@@ -374,12 +374,6 @@ def _check_semantics(exp: Experiment) -> None:
             validate_playable(cs, p)
         except CardSetError as e:
             raise _fail(path, "card_set", str(e)) from None
-    if g.name == "mystic-vale":
-        from .robustness import resolve_baseline
-    else:                                  # the game's own policies; {P}: the player count
-        def resolve_baseline(n, p, cs):
-            return check_policies(cs, [g.get_policy(n.replace("{P}", str(p))
-                                                    if isinstance(n, str) else n)])[0]
     counts = [players] if isinstance(players, int) else list(players or [2, 3, 4])
     if exp.study == "report":
         counts = [2, 3, 4]
@@ -396,7 +390,7 @@ def _check_semantics(exp: Experiment) -> None:
                     check_policies(cs, [n])
                 else:                       # a baseline may name {P}, the player count
                     for p in counts:
-                        resolve_baseline(n, p, cs)
+                        g.resolve_baseline(n, p, cs)
             except PolicyError as e:
                 raise _fail(path, key, str(e)) from None
     if exp.study == "pool_sizes" and c.get("baseline") and c.get("policy"):

@@ -49,6 +49,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .games.base import baseline_label, baseline_spec  # noqa: F401  (re-exported)
+
 #: The report's strong baseline: the bundled optimised policy for each player count.
 DEFAULT_STRONG = "optimized-{P}p"
 #: The default baseline of the strength and pool studies.
@@ -65,23 +67,11 @@ LABELS = (ROBUST, NOT_ROBUST, NOT_SHOWN, NO_FLAG)
 # ---------------------------------------------------------------------------
 # Baselines: NAME | FILE, with {P} standing for the player count
 # ---------------------------------------------------------------------------
-def baseline_spec(spec, players: int):
-    """``spec`` with ``{P}`` replaced by ``players`` (Mystic Vale's policy module)."""
-    from vale_sim.games.mystic_vale.policy import baseline_spec as f
-    return f(spec, players)
-
-
-def resolve_baseline(spec, players: int, card_set=None):
-    """The baseline Policy for ``players`` players (Mystic Vale's
-    :func:`~vale_sim.games.mystic_vale.policy.resolve_baseline`)."""
-    from vale_sim.games.mystic_vale.policy import resolve_baseline as f
-    return f(spec, players, card_set)
-
-
-def baseline_label(spec) -> str:
-    """How a baseline spec reads in text: its name (a template stays a template)."""
-    from vale_sim.games.mystic_vale.policy import baseline_label as f
-    return f(spec)
+def resolve_baseline(spec, players: int, card_set=None, game=None):
+    """The baseline policy for ``players`` players of ``game`` (default Mystic Vale):
+    :meth:`vale_sim.games.base.Game.resolve_baseline`."""
+    from .games import get_game
+    return get_game(game or "mystic-vale").resolve_baseline(spec, players, card_set)
 
 
 # ---------------------------------------------------------------------------

@@ -70,6 +70,20 @@ from typing import Any, Callable
 RESULT_COLUMNS = ("game", "player", "seat", "policy", "score", "win_share", "rounds", "truncated")
 
 
+def baseline_spec(spec, players: int):
+    """``spec`` with ``{P}`` replaced by ``players`` ("optimized-{P}p" -> "optimized-3p");
+    anything but a string (a policy object) is returned as it is."""
+    if isinstance(spec, str):
+        return spec.replace("{P}", str(int(players)))
+    return spec
+
+
+def baseline_label(spec) -> str:
+    """How a baseline spec reads in text: a policy's name, else the spec (a template
+    stays a template)."""
+    return spec if isinstance(spec, str) else getattr(spec, "name", str(spec))
+
+
 @dataclass(frozen=True)
 class Game:
     name: str                                   # "mystic-vale": the --game value
@@ -102,6 +116,17 @@ class Game:
     describe_cards: Callable[..., Any] | None = None
     strength_arms: Callable[[str, Any], tuple] | None = None
     strength_cards: Callable[[Any], list] | None = None
+
+    def resolve_baseline(self, spec, players: int, card_set=None):
+        """The baseline policy for ``players`` players: a preset or bundled policy
+        name, a policy .toml file or a policy object; ``{P}`` in a name stands for
+        the player count (``optimized-{P}p``).  With ``card_set`` its buy rules are
+        checked against the set.  Raises the game's policy error (a ValueError)
+        naming the spec and the fix."""
+        pol = self.get_policy(baseline_spec(spec, players))
+        if card_set is not None:
+            self.check_policies(card_set, [pol])
+        return pol
 
     @property
     def has_fast_engine(self) -> bool:

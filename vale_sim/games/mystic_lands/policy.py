@@ -144,6 +144,9 @@ def get_policy(spec) -> Policy:
     """A preset name, a bundled rule bot, a policy file path, or a Policy."""
     if isinstance(spec, Policy):
         return spec
+    if spec is None or not str(spec).strip():
+        raise PolicyError(f"no policy named: give one of {', '.join(presets())} "
+                          "or a policy .toml file")
     if spec in PRESETS:
         return PRESETS[spec]
     if spec in bundled_policy_files():

@@ -150,6 +150,9 @@ def get_policy(spec: "str | Policy") -> Policy:
     """A preset name, a policy file path, or a Policy -> Policy."""
     if isinstance(spec, Policy):
         return spec
+    if spec is None or not str(spec).strip():
+        raise PolicyError(f"no policy named: give one of {', '.join(list(PRESETS) + list(bundled_policy_files()))} "
+                          "or a policy .toml file")
     if spec in PRESETS:
         return PRESETS[spec]
     if spec in bundled_policy_files():
@@ -289,34 +292,5 @@ def check_policies(cs, policies) -> list[Policy]:
 
 
 # Baselines: NAME | FILE, with {P} standing for the player count (--baseline)
-def baseline_spec(spec, players: int):
-    """``spec`` with ``{P}`` replaced by ``players`` ("optimized-{P}p" ->
-    "optimized-3p"); a Policy is returned as it is."""
-    if isinstance(spec, str):
-        return spec.replace("{P}", str(int(players)))
-    return spec
 
 
-def resolve_baseline(spec, players: int, card_set=None):
-    """The baseline Policy for ``players`` players: a preset name, a bundled
-    policy (``optimized-2p``), a policy .toml file or a Policy; ``{P}`` in a
-    name stands for the player count.  With ``card_set`` its buy rules are
-    checked against the set.  Raises :class:`PolicyError` (a
-    ValueError) naming the spec and the fix."""
-    if spec is None:
-        raise PolicyError("baseline: give a preset name, a bundled policy or a policy .toml file")
-    if isinstance(spec, str) and not spec.strip():
-        raise PolicyError("baseline: empty name; give a preset name, a bundled policy or a "
-                          "policy .toml file")
-    name = baseline_spec(spec, players)
-    pol = get_policy(name)
-    if card_set is not None:
-        check_policies(card_set, [pol])
-    return pol
-
-
-def baseline_label(spec) -> str:
-    """How a baseline spec reads in text: its name (a template stays a template)."""
-    if isinstance(spec, Policy):
-        return spec.name
-    return str(spec)

@@ -179,8 +179,8 @@ def simulate_pools(card_set="core", players=(2, 3, 4), pools=None, games: int = 
     pools = parse_pools(pools if pools is not None else DEFAULT_POOLS, players)
     by_players = {}
     if baseline is not None:
-        from .policy import resolve_baseline
-        by_players = {p: resolve_baseline(baseline, p) for p in players}
+        from . import GAME
+        by_players = {p: GAME.resolve_baseline(baseline, p) for p in players}
     base = rules or Rules()
     frames = []
     cells = [(p, v) for p in players for v in pools]
@@ -214,8 +214,8 @@ def baseline_name(baseline, players: int) -> str:
     if baseline is None:
         from .policy import DEFAULT_POLICY
         return DEFAULT_POLICY
-    from .policy import resolve_baseline
-    return resolve_baseline(baseline, players).name
+    from . import GAME
+    return GAME.resolve_baseline(baseline, players).name
 
 
 # ---------------------------------------------------------------------------
