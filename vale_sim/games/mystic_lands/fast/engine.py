@@ -24,6 +24,9 @@ State ``S`` (int64, -1 = none)::
     rows LSNAP, CSNAP, CAND, STK, SCR   scratch: a Land snapshot, a cube snapshot,
                    enchant candidates, the activation stack, setup lists
     row RNG        the game's random stream (vale_sim.kernels.rng's uint64 key, draws)
+    rows SPOT + p  player p's spot scores of this game's layout
+    row BCR        every starting card unsleeved (slots and cache, as a player row's
+                   CARD part): setup copies it instead of rebuilding each card's cache
 """
 from __future__ import annotations
 
@@ -117,7 +120,8 @@ STK = CAND + 1
 SCR = STK + 1
 RNG = SCR + 1                     # the random stream: (key, draws) as int64 bits
 SPOT = RNG + 1                    # rows SPOT + p: spot scores of this game's layout
-N_ROWS = SPOT + MAX_PLAYERS
+BCR = SPOT + MAX_PLAYERS          # the starting cards unsleeved: slots and cache (as a
+N_ROWS = BCR + 1                  # player row's CARD part), built once per play_games
 SP_NEVER = MAX_ROWS * MAX_SPACE   # SPOT row: score without cost at MAX_ROWS s + r, then
 #                                   at SP_NEVER + s 1 if p's policy never enchants s
 # -- the TurnRecord row ------------------------------------------------------------
@@ -1596,13 +1600,13 @@ def setup(T, S):
     for k in range(n):                                          # draws 8..
         i = (start + k) % n
         S[i, PM_SEAT] = k
+        for k2 in range(CARD, CARD + CW * nc):        # the unsleeved cards' caches
+            S[i, k2] = S[BCR, k2]
         for u in range(nc):
-            for pos in range(4):
-                S[i, CARD + CW * u + pos] = -1
             if T[UID, u] == db:
                 d = S[i, PM_DRUID]
                 S[i, CARD + CW * u + T[ADV + d, A_POS]] = d
-            refresh_card(T, S, i, u)
+                refresh_card(T, S, i, u)
             S[i, DECK + u] = u
         S[i, DHEAD] = 0
         S[i, DN] = nc
@@ -1775,6 +1779,10 @@ def play_games(T, S, X, seed, first_game, n_games, trace, evb,
                res, share, gout, acq, vales, spaces):
     """Games first_game .. first_game + n_games - 1 of master seed ``seed``.  Tracing
     (one game): X[turn] the turn records, X[evb + i, :EV_W] the events."""
+    for u in range(T[OPTS, O_NCARDS]):          # the starting cards unsleeved (row BCR)
+        for pos in range(4):
+            S[BCR, CARD + CW * u + pos] = -1
+        refresh_card(T, S, BCR, u)
     for g in range(n_games):
         rng_init(S[RNG, 0:2].view(np.uint64), seed, first_game + np.uint64(g))
         play_one(T, S, X, trace, evb)
