@@ -240,6 +240,30 @@ def refresh_card(T, S, p, u):
     S[p, CARD + F_NADV + CW * u] = n
     S[p, CARD + F_WLIM + CW * u] = wl
     S[p, CARD + F_EVP + CW * u] = evp
+    refresh_halves(T, S, p, u)
+
+
+@kernel
+def sleeve_card(T, S, p, u, a):
+    """Advance a goes into a free slot of card u: refresh_card, the sums and ORs
+    from a alone."""
+    S[p, CARD + CW * u + T[ADV + a, A_POS]] = a
+    S[p, CARD + F_EVP + CW * u] += T[ADV + a, A_ENDVP]
+    S[p, CARD + F_M + CW * u] += T[ADV + a, A_MANA]
+    S[p, CARD + F_SP + CW * u] += T[ADV + a, A_SPIRIT]
+    S[p, CARD + F_V + CW * u] += T[ADV + a, A_VP]
+    S[p, CARD + F_ASP + CW * u] |= T[ADV + a, A_ASPMASK]
+    S[p, CARD + F_TM + CW * u] |= T[ADV + a, A_TMASK]
+    S[p, CARD + F_KM + CW * u] |= T[ADV + a, A_KMASK]
+    S[p, CARD + F_WLIM + CW * u] += T[ADV + a, A_WLIM]
+    S[p, CARD + F_NADV + CW * u] += 1
+    refresh_halves(T, S, p, u)
+
+
+@kernel(inline=True)
+def refresh_halves(T, S, p, u):
+    """refresh_card's uncovered suns (F_SUN) and sleeving lanes (F_SLV)."""
+    b = BASE + T[UID, u]
     suns = suns_of(T, S, p, u)
     S[p, CARD + F_SUN + CW * u] = suns
     lanes = 0
@@ -611,8 +635,7 @@ def best_target(T, S, p, a):
 def sleeve(T, S, X, p, a, u):
     rain = rain_covered(T, S, p, u, a)
     pos = T[ADV + a, A_POS]
-    S[p, CARD + CW * u + pos] = a
-    refresh_card(T, S, p, u)
+    sleeve_card(T, S, p, u, a)
     land_add(S, p, u)
     gain(T, S, p, RAIN, rain)
     event(S, X, EV_SLEEVED, a, u, pos)
@@ -1456,8 +1479,8 @@ def dusk(T, S, X, p):
                 continue
             for e in range(T[ADV + a, A_NEFF]):
                 o = A_EFF + EF * e
-                if T[ADV + a, o + E_TIMING] != T_DUSK or land_index(S, p, u) < 0:
-                    continue
+                if T[ADV + a, o + E_TIMING] != T_DUSK:   # (u is in the Land: no K3
+                    continue                                # effect removes a card)
                 kind = T[ADV + a, o + E_KIND]
                 if ((SIMPLE_MASK >> kind) & 1) == 1:
                     simple_effect(T, S, p, u, a, e)
