@@ -69,12 +69,15 @@ PICK = 1 << 24                        # choose_buy: level * PICK + slot
 # -- player row -----------------------------------------------------------------
 (PM_MANA, PM_SPIRIT, PM_VP, PM_RAIN, PM_PLACED, PM_WITHERED, PM_RESTRICT, PM_WILD,
  PM_BOUGHT, PM_ENCH, PM_WITHERS, PM_TURNS, PM_MTOT, PM_STOT, PM_BONUS, PM_DRUID, PM_SEAT,
- DHEAD, DN, NDISC, NLAND, NHELD, NCUBES, PM_ONMASK, PM_VFLAGS, PM_LTM, PM_LKM) = range(27)
+ DHEAD, DN, NDISC, NLAND, NHELD, NCUBES, PM_ONMASK, PM_VFLAGS, PM_LTM, PM_LKM,
+ PM_MAXSUN) = range(28)
 # PM_ONMASK: bit s = a cube on space s; PM_VFLAGS: OR of V_FLAGS of those Vales;
 # PM_LTM, PM_LKM: at least the OR of F_TM, F_KM of the Land's cards (bits are added when
 # a card enters the Land or a Land card is sleeved, all cleared when the Land is
 # discarded): a loop over the Land looking for an effect timing or kind is skipped
-# when the bit is not there
+# when the bit is not there; PM_MAXSUN: at least the uncovered suns of each of p's
+# cards (the most any card showed this game): decide_grow needs no look at the cards
+# when it is below the suns that would wither
 CARD = 32                             # card u: fields CARD + CW u + f, together for
 CW = 16                               # locality: its slots (f = 0..3), then what it shows:
 (F_SUN, F_M, F_SP, F_V, F_ASP, F_TM, F_KM, F_NADV, F_WLIM, F_SLV, F_EVP) = range(4, 15)
@@ -266,6 +269,8 @@ def refresh_halves(T, S, p, u):
     b = BASE + T[UID, u]
     suns = suns_of(T, S, p, u)
     S[p, CARD + F_SUN + CW * u] = suns
+    if suns > S[p, PM_MAXSUN]:
+        S[p, PM_MAXSUN] = suns
     lanes = 0
     nosun = (1 << LN_NOSUN) if suns == 0 else 0
     for half in range(2):
@@ -964,7 +969,7 @@ def decide_grow(T, S, p, suns, land_limit):
     else:
         n = S[p, NDISC]
         base = DISC
-    if n == 0:
+    if n == 0 or need > S[p, PM_MAXSUN]:    # no card has need suns: none is bad
         return True
     thr = T[QB + p, P_PERMILLE] * n
     bad = 0
@@ -1625,6 +1630,7 @@ def setup(T, S):
         S[i, PM_SEAT] = k
         for k2 in range(CARD, CARD + CW * nc):        # the unsleeved cards' caches
             S[i, k2] = S[BCR, k2]
+        S[i, PM_MAXSUN] = S[BCR, PM_MAXSUN]
         for u in range(nc):
             if T[UID, u] == db:
                 d = S[i, PM_DRUID]
