@@ -64,6 +64,7 @@ COMPILE_NOTICE.setdefault(__name__, ("Mystic Lands fast engine", 30))
 
 SIMPLE_MASK = (1 << K_GAIN) | (1 << K_GPAL) | (1 << K_GPAC)
 LOW = -(10 ** 9)
+NONE_SC = -(1 << 62)                  # below every Advance score (|weights| <= 10**6)
 PICK = 1 << 24                        # choose_buy: level * PICK + slot
 
 # -- player row -----------------------------------------------------------------
@@ -1185,13 +1186,12 @@ def choose_buy(T, S, p):
         if rule_holds(T, rr, mana, S[G, G_ROUND], S[p, PM_VP], owned):
             return PICK + best if best < n1 else 2 * PICK + best - n1
     best = -1
-    bsc = 0
-    for i in range(n1 + n2):
+    bsc = NONE_SC               # below every score: the first affordable slot wins ties
+    for i in range(n1 + n2):    # (a select, not a branch, on what is affordable)
         a = S[MK1, i] if i < n1 else S[MK2, i - n1]
-        if a < 0 or T[QB + BUYCOST + p, a] > mana:
-            continue
         sc = T[QB + ASCORE + p, a]
-        if best < 0 or sc > bsc:
+        sc = sc if (a >= 0 and T[QB + BUYCOST + p, a] <= mana) else NONE_SC
+        if sc > bsc:
             best = i
             bsc = sc
     if best < 0 or bsc < T[QB + p, P_MINSCORE]:
