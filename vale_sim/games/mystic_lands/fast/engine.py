@@ -81,10 +81,11 @@ PICK = 1 << 24                        # choose_buy: level * PICK + slot
 # when it is below the suns that would wither
 CARD = 32                             # card u: fields CARD + CW u + f, together for
 CW = 16                               # locality: its slots (f = 0..3), then what it shows:
-(F_SUN, F_M, F_SP, F_V, F_ASP, F_TM, F_KM, F_NADV, F_WLIM, F_SLV, F_EVP) = range(4, 15)
+(F_SUN, F_M, F_SP, F_V, F_ASP, F_TM, F_KM, F_NADV, F_WLIM, F_SLV, F_EVP, F_PTM) = range(4, 16)
 # uncovered suns, left-edge mana, spirit and VP, aspect bits 0..3 (bit 4: a wild icon), the
 # OR of its Advances' effect timing bits and kind bits, Advances on it, Σ wither_limit,
-# Σ end VP of its Advances,
+# Σ end VP of its Advances, per position (16-bit lanes) the effect timing bits of the
+# Advance there (the loops over a card's Advances for one timing skip the others),
 # and for best_target what sleeving an Advance at each position would do (16-bit lane
 # per position, LN_* bits: icons are at most cards.LIMITS["icon"] = 5, so rain covered
 # <= 5 and suns a cloud covers <= 10 fit)
@@ -223,9 +224,11 @@ def refresh_card(T, S, p, u):
     n = 0
     wl = 0
     evp = 0
+    ptm = 0
     for pos in range(4):
         a = S[p, CARD + CW * u + pos]
         if a >= 0:
+            ptm |= T[ADV + a, A_TMASK] << (16 * pos)
             evp += T[ADV + a, A_ENDVP]
             m += T[ADV + a, A_MANA]
             sp += T[ADV + a, A_SPIRIT]
@@ -244,6 +247,7 @@ def refresh_card(T, S, p, u):
     S[p, CARD + F_NADV + CW * u] = n
     S[p, CARD + F_WLIM + CW * u] = wl
     S[p, CARD + F_EVP + CW * u] = evp
+    S[p, CARD + F_PTM + CW * u] = ptm
     refresh_halves(T, S, p, u)
 
 
@@ -258,6 +262,7 @@ def sleeve_card(T, S, p, u, a):
     S[p, CARD + F_V + CW * u] += T[ADV + a, A_VP]
     S[p, CARD + F_ASP + CW * u] |= T[ADV + a, A_ASPMASK]
     S[p, CARD + F_TM + CW * u] |= T[ADV + a, A_TMASK]
+    S[p, CARD + F_PTM + CW * u] |= T[ADV + a, A_TMASK] << (16 * T[ADV + a, A_POS])
     S[p, CARD + F_KM + CW * u] |= T[ADV + a, A_KMASK]
     S[p, CARD + F_WLIM + CW * u] += T[ADV + a, A_WLIM]
     S[p, CARD + F_NADV + CW * u] += 1
@@ -559,10 +564,12 @@ def resolve_played(T, S, p, u, night):
     s1 = S[p, CARD + CW * u + 1]
     s2 = S[p, CARD + CW * u + 2]
     s3 = S[p, CARD + CW * u + 3]
+    ptm = S[p, CARD + F_PTM + CW * u]
+    want = (1 << T_PLAYED) | ((1 << T_NIGHT) if night else 0)
     for pos in range(4):
-        a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
-        if a < 0:
+        if ((ptm >> (16 * pos)) & want) == 0:
             continue
+        a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
         for e in range(T[ADV + a, A_NEFF]):
             o = A_EFF + EF * e
             t = T[ADV + a, o + E_TIMING]
@@ -1262,10 +1269,11 @@ def day_card_effects(T, S, X, p):
         s1 = S[p, CARD + CW * u + 1]
         s2 = S[p, CARD + CW * u + 2]
         s3 = S[p, CARD + CW * u + 3]
+        ptm = S[p, CARD + F_PTM + CW * u]
         for pos in range(4):
-            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
-            if a < 0:
+            if ((ptm >> (16 * pos + T_DAY)) & 1) == 0:
                 continue
+            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
             for e in range(T[ADV + a, A_NEFF]):
                 o = A_EFF + EF * e
                 if T[ADV + a, o + E_TIMING] != T_DAY:
@@ -1478,10 +1486,11 @@ def dusk(T, S, X, p):
         s1 = S[p, CARD + CW * u + 1]
         s2 = S[p, CARD + CW * u + 2]
         s3 = S[p, CARD + CW * u + 3]
+        ptm = S[p, CARD + F_PTM + CW * u]
         for pos in range(4):
-            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
-            if a < 0:
+            if ((ptm >> (16 * pos + T_DUSK)) & 1) == 0:
                 continue
+            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
             for e in range(T[ADV + a, A_NEFF]):
                 o = A_EFF + EF * e
                 if T[ADV + a, o + E_TIMING] != T_DUSK:   # (u is in the Land: no K3
