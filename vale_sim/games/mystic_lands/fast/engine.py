@@ -81,9 +81,10 @@ PICK = 1 << 24                        # choose_buy: level * PICK + slot
 # when it is below the suns that would wither
 CARD = 32                             # card u: fields CARD + CW u + f, together for
 CW = 16                               # locality: its slots (f = 0..3), then what it shows:
-(F_SUN, F_M, F_SP, F_V, F_ASP, F_TM, F_KM, F_NADV, F_WLIM, F_SLV, F_EVP, F_PTM) = range(4, 16)
+(F_SUN, F_M, F_SP, F_V, F_ASP, F_TM, F_KM, F_PKM, F_WLIM, F_SLV, F_EVP, F_PTM) = range(4, 16)
 # uncovered suns, left-edge mana, spirit and VP, aspect bits 0..3 (bit 4: a wild icon), the
-# OR of its Advances' effect timing bits and kind bits, Advances on it, Σ wither_limit,
+# OR of its Advances' effect timing bits and kind bits, per position (16-bit lanes)
+# the effect kind bits of the Advance there, Σ wither_limit,
 # Σ end VP of its Advances, per position (16-bit lanes) the effect timing bits of the
 # Advance there (the loops over a card's Advances for one timing skip the others),
 # and for best_target what sleeving an Advance at each position would do (16-bit lane
@@ -221,7 +222,7 @@ def refresh_card(T, S, p, u):
     asp = T[b, B_ASPMASK]
     tm = 0
     km = 0
-    n = 0
+    pkm = 0
     wl = 0
     evp = 0
     ptm = 0
@@ -236,15 +237,15 @@ def refresh_card(T, S, p, u):
             asp |= T[ADV + a, A_ASPMASK]
             tm |= T[ADV + a, A_TMASK]
             km |= T[ADV + a, A_KMASK]
+            pkm |= T[ADV + a, A_KMASK] << (16 * pos)
             wl += T[ADV + a, A_WLIM]
-            n += 1
     S[p, CARD + F_M + CW * u] = m
     S[p, CARD + F_SP + CW * u] = sp
     S[p, CARD + F_V + CW * u] = v
     S[p, CARD + F_ASP + CW * u] = asp
     S[p, CARD + F_TM + CW * u] = tm
     S[p, CARD + F_KM + CW * u] = km
-    S[p, CARD + F_NADV + CW * u] = n
+    S[p, CARD + F_PKM + CW * u] = pkm
     S[p, CARD + F_WLIM + CW * u] = wl
     S[p, CARD + F_EVP + CW * u] = evp
     S[p, CARD + F_PTM + CW * u] = ptm
@@ -265,7 +266,7 @@ def sleeve_card(T, S, p, u, a):
     S[p, CARD + F_PTM + CW * u] |= T[ADV + a, A_TMASK] << (16 * T[ADV + a, A_POS])
     S[p, CARD + F_KM + CW * u] |= T[ADV + a, A_KMASK]
     S[p, CARD + F_WLIM + CW * u] += T[ADV + a, A_WLIM]
-    S[p, CARD + F_NADV + CW * u] += 1
+    S[p, CARD + F_PKM + CW * u] |= T[ADV + a, A_KMASK] << (16 * T[ADV + a, A_POS])
     refresh_halves(T, S, p, u)
 
 
@@ -694,7 +695,8 @@ def remove_card(T, S, X, p):
     bval = 0
     for k in range(S[p, NLAND]):
         u = S[p, LAND + k]
-        if S[p, CARD + F_NADV + CW * u] > 0:
+        if (S[p, CARD + CW * u] & S[p, CARD + CW * u + 1] & S[p, CARD + CW * u + 2]
+                & S[p, CARD + CW * u + 3]) >= 0:      # an Advance on it (-1: none)
             continue
         val = card_value(S, p, u) - 4 * S[p, CARD + F_SUN + CW * u]
         if best < 0 or val < bval:
@@ -1006,10 +1008,11 @@ def night_swaps(T, S, p):
         s1 = S[p, CARD + CW * u + 1]
         s2 = S[p, CARD + CW * u + 2]
         s3 = S[p, CARD + CW * u + 3]
+        pkm = S[p, CARD + F_PKM + CW * u]
         for pos in range(4):
-            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
-            if a < 0:
+            if ((pkm >> (16 * pos + K_SWAP_ONDECK)) & 1) == 0:
                 continue
+            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
             for e in range(T[ADV + a, A_NEFF]):
                 if T[ADV + a, A_EFF + EF * e + E_KIND] != K_SWAP_ONDECK:
                     continue
@@ -1231,10 +1234,11 @@ def conversions(T, S, p):
         u = S[p, LAND + i]
         if ((S[p, CARD + F_KM + CW * u] >> K_CONVERT) & 1) == 0:
             continue
+        pkm = S[p, CARD + F_PKM + CW * u]
         for pos in range(4):
-            a = S[p, CARD + CW * u + pos]
-            if a < 0:
+            if ((pkm >> (16 * pos + K_CONVERT)) & 1) == 0:
                 continue
+            a = S[p, CARD + CW * u + pos]
             for e in range(T[ADV + a, A_NEFF]):
                 o = A_EFF + EF * e
                 t = T[ADV + a, o + E_TIMING]
@@ -1307,10 +1311,11 @@ def day_land_kind(T, S, X, p, kind):
         s1 = S[p, CARD + CW * u + 1]
         s2 = S[p, CARD + CW * u + 2]
         s3 = S[p, CARD + CW * u + 3]
+        pkm = S[p, CARD + F_PKM + CW * u]
         for pos in range(4):
-            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
-            if a < 0:
+            if ((pkm >> (16 * pos + kind)) & 1) == 0:
                 continue
+            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
             for e in range(T[ADV + a, A_NEFF]):
                 o = A_EFF + EF * e
                 if T[ADV + a, o + E_KIND] != kind or land_index(S, p, u) < 0:
@@ -1515,10 +1520,11 @@ def dusk(T, S, X, p):
         s1 = S[p, CARD + CW * u + 1]
         s2 = S[p, CARD + CW * u + 2]
         s3 = S[p, CARD + CW * u + 3]
+        pkm = S[p, CARD + F_PKM + CW * u]
         for pos in range(4):
-            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
-            if a < 0:
+            if ((pkm >> (16 * pos + K_TO_ONDECK)) & 1) == 0:
                 continue
+            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
             for e in range(T[ADV + a, A_NEFF]):
                 o = A_EFF + EF * e
                 if T[ADV + a, o + E_TIMING] == T_DUSK and T[ADV + a, o + E_KIND] == K_TO_ONDECK:
