@@ -12,8 +12,8 @@ State ``S`` (int64, -1 = none)::
 
     row p < 4      player p: scalars PM_*, then per card uid u its four slots
                    (CARD + CW u + position) and a cache of what it shows (F_* fields
-                   after them, rebuilt by ``refresh_card`` or updated by ``sleeve_card`` whenever a slot
-                   changes), the deck
+                   after them, rebuilt by ``refresh_card`` or updated by ``sleeve_card``
+                   whenever a slot changes), the deck
                    (DECK + i, i in DHEAD..DN-1, DECK + DHEAD the on-deck card), the
                    Discard, the Land, cubes (CUBE + 2 i: space, row), per space its
                    track position (TRACK, -1 no activation cube), night_or_day used
