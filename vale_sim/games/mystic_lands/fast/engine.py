@@ -12,7 +12,8 @@ State ``S`` (int64, -1 = none)::
 
     row p < 4      player p: scalars PM_*, then per card uid u its four slots
                    (CARD + CW u + position) and a cache of what it shows (F_* fields
-                   after them, rebuilt by ``refresh_card`` whenever a slot changes), the deck
+                   after them, rebuilt by ``refresh_card`` or updated by ``sleeve_card``
+                   whenever a slot changes), the deck
                    (DECK + i, i in DHEAD..DN-1, DECK + DHEAD the on-deck card), the
                    Discard, the Land, cubes (CUBE + 2 i: space, row), per space its
                    track position (TRACK, -1 no activation cube), night_or_day used
@@ -24,6 +25,9 @@ State ``S`` (int64, -1 = none)::
     rows LSNAP, CSNAP, CAND, STK, SCR   scratch: a Land snapshot, a cube snapshot,
                    enchant candidates, the activation stack, setup lists
     row RNG        the game's random stream (vale_sim.kernels.rng's uint64 key, draws)
+    rows SPOT + p  player p's spot scores of this game's layout
+    row BCR        every starting card unsleeved (slots and cache, as a player row's
+                   CARD part): setup copies it instead of rebuilding each card's cache
 """
 from __future__ import annotations
 
@@ -61,23 +65,29 @@ COMPILE_NOTICE.setdefault(__name__, ("Mystic Lands fast engine", 30))
 
 SIMPLE_MASK = (1 << K_GAIN) | (1 << K_GPAL) | (1 << K_GPAC)
 LOW = -(10 ** 9)
+NONE_SC = -(1 << 62)                  # below every Advance score (|weights| <= 10**6)
 PICK = 1 << 24                        # choose_buy: level * PICK + slot
 
 # -- player row -----------------------------------------------------------------
 (PM_MANA, PM_SPIRIT, PM_VP, PM_RAIN, PM_PLACED, PM_WITHERED, PM_RESTRICT, PM_WILD,
  PM_BOUGHT, PM_ENCH, PM_WITHERS, PM_TURNS, PM_MTOT, PM_STOT, PM_BONUS, PM_DRUID, PM_SEAT,
- DHEAD, DN, NDISC, NLAND, NHELD, NCUBES, PM_ONMASK, PM_VFLAGS, PM_LTM, PM_LKM) = range(27)
+ DHEAD, DN, NDISC, NLAND, NHELD, NCUBES, PM_ONMASK, PM_VFLAGS, PM_LTM, PM_LKM,
+ PM_MAXSUN) = range(28)
 # PM_ONMASK: bit s = a cube on space s; PM_VFLAGS: OR of V_FLAGS of those Vales;
 # PM_LTM, PM_LKM: at least the OR of F_TM, F_KM of the Land's cards (bits are added when
 # a card enters the Land or a Land card is sleeved, all cleared when the Land is
 # discarded): a loop over the Land looking for an effect timing or kind is skipped
-# when the bit is not there
+# when the bit is not there; PM_MAXSUN: at least the uncovered suns of each of p's
+# cards (the most any card showed this game): decide_grow needs no look at the cards
+# when it is below the suns that would wither
 CARD = 32                             # card u: fields CARD + CW u + f, together for
 CW = 16                               # locality: its slots (f = 0..3), then what it shows:
-(F_SUN, F_M, F_SP, F_V, F_ASP, F_TM, F_KM, F_NADV, F_WLIM, F_SLV, F_EVP) = range(4, 15)
+(F_SUN, F_M, F_SP, F_V, F_ASP, F_TM, F_KM, F_PKM, F_WLIM, F_SLV, F_EVP, F_PTM) = range(4, 16)
 # uncovered suns, left-edge mana, spirit and VP, aspect bits 0..3 (bit 4: a wild icon), the
-# OR of its Advances' effect timing bits and kind bits, Advances on it, Σ wither_limit,
-# Σ end VP of its Advances,
+# OR of its Advances' effect timing bits and kind bits, per position (16-bit lanes)
+# the effect kind bits of the Advance there, Σ wither_limit,
+# Σ end VP of its Advances, per position (16-bit lanes) the effect timing bits of the
+# Advance there (the loops over a card's Advances for one timing skip the others),
 # and for best_target what sleeving an Advance at each position would do (16-bit lane
 # per position, LN_* bits: icons are at most cards.LIMITS["icon"] = 5, so rain covered
 # <= 5 and suns a cloud covers <= 10 fit)
@@ -117,7 +127,8 @@ STK = CAND + 1
 SCR = STK + 1
 RNG = SCR + 1                     # the random stream: (key, draws) as int64 bits
 SPOT = RNG + 1                    # rows SPOT + p: spot scores of this game's layout
-N_ROWS = SPOT + MAX_PLAYERS
+BCR = SPOT + MAX_PLAYERS          # the starting cards unsleeved: slots and cache (as a
+N_ROWS = BCR + 1                  # player row's CARD part), built once per play_games
 SP_NEVER = MAX_ROWS * MAX_SPACE   # SPOT row: score without cost at MAX_ROWS s + r, then
 #                                   at SP_NEVER + s 1 if p's policy never enchants s
 # -- the TurnRecord row ------------------------------------------------------------
@@ -212,12 +223,14 @@ def refresh_card(T, S, p, u):
     asp = T[b, B_ASPMASK]
     tm = 0
     km = 0
-    n = 0
+    pkm = 0
     wl = 0
     evp = 0
+    ptm = 0
     for pos in range(4):
         a = S[p, CARD + CW * u + pos]
         if a >= 0:
+            ptm |= T[ADV + a, A_TMASK] << (16 * pos)
             evp += T[ADV + a, A_ENDVP]
             m += T[ADV + a, A_MANA]
             sp += T[ADV + a, A_SPIRIT]
@@ -225,19 +238,47 @@ def refresh_card(T, S, p, u):
             asp |= T[ADV + a, A_ASPMASK]
             tm |= T[ADV + a, A_TMASK]
             km |= T[ADV + a, A_KMASK]
+            pkm |= T[ADV + a, A_KMASK] << (16 * pos)
             wl += T[ADV + a, A_WLIM]
-            n += 1
     S[p, CARD + F_M + CW * u] = m
     S[p, CARD + F_SP + CW * u] = sp
     S[p, CARD + F_V + CW * u] = v
     S[p, CARD + F_ASP + CW * u] = asp
     S[p, CARD + F_TM + CW * u] = tm
     S[p, CARD + F_KM + CW * u] = km
-    S[p, CARD + F_NADV + CW * u] = n
+    S[p, CARD + F_PKM + CW * u] = pkm
     S[p, CARD + F_WLIM + CW * u] = wl
     S[p, CARD + F_EVP + CW * u] = evp
+    S[p, CARD + F_PTM + CW * u] = ptm
+    refresh_halves(T, S, p, u)
+
+
+@kernel
+def sleeve_card(T, S, p, u, a):
+    """Advance a goes into a free slot of card u: refresh_card, the sums and ORs
+    from a alone."""
+    S[p, CARD + CW * u + T[ADV + a, A_POS]] = a
+    S[p, CARD + F_EVP + CW * u] += T[ADV + a, A_ENDVP]
+    S[p, CARD + F_M + CW * u] += T[ADV + a, A_MANA]
+    S[p, CARD + F_SP + CW * u] += T[ADV + a, A_SPIRIT]
+    S[p, CARD + F_V + CW * u] += T[ADV + a, A_VP]
+    S[p, CARD + F_ASP + CW * u] |= T[ADV + a, A_ASPMASK]
+    S[p, CARD + F_TM + CW * u] |= T[ADV + a, A_TMASK]
+    S[p, CARD + F_PTM + CW * u] |= T[ADV + a, A_TMASK] << (16 * T[ADV + a, A_POS])
+    S[p, CARD + F_KM + CW * u] |= T[ADV + a, A_KMASK]
+    S[p, CARD + F_WLIM + CW * u] += T[ADV + a, A_WLIM]
+    S[p, CARD + F_PKM + CW * u] |= T[ADV + a, A_KMASK] << (16 * T[ADV + a, A_POS])
+    refresh_halves(T, S, p, u)
+
+
+@kernel(inline=True)
+def refresh_halves(T, S, p, u):
+    """refresh_card's uncovered suns (F_SUN) and sleeving lanes (F_SLV)."""
+    b = BASE + T[UID, u]
     suns = suns_of(T, S, p, u)
     S[p, CARD + F_SUN + CW * u] = suns
+    if suns > S[p, PM_MAXSUN]:
+        S[p, PM_MAXSUN] = suns
     lanes = 0
     nosun = (1 << LN_NOSUN) if suns == 0 else 0
     for half in range(2):
@@ -525,10 +566,12 @@ def resolve_played(T, S, p, u, night):
     s1 = S[p, CARD + CW * u + 1]
     s2 = S[p, CARD + CW * u + 2]
     s3 = S[p, CARD + CW * u + 3]
+    ptm = S[p, CARD + F_PTM + CW * u]
+    want = (1 << T_PLAYED) | ((1 << T_NIGHT) if night else 0)
     for pos in range(4):
-        a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
-        if a < 0:
+        if ((ptm >> (16 * pos)) & want) == 0:
             continue
+        a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
         for e in range(T[ADV + a, A_NEFF]):
             o = A_EFF + EF * e
             t = T[ADV + a, o + E_TIMING]
@@ -607,8 +650,7 @@ def best_target(T, S, p, a):
 def sleeve(T, S, X, p, a, u):
     rain = rain_covered(T, S, p, u, a)
     pos = T[ADV + a, A_POS]
-    S[p, CARD + CW * u + pos] = a
-    refresh_card(T, S, p, u)
+    sleeve_card(T, S, p, u, a)
     land_add(S, p, u)
     gain(T, S, p, RAIN, rain)
     event(S, X, EV_SLEEVED, a, u, pos)
@@ -654,7 +696,8 @@ def remove_card(T, S, X, p):
     bval = 0
     for k in range(S[p, NLAND]):
         u = S[p, LAND + k]
-        if S[p, CARD + F_NADV + CW * u] > 0:
+        if (S[p, CARD + CW * u] & S[p, CARD + CW * u + 1] & S[p, CARD + CW * u + 2]
+                & S[p, CARD + CW * u + 3]) >= 0:      # an Advance on it (-1: none)
             continue
         val = card_value(S, p, u) - 4 * S[p, CARD + F_SUN + CW * u]
         if best < 0 or val < bval:
@@ -937,7 +980,7 @@ def decide_grow(T, S, p, suns, land_limit):
     else:
         n = S[p, NDISC]
         base = DISC
-    if n == 0:
+    if n == 0 or need > S[p, PM_MAXSUN]:    # no card has need suns: none is bad
         return True
     thr = T[QB + p, P_PERMILLE] * n
     bad = 0
@@ -966,10 +1009,11 @@ def night_swaps(T, S, p):
         s1 = S[p, CARD + CW * u + 1]
         s2 = S[p, CARD + CW * u + 2]
         s3 = S[p, CARD + CW * u + 3]
+        pkm = S[p, CARD + F_PKM + CW * u]
         for pos in range(4):
-            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
-            if a < 0:
+            if ((pkm >> (16 * pos + K_SWAP_ONDECK)) & 1) == 0:
                 continue
+            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
             for e in range(T[ADV + a, A_NEFF]):
                 if T[ADV + a, A_EFF + EF * e + E_KIND] != K_SWAP_ONDECK:
                     continue
@@ -1153,13 +1197,12 @@ def choose_buy(T, S, p):
         if rule_holds(T, rr, mana, S[G, G_ROUND], S[p, PM_VP], owned):
             return PICK + best if best < n1 else 2 * PICK + best - n1
     best = -1
-    bsc = 0
-    for i in range(n1 + n2):
+    bsc = NONE_SC               # below every score: the first affordable slot wins ties
+    for i in range(n1 + n2):    # (a select, not a branch, on what is affordable)
         a = S[MK1, i] if i < n1 else S[MK2, i - n1]
-        if a < 0 or T[QB + BUYCOST + p, a] > mana:
-            continue
         sc = T[QB + ASCORE + p, a]
-        if best < 0 or sc > bsc:
+        sc = sc if (a >= 0 and T[QB + BUYCOST + p, a] <= mana) else NONE_SC
+        if sc > bsc:
             best = i
             bsc = sc
     if best < 0 or bsc < T[QB + p, P_MINSCORE]:
@@ -1192,10 +1235,11 @@ def conversions(T, S, p):
         u = S[p, LAND + i]
         if ((S[p, CARD + F_KM + CW * u] >> K_CONVERT) & 1) == 0:
             continue
+        pkm = S[p, CARD + F_PKM + CW * u]
         for pos in range(4):
-            a = S[p, CARD + CW * u + pos]
-            if a < 0:
+            if ((pkm >> (16 * pos + K_CONVERT)) & 1) == 0:
                 continue
+            a = S[p, CARD + CW * u + pos]
             for e in range(T[ADV + a, A_NEFF]):
                 o = A_EFF + EF * e
                 t = T[ADV + a, o + E_TIMING]
@@ -1230,10 +1274,11 @@ def day_card_effects(T, S, X, p):
         s1 = S[p, CARD + CW * u + 1]
         s2 = S[p, CARD + CW * u + 2]
         s3 = S[p, CARD + CW * u + 3]
+        ptm = S[p, CARD + F_PTM + CW * u]
         for pos in range(4):
-            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
-            if a < 0:
+            if ((ptm >> (16 * pos + T_DAY)) & 1) == 0:
                 continue
+            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
             for e in range(T[ADV + a, A_NEFF]):
                 o = A_EFF + EF * e
                 if T[ADV + a, o + E_TIMING] != T_DAY:
@@ -1267,10 +1312,11 @@ def day_land_kind(T, S, X, p, kind):
         s1 = S[p, CARD + CW * u + 1]
         s2 = S[p, CARD + CW * u + 2]
         s3 = S[p, CARD + CW * u + 3]
+        pkm = S[p, CARD + F_PKM + CW * u]
         for pos in range(4):
-            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
-            if a < 0:
+            if ((pkm >> (16 * pos + kind)) & 1) == 0:
                 continue
+            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
             for e in range(T[ADV + a, A_NEFF]):
                 o = A_EFF + EF * e
                 if T[ADV + a, o + E_KIND] != kind or land_index(S, p, u) < 0:
@@ -1446,14 +1492,15 @@ def dusk(T, S, X, p):
         s1 = S[p, CARD + CW * u + 1]
         s2 = S[p, CARD + CW * u + 2]
         s3 = S[p, CARD + CW * u + 3]
+        ptm = S[p, CARD + F_PTM + CW * u]
         for pos in range(4):
-            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
-            if a < 0:
+            if ((ptm >> (16 * pos + T_DUSK)) & 1) == 0:
                 continue
+            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
             for e in range(T[ADV + a, A_NEFF]):
                 o = A_EFF + EF * e
-                if T[ADV + a, o + E_TIMING] != T_DUSK or land_index(S, p, u) < 0:
-                    continue
+                if T[ADV + a, o + E_TIMING] != T_DUSK:   # (u is in the Land: no K3
+                    continue                                # effect removes a card)
                 kind = T[ADV + a, o + E_KIND]
                 if ((SIMPLE_MASK >> kind) & 1) == 1:
                     simple_effect(T, S, p, u, a, e)
@@ -1474,10 +1521,11 @@ def dusk(T, S, X, p):
         s1 = S[p, CARD + CW * u + 1]
         s2 = S[p, CARD + CW * u + 2]
         s3 = S[p, CARD + CW * u + 3]
+        pkm = S[p, CARD + F_PKM + CW * u]
         for pos in range(4):
-            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
-            if a < 0:
+            if ((pkm >> (16 * pos + K_TO_ONDECK)) & 1) == 0:
                 continue
+            a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
             for e in range(T[ADV + a, A_NEFF]):
                 o = A_EFF + EF * e
                 if T[ADV + a, o + E_TIMING] == T_DUSK and T[ADV + a, o + E_KIND] == K_TO_ONDECK:
@@ -1596,13 +1644,14 @@ def setup(T, S):
     for k in range(n):                                          # draws 8..
         i = (start + k) % n
         S[i, PM_SEAT] = k
+        for k2 in range(CARD, CARD + CW * nc):        # the unsleeved cards' caches
+            S[i, k2] = S[BCR, k2]
+        S[i, PM_MAXSUN] = S[BCR, PM_MAXSUN]
         for u in range(nc):
-            for pos in range(4):
-                S[i, CARD + CW * u + pos] = -1
             if T[UID, u] == db:
                 d = S[i, PM_DRUID]
                 S[i, CARD + CW * u + T[ADV + d, A_POS]] = d
-            refresh_card(T, S, i, u)
+                refresh_card(T, S, i, u)
             S[i, DECK + u] = u
         S[i, DHEAD] = 0
         S[i, DN] = nc
@@ -1775,6 +1824,10 @@ def play_games(T, S, X, seed, first_game, n_games, trace, evb,
                res, share, gout, acq, vales, spaces):
     """Games first_game .. first_game + n_games - 1 of master seed ``seed``.  Tracing
     (one game): X[turn] the turn records, X[evb + i, :EV_W] the events."""
+    for u in range(T[OPTS, O_NCARDS]):          # the starting cards unsleeved (row BCR)
+        for pos in range(4):
+            S[BCR, CARD + CW * u + pos] = -1
+        refresh_card(T, S, BCR, u)
     for g in range(n_games):
         rng_init(S[RNG, 0:2].view(np.uint64), seed, first_game + np.uint64(g))
         play_one(T, S, X, trace, evb)
