@@ -13,7 +13,6 @@ run_fast refuses what it cannot replay in one line.
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import fields
 
 import pandas as pd
@@ -260,21 +259,6 @@ def test_game_interface_has_the_fast_engine():
     assert GAME.has_fast_engine
     df = GAME.run_fast(CS, 2, 9, 3, None, None, first_game=0)
     assert len(df) == 6 and df.groupby("game").win_share.sum().tolist() == [1.0] * 3
-
-
-def test_bench_reports_the_keys_of_vale_sim_bench(capsys):
-    from vale_sim.games.mystic_lands.fast import bench
-    r = bench.bench(games=20, reference_games=2)
-    assert set(r) == {"fast_games_per_s", "reference_games_per_s", "speedup",
-                      "fast_games_per_s_per_core"}
-    assert r["fast_games_per_s"] > 0 and r["reference_games_per_s"] > 0
-    assert r["speedup"] == pytest.approx(r["fast_games_per_s"] / r["reference_games_per_s"],
-                                         rel=0.01)
-    assert bench.main(["--games", "5", "--reference-games", "1", "--json"]) == 0
-    assert set(json.loads(capsys.readouterr().out)) == set(r)
-    with pytest.raises(SystemExit) as e:
-        bench.main(["--games", "0"])
-    assert e.value.code == 2
 
 
 def test_refuses_what_it_cannot_replay():
