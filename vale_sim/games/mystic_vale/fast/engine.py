@@ -40,6 +40,7 @@ from .state import (
     GAME, ADECK, VDECK, TR, STARTING, STARTING_READY,
     PS_TOKEN, PS_SKIP, PS_TURN, PS_DRUID_USED, PS_CONC_USED, PS_SUN_USED,
     PS_ARBOR_GROWTH, PS_VP, PS_BOX, PS_SPOILS, PS_HARVESTS, PS_ALWAYS_GROWTH, PS_SHOWING,
+    PS_VALES_NEW, PS_VAB_MASK, PS_N_CHORUS, PS_CHORUS_SET,
     DHEAD, DN, DISC_N, FIELD_N, ON_DECK, VOWN_N, PS_N,
     SLOTS, LWTOP, ACT, ACT_AMT, CC, TEMP, CHORUS_USED, RESERVED, DECK, DISC, FIELD,
     VOWN, VTURN, ACQ, FIRST_ROUND, HARVESTED, VACQ,
@@ -49,7 +50,7 @@ from .state import (
     G_POOL, G_ROUND, G_START, G_TRUNC, G_NTRACE, G_GAME, G_RNG,
     AHEAD, AN, VHEAD, VN, COMMONS, VSLOTS, SPIRITS, BOUGHT_COMMON, BOUGHT_VSLOT,
     FERT_LEFT, CAND_KIND, CAND_SRC, CAND_CARD, CAND_COST, CAND_CHORUS, CAND_OK,
-    CAND_SCORE, CAND_BCOST,
+    CAND_SCORE, CAND_BCOST, G_TRACING, G_NO_DETAILS,
     TR_GAME, TR_ROUND, TR_PLAYER, TR_TURN, TR_SKIPPED, TR_PUSHES, TR_SPOILED,
     TR_SPOILED_PREP, TR_DRUID, TR_ARBOR, TR_CONCLAVE, TR_MANA, TR_ANIMAL, TR_FOREST,
     TR_SKY, TR_WILD, TR_VP, TR_VP_BOX, TR_POOL_AFTER, TR_TOKEN_SPENT, TR_SUNSTONE,
@@ -167,6 +168,7 @@ def refresh_card(T, S, p, c):
     S[p, CC + CC_N * c + CC_OCC] = occ
     S[p, CC + CC_N * c + CC_WP] = wp
     S[p, CC + CC_N * c + CC_DRUID] = druid
+    S[p, PS_N_CHORUS] += chorus - S[p, CC + CC_N * c + CC_CHORUS]
     S[p, CC + CC_N * c + CC_CHORUS] = chorus
     S[p, CC + CC_N * c + CC_CHORUS_AMT] = chorus_amt
     S[p, CC + CC_N * c + CC_ANIMAL] = a
@@ -231,6 +233,25 @@ def always_growth(T, S, p):
         if T[VALE + v, V_ABILITY] == VAB_ALWAYS_GROWTH and vale_active(S, p, i):
             g += T[VALE + v, V_AMOUNT]
     return g
+
+
+@kernel
+def vale_summary(T, S, p):
+    """Turn start, after a vale was bought (PS_VALES_NEW): PS_ALWAYS_GROWTH and the
+    abilities of the active vales as bits (PS_VAB_MASK).  Without a purchase the
+    active vales stay those of the last turn (Blooming Arbor, the only vale that
+    leaves, has no always_growth ability): nothing to recompute."""
+    g = 0
+    m = 0
+    for i in range(S[p, VOWN_N]):
+        if vale_active(S, p, i):
+            v = S[p, VOWN + i]
+            ab = T[VALE + v, V_ABILITY]
+            m |= 1 << ab
+            if ab == VAB_ALWAYS_GROWTH:
+                g += T[VALE + v, V_AMOUNT]
+    S[p, PS_ALWAYS_GROWTH] = g
+    S[p, PS_VAB_MASK] = m
 
 
 @kernel
@@ -485,6 +506,7 @@ def spoil_saved(T, S, p):
                 S[p, VOWN + j] = S[p, VOWN + j + 1]
                 S[p, VTURN + j] = S[p, VTURN + j + 1]
             S[p, VOWN_N] -= 1
+            S[p, PS_VALES_NEW] = 1
             S[p, PS_ARBOR_GROWTH] += amt
             S[TR, TR_ARBOR] = 1
             return True
@@ -768,6 +790,7 @@ def buy_vales(T, S, Q, p, mana, rnd):
         S[p, VOWN + k] = v
         S[p, VTURN + k] = S[p, PS_TURN]
         S[p, VOWN_N] = k + 1
+        S[p, PS_VALES_NEW] = 1
         S[p, VACQ + v] += 1
         S[GAME, VSLOTS + sl] = -1
         S[GAME, BOUGHT_VSLOT + sl] = 1
@@ -1016,7 +1039,7 @@ def buy_advancements(T, S, Q, p, mana, rnd, limit):
     # The largest Earthchant discount on offer: a kind dearer than mana + token +
     # that can never be bought this Harvest.
     discount = 0
-    for i in range(S[p, FIELD_N]):
+    for i in range(S[p, FIELD_N] if S[p, PS_N_CHORUS] > 0 else 0):    # none owned: no scan
         c = S[p, FIELD + i]
         if (S[p, CC + CC_N * c + CC_CHORUS] != 0 and S[p, CHORUS_USED + c] == 0
                 and S[p, CC + CC_N * c + CC_CHORUS_AMT] > discount):
@@ -1044,6 +1067,7 @@ def buy_advancements(T, S, Q, p, mana, rnd, limit):
         S[p, RESERVED + 3 * card + pos] = 1
         if S[GAME, CAND_CHORUS + pick] != 0:
             S[p, CHORUS_USED + card] = 1
+            S[p, PS_CHORUS_SET] = 1
         src = S[GAME, CAND_SRC + pick]
         if src < N_COMMONS:
             S[GAME, COMMONS + src] = -1
@@ -1140,9 +1164,12 @@ def harvest_totals(T, S, p):
 @kernel
 def harvest(T, S, Q, p, rnd):
     fn = S[p, FIELD_N]
-    # 1. Conclave of Ents on the best per-guardian Harvest card
-    ci = find_active_vale(T, S, p, VAB_CONCLAVE)
-    if S[p, PS_CONC_USED] == 0 and ci >= 0:
+    # 1. Conclave of Ents on the best per-guardian Harvest card (PS_VAB_MASK: a superset
+    # of the active vales' abilities, kept by take_turn)
+    ci = -1
+    if S[p, PS_CONC_USED] == 0 and (S[p, PS_VAB_MASK] >> VAB_CONCLAVE) & 1 != 0:
+        ci = find_active_vale(T, S, p, VAB_CONCLAVE)
+    if ci >= 0:
         best = -1
         bs = 0
         for i in range(fn):
@@ -1156,9 +1183,10 @@ def harvest(T, S, Q, p, rnd):
             S[p, PS_CONC_USED] = 1
             S[TR, TR_CONCLAVE] = 1
     # 2-4. mana, spirits, VP
-    for i in range(fn):
-        c = S[p, FIELD + i]
-        S[p, HARV_SLOTS + c] |= S[p, CC + CC_N * c + CC_SLOT_MASK]
+    if S[GAME, G_NO_DETAILS] == 0:           # only mark_harvested reads HARV_SLOTS
+        for i in range(fn):
+            c = S[p, FIELD + i]
+            S[p, HARV_SLOTS + c] |= S[p, CC + CC_N * c + CC_SLOT_MASK]
     mana, a, f, sk, w, vp, extra = harvest_totals(T, S, p)
     pool = S[GAME, G_POOL]
     from_pool = vp if vp <= pool else pool
@@ -1258,8 +1286,10 @@ def prep(T, S, p):
     S[p, PS_CONC_USED] = 0
     S[p, PS_SUN_USED] = 0
     S[p, PS_ARBOR_GROWTH] = 0
-    for c in range(N_CARDS):
-        S[p, CHORUS_USED + c] = 0
+    if S[p, PS_CHORUS_SET] != 0:         # else no CHORUS_USED cell is set
+        S[p, PS_CHORUS_SET] = 0
+        for c in range(N_CARDS):
+            S[p, CHORUS_USED + c] = 0
     gross = T[OPTS, O_PREP_GROSS] != 0
     if S[p, ON_DECK] < 0:
         reveal(S, p)
@@ -1285,10 +1315,16 @@ def prep(T, S, p):
 # ---------------------------------------------------------------------------
 @kernel
 def take_turn(T, S, Q, p, rnd):
-    for x in range(TR_FIXED_N):
-        S[TR, x] = 0                 # the purchase columns count from TR_N_BOUGHT, TR_N_VALES
+    if S[GAME, G_TRACING] != 0:
+        for x in range(TR_FIXED_N):
+            S[TR, x] = 0             # the purchase columns count from TR_N_BOUGHT, TR_N_VALES
+    else:                            # no trace row: only these two are read back
+        S[TR, TR_N_BOUGHT] = 0
+        S[TR, TR_N_VALES] = 0
     S[p, PS_TURN] += 1
-    S[p, PS_ALWAYS_GROWTH] = always_growth(T, S, p)
+    if S[p, PS_VALES_NEW] != 0:      # else the active vales are last turn's
+        S[p, PS_VALES_NEW] = 0
+        vale_summary(T, S, p)
     S[TR, TR_GAME] = S[GAME, G_GAME]
     S[TR, TR_ROUND] = rnd
     S[TR, TR_PLAYER] = p
@@ -1386,6 +1422,7 @@ def setup(T, S, seed, game_index):
     for p in range(P):
         for x in range(SLOTS, CC + CC_N * N_CARDS):     # slots, long-wise tops, caches
             S[p, x] = S[STARTING, x]
+        S[p, PS_N_CHORUS] = S[STARTING, PS_N_CHORUS]
     for p in range(P):
         reveal(S, p)
         prep(T, S, p)
@@ -1476,6 +1513,7 @@ def play_one(T, S, Q, seed, game_index, trace):
     P = T[OPTS, O_PLAYERS]
     setup(T, S, seed, game_index)
     S[GAME, G_GAME] = game_index
+    S[GAME, G_TRACING] = 1 if trace.shape[0] > 0 else 0
     max_rounds = T[OPTS, O_MAX_ROUNDS]
     rnd = 0
     while True:
@@ -1510,6 +1548,7 @@ def play_games(T, S, Q, seed, first_game, n_games, res, share, gout, acq, first_
     """
     P = T[OPTS, O_PLAYERS]
     ntrace = 0
+    S[GAME, G_NO_DETAILS] = 1 if first_round.shape[0] == 0 else 0
     for g in range(n_games):
         gi = np.uint64(first_game) + np.uint64(g)
         play_one(T, S, Q, seed, gi, trace[min(ntrace, trace.shape[0]):])
