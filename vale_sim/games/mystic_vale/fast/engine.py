@@ -27,8 +27,8 @@ from .tables import (
     VALE, START, LVL_CARDS, VALE_CARDS, FERTILE, FERTILE_KINDS, OPTS,
     O_PLAYERS, O_POOL, O_L1SIZE, O_MAX_ROUNDS, O_PREP_GROSS, O_MAX_BUYS, O_N_ADV,
     O_N_VALE, O_LVL_LEN, O_VALE_LEN, O_TRACE_W, O_N_FERTILE, O_MIN_VALE_COST,
-    ADV_SCORE, VALE_SCORE, NEVER_VALE, ADV_BUY_COST,
-    P_PUSH_RISK, P_MANA_TARGET, P_MIN_SCORE, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
+    ADV_KEY, VALE_SCORE, NEVER_VALE, ADV_BUY_COST, KEY_MUL,
+    P_PUSH_RISK, P_MANA_TARGET, P_MIN_KEY, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
     P_TOKEN_NEEDED, P_USE_SUNSTONE, P_EXPLORE, P_N_RULES, P_RULES,
     RC_TARGET, RC_ID, RC_MANA_AT_LEAST, RC_MANA_AT_MOST, RC_ROUND_AT_LEAST,
     RC_ROUND_AT_MOST, RC_POOL_AT_MOST, RC_OWNED_AT_MOST, ABSENT,
@@ -864,41 +864,41 @@ def adv_rule_match(T, S, Q, p, r, k):
 
 
 @kernel(inline=True)
-def advancement_candidates(T, S, Q, p, budget, discount):
+def advancement_candidates(T, S, Q, p, budget, discount, floor):
     """§6.4 candidates of one Harvest's purchases: commons slots 0-8, then Fertile Soil kinds with
     copies left -- leaving out kinds dearer than `budget` + `discount` (the largest
-    Earthchant discount on offer), which no placement makes buyable.
+    Earthchant discount on offer), which no placement makes buyable, and kinds whose
+    key is below `floor` (P_MIN_KEY for a policy that only walks by score, else 0).
 
     Fills, in this candidate order, CAND_KIND, CAND_SRC (commons slot, or N_COMMONS +
-    kind), CAND_SCORE (the policy's score of the kind) and CAND_BCOST (the kind's cost,
-    or NEVER_COST); returns the number of candidates.  No sort: pick_advancement walks
-    them in score order by repeated maxima."""
+    kind), CAND_SCORE (the candidate's key: ADV_KEY of its kind + KEY_MUL - 1 - its
+    index, unique, so "higher key" = higher score, ties in candidate order) and
+    CAND_BCOST (the kind's cost, or NEVER_COST); returns the number of candidates.
+    Branch-free: every source is written at position nc, which advances only if it
+    is a candidate.  No sort: pick_advancement walks them in key order by repeated
+    maxima."""
     nc = 0
     lim = budget + discount
     for src in range(N_COMMONS):
         k = S[GAME, COMMONS + src]
-        if k < 0:
-            continue
-        bc = Q[ADV_BUY_COST + p, np.uint64(k)]
-        if bc > lim:                         # dear, or never bought
-            continue
+        ku = np.uint64(k if k >= 0 else 0)
+        bc = Q[ADV_BUY_COST + p, ku]
+        key = Q[ADV_KEY + p, ku] + (KEY_MUL - 1 - nc)
         S[GAME, CAND_KIND + nc] = k
         S[GAME, CAND_SRC + nc] = src
-        S[GAME, CAND_SCORE + nc] = Q[ADV_SCORE + p, np.uint64(k)]
+        S[GAME, CAND_SCORE + nc] = key
         S[GAME, CAND_BCOST + nc] = bc
-        nc += 1
+        nc += (k >= 0) & (bc <= lim) & (key >= floor)     # dear, never bought or too low
     for j in range(T[OPTS, O_N_FERTILE]):
         k = T[FERTILE_KINDS, j]
-        if S[GAME, FERT_LEFT + k] <= 0:
-            continue
-        bc = Q[ADV_BUY_COST + p, k]
-        if bc > lim:
-            continue
+        ku = np.uint64(k)
+        bc = Q[ADV_BUY_COST + p, ku]
+        key = Q[ADV_KEY + p, ku] + (KEY_MUL - 1 - nc)
         S[GAME, CAND_KIND + nc] = k
         S[GAME, CAND_SRC + nc] = N_COMMONS + k
-        S[GAME, CAND_SCORE + nc] = Q[ADV_SCORE + p, k]
+        S[GAME, CAND_SCORE + nc] = key
         S[GAME, CAND_BCOST + nc] = bc
-        nc += 1
+        nc += (S[GAME, FERT_LEFT + ku] > 0) & (bc <= lim) & (key >= floor)
     return nc
 
 
@@ -926,25 +926,23 @@ def buyable(T, S, Q, p, i, budget, discount):
     return ok != 0
 
 
-NO_SCORE = 1 << 62                      # above every score: nothing rejected yet
+NO_KEY = 1 << 62                        # above every key: nothing rejected yet
 
 
 @kernel(inline=True)
-def next_in_score_order(S, nc, lim, min_score, last_score, last_i):
-    """The candidate after (last_score, last_i) in score order (score descending, ties in
-    candidate order) among those scoring at least min_score whose cost (CAND_BCOST)
-    is at most lim; -1 if none.  One pass: the maximum of the candidates below the
-    last one looked at -- the first of the walk usually is the one bought, so this
-    costs less than sorting the candidates."""
-    best = -1
-    bs = min_score - 1
+def next_in_score_order(S, nc, lim, min_key, last_key):
+    """The key of the candidate after the one keyed last_key in score order (key
+    descending: score descending, ties in candidate order) among those keyed at least
+    min_key whose cost (CAND_BCOST) is at most lim; -1 if none.  One pass: the maximum
+    of the keys below the last one looked at -- the first of the walk usually is the
+    one bought, so this costs less than sorting the candidates.  A maximum of
+    conditional values, no branch (the keys are unique)."""
+    bk = -1
     for i in range(nc):
-        sc = S[GAME, CAND_SCORE + i]
-        if (sc > bs and (sc < last_score or (sc == last_score and i > last_i))
-                and S[GAME, CAND_BCOST + i] <= lim):
-            best = i
-            bs = sc
-    return best
+        key = S[GAME, CAND_SCORE + i]
+        ok = (key < last_key) & (key >= min_key) & (S[GAME, CAND_BCOST + i] <= lim)
+        bk = max(bk, key if ok else -1)
+    return bk
 
 
 @kernel(inline=True)
@@ -978,15 +976,13 @@ def pick_advancement(T, S, Q, p, nc, budget, discount, mana, rnd):
         for r in range(n_rules):
             if not rule_holds(Q, p, r, mana, rnd, pool):
                 continue
-            ls = NO_SCORE
-            li = -1
+            ls = NO_KEY
             while True:                 # the candidates in score order, first match
                 best = -1
                 bs = 0
                 for i in range(nc):
                     sc = S[GAME, CAND_SCORE + i]
-                    if ((best < 0 or sc > bs)
-                            and (sc < ls or (sc == ls and i > li))
+                    if ((best < 0 or sc > bs) and sc < ls
                             and S[GAME, CAND_BCOST + i] <= lim
                             and adv_rule_match(T, S, Q, p, r, S[GAME, CAND_KIND + i])):
                         best = i
@@ -996,19 +992,26 @@ def pick_advancement(T, S, Q, p, nc, budget, discount, mana, rnd):
                 if buyable(T, S, Q, p, best, budget, discount):
                     return best
                 ls = bs
-                li = best
         return -1
-    ms = Q[p, P_MIN_SCORE]
-    ls = NO_SCORE
-    li = -1
+    # no rules: the candidates scoring at least min_score (all of them, unless the
+    # policy explores: then the list was not filtered by P_MIN_KEY).  A key's low
+    # bits give the candidate's index in the list as built: without exploration, a
+    # candidate bought out is not dropped from the list but its key set to -1
+    # (buy_advancements), so that stays its index; with it, look the key up
+    mk = Q[p, P_MIN_KEY]
+    ls = NO_KEY
     while True:
-        i = next_in_score_order(S, nc, lim, ms, ls, li)
-        if i < 0:
+        key = next_in_score_order(S, nc, lim, mk, ls)
+        if key < 0:
             return -1                   # the rest score lower or cost more
+        i = KEY_MUL - 1 - (key & (KEY_MUL - 1))
+        if ex > 0:
+            i = 0
+            while S[GAME, CAND_SCORE + i] != key:
+                i += 1
         if place_candidate(T, S, Q, p, i, budget) != 0:
             return i
-        ls = S[GAME, CAND_SCORE + i]
-        li = i
+        ls = key
 
 
 @kernel(inline=True)
@@ -1044,8 +1047,9 @@ def buy_advancements(T, S, Q, p, mana, rnd, limit):
         if (S[p, CC + CC_N * c + CC_CHORUS] != 0 and S[p, CHORUS_USED + c] == 0
                 and S[p, CC + CC_N * c + CC_CHORUS_AMT] > discount):
             discount = S[p, CC + CC_N * c + CC_CHORUS_AMT]
-    nc = advancement_candidates(T, S, Q, p, mana + token_bonus(S, Q, p), discount)
     cached = Q[p, P_EXPLORE] > 0 or Q[p, P_N_RULES] > 0
+    nc = advancement_candidates(T, S, Q, p, mana + token_bonus(S, Q, p), discount,
+                                0 if cached else Q[p, P_MIN_KEY])
     nb = 0
     while nb < limit:
         if cached:
@@ -1075,7 +1079,10 @@ def buy_advancements(T, S, Q, p, mana, rnd, limit):
         else:
             S[GAME, FERT_LEFT + k] -= 1
         if src < N_COMMONS or S[GAME, FERT_LEFT + k] == 0:
-            nc = drop_candidate(S, pick, nc)
+            if cached:
+                nc = drop_candidate(S, pick, nc)
+            else:                        # out of the walk, the others keep their index
+                S[GAME, CAND_SCORE + pick] = -1
         S[TR, TR_FIXED_N + nb] = k
         S[TR, TR_FIXED_N + mb + nb] = card
         S[TR, TR_FIXED_N + 2 * mb + nb] = pos
