@@ -40,7 +40,7 @@ from .state import (
     GAME, ADECK, VDECK, TR, STARTING, STARTING_READY,
     PS_TOKEN, PS_SKIP, PS_TURN, PS_DRUID_USED, PS_CONC_USED, PS_SUN_USED,
     PS_ARBOR_GROWTH, PS_VP, PS_BOX, PS_SPOILS, PS_HARVESTS, PS_ALWAYS_GROWTH, PS_SHOWING,
-    PS_VALES_NEW, PS_VAB_MASK, PS_N_CHORUS, PS_CHORUS_SET,
+    PS_VALES_NEW, PS_VAB_MASK, PS_N_CHORUS, PS_CHORUS_SET, PS_EVP, PS_TIE_ADV, PS_GAIA,
     DHEAD, DN, DISC_N, FIELD_N, ON_DECK, VOWN_N, PS_N,
     SLOTS, LWTOP, ACT, ACT_AMT, CC, TEMP, CHORUS_USED, RESERVED, DECK, DISC, FIELD,
     VOWN, VTURN, ACQ, FIRST_ROUND, HARVESTED, VACQ,
@@ -155,6 +155,8 @@ def refresh_card(T, S, p, c):
             hperg += amt
         elif ab == AB_HMANA_PER_OTHER or ab == AB_HVP_PER_CARDS or ab == AB_HMANA_PENALTY:
             harvest_ab = 1
+        elif ab == AB_ENDGAME_PER_SYMBOL:
+            S[p, PS_GAIA] = 1             # score_game looks at the cards' abilities
     if no_decay:
         d = 0
     elif max_one and d > 1:
@@ -1251,6 +1253,14 @@ def replenish_vale(S, sl):
     S[GAME, VSLOTS + sl] = -1
 
 
+@kernel(inline=True)
+def add_scoring(T, S, p, k):
+    """What score_game counts of advancement k, added as it is sleeved."""
+    S[p, PS_EVP] += T[k, A_EVP]
+    if T[k, A_LEVEL] == 3 and T[k, A_SUPPLY] == SUP_COMMONS:
+        S[p, PS_TIE_ADV] += 1
+
+
 @kernel
 def discard_phase(T, S, p):
     mb = T[OPTS, O_MAX_BUYS]
@@ -1260,6 +1270,7 @@ def discard_phase(T, S, p):
         pos = S[TR, TR_FIXED_N + 2 * mb + i]
         S[p, SLOTS + 3 * c + pos] = k
         S[p, RESERVED + 3 * c + pos] = 0
+        add_scoring(T, S, p, k)
         if T[k, A_LONGWISE] != 0:
             S[p, LWTOP + c] = pos
         refresh_card(T, S, p, c)
@@ -1424,12 +1435,17 @@ def setup(T, S, seed, game_index):
             S[STARTING, TEMP + c] = 0
             for s in range(3):
                 S[STARTING, SLOTS + 3 * c + s] = T[START + c, s]
+                if T[START + c, s] >= 0:
+                    add_scoring(T, S, STARTING, T[START + c, s])
             refresh_card(T, S, STARTING, c)
         S[STARTING, STARTING_READY] = 1
     for p in range(P):
         for x in range(SLOTS, CC + CC_N * N_CARDS):     # slots, long-wise tops, caches
             S[p, x] = S[STARTING, x]
         S[p, PS_N_CHORUS] = S[STARTING, PS_N_CHORUS]
+        S[p, PS_EVP] = S[STARTING, PS_EVP]
+        S[p, PS_TIE_ADV] = S[STARTING, PS_TIE_ADV]
+        S[p, PS_GAIA] = S[STARTING, PS_GAIA]
     for p in range(P):
         reveal(S, p)
         prep(T, S, p)
@@ -1440,22 +1456,21 @@ def score_game(T, S, res, share):
     """§4.7 scoring into res[P, R_N] and share[P]."""
     P = T[OPTS, O_PLAYERS]
     for p in range(P):
-        adv_vp = 0
-        tie = 0
-        for c in range(N_CARDS):
-            symbols = 0
-            gaia = 0
-            for s in range(3):
-                k = S[p, SLOTS + 3 * c + s]
-                if k < 0:
-                    continue
-                adv_vp += T[k, A_EVP]
-                symbols += T[k, A_SYMBOLS]
-                if T[k, A_LEVEL] == 3 and T[k, A_SUPPLY] == SUP_COMMONS:
-                    tie += 1
-                if S[p, ACT + 3 * c + s] == AB_ENDGAME_PER_SYMBOL:
-                    gaia += S[p, ACT_AMT + 3 * c + s]
-            adv_vp += gaia * symbols
+        # end-game VP and level 3 commons of the sleeves, added up as they were sleeved
+        adv_vp = S[p, PS_EVP]
+        tie = S[p, PS_TIE_ADV]
+        if S[p, PS_GAIA] != 0:          # an end-game-per-symbol ability: per card
+            for c in range(N_CARDS):
+                symbols = 0
+                gaia = 0
+                for s in range(3):
+                    k = S[p, SLOTS + 3 * c + s]
+                    if k < 0:
+                        continue
+                    symbols += T[k, A_SYMBOLS]
+                    if S[p, ACT + 3 * c + s] == AB_ENDGAME_PER_SYMBOL:
+                        gaia += S[p, ACT_AMT + 3 * c + s]
+                adv_vp += gaia * symbols
         vale_vp = 0
         for i in range(S[p, VOWN_N]):
             v = S[p, VOWN + i]

@@ -16,7 +16,11 @@ constants, which numba compiles in.  -1 = empty.  ``c`` = card 0..19,
                            (bit a set: an active vale had ability a at turn start; a
                            superset after a Blooming Arbor leaves), PS_N_CHORUS (cards with
                            an active Earthchant discount, kept by refresh_card),
-                           PS_CHORUS_SET (a CHORUS_USED cell was set since Prep), then the zones'
+                           PS_CHORUS_SET (a CHORUS_USED cell was set since Prep), what
+                           scoring needs of the sleeved advancements, kept as they are
+                           sleeved: PS_EVP (Σ end-game VP), PS_TIE_ADV (level 3 commons),
+                           PS_GAIA (1 once a card had an active end-game-per-symbol
+                           ability), then the zones'
                            DHEAD, DN (deck = DECK[DHEAD:DN], top first),
                            DISC_N, FIELD_N, ON_DECK (card or -1), VOWN_N
       SLOTS   + 3c + s     advancement id in the slot, or -1
@@ -77,8 +81,8 @@ N_ROWS = STARTING + 1
 # -- player row ---------------------------------------------------------------
 (PS_TOKEN, PS_SKIP, PS_TURN, PS_DRUID_USED, PS_CONC_USED, PS_SUN_USED,
  PS_ARBOR_GROWTH, PS_VP, PS_BOX, PS_SPOILS, PS_HARVESTS, PS_ALWAYS_GROWTH, PS_SHOWING,
- PS_VALES_NEW, PS_VAB_MASK, PS_N_CHORUS, PS_CHORUS_SET,
- DHEAD, DN, DISC_N, FIELD_N, ON_DECK, VOWN_N, PS_N) = range(24)
+ PS_VALES_NEW, PS_VAB_MASK, PS_N_CHORUS, PS_CHORUS_SET, PS_EVP, PS_TIE_ADV, PS_GAIA,
+ DHEAD, DN, DISC_N, FIELD_N, ON_DECK, VOWN_N, PS_N) = range(27)
 # per-card cache
 # per-card cache: printed symbols (decay after Seedling / Lifebringer), the growth of
 # its ongoing_growth_per_guardian abilities per guardian (GPG), per-guardian abilities
