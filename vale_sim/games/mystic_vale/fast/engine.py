@@ -807,7 +807,16 @@ def buy_vales(T, S, Q, p, mana, rnd):
 # ---------------------------------------------------------------------------
 @kernel
 def placement(T, S, Q, p, k):
+    """(card, effective cost, Earthchant used) of kind k's placement (§6.4); card -1: none
+    (placement_inline as a call)."""
+    return placement_inline(T, S, Q, p, k)
+
+
+@kernel(inline=True)
+def placement_inline(T, S, Q, p, k):
     """(card, effective cost, Earthchant used) of kind k's placement (§6.4); card -1: none.
+    Inlined into the walk of policies without rules or exploration (buy_advancements'
+    usual path), called as ``placement`` elsewhere.
 
     One pass over the free slots at k's position in the field: the leftmost card with
     an unused Earthchant discount wins at once; else the best placement score (ties
@@ -1011,7 +1020,11 @@ def pick_advancement(T, S, Q, p, nc, budget, discount, mana, rnd):
             i = 0
             while S[GAME, CAND_SCORE + i] != key:
                 i += 1
-        if place_candidate(T, S, Q, p, i, budget) != 0:
+        card, cost, ch = placement_inline(T, S, Q, p, S[GAME, CAND_KIND + i])
+        S[GAME, CAND_CARD + i] = card
+        S[GAME, CAND_COST + i] = cost
+        S[GAME, CAND_CHORUS + i] = ch
+        if card >= 0 and cost <= budget:
             return i
         ls = key
 
