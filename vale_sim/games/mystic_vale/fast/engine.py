@@ -805,6 +805,9 @@ def buy_vales(T, S, Q, p, mana, rnd):
 # ---------------------------------------------------------------------------
 # Buying advancements (§6.4, §6.5)
 # ---------------------------------------------------------------------------
+NO_PLACE = -(1 << 60)                   # below every placement key
+
+
 @kernel
 def placement(T, S, Q, p, k):
     """(card, effective cost, Earthchant used) of kind k's placement (§6.4); card -1: none
@@ -818,8 +821,8 @@ def placement_inline(T, S, Q, p, k):
     Inlined into the walk of policies without rules or exploration (buy_advancements'
     usual path), called as ``placement`` elsewhere.
 
-    One pass over the free slots at k's position in the field: the leftmost card with
-    an unused Earthchant discount wins at once; else the best placement score (ties
+    One pass over the field: among the cards with k's position free, the leftmost
+    card with an unused Earthchant discount wins; else the best placement score (ties
     leftmost)."""
     pos = T[k, A_POS]
     cost = T[k, A_COST]
@@ -827,34 +830,37 @@ def placement_inline(T, S, Q, p, k):
     perg = T[k, A_PERG] != 0
     guard = T[k, A_GUARDIAN] > 0
     lim = T[k, A_GROWTH] > 0 or T[k, A_LIMIT] != 0
-    best = -1
-    bs = 0
+    # The best score, ties leftmost, as a maximum of keys score * 32 + (31 - field
+    # index) (unique; a taken slot keys NO_PLACE); the leftmost card with an unused
+    # Earthchant discount as a maximum of 31 - field index -- no branch per card
+    bk = NO_PLACE
+    ck = -1
+    av = 1000 if avoid else 0
+    wg = 10 if perg else 0
+    wn = 10 if guard else 0
+    wd = 10 if lim else 0
     for i in range(S[p, FIELD_N]):
         c = S[p, FIELD + i]
         # indexes as uint64: numba adds no negative-index wrap-around to those (c is a
         # card 0..19, read from S: LLVM cannot know it is not negative)
         cc = CC + CC_N * c
         # CC_SLOT_MASK: the occupied slots (the card's cache lines, read below anyway)
-        if ((S[p, np.uint64(cc + CC_SLOT_MASK)] >> pos) & 1
-                or S[p, np.uint64(RESERVED + 3 * c + pos)] != 0):
-            continue
-        if S[p, np.uint64(cc + CC_CHORUS)] != 0 and S[p, np.uint64(CHORUS_USED + c)] == 0:
-            eff = cost - S[p, np.uint64(cc + CC_CHORUS_AMT)]
-            return c, (eff if eff > 0 else 0), 1
+        free = (((S[p, np.uint64(cc + CC_SLOT_MASK)] >> pos) & 1) == 0) & (
+            S[p, np.uint64(RESERVED + 3 * c + pos)] == 0)
+        ch = free & (S[p, np.uint64(cc + CC_CHORUS)] != 0) & (
+            S[p, np.uint64(CHORUS_USED + c)] == 0)
+        ck = max(ck, 31 - i if ch else -1)
         d = S[p, np.uint64(cc + CC_DECAY)]
-        sc = S[p, np.uint64(cc + CC_OCC)]
-        if avoid and d > 0:
-            sc -= 1000
-        if perg:
-            sc += 10 * guardians(S, p, c)
-        if guard:
-            sc += 10 * S[p, np.uint64(cc + CC_NPERG)]
-        if lim:
-            sc += 10 * d
-        if best < 0 or sc > bs:
-            best = c
-            bs = sc
-    return best, cost, 0
+        sc = (S[p, np.uint64(cc + CC_OCC)] - (av if d > 0 else 0)
+              + wg * guardians(S, p, c) + wn * S[p, np.uint64(cc + CC_NPERG)] + wd * d)
+        bk = max(bk, sc * 32 + (31 - i) if free else NO_PLACE)
+    if ck >= 0:                           # the discount wins
+        c = S[p, np.uint64(FIELD + 31 - ck)]
+        eff = cost - S[p, np.uint64(CC + CC_N * c + CC_CHORUS_AMT)]
+        return c, (eff if eff > 0 else 0), 1
+    if bk == NO_PLACE:
+        return -1, cost, 0
+    return S[p, np.uint64(FIELD + 31 - (bk & 31))], cost, 0
 
 
 @kernel
