@@ -27,8 +27,8 @@ from .tables import (
     VALE, START, LVL_CARDS, VALE_CARDS, FERTILE, FERTILE_KINDS, OPTS,
     O_PLAYERS, O_POOL, O_L1SIZE, O_MAX_ROUNDS, O_PREP_GROSS, O_MAX_BUYS, O_N_ADV,
     O_N_VALE, O_LVL_LEN, O_VALE_LEN, O_TRACE_W, O_N_FERTILE, O_MIN_VALE_COST,
-    ADV_SCORE, VALE_SCORE, NEVER_VALE, ADV_BUY_COST,
-    P_PUSH_RISK, P_MANA_TARGET, P_MIN_SCORE, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
+    ADV_KEY, VALE_SCORE, NEVER_VALE, ADV_BUY_COST, KEY_MUL,
+    P_PUSH_RISK, P_MANA_TARGET, P_MIN_KEY, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
     P_TOKEN_NEEDED, P_USE_SUNSTONE, P_EXPLORE, P_N_RULES, P_RULES,
     RC_TARGET, RC_ID, RC_MANA_AT_LEAST, RC_MANA_AT_MOST, RC_ROUND_AT_LEAST,
     RC_ROUND_AT_MOST, RC_POOL_AT_MOST, RC_OWNED_AT_MOST, ABSENT,
@@ -40,6 +40,7 @@ from .state import (
     GAME, ADECK, VDECK, TR, STARTING, STARTING_READY,
     PS_TOKEN, PS_SKIP, PS_TURN, PS_DRUID_USED, PS_CONC_USED, PS_SUN_USED,
     PS_ARBOR_GROWTH, PS_VP, PS_BOX, PS_SPOILS, PS_HARVESTS, PS_ALWAYS_GROWTH, PS_SHOWING,
+    PS_VALES_NEW, PS_VAB_MASK, PS_N_CHORUS, PS_CHORUS_SET, PS_EVP, PS_TIE_ADV, PS_GAIA,
     DHEAD, DN, DISC_N, FIELD_N, ON_DECK, VOWN_N, PS_N,
     SLOTS, LWTOP, ACT, ACT_AMT, CC, TEMP, CHORUS_USED, RESERVED, DECK, DISC, FIELD,
     VOWN, VTURN, ACQ, FIRST_ROUND, HARVESTED, VACQ,
@@ -49,7 +50,7 @@ from .state import (
     G_POOL, G_ROUND, G_START, G_TRUNC, G_NTRACE, G_GAME, G_RNG,
     AHEAD, AN, VHEAD, VN, COMMONS, VSLOTS, SPIRITS, BOUGHT_COMMON, BOUGHT_VSLOT,
     FERT_LEFT, CAND_KIND, CAND_SRC, CAND_CARD, CAND_COST, CAND_CHORUS, CAND_OK,
-    CAND_SCORE, CAND_BCOST,
+    CAND_SCORE, CAND_BCOST, G_TRACING, G_NO_DETAILS,
     TR_GAME, TR_ROUND, TR_PLAYER, TR_TURN, TR_SKIPPED, TR_PUSHES, TR_SPOILED,
     TR_SPOILED_PREP, TR_DRUID, TR_ARBOR, TR_CONCLAVE, TR_MANA, TR_ANIMAL, TR_FOREST,
     TR_SKY, TR_WILD, TR_VP, TR_VP_BOX, TR_POOL_AFTER, TR_TOKEN_SPENT, TR_SUNSTONE,
@@ -154,6 +155,8 @@ def refresh_card(T, S, p, c):
             hperg += amt
         elif ab == AB_HMANA_PER_OTHER or ab == AB_HVP_PER_CARDS or ab == AB_HMANA_PENALTY:
             harvest_ab = 1
+        elif ab == AB_ENDGAME_PER_SYMBOL:
+            S[p, PS_GAIA] = 1             # score_game looks at the cards' abilities
     if no_decay:
         d = 0
     elif max_one and d > 1:
@@ -167,6 +170,7 @@ def refresh_card(T, S, p, c):
     S[p, CC + CC_N * c + CC_OCC] = occ
     S[p, CC + CC_N * c + CC_WP] = wp
     S[p, CC + CC_N * c + CC_DRUID] = druid
+    S[p, PS_N_CHORUS] += chorus - S[p, CC + CC_N * c + CC_CHORUS]
     S[p, CC + CC_N * c + CC_CHORUS] = chorus
     S[p, CC + CC_N * c + CC_CHORUS_AMT] = chorus_amt
     S[p, CC + CC_N * c + CC_ANIMAL] = a
@@ -231,6 +235,25 @@ def always_growth(T, S, p):
         if T[VALE + v, V_ABILITY] == VAB_ALWAYS_GROWTH and vale_active(S, p, i):
             g += T[VALE + v, V_AMOUNT]
     return g
+
+
+@kernel
+def vale_summary(T, S, p):
+    """Turn start, after a vale was bought (PS_VALES_NEW): PS_ALWAYS_GROWTH and the
+    abilities of the active vales as bits (PS_VAB_MASK).  Without a purchase the
+    active vales stay those of the last turn (Blooming Arbor, the only vale that
+    leaves, has no always_growth ability): nothing to recompute."""
+    g = 0
+    m = 0
+    for i in range(S[p, VOWN_N]):
+        if vale_active(S, p, i):
+            v = S[p, VOWN + i]
+            ab = T[VALE + v, V_ABILITY]
+            m |= 1 << ab
+            if ab == VAB_ALWAYS_GROWTH:
+                g += T[VALE + v, V_AMOUNT]
+    S[p, PS_ALWAYS_GROWTH] = g
+    S[p, PS_VAB_MASK] = m
 
 
 @kernel
@@ -485,6 +508,7 @@ def spoil_saved(T, S, p):
                 S[p, VOWN + j] = S[p, VOWN + j + 1]
                 S[p, VTURN + j] = S[p, VTURN + j + 1]
             S[p, VOWN_N] -= 1
+            S[p, PS_VALES_NEW] = 1
             S[p, PS_ARBOR_GROWTH] += amt
             S[TR, TR_ARBOR] = 1
             return True
@@ -768,6 +792,7 @@ def buy_vales(T, S, Q, p, mana, rnd):
         S[p, VOWN + k] = v
         S[p, VTURN + k] = S[p, PS_TURN]
         S[p, VOWN_N] = k + 1
+        S[p, PS_VALES_NEW] = 1
         S[p, VACQ + v] += 1
         S[GAME, VSLOTS + sl] = -1
         S[GAME, BOUGHT_VSLOT + sl] = 1
@@ -780,12 +805,24 @@ def buy_vales(T, S, Q, p, mana, rnd):
 # ---------------------------------------------------------------------------
 # Buying advancements (§6.4, §6.5)
 # ---------------------------------------------------------------------------
+NO_PLACE = -(1 << 60)                   # below every placement key
+
+
 @kernel
 def placement(T, S, Q, p, k):
-    """(card, effective cost, Earthchant used) of kind k's placement (§6.4); card -1: none.
+    """(card, effective cost, Earthchant used) of kind k's placement (§6.4); card -1: none
+    (placement_inline as a call)."""
+    return placement_inline(T, S, Q, p, k)
 
-    One pass over the free slots at k's position in the field: the leftmost card with
-    an unused Earthchant discount wins at once; else the best placement score (ties
+
+@kernel(inline=True)
+def placement_inline(T, S, Q, p, k):
+    """(card, effective cost, Earthchant used) of kind k's placement (§6.4); card -1: none.
+    Inlined into the walk of policies without rules or exploration (buy_advancements'
+    usual path), called as ``placement`` elsewhere.
+
+    One pass over the field: among the cards with k's position free, the leftmost
+    card with an unused Earthchant discount wins; else the best placement score (ties
     leftmost)."""
     pos = T[k, A_POS]
     cost = T[k, A_COST]
@@ -793,34 +830,37 @@ def placement(T, S, Q, p, k):
     perg = T[k, A_PERG] != 0
     guard = T[k, A_GUARDIAN] > 0
     lim = T[k, A_GROWTH] > 0 or T[k, A_LIMIT] != 0
-    best = -1
-    bs = 0
+    # The best score, ties leftmost, as a maximum of keys score * 32 + (31 - field
+    # index) (unique; a taken slot keys NO_PLACE); the leftmost card with an unused
+    # Earthchant discount as a maximum of 31 - field index -- no branch per card
+    bk = NO_PLACE
+    ck = -1
+    av = 1000 if avoid else 0
+    wg = 10 if perg else 0
+    wn = 10 if guard else 0
+    wd = 10 if lim else 0
     for i in range(S[p, FIELD_N]):
         c = S[p, FIELD + i]
         # indexes as uint64: numba adds no negative-index wrap-around to those (c is a
         # card 0..19, read from S: LLVM cannot know it is not negative)
         cc = CC + CC_N * c
         # CC_SLOT_MASK: the occupied slots (the card's cache lines, read below anyway)
-        if ((S[p, np.uint64(cc + CC_SLOT_MASK)] >> pos) & 1
-                or S[p, np.uint64(RESERVED + 3 * c + pos)] != 0):
-            continue
-        if S[p, np.uint64(cc + CC_CHORUS)] != 0 and S[p, np.uint64(CHORUS_USED + c)] == 0:
-            eff = cost - S[p, np.uint64(cc + CC_CHORUS_AMT)]
-            return c, (eff if eff > 0 else 0), 1
+        free = (((S[p, np.uint64(cc + CC_SLOT_MASK)] >> pos) & 1) == 0) & (
+            S[p, np.uint64(RESERVED + 3 * c + pos)] == 0)
+        ch = free & (S[p, np.uint64(cc + CC_CHORUS)] != 0) & (
+            S[p, np.uint64(CHORUS_USED + c)] == 0)
+        ck = max(ck, 31 - i if ch else -1)
         d = S[p, np.uint64(cc + CC_DECAY)]
-        sc = S[p, np.uint64(cc + CC_OCC)]
-        if avoid and d > 0:
-            sc -= 1000
-        if perg:
-            sc += 10 * guardians(S, p, c)
-        if guard:
-            sc += 10 * S[p, np.uint64(cc + CC_NPERG)]
-        if lim:
-            sc += 10 * d
-        if best < 0 or sc > bs:
-            best = c
-            bs = sc
-    return best, cost, 0
+        sc = (S[p, np.uint64(cc + CC_OCC)] - (av if d > 0 else 0)
+              + wg * guardians(S, p, c) + wn * S[p, np.uint64(cc + CC_NPERG)] + wd * d)
+        bk = max(bk, sc * 32 + (31 - i) if free else NO_PLACE)
+    if ck >= 0:                           # the discount wins
+        c = S[p, np.uint64(FIELD + 31 - ck)]
+        eff = cost - S[p, np.uint64(CC + CC_N * c + CC_CHORUS_AMT)]
+        return c, (eff if eff > 0 else 0), 1
+    if bk == NO_PLACE:
+        return -1, cost, 0
+    return S[p, np.uint64(FIELD + 31 - (bk & 31))], cost, 0
 
 
 @kernel
@@ -841,41 +881,41 @@ def adv_rule_match(T, S, Q, p, r, k):
 
 
 @kernel(inline=True)
-def advancement_candidates(T, S, Q, p, budget, discount):
+def advancement_candidates(T, S, Q, p, budget, discount, floor):
     """§6.4 candidates of one Harvest's purchases: commons slots 0-8, then Fertile Soil kinds with
     copies left -- leaving out kinds dearer than `budget` + `discount` (the largest
-    Earthchant discount on offer), which no placement makes buyable.
+    Earthchant discount on offer), which no placement makes buyable, and kinds whose
+    key is below `floor` (P_MIN_KEY for a policy that only walks by score, else 0).
 
     Fills, in this candidate order, CAND_KIND, CAND_SRC (commons slot, or N_COMMONS +
-    kind), CAND_SCORE (the policy's score of the kind) and CAND_BCOST (the kind's cost,
-    or NEVER_COST); returns the number of candidates.  No sort: pick_advancement walks
-    them in score order by repeated maxima."""
+    kind), CAND_SCORE (the candidate's key: ADV_KEY of its kind + KEY_MUL - 1 - its
+    index, unique, so "higher key" = higher score, ties in candidate order) and
+    CAND_BCOST (the kind's cost, or NEVER_COST); returns the number of candidates.
+    Branch-free: every source is written at position nc, which advances only if it
+    is a candidate.  No sort: pick_advancement walks them in key order by repeated
+    maxima."""
     nc = 0
     lim = budget + discount
     for src in range(N_COMMONS):
         k = S[GAME, COMMONS + src]
-        if k < 0:
-            continue
-        bc = Q[ADV_BUY_COST + p, np.uint64(k)]
-        if bc > lim:                         # dear, or never bought
-            continue
+        ku = np.uint64(k if k >= 0 else 0)
+        bc = Q[ADV_BUY_COST + p, ku]
+        key = Q[ADV_KEY + p, ku] + (KEY_MUL - 1 - nc)
         S[GAME, CAND_KIND + nc] = k
         S[GAME, CAND_SRC + nc] = src
-        S[GAME, CAND_SCORE + nc] = Q[ADV_SCORE + p, np.uint64(k)]
+        S[GAME, CAND_SCORE + nc] = key
         S[GAME, CAND_BCOST + nc] = bc
-        nc += 1
+        nc += (k >= 0) & (bc <= lim) & (key >= floor)     # dear, never bought or too low
     for j in range(T[OPTS, O_N_FERTILE]):
         k = T[FERTILE_KINDS, j]
-        if S[GAME, FERT_LEFT + k] <= 0:
-            continue
-        bc = Q[ADV_BUY_COST + p, k]
-        if bc > lim:
-            continue
+        ku = np.uint64(k)
+        bc = Q[ADV_BUY_COST + p, ku]
+        key = Q[ADV_KEY + p, ku] + (KEY_MUL - 1 - nc)
         S[GAME, CAND_KIND + nc] = k
         S[GAME, CAND_SRC + nc] = N_COMMONS + k
-        S[GAME, CAND_SCORE + nc] = Q[ADV_SCORE + p, k]
+        S[GAME, CAND_SCORE + nc] = key
         S[GAME, CAND_BCOST + nc] = bc
-        nc += 1
+        nc += (S[GAME, FERT_LEFT + ku] > 0) & (bc <= lim) & (key >= floor)
     return nc
 
 
@@ -903,25 +943,23 @@ def buyable(T, S, Q, p, i, budget, discount):
     return ok != 0
 
 
-NO_SCORE = 1 << 62                      # above every score: nothing rejected yet
+NO_KEY = 1 << 62                        # above every key: nothing rejected yet
 
 
 @kernel(inline=True)
-def next_in_score_order(S, nc, lim, min_score, last_score, last_i):
-    """The candidate after (last_score, last_i) in score order (score descending, ties in
-    candidate order) among those scoring at least min_score whose cost (CAND_BCOST)
-    is at most lim; -1 if none.  One pass: the maximum of the candidates below the
-    last one looked at -- the first of the walk usually is the one bought, so this
-    costs less than sorting the candidates."""
-    best = -1
-    bs = min_score - 1
+def next_in_score_order(S, nc, lim, min_key, last_key):
+    """The key of the candidate after the one keyed last_key in score order (key
+    descending: score descending, ties in candidate order) among those keyed at least
+    min_key whose cost (CAND_BCOST) is at most lim; -1 if none.  One pass: the maximum
+    of the keys below the last one looked at -- the first of the walk usually is the
+    one bought, so this costs less than sorting the candidates.  A maximum of
+    conditional values, no branch (the keys are unique)."""
+    bk = -1
     for i in range(nc):
-        sc = S[GAME, CAND_SCORE + i]
-        if (sc > bs and (sc < last_score or (sc == last_score and i > last_i))
-                and S[GAME, CAND_BCOST + i] <= lim):
-            best = i
-            bs = sc
-    return best
+        key = S[GAME, CAND_SCORE + i]
+        ok = (key < last_key) & (key >= min_key) & (S[GAME, CAND_BCOST + i] <= lim)
+        bk = max(bk, key if ok else -1)
+    return bk
 
 
 @kernel(inline=True)
@@ -955,15 +993,13 @@ def pick_advancement(T, S, Q, p, nc, budget, discount, mana, rnd):
         for r in range(n_rules):
             if not rule_holds(Q, p, r, mana, rnd, pool):
                 continue
-            ls = NO_SCORE
-            li = -1
+            ls = NO_KEY
             while True:                 # the candidates in score order, first match
                 best = -1
                 bs = 0
                 for i in range(nc):
                     sc = S[GAME, CAND_SCORE + i]
-                    if ((best < 0 or sc > bs)
-                            and (sc < ls or (sc == ls and i > li))
+                    if ((best < 0 or sc > bs) and sc < ls
                             and S[GAME, CAND_BCOST + i] <= lim
                             and adv_rule_match(T, S, Q, p, r, S[GAME, CAND_KIND + i])):
                         best = i
@@ -973,19 +1009,30 @@ def pick_advancement(T, S, Q, p, nc, budget, discount, mana, rnd):
                 if buyable(T, S, Q, p, best, budget, discount):
                     return best
                 ls = bs
-                li = best
         return -1
-    ms = Q[p, P_MIN_SCORE]
-    ls = NO_SCORE
-    li = -1
+    # no rules: the candidates scoring at least min_score (all of them, unless the
+    # policy explores: then the list was not filtered by P_MIN_KEY).  A key's low
+    # bits give the candidate's index in the list as built: without exploration, a
+    # candidate bought out is not dropped from the list but its key set to -1
+    # (buy_advancements), so that stays its index; with it, look the key up
+    mk = Q[p, P_MIN_KEY]
+    ls = NO_KEY
     while True:
-        i = next_in_score_order(S, nc, lim, ms, ls, li)
-        if i < 0:
+        key = next_in_score_order(S, nc, lim, mk, ls)
+        if key < 0:
             return -1                   # the rest score lower or cost more
-        if place_candidate(T, S, Q, p, i, budget) != 0:
+        i = KEY_MUL - 1 - (key & (KEY_MUL - 1))
+        if ex > 0:
+            i = 0
+            while S[GAME, CAND_SCORE + i] != key:
+                i += 1
+        card, cost, ch = placement_inline(T, S, Q, p, S[GAME, CAND_KIND + i])
+        S[GAME, CAND_CARD + i] = card
+        S[GAME, CAND_COST + i] = cost
+        S[GAME, CAND_CHORUS + i] = ch
+        if card >= 0 and cost <= budget:
             return i
-        ls = S[GAME, CAND_SCORE + i]
-        li = i
+        ls = key
 
 
 @kernel(inline=True)
@@ -1016,13 +1063,14 @@ def buy_advancements(T, S, Q, p, mana, rnd, limit):
     # The largest Earthchant discount on offer: a kind dearer than mana + token +
     # that can never be bought this Harvest.
     discount = 0
-    for i in range(S[p, FIELD_N]):
+    for i in range(S[p, FIELD_N] if S[p, PS_N_CHORUS] > 0 else 0):    # none owned: no scan
         c = S[p, FIELD + i]
         if (S[p, CC + CC_N * c + CC_CHORUS] != 0 and S[p, CHORUS_USED + c] == 0
                 and S[p, CC + CC_N * c + CC_CHORUS_AMT] > discount):
             discount = S[p, CC + CC_N * c + CC_CHORUS_AMT]
-    nc = advancement_candidates(T, S, Q, p, mana + token_bonus(S, Q, p), discount)
     cached = Q[p, P_EXPLORE] > 0 or Q[p, P_N_RULES] > 0
+    nc = advancement_candidates(T, S, Q, p, mana + token_bonus(S, Q, p), discount,
+                                0 if cached else Q[p, P_MIN_KEY])
     nb = 0
     while nb < limit:
         if cached:
@@ -1044,6 +1092,7 @@ def buy_advancements(T, S, Q, p, mana, rnd, limit):
         S[p, RESERVED + 3 * card + pos] = 1
         if S[GAME, CAND_CHORUS + pick] != 0:
             S[p, CHORUS_USED + card] = 1
+            S[p, PS_CHORUS_SET] = 1
         src = S[GAME, CAND_SRC + pick]
         if src < N_COMMONS:
             S[GAME, COMMONS + src] = -1
@@ -1051,7 +1100,10 @@ def buy_advancements(T, S, Q, p, mana, rnd, limit):
         else:
             S[GAME, FERT_LEFT + k] -= 1
         if src < N_COMMONS or S[GAME, FERT_LEFT + k] == 0:
-            nc = drop_candidate(S, pick, nc)
+            if cached:
+                nc = drop_candidate(S, pick, nc)
+            else:                        # out of the walk, the others keep their index
+                S[GAME, CAND_SCORE + pick] = -1
         S[TR, TR_FIXED_N + nb] = k
         S[TR, TR_FIXED_N + mb + nb] = card
         S[TR, TR_FIXED_N + 2 * mb + nb] = pos
@@ -1140,9 +1192,12 @@ def harvest_totals(T, S, p):
 @kernel
 def harvest(T, S, Q, p, rnd):
     fn = S[p, FIELD_N]
-    # 1. Conclave of Ents on the best per-guardian Harvest card
-    ci = find_active_vale(T, S, p, VAB_CONCLAVE)
-    if S[p, PS_CONC_USED] == 0 and ci >= 0:
+    # 1. Conclave of Ents on the best per-guardian Harvest card (PS_VAB_MASK: a superset
+    # of the active vales' abilities, kept by take_turn)
+    ci = -1
+    if S[p, PS_CONC_USED] == 0 and (S[p, PS_VAB_MASK] >> VAB_CONCLAVE) & 1 != 0:
+        ci = find_active_vale(T, S, p, VAB_CONCLAVE)
+    if ci >= 0:
         best = -1
         bs = 0
         for i in range(fn):
@@ -1156,9 +1211,10 @@ def harvest(T, S, Q, p, rnd):
             S[p, PS_CONC_USED] = 1
             S[TR, TR_CONCLAVE] = 1
     # 2-4. mana, spirits, VP
-    for i in range(fn):
-        c = S[p, FIELD + i]
-        S[p, HARV_SLOTS + c] |= S[p, CC + CC_N * c + CC_SLOT_MASK]
+    if S[GAME, G_NO_DETAILS] == 0:           # only mark_harvested reads HARV_SLOTS
+        for i in range(fn):
+            c = S[p, FIELD + i]
+            S[p, HARV_SLOTS + c] |= S[p, CC + CC_N * c + CC_SLOT_MASK]
     mana, a, f, sk, w, vp, extra = harvest_totals(T, S, p)
     pool = S[GAME, G_POOL]
     from_pool = vp if vp <= pool else pool
@@ -1216,6 +1272,14 @@ def replenish_vale(S, sl):
     S[GAME, VSLOTS + sl] = -1
 
 
+@kernel(inline=True)
+def add_scoring(T, S, p, k):
+    """What score_game counts of advancement k, added as it is sleeved."""
+    S[p, PS_EVP] += T[k, A_EVP]
+    if T[k, A_LEVEL] == 3 and T[k, A_SUPPLY] == SUP_COMMONS:
+        S[p, PS_TIE_ADV] += 1
+
+
 @kernel
 def discard_phase(T, S, p):
     mb = T[OPTS, O_MAX_BUYS]
@@ -1225,6 +1289,7 @@ def discard_phase(T, S, p):
         pos = S[TR, TR_FIXED_N + 2 * mb + i]
         S[p, SLOTS + 3 * c + pos] = k
         S[p, RESERVED + 3 * c + pos] = 0
+        add_scoring(T, S, p, k)
         if T[k, A_LONGWISE] != 0:
             S[p, LWTOP + c] = pos
         refresh_card(T, S, p, c)
@@ -1258,8 +1323,10 @@ def prep(T, S, p):
     S[p, PS_CONC_USED] = 0
     S[p, PS_SUN_USED] = 0
     S[p, PS_ARBOR_GROWTH] = 0
-    for c in range(N_CARDS):
-        S[p, CHORUS_USED + c] = 0
+    if S[p, PS_CHORUS_SET] != 0:         # else no CHORUS_USED cell is set
+        S[p, PS_CHORUS_SET] = 0
+        for c in range(N_CARDS):
+            S[p, CHORUS_USED + c] = 0
     gross = T[OPTS, O_PREP_GROSS] != 0
     if S[p, ON_DECK] < 0:
         reveal(S, p)
@@ -1285,10 +1352,16 @@ def prep(T, S, p):
 # ---------------------------------------------------------------------------
 @kernel
 def take_turn(T, S, Q, p, rnd):
-    for x in range(TR_FIXED_N):
-        S[TR, x] = 0                 # the purchase columns count from TR_N_BOUGHT, TR_N_VALES
+    if S[GAME, G_TRACING] != 0:
+        for x in range(TR_FIXED_N):
+            S[TR, x] = 0             # the purchase columns count from TR_N_BOUGHT, TR_N_VALES
+    else:                            # no trace row: only these two are read back
+        S[TR, TR_N_BOUGHT] = 0
+        S[TR, TR_N_VALES] = 0
     S[p, PS_TURN] += 1
-    S[p, PS_ALWAYS_GROWTH] = always_growth(T, S, p)
+    if S[p, PS_VALES_NEW] != 0:      # else the active vales are last turn's
+        S[p, PS_VALES_NEW] = 0
+        vale_summary(T, S, p)
     S[TR, TR_GAME] = S[GAME, G_GAME]
     S[TR, TR_ROUND] = rnd
     S[TR, TR_PLAYER] = p
@@ -1381,11 +1454,17 @@ def setup(T, S, seed, game_index):
             S[STARTING, TEMP + c] = 0
             for s in range(3):
                 S[STARTING, SLOTS + 3 * c + s] = T[START + c, s]
+                if T[START + c, s] >= 0:
+                    add_scoring(T, S, STARTING, T[START + c, s])
             refresh_card(T, S, STARTING, c)
         S[STARTING, STARTING_READY] = 1
     for p in range(P):
         for x in range(SLOTS, CC + CC_N * N_CARDS):     # slots, long-wise tops, caches
             S[p, x] = S[STARTING, x]
+        S[p, PS_N_CHORUS] = S[STARTING, PS_N_CHORUS]
+        S[p, PS_EVP] = S[STARTING, PS_EVP]
+        S[p, PS_TIE_ADV] = S[STARTING, PS_TIE_ADV]
+        S[p, PS_GAIA] = S[STARTING, PS_GAIA]
     for p in range(P):
         reveal(S, p)
         prep(T, S, p)
@@ -1396,22 +1475,21 @@ def score_game(T, S, res, share):
     """§4.7 scoring into res[P, R_N] and share[P]."""
     P = T[OPTS, O_PLAYERS]
     for p in range(P):
-        adv_vp = 0
-        tie = 0
-        for c in range(N_CARDS):
-            symbols = 0
-            gaia = 0
-            for s in range(3):
-                k = S[p, SLOTS + 3 * c + s]
-                if k < 0:
-                    continue
-                adv_vp += T[k, A_EVP]
-                symbols += T[k, A_SYMBOLS]
-                if T[k, A_LEVEL] == 3 and T[k, A_SUPPLY] == SUP_COMMONS:
-                    tie += 1
-                if S[p, ACT + 3 * c + s] == AB_ENDGAME_PER_SYMBOL:
-                    gaia += S[p, ACT_AMT + 3 * c + s]
-            adv_vp += gaia * symbols
+        # end-game VP and level 3 commons of the sleeves, added up as they were sleeved
+        adv_vp = S[p, PS_EVP]
+        tie = S[p, PS_TIE_ADV]
+        if S[p, PS_GAIA] != 0:          # an end-game-per-symbol ability: per card
+            for c in range(N_CARDS):
+                symbols = 0
+                gaia = 0
+                for s in range(3):
+                    k = S[p, SLOTS + 3 * c + s]
+                    if k < 0:
+                        continue
+                    symbols += T[k, A_SYMBOLS]
+                    if S[p, ACT + 3 * c + s] == AB_ENDGAME_PER_SYMBOL:
+                        gaia += S[p, ACT_AMT + 3 * c + s]
+                adv_vp += gaia * symbols
         vale_vp = 0
         for i in range(S[p, VOWN_N]):
             v = S[p, VOWN + i]
@@ -1476,6 +1554,7 @@ def play_one(T, S, Q, seed, game_index, trace):
     P = T[OPTS, O_PLAYERS]
     setup(T, S, seed, game_index)
     S[GAME, G_GAME] = game_index
+    S[GAME, G_TRACING] = 1 if trace.shape[0] > 0 else 0
     max_rounds = T[OPTS, O_MAX_ROUNDS]
     rnd = 0
     while True:
@@ -1510,6 +1589,7 @@ def play_games(T, S, Q, seed, first_game, n_games, res, share, gout, acq, first_
     """
     P = T[OPTS, O_PLAYERS]
     ntrace = 0
+    S[GAME, G_NO_DETAILS] = 1 if first_round.shape[0] == 0 else 0
     for g in range(n_games):
         gi = np.uint64(first_game) + np.uint64(g)
         play_one(T, S, Q, seed, gi, trace[min(ntrace, trace.shape[0]):])

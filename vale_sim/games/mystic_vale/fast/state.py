@@ -11,7 +11,16 @@ constants, which numba compiles in.  -1 = empty.  ``c`` = card 0..19,
       0 .. PS_N-1          scalars: PS_TOKEN .. PS_HARVESTS, PS_ALWAYS_GROWTH (growth of
                            the active always_growth vales, set at turn start),
                            PS_SHOWING (Σ net of field and on-deck cards, kept up to
-                           date by every move), then the zones'
+                           date by every move), PS_VALES_NEW (a vale was bought since
+                           PS_ALWAYS_GROWTH and PS_VAB_MASK were computed), PS_VAB_MASK
+                           (bit a set: an active vale had ability a at turn start; a
+                           superset after a Blooming Arbor leaves), PS_N_CHORUS (cards with
+                           an active Earthchant discount, kept by refresh_card),
+                           PS_CHORUS_SET (a CHORUS_USED cell was set since Prep), what
+                           scoring needs of the sleeved advancements, kept as they are
+                           sleeved: PS_EVP (Σ end-game VP), PS_TIE_ADV (level 3 commons),
+                           PS_GAIA (1 once a card had an active end-game-per-symbol
+                           ability), then the zones'
                            DHEAD, DN (deck = DECK[DHEAD:DN], top first),
                            DISC_N, FIELD_N, ON_DECK (card or -1), VOWN_N
       SLOTS   + 3c + s     advancement id in the slot, or -1
@@ -39,6 +48,7 @@ constants, which numba compiles in.  -1 = empty.  ``c`` = card 0..19,
       scratch: SPIRITS + 4, BOUGHT_COMMON + 9, BOUGHT_VSLOT + 8,
                CAND_KIND .. CAND_BCOST + (9 + n_adv)   advancement candidates of one
                                                          Harvest (see buy_advancements)
+      G_TRACING, G_NO_DETAILS   set by play_one / play_games (not by reset_state)
     rows ADECK + l (l = 0..2)   level l+1 commons deck, top = S[ADECK + l, S[GAME, AHEAD + l]]
     rows VDECK + l (l = 0..1)   level l+1 vale deck, same scheme
     row TR                      the TurnRecord being built (trace row layout below)
@@ -71,7 +81,8 @@ N_ROWS = STARTING + 1
 # -- player row ---------------------------------------------------------------
 (PS_TOKEN, PS_SKIP, PS_TURN, PS_DRUID_USED, PS_CONC_USED, PS_SUN_USED,
  PS_ARBOR_GROWTH, PS_VP, PS_BOX, PS_SPOILS, PS_HARVESTS, PS_ALWAYS_GROWTH, PS_SHOWING,
- DHEAD, DN, DISC_N, FIELD_N, ON_DECK, VOWN_N, PS_N) = range(20)
+ PS_VALES_NEW, PS_VAB_MASK, PS_N_CHORUS, PS_CHORUS_SET, PS_EVP, PS_TIE_ADV, PS_GAIA,
+ DHEAD, DN, DISC_N, FIELD_N, ON_DECK, VOWN_N, PS_N) = range(27)
 # per-card cache
 # per-card cache: printed symbols (decay after Seedling / Lifebringer), the growth of
 # its ongoing_growth_per_guardian abilities per guardian (GPG), per-guardian abilities
@@ -124,7 +135,9 @@ CAND_CHORUS = CAND_COST + N_CAND
 CAND_OK = CAND_CHORUS + N_CAND     # 1 buyable, 0 not, -1 placement not looked at yet
 CAND_SCORE = CAND_OK + N_CAND      # the policy's score of the candidate's kind
 CAND_BCOST = CAND_SCORE + N_CAND    # its cost, or NEVER_COST if the policy never buys it
-GAME_W = CAND_BCOST + N_CAND
+G_TRACING = CAND_BCOST + N_CAND     # 1: play_one writes trace rows (the whole turn row is kept)
+G_NO_DETAILS = G_TRACING + 1        # 1: play_games keeps no first_round / harvested (no HARV_SLOTS)
+GAME_W = G_NO_DETAILS + 1
 
 # -- trace row, fixed part ----------------------------------------------------
 (TR_GAME, TR_ROUND, TR_PLAYER, TR_TURN, TR_SKIPPED, TR_PUSHES, TR_SPOILED,

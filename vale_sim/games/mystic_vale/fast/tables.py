@@ -19,7 +19,11 @@ constant offsets below; -1 = empty / none::
 
     Q[p, P_*]                player p's integer parameters; Q[p, P_N_RULES] buy
                              rules at rows Q[p, P_RULES] .. + n_rules - 1
-    Q[ADV_SCORE + p, k]      the section 6.4 score of kind k for p's policy
+    Q[ADV_KEY + p, k]        the section 6.4 score of kind k for p's policy as a sort
+                             key: KEY_MUL x (number of distinct scores of p's kinds below
+                             it), so the order and the ties are the scores'; Q[p, P_MIN_KEY]
+                             is the key of min_score the same way (key >= P_MIN_KEY iff
+                             score >= min_score)
     Q[VALE_SCORE + p, v]     the section 6.3 score of vale v
     Q[NEVER_ADV + p, k]      1 if p's policy never buys advancement kind k
     Q[NEVER_VALE + p, v]     1 if p's policy never buys vale v
@@ -32,6 +36,8 @@ Ability codes are the indexes in ``cards.ADVANCEMENT_ABILITIES`` and
 ``cards.VALE_ABILITIES`` (named constants below).
 """
 from __future__ import annotations
+
+import bisect
 
 import numpy as np
 
@@ -85,7 +91,7 @@ VAB_SUNSTONE = VAB["spirit_to_wild"]
  O_N) = range(17)
 
 # -- policy parameters (row p of Q) ------------------------------------------
-(P_PUSH_RISK, P_MANA_TARGET, P_MIN_SCORE, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
+(P_PUSH_RISK, P_MANA_TARGET, P_MIN_KEY, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
  P_TOKEN_NEEDED, P_USE_SUNSTONE, P_EXPLORE, P_N_RULES, P_RULES,
  P_LOOKAHEAD, P_CAUTION, P_W_MANA, P_W_SPIRIT, P_W_HVP, P_N) = range(16)
 # P_LOOKAHEAD: 1 if push_rule == "lookahead" (engine-spec §6.1), else the risk rule
@@ -120,13 +126,15 @@ FERTILE_KINDS = FERTILE + 1
 OPTS = FERTILE_KINDS + 1
 T_ROWS = OPTS + 1
 # -- rows of Q ------------------------------------------------------------------
-ADV_SCORE = MAX_PLAYERS
-VALE_SCORE = ADV_SCORE + MAX_PLAYERS
+ADV_KEY = MAX_PLAYERS
+VALE_SCORE = ADV_KEY + MAX_PLAYERS
 NEVER_ADV = VALE_SCORE + MAX_PLAYERS
 NEVER_VALE = NEVER_ADV + MAX_PLAYERS
 ADV_BUY_COST = NEVER_VALE + MAX_PLAYERS
 RULES = ADV_BUY_COST + MAX_PLAYERS   # first rule row
 NEVER_COST = 1 << 40                 # ADV_BUY_COST of a kind the policy never buys
+KEY_MUL = 256                        # > the candidates of a Harvest (N_COMMONS + MAX_KINDS):
+                                     # a candidate's key is ADV_KEY + KEY_MUL - 1 - its index
 
 
 def card_tables(cs: CardSet, players: int, rules: Rules | None = None) -> np.ndarray:
@@ -232,7 +240,6 @@ def policy_tables(cs: CardSet, policies) -> np.ndarray:
         par = Q[p]
         par[P_PUSH_RISK] = pol.push_risk_permille
         par[P_MANA_TARGET] = pol.mana_target
-        par[P_MIN_SCORE] = pol.min_score
         par[P_VALE_MIN_SCORE] = pol.vale_min_score
         par[P_AVOID_DECAY_STACK] = int(pol.avoid_decay_stack)
         par[P_TOKEN_NEEDED] = int(pol.token == "needed")
@@ -243,12 +250,16 @@ def policy_tables(cs: CardSet, policies) -> np.ndarray:
         par[P_LOOKAHEAD] = int(pol.push_rule == "lookahead")
         par[P_CAUTION] = pol.lookahead_caution_permille
         par[P_W_MANA], par[P_W_SPIRIT], par[P_W_HVP] = pol.w_mana, pol.w_spirit, pol.w_harvest_vp
-        for i, a in enumerate(cs.advancements):
-            Q[ADV_SCORE + p, i] = (pol.w_mana * a.mana + pol.w_spirit * a.spirits
-                                   + pol.w_harvest_vp * a.harvest_vp + pol.w_end_vp * a.end_vp
-                                   + pol.w_growth * a.growth - pol.w_decay * a.decay
-                                   + pol.w_guardian * a.guardian
-                                   + pol.w_ability * int(a.ability != "none") - pol.w_cost * a.cost)
+        scores = [pol.w_mana * a.mana + pol.w_spirit * a.spirits
+                  + pol.w_harvest_vp * a.harvest_vp + pol.w_end_vp * a.end_vp
+                  + pol.w_growth * a.growth - pol.w_decay * a.decay
+                  + pol.w_guardian * a.guardian
+                  + pol.w_ability * int(a.ability != "none") - pol.w_cost * a.cost
+                  for a in cs.advancements]
+        distinct = sorted(set(scores))
+        for i, sc in enumerate(scores):
+            Q[ADV_KEY + p, i] = KEY_MUL * bisect.bisect_left(distinct, sc)
+        par[P_MIN_KEY] = KEY_MUL * bisect.bisect_left(distinct, pol.min_score)
         for i, v in enumerate(cs.vales):
             Q[VALE_SCORE + p, i] = (pol.w_vale_vp * v.end_vp
                                     + pol.w_vale_ability * int(v.ability != "none"))
