@@ -314,9 +314,9 @@ def test_never_bought_kind_is_never_bought(cs):
 
 def test_profile_kernel_names_and_missing_perf(monkeypatch, capsys):
     from vale_sim.cli import main
-    from vale_sim.games.mystic_vale.fast import profile
-    assert profile._short("_ZN8vale_sim4fast6engine10play_gamesB2v5B38xyz") == "play_games"
-    assert profile._short("_ZN8vale_sim4fast3rng7shuffleB3v13B36c8") == "rng.shuffle"
+    from vale_sim.kernels import profile
+    assert profile.short_name("_ZN8vale_sim4fast6engine10play_gamesB2v5B38xyz") == "play_games"
+    assert profile.short_name("_ZN8vale_sim4fast3rng7shuffleB3v13B36c8") == "rng.shuffle"
     monkeypatch.setattr(profile.shutil, "which", lambda name: None)
     assert main(["bench", "--profile", "--games", "10"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
