@@ -219,3 +219,37 @@ def test_a_difference_no_deal_changed_is_not_printed_as_a_point():
     assert iv(row, "d_rounds", d=2, signed=True) == "0 (no deal changed)"
     assert iv({"x": 0.0, "x_lo": -0.1, "x_hi": 0.1}, "x", d=1, signed=True) == "+0.0 [-0.1, +0.1]"
     assert iv({"x": 0.0, "x_lo": 0.0, "x_hi": 0.0}, "x") == "0.0 [0.0, 0.0]"   # not a difference
+
+
+def _more_level2_copies(tmp_path, copies: int) -> str:
+    """The bundled set with ``copies`` of every Level 2 Advance (3 each in it)."""
+    import re
+    blocks = re.split(r"(?m)^(?=\[\[)", bundled_card_sets()[ML].read_text())
+    out = [re.sub(r"(?m)^copies = \d+$", f"copies = {copies}", b)
+           if b.startswith("[[advance]]") and re.search(r"(?m)^level = 2$", b) else b
+           for b in blocks]
+    path = tmp_path / "ml-level2.toml"
+    path.write_text("".join(out))
+    return str(path)
+
+
+def test_market_growth_says_when_the_level2_supply_is_bought_out(tmp_path):
+    """The bundled set's 27 Level 2 copies are all bought in (nearly) every 4-player game,
+    so the growth points cannot change how many are bought: the verdict says so.  With 12
+    copies of each (108) no game buys them all, and the verdict does not claim it."""
+    from vale_sim import verdicts as V
+    from vale_sim.studies.lands import market_growth_study
+    base = market_growth_study(deals=60, seed=3, points={"never": (1000, 1000)}, engine=ENGINE,
+                               progress=False)
+    m = base.table.set_index("variant").loc["manual"]
+    assert m["level2_supply"] == 27 and m["level2_sold_out_lo"] > 0.8
+    assert m["level2"] == pytest.approx(27 / 4, abs=0.1)
+    text = " ".join(v.sentence for v in V.market_verdicts(base))
+    assert "every copy is bought in" in text and "not how many are bought" in text
+    big = market_growth_study(deals=20, seed=3, points={"never": (1000, 1000)}, engine=ENGINE,
+                              progress=False, card_set=_more_level2_copies(tmp_path, 12))
+    b = big.table.set_index("variant").loc["manual"]
+    assert b["level2_supply"] == 108 and b["level2_sold_out_hi"] < 0.2
+    assert b["level2_lo"] > m["level2_hi"]          # the supply was binding: more are bought
+    text = " ".join(v.sentence for v in V.market_verdicts(big))
+    assert "every copy is bought in" in text and "not how many are bought" not in text

@@ -285,12 +285,26 @@ def market_verdicts(study) -> list[Verdict]:
         x = sp[sp["variant"] == r.variant].iloc[0]
         parts.append(f"{r.variant}: length {_iv(r.d_rounds, r.d_rounds_lo, r.d_rounds_hi, d=2, signed=True)}"
                      f" rounds, spread {_iv(x['d_spread'], x['d_spread_lo'], x['d_spread_hi'], 100, signed=True)} pp")
-    return [Verdict("market", (
+    out = [Verdict("market", (
         f"With the manual's market growth (5 and 15 VP), {int(m['players'])}-player games of a "
         f"mixed line-up last {_iv(m['rounds'], m['rounds_lo'], m['rounds_hi'])} rounds and the "
         f"policies' win rates spread by {_iv(ms['spread'], ms['spread_lo'], ms['spread_hi'], 100)} pp "
         f"(SD), n = {_n(m['n_deals'])} deals x 4 seat rotations.  Changes, paired by deal: "
         + "; ".join(parts) + "."))]
+    if "level2_sold_out" in t and pd.notna(m.get("level2_sold_out")):
+        supply = int(m["level2_supply"])
+        low = t["level2_sold_out_lo"].min()
+        why = (f"  Under every variant the lower bound is at least {100 * low:.0f}%: the growth "
+               f"points change when Level 2 Advances come out, not how many are bought; for them "
+               f"to matter the Level 2 supply must outlast the game."
+               if low >= 0.9 else "")
+        out.append(Verdict("market", (
+            f"Level 2 Advances bought per player-game in the manual's game: "
+            f"{_iv(m['level2'], m['level2_lo'], m['level2_hi'], d=2)} of a supply of {supply} "
+            f"copies; every copy is bought in "
+            f"{_iv(m['level2_sold_out'], m['level2_sold_out_lo'], m['level2_sold_out_hi'], 100, unit='%')}"
+            f" of its games, n = {_n(m['n_deals'])} deals x 4 seat rotations." + why)))
+    return out
 
 
 def wither_verdicts(study) -> list[Verdict]:

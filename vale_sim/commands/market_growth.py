@@ -44,6 +44,7 @@ def run(args) -> int:
                                       args.card_set, args.engine, args.workers, progress(args))
     sp = study.extra["spread"].set_index("variant")
     extra = [("level 2 bought", lambda r: iv(r, "level2")),
+             ("all L2 bought %", lambda r: iv(r, "level2_sold_out", 100, d=0)),
              ("spread pp", lambda r: iv(sp.loc[r["variant"]].to_dict(), "spread", 100)),
              ("d spread pp", lambda r: iv(sp.loc[r["variant"]].to_dict(), "d_spread", 100,
                                          signed=True))]

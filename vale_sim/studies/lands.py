@@ -230,14 +230,21 @@ def market_growth_study(players: int = 4, deals: int = 40, seed: int = 3, points
     table = variant_table(df, players, rules)
     g = get_game(C.GAME)
     cs = g.load_card_set(card_set if card_set is not None else g.default_card_set)
-    l2 = [f"buy:{a.name}" for a in cs.advances if getattr(a, "level", 0) == 2]
-    l2 = [c for c in l2 if c in df.columns]
+    level2 = [a for a in cs.advances if getattr(a, "level", 0) == 2]
+    l2 = [c for c in (f"buy:{a.name}" for a in level2) if c in df.columns]
     df["level2_bought"] = df[l2].sum(axis=1) if l2 else 0
+    supply = sum(int(getattr(a, "copies", 1)) for a in level2)   # the whole Level 2 supply
     for i, lab in enumerate(rules):
         x = df[df["variant"] == lab]
         e = C.mean_by_deal(x["level2_bought"], x["deal"])
-        table.loc[table["variant"] == lab, ["level2", "level2_lo", "level2_hi"]] = \
-            [e.value, e.lo, e.hi]
+        # a game is (rotation, game): did its players buy every Level 2 copy?
+        g = x.groupby(["rotation", "game"]).agg(bought=("level2_bought", "sum"),
+                                                deal=("deal", "first"))
+        out = C.rate_by_deal((g["bought"] >= supply).astype(float), g["deal"])
+        table.loc[table["variant"] == lab,
+                  ["level2", "level2_lo", "level2_hi", "level2_supply", "level2_sold_out",
+                   "level2_sold_out_lo", "level2_sold_out_hi"]] = \
+            [e.value, e.lo, e.hi, supply, out.value, out.lo, out.hi]
     extra = {"policies": policy_table(df, players, rules),
              "spread": spread_table(df, players, rules, seed=seed)}
     cfg = _config(players=players, deals=deals, seed=seed, lineup=list(lineup),
