@@ -575,3 +575,30 @@ def test_spoil_odds_simulate_command_uses_the_fast_engine(monkeypatch, capsys):
                  "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["method"] == "simulated" and out["games"] == 2000
+
+
+def test_an_engine_cache_is_dropped_when_a_source_it_compiles_in_changes(tmp_path):
+    """numba keys its cache on each function's own file: register_engine drops an engine
+    package's cache files when any file of its folder, of vale_sim/kernels or of the
+    extra files it names (Mystic Lands' cards.py) changes, and keeps them otherwise."""
+    from vale_sim.kernels import jit
+    pkg, extra = tmp_path / "fast", tmp_path / "cards.py"
+    (pkg / "__pycache__").mkdir(parents=True)
+    (pkg / "engine.py").write_text("X = 1\n")
+    extra.write_text("KINDS = ('a',)\n")
+    cached = pkg / "__pycache__" / "engine.f-1.py311.nbi"
+
+    def register():
+        cached.write_bytes(b"machine code")
+        jit.register_engine(pkg, {"fake.engine": ("fake engine", 1)}, files=(extra,))
+        return cached.exists()
+
+    register()                                   # first time: no stamp yet
+    assert register()                            # nothing changed: kept
+    extra.write_text("KINDS = ('a', 'b')\n")
+    assert not register()                        # the extra file changed: dropped
+    assert register()
+    (pkg / "engine.py").write_text("X = 2\n")
+    assert not register()                        # a file of the folder changed: dropped
+    assert jit.COMPILE_NOTICE["fake.engine"] == ("fake engine", 1)
+    jit.COMPILE_NOTICE.pop("fake.engine")

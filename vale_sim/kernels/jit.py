@@ -15,8 +15,9 @@ private numba option: pyproject pins numba to the versions it was tested with.
 numba's on-disk cache is keyed on the source file of each function only, so an
 edit to ``state.py``, ``tables.py`` or ``rng.py`` (whose constants and helpers
 are compiled into ``engine.py``'s kernels) would leave stale machine code in
-use.  :func:`drop_stale_cache` clears the package's cache whenever any source
-file of ``vale_sim/games/mystic_vale/fast`` changes.
+use.  :func:`drop_stale_cache` clears an engine package's cache whenever any
+source file of its folder, of ``vale_sim/kernels`` or of the extra files it
+names (Mystic Lands: its ``cards.py`` vocabularies) changes.
 """
 from __future__ import annotations
 
@@ -29,21 +30,28 @@ from numba.core import event as _event
 HERE = Path(__file__).resolve().parent
 
 
-def sources_digest(*folders: Path) -> str:
-    """A hash of the ``*.py`` files of ``folders`` and of ``vale_sim/kernels``."""
+def sources_digest(*folders: Path, files=()) -> str:
+    """A hash of the ``*.py`` files of ``folders`` and of ``vale_sim/kernels``, and of
+    ``files`` (single files outside those folders whose constants the kernels compile in)."""
     h = hashlib.sha256()
     for folder in (HERE, *folders):
         for p in sorted(Path(folder).glob("*.py")):
             h.update(p.name.encode())
             h.update(p.read_bytes())
+    for p in files:
+        h.update(Path(p).name.encode())
+        try:
+            h.update(Path(p).read_bytes())
+        except OSError:
+            pass
     return h.hexdigest()[:16]
 
 
-def drop_stale_cache(cache_dir: Path = HERE / "__pycache__", *folders: Path) -> bool:
+def drop_stale_cache(cache_dir: Path = HERE / "__pycache__", *folders: Path, files=()) -> bool:
     """Delete numba cache files in ``cache_dir`` compiled from other sources (of
-    ``folders`` and ``vale_sim/kernels``); True if any were dropped."""
+    ``folders``, ``files`` and ``vale_sim/kernels``); True if any were dropped."""
     stamp = cache_dir / "numba-sources.stamp"
-    digest = sources_digest(*folders)
+    digest = sources_digest(*folders, files=files)
     try:
         if stamp.read_text() == digest:
             return False
@@ -104,12 +112,14 @@ def _one_specialisation(dispatcher):
 COMPILE_NOTICE: dict = {}                # module -> (what, typical seconds on one core)
 
 
-def register_engine(folder: Path, notices: dict) -> None:
+def register_engine(folder: Path, notices: dict, files=()) -> None:
     """An engine package's set-up (called from its ``__init__``): drop its stale numba
-    cache (:func:`drop_stale_cache`) and announce the compilation of ``notices``
-    (module -> (what, typical seconds on one core)) the first time it happens."""
+    cache (:func:`drop_stale_cache` over its folder, ``vale_sim/kernels`` and ``files``,
+    e.g. a card vocabulary module outside the folder) and announce the compilation of
+    ``notices`` (module -> (what, typical seconds on one core)) the first time it
+    happens."""
     folder = Path(folder)
-    drop_stale_cache(folder / "__pycache__", folder)
+    drop_stale_cache(folder / "__pycache__", folder, files=files)
     COMPILE_NOTICE.update(notices)
 
 

@@ -13,7 +13,6 @@ clustered by deal.  See docs/mystic-lands-studies.md.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np

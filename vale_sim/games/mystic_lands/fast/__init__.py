@@ -7,9 +7,15 @@ kernels in ``engine``; the card set, rules and policies as integer tables in
 """
 from __future__ import annotations
 
-from ._cache import drop_stale_cache
+from pathlib import Path
 
-drop_stale_cache()
+from vale_sim.kernels.jit import register_engine
+
+_HERE = Path(__file__).resolve().parent
+# the kernels compile in the card vocabularies of ``cards.py`` too: a change there
+# drops the cache as well; the first compilation says so on stderr
+register_engine(_HERE, {"vale_sim.games.mystic_lands.fast.engine": ("Mystic Lands fast engine", 30)},
+                files=(_HERE.parent / "cards.py",))
 
 
 def run_fast(cs, players, seed, n_games, policies=None, rules=None, first_game=0):

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vale_sim.kernels.jit import COMPILE_NOTICE, kernel
+from vale_sim.kernels.jit import kernel
 from vale_sim.kernels.rng import randbelow, rng_init, shuffle_in_registers
 
 from .tables import (
@@ -59,9 +59,6 @@ from .tables import (
     P_WVREW, P_WVEFF, P_WVCOST, P_VMIN, P_CONVERT, P_CONVMANA, P_REMOVE, P_RULE0, P_NRULES,
     CONV_BOUGHT, CONV_NEVER, RL_TARGET, RL_ADV, RL_VALE, RL_LEVEL, RL_COND, RL_SMALL,
     RULE_CARD, RULE_LEVEL, RULE_VALE, ABSENT, ASCORE, NEVER_A, NEVER_V, NEVER_SP, QB, BUYCOST)
-
-# the first compilation says so on stderr (typical seconds on one core)
-COMPILE_NOTICE.setdefault(__name__, ("Mystic Lands fast engine", 30))
 
 SIMPLE_MASK = (1 << K_GAIN) | (1 << K_GPAL) | (1 << K_GPAC)
 LOW = -(10 ** 9)
