@@ -212,60 +212,49 @@ def suns_of(T, S, p, u):
 
 @kernel
 def refresh_card(T, S, p, u):
-    """Rebuild the cache of card u after a slot changed."""
+    """Rebuild the cache of card u after a slot changed: its basic card's values, then
+    each Advance on it added (add_advance), then the halves (refresh_halves)."""
     b = BASE + T[UID, u]
-    m = T[b, B_MANA]
-    sp = T[b, B_SPIRIT]
-    v = T[b, B_VP]
-    asp = T[b, B_ASPMASK]
-    tm = 0
-    km = 0
-    pkm = 0
-    wl = 0
-    evp = 0
-    ptm = 0
+    S[p, CARD + F_M + CW * u] = T[b, B_MANA]
+    S[p, CARD + F_SP + CW * u] = T[b, B_SPIRIT]
+    S[p, CARD + F_V + CW * u] = T[b, B_VP]
+    S[p, CARD + F_ASP + CW * u] = T[b, B_ASPMASK]
+    S[p, CARD + F_TM + CW * u] = 0
+    S[p, CARD + F_KM + CW * u] = 0
+    S[p, CARD + F_PKM + CW * u] = 0
+    S[p, CARD + F_WLIM + CW * u] = 0
+    S[p, CARD + F_EVP + CW * u] = 0
+    S[p, CARD + F_PTM + CW * u] = 0
     for pos in range(4):
         a = S[p, CARD + CW * u + pos]
         if a >= 0:
-            ptm |= T[ADV + a, A_TMASK] << (16 * pos)
-            evp += T[ADV + a, A_ENDVP]
-            m += T[ADV + a, A_MANA]
-            sp += T[ADV + a, A_SPIRIT]
-            v += T[ADV + a, A_VP]
-            asp |= T[ADV + a, A_ASPMASK]
-            tm |= T[ADV + a, A_TMASK]
-            km |= T[ADV + a, A_KMASK]
-            pkm |= T[ADV + a, A_KMASK] << (16 * pos)
-            wl += T[ADV + a, A_WLIM]
-    S[p, CARD + F_M + CW * u] = m
-    S[p, CARD + F_SP + CW * u] = sp
-    S[p, CARD + F_V + CW * u] = v
-    S[p, CARD + F_ASP + CW * u] = asp
-    S[p, CARD + F_TM + CW * u] = tm
-    S[p, CARD + F_KM + CW * u] = km
-    S[p, CARD + F_PKM + CW * u] = pkm
-    S[p, CARD + F_WLIM + CW * u] = wl
-    S[p, CARD + F_EVP + CW * u] = evp
-    S[p, CARD + F_PTM + CW * u] = ptm
+            add_advance(T, S, p, u, a)
     refresh_halves(T, S, p, u)
 
 
 @kernel
 def sleeve_card(T, S, p, u, a):
-    """Advance a goes into a free slot of card u: refresh_card, the sums and ORs
-    from a alone."""
+    """Advance a goes into a free slot of card u: refresh_card, with the sums and ORs
+    updated from a alone."""
     S[p, CARD + CW * u + T[ADV + a, A_POS]] = a
+    add_advance(T, S, p, u, a)
+    refresh_halves(T, S, p, u)
+
+
+@kernel(inline=True)
+def add_advance(T, S, p, u, a):
+    """Card u's cached sums and ORs with Advance a (at its position) added."""
+    lane = 16 * T[ADV + a, A_POS]
     S[p, CARD + F_EVP + CW * u] += T[ADV + a, A_ENDVP]
     S[p, CARD + F_M + CW * u] += T[ADV + a, A_MANA]
     S[p, CARD + F_SP + CW * u] += T[ADV + a, A_SPIRIT]
     S[p, CARD + F_V + CW * u] += T[ADV + a, A_VP]
     S[p, CARD + F_ASP + CW * u] |= T[ADV + a, A_ASPMASK]
     S[p, CARD + F_TM + CW * u] |= T[ADV + a, A_TMASK]
-    S[p, CARD + F_PTM + CW * u] |= T[ADV + a, A_TMASK] << (16 * T[ADV + a, A_POS])
+    S[p, CARD + F_PTM + CW * u] |= T[ADV + a, A_TMASK] << lane
     S[p, CARD + F_KM + CW * u] |= T[ADV + a, A_KMASK]
     S[p, CARD + F_WLIM + CW * u] += T[ADV + a, A_WLIM]
-    S[p, CARD + F_PKM + CW * u] |= T[ADV + a, A_KMASK] << (16 * T[ADV + a, A_POS])
-    refresh_halves(T, S, p, u)
+    S[p, CARD + F_PKM + CW * u] |= T[ADV + a, A_KMASK] << lane
 
 
 @kernel(inline=True)

@@ -225,19 +225,6 @@ def vale_active(S, p, i):
 
 
 @kernel
-def always_growth(T, S, p):
-    """Growth of the active always_growth vales.  Vales turn active only at the start
-    of the owner's turn (a vale bought now is active from the next turn), so this is
-    kept in PS_ALWAYS_GROWTH from turn start."""
-    g = 0
-    for i in range(S[p, VOWN_N]):
-        v = S[p, VOWN + i]
-        if T[VALE + v, V_ABILITY] == VAB_ALWAYS_GROWTH and vale_active(S, p, i):
-            g += T[VALE + v, V_AMOUNT]
-    return g
-
-
-@kernel
 def vale_summary(T, S, p):
     """Turn start, after a vale was bought (PS_VALES_NEW): PS_ALWAYS_GROWTH and the
     abilities of the active vales as bits (PS_VAB_MASK).  Without a purchase the

@@ -15,9 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from .engine import (game_rng_init, game_shuffle, reveal, prep, play_on_deck, spoil_check,
-                     decay_showing, refresh_card, reset_state, always_growth, harvest_totals)
+                     decay_showing, refresh_card, reset_state, vale_summary, harvest_totals)
 from vale_sim.kernels.jit import kernel
-from .state import (new_state, SLOTS, LWTOP, VOWN, VTURN, VOWN_N, PS_TURN, PS_ALWAYS_GROWTH,
+from .state import (new_state, SLOTS, LWTOP, VOWN, VTURN, VOWN_N, PS_TURN,
                     PS_SKIP, PS_SHOWING, DECK, DHEAD, DN, DISC_N, FIELD_N, ON_DECK)
 from .tables import card_tables, N_CARDS, MAX_OWNED_VALES
 
@@ -58,7 +58,7 @@ def spoil_turns(T, S, slots, lwtop, vales, seed, K, n_games, spoiled_n, can_n, s
             S[p, VTURN + j] = 0
         S[p, VOWN_N] = nv
         S[p, PS_TURN] = 1 if nv > 0 else 0        # owned vales are active (bought turn 0)
-        S[p, PS_ALWAYS_GROWTH] = always_growth(T, S, p)
+        vale_summary(T, S, p)                     # PS_ALWAYS_GROWTH (and PS_VAB_MASK)
         game_rng_init(S, seed, np.uint64(i))
         for c in range(N_CARDS):                  # new_deck: all cards shuffled
             S[p, DECK + c] = c
