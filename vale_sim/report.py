@@ -59,6 +59,39 @@ class Section:
 # ---------------------------------------------------------------------------
 # Settings
 # ---------------------------------------------------------------------------
+def settings_from_preset(cls, size: str, quick: bool, engine: str, overrides: dict,
+                         fast_available, fallback_note: str, tuple_fields=()):
+    """A report settings dataclass ``cls`` (a ``PRESETS`` dict: size -> (fast sizes,
+    reference sizes); fields ``size``, ``engine``, ``fallback_note``) for ``size``
+    (``quick=True`` means "quick"), with the fast sizes when ``engine`` is "fast" and
+    ``fast_available()`` (asked only then) is true, else the reference sizes and
+    ``fallback_note``.
+    ``overrides``: any other field (lists in ``tuple_fields`` become tuples).  Raises
+    ValueError naming a bad size, engine or field; calls the settings' ``check``."""
+    if quick and size == "full":
+        size = "quick"
+    if size not in SIZES:
+        raise ValueError(f"size must be one of {SIZES}, got {size!r}")
+    if engine not in ("fast", "reference"):
+        raise ValueError(f"engine must be 'fast' or 'reference', got {engine!r}")
+    names = {f.name for f in dataclasses.fields(cls)} - {"size", "engine", "fallback_note"}
+    for k in overrides:
+        if k not in names:
+            raise ValueError(f"unknown report size {k!r}; known: {', '.join(sorted(names))}")
+    note = ""
+    if engine == "fast" and not fast_available():
+        engine, note = "reference", fallback_note
+    fast_sizes, ref_sizes = cls.PRESETS[size]
+    base = dict(fast_sizes if engine == "fast" else ref_sizes)
+    base.update(overrides)
+    for k in tuple_fields:
+        if isinstance(base.get(k), list):
+            base[k] = tuple(base[k])
+    s = cls(size=size, engine=engine, fallback_note=note, **base)
+    s.check()
+    return s
+
+
 @dataclass(frozen=True)
 class ReportSettings:
     """How big each study of the report is.  Use :meth:`make` for the presets."""
@@ -128,32 +161,13 @@ class ReportSettings:
         ``baseline=`` is ``robust_baseline``, the strong baseline of "Robust to the bots?".
         """
         from vale_sim.games.mystic_vale.pools import fast_engine_available
-        if quick and size == "full":
-            size = "quick"
-        if size not in SIZES:
-            raise ValueError(f"size must be one of {SIZES}, got {size!r}")
-        if engine not in ("fast", "reference"):
-            raise ValueError(f"engine must be 'fast' or 'reference', got {engine!r}")
-        names = {f.name for f in dataclasses.fields(cls)} - {"size", "engine", "fallback_note"}
         if "baseline" in overrides:                 # the strong baseline, as on the command line
             overrides["robust_baseline"] = overrides.pop("baseline")
-        for k in overrides:
-            if k not in names:
-                raise ValueError(f"unknown report size {k!r}; known: {', '.join(sorted(names))}")
-        note = ""
-        if engine == "fast" and not fast_engine_available():
-            engine = "reference"
-            note = ("The fast (numba) engine is not available, so this report uses the reference "
-                    "engine with small sample sizes: intervals are wide.")
-        fast_sizes, ref_sizes = cls.PRESETS[size]
-        base = dict(fast_sizes if engine == "fast" else ref_sizes)
-        base.update(overrides)
-        for k in ("spoil_decks", "tournament_policies", "pool_players", "adv_cards"):
-            if isinstance(base.get(k), list):
-                base[k] = tuple(base[k])
-        s = cls(size=size, engine=engine, fallback_note=note, **base)
-        s.check()
-        return s
+        return settings_from_preset(
+            cls, size, quick, engine, overrides, fast_engine_available,
+            "The fast (numba) engine is not available, so this report uses the reference "
+            "engine with small sample sizes: intervals are wide.",
+            ("spoil_decks", "tournament_policies", "pool_players", "adv_cards"))
 
     def check(self) -> None:
         for k in ("spoil_sim_games", "tournament_games", "adv_games", "adv_observational_games",

@@ -21,7 +21,6 @@ import pandas as pd
 from . import common as C
 
 GAME = "mystic-lands"
-SIZES = ("full", "quick", "tiny")
 
 
 @dataclass(frozen=True)
@@ -73,35 +72,16 @@ class LandsReportSettings:
              **overrides) -> "LandsReportSettings":
         """Preset sizes for ``size`` for the fast engine when the game has one, else the
         smaller reference sizes (said in the report).  ``overrides``: any size field."""
-        if quick and size == "full":
-            size = "quick"
-        if size not in SIZES:
-            raise ValueError(f"size must be one of {SIZES}, got {size!r}")
-        if engine not in ("fast", "reference"):
-            raise ValueError(f"engine must be 'fast' or 'reference', got {engine!r}")
-        names = {f.name for f in dataclasses.fields(cls)} - {"size", "engine", "fallback_note"}
-        for k in overrides:
-            if k not in names:
-                raise ValueError(f"unknown report size {k!r}; known: {', '.join(sorted(names))}")
-        note = ""
-        if engine == "fast" and C.resolve_engine("auto") != "fast":
-            engine = "reference"
-            note = ("Mystic Lands has no fast (numba) engine in this version, so this report "
-                    "plays the reference engine (about 30 ms a game) with small samples: "
-                    "intervals are wide and most equivalence tests cannot pass at these n.  The "
-                    "same command uses the fast engine, with sizes about 20 times larger, as "
-                    "soon as the game has one.")
-        fast, ref = cls.PRESETS[size]
-        base = dict(fast if engine == "fast" else ref)
-        base.update(overrides)
-        for k in ("seat_players", "end_players", "strength_cards"):
-            if isinstance(base.get(k), list):
-                base[k] = tuple(base[k])
-        if "card_set" in base and base["card_set"] in (None, "core"):
-            base.pop("card_set")
-        s = cls(size=size, engine=engine, fallback_note=note, **base)
-        s.check()
-        return s
+        from ..report import settings_from_preset
+        if overrides.get("card_set", "") in (None, "core"):
+            overrides.pop("card_set")              # the game's own set
+        return settings_from_preset(
+            cls, size, quick, engine, overrides, lambda: C.resolve_engine("auto") == "fast",
+            "Mystic Lands has no fast (numba) engine in this version, so this report plays "
+            "the reference engine (about 30 ms a game) with small samples: intervals are "
+            "wide and most equivalence tests cannot pass at these n.  The same command uses "
+            "the fast engine, with sizes about 20 times larger, as soon as the game has one.",
+            ("seat_players", "end_players", "strength_cards"))
 
     def check(self) -> None:
         for k in ("seat_deals", "end_deals", "growth_deals", "wither_deals", "workers",
