@@ -235,7 +235,9 @@ def section_market(ctx):
              f"rotations), so per variant {4 * c['deals']} games.  The *spread of strategies* "
              f"is the standard deviation of the four policies' win rates (0: every strategy "
              f"equally good), with a bootstrap interval over whole deals; its change from the "
-             f"manual's uses the same resampled deals.  Level 2 Advances bought: per player-game."]
+             f"manual's uses the same resampled deals.  Level 2 Advances bought: per "
+             f"player-game, and the share of games that buy every copy of the Level 2 supply "
+             f"(clustered by deal)."]
     return Section("Market growth", paras,
                    {"market_growth": study.table, "market_growth_policies": study.extra["policies"],
                     "market_growth_spread": study.extra["spread"]},
