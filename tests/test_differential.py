@@ -6,13 +6,13 @@ and reports the first differing turn and field.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, fields, replace
+from dataclasses import replace
 
 import pytest
 
+import engine_diff
 from vale_sim.games.mystic_vale.cards import StartingCard, load_card_set
 from vale_sim.games.mystic_vale.policy import PRESETS, BuyRule, Policy
-from vale_sim.games.mystic_vale.records import TurnRecord, PlayerResult
 from vale_sim.games.mystic_vale.reference.game import play_game
 from vale_sim.games.mystic_vale.reference.player import Player
 from vale_sim.games.mystic_vale.rules import Rules
@@ -23,29 +23,7 @@ GAME_FIELDS = ("players", "starting_player", "rounds", "truncated", "vp_pool")
 
 
 def first_difference(ref, fast) -> str | None:
-    """A readable description of the first difference between two GameRecords."""
-    for f in GAME_FIELDS:
-        if getattr(ref, f) != getattr(fast, f):
-            return f"game field {f}: reference {getattr(ref, f)!r}, fast {getattr(fast, f)!r}"
-    for i, (a, b) in enumerate(zip(ref.turns, fast.turns)):
-        for f in fields(TurnRecord):
-            va, vb = getattr(a, f.name), getattr(b, f.name)
-            if isinstance(va, (list, tuple)):
-                va, vb = tuple(map(lambda x: tuple(x) if isinstance(x, list) else x, va)), tuple(vb)
-            if va != vb:
-                return (f"turn {i} (round {a.round}, player {a.player}) field {f.name}: "
-                        f"reference {va!r}, fast {vb!r}")
-    if len(ref.turns) != len(fast.turns):
-        return f"number of turns: reference {len(ref.turns)}, fast {len(fast.turns)}"
-    for a, b in zip(ref.results, fast.results):
-        da, db = asdict(a), asdict(b)
-        for f in fields(PlayerResult):
-            va, vb = da[f.name], db[f.name]
-            if isinstance(va, (list, tuple)):
-                va, vb = tuple(va), tuple(vb)
-            if va != vb:
-                return f"result of player {a.player} field {f.name}: reference {va!r}, fast {vb!r}"
-    return None
+    return engine_diff.first_difference(ref, fast, GAME_FIELDS)
 
 
 def check(cs, players, seed, gi, policies, rules=None):

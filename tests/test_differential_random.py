@@ -8,37 +8,16 @@ a failure names the first differing turn and field.
 """
 from __future__ import annotations
 
-from dataclasses import fields
-
 from hypothesis import HealthCheck, given, settings, strategies as st
+
+from engine_diff import first_difference
 
 from vale_sim.games.mystic_vale.cards import VALE_ABILITIES, load_card_set
 from vale_sim.games.mystic_vale.fast.api import play_game_fast
 from vale_sim.games.mystic_vale.policy import RULE_CONDITIONS, BuyRule, Policy
-from vale_sim.games.mystic_vale.records import PlayerResult, TurnRecord
 from vale_sim.games.mystic_vale.reference.game import play_game
 from vale_sim.games.mystic_vale.rules import Rules
 from vale_sim.games.mystic_vale.synthetic import random_card_set
-
-
-def first_difference(a, b) -> str | None:
-    """'turn i (round r, player p): field f: ref x != fast y', or None if equal."""
-    for key in ("starting_player", "rounds", "truncated"):
-        if getattr(a, key) != getattr(b, key):
-            return f"game {key}: reference {getattr(a, key)} != fast {getattr(b, key)}"
-    for i, (x, y) in enumerate(zip(a.turns, b.turns)):
-        for f in fields(TurnRecord):
-            if getattr(x, f.name) != getattr(y, f.name):
-                return (f"turn {i} (round {x.round}, player {x.player}): field {f.name}: "
-                        f"reference {getattr(x, f.name)!r} != fast {getattr(y, f.name)!r}")
-    if len(a.turns) != len(b.turns):
-        return f"number of turns: reference {len(a.turns)} != fast {len(b.turns)}"
-    for x, y in zip(a.results, b.results):
-        for f in fields(PlayerResult):
-            if getattr(x, f.name) != getattr(y, f.name):
-                return (f"result of player {x.player}: field {f.name}: "
-                        f"reference {getattr(x, f.name)!r} != fast {getattr(y, f.name)!r}")
-    return None
 
 
 @st.composite

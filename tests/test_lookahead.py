@@ -26,7 +26,7 @@ from vale_sim.rng import GameRng
 from vale_sim.games.mystic_vale.rules import Rules
 from vale_sim.games.mystic_vale.spoil import Deck, Situation, spoil_odds
 
-from test_differential_random import first_difference
+from engine_diff import first_difference
 
 CS = load_card_set("core")
 # Advancements whose only effects are symbols and decay/growth rules the rule reads

@@ -13,12 +13,13 @@ run_fast refuses what it cannot replay in one line.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import fields
 
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+import engine_diff
 
 from vale_sim.games.mystic_lands import GAME
 from vale_sim.games.mystic_lands import cards as C
@@ -26,31 +27,14 @@ from vale_sim.games.mystic_lands.fast import golden
 from vale_sim.games.mystic_lands.fast.api import play_game_fast, run_fast
 from vale_sim.games.mystic_lands.fast.tables import UnsupportedError
 from vale_sim.games.mystic_lands.policy import RULE_CONDITIONS, BuyRule, Policy
-from vale_sim.games.mystic_lands.records import PlayerResult, TurnRecord
 from vale_sim.games.mystic_lands.rules import Rules
 
 CS = C.load_card_set()
 
 
-def first_difference(a, b) -> str | None:
-    """'turn i (round r, player p): field f: reference x != fast y', or None if equal."""
-    for key in ("seed", "game_index", "players", "starting_player", "rounds", "truncated",
-                "layout"):
-        if getattr(a, key) != getattr(b, key):
-            return f"game {key}: reference {getattr(a, key)!r} != fast {getattr(b, key)!r}"
-    for i, (x, y) in enumerate(zip(a.turns, b.turns)):
-        for f in fields(TurnRecord):
-            if getattr(x, f.name) != getattr(y, f.name):
-                return (f"turn {i} (round {x.round}, player {x.player}): field {f.name}: "
-                        f"reference {getattr(x, f.name)!r} != fast {getattr(y, f.name)!r}")
-    if len(a.turns) != len(b.turns):
-        return f"number of turns: reference {len(a.turns)} != fast {len(b.turns)}"
-    for x, y in zip(a.results, b.results):
-        for f in fields(PlayerResult):
-            if getattr(x, f.name) != getattr(y, f.name):
-                return (f"result of player {x.player}: field {f.name}: "
-                        f"reference {getattr(x, f.name)!r} != fast {getattr(y, f.name)!r}")
-    return None
+def first_difference(ref, fast) -> str | None:
+    return engine_diff.first_difference(ref, fast, ("seed", "game_index", "players",
+                                        "starting_player", "rounds", "truncated", "layout"))
 
 
 # -- random inputs ---------------------------------------------------------------------
