@@ -63,7 +63,8 @@ Optional hooks (every one has a default, so a game may leave them out):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Any, Callable
 
 #: Columns every game's per-game/player results frame has.
@@ -131,3 +132,50 @@ class Game:
     @property
     def has_fast_engine(self) -> bool:
         return self.run_fast is not None
+
+
+# ---------------------------------------------------------------------------
+# Golden playthrough files: the format every game's golden module shares
+# (vale_sim/games/mystic_vale/golden.py, vale_sim/games/mystic_lands/fast/golden.py).
+# A golden file is a header, the reference engine's "## log", then "## record": the
+# game's own first line, "## turns" (a field=value line per TurnRecord) and
+# "## results" (one per PlayerResult).  The record part is engine-independent: the
+# fast engine's records must reproduce it line for line.
+# ---------------------------------------------------------------------------
+def format_value(v) -> str:
+    """How a record field reads in a golden file (booleans as 0/1, floats to 4 places)."""
+    if isinstance(v, bool):
+        return str(int(v))
+    if isinstance(v, tuple):
+        return ",".join(":".join(map(str, x)) if isinstance(x, tuple) else str(x) for x in v)
+    if isinstance(v, dict):
+        return ",".join(f"{k}:{x}" for k, x in v.items())
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    return str(v)
+
+
+def turns_and_results(rec) -> list[str]:
+    """``## turns``, a line per turn record, ``## results``, a line per player result."""
+    lines = ["## turns"]
+    for t in rec.turns:
+        lines.append(" ".join(f"{f.name}={format_value(getattr(t, f.name))}" for f in fields(t)))
+    lines.append("## results")
+    for r in rec.results:
+        lines.append(" ".join(f"{f.name}={format_value(getattr(r, f.name))}" for f in fields(r)))
+    return lines
+
+
+def record_section(text: str) -> list[str]:
+    """The lines after ``## record`` of a golden file."""
+    lines = text.splitlines()
+    return lines[lines.index("## record") + 1:]
+
+
+def write_cases(directory: Path, cases, render, play_case) -> list[Path]:
+    """Regenerate: ``render(case, play_case(case))`` to ``directory/<case.name>.txt``
+    for every case, each file written whole or not at all."""
+    from vale_sim.io import atomic_write
+    directory.mkdir(parents=True, exist_ok=True)
+    return [atomic_write(directory / f"{case.name}.txt", render(case, play_case(case)))
+            for case in cases]

@@ -9,10 +9,11 @@ stream shows up as a readable diff.  Regenerate with ``vale-sim golden --regener
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
-from .records import GameRecord, PlayerResult, TurnRecord
+from ..base import record_section, turns_and_results, write_cases  # noqa: F401  (record_section: the tests)
+from .records import GameRecord
 from .rules import Rules
 
 GOLDEN_DIR = Path(__file__).resolve().parents[3] / "tests" / "golden"
@@ -70,28 +71,10 @@ def case_policies(case: Case):
     return out
 
 
-def format_value(v) -> str:
-    if isinstance(v, bool):
-        return str(int(v))
-    if isinstance(v, tuple):
-        return ",".join(":".join(map(str, x)) if isinstance(x, tuple) else str(x) for x in v)
-    if isinstance(v, dict):
-        return ",".join(f"{k}:{x}" for k, x in v.items())
-    if isinstance(v, float):
-        return f"{v:.4f}"
-    return str(v)
-
-
 def record_lines(rec: GameRecord) -> list[str]:
     """The engine-independent part: turn records and results, one line each."""
-    lines = [f"starting_player={rec.starting_player} rounds={rec.rounds} truncated={int(rec.truncated)}",
-             "## turns"]
-    for t in rec.turns:
-        lines.append(" ".join(f"{f.name}={format_value(getattr(t, f.name))}" for f in fields(TurnRecord)))
-    lines.append("## results")
-    for r in rec.results:
-        lines.append(" ".join(f"{f.name}={format_value(getattr(r, f.name))}" for f in fields(PlayerResult)))
-    return lines
+    return ([f"starting_player={rec.starting_player} rounds={rec.rounds} "
+             f"truncated={int(rec.truncated)}"] + turns_and_results(rec))
 
 
 def play_case(case: Case, engine: str = "reference") -> GameRecord:
@@ -109,13 +92,5 @@ def render(case: Case, rec: GameRecord) -> str:
     return "\n".join(out) + "\n"
 
 
-def record_section(text: str) -> list[str]:
-    lines = text.splitlines()
-    return lines[lines.index("## record") + 1:]
-
-
 def regenerate(directory: Path = GOLDEN_DIR) -> list[Path]:
-    from vale_sim.io import atomic_write
-    directory.mkdir(parents=True, exist_ok=True)
-    return [atomic_write(directory / f"{case.name}.txt", render(case, play_case(case)))
-            for case in CASES]
+    return write_cases(directory, CASES, render, play_case)

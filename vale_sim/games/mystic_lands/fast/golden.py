@@ -12,10 +12,11 @@ stream or a decision shows up as a readable diff.  Regenerate (and review
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..records import GameRecord, PlayerResult, TurnRecord
+from ..records import GameRecord
+from ...base import format_value, record_section, turns_and_results, write_cases  # noqa: F401  (record_section: the tests)
 from ..rules import Rules
 
 GOLDEN_DIR = Path(__file__).resolve().parents[4] / "tests" / "golden" / "mystic_lands"
@@ -50,30 +51,11 @@ CASES = (
 )
 
 
-def format_value(v) -> str:
-    if isinstance(v, bool):
-        return str(int(v))
-    if isinstance(v, tuple):
-        return ",".join(":".join(map(str, x)) if isinstance(x, tuple) else str(x) for x in v)
-    if isinstance(v, dict):
-        return ",".join(f"{k}:{x}" for k, x in v.items())
-    if isinstance(v, float):
-        return f"{v:.4f}"
-    return str(v)
-
-
 def record_lines(rec: GameRecord) -> list[str]:
     """The engine-independent part: the game, turn records and results, one line each."""
-    lines = [f"starting_player={rec.starting_player} rounds={rec.rounds} "
-             f"truncated={int(rec.truncated)} layout={format_value(rec.layout)}", "## turns"]
-    for t in rec.turns:
-        lines.append(" ".join(f"{f.name}={format_value(getattr(t, f.name))}"
-                              for f in fields(TurnRecord)))
-    lines.append("## results")
-    for r in rec.results:
-        lines.append(" ".join(f"{f.name}={format_value(getattr(r, f.name))}"
-                              for f in fields(PlayerResult)))
-    return lines
+    return ([f"starting_player={rec.starting_player} rounds={rec.rounds} "
+             f"truncated={int(rec.truncated)} layout={format_value(rec.layout)}"]
+            + turns_and_results(rec))
 
 
 def play_case(case: Case, engine: str = "reference") -> GameRecord:
@@ -94,17 +76,8 @@ def render(case: Case, rec: GameRecord) -> str:
     return "\n".join(out) + "\n"
 
 
-def record_section(text: str) -> list[str]:
-    lines = text.splitlines()
-    return lines[lines.index("## record") + 1:]
-
-
 def regenerate(directory: Path = GOLDEN_DIR) -> list[Path]:
-    from vale_sim.io import atomic_write
-    directory.mkdir(parents=True, exist_ok=True)
-    return [atomic_write(directory / f"{case.name}.txt", render(case, play_case(case)))
-            for case in CASES]
-
+    return write_cases(directory, CASES, render, play_case)
 
 if __name__ == "__main__":                      # pragma: no cover
     for p in regenerate():
