@@ -22,7 +22,7 @@ import os
 import subprocess
 import sys
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -73,8 +73,9 @@ def fast_available(game: "str | Game" = DEFAULT_GAME) -> bool:
     return g.has_fast_engine
 
 
-def _fast_ok(g: Game) -> bool:
-    # fast_available() for the default game: the one patch point the tests use
+def fast_engine_ok(g: Game) -> bool:
+    """fast_available(g), asked as fast_available() for the default game: the one
+    patch point the tests use."""
     return fast_available() if g.name == DEFAULT_GAME else fast_available(g)
 
 
@@ -89,7 +90,7 @@ def effective_engine(engine: str, game: "str | Game" = DEFAULT_GAME) -> str:
     g = _game(game)
     if engine == "fast" and not g.has_fast_engine:
         raise _user_error(f"no fast engine for {g.name} yet; use --engine reference")
-    if engine == "fast" and not _fast_ok(g):
+    if engine == "fast" and not fast_engine_ok(g):
         if not _fallback_warned:
             _fallback_warned.append(True)
             warnings.warn(f"the fast engine ({g.fast_module or g.package}) is not available; "
@@ -265,7 +266,7 @@ def run_chunk(cfg: RunConfig, first_game: int, n: int) -> pd.DataFrame:
     rc = cfg if cfg.is_resolved() else cfg.resolved()
     g = rc.game_obj()
     cs, pols = rc.card_set, list(rc.policies)
-    if rc.engine == "fast" and _fast_ok(g):
+    if rc.engine == "fast" and fast_engine_ok(g):
         df = g.run_fast(cs, rc.players, rc.seed, n, pols, rc.rules, first_game=first_game)
     else:
         records = [g.play_reference(cs, rc.players, rc.seed, i, pols, rc.rules)
@@ -592,7 +593,7 @@ def _execute_pool(task, cfg, chunks, workers, consume) -> None:
     import multiprocessing as mp
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     todo = list(reversed(chunks))
-    if cfg.engine == "fast" and _fast_ok(cfg.game_obj()):
+    if cfg.engine == "fast" and fast_engine_ok(cfg.game_obj()):
         # compile once here; spawned workers load the cache
         warm_up_fast_engine() if cfg.game == DEFAULT_GAME else warm_up_fast_engine(cfg.game)
     # spawn, not fork: a clean interpreter per worker (safe with numba and arrow threads).

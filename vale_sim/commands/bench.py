@@ -132,7 +132,7 @@ def run_profile(args) -> int:
 
 def run(args) -> int:
     from ..cli import UserError, command_game, require_study
-    from ..runner import fast_available
+    from ..runner import fast_engine_ok
     g = command_game(args)
     if args.spoil:
         require_study(g, "bench --spoil")
@@ -142,7 +142,7 @@ def run(args) -> int:
         return run_profile(args)
     if args.games is None:
         args.games = 5000
-    if not (fast_available() if g.name == "mystic-vale" else fast_available(g)):
+    if not fast_engine_ok(g):
         raise UserError(f"the fast engine of {g.name} is not available yet; "
                         "bench compares it with the reference engine")
     if args.games < 1 or args.reference_games < 1 or args.repeats < 1:
