@@ -70,8 +70,8 @@ LABELS = (ROBUST, NOT_ROBUST, NOT_SHOWN, NO_FLAG)
 def resolve_baseline(spec, players: int, card_set=None, game=None):
     """The baseline policy for ``players`` players of ``game`` (default Mystic Vale):
     :meth:`vale_sim.games.base.Game.resolve_baseline`."""
-    from .games import get_game
-    return get_game(game or "mystic-vale").resolve_baseline(spec, players, card_set)
+    from .games import DEFAULT_GAME, get_game
+    return get_game(game or DEFAULT_GAME).resolve_baseline(spec, players, card_set)
 
 
 # ---------------------------------------------------------------------------
