@@ -15,11 +15,12 @@ one line for any other game.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 
 from . import __version__
-from .errors import UserError
+from .errors import Terminated, UserError
 from .games import DEFAULT_GAME, GAMES, get_game
 
 COMMANDS = ("cards", "play", "simulate", "bench", "spoil_odds", "tournament",
@@ -111,9 +112,10 @@ def main(argv=None) -> int:
         return 2
     errors: tuple = (UserError,)
     try:
-        g = command_game(args)
-        errors += tuple(g.user_errors)
-        rc = args.func(args)
+        with _sigterm_as_interrupt():
+            g = command_game(args)
+            errors += tuple(g.user_errors)
+            rc = args.func(args)
     except errors as e:
         print(f"vale-sim {args.command}: error: {e}", file=sys.stderr)
         return 2
@@ -128,9 +130,33 @@ def main(argv=None) -> int:
         print(f"vale-sim {args.command}: error: {os_error_message(e, verb=None)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:
-        print(f"vale-sim {args.command}: interrupted", file=sys.stderr)
+        how = " (SIGTERM)" if isinstance(e, Terminated) else ""
+        print(f"vale-sim {args.command}: interrupted{how}", file=sys.stderr)
         return getattr(e, "exit_status", 130)
     return rc or 0
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """While a command runs, SIGTERM raises :class:`~vale_sim.errors.Terminated` (a
+    KeyboardInterrupt): every command then stops as on Ctrl-C -- its temporary
+    files removed, what it finished kept for a resume -- and exits 143 with a line."""
+    import signal
+    import threading
+
+    def handler(signum, frame):
+        raise Terminated()
+    try:
+        if threading.current_thread() is not threading.main_thread():
+            raise ValueError("not the main thread")
+        old = signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError):                # not the main thread: leave SIGTERM alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 if __name__ == "__main__":

@@ -5,3 +5,9 @@ importing the CLI (``vale_sim.cli`` re-exports it)."""
 
 class UserError(Exception):
     """An error caused by the user's input; printed as one line, exit status 2."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM reached vale-sim: handled like Ctrl-C (``vale_sim.cli.main`` prints
+    "interrupted", what was computed is kept for a resume), exit status 143."""
+    exit_status = 143

@@ -509,9 +509,8 @@ def _write_csv(df, path: Path) -> None:
 
 
 def _save_fig(fig, path: Path, **kw) -> None:
-    from .io import atomic_path
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=path.suffix.lstrip(".") or "png", **kw)
+    from .io import save_figure
+    save_figure(fig, path, **kw)
 
 
 def _run_spoil(exp, out: Path, store, progress) -> dict:
@@ -661,6 +660,15 @@ RUNNERS = {"spoil_odds": _run_spoil, "tournament": _run_tournament,
            "report": _run_report, **{k: _run_lands for k in LANDS_STUDIES}}
 
 
+def is_run_folder(path) -> bool:
+    """``path`` holds an earlier ``vale-sim run``: its ``manifest.json`` names a study
+    and a key (:func:`manifest`), or it is a report (:func:`vale_sim.report.is_report_folder`)."""
+    from .io import read_manifest
+    from .report import is_report_folder
+    m = read_manifest(Path(path) / "manifest.json")
+    return (m is not None and m.get("study") in STUDIES and "key" in m) or is_report_folder(path)
+
+
 def run_experiment(path, results="results", progress: bool = True, game: str | None = None) -> dict:
     """Validate ``path``, run its study into ``results/NAME/``, write ``manifest.json``.
 
@@ -668,10 +676,13 @@ def run_experiment(path, results="results", progress: bool = True, game: str | N
     (``manifest["chunks"]`` says how many were reused and how many played).
     ``game``: the game of a config without a ``game`` key (default mystic-vale).
     """
-    from .io import check_output, os_error_message
+    from .io import check_output, check_replaceable, os_error_message
     exp = load_experiment(path, game)
     out = Path(results) / exp.name
     check_output(out, "dir", "--results")          # before any game is played
+    # results/NAME/ is written over: refused unless it is new, empty (but for the
+    # chunk cache runs/) or an earlier run's (docs/runs.md, "Output folders")
+    check_replaceable(out, is_run_folder, "vale-sim run", option="--results", keep=(RUNS_DIR,))
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:

@@ -10,13 +10,27 @@ Every command that writes a user-chosen path goes through these helpers:
   the target and rename it into place, so an interrupted write or a full disk
   leaves either the old file or none, never half of one.  An ``OSError`` becomes
   a ``UserError`` naming the path and the cause.
+* :func:`save_figure`: a matplotlib figure through :func:`atomic_path` (the
+  format from the file's suffix); commands print their results *before* they
+  write figures, so a full disk loses no result.
+* :func:`check_replaceable` / :func:`replace_folder`: the one rule for a
+  command that replaces a whole folder (``report --out``, ``run``): the folder
+  must be absent, empty, or an earlier output of the same kind (recognised by
+  its manifest); anything else is refused before any game is played.  The new
+  folder is built in ``.NAME.tmp-PID`` next to it (with a marker file) and
+  swapped in when complete; :func:`clean_stale_temps` removes such folders a
+  killed vale-sim process left, and nothing else.
 * :func:`check_workers`: one rule for every ``--workers`` option and config key.
 """
 from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
+import re
+import shutil
+import socket
 import tempfile
 from pathlib import Path
 
@@ -29,11 +43,15 @@ def _user_error(msg: str) -> Exception:
 
 
 def os_error_message(e: OSError, path=None, verb: str = "cannot write") -> str:
-    """'cannot write PATH: cause' for an OSError (ENOSPC reads 'no space left on device')."""
+    """'cannot write PATH: cause' for an OSError (ENOSPC reads 'no space left on device').
+
+    The one wording of write errors: every file, figure, table and folder writer
+    ends here (through :func:`atomic_path`, :func:`save_figure` or directly)."""
     where = path if path is not None else (e.filename or "?")
     cause = e.strerror or str(e) or type(e).__name__
     if e.errno == errno.ENOSPC:
         cause = "no space left on device; free some space or choose another path"
+        verb = verb or "cannot write"
     elif e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         cause = f"{cause}; choose a writable path"
     return f"{verb} {where}: {cause}" if verb else f"{where}: {cause}"
@@ -133,6 +151,191 @@ def atomic_write(path, data) -> Path:
             f.write(raw)
             f.flush()
     return Path(path)
+
+
+def save_figure(fig, path, **kw) -> Path:
+    """``fig.savefig`` to ``path`` atomically (:func:`atomic_path`), in the format of
+    its suffix (default png): a full disk or a killed process leaves no partial
+    file, and the error is one line naming ``path``.  Closes the figure."""
+    p = Path(path)
+    fmt = p.suffix.lstrip(".").lower() or "png"
+    try:
+        with atomic_path(p) as tmp:
+            fig.savefig(tmp, format=fmt, **kw)
+    except ValueError as e:                       # matplotlib: an unknown format
+        raise _user_error(f"cannot write {p}: {e}; use a .png, .pdf or .svg name") from None
+    finally:
+        try:
+            import matplotlib.pyplot as plt
+            plt.close(fig)
+        except Exception:                         # pragma: no cover - not a pyplot figure
+            pass
+    return p
+
+
+# ---------------------------------------------------------------------------
+# Replacing a whole folder
+# ---------------------------------------------------------------------------
+TEMP_MARKER = ".vale-sim-temp"     # inside every temporary folder vale-sim builds
+
+
+def check_replaceable(path, is_earlier, what: str, option: str = "--out", keep=(),
+                      allowed=None) -> Path:
+    """Refuse (UserError, before any game is played) to replace folder ``path``
+    unless it is absent, empty, or ``is_earlier(path)`` recognises an earlier
+    ``what`` (e.g. "vale-sim report") in it -- and then, when ``allowed`` is
+    given, holds nothing but the names in ``allowed`` (a file a user added to
+    an earlier output is not deleted with it).  Entries named in ``keep`` are
+    carried over into the new folder, never deleted, so they do not count.
+    Nothing is touched."""
+    p = Path(path)
+    label = f"{option} {p}" if option else str(p)
+    if not p.exists():
+        return p
+    if not p.is_dir():
+        raise _user_error(f"cannot write {label}: it exists and is not a folder; "
+                          f"choose another path")
+    try:
+        entries = sorted(e.name for e in p.iterdir() if e.name not in keep)
+    except OSError as e:
+        raise _user_error(os_error_message(e, p, "cannot read")) from None
+    if not entries:
+        return p
+    if is_earlier(p):
+        extra = [e for e in entries
+                 if allowed is not None and e not in allowed and e != TEMP_MARKER]
+        if not extra:
+            return p
+        raise _user_error(f"refusing to replace {label}: {extra[0]} is not part of the earlier "
+                          f"{what} in it; move it away or choose a new folder")
+    raise _user_error(f"refusing to replace {label}: it holds files that are not an earlier "
+                      f"{what} (e.g. {entries[0]}); choose a new or empty folder")
+
+
+def read_manifest(path) -> dict | None:
+    """The JSON object in file ``path``, or None (missing, unreadable, not an object)."""
+    try:
+        m = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return m if isinstance(m, dict) else None
+
+
+def _temp_names(target: Path) -> re.Pattern:
+    return re.compile(rf"\.{re.escape(target.name)}\.(?:tmp|old)-(\d+)")
+
+
+def _marker_text() -> str:
+    return json.dumps({"vale_sim": "temporary folder", "pid": os.getpid(),
+                       "host": socket.gethostname()})
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True
+    return True
+
+
+def clean_stale_temps(target) -> list[Path]:
+    """Remove the ``.NAME.tmp-PID`` / ``.NAME.old-PID`` folders next to ``target``
+    that a killed vale-sim process left: the name pattern, a marker file written
+    by vale-sim inside naming that PID and this host, and the PID no longer
+    alive.  Anything else is left alone.  Returns the folders removed."""
+    t = Path(target)
+    parent = t.parent if str(t.parent) else Path(".")
+    pat = _temp_names(t)
+    removed = []
+    try:
+        candidates = list(parent.iterdir())
+    except OSError:
+        return removed
+    for d in candidates:
+        m = pat.fullmatch(d.name)
+        if not m or d.is_symlink() or not d.is_dir():
+            continue
+        pid = int(m.group(1))
+        if _pid_alive(pid):
+            continue
+        if not _is_our_temp(d, pid):
+            with contextlib.suppress(OSError):      # an empty one (older versions wrote no
+                d.rmdir()                           # marker): removing it loses nothing
+                removed.append(d)
+            continue
+        shutil.rmtree(d, ignore_errors=True)
+        if not d.exists():
+            removed.append(d)
+    return removed
+
+
+def _is_our_temp(d: Path, pid: int) -> bool:
+    """``d`` holds the marker vale-sim writes into its temporary folders, for ``pid``
+    on this host."""
+    info = read_manifest(d / TEMP_MARKER)
+    return (info is not None and info.get("vale_sim") == "temporary folder"
+            and info.get("pid") == pid and info.get("host") == socket.gethostname())
+
+
+@contextlib.contextmanager
+def replace_folder(out, keep=()):
+    """Yield an empty temporary folder ``.NAME.tmp-PID`` next to ``out`` (with
+    :data:`TEMP_MARKER` inside); when the block succeeds, move the ``keep``
+    entries of the old ``out`` into it and swap it in for ``out`` (the old
+    folder is removed only after the swap).  On failure the temporary folder
+    is removed and ``out`` is as it was.  Check the old ``out`` with
+    :func:`check_replaceable` first.  An OSError of the swap -> UserError."""
+    out = Path(out)
+    parent = out.parent if str(out.parent) else Path(".")
+    clean_stale_temps(out)
+    tmp = parent / f".{out.name}.tmp-{os.getpid()}"
+    old = parent / f".{out.name}.old-{os.getpid()}"
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        if tmp.exists():              # our PID: an earlier call of ours, or a reused PID
+            if not _is_our_temp(tmp, os.getpid()):
+                raise _user_error(f"cannot write {out}: {tmp} is in the way and was not made "
+                                  f"by vale-sim; move it away")
+            shutil.rmtree(tmp)
+        tmp.mkdir()
+        (tmp / TEMP_MARKER).write_text(_marker_text())
+    except OSError as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise _user_error(os_error_message(e, out)) from None
+    try:
+        yield tmp
+        moved, carried = False, []
+        try:
+            if out.exists():
+                for k in keep:
+                    if (out / k).exists() and not (tmp / k).exists():
+                        os.replace(out / k, tmp / k)
+                        carried.append(k)
+                with contextlib.suppress(OSError):        # so that a stale .old-PID is ours
+                    (out / TEMP_MARKER).write_text(_marker_text())
+                os.replace(out, old)
+                moved = True
+            os.replace(tmp, out)
+        except OSError as e:
+            with contextlib.suppress(OSError):            # put everything back as it was
+                if moved:
+                    os.replace(old, out)
+                for k in carried:
+                    os.replace(tmp / k, out / k)
+            with contextlib.suppress(OSError):
+                (out / TEMP_MARKER).unlink(missing_ok=True)
+            raise _user_error(os_error_message(e, out)) from None
+        with contextlib.suppress(OSError):
+            (out / TEMP_MARKER).unlink(missing_ok=True)
+        if moved:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
 def max_workers() -> int:

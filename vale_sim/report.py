@@ -28,8 +28,6 @@ import datetime as dt
 import html
 import io
 import json
-import os
-import shutil
 import sys
 import time
 from dataclasses import dataclass, field
@@ -960,14 +958,42 @@ def _manifest(ctx: Context, started, seconds: float) -> dict:
             "game": ctx.game, "settings": s.to_dict()}
 
 
+REPORT_MANIFEST = "manifest.json"
+#: What build_report writes into its folder (anything else there is not replaced).
+REPORT_ENTRIES = frozenset({"index.html", "report.md", REPORT_MANIFEST, "figures", "tables"})
+INDEX_TITLE = "<title>vale-sim reports</title>"
+
+
+def is_report_folder(path) -> bool:
+    """``path`` holds a vale-sim report: its ``manifest.json`` is a report's (size,
+    settings and code version), or a ``vale-sim run`` manifest of a report study."""
+    from .io import read_manifest
+    m = read_manifest(Path(path) / REPORT_MANIFEST)
+    if m is None:
+        return False
+    return ({"size", "settings", "code"} <= m.keys()
+            or (m.get("study") == "report" and "key" in m))
+
+
 def write_index(folder="results") -> Path:
     """Write ``folder/index.html``: one link per report folder in ``folder`` (a
     sub-folder with ``index.html`` and ``manifest.json``), with its game, size,
     engine, date and seconds, read from the manifest.  Atomic; no games."""
+    from .errors import UserError
     from .io import atomic_write, check_output
     from .games import get_game
     root = Path(folder)
-    check_output(root / "index.html", "file", "--index")
+    page = root / "index.html"
+    check_output(page, "file", "--index")
+    if page.is_file():                  # only an earlier index is replaced, never another page
+        try:
+            ours = INDEX_TITLE in page.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            ours = False
+        if not ours:
+            raise UserError(f"refusing to replace --index {page}: it is not an index written by "
+                            f"vale-sim (a report's own page?); give the folder that holds the "
+                            f"report folders")
     rows = []
     for d in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
         mf, page = d / "manifest.json", d / "index.html"
@@ -994,7 +1020,7 @@ def write_index(folder="results") -> Path:
             "number is marked.  Rebuild with <code>make report</code>.</p><ul>"
             + ("".join(rows) or "<li>No report built yet: run <code>make report</code>.</li>")
             + "</ul>")
-    doc = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>vale-sim reports</title>"
+    doc = (f"<!DOCTYPE html><html><head><meta charset='utf-8'>{INDEX_TITLE}"
            f"<style>{CSS}</style></head><body>{body}</body></html>\n")
     return atomic_write(root / "index.html", doc)
 
@@ -1024,18 +1050,18 @@ def build_report(out="results/report", settings: ReportSettings | None = None, *
         title = f"Mystic Vale balance report — {settings.card_set}"
         if settings.size != "full":
             title += f" ({settings.size.upper()} report: small samples)"
+    from .errors import UserError
+    from .io import check_replaceable, os_error_message, replace_folder
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir()
+    # Before any game: an --out holding anything but an earlier report is refused.
+    check_replaceable(out, is_report_folder, "vale-sim report", keep=keep,
+                      allowed=REPORT_ENTRIES)
     ctx = Context(settings, store=store, progress=progress, game=g.name)
     sections = list(sections or SECTIONS)
     started = dt.datetime.now(dt.timezone.utc)
     t0 = time.perf_counter()
     built = []
-    try:
+    with replace_folder(out, keep=keep) as tmp:
         _log(ctx, f"vale-sim report: size {settings.size}, engine {settings.engine}, "
                   f"{len(sections)} sections -> {out}/")
         if settings.fallback_note:
@@ -1056,21 +1082,11 @@ def build_report(out="results/report", settings: ReportSettings | None = None, *
             _log(ctx, f"[{i}/{len(sections)}] {name} done in {ctx.timings[name]:.1f} s")
             built.append(sec)
         manifest = _manifest(ctx, started, time.perf_counter() - t0)
-        render([section_summary(ctx)] + built, tmp, title)
-        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
-        old = None
-        if out.exists():
-            for k in keep:
-                if (out / k).exists() and not (tmp / k).exists():
-                    os.replace(out / k, tmp / k)
-            old = out.parent / f".{out.name}.old-{os.getpid()}"
-            os.replace(out, old)
-        os.replace(tmp, out)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        try:
+            render([section_summary(ctx)] + built, tmp, title)
+            (tmp / REPORT_MANIFEST).write_text(json.dumps(manifest, indent=2, default=str))
+        except OSError as e:              # e.g. a full disk: one line naming --out, nothing half-written
+            raise UserError(os_error_message(e, out)) from None
     _log(ctx, f"report written to {out}/index.html and {out}/report.md "
               f"in {time.perf_counter() - t0:.0f} s")
     return manifest

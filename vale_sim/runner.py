@@ -522,6 +522,16 @@ def _prepare_out(out: Path, cfg: RunConfig, resume: bool) -> dict[int, int]:
             old = json.loads(mpath.read_text())
         except (OSError, ValueError) as e:
             raise _user_error(f"{mpath} is unreadable ({e}); choose another --out") from None
+        if not isinstance(old, dict):
+            raise _user_error(f"{mpath} is not a run manifest; choose another --out")
+        old_game = old.get("game") or DEFAULT_GAME          # Mystic Vale manifests name no game
+        if old_game != cfg.game:                             # one short line, not the rules diff
+            try:
+                old_title = get_game(old_game).title
+            except ValueError:
+                old_title = str(old_game)
+            raise _user_error(f"{out} holds {old_title} results, not "
+                              f"{cfg.game_obj().title}; use another --out")
         if old.get("key") != manifest["key"] or manifest_key(old) != manifest["key"]:
             diff = manifest_diff(old, manifest) or ["key"]
             raise _user_error(f"{out} holds results of a different configuration "
@@ -628,10 +638,7 @@ def warm_up_fast_engine(game: "str | Game" = DEFAULT_GAME) -> None:
         g.warm_up()
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM reached a run: handled like Ctrl-C (workers stopped, finished chunks
-    kept), exit status 143."""
-    exit_status = 143
+from .errors import Terminated  # noqa: E402  SIGTERM: like Ctrl-C, exit 143 (vale_sim.cli.main)
 
 
 @contextlib.contextmanager

@@ -209,14 +209,22 @@ def run_game(args) -> int:
     if show:
         print(file=sys.stderr)
     df = strength_frame(run, tolerance=args.tolerance / 100, correction=args.correction)
-    if args.plot:
-        from ..plots.advancements import plot_forest
-        plot_forest(df).savefig(args.plot, dpi=120, bbox_inches="tight")
     if args.json:
         print(json.dumps(report_records(df), sort_keys=True))
-        return 0
-    print(format_strength(df))
+    else:
+        print(format_strength(df))
+    _save_plot(args, df)
     return 0
+
+
+def _save_plot(args, df) -> None:
+    """``--plot``: the forest figure, written (atomically) after the results are printed,
+    so a full disk loses none of them."""
+    if args.plot:
+        from ..io import save_figure
+        from ..plots.advancements import plot_forest
+        sys.stdout.flush()
+        save_figure(plot_forest(df), args.plot, dpi=120, bbox_inches="tight")
 
 
 def run(args) -> int:
@@ -312,19 +320,13 @@ def run(args) -> int:
     for msg in sorted({str(w.message) for w in caught}):
         print(f"vale-sim advancements: warning: {msg}", file=sys.stderr)
     strength = args.only != "observational"
-    if args.plot:
-        from ..plots.advancements import plot_forest
-        try:
-            plot_forest(df).savefig(args.plot, dpi=120, bbox_inches="tight")
-        except (OSError, ValueError) as e:
-            raise UserError(f"--plot {args.plot}: cannot write the figure ({e}); give a "
-                            f"writable .png path") from None
     if args.json:
         recs = report_records(df)
         if comp is not None:
             print(json.dumps({"cards": recs, "compare": comp}, sort_keys=True))
         else:
             print(json.dumps(recs, sort_keys=True))
+        _save_plot(args, df)
         return 0
     parts = []
     if strength:
@@ -334,4 +336,5 @@ def run(args) -> int:
     elif args.only != "strength":
         parts.append(format_observational(df))
     print("\n\n".join(parts))
+    _save_plot(args, df)
     return 0

@@ -47,20 +47,25 @@ def values(text: str, option: str, kind=int) -> list:
 
 
 def finish(args, study, text: str, figure) -> int:
-    """Write the figure (atomically), then print the text or the JSON."""
-    if args.plot:
-        from pathlib import Path
-        from ..io import atomic_path
-        d = Path(args.plot)
-        d.mkdir(parents=True, exist_ok=True)
-        fig, caption = figure(study)
-        with atomic_path(d / f"{study_name(study)}.png") as tmp:
-            fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
+    """Print the text or the JSON, then write the figure (atomically): a full disk
+    loses none of the results."""
     if args.json:
         json.dump(study.to_json(), sys.stdout, indent=1)
         print()
     else:
         print(text)
+    if args.plot:
+        from pathlib import Path
+        from ..errors import UserError
+        from ..io import os_error_message, save_figure
+        sys.stdout.flush()
+        d = Path(args.plot)
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise UserError(os_error_message(e, d)) from None
+        fig, caption = figure(study)
+        save_figure(fig, d / f"{study_name(study)}.png", dpi=110, bbox_inches="tight")
     return 0
 
 

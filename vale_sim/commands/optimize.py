@@ -184,11 +184,8 @@ def run(args) -> int:
     atomic_write(paths["json"], json.dumps({"curve": curve, "candidates": log}, indent=1))
     from ..plots.optimize import plot_learning_curve
     fig = plot_learning_curve(res.curve, res.log, fair=1 / args.players)
-    from ..io import atomic_path
-    with atomic_path(paths["plot"]) as tmp:
-        fig.savefig(tmp, dpi=110, format="png")
-    import matplotlib.pyplot as plt
-    plt.close(fig)
+    from ..io import save_figure
+    save_figure(fig, paths["plot"], dpi=110)
     atomic_write(paths["manifest"], json.dumps(manifest, indent=1, default=str))
     atomic_write(paths["policy"], opt.policy_toml(res.policy, res.space, header))
     if args.json:

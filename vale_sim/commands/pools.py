@@ -72,14 +72,6 @@ def run(args) -> int:
     recs = []
     if 2 in players and pools.RULEBOOK_POOLS[2] in grid or args.target == "seat-advantage":
         recs = pools.recommend(summary, args.target, margin=margin)
-    if args.plot:
-        from pathlib import Path
-        from vale_sim.games.mystic_vale.plots import pools as pplots
-        d = Path(args.plot)
-        d.mkdir(parents=True, exist_ok=True)
-        for name, fig in (("pool_length", pplots.length_vs_pool(summary, recs)),
-                          ("seat_advantage", pplots.seat_heatmap(summary))):
-            fig.savefig(d / f"{name}.png", dpi=110, bbox_inches="tight")
     if args.json:
         records = pools.to_records(summary, recs)
         for r in records:
@@ -87,6 +79,7 @@ def run(args) -> int:
                      baseline=pools.baseline_name(baseline, r["players"]))
         json.dump(records, sys.stdout, indent=1)
         print()
+        _save_plots(args.plot, summary, recs)
         return 0
     print(f"{args.games} games per cell, seed {args.seed}, card set {args.card_set}, "
           f"engine {pools.resolve_engine(args.engine)}, baseline {baseline_text}; "
@@ -107,4 +100,25 @@ def run(args) -> int:
                 "value_lo", "value_hi", "rulebook_pool", "rulebook_difference",
                 "rulebook_difference_lo", "rulebook_difference_hi", "rulebook_equivalent"]
         print(pools.recommendations_frame(recs)[cols].to_string(index=False))
+    _save_plots(args.plot, summary, recs)
     return 0
+
+
+def _save_plots(folder, summary, recs) -> None:
+    """``--plot DIR``: the two figures, written (atomically) after the results are
+    printed, so a full disk loses none of them."""
+    if not folder:
+        return
+    from pathlib import Path
+    from ..io import os_error_message, save_figure
+    from ..errors import UserError
+    from vale_sim.games.mystic_vale.plots import pools as pplots
+    sys.stdout.flush()
+    d = Path(folder)
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UserError(os_error_message(e, d)) from None
+    for name, fig in (("pool_length", pplots.length_vs_pool(summary, recs)),
+                      ("seat_advantage", pplots.seat_heatmap(summary))):
+        save_figure(fig, d / f"{name}.png", dpi=110, bbox_inches="tight")

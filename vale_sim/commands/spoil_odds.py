@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 
 
 def add_parser(sub) -> None:
@@ -87,22 +88,21 @@ def run(args) -> int:
             rule.seconds = max(0.0, rule.seconds - took())
     except (spoil.TooManyStates, ValueError) as e:
         raise UserError(str(e)) from None
-    if args.plot:
-        from vale_sim.games.mystic_vale.plots.spoil import spoil_report_figure
-        try:
-            spoil_report_figure(res, args.plot)
-        except OSError as e:
-            raise UserError(f"cannot write {args.plot}: {e.strerror or e}") from None
     if args.json:
         out = res.to_dict()
         if rule is not None:
             out["best_rule"] = rule.to_dict()
         print(json.dumps(out, sort_keys=True))
-        return 0
-    print(format_report(res, deck))
-    if rule is not None:
-        print()
-        print(format_rule(rule))
+    else:
+        print(format_report(res, deck))
+        if rule is not None:
+            print()
+            print(format_rule(rule))
+    if args.plot:                      # after the results: a full disk loses none of them
+        from vale_sim.games.mystic_vale.plots.spoil import spoil_report_figure
+        from ..io import save_figure
+        sys.stdout.flush()
+        save_figure(spoil_report_figure(res), args.plot, dpi=110)
     return 0
 
 

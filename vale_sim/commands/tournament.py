@@ -133,11 +133,13 @@ def run(args) -> int:
         raise UserError(str(e)) from None
     for msg in sorted({str(w.message) for w in caught}):
         print(f"vale-sim tournament: warning: {msg}", file=sys.stderr)
-    if args.plot:
-        from ..plots.tournament import plot_tournament
-        plot_tournament(t).savefig(args.plot, dpi=120, bbox_inches="tight")
     if args.json:
         print(json.dumps(t.to_json(), sort_keys=True))
     else:
         print(format_tournament(t))
+    if args.plot:                      # after the results: a full disk loses none of them
+        from ..io import save_figure
+        from ..plots.tournament import plot_tournament
+        sys.stdout.flush()
+        save_figure(plot_tournament(t), args.plot, dpi=120, bbox_inches="tight")
     return 0

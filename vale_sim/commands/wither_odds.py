@@ -97,7 +97,18 @@ def run(args) -> int:
                                policy=policy, max_states=limit and 10 * limit)
     except (W.TooManyStates, W.Unsupported, ValueError) as e:
         raise UserError(str(e).splitlines()[0]) from None
-    if args.plot:
+    if args.json:
+        out = res.to_dict()
+        if rule is not None:
+            out["best_rule"] = rule.to_dict()
+        print(json.dumps(out, sort_keys=True))
+    else:
+        print(format_report(res, deck))
+        if rule is not None:
+            print()
+            print(format_rule(rule))
+    if args.plot:                      # after the results: a full disk loses none of them
+        sys.stdout.flush()
         others = []
         if not args.simulate:                 # the curve for 0, 1, 2 Rain tokens too
             try:
@@ -105,20 +116,7 @@ def run(args) -> int:
                           for r in range(3) if r != args.rain]
             except (W.TooManyStates, ValueError):
                 others = []
-        try:
-            W.plot_report(res, args.plot, others)
-        except OSError as e:
-            raise UserError(f"cannot write {args.plot}: {e.strerror or e}") from None
-    if args.json:
-        out = res.to_dict()
-        if rule is not None:
-            out["best_rule"] = rule.to_dict()
-        print(json.dumps(out, sort_keys=True))
-        return 0
-    print(format_report(res, deck))
-    if rule is not None:
-        print()
-        print(format_rule(rule))
+        W.plot_report(res, args.plot, others)
     return 0
 
 

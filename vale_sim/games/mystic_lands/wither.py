@@ -1114,7 +1114,7 @@ def plot_report(res, path, others=()) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from ...io import atomic_path
+    from ...io import save_figure
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))
     plot_wither_curves(sorted([res, *others], key=lambda r: (r.deck, r.rain)), a1)
     ks = list(range(1, res.plays + 1))
@@ -1131,9 +1131,7 @@ def plot_report(res, path, others=()) -> None:
     a2.grid(alpha=0.3)
     a2.legend()
     fig.tight_layout()
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=100)
-    plt.close(fig)
+    save_figure(fig, path, dpi=100)          # atomic; one line naming path on a full disk
 
 
 # ---------------------------------------------------------------------------

@@ -64,6 +64,6 @@ def spoil_report_figure(results, out=None):
     plot_frontier(results, b)
     fig.tight_layout()
     if out is not None:
-        fig.savefig(out, dpi=110)
-        plt.close(fig)
+        from vale_sim.io import save_figure
+        save_figure(fig, out, dpi=110)          # atomic; closes the figure
     return fig
