@@ -365,3 +365,42 @@ def test_mixing_games_in_one_out_is_one_short_line(tmp_path, capsys):
     assert line == (f"vale-sim simulate: error: {out} holds Mystic Vale results, not Mystic "
                     f"Lands; use another --out")
     assert snapshot(out) == before
+
+
+# ---------------------------------------------------------------------------
+# optimize --out FILE.toml: a policy of your own is not written over; a full
+# disk loses none of the printed results
+# ---------------------------------------------------------------------------
+OPTIMIZE = ["optimize", "--players", "2", "--budget", "60", "--deals", "1", "--popsize", "2",
+            "--hall", "0", "--validate-deals", "0", "--seed", "2"]
+
+
+def test_optimize_refuses_to_overwrite_a_users_policy_file(tmp_path, monkeypatch, capsys):
+    from vale_sim import optimize as opt
+
+    def boom(*a, **k):
+        raise AssertionError("the search started")
+    monkeypatch.setattr(opt, "search", boom)
+    mine = tmp_path / "my-bot.toml"
+    mine.write_text('base = "balanced"\npush_risk_permille = 300\n')
+    before = snapshot(tmp_path)
+    rc = main(OPTIMIZE + ["--out", str(mine)])
+    one_line_error(capsys, rc, mine)
+    assert snapshot(tmp_path) == before
+
+
+def test_optimize_full_disk_prints_the_results_and_writes_the_policy_first(tmp_path, full_disk,
+                                                                           monkeypatch, capsys):
+    out = tmp_path / "best.toml"
+    rc = main(OPTIMIZE + ["--out", str(out)])
+    text, err = capsys.readouterr()
+    assert rc == 2, err
+    assert "policy: " in text and "generations" in text            # the results were printed
+    curve = tmp_path / "best.curve.png"
+    assert str(curve) in err and "no space left on device" in err
+    assert out.read_text().startswith("# vale-sim optimize:")        # the policy file is written
+    assert not curve.exists() and not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    # Space again: the search resumes from its checkpoint and writes over its own files.
+    monkeypatch.undo()
+    assert main(OPTIMIZE + ["--out", str(out), "--resume"]) == 0, capsys.readouterr().err
+    assert curve.stat().st_size > 1000

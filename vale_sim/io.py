@@ -332,7 +332,11 @@ def replace_folder(out, keep=()):
         with contextlib.suppress(OSError):
             (out / TEMP_MARKER).unlink(missing_ok=True)
         if moved:
-            shutil.rmtree(old, ignore_errors=True)
+            if old.is_symlink():        # --out was a link: the folder it points to stays
+                with contextlib.suppress(OSError):
+                    old.unlink()
+            else:
+                shutil.rmtree(old, ignore_errors=True)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -54,6 +54,25 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
+HEADER_START = "# vale-sim optimize:"     # the first line of every policy file optimize writes
+
+
+def _check_not_a_users_policy(path: Path) -> None:
+    """``--out FILE.toml`` is written over only when an earlier optimize wrote it: a
+    policy file of your own is refused before any game (one line, exit 2)."""
+    from ..cli import UserError
+    if not path.is_file():
+        return
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            first = f.readline()
+    except OSError:
+        first = ""
+    if not first.startswith(HEADER_START):
+        raise UserError(f"refusing to replace --out {path}: it is not a policy file written by "
+                        f"vale-sim optimize; choose another --out")
+
+
 def output_paths(out) -> dict:
     out = Path(out)
     stem = out.with_suffix("") if out.suffix == ".toml" else out
@@ -120,6 +139,7 @@ def run(args) -> int:
         raise UserError(f"--out {out}: give a .toml file name (the policy file)")
     paths = output_paths(out)
     check_outputs(*[(p, "file", "--out") for p in paths.values()])
+    _check_not_a_users_policy(paths["policy"])
     ck = paths["checkpoint"]
     if ck.exists() and not args.resume:
         raise UserError(f"{ck} exists (an earlier search): add --resume to continue it, or delete it")
@@ -180,18 +200,24 @@ def run(args) -> int:
                 "workers": args.workers, "scheduler": args.scheduler,
                 "outputs": {k: str(v) for k, v in paths.items()},
                 "seconds": round(time.time() - t0, 1)}
-    atomic_write(paths["csv"], _csv_text(log))
-    atomic_write(paths["json"], json.dumps({"curve": curve, "candidates": log}, indent=1))
-    from ..plots.optimize import plot_learning_curve
-    fig = plot_learning_curve(res.curve, res.log, fair=1 / args.players)
-    from ..io import save_figure
-    save_figure(fig, paths["plot"], dpi=110)
-    atomic_write(paths["manifest"], json.dumps(manifest, indent=1, default=str))
-    atomic_write(paths["policy"], opt.policy_toml(res.policy, res.space, header))
+
+    def write_outputs():
+        """After the results are printed: a full disk loses none of them (one line, exit 2;
+        the checkpoint keeps the search).  The policy file first."""
+        sys.stdout.flush()
+        atomic_write(paths["policy"], opt.policy_toml(res.policy, res.space, header))
+        atomic_write(paths["csv"], _csv_text(log))
+        atomic_write(paths["json"], json.dumps({"curve": curve, "candidates": log}, indent=1))
+        from ..plots.optimize import plot_learning_curve
+        from ..io import save_figure
+        save_figure(plot_learning_curve(res.curve, res.log, fair=1 / args.players),
+                    paths["plot"], dpi=110)
+        atomic_write(paths["manifest"], json.dumps(manifest, indent=1, default=str))
     if args.json:
         print(json.dumps({"policy": manifest["policy"], "validation": val, "curve": curve,
                           "games_played": res.games, "generations": res.generations,
                           "outputs": manifest["outputs"]}, sort_keys=True, default=str))
+        write_outputs()
         return 0
     last = res.curve[-1] if res.curve else None
     print(f"{res.generations} generations, {res.games} games (budget {args.budget}), "
@@ -203,6 +229,7 @@ def run(args) -> int:
     print("policy: " + ", ".join(f"{k}={v}" for k, v in manifest["policy"].items()))
     if val:
         print(format_validation(val, args.players))
+    write_outputs()
     print(f"wrote {paths['policy']} (use with --policy), {paths['csv']}, {paths['json']}, "
           f"{paths['plot']}, {paths['manifest']}")
     return 0
