@@ -186,6 +186,18 @@ def test_stale_temp_folders_of_dead_vale_sim_runs_are_removed_and_nothing_else(t
     assert (not_ours / "index.html").read_text() == "half"
 
 
+def test_stale_temp_files_of_killed_writers_are_removed_and_nothing_else(tmp_path):
+    target = tmp_path / "fig.csv"
+    stale = tmp_path / f".fig.csv.{dead_pid()}.tmp"           # a writer killed mid-write
+    live = tmp_path / f".fig.csv.{os.getppid()}.tmp"          # a writer still running
+    other = [tmp_path / ".fig.csv.notapid.tmp", tmp_path / f".other.csv.{dead_pid()}.tmp"]
+    for f in [stale, live, *other]:
+        f.write_text("half")
+    vio.atomic_write(target, "a,b\n")
+    assert target.read_text() == "a,b\n"
+    assert not stale.exists() and live.exists() and all(f.exists() for f in other)
+
+
 def _start_report(out: Path) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     return subprocess.Popen([sys.executable, "-m", "vale_sim.cli", "report", "--quick",

@@ -681,7 +681,7 @@ def run_experiment(path, results="results", progress: bool = True, game: str | N
     out = Path(results) / exp.name
     check_output(out, "dir", "--results")          # before any game is played
     # results/NAME/ is written over: refused unless it is new, empty (but for the
-    # chunk cache runs/) or an earlier run's (docs/runs.md, "Output folders")
+    # chunk cache runs/) or an earlier run's (docs/runs.md, "Output paths and write failures")
     check_replaceable(out, is_run_folder, "vale-sim run", option="--results", keep=(RUNS_DIR,))
     try:
         out.mkdir(parents=True, exist_ok=True)

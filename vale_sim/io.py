@@ -131,6 +131,7 @@ def atomic_path(path):
     succeeds, delete it otherwise.  OSError -> UserError naming ``path``."""
     p = Path(path)
     tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    _clean_stale_temp_files(p)
     try:
         try:
             yield tmp
@@ -141,6 +142,21 @@ def atomic_path(path):
         with contextlib.suppress(OSError):
             if tmp.exists():
                 tmp.unlink()
+
+
+def _clean_stale_temp_files(p: Path) -> None:
+    """Remove ``.NAME.PID.tmp`` files next to ``p`` that :func:`atomic_path` of a
+    process no longer alive left (killed mid-write); nothing else."""
+    pat = re.compile(rf"\.{re.escape(p.name)}\.(\d+)\.tmp")
+    try:
+        candidates = list((p.parent if str(p.parent) else Path(".")).iterdir())
+    except OSError:
+        return
+    for f in candidates:
+        m = pat.fullmatch(f.name)
+        if m and not f.is_symlink() and f.is_file() and not _pid_alive(int(m.group(1))):
+            with contextlib.suppress(OSError):
+                f.unlink()
 
 
 def atomic_write(path, data) -> Path:
