@@ -416,3 +416,25 @@ def test_optimize_full_disk_prints_the_results_and_writes_the_policy_first(tmp_p
     monkeypatch.undo()
     assert main(OPTIMIZE + ["--out", str(out), "--resume"]) == 0, capsys.readouterr().err
     assert curve.stat().st_size > 1000
+
+
+def test_run_of_a_report_study_replaces_its_report_and_keeps_its_chunk_cache(
+        tmp_path, cheap_sections, capsys):
+    exp = tmp_path / "rep.toml"
+    exp.write_text('study = "report"\nquick = true\nengine = "reference"\n')
+    results = tmp_path / "results"
+    assert main(["run", str(exp), "--results", str(results)]) == 0
+    out = results / "rep"
+    assert (out / "index.html").is_file()
+    cache = out / "runs" / "some-run" / "_manifest.json"      # the chunk cache of earlier games
+    cache.parent.mkdir(parents=True)
+    cache.write_text("{}")
+    assert main(["run", str(exp), "--results", str(results)]) == 0
+    assert cache.read_text() == "{}"                           # carried over, not deleted
+    assert sorted(p.name for p in results.iterdir()) == ["rep"]
+    capsys.readouterr()
+    (out / "mine.txt").write_text("mine")
+    before = snapshot(out)
+    rc = main(["run", str(exp), "--results", str(results)])
+    one_line_error(capsys, rc, out, "mine.txt")
+    assert snapshot(out) == before
