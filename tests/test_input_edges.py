@@ -182,6 +182,16 @@ def test_number_lists_take_ascii_digits_only():
     assert parse_players("2,3") == (2, 3)
     with pytest.raises(StudyError):
         parse_players("\uff12,3")
+    from vale_sim.games.mystic_vale.pools import parse_players as pool_players
+    assert pool_players("2,3") == [2, 3]
+    with pytest.raises(ValueError):
+        pool_players("\uff12,3")
+    from vale_sim.commands.lands_common import values
+    from vale_sim.errors import UserError
+    assert values("20,30", "--end-vp") == [20, 30]
+    for bad in ("2_0,30", "+20", "\u0662\u0660"):
+        with pytest.raises(UserError, match="--end-vp"):
+            values(bad, "--end-vp")
 
 
 def test_superscript_digits_are_a_one_line_error_not_a_traceback(capsys):
@@ -350,3 +360,13 @@ def test_the_seat_convention_is_documented():
     assert "## Seat numbering" in text
     section = text.split("## Seat numbering", 1)[1].split("\n## ", 1)[0]
     assert "seat 1" in section and "0" in section and "starting player" in section
+
+
+@pytest.mark.parametrize("cards_mod", [mv_cards, ml_cards])
+def test_validate_playable_blames_the_count_not_the_card_file(cards_mod):
+    import pickle
+    cs = cards_mod.load_card_set() if cards_mod is ml_cards else cards_mod.load_card_set("core")
+    with pytest.raises(cards_mod.CardSetError) as e:
+        cards_mod.validate_playable(cs, 1)
+    assert str(e.value) == "players must be 2, 3 or 4 (got 1)"
+    assert str(pickle.loads(pickle.dumps(e.value))) == str(e.value)

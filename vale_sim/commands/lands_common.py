@@ -39,6 +39,9 @@ def check_common(args) -> None:
 def values(text: str, option: str, kind=int) -> list:
     """``"20,30"`` -> [20, 30]; a bad list is one line naming the option."""
     from ..errors import UserError
+    from ..inputs import parse_int
+    if kind is int:               # ASCII digits only (int() also takes 1_0, +3, '\uff12')
+        kind = lambda x: parse_int(x, negative=True)   # noqa: E731
     try:
         return [kind(x) for x in text.split(",") if x.strip()]
     except ValueError:

@@ -405,6 +405,19 @@ def bundled_maps() -> dict[str, Path]:
     return {p.stem: p for p in sorted(MAP_DIR.glob("*.toml"))}
 
 
+class PlayerCountError(CardSetError):
+    """A player count Mystic Lands does not have (not a fault of the card file)."""
+
+    def __init__(self, players):
+        self.players = players
+        self.file, self.item, self.field = "", None, "players"
+        self.problem = f"players must be 2, 3 or 4 (got {players})"
+        ValueError.__init__(self, self.problem)
+
+    def __reduce__(self):                 # pickles (worker processes) with its argument
+        return type(self), (self.players,)
+
+
 class _Reader:
     """Type-checked field access for one item of a file."""
 
@@ -817,8 +830,8 @@ def validate_playable(cs: CardSet, players: int, rules=None) -> None:
     from .rules import Rules
     rules = rules or Rules()
     f = cs.path or cs.name
-    if not 2 <= players <= 4:
-        raise CardSetError(f, "card set", None, f"{players} players", "Mystic Lands plays 2-4")
+    if not 2 <= players <= 4:        # the count is the mistake, not the card file
+        raise PlayerCountError(players)
     have, deal = len(cs.deck_list(0)), rules.druid_deal
     if have < deal * players:
         raise CardSetError(f, "card set", "druid",

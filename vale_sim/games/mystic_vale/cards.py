@@ -122,6 +122,20 @@ class CardSetError(ValueError):
         super().__init__(msg)
 
 
+class PlayerCountError(CardSetError):
+    """A player count the game does not have (not a fault of the card file)."""
+
+    def __init__(self, players, allowed: tuple = (2, 3, 4)):
+        words = ", ".join(map(str, allowed[:-1])) + f" or {allowed[-1]}"
+        self.players, self.allowed = players, allowed
+        self.file, self.card, self.field = "", None, "players"
+        self.problem = f"players must be {words} (got {players})"
+        ValueError.__init__(self, self.problem)
+
+    def __reduce__(self):                 # pickles (worker processes) with its arguments
+        return type(self), (self.players, self.allowed)
+
+
 @dataclass(frozen=True)
 class Advancement:
     """One advancement kind (a row of the card set)."""
@@ -938,9 +952,8 @@ def validate_playable(cs: CardSet, players: int) -> None:
     """Raise CardSetError if a ``players``-player game cannot be set up with ``cs``."""
     from .rules import LEVEL1_DECK
     file = cs.path or cs.name
-    if players not in LEVEL1_DECK:
-        raise CardSetError(file, None, "players", f"{players} players is not supported",
-                           f"use {', '.join(map(str, LEVEL1_DECK))} players")
+    if players not in LEVEL1_DECK:          # the count is the mistake, not the card file
+        raise PlayerCountError(players, tuple(LEVEL1_DECK))
     need = LEVEL1_DECK[players]
     have = cs.copies("advancement", 1)
     if have < need:

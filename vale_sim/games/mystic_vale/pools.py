@@ -47,7 +47,7 @@ def parse_players(spec) -> list[int]:
         items = [spec]
     elif isinstance(spec, str):
         try:
-            items = [int(s) for s in spec.replace(" ", "").split(",") if s]
+            items = [parse_int(s, negative=True) for s in spec.replace(" ", "").split(",") if s]
         except ValueError:
             raise ValueError(f"players must be a comma list like 2,3,4, got {spec!r}") from None
     else:
