@@ -142,6 +142,6 @@ def unknown_card(pol_label: str, item: str, name: str, names, set_name: str, kin
     """The one-line message for a policy naming a card the set lacks: the
     policy (its file), the item (``buy rule 2``, ``never``), the name, the
     closest names and the fix."""
-    hint = did_you_mean(name, sorted(names))
+    hint = did_you_mean(name, sorted(names)) or "use the name of one of its cards"
     return (f"{pol_label}: {item} names unknown card {name!r} (not {kinds} of card set "
-            f"{set_name!r}); {hint + ' ' if hint else ''}use a card name of the set")
+            f"{set_name!r}); {hint}")
