@@ -411,7 +411,7 @@ class PlayerCountError(CardSetError):
     def __init__(self, players):
         self.players = players
         self.file, self.item, self.field = "", None, "players"
-        self.problem = f"players must be 2, 3 or 4 (got {players})"
+        self.problem = f"players must be 2, 3 or 4 (got {players}): Mystic Lands plays 2-4"
         ValueError.__init__(self, self.problem)
 
     def __reduce__(self):                 # pickles (worker processes) with its argument
