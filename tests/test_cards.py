@@ -353,7 +353,7 @@ def test_validation_errors(tmp_path, text, card, field_, words):
 
 def test_invalid_toml_and_missing_file(tmp_path):
     p = write(tmp_path, "[[advancements]]\nname = \"x\nlevel = 1\n")
-    with pytest.raises(CardSetError, match="invalid TOML.*line"):
+    with pytest.raises(CardSetError, match="not valid TOML.*line"):
         load_card_set(p)
     with pytest.raises(CardSetError, match="file not found"):
         load_card_set(tmp_path / "nope.toml")

@@ -44,6 +44,7 @@ from vale_sim.games.mystic_vale.policy import BuyRule, Policy, get_policy
 from vale_sim.games.mystic_vale.rules import Rules
 from . import stats
 from .games import DEFAULT_GAME, get_game
+from .inputs import did_you_mean
 from .tournament import play_frame, resolve_card_set, deals_for, focal_shares, json_records
 
 def _mystic_vale_only(game) -> None:
@@ -115,7 +116,9 @@ def check_cards(cs: CardSet, cards) -> list[str]:
     names = list(cards)
     for n in names:
         if n not in known:
-            raise ValueError(f"unknown card {n!r} (not a buyable card of set {cs.name!r})")
+            hint = did_you_mean(n, sorted(known))
+            raise ValueError(f"unknown card {n!r} (not a buyable card of set {cs.name!r})"
+                             + (f"; {hint}" if hint else ""))
     return names
 
 
@@ -426,7 +429,9 @@ def game_strength_run(game: str, card_set=None, games: int = 2000, players: int 
     names = list(cards) if cards is not None else list(known)
     for n in names:
         if n not in known:
-            raise ValueError(f"unknown card {n!r} (not an Advance or Vale of set {cs.name!r})")
+            hint = did_you_mean(n, sorted(known))
+            raise ValueError(f"unknown card {n!r} (not an Advance or Vale of set {cs.name!r})"
+                             + (f"; {hint}" if hint else ""))
     nat, _ = focal_shares(cs, players, seed, deals, base, base, rules, engine, workers,
                           game=g.name)
     run = StrengthRun(cs, players, seed, deals, base, nat,

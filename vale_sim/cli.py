@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import re
 import sys
 
 from . import __version__
@@ -43,10 +44,11 @@ def command_game(args):
     """The :class:`~vale_sim.games.base.Game` of ``args.game`` for ``args.command``;
     a UserError (one line) when the game is unknown or missing, or the command
     does not apply to it."""
-    try:
-        g = get_game(getattr(args, "game", None) or DEFAULT_GAME)
+    name = getattr(args, "game", None)
+    try:                          # an empty --game "" is refused, not read as the default
+        g = get_game(DEFAULT_GAME if name is None else name)
     except ValueError as e:
-        raise UserError(str(e)) from None
+        raise UserError(f"--game: {e}") from None
     cmd = str(getattr(args, "command", "") or "").replace("_", "-")
     if cmd and cmd not in SHARED_COMMANDS and cmd not in g.studies:
         owners = [o for o in (_game_or_none(n) for n in GAMES) if o and cmd in o.studies]
@@ -71,6 +73,39 @@ def require_study(g, study: str) -> None:
     if study not in g.studies:
         raise UserError(f"{study} does not apply to {g.name} (a {get_game(DEFAULT_GAME).title} "
                         f"study); drop it or use --game {DEFAULT_GAME}")
+
+
+def check_players(g, players: int, option: str = "--players") -> int:
+    """``players`` if game ``g`` plays that many; else a UserError naming the option
+    (not the card file: the count is the mistake)."""
+    allowed = tuple(g.players)
+    if players not in allowed:
+        words = ", ".join(map(str, allowed[:-1])) + f" or {allowed[-1]}" if len(allowed) > 1 \
+            else str(allowed[0])
+        raise UserError(f"{option} must be {words} for {g.title} (got {players})")
+    return players
+
+
+def plain_text(text):
+    """Help text without reStructuredText markup: ``code`` -> code,
+    :role:`target` -> target (docstrings feed some of the help)."""
+    if not isinstance(text, str):
+        return text
+    text = re.sub(r":[a-z]+(?::[a-z]+)?:`~?([^`<]*?)(?:\s*<[^>]*>)?`", r"\1", text)
+    return re.sub(r"``([^`]+)``", r"\1", text)
+
+
+def _plain_help(parser: argparse.ArgumentParser) -> None:
+    """:func:`plain_text` on the description, epilog and every help of ``parser``
+    and its sub-parsers."""
+    parser.description, parser.epilog = plain_text(parser.description), plain_text(parser.epilog)
+    for action in parser._actions:
+        action.help = plain_text(action.help)
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action._choices_actions:
+                choice.help = plain_text(choice.help)
+            for sub in action.choices.values():
+                _plain_help(sub)
 
 
 def game_rules(g, **options):
@@ -101,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
         mod.add_parser(sub)
     for p in sub.choices.values():
         add_game_option(p)
+    _plain_help(parser)
     return parser
 
 

@@ -29,11 +29,11 @@ import datetime as dt
 import hashlib
 import json
 import time
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cli import UserError
+from .inputs import InputFileError, did_you_mean, read_toml, parse_int
 from .io import atomic_write
 from .store import ChunkStore, card_set_info, code_version
 
@@ -121,7 +121,7 @@ def pool_grid_size(v) -> int:
     if ":" not in s:
         return len([x for x in s.split(",") if x])
     try:
-        parts = [int(x) for x in s.split(":")]
+        parts = [parse_int(x, negative=True) for x in s.split(":")]
     except ValueError:
         raise ValueError("must be \"lo:hi:step\" or a list of whole numbers") from None
     if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] < 1) or parts[1] < parts[0]:
@@ -306,21 +306,12 @@ def load_experiment(path, game: str | None = None) -> Experiment:
     the file and the key of the first problem.  No game is played.
     """
     path = Path(path)
-    if not path.is_file():
-        raise ExperimentError(f"{path}: no such experiment file (see experiments/*.toml)")
     try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise ExperimentError(f"{path}: cannot read: {e.strerror or e}") from None
-    if len(data) > 1_000_000:
-        raise ExperimentError(f"{path}: {len(data)} bytes, more than the limit of 1000000 "
-                              f"for a config file")
-    try:
-        raw = tomllib.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as e:
-        raise ExperimentError(f"{path}: not UTF-8 text (byte {e.start}); save it as UTF-8") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ExperimentError(f"{path}: not valid TOML: {e}") from None
+        raw = read_toml(path, "experiment file", 1_000_000)
+    except InputFileError as e:
+        if e.problem == "no such file":
+            raise ExperimentError(f"{path}: no such experiment file (see experiments/*.toml)") from None
+        raise ExperimentError(str(e)) from None
     study = raw.get("study")
     if study is None:
         raise _fail(path, "study", f"missing; use one of {', '.join(STUDIES)}")
@@ -417,7 +408,9 @@ def _check_semantics(exp: Experiment) -> None:
         known = {n for n, *_ in analysed_cards(cs)}
         for n in c["cards"]:
             if n not in known:
-                raise _fail(path, "cards", f"unknown card {n!r} (not a buyable card of set {cs.name!r})")
+                hint = did_you_mean(n, sorted(known))
+                raise _fail(path, "cards", f"unknown card {n!r} (not a buyable card of set "
+                                           f"{cs.name!r}){'; ' + hint if hint else ''}")
     if exp.study == "pool_sizes" and c["target"] == "equal-length" and 2 not in c["players"]:
         raise _fail(path, "target", "equal-length compares with the 2-player game: include 2 in players")
     if exp.study == "report":

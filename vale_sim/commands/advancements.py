@@ -35,7 +35,8 @@ def add_parser(sub) -> None:
     p.add_argument("--observational-games", type=int, default=None, metavar="N",
                    help="games of the observational run (default: --games)")
     p.add_argument("--set", default="core", help="card set: core, starter or a file (default core)")
-    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
+                   help="2, 3 or 4 (default 2)")
     p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     p.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE, metavar="PP",
                    help="flag cards whose strength lies beyond +/- PP percentage points "
@@ -55,9 +56,14 @@ def add_parser(sub) -> None:
     p.add_argument("--cards", default=None, metavar="A,B,...", help="only these cards")
     p.add_argument("--only", choices=("observational", "strength"), default=None,
                    help="skip the other analysis")
-    p.add_argument("--engine", choices=("fast", "reference"), default="fast")
-    p.add_argument("--prep-count", choices=("net", "gross"), default="net")
-    p.add_argument("--vp-pool", type=int, default=None)
+    p.add_argument("--engine", choices=("fast", "reference"), default="fast",
+                   help="fast (numba; falls back to reference if unavailable) or reference "
+                        "(default fast)")
+    p.add_argument("--prep-count", choices=("net", "gross"), default="net",
+                   help="Mystic Vale rule option (default net)")
+    p.add_argument("--vp-pool", type=int, default=None, metavar="VP",
+                   help="Mystic Vale rule option: VP tokens in the pool (default the rulebook's "
+                        "23/28/33 for 2/3/4 players)")
     p.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
     p.add_argument("--plot", default=None, metavar="FILE.png",
                    help="also save a forest plot of the strengths")

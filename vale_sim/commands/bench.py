@@ -19,7 +19,7 @@ def add_parser(sub) -> None:
     p.add_argument("--repeats", type=int, default=5,
                    help="time the fast engine's --games this many times and report the median "
                         "(default 5; the text output also shows the slowest and fastest)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     p.add_argument("--workers", type=int, default=1,
                    help="also time the fast engine through the runner with this many processes "
                         "(text output only; includes worker start-up)")

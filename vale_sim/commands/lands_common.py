@@ -16,7 +16,7 @@ def add_common(p, deals: int, seed: int) -> None:
                    "(default: the game's bundled set)")
     p.add_argument("--engine", default="auto", choices=("auto", "fast", "reference"),
                    help="auto (default): the fast engine when the game has one, else reference")
-    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--workers", type=int, default=1, help="local worker processes, 1 to 4 x the cores (default 1)")
     p.add_argument("--json", action="store_true", help="the study as one JSON object")
     p.add_argument("--plot", metavar="DIR", default=None, help="also write the figure (PNG) to DIR")
 
@@ -39,6 +39,9 @@ def check_common(args) -> None:
 def values(text: str, option: str, kind=int) -> list:
     """``"20,30"`` -> [20, 30]; a bad list is one line naming the option."""
     from ..errors import UserError
+    from ..inputs import parse_int
+    if kind is int:               # ASCII digits only (int() also takes 1_0, +3, '\uff12')
+        kind = lambda x: parse_int(x, negative=True)   # noqa: E731
     try:
         return [kind(x) for x in text.split(",") if x.strip()]
     except ValueError:

@@ -20,7 +20,8 @@ def add_parser(sub) -> None:
                     "deal-clustered 95%% intervals.  Writes OUT.toml (a policy file for --policy), "
                     "OUT.log.csv and OUT.log.json (every candidate), OUT.curve.png (learning curve), "
                     "OUT.manifest.json and OUT.checkpoint.pkl (for --resume).")
-    p.add_argument("--players", type=int, required=True, choices=(2, 3, 4))
+    p.add_argument("--players", type=int, required=True, choices=(2, 3, 4),
+                   help="2, 3 or 4: the player count the policy is optimised for")
     p.add_argument("--set", default="core", help="card set: core, starter or a file (default core)")
     p.add_argument("--start", default="balanced", metavar="NAME|FILE",
                    help="the starting policy (default balanced); also the base of unsearched fields")

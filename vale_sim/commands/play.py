@@ -19,7 +19,9 @@ def add_parser(sub) -> None:
                    help="card set: a bundled name or a file (default: the game's, core)")
     p.add_argument("--prep-count", choices=("net", "gross"), default=None,
                    help="Mystic Vale rule option (default net)")
-    p.add_argument("--vp-pool", type=int, default=None)
+    p.add_argument("--vp-pool", type=int, default=None, metavar="VP",
+                   help="Mystic Vale rule option: VP tokens in the pool (default the rulebook's "
+                        "23/28/33 for 2/3/4 players)")
     p.add_argument("--json", action="store_true", help="print the game record as JSON")
     p.set_defaults(func=run)
 
@@ -37,18 +39,21 @@ def policy_list(g, players: int, policies) -> list:
 
 
 def format_result(record) -> str:
-    """The final scores of any game's record (RESULT_COLUMNS of its results)."""
-    lines = [f"{'player':>6} {'seat':>4} {'policy':<12} {'score':>5} {'win':>5}"]
+    """The final scores of any game's record (RESULT_COLUMNS of its results); the
+    seat as text counts it (the record's seat + 1: seat 1 starts)."""
+    from ..games.base import SEATS_NOTE
+    lines = [SEATS_NOTE, f"{'player':>6} {'seat':>4} {'policy':<12} {'score':>5} {'win':>5}"]
     for r in record.results:
-        lines.append(f"{'P%d' % r.player:>6} {r.seat:>4} {r.policy:<12} {r.score:>5} "
+        lines.append(f"{'P%d' % r.player:>6} {r.seat + 1:>4} {r.policy:<12} {r.score:>5} "
                      f"{r.win_share:>5.2f}")
     lines.append(f"{record.rounds} rounds" + (" (stopped at the round cap)" if record.truncated else ""))
     return "\n".join(lines)
 
 
 def run(args) -> int:
-    from ..cli import UserError, command_game, game_rules
+    from ..cli import UserError, check_players, command_game, game_rules
     g = command_game(args)
+    check_players(g, args.players)
     cs = g.load_card_set(args.set or g.default_card_set)
     g.validate_playable(cs, args.players)
     pols = g.check_policies(cs, policy_list(g, args.players, args.policy))  # as simulate checks

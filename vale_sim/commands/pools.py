@@ -13,13 +13,14 @@ def add_parser(sub) -> None:
     p.add_argument("--players", default="2,3,4", help="player counts, e.g. 2,3,4 (default)")
     p.add_argument("--pools", default="15:45:2", help="pool sizes lo:hi:step or a comma list (default 15:45:2)")
     p.add_argument("--games", type=int, required=True, help="games per (player count, pool size)")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
     p.add_argument("--set", dest="card_set", default="core", help="card set name or file (default core)")
     p.add_argument("--baseline", "--policy", dest="baseline", default=None, metavar="NAME|FILE",
                    help="the policy of every seat: a preset, a bundled policy (optimized-2p) or a "
                         "policy .toml file; {P} stands for the player count, e.g. "
                         "optimized-{P}p (default: balanced; --policy is the old name)")
-    p.add_argument("--engine", default="auto", choices=("auto", "fast", "reference"))
+    p.add_argument("--engine", default="auto", choices=("auto", "fast", "reference"),
+                   help="auto (default): fast when numba is available, else reference")
     p.add_argument("--target", default="equal-length", choices=("equal-length", "seat-advantage"),
                    help="what the recommended pool size should achieve (default: equal expected "
                         "game length across player counts, matching the 2-player rulebook game)")
@@ -28,7 +29,7 @@ def add_parser(sub) -> None:
                         "its difference lies inside ±M rounds (equal-length, default 0.5), or when "
                         "its largest seat gap is below M percentage points (seat-advantage, "
                         "default 3)")
-    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--workers", type=int, default=1, help="local worker processes, 1 to 4 x the cores (default 1)")
     p.add_argument("--json", action="store_true", help="one JSON record per (players, pool)")
     p.add_argument("--plot", metavar="DIR", default=None, help="also write the two figures (PNG) to DIR")
     p.set_defaults(func=run)

@@ -23,7 +23,9 @@ def add_parser(sub) -> None:
                    help="card set: a bundled name or a file (default: the game's, core)")
     p.add_argument("--prep-count", choices=("net", "gross"), default=None,
                    help="Mystic Vale rule option (default net)")
-    p.add_argument("--vp-pool", type=int, default=None)
+    p.add_argument("--vp-pool", type=int, default=None, metavar="VP",
+                   help="Mystic Vale rule option: VP tokens in the pool (default the rulebook's "
+                        "23/28/33 for 2/3/4 players)")
     p.add_argument("--workers", type=int, default=1,
                    help="local worker processes, 1 to 4 x the cores (default 1)")
     p.add_argument("--chunk-size", type=int, default=None, help="games per chunk (default: automatic)")
@@ -45,10 +47,11 @@ def add_parser(sub) -> None:
 
 
 def _config(args):
-    from ..cli import UserError, command_game, game_rules
+    from ..cli import UserError, check_players, command_game, game_rules
     from ..io import check_workers
     from ..runner import RunConfig
     g = command_game(args)
+    check_players(g, args.players)
     if args.games < 0:
         raise UserError(f"--games must be >= 0, got {args.games}")
     check_workers(args.workers)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sys
 
 
@@ -62,7 +63,7 @@ def run(args) -> int:
     if args.rule is not None:
         if args.rule == "mana":
             goal = "mana"
-        elif args.rule.isdigit():
+        elif re.fullmatch(r"[0-9]+", args.rule):       # ASCII digits (isdigit takes '²')
             goal, target = "reach", int(args.rule)
         else:
             raise UserError(f"--rule must be 'mana' or a whole number of mana, got {args.rule!r}")

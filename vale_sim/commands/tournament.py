@@ -27,7 +27,9 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     p.add_argument("--set", default=None,
                    help="card set: a bundled name or a file (default: the game's, core)")
-    p.add_argument("--engine", choices=("fast", "reference"), default="fast")
+    p.add_argument("--engine", choices=("fast", "reference"), default="fast",
+                   help="fast (numba; falls back to reference if unavailable) or reference "
+                        "(default fast)")
     p.add_argument("--mode", choices=("round-robin", "field"), default=None,
                    help="default: field when --baseline is given, else round-robin for 2 "
                         "players and field for 3-4")
@@ -39,7 +41,9 @@ def add_parser(sub) -> None:
                         "field mode: the first of --policies")
     p.add_argument("--prep-count", choices=("net", "gross"), default=None,
                    help="Mystic Vale rule option (default net)")
-    p.add_argument("--vp-pool", type=int, default=None)
+    p.add_argument("--vp-pool", type=int, default=None, metavar="VP",
+                   help="Mystic Vale rule option: VP tokens in the pool (default the rulebook's "
+                        "23/28/33 for 2/3/4 players)")
     p.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
     p.add_argument("--plot", default=None, metavar="FILE.png",
                    help="also save win rates, seats and ranking as a figure")
@@ -100,9 +104,10 @@ def format_tournament(t) -> str:
 
 
 def run(args) -> int:
-    from ..cli import UserError, command_game, game_rules
+    from ..cli import UserError, check_players, command_game, game_rules
     from ..tournament import tournament
     g = command_game(args)
+    check_players(g, args.players)
     from ..io import check_outputs, check_workers
     check_outputs((args.plot, "file", "--plot"))    # before any game is played
     names = [s.strip() for s in args.policies.split(",") if s.strip()]

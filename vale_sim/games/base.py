@@ -69,6 +69,11 @@ from typing import Any, Callable
 
 #: Columns every game's per-game/player results frame has.
 RESULT_COLUMNS = ("game", "player", "seat", "policy", "score", "win_share", "rounds", "truncated")
+#: The line above every final-scores table of ``vale-sim play`` (docs/runs.md, "Seat
+#: numbering"): text counts seats from 1 (seat 1 starts); records, frames and Parquet
+#: from 0 (``seat`` 0 starts).
+SEATS_NOTE = ("P0, P1, ... are the players in --policy order; seats count from 1 "
+              "(seat 1 = the starting player)")
 
 
 def baseline_spec(spec, players: int):

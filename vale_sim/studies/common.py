@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
+from ..inputs import parse_int
 from ..games import get_game
 from ..tournament import play_frame, rotations
 
@@ -80,7 +81,7 @@ def parse_players(spec) -> tuple:
     """``"2,3,4"`` or ``[2, 3]`` -> a sorted tuple (one-line StudyError)."""
     if isinstance(spec, str):
         try:
-            spec = [int(x) for x in spec.split(",") if x.strip()]
+            spec = [parse_int(x, negative=True) for x in spec.split(",") if x.strip()]
         except ValueError:
             raise StudyError(f"players must be a comma-separated list such as 2,3,4, "
                              f"got {spec!r}") from None

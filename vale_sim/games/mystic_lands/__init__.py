@@ -7,7 +7,7 @@ engine (``reference``).  Text for the CLI: ``render_play(record)`` (the
 """
 from __future__ import annotations
 
-from ..base import Game
+from ..base import SEATS_NOTE, Game
 from . import cards, policy, records, rules
 from .fast import run_fast, warm_up as _warm_up_fast
 from .cards import bundled_card_sets, describe, load_card_set, validate_playable
@@ -63,11 +63,12 @@ def render_play(record, cs=None, as_json: bool = False):
     a score table (a list of lines), or the record as a JSON-ready dict (``as_json``)."""
     if as_json:
         return record.to_dict()
-    lines = list(record.log) + ["", f"{'player':>6} {'seat':>4} {'policy':<12} {'track':>5} "
-                                    f"{'bonus':>5} {'adv VP':>6} {'vale VP':>7} {'effects':>7} "
-                                    f"{'total':>5} {'withers':>7} {'win':>5}"]
-    for r in record.results:
-        lines.append(f"{'P%d' % r.player:>6} {r.seat:>4} {r.policy:<12} {r.track_vp:>5} "
+    lines = list(record.log) + ["", SEATS_NOTE,
+                                f"{'player':>6} {'seat':>4} {'policy':<12} {'track':>5} "
+                                f"{'bonus':>5} {'adv VP':>6} {'vale VP':>7} {'effects':>7} "
+                                f"{'total':>5} {'withers':>7} {'win':>5}"]
+    for r in record.results:         # seats as text counts them: the record's seat + 1
+        lines.append(f"{'P%d' % r.player:>6} {r.seat + 1:>4} {r.policy:<12} {r.track_vp:>5} "
                      f"{r.bonus_vp:>5} {r.adv_vp:>6} {r.vale_vp:>7} {r.effect_vp:>7} "
                      f"{r.score:>5} {r.withers:>7} {r.win_share:>5.2f}")
     lines.append(f"{record.rounds} rounds" + (" (stopped at the round cap)" if record.truncated

@@ -19,9 +19,10 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import tomllib
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from ...inputs import InputFileError, name_key, read_toml
 
 # -- vocabulary (the integer code of a word is its index) ---------------------
 #: The four Advance positions: a card has a top and a bottom half, each with a
@@ -404,6 +405,19 @@ def bundled_maps() -> dict[str, Path]:
     return {p.stem: p for p in sorted(MAP_DIR.glob("*.toml"))}
 
 
+class PlayerCountError(CardSetError):
+    """A player count Mystic Lands does not have (not a fault of the card file)."""
+
+    def __init__(self, players):
+        self.players = players
+        self.file, self.item, self.field = "", None, "players"
+        self.problem = f"players must be 2, 3 or 4 (got {players}): Mystic Lands plays 2-4"
+        ValueError.__init__(self, self.problem)
+
+    def __reduce__(self):                 # pickles (worker processes) with its argument
+        return type(self), (self.players,)
+
+
 class _Reader:
     """Type-checked field access for one item of a file."""
 
@@ -573,7 +587,7 @@ def _starting(file, t, n) -> StartingCard:
     item = f"starting card {t.get('name', n + 1)!r}" if isinstance(t, dict) else f"starting card {n + 1}"
     r = _Reader(file, item, t, _START_FIELDS)
     src, srcs = r.sources(("count",) + ICON_FIELDS)
-    return StartingCard(name=r.str("name"), count=r.int("count", None, 1, LIMITS["starting_count"]),
+    return StartingCard(name=r.str("name").strip(), count=r.int("count", None, 1, LIMITS["starting_count"]),
                         icons=_icons(r), sun_half=HALVES.index(r.str("sun_half", "top", HALVES)),
                         rain_half=HALVES.index(r.str("rain_half", "bottom", HALVES)),
                         druid=r.bool("druid"), source=src, sources=srcs)
@@ -583,7 +597,7 @@ def _advance(file, t, n, druid: bool) -> Advance:
     what = "druid advance" if druid else "advance"
     item = f"{what} {t.get('name', n + 1)!r}" if isinstance(t, dict) else f"{what} {n + 1}"
     r = _Reader(file, item, t, _ADV_FIELDS)
-    name = r.str("name")
+    name = r.str("name").strip()             # surrounding spaces are not part of a name
     numbers = ("level", "copies", "cost", "position", "end_vp", "effects") + ICON_FIELDS
     src, srcs = r.sources(numbers)
     icons = _icons(r)
@@ -604,7 +618,7 @@ def _advance(file, t, n, druid: bool) -> Advance:
 def _vale(file, t, n) -> Vale:
     item = f"vale {t.get('name', n + 1)!r}" if isinstance(t, dict) else f"vale {n + 1}"
     r = _Reader(file, item, t, _VALE_FIELDS)
-    name = r.str("name")
+    name = r.str("name").strip()
     src, srcs = r.sources(("level", "copies", "cost", "rows", "track", "effects"))
     level = r.int("level", None, 1, 2)
     rows = _rows(file, item, t.get("rows"))
@@ -627,17 +641,14 @@ def _vale(file, t, n) -> Vale:
 
 def _read_toml(path: Path, what: str) -> dict:
     try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise CardSetError(path, None, None, f"no such {what} file",
-                           "check the path or use a bundled name") from None
-    except IsADirectoryError:
-        raise CardSetError(path, None, None, "is a directory", f"give a {what} .toml file") from None
-    except tomllib.TOMLDecodeError as e:
-        raise CardSetError(path, None, None, f"not valid TOML ({e})", "fix the syntax") from None
-    except UnicodeDecodeError:
-        raise CardSetError(path, None, None, "not UTF-8 text", "save the file as UTF-8") from None
+        return read_toml(path, f"{what} file")
+    except InputFileError as e:
+        if e.problem == "no such file":
+            raise CardSetError(path, None, None, f"no such {what} file",
+                               "check the path or use a bundled name") from None
+        if e.problem in ("is a folder", "is not a regular file"):
+            raise CardSetError(path, None, None, e.problem, f"give a {what} .toml file") from None
+        raise CardSetError(path, None, None, e.problem, e.fix) from None
 
 
 _SPACE_FIELDS = ("id", "kind", "links", "rewards", "name", "cost", "rows")
@@ -771,12 +782,15 @@ def validate(cs: CardSet) -> None:
     f = cs.path or cs.name
     for what, items in (("starting card", cs.starting), ("advance", cs.advances),
                         ("vale", cs.vales)):
-        seen = set()
+        seen: dict[str, str] = {}          # names equal up to case and spaces are one name
         for c in items:
-            if c.name in seen:
-                raise CardSetError(f, f"{what} {c.name!r}", "name", "duplicate name",
+            other = seen.get(name_key(c.name))
+            if other is not None:
+                same = "" if other == c.name else \
+                    f" ({other!r} and {c.name!r} differ only by case or spaces)"
+                raise CardSetError(f, f"{what} {c.name!r}", "name", f"duplicate name{same}",
                                    "give every kind its own name")
-            seen.add(c.name)
+            seen[name_key(c.name)] = c.name
     if len(cs.advances) > LIMITS["kinds"]:
         raise CardSetError(f, "card set", "advance", f"{len(cs.advances)} kinds",
                            f"use at most {LIMITS['kinds']}")
@@ -816,8 +830,8 @@ def validate_playable(cs: CardSet, players: int, rules=None) -> None:
     from .rules import Rules
     rules = rules or Rules()
     f = cs.path or cs.name
-    if not 2 <= players <= 4:
-        raise CardSetError(f, "card set", None, f"{players} players", "Mystic Lands plays 2-4")
+    if not 2 <= players <= 4:        # the count is the mistake, not the card file
+        raise PlayerCountError(players)
     have, deal = len(cs.deck_list(0)), rules.druid_deal
     if have < deal * players:
         raise CardSetError(f, "card set", "druid",

@@ -9,9 +9,10 @@ field and the fix.
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+
+from ...inputs import read_policy_toml, unknown_card
 
 RAIN_MODES = ("needed", "never")                     # spec §6.2
 WITHER_CHOICES = ("best", "mana", "spirit", "vp")    # spec §6.3
@@ -175,20 +176,7 @@ def policies_for(players: int, policies=None) -> list[Policy]:
 def load_policy(path) -> Policy:
     """Parse a rule bot (TOML): ``base`` preset, fields to override, ``[[buy]]`` rules."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise PolicyError(f"{path}: no such policy file (check the path)") from None
-    except OSError as e:
-        raise PolicyError(f"{path}: cannot read the policy file ({e.strerror or e})") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise PolicyError(f"{path}: policy file larger than {MAX_FILE_BYTES} bytes (shorten it)")
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise PolicyError(f"{path}: not UTF-8 text (save it as UTF-8)") from None
-    except tomllib.TOMLDecodeError as e:
-        raise PolicyError(f"{path}: not valid TOML ({e}); fix the syntax") from None
+    data = read_policy_toml(path, PolicyError, MAX_FILE_BYTES)
     base_name = data.pop("base", DEFAULT_POLICY)
     if base_name not in PRESETS:
         raise PolicyError(f"{path}: field 'base': unknown preset {base_name!r} "
@@ -259,11 +247,11 @@ def check_policies(cs, policies) -> list[Policy]:
         pol = get_policy(spec)
         for i, r in enumerate(pol.rules, 1):
             if r.target == "card" and r.value not in names:
-                raise PolicyError(f"{policy_label(pol)}: buy rule {i} names unknown card "
-                                  f"{r.value!r} (not an Advance or Vale of card set {cs.name!r})")
+                raise PolicyError(unknown_card(policy_label(pol), f"buy rule {i}", r.value, names,
+                                               cs.name, "an Advance or Vale"))
         for n in pol.never:
             if n not in names:
-                raise PolicyError(f"{policy_label(pol)}: never names unknown card {n!r} "
-                                  f"(not an Advance or Vale of card set {cs.name!r})")
+                raise PolicyError(unknown_card(policy_label(pol), "never", n, names, cs.name,
+                                               "an Advance or Vale"))
         out.append(pol)
     return out

@@ -35,12 +35,14 @@ engine's own Night.
 from __future__ import annotations
 
 import math
+import re
 import time
-import tomllib
 from collections import defaultdict
 from dataclasses import dataclass, field as dc_field
 from fractions import Fraction
 from pathlib import Path
+
+from vale_sim.inputs import InputFileError, read_toml
 
 from . import cards as C
 from .cards import CardSet, load_card_set
@@ -51,6 +53,7 @@ from .rules import Rules
 
 DECKS_DIR = Path(__file__).parent / "decks"
 QUANTITIES = ("mana", "spirit", "vp")
+_NUMBER = re.compile(r"[0-9]+")
 PLACES = ("deck", "discard", "on-deck")
 SIMPLE_NIGHT = ("played", "night")
 GOALS = ("mana", "spirit", "vp", "value")
@@ -135,13 +138,13 @@ def load_deck(spec, card_set=None) -> WitherDeck:
     path = Path(text)
     if not path.suffix and not path.exists() and (DECKS_DIR / f"{text}.toml").is_file():
         path = DECKS_DIR / f"{text}.toml"
-    if not path.is_file():
+    if not path.exists():
         raise DeckError(f"unknown deck {text!r}: use one of {', '.join(bundled_decks())} "
                         f"or the path of a deck .toml file")
     try:
-        data = tomllib.loads(path.read_text())
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise DeckError(f"{path}: not valid TOML: {str(e).splitlines()[0]}") from None
+        data = read_toml(path, "deck file")
+    except InputFileError as e:
+        raise DeckError(str(e).splitlines()[0]) from None
     return deck_from_dict(data, path, card_set)
 
 
@@ -799,7 +802,7 @@ def parse_goal(text: str):
         return t, None
     if ">=" in t:
         res, _, n = t.partition(">=")
-        if res in QUANTITIES and n.isdigit():
+        if res in QUANTITIES and _NUMBER.fullmatch(n):      # ASCII digits (isdigit takes '²')
             return res, int(n)
     raise ValueError(f"goal must be one of {', '.join(GOALS)} or RES>=N with RES mana, "
                      f"spirit or vp (e.g. mana>=5), got {text!r}")

@@ -18,7 +18,7 @@ from . import cards as _cards
 from . import policy as _policy
 from .frames import BASE_COLUMNS
 from .rules import Rules
-from ..base import Game
+from ..base import SEATS_NOTE, Game
 
 
 def _bundled_card_sets() -> dict:
@@ -58,10 +58,11 @@ def _card_set_facts(cs) -> dict:
 
 
 def _format_result(record) -> str:
-    lines = [f"{'player':>6} {'seat':>4} {'policy':<12} {'tokens':>6} {'adv VP':>6} "
+    """``vale-sim play``'s final scores; seats as text counts them (record seat + 1)."""
+    lines = [SEATS_NOTE, f"{'player':>6} {'seat':>4} {'policy':<12} {'tokens':>6} {'adv VP':>6} "
              f"{'vale VP':>7} {'total':>5} {'win':>5}"]
     for r in record.results:
-        lines.append(f"{'P%d' % r.player:>6} {r.seat:>4} {r.policy:<12} {r.tokens_vp:>6} "
+        lines.append(f"{'P%d' % r.player:>6} {r.seat + 1:>4} {r.policy:<12} {r.tokens_vp:>6} "
                      f"{r.adv_vp:>6} {r.vale_vp:>7} {r.score:>5} {r.win_share:>5.2f}")
     lines.append(f"{record.rounds} rounds"
                  + (" (stopped at the round cap)" if record.truncated else ""))

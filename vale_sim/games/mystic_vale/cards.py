@@ -17,10 +17,12 @@ import csv
 import difflib
 import functools
 import hashlib
+import io
 import json
-import tomllib
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from ...inputs import InputFileError, check_file, name_key, parse_int, read_text, read_toml
 
 POSITIONS = ("top", "middle", "bottom")
 SPIRITS = ("animal", "forest", "sky", "wild")
@@ -118,6 +120,20 @@ class CardSetError(ValueError):
         if fix:
             msg += f" ({fix})"
         super().__init__(msg)
+
+
+class PlayerCountError(CardSetError):
+    """A player count the game does not have (not a fault of the card file)."""
+
+    def __init__(self, players, allowed: tuple = (2, 3, 4)):
+        words = ", ".join(map(str, allowed[:-1])) + f" or {allowed[-1]}"
+        self.players, self.allowed = players, allowed
+        self.file, self.card, self.field = "", None, "players"
+        self.problem = f"players must be {words} (got {players})"
+        ValueError.__init__(self, self.problem)
+
+    def __reduce__(self):                 # pickles (worker processes) with its arguments
+        return type(self), (self.players, self.allowed)
 
 
 @dataclass(frozen=True)
@@ -528,8 +544,8 @@ def _check_amount(ctx, d, kind):
 
 
 def _name(ctx, d):
-    name = d["name"]
-    if not name.strip():
+    name = d["name"].strip()          # as a CSV cell: surrounding spaces are not part of it
+    if not name:
         raise ctx.err("name", "empty name", "give the card a name")
     ctx.label = name
     return name
@@ -646,21 +662,28 @@ def _assemble(file, name, description, starting, advancements, vales) -> CardSet
         raise CardSetError(file, None, "vales", f"{n} vale copies, above the limit "
                            f"{LIMITS['vale_copies']}",
                            f"use at most {LIMITS['vale_copies']}; limits: docs/card-format.md")
-    seen: dict[str, str] = {}
+    # Names that differ only by case or spaces print alike, and a policy's
+    # `card = ...` would bind to one of them: they are one name (inputs.name_key).
+    seen: dict[str, tuple[str, str]] = {}
     for what, cards in (("advancement", advancements), ("vale", vales)):
         for c in cards:
-            if c.name in seen:
+            prev = seen.get(name_key(c.name))
+            if prev is not None:
+                other, kind = prev
+                same = "" if other == c.name else f" {other!r} (same name up to case and spaces)"
                 raise CardSetError(file, c.name, "name",
-                                   f"duplicate name: already used by {'an' if seen[c.name] == 'advancement' else 'a'} {seen[c.name]}",
+                                   f"duplicate name: already used by {'an' if kind == 'advancement' else 'a'} {kind}{same}",
                                    "give every advancement and vale a different name")
-            seen[c.name] = what
+            seen[name_key(c.name)] = (c.name, what)
     adv = {a.name: a for a in advancements}
-    names = set()
+    names: dict[str, str] = {}
     for sc in starting:
-        if sc.name in names:
-            raise CardSetError(file, sc.name, "name", "duplicate starting card name",
+        if name_key(sc.name) in names:
+            other = names[name_key(sc.name)]
+            same = "" if other == sc.name else f" ({other!r}: the same name up to case and spaces)"
+            raise CardSetError(file, sc.name, "name", f"duplicate starting card name{same}",
                                "merge the two entries or rename one")
-        names.add(sc.name)
+        names[name_key(sc.name)] = sc.name
         used = {}
         for n in sc.advancements:
             if n not in adv:
@@ -686,13 +709,9 @@ def _assemble(file, name, description, starting, advancements, vales) -> CardSet
 
 def _parse_toml(path: Path) -> CardSet:
     try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except tomllib.TOMLDecodeError as e:
-        raise CardSetError(path, None, None, f"invalid TOML: {e}",
-                           "fix the syntax at that line") from None
-    except UnicodeDecodeError as e:
-        raise CardSetError(path, None, None, f"not UTF-8 text: {e}", "save it as UTF-8") from None
+        data = read_toml(path, "card set file")
+    except InputFileError as e:
+        raise CardSetError(path, None, None, e.problem, e.fix) from None
     sections = {"set": dict, "starting_cards": list, "advancements": list, "vales": list}
     for k, v in data.items():
         if k not in sections:
@@ -744,8 +763,8 @@ _CSV_TYPE_WORDS = {"int": "a whole number (e.g. 2)", "str": "text",
 def _csv_cell(ctx: _Ctx, column: str, typ: str, cell: str):
     cell = cell.strip()
     if typ in ("int", "cost"):
-        try:
-            return int(cell)
+        try:        # ASCII digits only: int() also takes 1_0, +3, -0 and non-ASCII digits
+            return parse_int(cell, negative=True)     # a negative one: the range check says so
         except ValueError:
             raise ctx.err(column, f"wrong type: expected {_CSV_TYPE_WORDS[typ]}, got {cell!r}",
                           f"write {column} as {_CSV_TYPE_WORDS[typ]} or leave it empty") from None
@@ -775,9 +794,10 @@ def _csv_cell(ctx: _Ctx, column: str, typ: str, cell: str):
 
 def _parse_csv(path: Path) -> CardSet:
     try:
-        with open(path, newline="", encoding="utf-8-sig") as f:
-            rows = list(csv.reader(f))
-    except (csv.Error, UnicodeDecodeError) as e:
+        rows = list(csv.reader(io.StringIO(read_text(path, "card set file"), newline="")))
+    except InputFileError as e:
+        raise CardSetError(path, None, None, e.problem, e.fix) from None
+    except csv.Error as e:
         raise CardSetError(path, None, None, f"unreadable CSV: {e}", "save it as UTF-8 CSV") from None
     if not rows:
         raise CardSetError(path, None, None, "empty CSV file", "the first row must name the columns")
@@ -889,10 +909,13 @@ def _load_bundled(name: str) -> CardSet:
 
 
 def _load_path(path: Path) -> CardSet:
-    if not path.is_file():
-        raise CardSetError(path, None, None, "file not found",
+    try:
+        check_file(path, "card set file")
+    except InputFileError as e:
+        problem = "file not found" if e.problem == "no such file" else e.problem
+        raise CardSetError(path, None, None, problem,
                            f"give a bundled set ({', '.join(bundled_sets())}) "
-                           "or the path of a .toml or .csv file")
+                           "or the path of a .toml or .csv file") from None
     suffix = path.suffix.lower()
     if suffix == ".toml":
         return _parse_toml(path)
@@ -929,9 +952,8 @@ def validate_playable(cs: CardSet, players: int) -> None:
     """Raise CardSetError if a ``players``-player game cannot be set up with ``cs``."""
     from .rules import LEVEL1_DECK
     file = cs.path or cs.name
-    if players not in LEVEL1_DECK:
-        raise CardSetError(file, None, "players", f"{players} players is not supported",
-                           f"use {', '.join(map(str, LEVEL1_DECK))} players")
+    if players not in LEVEL1_DECK:          # the count is the mistake, not the card file
+        raise PlayerCountError(players, tuple(LEVEL1_DECK))
     need = LEVEL1_DECK[players]
     have = cs.copies("advancement", 1)
     if have < need:

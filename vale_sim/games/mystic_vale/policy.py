@@ -7,9 +7,10 @@ parsed by :func:`load_policy` — parsed and validated, never evaluated as code.
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+
+from ...inputs import read_policy_toml, unknown_card
 
 TOKEN_MODES = ("needed", "never")
 PUSH_RULES = ("risk", "lookahead")       # engine-spec §6.1
@@ -189,23 +190,7 @@ def bundled_policy_files() -> dict[str, Path]:
 def load_policy(path: "str | Path") -> Policy:
     """Parse a policy file (TOML).  See docs/policies.md."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise PolicyError(f"{path}: no such policy file") from None
-    except OSError as e:
-        raise PolicyError(f"{path}: cannot read the policy file: {e.strerror or e}") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise PolicyError(f"{path}: policy file is {len(raw)} bytes, more than the limit of "
-                          f"{MAX_FILE_BYTES}")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise PolicyError(f"{path}: not UTF-8 text (byte {e.start}); save it as UTF-8") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise PolicyError(f"{path}: not valid TOML: {e}") from None
+    data = read_policy_toml(path, PolicyError, MAX_FILE_BYTES)
     base_name = data.pop("base", DEFAULT_POLICY)
     if not isinstance(base_name, str) or base_name not in PRESETS:
         raise PolicyError(f"{path}: field 'base': unknown preset {base_name!r} (use one of {', '.join(PRESETS)})")
@@ -284,9 +269,12 @@ def check_policies(cs, policies) -> list[Policy]:
         pol = get_policy(spec)
         for i, r in enumerate(pol.rules, 1):
             if r.target == "card" and r.value not in names:
-                raise PolicyError(f"{policy_label(pol)}: buy rule {i} names unknown card "
-                                  f"{r.value!r} (not an advancement or vale of card set "
-                                  f"{cs.name!r})")
+                raise PolicyError(unknown_card(policy_label(pol), f"buy rule {i}", r.value, names,
+                                               cs.name, "an advancement or vale"))
+        for n in pol.never:
+            if n not in names:
+                raise PolicyError(unknown_card(policy_label(pol), "never", n, names, cs.name,
+                                               "an advancement or vale"))
         out.append(pol)
     return out
 

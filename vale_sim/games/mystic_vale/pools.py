@@ -30,6 +30,7 @@ import numpy as np
 
 from .rules import VP_POOL, Rules
 from vale_sim.stats import wilson_interval
+from vale_sim.inputs import parse_int
 
 RULEBOOK_POOLS = dict(VP_POOL)          # {2: 23, 3: 28, 4: 33}
 TARGETS = ("equal-length", "seat-advantage")
@@ -46,7 +47,7 @@ def parse_players(spec) -> list[int]:
         items = [spec]
     elif isinstance(spec, str):
         try:
-            items = [int(s) for s in spec.replace(" ", "").split(",") if s]
+            items = [parse_int(s, negative=True) for s in spec.replace(" ", "").split(",") if s]
         except ValueError:
             raise ValueError(f"players must be a comma list like 2,3,4, got {spec!r}") from None
     else:
@@ -69,7 +70,7 @@ def parse_pools(spec, players=(2, 3, 4), include_rulebook: bool = True) -> list[
         s = spec.replace(" ", "")
         try:
             if ":" in s:
-                parts = [int(x) for x in s.split(":")]
+                parts = [parse_int(x, negative=True) for x in s.split(":")]
                 if len(parts) not in (2, 3):
                     raise ValueError
                 lo, hi = parts[0], parts[1]
@@ -78,7 +79,7 @@ def parse_pools(spec, players=(2, 3, 4), include_rulebook: bool = True) -> list[
                     raise ValueError
                 pools = list(range(lo, hi + 1, step))
             else:
-                pools = [int(x) for x in s.split(",") if x]
+                pools = [parse_int(x, negative=True) for x in s.split(",") if x]
         except ValueError:
             raise ValueError(f"pools must be lo:hi:step (e.g. 15:45:2) or a comma list, got {spec!r}") from None
     else:

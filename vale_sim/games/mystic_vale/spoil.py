@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import math
 import time
-import tomllib
 from collections import defaultdict
 from dataclasses import dataclass, field as dc_field
 from fractions import Fraction
@@ -50,6 +49,7 @@ from .cards import LIMITS, CardSet, load_card_set
 from .reference import symbols as sym
 from .reference.symbols import Card
 from vale_sim.rng import GameRng
+from vale_sim.inputs import InputFileError, read_toml
 from .rules import Rules
 from .spoil_state import PrepLoop, TooManyStates, _S, unsupported  # noqa: F401  (spoil.X)
 
@@ -133,13 +133,13 @@ def load_deck(spec, card_set=None) -> Deck:
     path = Path(text)
     if not path.suffix and not path.exists() and (DECKS_DIR / f"{text}.toml").is_file():
         path = DECKS_DIR / f"{text}.toml"
-    if not path.is_file():
+    if not path.exists():
         raise DeckError(f"unknown deck {text!r}: use one of {', '.join(bundled_decks())} "
                         f"or the path of a deck .toml file")
     try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as e:
-        raise DeckError(f"{path}: not valid TOML: {e}") from None
+        data = read_toml(path, "deck file")
+    except InputFileError as e:
+        raise DeckError(str(e)) from None
     return deck_from_dict(data, path, default_set)
 
 

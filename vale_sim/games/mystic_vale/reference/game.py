@@ -110,9 +110,11 @@ class Game:
             pl.new_deck()
         self.start = rng.randbelow(self.n)                    # draw order 7
         self.record.starting_player = self.start
+        # Seats as text counts them: seat 1 = the starting player (docs/runs.md).
         self.log.append(f"Setup: {self.n} players, VP pool {self.pool}, "
-                        f"starting player P{self.start} (mana-token draw); policies "
-                        + ", ".join(f"P{i} {p.name}" for i, p in enumerate(self.policies)))
+                        f"starting player P{self.start} (mana-token draw); "
+                        + ", ".join(f"P{i} (seat {(i - self.start) % self.n + 1}, {p.name})"
+                                    for i, p in enumerate(self.policies)))
         for pl in self.players:                               # draw order 8
             pl.setup_field()
             self.log.append(f"P{pl.index} starting field: "
