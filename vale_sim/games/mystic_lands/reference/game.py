@@ -528,7 +528,9 @@ class MysticLandsGame:
         w = self.wild_for(p, asp)
         if not p.deck or sum(1 for x in p.land if M.shows(self.cs, p.cards[x], asp, w)) < e.need:
             return
-        if M.value(self.cs, p.cards[p.deck[0]]) < p.policy.dryad_min_value:   # M19: declined
+        worth = M.value(self.cs, p.cards[p.deck[0]])
+        if worth < p.policy.dryad_min_value:                        # M19: declined
+            self.say(f"    does not play on-deck card {p.deck[0]} (worth {worth})")
             return
         u = p.deck.pop(0)
         p.land.append(u)
@@ -842,7 +844,9 @@ class MysticLandsGame:
         for u in list(p.land):                                        # Sun Parrot last
             for a, e in self.card_effects(p, u):
                 if e.timing == "dusk" and e.kind == "to_ondeck" and u in p.land:
-                    if M.value(self.cs, p.cards[u]) < p.policy.parrot_min_value:  # M19
+                    worth = M.value(self.cs, p.cards[u])
+                    if worth < p.policy.parrot_min_value:            # M19: declined
+                        self.say(f"    {self.adv_name(a)}: card {u} (worth {worth}) is discarded")
                         continue
                     p.land.remove(u)
                     p.deck.insert(0, u)
