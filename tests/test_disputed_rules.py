@@ -286,3 +286,9 @@ def test_i16_is_a_section_of_the_rules_doc():
     assert INTERPRETATIONS["optional-effects-declined"][0] == "I16"
     section = doc.split("### I16.")[1].split("\n### ")[0]
     assert "discard_field_plays" in section
+
+
+def test_ml_on_off_options_must_be_booleans():
+    for opt in ("ongoing_everywhere", "effect_enchants_count", "held_end_vp"):
+        with pytest.raises(ValueError, match=f"{opt} must be true or false"):
+            MLRules(**{opt: 1})

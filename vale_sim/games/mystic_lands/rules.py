@@ -41,6 +41,10 @@ class Rules:
     def __post_init__(self):
         for f in fields(self):
             v = getattr(self, f.name)
+            if isinstance(f.default, bool):        # an on/off option (M9, M17, M18)
+                if not isinstance(v, bool):
+                    raise ValueError(f"rules: {f.name} must be true or false, got {v!r}")
+                continue
             if isinstance(v, bool):
                 continue
             if isinstance(v, int) and v < 0:
