@@ -224,7 +224,7 @@ def test_an_earlier_vale_rule_paid_with_sunstone_beats_a_later_rule_paid_directl
     T = card_tables(core, 2, Rules())
     Q = policy_tables(core, [pol, pol])
     S = new_state(T)
-    E.setup(T, S, np.uint64(3), np.uint64(0))
+    E.setup(T, S, Q, np.uint64(3), np.uint64(0))
     V = views(T, S)
     V.vslots[:] = -1
     V.vslots[:len(row)] = row

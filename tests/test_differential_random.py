@@ -71,6 +71,7 @@ def policies(draw, cs):
         avoid_decay_stack=draw(st.booleans()), token=draw(st.sampled_from(["needed", "never"])),
         use_sunstone=draw(st.booleans()),
         explore_permille=draw(st.sampled_from([0, 0, 100, 500, 1000])),
+        discard_field_plays=draw(st.sampled_from([200, 200, 0, 1, 3, 8, 20])),   # I16
         rules=rules, never=never)
 
 

@@ -38,7 +38,7 @@ def game(cs):
     T = card_tables(cs, 2, Rules())
     Q = policy_tables(cs, [PRESETS["balanced"]] * 2)
     S = new_state(T)
-    E.setup(T, S, np.uint64(1), np.uint64(0))
+    E.setup(T, S, Q, np.uint64(1), np.uint64(0))
     return cs, T, Game(T, Q, S), Q
 
 
@@ -137,7 +137,7 @@ def test_deadwood_harvester_draws_among_tied_field_cards(game):
     for seed in range(16):
         set_zones(S, 0, field=[0, 1, 2], on_deck=3)
         draws = restart_stream(S, seed)
-        E.play_on_deck(S.S, 0)
+        E.play_on_deck(S.S, 0, True)
         gone = [0, 2][GameRng(seed).randbelow(2)]            # tied cards in field order
         assert draws() == 1 and S.disc_n[0] == 1 and S.disc[0, 0] == gone
         assert list(S.field[0, :S.field_n[0]]) == [c for c in (0, 1, 2, 3) if c != gone]
@@ -147,7 +147,7 @@ def test_deadwood_harvester_draws_among_tied_field_cards(game):
     set_card(T, S, 0, 1, [cursed, -1, cs.advancement_id("Stag")])
     set_zones(S, 0, field=[0, 1, 2], on_deck=3)
     draws = restart_stream(S, 0)
-    E.play_on_deck(S.S, 0)
+    E.play_on_deck(S.S, 0, True)
     assert draws() == 0 and S.disc_n[0] == 1 and S.disc[0, 0] == 1
 
 

@@ -174,6 +174,8 @@ def policies(draw, cs):
         w_vale_cost=draw(st.integers(-2, 1)), vale_min_score=draw(st.integers(-5, 10)),
         convert=draw(st.sampled_from(["bought", "always", "never"])),
         convert_mana=draw(st.integers(0, 12)), remove_below=draw(st.integers(-5, 8)),
+        dryad_min_value=draw(st.sampled_from([0, 0, 3, 6, 12])),         # M19
+        parrot_min_value=draw(st.sampled_from([0, 0, 3, 6, 12])),
         rules=rules, never=never)
 
 
@@ -191,6 +193,7 @@ def rule_options(draw):
         market_growth_vp=tuple(sorted(draw(st.integers(0, 20)) for _ in range(dual))),
         end_vp=draw(st.integers(10, 30)), end_cubes=draw(st.integers(3, 12)),
         end_bonus=draw(st.integers(0, 5)), held_end_vp=draw(st.booleans()),
+        ongoing_everywhere=draw(st.booleans()), effect_enchants_count=draw(st.booleans()),
         max_rounds=draw(st.sampled_from([6, 20, 60])))
 
 

@@ -58,6 +58,8 @@ RANGES: dict[str, tuple[int, int]] = {
     "mana_target": (0, 12),
     "min_score": (-10, 20),
     "vale_min_score": (-10, 20),
+    # rules.md I16: 0 (never discard) .. 200 (= MAX_PHASE_PLAYS: always, the default)
+    "discard_field_plays": (0, 200),
 }
 VALIDATION_SEED_TAG = 1     # SeedSequence([seed, tag, ...]): 0 = search generations, 1 = validation
 

@@ -126,6 +126,7 @@ RULE_SOURCES = {
     "end_vp": "manual", "end_cubes": "manual", "end_bonus": "manual",
     "market_growth_vp": "manual", "rain_supply": "estimate (the manual says X; M3)",
     "held_end_vp": "interpretation (M9)", "max_rounds": "simulation cap (not a rule)",
+    "ongoing_everywhere": "interpretation (M17)", "effect_enchants_count": "interpretation (M18)",
 }
 
 

@@ -96,6 +96,10 @@ class Policy:
     convert: str = "bought"           # conversions: when mana would be lost anyway
     convert_mana: int = 10            # ... or when at least this much mana is left ("bought")
     remove_below: int = 0             # Grasping Vines: remove the worst Land card if its value < this
+    # Optional effects (M19): declined when the card's value (2 mana + 2 spirit + 3 VP of its
+    # left edge, never negative) is below the threshold; 0 = always used.
+    dryad_min_value: int = 0          # Hibiscus Dryad: play the on-deck card only if worth this
+    parrot_min_value: int = 0         # Sun Parrot: make its card the on-deck card only if worth this
     rules: tuple = ()
     never: tuple = ()                 # names never bought nor enchanted
 

@@ -19,10 +19,14 @@ class Rules:
     druid_deal: int = 2                # Druid Advances dealt to each player
     # Night
     wither_suns: int = 4               # uncovered suns that Wither
+    ongoing_everywhere: bool = False   # ongoing wither_limit effects count wherever the card
+    #                                    is (deck, Discard), not only in the Land (M17)
     rain_supply: int = 20              # "X Rain tokens" (estimate, M3)
     # Day / market
     max_buys: int = 2
     max_enchants: int = 2
+    effect_enchants_count: bool = False  # an effect's enchantment (Sun Priestess) counts
+    #                                      toward max_enchants (M18)
     market_l1: int = 6                 # level 1 slots, including the dual ones
     market_l2: int = 3
     market_dual: int = 2               # slots that turn level 2 (one per growth point)
@@ -37,6 +41,10 @@ class Rules:
     def __post_init__(self):
         for f in fields(self):
             v = getattr(self, f.name)
+            if isinstance(f.default, bool):        # an on/off option (M9, M17, M18)
+                if not isinstance(v, bool):
+                    raise ValueError(f"rules: {f.name} must be true or false, got {v!r}")
+                continue
             if isinstance(v, bool):
                 continue
             if isinstance(v, int) and v < 0:
@@ -89,8 +97,17 @@ INTERPRETATIONS = {
     "end-ties": ("M10", "ties at the end share the win"),
     "vale-map": ("M11", "the Gateway Vale layout is an estimate"),
     "activation": ("M12", "activation tracks: a cube moves right onto a square and resolves it"),
-    "effect-limits": ("M13", "effects that enchant or gain Advances do not count toward the limits"),
+    "effect-limits": ("M13", "effects that gain Advances do not count toward the 2 buys"),
     "one-bonus": ("M14", "only the player who triggers the end gains the +5 VP"),
     "out-of-cards": ("M15", "with no cards left in deck and Discard the Night ends, no on-deck card"),
     "unknown-cards": ("M16", "card texts the manual does not print are estimates"),
+    "ongoing-in-land": ("M17", "ongoing effects (wither_limit) count only for cards in the Land "
+                               "and the on-deck card being grown (option ongoing_everywhere)"),
+    "effect-enchant-limit": ("M18", "an enchantment by an effect (Sun Priestess) does not count "
+                                    "toward the 2 per Day (option effect_enchants_count)"),
+    "optional-effects": ("M19", "optional effects fire unless the policy declines them "
+                                "(Hibiscus Dryad: dryad_min_value; Sun Parrot: parrot_min_value)"),
+    "mana-carry-over": ("M20", "unspent mana is kept when no Advance was bought with mana"),
+    "growth-in-day": ("M21", "both Market growths happen only in a Day phase: 15 VP reached "
+                             "in a Night or Dusk grows the Market at that player's next Day"),
 }

@@ -58,13 +58,26 @@ CASES = (
     Case("core-2p-gross-prep", "core", 2, 17, ("balanced", "balanced"), prep_count="gross"),
     Case("random-3p-explore", "random:5", 3, 19, ("balanced+explore", "greedy", "vp-rush")),
     Case("random-2p-big-seed", "random:9", 2, 2**64 - 3, ("greedy+explore", "cautious"), game_index=41),
+    # rules.md I16: a policy whose Mindful Owl / Deadwood Harvester discards cycled cards
+    # for 200 plays (I15) declines them after 20 plays of a phase: no phase reaches the cap
+    Case("core-2p-declined-discards", "core", 2, 1555537883283606233,
+         ("spirit-rush", "cycling+discard-20"), game_index=9),
 )
+
+#: A policy the policy search once proposed (docs/optimize.md, rules.md I15): with it,
+#: game 9 of seed 1555537883283606233 cycles the same cards through its Preps.
+CYCLING = dict(push_risk_permille=17, w_mana=1, w_spirit=2, w_harvest_vp=-6, w_end_vp=-3,
+               w_growth=4, w_decay=8, w_guardian=-1, w_ability=10, w_cost=-6, min_score=-4,
+               w_vale_vp=6, w_vale_ability=3, vale_min_score=-5, avoid_decay_stack=False)
 
 
 def case_policies(case: Case):
     out = []
     for name in case.policies:
-        if name.endswith("+explore"):
+        if name == "cycling+discard-20":
+            from .policy import Policy
+            out.append(Policy(name=name, discard_field_plays=20, **CYCLING))
+        elif name.endswith("+explore"):
             out.append(explore_policy(name[: -len("+explore")], 300))
         else:
             out.append(name)

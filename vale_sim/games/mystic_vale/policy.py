@@ -11,6 +11,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from ...inputs import read_policy_toml, unknown_card
+from .rules import MAX_PHASE_PLAYS
 
 TOKEN_MODES = ("needed", "never")
 PUSH_RULES = ("risk", "lookahead")       # engine-spec §6.1
@@ -93,6 +94,11 @@ class Policy:
     avoid_decay_stack: bool = True
     token: str = "needed"
     use_sunstone: bool = True
+    # rules.md I16: "may discard" When Played abilities (Deadwood Harvester, Mindful Owl)
+    # are used only while fewer than this many cards were played before in the phase
+    # (Planting or Prep); later plays decline, which ends a cycle of discards.  0 = never
+    # used; 200 (= rules.MAX_PHASE_PLAYS, the I15 cap) = always used.
+    discard_field_plays: int = MAX_PHASE_PLAYS
     # Buy randomly with this chance (per mille) per purchase: for card statistics.
     explore_permille: int = 0
     rules: tuple[BuyRule, ...] = ()
@@ -122,6 +128,9 @@ class Policy:
             raise PolicyError(f"policy {self.name!r}: push_risk_permille must be in 0..1000, got {self.push_risk_permille}")
         if not 0 <= self.explore_permille <= 1000:
             raise PolicyError(f"policy {self.name!r}: explore_permille must be in 0..1000, got {self.explore_permille}")
+        if self.discard_field_plays < 0:
+            raise PolicyError(f"policy {self.name!r}: discard_field_plays must be >= 0, "
+                              f"got {self.discard_field_plays}")
         if self.mana_target < 0:
             raise PolicyError(f"policy {self.name!r}: mana_target must be >= 0")
         if self.push_rule not in PUSH_RULES:

@@ -44,6 +44,9 @@ INTERPRETATIONS = {
     "no-rest-phase": ("I14", "a player who does not push passes"),
     "phase-play-cap": ("I15", "a Prep or a Planting ends after MAX_PHASE_PLAYS plays, so a "
                               "When Played discard cannot cycle cards for ever"),
+    "optional-effects-declined": ("I16", "a 'may' ability is used as the policy decides; "
+                                         "Deadwood Harvester / Mindful Owl decline after "
+                                         "the policy's discard_field_plays plays of a phase"),
 }
 
 #: rules.md I15: the most cards one Prep plays, and the most pushes of one Planting.

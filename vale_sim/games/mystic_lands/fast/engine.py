@@ -54,10 +54,10 @@ from .tables import (
     O_PLAYERS, O_NADV, O_NSPACE, O_MAPSTART, O_NCARDS, O_DRUID_BASE, O_WITHER,
     O_RAIN_SUPPLY, O_MAX_BUYS, O_MAX_ENCH, O_ML1, O_ML2, O_NGROWTH, O_END_VP, O_END_CUBES,
     O_END_BONUS, O_HELD_END, O_MAX_ROUNDS, O_CUBES, O_DRUID_DEAL, O_LEN, O_SEAT_MANA,
-    O_SEAT_SPIRIT, O_HELD_CAP,
+    O_SEAT_SPIRIT, O_HELD_CAP, O_ONGOING_ALL, O_EFFECT_ENCH,
     P_PERMILLE, P_RAIN_NEEDED, P_WCHOICE, P_WMANA, P_WSPIRIT, P_WVP, P_MINSCORE, P_WVVP,
     P_WVREW, P_WVEFF, P_WVCOST, P_VMIN, P_CONVERT, P_CONVMANA, P_REMOVE, P_RULE0, P_NRULES,
-    CONV_BOUGHT, CONV_NEVER, RL_TARGET, RL_ADV, RL_VALE, RL_LEVEL, RL_COND, RL_SMALL,
+    P_DRYAD_MIN, P_PARROT_MIN, CONV_BOUGHT, CONV_NEVER, RL_TARGET, RL_ADV, RL_VALE, RL_LEVEL, RL_COND, RL_SMALL,
     RULE_CARD, RULE_LEVEL, RULE_VALE, ABSENT, ASCORE, NEVER_A, NEVER_V, NEVER_SP, QB, BUYCOST)
 
 SIMPLE_MASK = (1 << K_GAIN) | (1 << K_GPAL) | (1 << K_GPAC)
@@ -434,6 +434,14 @@ def draw_adv(S, level):
 @kernel(inline=True)
 def wither_limit(T, S, p, extra):
     lim = T[OPTS, O_WITHER]
+    if T[OPTS, O_ONGOING_ALL] != 0:       # M17 option: every card (deck, Discard, Land)
+        for i in range(S[p, DHEAD], S[p, DN]):
+            lim += S[p, CARD + F_WLIM + CW * S[p, DECK + i]]
+        for i in range(S[p, NDISC]):
+            lim += S[p, CARD + F_WLIM + CW * S[p, DISC + i]]
+        for i in range(S[p, NLAND]):
+            lim += S[p, CARD + F_WLIM + CW * S[p, LAND + i]]
+        return lim
     for i in range(S[p, NLAND]):
         lim += S[p, CARD + F_WLIM + CW * S[p, LAND + i]]
     if extra >= 0:
@@ -951,10 +959,11 @@ def land_suns(S, p):
 
 
 @kernel(inline=True)
-def decide_grow(T, S, p, suns, land_limit):
-    """Spec §6.1: True = Grow (land_limit: the wither limit of the Land alone)."""
+def decide_grow(T, S, p, suns, land_limit, land_only):
+    """Spec §6.1: True = Grow (land_limit: the wither limit of the Land alone; with
+    land_only 0, M17's option, the limit of all the cards, the on-deck one included)."""
     h = S[p, DHEAD]
-    limit = land_limit + S[p, CARD + F_WLIM + CW * S[p, DECK + h]]
+    limit = land_limit + land_only * S[p, CARD + F_WLIM + CW * S[p, DECK + h]]
     tokens = S[p, PM_RAIN] if T[QB + p, P_RAIN_NEEDED] != 0 else 0
     need = limit - suns + tokens
     # Grow unless bad * 1000 > permille * n (bad of the n cards would wither): stop at
@@ -1055,6 +1064,7 @@ def night(T, S, p):
     suns = 0
     limit = wither_limit(T, S, p, -1)      # the Land's limit and suns, kept up to date:
     lsuns = land_suns(S, p)                # only Grow changes the Land in this loop
+    land_only = 1 - T[OPTS, O_ONGOING_ALL]  # M17 option: the limit counts every card already
     while True:                                            # N4
         if S[p, DHEAD] == S[p, DN]:
             S[REC, RC_OOC] = 1
@@ -1067,7 +1077,7 @@ def night(T, S, p):
         S[p, LAND + S[p, NLAND]] = u
         S[p, NLAND] += 1
         land_add(S, p, u)
-        limit += S[p, CARD + F_WLIM + CW * u]
+        limit += land_only * S[p, CARD + F_WLIM + CW * u]
         lsuns += S[p, CARD + F_SUN + CW * u]
         S[REC, RC_GROWS] += 1
         resolve_played(T, S, p, u, True)
@@ -1085,7 +1095,7 @@ def night(T, S, p):
             S[p, PM_WITHERS] += 1
             S[REC, RC_WITHERED] = 1
             break
-        if not decide_grow(T, S, p, suns, limit):
+        if not decide_grow(T, S, p, suns, limit, land_only):
             if (S[p, PM_LKM] >> K_SWAP_ONDECK) & 1:
                 night_swaps(T, S, p)
             break
@@ -1113,6 +1123,8 @@ def play_ondeck(T, S, p, a, e):
         return
     h = S[p, DHEAD]
     u = S[p, DECK + h]
+    if card_value(S, p, u) < T[QB + p, P_DRYAD_MIN]:       # M19: the policy declines
+        return
     S[p, DHEAD] = h + 1
     S[p, LAND + S[p, NLAND]] = u
     S[p, NLAND] += 1
@@ -1310,9 +1322,13 @@ def day_land_kind(T, S, X, p, kind):
                 if kind == K_REFRESH:
                     if T[ADV + a, o + E_TIMING] == T_DAY:
                         refresh(T, S, X, p)
-                else:
+                elif T[OPTS, O_EFFECT_ENCH] == 0:
                     enchant_pick(T, S, X, p, T[ADV + a, o + E_AMOUNT],
                                  T[ADV + a, o + E_NEED])
+                elif S[p, PM_ENCH] < T[OPTS, O_MAX_ENCH]:   # M18 option: it counts
+                    if enchant_pick(T, S, X, p, T[ADV + a, o + E_AMOUNT],
+                                    T[ADV + a, o + E_NEED]):
+                        S[p, PM_ENCH] += 1
 
 
 @kernel
@@ -1516,7 +1532,7 @@ def dusk(T, S, X, p):
                 o = A_EFF + EF * e
                 if T[ADV + a, o + E_TIMING] == T_DUSK and T[ADV + a, o + E_KIND] == K_TO_ONDECK:
                     k = land_index(S, p, u)
-                    if k >= 0:
+                    if k >= 0 and card_value(S, p, u) >= T[QB + p, P_PARROT_MIN]:   # M19
                         land_remove_at(S, p, k)
                         deck_push_front(S, p, u)
     nd = S[p, NDISC]                                            # K5

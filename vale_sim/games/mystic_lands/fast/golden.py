@@ -48,7 +48,26 @@ CASES = (
          game_index=41),
     Case("ml-2p-harsh-nights", 2, 23, ("cautious", "vp"),
          rules={"wither_suns": 3, "rain_supply": 4, "max_buys": 3, "held_end_vp": False}),
+    # the disputed readings of docs/mystic-lands-rules.md M17 and M18, as rule options
+    Case("ml-2p-disputed-rules", 2, 8, ("balanced", "greedy"),
+         rules={"ongoing_everywhere": True, "effect_enchants_count": True}),
+    # M19: policies that decline Hibiscus Dryad and Sun Parrot (PICKY)
+    Case("ml-2p-declines-optional", 2, 7, ("balanced+picky", "greedy+picky")),
 )
+#: "NAME+picky": the preset NAME declining the optional effects of low-value cards (M19)
+PICKY = {"dryad_min_value": 6, "parrot_min_value": 9}
+
+
+def case_policies(case: Case) -> list:
+    from dataclasses import replace
+    from ..policy import get_policy
+    out = []
+    for name in case.policies:
+        if name.endswith("+picky"):
+            out.append(replace(get_policy(name[:-len("+picky")]), name=name, **PICKY))
+        else:
+            out.append(name)
+    return out
 
 
 def record_lines(rec: GameRecord) -> list[str]:
@@ -63,9 +82,9 @@ def play_case(case: Case, engine: str = "reference") -> GameRecord:
     cs = GAME.load_card_set(GAME.default_card_set)
     if engine == "reference":
         return GAME.play_reference(cs, case.players, case.seed, case.game_index,
-                                   list(case.policies), case.rules_obj())
+                                   case_policies(case), case.rules_obj())
     from .api import play_game_fast
-    return play_game_fast(cs, case.players, case.seed, case.game_index, list(case.policies),
+    return play_game_fast(cs, case.players, case.seed, case.game_index, case_policies(case),
                           case.rules_obj())
 
 

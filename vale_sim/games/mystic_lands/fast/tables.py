@@ -102,13 +102,14 @@ T_ROWS = OPTS + 1
 (O_PLAYERS, O_NADV, O_NVALE, O_NSPACE, O_MAPSTART, O_NCARDS, O_DRUID_BASE, O_WITHER,
  O_RAIN_SUPPLY, O_MAX_BUYS, O_MAX_ENCH, O_ML1, O_ML2, O_NGROWTH, O_END_VP, O_END_CUBES,
  O_END_BONUS, O_HELD_END, O_MAX_ROUNDS, O_CUBES, O_DRUID_DEAL, O_LEN, O_SEAT_MANA,
- O_SEAT_SPIRIT, O_HELD_CAP, O_N) = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
-                                    17, 18, 19, 20, 21, 26, 30, 34, 35)
+ O_SEAT_SPIRIT, O_HELD_CAP, O_ONGOING_ALL, O_EFFECT_ENCH,
+ O_N) = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+         17, 18, 19, 20, 21, 26, 30, 34, 35, 36, 37)
 
 # Q: policy scalars
 (P_PERMILLE, P_RAIN_NEEDED, P_WCHOICE, P_WMANA, P_WSPIRIT, P_WVP, P_MINSCORE, P_WVVP,
  P_WVREW, P_WVEFF, P_WVCOST, P_VMIN, P_CONVERT, P_CONVMANA, P_REMOVE, P_RULE0,
- P_NRULES) = range(17)
+ P_NRULES, P_DRYAD_MIN, P_PARROT_MIN) = range(19)
 CONV_BOUGHT, CONV_ALWAYS, CONV_NEVER = range(3)     # policy.CONVERT_MODES order
 # rule rows
 RL_TARGET, RL_ADV, RL_VALE, RL_LEVEL = range(4)
@@ -123,7 +124,7 @@ NEVER_SP = NEVER_V + MAX_PLAYERS
 BUYCOST = NEVER_SP + MAX_PLAYERS
 NEVER_COST = 1 << 40
 Q_RULES = BUYCOST + MAX_PLAYERS
-Q_WIDTH = max(MAX_ADV, RL_SMALL + MAX_SPACE, P_NRULES + 1)
+Q_WIDTH = max(MAX_ADV, RL_SMALL + MAX_SPACE, P_PARROT_MIN + 1)
 #: the kernels get ONE table: T's rows, then Q's from row QB (a call passes each array
 #: as nine machine words: fewer arrays, cheaper calls)
 QB = T_ROWS
@@ -249,6 +250,7 @@ def card_tables(cs: C.CardSet, players: int, rules: Rules) -> np.ndarray:
     o[O_SEAT_MANA:O_SEAT_MANA + 4] = rules.seat_mana[:4]
     o[O_SEAT_SPIRIT:O_SEAT_SPIRIT + 4] = rules.seat_spirit[:4]
     o[O_HELD_CAP] = held_cap(rules)
+    o[O_ONGOING_ALL], o[O_EFFECT_ENCH] = int(rules.ongoing_everywhere), int(rules.effect_enchants_count)
     return T
 
 
@@ -270,6 +272,7 @@ def policy_tables(cs: C.CardSet, pols: list[Policy]) -> np.ndarray:
         q[P_CONVERT] = ("bought", "always", "never").index(pol.convert)
         q[P_CONVMANA], q[P_REMOVE] = pol.convert_mana, pol.remove_below
         q[P_RULE0], q[P_NRULES] = row0, len(pol.rules)
+        q[P_DRYAD_MIN], q[P_PARROT_MIN] = pol.dryad_min_value, pol.parrot_min_value
         for a, adv in enumerate(cs.advances):
             Q[ASCORE + p, a] = advance_score(cs, pol, a)
             Q[NEVER_A + p, a] = int(adv.name in pol.never)

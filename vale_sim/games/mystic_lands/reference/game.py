@@ -152,8 +152,14 @@ class MysticLandsGame:
         return M.exposed_suns(self.cs, p.cards[p.deck[0]]) if p.deck else 0
 
     def wither_limit(self, p: PlayerState, extra_card: int = -1) -> int:
+        """§3.5: the suns that Wither, plus the ongoing wither_limit effects of the Land
+        (and of ``extra_card``, the on-deck card a Grow would play); with
+        ``Rules.ongoing_everywhere`` of every card the player has (M17)."""
         lim = self.rules.wither_suns
-        uids = p.land + ([extra_card] if extra_card >= 0 else [])
+        if self.rules.ongoing_everywhere:
+            uids = self.player_cards(p)
+        else:
+            uids = p.land + ([extra_card] if extra_card >= 0 else [])
         for u in uids:
             for a in p.cards[u].advances():
                 for e in self.cs.advances[a].effects:
@@ -463,12 +469,17 @@ class MysticLandsGame:
             for e in (vale.effects if vale else ()):
                 if e.kind == "refresh" and e.timing in ("day", "night_or_day"):
                     self.refresh(p, rec)
+        counts = self.rules.effect_enchants_count                    # M18
         for u in list(p.land):                                       # Sun Priestess
             for a, e in self.card_effects(p, u):
                 if e.kind == "enchant_discount" and u in p.land:
+                    if counts and p.enchanted >= self.rules.max_enchants:
+                        continue
                     pick = self.choose_enchant(p, discount=e.amount, max_printed=e.need)
                     if pick is not None:
                         self.enchant(p, *pick, rec)
+                        if counts:
+                            p.enchanted += 1
         self.buy(p, rec)                                             # §5.5 buy
         self.conversions(p)                                          # spec §6.7
         self.in_day = False
@@ -516,6 +527,10 @@ class MysticLandsGame:
         asp = C.ASPECTS.index(e.aspect)
         w = self.wild_for(p, asp)
         if not p.deck or sum(1 for x in p.land if M.shows(self.cs, p.cards[x], asp, w)) < e.need:
+            return
+        worth = M.value(self.cs, p.cards[p.deck[0]])
+        if worth < p.policy.dryad_min_value:                        # M19: declined
+            self.say(f"    does not play on-deck card {p.deck[0]} (worth {worth})")
             return
         u = p.deck.pop(0)
         p.land.append(u)
@@ -829,6 +844,10 @@ class MysticLandsGame:
         for u in list(p.land):                                        # Sun Parrot last
             for a, e in self.card_effects(p, u):
                 if e.timing == "dusk" and e.kind == "to_ondeck" and u in p.land:
+                    worth = M.value(self.cs, p.cards[u])
+                    if worth < p.policy.parrot_min_value:            # M19: declined
+                        self.say(f"    {self.adv_name(a)}: card {u} (worth {worth}) is discarded")
+                        continue
                     p.land.remove(u)
                     p.deck.insert(0, u)
                     self.say(f"    {self.adv_name(a)}: card {u} becomes the on-deck card")

@@ -34,7 +34,7 @@ from .tables import (
     RC_ROUND_AT_MOST, RC_POOL_AT_MOST, RC_OWNED_AT_MOST, ABSENT,
     T_CARD_ADV, T_CARD_VALE, T_LEVEL, T_VALE_ABILITY, T_BEST_ADV, T_BEST_VALE,
     N_CARDS, N_COMMONS, N_VALE_SLOTS)
-from .tables import P_LOOKAHEAD, P_CAUTION, P_W_MANA, P_W_SPIRIT, P_W_HVP
+from .tables import P_LOOKAHEAD, P_CAUTION, P_W_MANA, P_W_SPIRIT, P_W_HVP, P_DISCARD_PLAYS
 from ..rules import MAX_PHASE_PLAYS
 from .state import (
     GAME, ADECK, VDECK, TR, STARTING, STARTING_READY,
@@ -373,11 +373,14 @@ def remove_at(S, p, zone, count, i):
 
 
 @kernel
-def when_played(S, p, c):
-    """§7: the active When Played abilities of card c (just put in the field)."""
+def when_played(S, p, c, discard_ok):
+    """§7: the active When Played abilities of card c (just put in the field);
+    discard_ok False: the policy declines a field discard (rules.md I16)."""
     for s in range(3):
         ab = S[p, ACT + 3 * c + s]
         if ab == AB_WP_DISCARD_FIELD:
+            if not discard_ok:
+                continue
             best = worst(S, p, FIELD, 0, S[p, FIELD_N], c, True)
             if best >= 0:
                 x = remove_at(S, p, FIELD, FIELD_N, best)
@@ -402,14 +405,14 @@ def when_played(S, p, c):
 
 
 @kernel(inline=True)
-def play_on_deck(S, p):
+def play_on_deck(S, p, discard_ok):
     """Move the on-deck card into the field, resolve When Played, reveal."""
     c = S[p, ON_DECK]
     S[p, FIELD + S[p, FIELD_N]] = c
     S[p, FIELD_N] += 1
     S[p, ON_DECK] = -1
     if S[p, CC + CC_N * c + CC_WP] != 0:
-        when_played(S, p, c)
+        when_played(S, p, c, discard_ok)
     reveal(S, p)
 
 
@@ -564,7 +567,7 @@ def planting(T, S, Q, p):
         if not decide_push(T, S, Q, p):
             break
         pushes += 1
-        play_on_deck(S, p)
+        play_on_deck(S, p, pushes <= Q[p, P_DISCARD_PLAYS])      # I16
         if spoil_check(T, S, p):
             spoiled = True
             break
@@ -1300,8 +1303,9 @@ def discard_phase(T, S, p):
 
 
 @kernel
-def prep(T, S, p):
-    """§4.6: reset once-per-window uses, fill the field until 3 decay show."""
+def prep(T, S, p, discard_plays):
+    """§4.6: reset once-per-window uses, fill the field until 3 decay show;
+    discard_plays: the policy's discard_field_plays (rules.md I16)."""
     if S[p, PS_CONC_USED] != 0:
         # temp guardians come only with a Conclave use (which sets PS_CONC_USED):
         # none to clear otherwise, and PS_SHOWING is already net(on-deck card)
@@ -1320,7 +1324,7 @@ def prep(T, S, p):
     plays = 0
     while S[p, ON_DECK] >= 0 and plays < MAX_PHASE_PLAYS:     # rules.md I15: a cycle ends
         plays += 1
-        play_on_deck(S, p)
+        play_on_deck(S, p, plays <= discard_plays)
         if spoil_check(T, S, p):
             S[p, PS_SKIP] = 1
             S[p, PS_TOKEN] = 1
@@ -1363,7 +1367,7 @@ def take_turn(T, S, Q, p, rnd):
     else:
         harvest(T, S, Q, p, rnd)
     discard_phase(T, S, p)
-    prep(T, S, p)
+    prep(T, S, p, Q[p, P_DISCARD_PLAYS])
     S[TR, TR_POOL_AFTER] = S[GAME, G_POOL]
     S[TR, TR_FIELD] = S[p, FIELD_N]
     S[TR, TR_DECK] = S[p, DN] - S[p, DHEAD]
@@ -1404,8 +1408,8 @@ def reset_state(T, S):
 
 
 @kernel
-def setup(T, S, seed, game_index):
-    """§2 draw order 1-8 and §3 setup."""
+def setup(T, S, Q, seed, game_index):
+    """§2 draw order 1-8 and §3 setup (Q: the policies, for the starting field's Prep)."""
     P = T[OPTS, O_PLAYERS]
     reset_state(T, S)
     game_rng_init(S, seed, game_index)
@@ -1454,7 +1458,7 @@ def setup(T, S, seed, game_index):
         S[p, PS_GAIA] = S[STARTING, PS_GAIA]
     for p in range(P):
         reveal(S, p)
-        prep(T, S, p)
+        prep(T, S, p, Q[p, P_DISCARD_PLAYS])
 
 
 @kernel
@@ -1539,7 +1543,7 @@ def write_trace_row(T, S, trace, row):
 def play_one(T, S, Q, seed, game_index, trace):
     """Play one game in S; append one trace row per turn if trace has rows."""
     P = T[OPTS, O_PLAYERS]
-    setup(T, S, seed, game_index)
+    setup(T, S, Q, seed, game_index)
     S[GAME, G_GAME] = game_index
     S[GAME, G_TRACING] = 1 if trace.shape[0] > 0 else 0
     max_rounds = T[OPTS, O_MAX_ROUNDS]

@@ -20,6 +20,7 @@ from vale_sim.kernels.jit import kernel
 from .state import (new_state, SLOTS, LWTOP, VOWN, VTURN, VOWN_N, PS_TURN,
                     PS_SKIP, PS_SHOWING, DECK, DHEAD, DN, DISC_N, FIELD_N, ON_DECK)
 from .tables import card_tables, N_CARDS, MAX_OWNED_VALES
+from ..rules import MAX_PHASE_PLAYS
 
 SHOW_OFFSET = 64          # decay showing s is counted at index s + SHOW_OFFSET
 SHOW_N = 2 * SHOW_OFFSET
@@ -70,7 +71,7 @@ def spoil_turns(T, S, slots, lwtop, vales, seed, K, n_games, spoiled_n, can_n, s
         S[p, PS_SHOWING] = 0
         game_shuffle(S, S[p, DECK:DECK + N_CARDS], N_CARDS)
         reveal(S, p)                              # setup_field: reveal, then Prep
-        prep(T, S, p)
+        prep(T, S, p, MAX_PHASE_PLAYS)                # no policy: every discard used
         spoiled = S[p, PS_SKIP] != 0
         if spoiled:
             prep_n[0] += 1
@@ -78,7 +79,7 @@ def spoil_turns(T, S, slots, lwtop, vales, seed, K, n_games, spoiled_n, can_n, s
         for k in range(K + 1):
             moved = k == 0
             if k > 0 and not spoiled and S[p, ON_DECK] >= 0:
-                play_on_deck(S, p)
+                play_on_deck(S, p, True)
                 spoiled = spoil_check(T, S, p)
                 moved = True
             if moved:

@@ -93,7 +93,7 @@ VAB_SUNSTONE = VAB["spirit_to_wild"]
 # -- policy parameters (row p of Q) ------------------------------------------
 (P_PUSH_RISK, P_MANA_TARGET, P_MIN_KEY, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
  P_TOKEN_NEEDED, P_USE_SUNSTONE, P_EXPLORE, P_N_RULES, P_RULES,
- P_LOOKAHEAD, P_CAUTION, P_W_MANA, P_W_SPIRIT, P_W_HVP, P_N) = range(16)
+ P_LOOKAHEAD, P_CAUTION, P_W_MANA, P_W_SPIRIT, P_W_HVP, P_DISCARD_PLAYS, P_N) = range(17)
 # P_LOOKAHEAD: 1 if push_rule == "lookahead" (engine-spec §6.1), else the risk rule
 # -- buy rules ----------------------------------------------------------------
 (RC_TARGET, RC_ID, RC_MANA_AT_LEAST, RC_MANA_AT_MOST, RC_ROUND_AT_LEAST,
@@ -250,6 +250,7 @@ def policy_tables(cs: CardSet, policies) -> np.ndarray:
         par[P_LOOKAHEAD] = int(pol.push_rule == "lookahead")
         par[P_CAUTION] = pol.lookahead_caution_permille
         par[P_W_MANA], par[P_W_SPIRIT], par[P_W_HVP] = pol.w_mana, pol.w_spirit, pol.w_harvest_vp
+        par[P_DISCARD_PLAYS] = pol.discard_field_plays
         scores = [pol.w_mana * a.mana + pol.w_spirit * a.spirits
                   + pol.w_harvest_vp * a.harvest_vp + pol.w_end_vp * a.end_vp
                   + pol.w_growth * a.growth - pol.w_decay * a.decay

@@ -107,6 +107,7 @@ class Game:
         self.players = [Player(cs, start_cards, self.rules, rng, index=p, log=self.log)
                         for p in range(self.n)]
         for pl in self.players:                               # draw order 6
+            pl.discard_field_plays = self.policies[pl.index].discard_field_plays
             pl.new_deck()
         self.start = rng.randbelow(self.n)                    # draw order 7
         self.record.starting_player = self.start
@@ -181,7 +182,7 @@ class Game:
             # rules.md I15: a Planting ends after MAX_PHASE_PLAYS pushes (a cycle ends)
             while rec.pushes < MAX_PHASE_PLAYS and pl.wants_push(policy):
                 rec.pushes += 1
-                if pl.push(policy):
+                if pl.push(policy, rec.pushes - 1):
                     spoiled = True
                     break
             if spoiled:

@@ -58,6 +58,9 @@ class Player:
         self.harvested: set[int] = set()
         self.vales_acquired: list[int] = []
         self.events = {}                   # uses of abilities during the current turn
+        # rules.md I16: Deadwood Harvester / Mindful Owl discard only while fewer cards than
+        # this have been played in the phase (the policy's discard_field_plays)
+        self.discard_field_plays = MAX_PHASE_PLAYS
         self.reset_window()
 
     # -- once-per-turn uses (engine-spec §4.6) ------------------------------
@@ -144,13 +147,18 @@ class Player:
         return f"#{c}[{' + '.join(names) or 'blank'}]"
 
     # -- When Played abilities (engine-spec §7) -------------------------------
-    def play_on_deck(self) -> int:
-        """Put the on-deck card into the field and resolve its When Played abilities."""
+    def play_on_deck(self, played: int = 0) -> int:
+        """Put the on-deck card into the field and resolve its When Played abilities;
+        ``played``: cards played before it in this phase (rules.md I16)."""
         c = self.on_deck
         self.on_deck = -1
         self.field.append(c)
         for kind, _ in self.abilities(c):
             if kind == "when_played_discard_field":      # Deadwood Harvester, Mindful Owl
+                if played >= self.discard_field_plays:   # I16: the policy declines
+                    self.say(f"  {self.describe(c)} does not discard (play {played + 1} "
+                             "of the phase)")
+                    continue
                 others = [x for x in self.field if x != c]
                 pick = self.worst(others, random_ties=True)
                 if pick >= 0:
@@ -287,9 +295,10 @@ class Player:
         v_token = policy.w_mana if (not self.token_active and policy.token == "needed") else 0
         return len(pool), bad, v_on_deck, v_field, v_token
 
-    def push(self, policy=None) -> bool:
-        """Push once: play the on-deck card, reveal, check spoil.  True if spoiled."""
-        c = self.play_on_deck()
+    def push(self, policy=None, played: int = 0) -> bool:
+        """Push once: play the on-deck card, reveal, check spoil.  True if spoiled.
+        ``played``: pushes before this one in the Planting."""
+        c = self.play_on_deck(played)
         self.reveal()
         spoiled = self.check_spoil()
         self.say(f"pushes {self.describe(c)}; on-deck "
@@ -307,7 +316,7 @@ class Player:
         plays = 0
         while self.on_deck >= 0 and plays < MAX_PHASE_PLAYS:   # rules.md I15: a cycle ends
             plays += 1
-            self.play_on_deck()
+            self.play_on_deck(plays - 1)
             self.reveal()
             if self.check_spoil():
                 self.prep_spoiled = True
