@@ -146,7 +146,7 @@ def gap_intervals(t, block: int):
 @pytest.mark.parametrize("players,reps,block", [(3, 200, 30), (4, 60, 20)])
 def test_gap_between_mirrored_policies_covers_zero(players, reps, block):
     cs, pols = mirrored(players)
-    per_deal = len(seatings(tuple(p.name for p in pols)))
+    per_deal = len(T.seatings(tuple(p.name for p in pols)))
     t = T.tournament(pols, players=players, games=per_deal * reps * block, seed=11,
                      card_set=cs, mode="round-robin")
     iv = gap_intervals(t, block)
@@ -154,11 +154,6 @@ def test_gap_between_mirrored_policies_covers_zero(players, reps, block):
     cover = np.mean((iv[:, 1] <= 0) & (0 <= iv[:, 2]))
     # 95% nominal; binomial sd ~1.5 pp at 200 reps, ~2.8 pp at 60
     assert 0.86 <= cover <= 1.0, cover
-    # and the pooled gap is small against its own interval
-    e = stats.paired_difference((t.frame.query("policy == 'A'").groupby("game").win_share.mean()
-                                 - t.frame.query("policy == 'B'").groupby("game").win_share.mean()
-                                 ).to_numpy(), np.zeros(reps * block))
-    assert e.lo <= 0 <= e.hi or abs(e.mean) < 0.01
 
 
 # ---------------------------------------------------------------------------

@@ -8,7 +8,7 @@ A line-up is a multiset of labels (policy names, or roles such as "focal"):
 labels that are equal are interchangeable players, labels that differ are
 different policies.  Every comparison that seats different policies plays each
 deal once per seating of :func:`seatings`: **every distinct ordering of the
-multiset** (docs/statistics.md §1.1), in one canonical order (sorted), so
+multiset** (docs/statistics.md §2.2), in one canonical order (sorted), so
 
 * every label sits at every player index equally often, and hence in every
   seat (seat 1 = the starting player, drawn per deal and the same for every

@@ -195,17 +195,31 @@ def per_game(frame: pd.DataFrame, rules_by_variant: dict | None = None) -> pd.Da
     the winner's score margin over the runner-up, the triggering player's win
     share and seat, and (with ``rules_by_variant``) the trigger kind."""
     keys = ["variant", "rotation", "deal"]
-    rows = []
-    for k, g in frame.groupby(keys, sort=False):
-        sc = np.sort(g["score"].to_numpy())[::-1]
-        trig = g[g["triggered_end"].astype(bool)]
-        rows.append({"variant": k[0], "rotation": k[1], "deal": k[2],
-                     "players": len(g), "rounds": int(g["rounds"].iloc[0]),
-                     "truncated": bool(g["truncated"].iloc[0]),
-                     "margin": float(sc[0] - sc[1]) if len(sc) > 1 else math.nan,
-                     "trigger_win": float(trig["win_share"].iloc[0]) if len(trig) else math.nan,
-                     "trigger_seat": int(trig["seat"].iloc[0]) if len(trig) else -1})
-    out = pd.DataFrame(rows)
+    f = frame.reset_index(drop=True)
+    # vectorised over games (a 4-player line-up plays 24 seatings per deal): games
+    # numbered in order of first appearance, as a groupby(sort=False) loop would
+    gid = f.groupby(keys, sort=False).ngroup().to_numpy()
+    n_games = int(gid.max()) + 1 if len(f) else 0
+    first = np.unique(gid, return_index=True)[1]                 # each game's first row
+    size = np.bincount(gid, minlength=n_games)
+    score = f["score"].to_numpy(float)
+    order = np.lexsort((-score, gid))                            # by game, best score first
+    start = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(int)
+    top = score[order][start]
+    second = score[order][np.minimum(start + 1, len(f) - 1)]
+    trig = np.flatnonzero(f["triggered_end"].astype(bool).to_numpy())
+    tg, ti = np.unique(gid[trig], return_index=True)             # first triggering row per game
+    trigger_win = np.full(n_games, math.nan)
+    trigger_win[tg] = f["win_share"].to_numpy(float)[trig[ti]]
+    trigger_seat = np.full(n_games, -1, dtype=np.int64)
+    trigger_seat[tg] = f["seat"].to_numpy()[trig[ti]]
+    out = pd.DataFrame({
+        "variant": f["variant"].to_numpy()[first], "rotation": f["rotation"].to_numpy()[first],
+        "deal": f["deal"].to_numpy()[first], "players": size.astype(np.int64),
+        "rounds": f["rounds"].to_numpy()[first].astype(np.int64),
+        "truncated": f["truncated"].to_numpy()[first].astype(bool),
+        "margin": np.where(size > 1, top - second, math.nan),
+        "trigger_win": trigger_win, "trigger_seat": trigger_seat})
     if rules_by_variant is not None and len(out):
         kinds = trigger_kind(frame, rules_by_variant)
         out["trigger"] = [kinds[(r.variant, r.rotation, r.deal)] for r in out.itertuples()]
