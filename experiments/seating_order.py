@@ -9,7 +9,11 @@ tournament (round robin, fast engine) is played with the old design (the cyclic
 rotations of the listed line-up) and with every order of the line-up
 (vale_sim.seating.seatings), listed A-first and reversed, on the same number of games.
 
-    PYTHONPATH=. .venv/bin/python experiments/seating_order.py [games_3p] [games_4p]
+Mystic Lands (``lands``): the market-growth line-up (balanced, greedy, spirit, vp) under
+the manual's rules, listed in two orders, with both designs, on the same deals: each
+policy's win rate (vale_sim.studies.lands.policy_table).
+
+    PYTHONPATH=. .venv/bin/python experiments/seating_order.py [games_3p] [games_4p] [lands_deals]
 """
 from __future__ import annotations
 
@@ -67,7 +71,31 @@ def pct(x) -> str:
     return f"{100 * x[0]:.2f} [{100 * x[1]:.2f}, {100 * x[2]:.2f}]"
 
 
-def main(games3: int = 120_000, games4: int = 120_000) -> None:
+def lands(deals: int = 500, seed: int = 3) -> None:
+    import vale_sim.studies.common as C
+    from vale_sim.studies.lands import policy_table
+    rules = {"manual": C.variant_rules({})}
+    orders = (("balanced", "greedy", "spirit", "vp"), ("balanced", "vp", "spirit", "greedy"))
+    print(f"\n| design | listing | deals x seatings | " + " | ".join(sorted(orders[0])) + " |")
+    print("|---|---|---|" + "---|" * 4)
+    for design in (cyclic_rotations, seatings):
+        for lineup in orders:
+            C.seatings = design
+            try:
+                df = C.play_variants(rules, 4, deals, seed, lineup, rotate=True, engine="fast",
+                                     progress=False)
+            finally:
+                C.seatings = seatings
+            p = policy_table(df, 4, rules).set_index("policy").sort_index()
+            name = "cyclic" if design is cyclic_rotations else "all orders"
+            cells = [pct((r.win_rate, r.win_rate_lo, r.win_rate_hi)) for r in p.itertuples()]
+            print(f"| {name} | {', '.join(lineup)} | {deals} x {df['rotation'].nunique()} | "
+                  + " | ".join(cells) + " |", flush=True)
+
+
+def main(games3: int = 120_000, games4: int = 120_000, lands_deals: int = 500) -> None:
+    if games3 == games4 == 0:
+        return lands(lands_deals)
     print("| players | design | listing | games (deals) | A win % | B win % | A − B, pp (paired by deal) "
           "| BT A | BT B |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -81,6 +109,7 @@ def main(games3: int = 120_000, games4: int = 120_000) -> None:
                       f"{100 * r['A-B'][0]:+.2f} [{100 * r['A-B'][1]:+.2f}, "
                       f"{100 * r['A-B'][2]:+.2f}] | {bt(r['bt_A'])} | {bt(r['bt_B'])} |",
                       flush=True)
+    lands(lands_deals)
 
 
 if __name__ == "__main__":

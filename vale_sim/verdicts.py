@@ -294,7 +294,9 @@ def market_verdicts(study) -> list[Verdict]:
     if "level2_sold_out" in t and pd.notna(m.get("level2_sold_out")):
         supply = int(m["level2_supply"])
         low = t["level2_sold_out_lo"].min()
-        why = (f"  Under every variant the lower bound is at least {100 * low:.0f}%: the growth "
+        # floor, not round: a bound of 99.7% is not "at least 100%"
+        why = (f"  Under every variant the lower bound is at least "
+               f"{math.floor(1000 * low) / 10:g}%: the growth "
                f"points change when Level 2 Advances come out, not how many are bought; for them "
                f"to matter the Level 2 supply must outlast the game."
                if low >= 0.9 else "")
