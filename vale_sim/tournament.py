@@ -289,7 +289,8 @@ def tournament(policies, players: int = 2, games: int = 1000, seed: int = 0,
     if baseline is not None and baseline not in names:
         names = names + [baseline]          # the opponent field is ranked too
     config = {"policies": names, "players": players, "games_per_matchup": deals * per_deal,
-              "deals": deals, "seatings_per_deal": per_deal, "seed": seed, "card_set": cs.name, "engine": engine,
+              "deals": deals, "seatings_per_deal": per_deal, "seed": seed, "card_set": cs.name,
+              "engine": engine,
               "mode": mode, "baseline": baseline if mode == "field" else None,
               "confidence": confidence, "clustered_by_deal": cluster}
     if g.name != DEFAULT_GAME:
@@ -540,7 +541,8 @@ def turn_curves(policies, players: int = 2, games: int = 40, seed: int = 0, card
     """Mean VP, mana and cards crafted by round, per policy, with intervals.
 
     Plays the tournament's matchups and seatings on ``ceil(games / S)`` deals
-    (``S`` seatings per deal, as :func:`tournament`) and reads the turn records: the fast engine's trace
+    (``S`` seatings per deal, as :func:`tournament`) and reads the turn records: the fast
+    engine's trace
     (``vale_sim.games.mystic_vale.fast.api.play_game_fast``, the same records) when available,
     else the reference engine.
     Columns: policy, round, n (turns averaged), vp (cumulative harvest VP

@@ -280,6 +280,7 @@ def end_trigger_verdicts(table: pd.DataFrame) -> list[Verdict]:
 def market_verdicts(study) -> list[Verdict]:
     t, sp = study.table, study.extra["spread"]
     m, ms = t[t["variant"] == "manual"].iloc[0], sp[sp["variant"] == "manual"].iloc[0]
+    per = study.config.get("seatings_per_deal", 4)      # games per deal: every seating
     parts = []
     for r in t[t["variant"] != "manual"].itertuples():
         x = sp[sp["variant"] == r.variant].iloc[0]
@@ -289,7 +290,7 @@ def market_verdicts(study) -> list[Verdict]:
         f"With the manual's market growth (5 and 15 VP), {int(m['players'])}-player games of a "
         f"mixed line-up last {_iv(m['rounds'], m['rounds_lo'], m['rounds_hi'])} rounds and the "
         f"policies' win rates spread by {_iv(ms['spread'], ms['spread_lo'], ms['spread_hi'], 100)} pp "
-        f"(SD), n = {_n(m['n_deals'])} deals x {study.config.get('seatings_per_deal', 4)} seatings.  Changes, paired by deal: "
+        f"(SD), n = {_n(m['n_deals'])} deals x {per} seatings.  Changes, paired by deal: "
         + "; ".join(parts) + "."))]
     if "level2_sold_out" in t and pd.notna(m.get("level2_sold_out")):
         supply = int(m["level2_supply"])
@@ -305,7 +306,7 @@ def market_verdicts(study) -> list[Verdict]:
             f"{_iv(m['level2'], m['level2_lo'], m['level2_hi'], d=2)} of a supply of {supply} "
             f"copies; every copy is bought in "
             f"{_iv(m['level2_sold_out'], m['level2_sold_out_lo'], m['level2_sold_out_hi'], 100, unit='%')}"
-            f" of its games, n = {_n(m['n_deals'])} deals x {study.config.get('seatings_per_deal', 4)} seatings." + why)))
+            f" of its games, n = {_n(m['n_deals'])} deals x {per} seatings." + why)))
     return out
 
 

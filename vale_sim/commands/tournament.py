@@ -13,7 +13,8 @@ def add_parser(sub) -> None:
                     "(each deal is played once per distinct order of the line-up -- 2 or --players "
                     "orders for a policy against copies of another, 6 or 24 for 3 or 4 different "
                     "policies -- so every policy sits in every seat, and right after every other "
-                    "policy, equally often, whatever order --policies lists them in).  2 players: every pair head to head.  3-4 players: each policy "
+                    "policy, equally often, whatever order --policies lists them in).  "
+                    "2 players: every pair head to head.  3-4 players: each policy "
                     "against copies of a baseline (--mode field, the default) or every group of "
                     "distinct policies (--mode round-robin).  --baseline X: every policy against "
                     "copies of X (the opponent field), at any player count.  Prints win rate (shared wins count "
@@ -25,8 +26,9 @@ def add_parser(sub) -> None:
                    help="comma-separated presets or policy files")
     p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
     p.add_argument("--games", type=int, default=2600,
-                   help="games per matchup, rounded up to a whole number of deals, each played once per "
-                        "seating (--players seatings in field mode and at 2 players, 6 or 24 in "
+                   help="games per matchup, rounded up to a whole number of deals, each played "
+                        "once per seating (--players seatings in field mode and at 2 players, "
+                        "6 or 24 in "
                         "a 3- or 4-player round robin); default 2600: ±2 pp at 50%%")
     p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     p.add_argument("--set", default=None,
@@ -71,7 +73,8 @@ def format_tournament(t) -> str:
             if c.get("clustered_by_deal", True) else "intervals NOT clustered (independent games assumed)")
     per = c.get("seatings_per_deal", c["players"])
     lines = [f"{c['games_per_matchup']} games per matchup ({c['deals']} deals x {per} seatings: "
-             f"every order of the line-up), {c['players']} players, set {c['card_set']}, seed {c['seed']}, "
+             f"every order of the line-up), {c['players']} players, set {c['card_set']}, "
+             f"seed {c['seed']}, "
              f"engine {c['engine']}, mode {c['mode']}"
              + (f" (baseline {c['baseline']})" if c.get("baseline") else ""),
              f"Value [95% interval]; {clus}; win = shared wins count 1/k; n = player-games.", ""]
