@@ -157,7 +157,7 @@ def spread_table(frame: pd.DataFrame, players: int, variants, reps: int = 1000,
 
 
 def _seatings_per_deal(lineup) -> int:
-    """Games per deal and variant of a rotated line-up: its seatings (vale_sim.seating)."""
+    """Games per deal and variant of a line-up played in every seating (vale_sim.seating)."""
     from ..seating import seatings
     return len(seatings(C.lineup_roles(lineup)))
 
