@@ -386,10 +386,12 @@ def section_tournament(ctx: Context) -> Section:
                f"{top['elo_hi']:+.0f}]), {bottom['name']} last ({bottom['elo']:+.0f}); the leader's "
                f"interval {'clears' if separated else 'overlaps'} the runner-up's.")
     c = t.config
-    paras = [f"{c['games_per_matchup']} games per matchup ({c['deals']} deals × {c['players']} "
-             f"seat rotations), mode {c['mode']}, engine {c['engine']}, seed {c['seed']}.  Win "
+    paras = [f"{c['games_per_matchup']} games per matchup ({c['deals']} deals × "
+             f"{c.get('seatings_per_deal', c['players'])} seatings: every order of the line-up, "
+             f"so each policy sits in every seat and right after every other equally often), "
+             f"mode {c['mode']}, engine {c['engine']}, seed {c['seed']}.  Win "
              f"rates count a shared win 1/k; every rate and mean has n (player-games) and a 95% "
-             f"interval clustered by deal: every matchup and seat rotation replays the same deals, "
+             f"interval clustered by deal: every matchup and seating replays the same deals, "
              f"so the {c['deals']} deals, not the games, are the independent units.  Spoils per "
              f"turn = spoils / turns taken.  Ranking intervals: "
              f"{'sandwich over deals' if c['players'] == 2 else 'bootstrap over whole deals'}."]

@@ -13,14 +13,19 @@ Design (docs/statistics.md):
   ``mode="field"`` (default for 3–4 players, and whenever a ``baseline`` is
   given): each policy other than the ``baseline`` (the opponent field) plays
   against ``players - 1`` copies of the baseline.
-* **Seat rotation with common random numbers.**  A matchup is played on
-  ``deals = ceil(games / players)`` game indices, once per cyclic rotation of
-  its line-up, all with the same seed.  Game ``i`` depends only on
-  ``(seed, i)`` and the setup draws (commons, decks, starting player) come
-  first, so every rotation of deal ``i`` has the same shuffles and the same
-  starting player: each policy sits in every seat exactly once per deal.
+* **Balanced seatings with common random numbers.**  A matchup is played on
+  ``deals = ceil(games / S)`` game indices, once per seating of its line-up,
+  all with the same seed: the ``S`` seatings are every distinct ordering of
+  the line-up (:func:`vale_sim.seating.seatings`; 2 players or a policy
+  against copies of the field: the ``players`` rotations; 3 distinct policies:
+  6; 4: 24), so each policy sits in every seat equally often **and right
+  after every other policy equally often**, whatever order the policies were
+  listed in.  Game ``i`` depends only on ``(seed, i)`` and the setup draws
+  (commons, decks, starting player) come first, so every seating of deal ``i``
+  has the same shuffles and the same starting player.  The frame's column
+  ``rotation`` is the index of the seating in that (sorted) list.
 * Every rate and mean comes with its sample size and a 95% interval
-  (vale_sim.stats), clustered by deal: all matchups and rotations replay the
+  (vale_sim.stats), clustered by deal: all matchups and seatings replay the
   same deals, so the deal, not the game, is the independent unit.
 """
 from __future__ import annotations
@@ -34,6 +39,8 @@ import pandas as pd
 
 from . import stats
 from .games import DEFAULT_GAME, get_game
+from .seating import cyclic_rotations, seatings
+from .seating import deals_for as seating_deals
 
 MODES = ("round-robin", "field")
 ENGINES = ("fast", "reference")
@@ -65,12 +72,20 @@ def focal_shares(card_set, players: int, seed: int, deals: int, focal, opponent,
     ``0 .. deals-1``, the focal player at player index ``r`` in rotation ``r``
     (so through every seat, on the same deals).  Returns its win shares,
     ``(rotations, deals)``, and its rows of the frames (column ``rotation``
-    added).  ``play``: a :func:`play_frame`-like function (default play_frame)."""
+    added).  ``play``: a :func:`play_frame`-like function (default play_frame).
+
+    The seatings are :func:`vale_sim.seating.seatings` of the roles (focal,
+    field, ..., field) -- the focal player at each player index once, which
+    balances who follows whom (the field is one policy) -- ordered by the focal
+    player's index, also when ``focal`` and ``opponent`` are the same policy."""
     play = _player(play, game)
     shares = np.zeros((players, deals))
     frames = []
-    for r, rot in enumerate(rotations((focal,) + (opponent,) * (players - 1))):
-        df = play(card_set, players, seed, deals, list(rot), rules, engine, workers)
+    roles = ("focal",) + ("field",) * (players - 1)
+    design = sorted(seatings(roles), key=lambda s: s.index("focal"))
+    for r, seating in enumerate(design):
+        rot = [focal if role == "focal" else opponent for role in seating]
+        df = play(card_set, players, seed, deals, rot, rules, engine, workers)
         mine = df[df["player"] == r].sort_values("game", kind="stable")
         shares[r] = mine["win_share"].to_numpy(float)
         mine = mine.copy()
@@ -117,7 +132,8 @@ def _check_engine(engine: str) -> None:
 # Matchups and rotations
 # ---------------------------------------------------------------------------
 def matchups(policies, players: int, mode: str, baseline=None) -> list[tuple[str, ...]]:
-    """The line-ups (policy names, player order of rotation 0) a tournament plays."""
+    """The line-ups (policy names) a tournament plays; each is seated by
+    :func:`vale_sim.seating.seatings`, which does not depend on their order."""
     names = list(policies)
     if mode == "round-robin":
         if len(names) < players:
@@ -172,14 +188,24 @@ def lineup_plan(policies, players: int, mode: str | None = None, baseline=None, 
 
 
 def rotations(lineup: tuple) -> list[tuple]:
-    """The cyclic rotations of a line-up: policy at player index ``(j + r) % n``."""
-    n = len(lineup)
-    return [tuple(lineup[(j - r) % n] for j in range(n)) for r in range(n)]
+    """The cyclic rotations of a line-up: policy at player index ``(j + r) % n``.
+    Not the tournament's design at 3-4 distinct policies (it fixes who follows
+    whom: :mod:`vale_sim.seating`); kept for comparison."""
+    return cyclic_rotations(lineup)
 
 
 def deals_for(games: int, players: int) -> int:
-    """Game indices per rotation: ``games`` rounded up to a multiple of ``players``."""
+    """Game indices per rotation of one focal player against copies of a field
+    (``players`` seatings): ``games`` rounded up to a multiple of ``players``.
+    A line-up of other policies: :func:`vale_sim.seating.deals_for` with the
+    number of its seatings."""
     return max(1, math.ceil(games / players))
+
+
+def design_size(lineups) -> int:
+    """Seatings per deal of a tournament's line-ups (the largest; every line-up of
+    one mode has the same number)."""
+    return max(len(seatings(lu)) for lu in lineups)
 
 
 # ---------------------------------------------------------------------------
@@ -227,11 +253,13 @@ def tournament(policies, players: int = 2, games: int = 1000, seed: int = 0,
                mode: str | None = None, baseline=None, workers: int = 1,
                confidence: float = 0.95, play=None, cluster: bool = True,
                game: str = DEFAULT_GAME) -> Tournament:
-    """Play every matchup with rotated seats on common seeds; summarise.
+    """Play every matchup in every seating on common seeds; summarise.
 
     ``policies``: preset names, policy files or Policy objects (names must be
-    distinct).  ``games``: games per matchup (rounded up to a multiple of
-    ``players``, one deal per rotation).  ``mode``: "round-robin" or "field"
+    distinct).  ``games``: games per matchup, rounded up to a multiple of the
+    seatings per deal ``S`` (:func:`vale_sim.seating.seatings`: 2 players or
+    mode "field": ``players``; round robin at 3 players 6, at 4 players 24):
+    ``deals = ceil(games / S)``, each played once per seating.  ``mode``: "round-robin" or "field"
     (default: round-robin for 2 players, field for 3–4).  ``baseline``: the
     opponent field (implies mode "field", also with 2 players; see
     :func:`lineup_plan`); default in field mode the first listed policy.  ``cluster``: intervals clustered
@@ -246,11 +274,13 @@ def tournament(policies, players: int = 2, games: int = 1000, seed: int = 0,
                                                  get_policy=g.get_policy)
     cs = resolve_card_set(g.default_card_set if card_set is None else card_set, players, g)
     rules = rules or g.rules_class()
-    deals = deals_for(games, players)
+    lineups = matchups(names, players, mode, baseline)
+    per_deal = design_size(lineups)
+    deals = seating_deals(games, per_deal)
     play = _player(play, g)
     frames = []
-    for m, lineup in enumerate(matchups(names, players, mode, baseline)):
-        for r, rot in enumerate(rotations(lineup)):
+    for m, lineup in enumerate(lineups):
+        for r, rot in enumerate(seatings(lineup)):
             df = play(cs, players, seed, deals, [by_name[n] for n in rot], rules, engine, workers)
             df.insert(0, "rotation", r)
             df.insert(0, "matchup", " vs ".join(_lineup_label(lineup)))
@@ -258,8 +288,9 @@ def tournament(policies, players: int = 2, games: int = 1000, seed: int = 0,
     frame = pd.concat(frames, ignore_index=True)
     if baseline is not None and baseline not in names:
         names = names + [baseline]          # the opponent field is ranked too
-    config = {"policies": names, "players": players, "games_per_matchup": deals * players,
-              "deals": deals, "seed": seed, "card_set": cs.name, "engine": engine,
+    config = {"policies": names, "players": players, "games_per_matchup": deals * per_deal,
+              "deals": deals, "seatings_per_deal": per_deal, "seed": seed, "card_set": cs.name,
+              "engine": engine,
               "mode": mode, "baseline": baseline if mode == "field" else None,
               "confidence": confidence, "clustered_by_deal": cluster}
     if g.name != DEFAULT_GAME:
@@ -509,8 +540,9 @@ def turn_curves(policies, players: int = 2, games: int = 40, seed: int = 0, card
                 engine: str = "fast", confidence: float = 0.95) -> pd.DataFrame:
     """Mean VP, mana and cards crafted by round, per policy, with intervals.
 
-    Plays the tournament's matchups and rotations on ``deals_for(games,
-    players)`` deals and reads the turn records: the fast engine's trace
+    Plays the tournament's matchups and seatings on ``ceil(games / S)`` deals
+    (``S`` seatings per deal, as :func:`tournament`) and reads the turn records: the fast
+    engine's trace
     (``vale_sim.games.mystic_vale.fast.api.play_game_fast``, the same records) when available,
     else the reference engine.
     Columns: policy, round, n (turns averaged), vp (cumulative harvest VP
@@ -538,9 +570,11 @@ def turn_curves(policies, players: int = 2, games: int = 40, seed: int = 0, card
     rules = rules or Rules()
     frames = []
     serial = 0
-    for lineup in matchups(names, players, mode, baseline):
-        for rot in rotations(lineup):
-            for i in range(deals_for(games, players)):
+    lineups = matchups(names, players, mode, baseline)
+    deals = seating_deals(games, design_size(lineups))
+    for lineup in lineups:
+        for rot in seatings(lineup):
+            for i in range(deals):
                 rec = play_game(cs, players, seed, i, [by_name[n] for n in rot], rules)
                 t = turns_frame(rec)
                 t["policy"] = [rot[p] for p in t["player"]]

@@ -280,6 +280,7 @@ def end_trigger_verdicts(table: pd.DataFrame) -> list[Verdict]:
 def market_verdicts(study) -> list[Verdict]:
     t, sp = study.table, study.extra["spread"]
     m, ms = t[t["variant"] == "manual"].iloc[0], sp[sp["variant"] == "manual"].iloc[0]
+    per = study.config.get("seatings_per_deal", 4)      # games per deal: every seating
     parts = []
     for r in t[t["variant"] != "manual"].itertuples():
         x = sp[sp["variant"] == r.variant].iloc[0]
@@ -289,12 +290,14 @@ def market_verdicts(study) -> list[Verdict]:
         f"With the manual's market growth (5 and 15 VP), {int(m['players'])}-player games of a "
         f"mixed line-up last {_iv(m['rounds'], m['rounds_lo'], m['rounds_hi'])} rounds and the "
         f"policies' win rates spread by {_iv(ms['spread'], ms['spread_lo'], ms['spread_hi'], 100)} pp "
-        f"(SD), n = {_n(m['n_deals'])} deals x 4 seat rotations.  Changes, paired by deal: "
+        f"(SD), n = {_n(m['n_deals'])} deals x {per} seatings.  Changes, paired by deal: "
         + "; ".join(parts) + "."))]
     if "level2_sold_out" in t and pd.notna(m.get("level2_sold_out")):
         supply = int(m["level2_supply"])
         low = t["level2_sold_out_lo"].min()
-        why = (f"  Under every variant the lower bound is at least {100 * low:.0f}%: the growth "
+        # floor, not round: a bound of 99.7% is not "at least 100%"
+        why = (f"  Under every variant the lower bound is at least "
+               f"{math.floor(1000 * low) / 10:g}%: the growth "
                f"points change when Level 2 Advances come out, not how many are bought; for them "
                f"to matter the Level 2 supply must outlast the game."
                if low >= 0.9 else "")
@@ -303,7 +306,7 @@ def market_verdicts(study) -> list[Verdict]:
             f"{_iv(m['level2'], m['level2_lo'], m['level2_hi'], d=2)} of a supply of {supply} "
             f"copies; every copy is bought in "
             f"{_iv(m['level2_sold_out'], m['level2_sold_out_lo'], m['level2_sold_out_hi'], 100, unit='%')}"
-            f" of its games, n = {_n(m['n_deals'])} deals x 4 seat rotations." + why)))
+            f" of its games, n = {_n(m['n_deals'])} deals x {per} seatings." + why)))
     return out
 
 

@@ -8,14 +8,17 @@ def add_parser(sub) -> None:
     p = sub.add_parser("market-growth", help="Mystic Lands: market growth points "
                        "(--game mystic-lands)",
                        description="Play the manual's market growth (first player to 5 VP, then "
-                                   "15 VP) and variants on the same deals, with a rotated line-up "
-                                   "of different policies: game length, Level 2 Advances bought "
+                                   "15 VP) and variants on the same deals, with a line-up of "
+                                   "different policies played in every seating (24 for four "
+                                   "policies: each deal once per order of the line-up): game "
+                                   "length, Level 2 Advances bought "
                                    "and the spread of the policies' win rates.")
     p.add_argument("--first", default="3,10", help="first growth points besides 5 (default 3,10)")
     p.add_argument("--second", default="10,20", help="second growth points besides 15 (default 10,20)")
     p.add_argument("--no-never", action="store_true", help="leave out the market that never grows")
     p.add_argument("--lineup", default="balanced,greedy,spirit,vp",
-                   help="one policy per player, rotated through the seats (default "
+                   help="one policy per player; every deal is played in every seating of the "
+                        "line-up, so its order does not matter (default "
                         "balanced,greedy,spirit,vp: 4 players)")
     from .lands_common import add_common
     add_common(p, deals=40, seed=3)

@@ -1,4 +1,4 @@
-"""``vale-sim tournament``: policies against each other, seats rotated on common seeds."""
+"""``vale-sim tournament``: policies against each other in every seating, on common seeds."""
 from __future__ import annotations
 
 import json
@@ -9,9 +9,12 @@ import warnings
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "tournament", help="policies against each other: win rates with intervals, seat advantage, ranking",
-        description="Play every matchup of the given policies with seats rotated on the same seeds "
-                    "(each deal is played once per rotation, so every policy sits in every seat "
-                    "equally often).  2 players: every pair head to head.  3-4 players: each policy "
+        description="Play every matchup of the given policies in every seating on the same seeds "
+                    "(each deal is played once per distinct order of the line-up -- 2 or --players "
+                    "orders for a policy against copies of another, 6 or 24 for 3 or 4 different "
+                    "policies -- so every policy sits in every seat, and right after every other "
+                    "policy, equally often, whatever order --policies lists them in).  "
+                    "2 players: every pair head to head.  3-4 players: each policy "
                     "against copies of a baseline (--mode field, the default) or every group of "
                     "distinct policies (--mode round-robin).  --baseline X: every policy against "
                     "copies of X (the opponent field), at any player count.  Prints win rate (shared wins count "
@@ -23,7 +26,10 @@ def add_parser(sub) -> None:
                    help="comma-separated presets or policy files")
     p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
     p.add_argument("--games", type=int, default=2600,
-                   help="games per matchup, rounded up to a multiple of --players (default 2600: ±2 pp at 50%%)")
+                   help="games per matchup, rounded up to a whole number of deals, each played "
+                        "once per seating (--players seatings in field mode and at 2 players, "
+                        "6 or 24 in "
+                        "a 3- or 4-player round robin); default 2600: ±2 pp at 50%%")
     p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     p.add_argument("--set", default=None,
                    help="card set: a bundled name or a file (default: the game's, core)")
@@ -67,10 +73,12 @@ def format_tournament(t) -> str:
     c = t.config
     ev = next((col[:-len("_per_turn")] for col in t.table.columns if col.endswith("_per_turn")),
               "spoils")                       # the game's event column (spoils in Mystic Vale)
-    clus = ("intervals clustered by deal (every matchup and rotation replays the same deals)"
+    clus = ("intervals clustered by deal (every matchup and seating replays the same deals)"
             if c.get("clustered_by_deal", True) else "intervals NOT clustered (independent games assumed)")
-    lines = [f"{c['games_per_matchup']} games per matchup ({c['deals']} deals x {c['players']} seat "
-             f"rotations), {c['players']} players, set {c['card_set']}, seed {c['seed']}, "
+    per = c.get("seatings_per_deal", c["players"])
+    lines = [f"{c['games_per_matchup']} games per matchup ({c['deals']} deals x {per} seatings: "
+             f"every order of the line-up), {c['players']} players, set {c['card_set']}, "
+             f"seed {c['seed']}, "
              f"engine {c['engine']}, mode {c['mode']}"
              + (f" (baseline {c['baseline']})" if c.get("baseline") else ""),
              f"Value [95% interval]; {clus}; win = shared wins count 1/k; n = player-games.", ""]

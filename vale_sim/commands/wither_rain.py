@@ -7,12 +7,14 @@ from __future__ import annotations
 def add_parser(sub) -> None:
     p = sub.add_parser("wither-rain", help="Mystic Lands: Withers by policy, Rain supply, the "
                        "value of Rain (--game mystic-lands)",
-                       description="A rotated line-up of policies under the estimated Rain "
+                       description="A line-up of policies, every deal in every seating (24 "
+                                   "for four policies), under the estimated Rain "
                                    "supply (20) and variants, on the same deals; and a focal "
                                    "player who never places Rain against one who does.")
     p.add_argument("--supplies", default="0,10,40", help="Rain supplies besides 20 (default 0,10,40)")
     p.add_argument("--lineup", default="balanced,cautious,greedy,rain-dancer",
-                   help="one policy per player, rotated (default balanced,cautious,greedy,"
+                   help="one policy per player, every deal in every seating of the line-up, so its "
+                        "order does not matter (default balanced,cautious,greedy,"
                         "rain-dancer: 4 players)")
     p.add_argument("--value-deals", type=int, default=150,
                    help="deals for the value of Rain (2 players; 0 leaves it out; default 150)")

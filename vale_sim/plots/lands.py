@@ -100,8 +100,9 @@ def market_figure(study) -> tuple:
                               ("spread", "spread of policy win rates (SD), pp", 100),
                               ("level2", "level 2 Advances bought per player", 1)])
     man = t[t["variant"] == "manual"].iloc[0]
-    return fig, (f"Market growth points, {int(man.players)} players, a rotated line-up of "
-                 f"{study.extra['spread']['policies'].iloc[0]} policies, 95% intervals. Manual "
+    return fig, (f"Market growth points, {int(man.players)} players, a line-up of "
+                 f"{study.extra['spread']['policies'].iloc[0]} policies in every seating, 95% "
+                 f"intervals. Manual "
                  f"(5, 15): {man.rounds:.1f} rounds, spread {100 * man.spread:.1f} pp.")
 
 

@@ -4,8 +4,9 @@ per-game outcomes, paired differences and equivalence tests.
 Every variant of a study plays games ``0 .. deals-1`` of the same seed, so a
 deal (game index) has the same shuffles, Druid deal, market and starting
 player under every variant; differences are taken deal by deal
-(:func:`paired`), and every interval over games that share a deal (seat
-rotations of one line-up) is clustered by deal (:func:`vale_sim.stats.cluster_ratio`).
+(:func:`paired`), and every interval over games that share a deal (the seatings of one line-up,
+:func:`vale_sim.seating.seatings`) is clustered by deal
+(:func:`vale_sim.stats.cluster_ratio`).
 """
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ import pandas as pd
 from .. import stats
 from ..inputs import parse_int
 from ..games import get_game
-from ..tournament import play_frame, rotations
+from ..seating import seatings, slots
+from ..tournament import play_frame
 
 GAME = "mystic-lands"
 CONFIDENCE = 0.95
@@ -94,34 +96,71 @@ def _bar(total: int, desc: str, progress: bool):
                 disable=not progress or not sys.stderr.isatty())
 
 
+def lineup_roles(policies, roles=None, game: str = GAME) -> tuple:
+    """The seating labels of a line-up: ``roles`` (one per place, e.g. ``("focal",
+    "field", "field")``: places with equal roles must hold equal policies) or,
+    by default, the policies' names -- two places with one policy are then
+    interchangeable.  One-line StudyError for two different policies of one
+    name or roles that do not fit."""
+    g = get_game(game)
+    try:
+        pols = [g.get_policy(p) for p in policies]
+    except ValueError as e:
+        raise StudyError(str(e)) from None
+    labels = tuple(roles) if roles is not None else tuple(p.name for p in pols)
+    if len(labels) != len(pols):
+        raise StudyError(f"roles: {len(labels)} roles for a line-up of {len(pols)} policies")
+    seen = {}
+    for lab, p in zip(labels, pols):
+        if seen.setdefault(lab, p) != p:
+            raise StudyError(f"line-up: two different policies share the "
+                             f"{'role' if roles is not None else 'name'} {lab!r}: rename one")
+    return labels
+
+
 def play_variants(variants: dict, players: int, deals: int, seed: int, policies=("balanced",),
                   rotate: bool = False, card_set=None, engine: str = "fast", workers: int = 1,
-                  game: str = GAME, progress: bool = True, desc: str = "") -> pd.DataFrame:
+                  game: str = GAME, progress: bool = True, desc: str = "",
+                  roles=None) -> pd.DataFrame:
     """Play deals ``0 .. deals-1`` of ``seed`` once per variant (label -> rules).
 
     ``policies``: 1 policy (everyone plays it) or a line-up of ``players``;
-    ``rotate``: play every cyclic rotation of the line-up on the same deals, so
-    each policy sits in every seat of every deal.  Returns the per-game/player
-    frame with columns ``variant``, ``rotation``, ``deal`` (= game index) and
-    ``slot`` (the player's place in ``policies``).
+    ``rotate``: play every deal once per seating of the line-up
+    (:func:`vale_sim.seating.seatings`: every distinct ordering of its policies
+    -- 24 for four different ones, 6 for three, ``players`` for one focal
+    player against copies of one policy -- in a canonical order), so each
+    policy sits in every seat, and right after every other policy, equally
+    often, whatever order the line-up was listed in.  ``roles``: the seating
+    labels (:func:`lineup_roles`; default the policy names), e.g.
+    ``("focal", "field")`` to seat a focal player through every seat even when
+    it plays the field's policy.  Returns the per-game/player frame with
+    columns ``variant``, ``rotation`` (the seating's index), ``deal`` (= game
+    index) and ``slot`` (the player's place in ``policies``; copies of one
+    label take that label's places in order).
     """
     g = get_game(game)
     cs = g.load_card_set(card_set if card_set is not None else g.default_card_set)
     g.validate_playable(cs, players)
     engine = resolve_engine(engine, g.name)
     lineup = tuple(policies)
-    lineups = rotations(lineup) if rotate and len(lineup) > 1 else [lineup]
-    bar = _bar(len(variants) * len(lineups) * deals, desc or f"{players} players", progress)
+    if rotate and len(lineup) > 1:
+        labels = lineup_roles(lineup, roles, g.name)
+        design = [slots(labels, s) for s in seatings(labels)]
+    else:
+        design = [list(range(len(lineup)))]
+    bar = _bar(len(variants) * len(design) * deals, desc or f"{players} players", progress)
     frames = []
     try:
         for label, rules in variants.items():
-            for r, rot in enumerate(lineups):
-                df = play_frame(cs, players, seed, deals, list(rot), rules, engine, workers,
-                                game=g.name)
+            for r, places in enumerate(design):
+                df = play_frame(cs, players, seed, deals, [lineup[k] for k in places], rules,
+                                engine, workers, game=g.name)
                 df.insert(0, "rotation", r)
                 df.insert(0, "variant", label)
                 df["deal"] = df["game"].astype(int)
-                df["slot"] = (df["player"].astype(int) - r) % players   # place in the line-up
+                player = df["player"].astype(int).to_numpy()
+                # one policy for everyone: the player index; else its place in the line-up
+                df["slot"] = np.asarray(places)[player] if len(lineup) > 1 else player
                 frames.append(df)
                 bar.update(deals)
     finally:
@@ -157,17 +196,31 @@ def per_game(frame: pd.DataFrame, rules_by_variant: dict | None = None) -> pd.Da
     the winner's score margin over the runner-up, the triggering player's win
     share and seat, and (with ``rules_by_variant``) the trigger kind."""
     keys = ["variant", "rotation", "deal"]
-    rows = []
-    for k, g in frame.groupby(keys, sort=False):
-        sc = np.sort(g["score"].to_numpy())[::-1]
-        trig = g[g["triggered_end"].astype(bool)]
-        rows.append({"variant": k[0], "rotation": k[1], "deal": k[2],
-                     "players": len(g), "rounds": int(g["rounds"].iloc[0]),
-                     "truncated": bool(g["truncated"].iloc[0]),
-                     "margin": float(sc[0] - sc[1]) if len(sc) > 1 else math.nan,
-                     "trigger_win": float(trig["win_share"].iloc[0]) if len(trig) else math.nan,
-                     "trigger_seat": int(trig["seat"].iloc[0]) if len(trig) else -1})
-    out = pd.DataFrame(rows)
+    f = frame.reset_index(drop=True)
+    # vectorised over games (a 4-player line-up plays 24 seatings per deal): games
+    # numbered in order of first appearance, as a groupby(sort=False) loop would
+    gid = f.groupby(keys, sort=False).ngroup().to_numpy()
+    n_games = int(gid.max()) + 1 if len(f) else 0
+    first = np.unique(gid, return_index=True)[1]                 # each game's first row
+    size = np.bincount(gid, minlength=n_games)
+    score = f["score"].to_numpy(float)
+    order = np.lexsort((-score, gid))                            # by game, best score first
+    start = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(int)
+    top = score[order][start]
+    second = score[order][np.minimum(start + 1, len(f) - 1)]
+    trig = np.flatnonzero(f["triggered_end"].astype(bool).to_numpy())
+    tg, ti = np.unique(gid[trig], return_index=True)             # first triggering row per game
+    trigger_win = np.full(n_games, math.nan)
+    trigger_win[tg] = f["win_share"].to_numpy(float)[trig[ti]]
+    trigger_seat = np.full(n_games, -1, dtype=np.int64)
+    trigger_seat[tg] = f["seat"].to_numpy()[trig[ti]]
+    out = pd.DataFrame({
+        "variant": f["variant"].to_numpy()[first], "rotation": f["rotation"].to_numpy()[first],
+        "deal": f["deal"].to_numpy()[first], "players": size.astype(np.int64),
+        "rounds": f["rounds"].to_numpy()[first].astype(np.int64),
+        "truncated": f["truncated"].to_numpy()[first].astype(bool),
+        "margin": np.where(size > 1, top - second, math.nan),
+        "trigger_win": trigger_win, "trigger_seat": trigger_seat})
     if rules_by_variant is not None and len(out):
         kinds = trigger_kind(frame, rules_by_variant)
         out["trigger"] = [kinds[(r.variant, r.rotation, r.deal)] for r in out.itertuples()]

@@ -8,8 +8,9 @@ Each study plays its variants (rule options changed one at a time from the
 manual's game) on the same deals and reports, per variant and player count,
 numbers with 95% intervals and ``n`` (deals; games or player-games where
 that is the unit), and for every variant its paired difference from the
-manual's game (deal by deal).  Intervals over seat rotations of one deal are
-clustered by deal.  See docs/mystic-lands-studies.md.
+manual's game (deal by deal).  A line-up of different policies plays every deal
+once per seating (vale_sim.seating: all 24 orders of four policies), and
+intervals over the games of one deal are clustered by deal.  See docs/mystic-lands-studies.md.
 """
 from __future__ import annotations
 
@@ -102,7 +103,7 @@ def variant_table(frame: pd.DataFrame, players: int, rules: dict) -> pd.DataFram
 
 
 def policy_table(frame: pd.DataFrame, players: int, variants) -> pd.DataFrame:
-    """Per variant and policy (a rotated line-up): win rate, withers per turn and
+    """Per variant and policy (a line-up in every seating): win rate, withers per turn and
     per player-game, score; intervals clustered by deal."""
     rows = []
     for lab in variants:
@@ -153,6 +154,12 @@ def spread_table(frame: pd.DataFrame, players: int, variants, reps: int = 1000,
                         "d_spread_hi": float(np.quantile(d, 0.975))})
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _seatings_per_deal(lineup) -> int:
+    """Games per deal and variant of a line-up played in every seating (vale_sim.seating)."""
+    from ..seating import seatings
+    return len(seatings(C.lineup_roles(lineup)))
 
 
 def _config(**kw) -> dict:
@@ -214,8 +221,9 @@ def growth_variants(points=None) -> dict:
 def market_growth_study(players: int = 4, deals: int = 40, seed: int = 3, points=None,
                         lineup=LINEUP, card_set=None, engine: str = "auto", workers: int = 1,
                         progress: bool = True, keep_frame: bool = False) -> SettingsStudy:
-    """Vary the VP at which the two dual slots turn level 2; a rotated line-up of
-    different policies measures the spread of strategies (their win rates)."""
+    """Vary the VP at which the two dual slots turn level 2; a line-up of different
+    policies, every deal played in every seating (24 for four policies), measures
+    the spread of strategies (their win rates)."""
     (players,) = C.check_players([players])
     C.check_count("deals", deals, 2)
     lineup = tuple(lineup)
@@ -236,7 +244,7 @@ def market_growth_study(players: int = 4, deals: int = 40, seed: int = 3, points
     for i, lab in enumerate(rules):
         x = df[df["variant"] == lab]
         e = C.mean_by_deal(x["level2_bought"], x["deal"])
-        # a game is (rotation, game): did its players buy every Level 2 copy?
+        # a game is (seating, game): did its players buy every Level 2 copy?
         g = x.groupby(["rotation", "game"]).agg(bought=("level2_bought", "sum"),
                                                 deal=("deal", "first"))
         out = C.rate_by_deal((g["bought"] >= supply).astype(float), g["deal"])
@@ -247,6 +255,7 @@ def market_growth_study(players: int = 4, deals: int = 40, seed: int = 3, points
     extra = {"policies": policy_table(df, players, rules),
              "spread": spread_table(df, players, rules, seed=seed)}
     cfg = _config(players=players, deals=deals, seed=seed, lineup=list(lineup),
+                  seatings_per_deal=_seatings_per_deal(lineup),
                   engine=C.resolve_engine(engine),
                   variants={k: v.get("market_growth_vp", (5, 15)) for k, v in variants.items()},
                   card_set=card_set)
@@ -280,7 +289,8 @@ def rain_value(players: int = 2, deals: int = 150, seed: int = 4, policy: str = 
         lineup = (focal,) + (policy,) * (players - 1)
         df = C.play_variants(rules, players, deals, seed, lineup, rotate=True, card_set=card_set,
                              engine=engine, workers=workers, progress=progress,
-                             desc=f"rain value ({arm})")
+                             desc=f"rain value ({arm})",
+                             roles=("focal",) + ("field",) * (players - 1))
         arms[arm] = df[df["slot"] == 0]
     rows = []
     fair = 1 / players
@@ -341,6 +351,7 @@ def wither_rain_study(players: int = 4, deals: int = 30, seed: int = 5, supplies
         extra["rain_value"] = rain_value(value_players, value_deals, seed, card_set=card_set,
                                          engine=engine, workers=workers, progress=progress)
     cfg = _config(players=players, deals=deals, seed=seed, lineup=list(lineup),
+                  seatings_per_deal=_seatings_per_deal(lineup),
                   engine=C.resolve_engine(engine),
                   supplies=[get_game(C.GAME).rules_class().rain_supply] + list(supplies),
                   value_players=value_players, value_deals=value_deals, card_set=card_set)

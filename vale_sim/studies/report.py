@@ -104,8 +104,8 @@ class LandsReportSettings:
         """Deals per study for the manifest."""
         return {"seat_deals_per_schedule": self.seat_deals,
                 "end_trigger_deals_per_variant": self.end_deals,
-                "market_growth_deals_per_variant_and_rotation": self.growth_deals,
-                "wither_rain_deals_per_variant_and_rotation": self.wither_deals,
+                "market_growth_deals_per_variant_and_seating": self.growth_deals,
+                "wither_rain_deals_per_variant_and_seating": self.wither_deals,
                 "rain_value_deals_per_arm_and_rotation": self.rain_value_deals,
                 "strength_deals_per_card_arm_and_rotation": self.strength_deals}
 
@@ -232,8 +232,10 @@ def section_market(ctx):
     c = study.config
     paras = [f"The two dual market slots turn level 2 when a player first has 5 VP, then 15 VP "
              f"(in a Day).  Variants move one point (or never grow); four different policies "
-             f"({', '.join(c['lineup'])}) play every seat of each of {c['deals']} deals (4 "
-             f"rotations), so per variant {4 * c['deals']} games.  The *spread of strategies* "
+             f"({', '.join(c['lineup'])}) play each of {c['deals']} deals once in every seating "
+             f"({c['seatings_per_deal']}: each policy in every seat and right after every other "
+             f"equally often), so per variant {c['seatings_per_deal'] * c['deals']} games.  "
+             f"The *spread of strategies* "
              f"is the standard deviation of the four policies' win rates (0: every strategy "
              f"equally good), with a bootstrap interval over whole deals; its change from the "
              f"manual's uses the same resampled deals.  Level 2 Advances bought: per "
@@ -256,7 +258,8 @@ def section_wither(ctx):
     ctx.results["wither"] = study
     fig, cap = wither_figure(study)
     c = study.config
-    paras = [f"A rotated line-up ({', '.join(c['lineup'])}) plays {c['deals']} deals per Rain "
+    paras = [f"A line-up ({', '.join(c['lineup'])}) plays {c['deals']} deals, each in all "
+             f"{c['seatings_per_deal']} seatings, per Rain "
              f"supply (the manual's \"X Rain tokens\"; 20 is our estimate): Withers per turn by "
              f"policy (ratio over turns, clustered by deal) and how the supply changes play "
              f"(paired by deal).  `cautious` never risks a Wither by construction (a check).",

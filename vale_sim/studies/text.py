@@ -62,7 +62,10 @@ def seat_text(study) -> str:
 
 def variant_text(study, extra_cols=()) -> str:
     cfg = study.config
-    head = (f"{study.name}: n = {cfg['deals']} deals per variant (common deals), engine "
+    seat = (f", each played in all {cfg['seatings_per_deal']} seatings of the line-up "
+            f"({', '.join(cfg['lineup'])}: every seat, and right after every other policy, "
+            f"equally often)" if cfg.get("seatings_per_deal") else "")
+    head = (f"{study.name}: n = {cfg['deals']} deals per variant (common deals){seat}, engine "
             f"{cfg['engine']}, seed {cfg['seed']}; 95% intervals clustered by deal; d_ = paired "
             f"difference from the manual's game.")
     cols = [("players", lambda r: r["players"]), ("variant", lambda r: r["variant"]),
