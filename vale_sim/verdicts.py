@@ -62,10 +62,10 @@ def _n(n) -> str:
 # ---------------------------------------------------------------------------
 def strength_counts(deals: int, players: int) -> str:
     """The card-strength sample, every count once and side by side, e.g. ``"10,000
-    deals = 40,000 games per card: 20,000 in each arm, prefer and ban, each deal
+    deals each = 40,000 games per card: 20,000 in each arm, prefer and ban, each deal
     played with the focal player in each of the 2 seats"``."""
     per_arm = deals * players
-    return (f"{_n(deals)} deals = {_n(2 * per_arm)} games per card: {_n(per_arm)} in each "
+    return (f"{_n(deals)} deals each = {_n(2 * per_arm)} games per card: {_n(per_arm)} in each "
             f"arm, prefer and ban, each deal played with the focal player in each of the "
             f"{players} seats")
 
@@ -90,7 +90,7 @@ def card_verdicts(df: pd.DataFrame, max_named: int = MAX_NAMED_CARDS) -> list[Ve
     over, under = (flagged["flag"] == "over").sum(), (flagged["flag"] == "under").sum()
     hi, lo = df.loc[df["strength"].idxmax()], df.loc[df["strength"].idxmin()]
     sample = (strength_counts(n_deals, int(a["players"])) if "players" in a
-              else f"{_n(n_deals)} deals")
+              else f"{_n(n_deals)} deals each")
     head = (f"Of {len(df)} cards tested (n = {sample}; baseline "
             f"{a.get('baseline', 'balanced')}), {over} {'is' if over == 1 else 'are'} flagged "
             f"over and {under} under: their {corr}-adjusted strength interval lies beyond "
