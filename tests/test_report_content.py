@@ -68,7 +68,7 @@ def test_report_opens_by_saying_what_a_model_card_is(strength_report):
     html = (strength_report / "index.html").read_text()
     md = (strength_report / "report.md").read_text()
     for doc in (_summary(html), md[:md.index("## 2.")]):
-        assert "Model cards: 26 of the 45 advancement kinds" in doc
+        assert "Model cards: 26 of the 45 advancement kinds in the commons" in doc
         assert "not printed cards" in doc and "stand-ins" in doc
         # ... before the first verdict
         assert doc.index("not printed cards") < doc.index("Of 3 cards tested")

@@ -235,14 +235,15 @@ def _store(ctx):
 def model_cards_sentence(cs) -> str:
     """How many of ``cs``'s advancements are model cards (stand-ins, not printed
     cards), and what they are; "" when it has none."""
-    from vale_sim.games.mystic_vale.cards import MODEL_CARDS_EXPLAINED, is_model_card
+    from vale_sim.games.mystic_vale.cards import MODEL_CARDS_WHY, is_model_card
     commons = [a for a in cs.advancements if a.supply == "commons"]
     model = [a for a in commons if is_model_card(a)]
     if not model:
         return ""
-    return (f"**Model cards: {len(model)} of the {len(commons)} advancement kinds of the "
+    return (f"**Model cards: {len(model)} of the {len(commons)} advancement kinds in the "
             f"commons ({sum(a.copies for a in model)} of their {sum(a.copies for a in commons)} "
-            f"copies) are not printed cards.**  " + MODEL_CARDS_EXPLAINED + "  Column "
+            f"copies), named \"Model L<level> ...\", are stand-ins, not printed cards.**  "
+            + MODEL_CARDS_WHY + "  Column "
             "`card_type` of the tables says which cards are `model` and which `printed`.")
 
 

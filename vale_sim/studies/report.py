@@ -199,9 +199,9 @@ def section_seats(ctx):
     fig, cap = seat_figure(study)
     c = study.config
     paras = [f"Everyone plays `{c['policy']}`; every schedule of a player count plays the same "
-             f"{c['deals']} deals (common random numbers), engine {c['engine']}, seed {c['seed']}.  "
-             + schedule_legend(c["players"])
-             + f"  Grid `{c['grid']}`: none, the manual's, and the manual's with one "
+             f"{c['deals']} deals (common random numbers), engine {c['engine']}, seed {c['seed']}.",
+             schedule_legend(c["players"]),
+             f"Grid `{c['grid']}`: none, the manual's, and the manual's with one "
              f"mana less or more at every later seat, without spirit, with spirit at every later "
              f"seat (`vale-sim seat-compensation --grid monotone` searches every monotone schedule "
              f"with mana 0-2 and spirit 0-1).",

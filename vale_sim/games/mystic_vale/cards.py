@@ -319,14 +319,17 @@ def provenance_counts(cs: "CardSet", cards=None) -> dict[str, int]:
 #: `core` contains"): ``Model L<level> <Sprout|Bloom|Grove> <letter>``.
 MODEL_CARD_PREFIX = "Model L"
 
-#: What a model card is, in one paragraph (the report, `vale-sim cards`, `play`).
-MODEL_CARDS_EXPLAINED = (
-    "Model cards (named \"Model L<level> ...\") are not printed cards.  The rulebook prints "
-    "no card list and no public list of the base game's advancements was found, so the "
-    "project made up these stand-ins, every number an estimate on its cost curve, to fill "
-    "the printed supply counts (33/30/33 level 1/2/3 advancement copies) that the named "
-    "cards do not; they give the simulated market its size and mix.  A verdict on a model "
-    "card is about that stand-in, not about any printed card (docs/rules.md section 6).")
+#: Why the model cards exist (the report, `vale-sim cards`) ...
+MODEL_CARDS_WHY = (
+    "The rulebook prints no card list and no public list of the base game's advancements "
+    "was found, so the project made up these stand-ins, every number an estimate on its "
+    "cost curve, to fill the printed supply counts (33/30/33 level 1/2/3 advancement "
+    "copies) that the named cards do not; they give the simulated market its size and "
+    "mix.  A verdict on a model card is about that stand-in, not about any printed card "
+    "(docs/rules.md section 6).")
+#: ... and what they are, in one paragraph.
+MODEL_CARDS_EXPLAINED = ("Model cards (named \"Model L<level> ...\") are not printed cards.  "
+                         + MODEL_CARDS_WHY)
 
 
 def is_model_card(card) -> bool:
