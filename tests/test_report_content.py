@@ -194,6 +194,7 @@ def test_rates_in_percent_differences_in_pp_missing_and_booleans_in_words(tmp_pa
             assert not re.search(rf"[>| ]{raw}[<| ]", doc), raw
         assert "0.012" in doc                                   # p-values stay numbers
         assert "(pp) differences of rates in percentage points" in doc   # the legend
+    assert '<td class="nw">- / 1m</td>' in html                  # short cells do not wrap
     csv = pd.read_csv(tmp_path / "tables" / "t.csv")             # the CSV keeps fractions
     assert csv["win_rate"].tolist() == [0.512, 0.4] and csv["passes"].tolist() == [True, False]
 

@@ -991,7 +991,8 @@ table{border-collapse:collapse;font-size:12px;margin:.5em 0 1.5em}td,th{border:1
 th{background:#f3f3f3}figure{margin:1em 0}figcaption{font-style:italic;color:#444}
 .tbl{overflow-x:auto;max-width:100%}code{background:#f3f3f3;padding:0 3px}
 nav li{margin:2px 0}details{margin:.3em 0}summary{cursor:pointer;font-weight:600}
-.legend{font-size:13px;color:#444;border-left:3px solid #ccc;padding-left:.6em}"""
+.legend{font-size:13px;color:#444;border-left:3px solid #ccc;padding-left:.6em}
+td.nw{white-space:nowrap}"""
 
 
 def _fig_png(fig) -> bytes:
@@ -1017,13 +1018,15 @@ def _table_html(name: str, df: pd.DataFrame, out: Path, shown: bool) -> str:
     return (f'<details id="tbl-{_slug(name)}"{" open" if shown and not long else ""}><summary>'
             f'Table: {html.escape(name)} <small>({len(df)} rows{note}, tables/{fn})</small>'
             '</summary><div class="tbl">'
-            + _display(df, name=name).map(_nowrap).to_html(index=False, border=0, escape=True)
+            + _nowrap(_display(df, name=name).to_html(index=False, border=0, escape=True))
             + f"</div>{more}</details>")
 
 
-def _nowrap(text: str) -> str:
-    """A short cell (a card name, a schedule such as ``- / 1m1s``) kept on one line."""
-    return text.replace(" ", "\u00a0") if len(text) <= 24 else text
+def _nowrap(table_html: str) -> str:
+    """Short cells (a card name, a schedule such as ``- / 1m1s``) kept on one line:
+    class ``nw``; long ones (notes, JSON) still wrap."""
+    import re
+    return re.sub(r"<td>([^<]{1,32})</td>", r'<td class="nw">\1</td>', table_html)
 
 
 def _table_md(name: str, df: pd.DataFrame, where: str = "", shown: bool = False) -> str:

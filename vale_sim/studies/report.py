@@ -307,7 +307,7 @@ def section_strength(ctx):
     from ..advancements import game_strength_run, strength_frame
     from ..plots.advancements import plot_forest
     from ..report import Section
-    from ..verdicts import CORRECTION_NAMES
+    from ..verdicts import CORRECTION_NAMES, strength_counts
     s = ctx.settings
     run = game_strength_run(GAME, s.card_set, s.strength_deals * s.strength_players,
                             s.strength_players, s.seed + 4, "balanced",
@@ -327,7 +327,8 @@ def section_strength(ctx):
              f"(`Game.strength_arms`, `strength_cards`): for each level 1/2 Advance and Vale X, a "
              f"focal player who buys (or enchants) X first whenever it can, and one who never "
              f"does (`never`), each against `balanced` opponents, rotated through the "
-             f"{a['players']} seats on the same {a['deals']} deals.  Strength = win share(prefer) "
+             f"{a['players']} seats on the same deals ({strength_counts(a['deals'], a['players'])}"
+             f").  Strength = win share(prefer) "
              f"− win share(ban), paired by deal; a card is flagged over/under when |strength| ≤ "
              f"{tol:g} pp is rejected after a {corr} correction over the {a['cards_tested']} cards "
              f"(adjusted intervals at {100 * a['adjusted_confidence']:.2f}%).  Every card text "
