@@ -230,12 +230,27 @@ def _store(ctx):
     return ctx.store
 
 
+def model_cards_sentence(cs) -> str:
+    """How many of ``cs``'s advancements are model cards (stand-ins, not printed
+    cards), and what they are; "" when it has none."""
+    from vale_sim.games.mystic_vale.cards import MODEL_CARDS_WHY, is_model_card
+    commons = [a for a in cs.advancements if a.supply == "commons"]
+    model = [a for a in commons if is_model_card(a)]
+    if not model:
+        return ""
+    return (f"**Model cards: {len(model)} of the {len(commons)} advancement kinds in the "
+            f"commons ({sum(a.copies for a in model)} of their {sum(a.copies for a in commons)} "
+            f"copies), named \"Model L<level> ...\", are stand-ins, not printed cards.**  "
+            + MODEL_CARDS_WHY + "  Column "
+            "`card_type` of the tables says which cards are `model` and which `printed`.")
+
+
 # ---------------------------------------------------------------------------
 # Sections
 # ---------------------------------------------------------------------------
 def section_card_set(ctx: Context) -> Section:
     """The card set and where its numbers come from: every number is counted by source."""
-    from vale_sim.games.mystic_vale.cards import SOURCES, provenance_counts
+    from vale_sim.games.mystic_vale.cards import SOURCES, card_type, provenance_counts
     from .commands.cards import overrides
     cs = ctx.card_set()
     rows, numbers = [], []
@@ -253,7 +268,8 @@ def section_card_set(ctx: Context) -> Section:
             if kind_c in ("starting", "starter"):
                 continue                       # not buyable: counted, not listed
             n_est = list(srcs.values()).count("estimate")
-            rows.append({"name": c.name, "kind": kind_c, "level": c.level, "copies": c.copies,
+            rows.append({"name": c.name, "kind": kind_c, "card_type": card_type(c),
+                         "level": c.level, "copies": c.copies,
                          "cost": c.cost if kind == "advancement" else sum(c.cost),
                          "end_vp": c.end_vp, "harvest_vp": getattr(c, "harvest_vp", 0),
                          "ability": c.ability, "source": c.source,
@@ -273,11 +289,14 @@ def section_card_set(ctx: Context) -> Section:
     piv = pd.crosstab(nums["group"], nums["source"])
     piv = piv[[s for s in SOURCES if s in piv.columns]]
     bottom = np.zeros(len(piv))
+    x = np.arange(len(piv))
     for src in piv.columns:
-        ax.bar(list(piv.index), piv[src], bottom=bottom, label=src)
+        ax.bar(x, piv[src], bottom=bottom, label=src)
         bottom += piv[src].to_numpy()
     ax.set_ylabel("numbers")
-    ax.tick_params(axis="x", labelsize=7)
+    # "advancement level 1" side by side overlaps: one word per line.
+    ax.set_xticks(x, [g.replace(" level ", "\nlevel ").replace(" deck", "\ndeck")
+                      for g in piv.index], fontsize=8)
     ax.set_title(f"{cs.name}: numbers by card group and source")
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -285,9 +304,18 @@ def section_card_set(ctx: Context) -> Section:
                + ", ".join(f"{s}: {n}" for s, n in prov.items() if n)
                + f". {n_est_cards} of {len(cards)} buyable card kinds carry at least one "
                "estimated number.")
+    starter_only = [a.name for a in cs.advancements if a.supply == "starter"]
     paras = [f"Card set **{cs.name}** (content hash `{cs.digest()}`): {len(cards)} buyable card "
-             f"kinds — {int((cards.kind != 'vale').sum())} advancements (incl. Fertile Soil) and "
-             f"{int((cards.kind == 'vale').sum())} vales — and the 20-card starting deck.",
+             f"kinds — {int((cards.kind != 'vale').sum())} advancements "
+             f"({int((cards.kind == 'advancement').sum())} commons and "
+             f"{int((cards.kind == 'fertile').sum())} Fertile Soil) and "
+             f"{int((cards.kind == 'vale').sum())} vales — and the 20-card starting deck; these "
+             f"{len(cards)} are the cards every study of this report tests."
+             + (f"  (`vale-sim cards` lists {len(cs.advancements)} advancement kinds, "
+                f"{len(cs.advancements) + len(cs.vales)} card kinds with the vales: it also "
+                f"lists {', '.join(starter_only)}, printed only on starting cards, which no one "
+                f"buys.)" if starter_only else ""),
+             model_cards_sentence(cs),
              f"Every number has its own source: **{est} of {total} numbers "
              f"({_pct(est / total, 1)}) are estimates**. `rulebook`: stated or fixed by the "
              "rulebook's text and examples; `review`: reviews and a fan implementation; "
@@ -298,7 +326,7 @@ def section_card_set(ctx: Context) -> Section:
              "`vale_sim.games.mystic_vale.cards.provenance_counts` counts them, `vale-sim cards` lists them. "
              "Cards with an estimated number are flagged (column `estimate`); conclusions "
              "about such cards are conclusions about the estimate."]
-    return Section("The card set and where its numbers come from", paras,
+    return Section("The card set and where its numbers come from", [p for p in paras if p],
                    {"card_sources": counts, "cards": cards},
                    [("card_sources", fig, caption)])
 
@@ -326,13 +354,14 @@ def section_spoil(ctx: Context) -> Section:
     fig, ax = _new_fig(7, 4)
     for d in decks:
         t = table[table.deck == d]
-        line, = ax.plot(t["pushes"], t["p_spoil_exact"], "-", label=f"{d} (exact)")
-        ax.errorbar(t["pushes"], t["p_spoil_sim"], yerr=[t["p_spoil_sim"] - t["sim_lo"],
-                    t["sim_hi"] - t["p_spoil_sim"]], fmt="o", ms=3, color=line.get_color(),
-                    capsize=2)
+        line, = ax.plot(t["pushes"], 100 * t["p_spoil_exact"], "-", label=f"{d} (exact)")
+        ax.errorbar(t["pushes"], 100 * t["p_spoil_sim"],
+                    yerr=[100 * (t["p_spoil_sim"] - t["sim_lo"]),
+                          100 * (t["sim_hi"] - t["p_spoil_sim"])],
+                    fmt="o", ms=3, color=line.get_color(), capsize=2)
     ax.set_xlabel("pushes this turn")
-    ax.set_ylabel("P(spoiled within k pushes)")
-    ax.set_ylim(0, 1)
+    ax.set_ylabel("P(spoiled within k pushes), %")
+    ax.set_ylim(0, 100)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     ax.set_title("Spoil odds: exact (lines) and simulated (points, 95% CI)")
@@ -430,6 +459,8 @@ def section_advancements(ctx: Context) -> Section:
     finally:
         if bar is not None:
             bar.close()
+    from vale_sim.games.mystic_vale.cards import card_type
+    df.insert(df.columns.get_loc("kind") + 1, "card_type", [card_type(c) for c in df["card"]])
     ctx.results["advancements"] = df
     ctx.results["advancements_run"] = keep.get("run")
     cs = ctx.card_set()
@@ -438,16 +469,19 @@ def section_advancements(ctx: Context) -> Section:
     df.attrs.update(a)
     df["numbers"], df["estimated_numbers"] = zip(*(_estimated(cs, c) for c in df["card"]))
     tol = 100 * s.adv_tolerance
-    from .verdicts import CORRECTION_NAMES
+    from .verdicts import CORRECTION_NAMES, strength_counts
     correction = CORRECTION_NAMES.get(a["correction"], a["correction"])
     flagged = df[df["flag"] != ""]
     same = df[df["deals_changed"] == 0]
+    n_model = int((df["card_type"] == "model").sum())
     fig = plot_forest(df)
     caption = (f"{(df['flag'] == 'over').sum()} card(s) flagged over and "
                f"{(df['flag'] == 'under').sum()} under of {len(df)} tested (±{tol:g} pp, "
                f"{correction} at {100 * a['confidence']:g}%); strength with its raw "
-               f"interval (thick) and adjusted interval (thin).")
-    paras = [f"**Strength** of a card X: three focal arms play the same {a['deals']} deals "
+               f"interval (thick) and adjusted interval (thin)"
+               + (f"; grey italic names: the {n_model} model cards (stand-ins, not printed)."
+                  if n_model else "."))
+    paras = [f"**Strength** of a card X: three focal arms play the same deals "
              f"(common random numbers, the focal player rotated through the "
              f"{a['players']} seats) against {a['baseline']} opponents: “prefer X” (the "
              f"baseline buying X first whenever it can), “ban X” (the baseline never buying "
@@ -455,7 +489,9 @@ def section_advancements(ctx: Context) -> Section:
              f"(prefer X) − win share (ban X): what pursuing X is worth against never having "
              f"it; natural value = natural − ban X: what X is worth as the bot uses it.  "
              f"Per deal the rotations are averaged; intervals are paired t intervals over "
-             f"the deals ({a['games_per_card']} games per card).",
+             f"the deals.  Sample: {strength_counts(a['deals'], a['players'])}; the natural "
+             f"arm's {a['deals'] * a['players']:,} games are shared by every card.  The n of "
+             f"every interval is the deals, the independent units.",
              f"**Verdicts**: a card is flagged **over** (**under**) when the hypothesis "
              f"|strength| ≤ {tol:g} pp is rejected after a Benjamini–Hochberg correction "
              f"across the {a['cards_tested']} cards tested (false discovery rate "
@@ -467,12 +503,19 @@ def section_advancements(ctx: Context) -> Section:
              f"**Verdicts**: flagged when |strength| ≤ {tol:g} pp is rejected after a "
              f"{correction} correction across the {a['cards_tested']} cards tested; "
              f"adjusted intervals at {100 * a['adjusted_confidence']:.2f}%."]
+    if n_model:
+        paras.append(f"**Model cards**: {n_model} of the {len(df)} cards tested are model "
+                     f"cards (column `card_type`: `model`; the others `printed`): stand-ins the "
+                     f"project made up for the unknown printed cards, every number estimated "
+                     f"(see the card-set section).  Their flags say how a stand-in plays, not "
+                     f"how a printed card does, so they are listed apart.")
     if len(same):
         paras.append("Indistinguishable by design (no deal changed between prefer and ban): "
                      + ", ".join(same["card"]) + ".")
     paras.append(f"Observational lift ({a.get('observational_games', s.adv_observational_games)} "
                  f"games of exploring baseline players): {adv.ASSOCIATION_NOTE}")
-    fcols = ["card", "kind", "level", "numbers", "estimated_numbers", "flag", "strength", "strength_lo", "strength_hi",
+    fcols = ["card", "kind", "card_type", "level", "numbers", "estimated_numbers", "flag",
+             "strength", "strength_lo", "strength_hi",
              "strength_lo_adj", "strength_hi_adj", "p_adjusted", "natural_value", "natural_lo",
              "natural_hi", "n_deals", "deals_changed"]
     cols = [c for c in fcols + ["p_value", "natural_deals_changed", "acquired_rate",
@@ -480,19 +523,28 @@ def section_advancements(ctx: Context) -> Section:
                                 "lift_lo", "lift_hi", "acquire_rate", "acquire_rate_lo",
                                 "acquire_rate_hi"] if c in df.columns]
     tables = {"advancement_values": df[cols]}
-    top = {}
-    if len(flagged):                      # first: the verdicts a designer acts on
-        top = {"advancement_flagged": flagged[fcols].reset_index(drop=True)}
-        paras.insert(0, f"**Flagged cards** ({len(flagged)} of {len(df)}, ±{tol:g} pp; table "
-                        f"advancement_flagged): " + "; ".join(
-                            f"{r.card} ({r.flag}; {r.estimated_numbers} of its {r.numbers} "
-                            f"numbers estimated) {100 * r.strength:+.1f} pp, "
-                            f"adjusted [{100 * r.strength_lo_adj:+.1f}, "
-                            f"{100 * r.strength_hi_adj:+.1f}], n={r.n_deals} deals"
-                            for r in flagged.itertuples()) + ".")
-    else:
-        paras.insert(0, f"No card is flagged: every strength is consistent with ±{tol:g} pp "
-                        f"after the correction.")
+    top, lists = {}, []
+    # First: the verdicts a designer acts on -- printed cards and model cards apart.
+    for what, table in (("printed", "advancement_flagged_printed"),
+                        ("model", "advancement_flagged_model")):
+        part = flagged[flagged["card_type"] == what]
+        tested = int((df["card_type"] == what).sum())
+        if not tested:
+            continue
+        label = "printed cards" if what == "printed" else "model cards (stand-ins, not printed)"
+        if len(part):
+            top[table] = part[fcols].reset_index(drop=True)
+            lists.append(f"**Flagged {label}** ({len(part)} of {tested} tested, ±{tol:g} pp; "
+                         f"table {table}): " + "; ".join(
+                             f"{r.card} ({r.flag}; {r.estimated_numbers} of its {r.numbers} "
+                             f"numbers estimated) {100 * r.strength:+.1f} pp, "
+                             f"adjusted [{100 * r.strength_lo_adj:+.1f}, "
+                             f"{100 * r.strength_hi_adj:+.1f}], n={r.n_deals:,} deals"
+                             for r in part.itertuples()) + ".")
+        else:
+            lists.append(f"**No {label.split(' (')[0]} flagged** (0 of {tested} tested): every "
+                         f"strength is consistent with ±{tol:g} pp after the correction.")
+    paras[:0] = lists
     return Section("Advancement values", paras, tables, [("advancement_values", fig, caption)],
                    top_tables=top)
 
@@ -608,10 +660,15 @@ def section_robustness(ctx: Context) -> Section:
                                   labels=(run_a.baseline.name, strong[s.adv_players]))
         found["cards"] = cmp
         ctx.results["advancements_strong"] = tb
-        top["robust_cards"] = R.strength_side_by_side(cmp)
+        from vale_sim.games.mystic_vale.cards import card_type
+        side = R.strength_side_by_side(cmp)
+        side.insert(side.columns.get_loc("kind") + 1, "card_type",
+                    [card_type(c) for c in side["card"]])
+        top["robust_cards"] = side
+        from .verdicts import strength_counts
         paras.append("**Card strengths** ("
-                     f"{cmp.n_deals:,} deals × {s.adv_players} rotations per card and arm under "
-                     f"each baseline, seed {s.seed}): " + " ".join(cmp.sentences()))
+                     f"{strength_counts(cmp.n_deals, s.adv_players)}, under each baseline, "
+                     f"seed {s.seed}): " + " ".join(cmp.sentences()))
         paras.append("The rank correlation's interval is a bootstrap over deals: each "
                      "resample draws deals with replacement and applies them to every card "
                      "under both baselines at once, as the shared deals correlate them; it is "
@@ -768,6 +825,11 @@ def section_summary(ctx: Context) -> Section:
     paras = []
     if ctx.settings.size != "full":
         paras.append(QUICK_NOTE)
+    if ctx.game != "mystic-vale" and hasattr(_game_report(ctx.game), "summary_paragraphs"):
+        paras += _game_report(ctx.game).summary_paragraphs(ctx)
+    if ctx.game == "mystic-vale" and model_cards_sentence(ctx.card_set()):
+        paras.append(model_cards_sentence(ctx.card_set())
+                     + "  Their verdicts are listed apart from the printed cards' below.")
     paras.append("Each verdict is one sentence with its 95% interval and the number of games or "
                  "deals behind it; the sections below give the evidence and the full tables follow "
                  "each section (collapsed).  Every card number the verdict rests on is either "
@@ -819,16 +881,94 @@ def _slug(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
 
 
-def _display(df: pd.DataFrame, max_rows: int = 80) -> pd.DataFrame:
+#: Table columns shown in percent ("%": rates, shares) or percentage points ("pp":
+#: differences of rates) in index.html and report.md; the CSVs keep fractions.
+#: Regular expressions over the column names of every table ...
+UNIT_PATTERNS = (
+    ("%", r".*win_rate.*|win_(lo|hi)|tie_(rate|lo|hi)|p_spoil_(exact|sim)|sim_(lo|hi)"
+          r"|p_prep_spoil|.*_vp_share(_lo|_hi)?|(overflow|truncated|acquired|acquire)_rate.*"
+          r"|fair|ends_(VP|cubes|both|none)(_lo|_hi)?|seat1_win(_lo|_hi)?|trigger_win.*"
+          r"|(withers|spoils)_per_turn.*|level2_sold_out.*|expected_(vs_mean|lo|hi)"),
+    ("pp", r"(.*_)?max_seat_gap.*|(manual_|closest_|recommended_)?max_gap|spread(_lo|_hi)?"),
+    ("+pp", r"strength(_lo|_hi|_lo_adj|_hi_adj)?|natural_(value|lo|hi)|lift(_lo|_hi)?"
+            r"|(strength|lo|hi) \(.*\)|change.*|seat_advantage.*|gap(_lo90|_hi90)?"
+            r"|d_seat1_win.*|d_spread(_lo|_hi)?|effect(_lo|_hi)?|advantage(_lo|_hi)?"),
+)
+#: ... and per table, where a name means something else there ("" keeps the number).
+TABLE_UNITS = {
+    "tournament_ranking": {"strength": ""},          # Bradley–Terry log-strength
+    "pool_recommendation_seat_advantage": {
+        **dict.fromkeys(("margin", "value", "value_lo", "value_hi", "goal", "rulebook_value",
+                         "rulebook_value_lo", "rulebook_value_hi"), "pp"),
+        **dict.fromkeys(("difference", "difference_lo", "difference_hi", "rulebook_difference",
+                         "rulebook_difference_lo", "rulebook_difference_hi"), "+pp")},
+    "seat_recommendations": {"margin": "pp"},
+}
+
+#: How to read the tables (said once, at the top of the report).
+TABLE_LEGEND = ("How to read the tables: columns marked (%) are rates in percent and (pp) "
+                "differences of rates in percentage points (the CSVs in tables/ keep the "
+                "fractions, at full precision); other numbers are shown to 3 decimals.  "
+                "– : not applicable, not computed or not set (empty in the CSV); yes / no: true / "
+                "false; ∞: no finite number (e.g. no sample size would do).  Long tables are "
+                "collapsed: click a table's title to open it; wide tables scroll sideways.")
+
+
+def _unit(table: str, column: str) -> str:
+    import re
+    col = str(column)
+    own = TABLE_UNITS.get(table, {})
+    if col in own:
+        return own[col]
+    for unit, pat in UNIT_PATTERNS:
+        if re.fullmatch(pat, col):
+            return unit
+    return ""
+
+
+def _cell(x, unit: str = "", whole: bool = False) -> str:
+    """One value as the documents show it (see :data:`TABLE_LEGEND`); ``whole``: a
+    column of whole numbers stored as floats (shown without decimals)."""
+    if x is None or (isinstance(x, float) and np.isnan(x)) or x is pd.NA or x is pd.NaT:
+        return "–"
+    if isinstance(x, (bool, np.bool_)):
+        return "yes" if x else "no"
+    if isinstance(x, str) and x in _WORDS:       # a value already written as text
+        return _WORDS[x]
+    if isinstance(x, (float, np.floating)):
+        if np.isinf(x):
+            return "∞" if x > 0 else "−∞"
+        if unit == "%":
+            return f"{100 * x:.1f}"
+        if unit == "pp":
+            return f"{100 * x:.1f}"
+        if unit == "+pp":
+            return f"{100 * x:+.1f}"
+        return f"{x:.0f}" if whole else f"{x:.3f}"
+    return str(x)
+
+
+_WORDS = {"None": "–", "nan": "–", "NaN": "–", "True": "yes", "False": "no"}
+
+
+def _display(df: pd.DataFrame, max_rows: int = 80, name: str = "") -> pd.DataFrame:
+    """The first ``max_rows`` rows as text: rates in % and differences in pp (the
+    column header says which), missing values "–", booleans yes/no."""
     d = df.head(max_rows).copy()
+    cols = {}
     for c in d.columns:
-        if pd.api.types.is_float_dtype(d[c]):
-            d[c] = d[c].map(lambda x: "" if pd.isna(x) else f"{x:.3f}")
-    return d
+        numeric = pd.api.types.is_float_dtype(d[c])
+        unit = _unit(name, c) if numeric else ""
+        finite = d[c][np.isfinite(d[c])] if numeric else None
+        whole = bool(numeric and len(finite) and (finite == finite.round()).all()
+                     and not unit and finite.abs().max() >= 10)
+        d[c] = [_cell(x, unit, whole) for x in d[c]]
+        cols[c] = f"{c} ({unit.lstrip('+')})" if unit else c
+    return d.rename(columns=cols)
 
 
-def _md_table(df: pd.DataFrame) -> str:
-    d = _display(df)
+def _md_table(df: pd.DataFrame, name: str = "") -> str:
+    d = _display(df, name=name)
     esc = lambda x: str(x).replace("|", "\\|").replace("\n", " ")  # noqa: E731
     lines = ["| " + " | ".join(esc(c) for c in d.columns) + " |",
              "|" + "|".join("---" for _ in d.columns) + "|"]
@@ -849,8 +989,10 @@ def _md_inline(text: str) -> str:
 CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;font-size:12px;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:2px 6px}
 th{background:#f3f3f3}figure{margin:1em 0}figcaption{font-style:italic;color:#444}
-.tbl{overflow-x:auto}code{background:#f3f3f3;padding:0 3px}nav li{margin:2px 0}
-details{margin:.3em 0}summary{cursor:pointer;font-weight:600}"""
+.tbl{overflow-x:auto;max-width:100%}code{background:#f3f3f3;padding:0 3px}
+nav li{margin:2px 0}details{margin:.3em 0}summary{cursor:pointer;font-weight:600}
+.legend{font-size:13px;color:#444;border-left:3px solid #ccc;padding-left:.6em}
+td.nw{white-space:nowrap}"""
 
 
 def _fig_png(fig) -> bytes:
@@ -859,21 +1001,43 @@ def _fig_png(fig) -> bytes:
     return buf.getvalue()
 
 
+#: A table shown open (a section's top table) with more rows than this is
+#: collapsed all the same: its title says so.
+OPEN_MAX_ROWS = 20
+
+
 def _table_html(name: str, df: pd.DataFrame, out: Path, shown: bool) -> str:
-    """Write ``tables/<name>.csv``; the table as a ``<details>`` block (open when ``shown``)."""
+    """Write ``tables/<name>.csv``; the table as a ``<details>`` block, open when
+    ``shown`` and at most :data:`OPEN_MAX_ROWS` rows long; it scrolls sideways
+    when wider than the page."""
     fn = f"{_slug(name)}.csv"
     df.to_csv(out / "tables" / fn, index=False)
     more = f"<p><i>First 80 of {len(df)} rows; the CSV has all.</i></p>" if len(df) > 80 else ""
-    return (f'<details id="tbl-{_slug(name)}"{" open" if shown else ""}><summary>Table: '
-            f'{html.escape(name)} <small>({len(df)} rows, tables/{fn})</small></summary>'
-            '<div class="tbl">' + _display(df).to_html(index=False, border=0, escape=True)
+    long = shown and len(df) > OPEN_MAX_ROWS
+    note = "; collapsed, click to open" if long else ""
+    return (f'<details id="tbl-{_slug(name)}"{" open" if shown and not long else ""}><summary>'
+            f'Table: {html.escape(name)} <small>({len(df)} rows{note}, tables/{fn})</small>'
+            '</summary><div class="tbl">'
+            + _nowrap(_display(df, name=name).to_html(index=False, border=0, escape=True))
             + f"</div>{more}</details>")
 
 
-def _table_md(name: str, df: pd.DataFrame, where: str = "") -> str:
+def _nowrap(table_html: str) -> str:
+    """Short cells (a card name, a schedule such as ``- / 1m1s``) kept on one line:
+    class ``nw``; long ones (notes, JSON) still wrap."""
+    import re
+    return re.sub(r"<td>([^<]{1,32})</td>", r'<td class="nw">\1</td>', table_html)
+
+
+def _table_md(name: str, df: pd.DataFrame, where: str = "", shown: bool = False) -> str:
+    """The table in Markdown; a shown table longer than :data:`OPEN_MAX_ROWS` rows
+    inside ``<details>`` (collapsed where the Markdown viewer supports it)."""
     fn = f"{_slug(name)}.csv"
-    return (f"**Table: {name}** ({where}{len(df)} rows, [tables/{fn}](tables/{fn}))\n\n"
-            + _md_table(df))
+    head = f"**Table: {name}** ({where}{len(df)} rows, [tables/{fn}](tables/{fn}))"
+    if shown and len(df) > OPEN_MAX_ROWS:
+        return (f"<details><summary>Table: {html.escape(name)} ({len(df)} rows; collapsed, "
+                f"tables/{fn})</summary>\n\n{head}\n\n{_md_table(df, name)}\n\n</details>")
+    return head + "\n\n" + _md_table(df, name)
 
 
 def render(sections: list[Section], out: Path, title: str) -> None:
@@ -890,14 +1054,15 @@ def render(sections: list[Section], out: Path, title: str) -> None:
     body = [f"<h1>{html.escape(title)}</h1>", "<nav><ol>"]
     body += [f'<li><a href="#s{i}">{html.escape(s.title)}</a></li>' for i, s in enumerate(sections, 1)]
     body.append("</ol></nav>")
+    body.append(f'<p class="legend">{_md_inline(TABLE_LEGEND)}</p>')
     md += [f"{i}. [{s.title}](#s{i})" for i, s in enumerate(sections, 1)]
-    md += [f"{len(sections) + 1}. [Appendix: full tables](#tables)", ""]
+    md += [f"{len(sections) + 1}. [Appendix: full tables](#tables)", "", f"*{TABLE_LEGEND}*", ""]
     for i, s in enumerate(sections, 1):
         body.append(f'<section id="s{i}"><h2>{i}. {html.escape(s.title)}</h2>')
         md += [f'<a id="s{i}"></a>', f"## {i}. {s.title}", ""]
         for name, df in s.top_tables.items():
             body.append(_table_html(name, df, out, shown=True))
-            md += [_table_md(name, df), ""]
+            md += [_table_md(name, df, shown=True), ""]
         for p in s.paragraphs:
             body.append(f"<p>{_md_inline(p)}</p>")
             md += [p, ""]

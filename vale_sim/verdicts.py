@@ -60,11 +60,25 @@ def _n(n) -> str:
 # ---------------------------------------------------------------------------
 # Cards
 # ---------------------------------------------------------------------------
+def strength_counts(deals: int, players: int) -> str:
+    """The card-strength sample, every count once and side by side, e.g. ``"10,000
+    deals each = 40,000 games per card: 20,000 in each arm, prefer and ban, each deal
+    played with the focal player in each of the 2 seats"``."""
+    per_arm = deals * players
+    return (f"{_n(deals)} deals each = {_n(2 * per_arm)} games per card: {_n(per_arm)} in each "
+            f"arm, prefer and ban, each deal played with the focal player in each of the "
+            f"{players} seats")
+
+
 def card_verdicts(df: pd.DataFrame, max_named: int = MAX_NAMED_CARDS) -> list[Verdict]:
     """Flagged cards, from the advancement section's strength table.
 
     One sentence for the count (how many tested, the band, the correction),
     then one per flagged card (strongest effect first), at most ``max_named``.
+    When a ``card_type`` column marks model cards (stand-ins, not printed cards;
+    :func:`vale_sim.games.mystic_vale.cards.card_type`), the flagged printed and
+    model cards are listed apart (topics ``cards_printed`` and ``cards_model``, at
+    most ``max_named`` each).
     """
     if df is None or not len(df):
         return []
@@ -75,7 +89,9 @@ def card_verdicts(df: pd.DataFrame, max_named: int = MAX_NAMED_CARDS) -> list[Ve
     flagged = df[df["flag"].isin(["over", "under"])]
     over, under = (flagged["flag"] == "over").sum(), (flagged["flag"] == "under").sum()
     hi, lo = df.loc[df["strength"].idxmax()], df.loc[df["strength"].idxmin()]
-    head = (f"Of {len(df)} cards tested (n = {_n(n_deals)} deals each, baseline "
+    sample = (strength_counts(n_deals, int(a["players"])) if "players" in a
+              else f"{_n(n_deals)} deals each")
+    head = (f"Of {len(df)} cards tested (n = {sample}; baseline "
             f"{a.get('baseline', 'balanced')}), {over} {'is' if over == 1 else 'are'} flagged "
             f"over and {under} under: their {corr}-adjusted strength interval lies beyond "
             f"±{100 * tol:.0f} pp of win share.")
@@ -84,19 +100,31 @@ def card_verdicts(df: pd.DataFrame, max_named: int = MAX_NAMED_CARDS) -> list[Ve
     head += (f" The strongest is {hi['card']}, {_pp(hi['strength'])} (95% CI "
              f"{_ci_pp(hi['strength_lo'], hi['strength_hi'])}); the weakest {lo['card']}, "
              f"{_pp(lo['strength'])} (95% CI {_ci_pp(lo['strength_lo'], lo['strength_hi'])}).")
+    # Model cards (stand-ins, not printed cards; column card_type) are listed apart.
+    types = df["card_type"] if "card_type" in df.columns else pd.Series("printed", df.index)
+    split = bool((types == "model").any())
+    if split:
+        ft = types[flagged.index]
+        head += (f" Of the flagged, {int((ft == 'printed').sum())} are printed cards and "
+                 f"{int((ft == 'model').sum())} model cards (stand-ins for unknown printed "
+                 f"cards), listed apart below.")
     out = [Verdict("cards", head, tuple(df["card"]))]
-    ranked = flagged.reindex(flagged["strength"].abs().sort_values(ascending=False).index)
-    for r in ranked.head(max_named).itertuples():
-        out.append(Verdict("cards", (
-            f"{r.card} (level {r.level} {r.kind}) is {'over' if r.flag == 'over' else 'under'}-"
-            f"powered: pursuing it is worth {_pp(r.strength)} of win share against never buying "
-            f"it, 95% CI {_ci_pp(r.strength_lo, r.strength_hi)} ({corr}-adjusted "
-            f"{_ci_pp(r.strength_lo_adj, r.strength_hi_adj)}), n = {_n(r.n_deals)} deals."),
-            (r.card,)))
-    if len(ranked) > max_named:
-        rest = ", ".join(ranked["card"].iloc[max_named:])
-        out.append(Verdict("cards", f"Also flagged: {rest} (see the advancement section).",
-                           tuple(ranked["card"].iloc[max_named:])))
+    groups = ((("cards_printed", flagged[types[flagged.index] == "printed"]),
+               ("cards_model", flagged[types[flagged.index] == "model"])) if split
+              else (("cards", flagged),))
+    for topic, part in groups:
+        ranked = part.reindex(part["strength"].abs().sort_values(ascending=False).index)
+        for r in ranked.head(max_named).itertuples():
+            out.append(Verdict(topic, (
+                f"{r.card} (level {r.level} {r.kind}) is {'over' if r.flag == 'over' else 'under'}-"
+                f"powered: pursuing it is worth {_pp(r.strength)} of win share against never buying "
+                f"it, 95% CI {_ci_pp(r.strength_lo, r.strength_hi)} ({corr}-adjusted "
+                f"{_ci_pp(r.strength_lo_adj, r.strength_hi_adj)}), n = {_n(r.n_deals)} deals."),
+                (r.card,)))
+        if len(ranked) > max_named:
+            rest = ", ".join(ranked["card"].iloc[max_named:])
+            out.append(Verdict(topic, f"Also flagged: {rest} (see the advancement section).",
+                               tuple(ranked["card"].iloc[max_named:])))
     return out
 
 
@@ -342,7 +370,10 @@ def wither_verdicts(study) -> list[Verdict]:
 # ---------------------------------------------------------------------------
 # The summary
 # ---------------------------------------------------------------------------
-TOPICS = (("cards", "Cards flagged over and under"), ("seats", "Seat advantage"),
+TOPICS = (("cards", "Cards flagged over and under"),
+          ("cards_printed", "Printed cards flagged over and under"),
+          ("cards_model", "Model cards (stand-ins, not printed cards) flagged over and under"),
+          ("seats", "Seat advantage"),
           ("compensation", "Seat compensation"), ("end", "End trigger"),
           ("market", "Market growth"), ("rain", "Wither and rain"),
           ("pools", "VP pool sizes"), ("robust", "Robust to the bots?"),

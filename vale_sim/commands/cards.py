@@ -77,20 +77,23 @@ def number_value(card, field_):
 
 def as_json(cs) -> dict:
     """Every card with each number's value and source, and the counts per source."""
-    from vale_sim.games.mystic_vale.cards import provenance_counts
+    from vale_sim.games.mystic_vale.cards import MODEL_CARDS_EXPLAINED, card_type, provenance_counts
     counts = provenance_counts(cs)
     total = sum(counts.values())
     out_cards = []
     for kind, items in (("starting", cs.starting_cards), ("advancement", cs.advancements),
                         ("vale", cs.vales)):
         for c in items:
-            out_cards.append({"type": kind, "name": c.name, "source": c.source,
+            out_cards.append({"type": kind, "name": c.name, "card_type": card_type(c),
+                              "source": c.source,
                               "numbers": {f: {"value": number_value(c, f), "source": src}
                                           for f, src in c.numbers().items()}})
     return {"card_set": cs.name, "path": cs.path, "digest": cs.digest(),
             "numbers": total, "numbers_by_source": counts,
             "estimated_numbers": counts["estimate"],
             "estimated_share": counts["estimate"] / total if total else 0.0,
+            "model_cards": sum(c["card_type"] == "model" for c in out_cards),
+            "model_cards_note": MODEL_CARDS_EXPLAINED,
             "cards": out_cards}
 
 
@@ -107,6 +110,9 @@ def render(cs) -> str:
     out = [f"Card set {cs.name!r} ({cs.path})" if cs.path else f"Card set {cs.name!r}"]
     if cs.description:
         out.append(cs.description)
+    from vale_sim.games.mystic_vale.cards import MODEL_CARDS_EXPLAINED, is_model_card
+    if any(is_model_card(a) for a in cs.advancements):
+        out.append(MODEL_CARDS_EXPLAINED)
     sources: Counter = Counter()
 
     out += ["", f"Starting cards ({sum(s.count for s in cs.starting_cards)} per player)"]
@@ -117,8 +123,14 @@ def render(cs) -> str:
         sources[s.source] += s.count
     out += table(("name", "count", "advancements", "source", "other sources"), rows)
 
-    out += ["", f"Advancements ({len(cs.advancements)} kinds, "
-                f"{sum(a.copies for a in cs.advancements if a.supply != 'starter')} supply copies)"]
+    by_supply = Counter(a.supply for a in cs.advancements)
+    starter_only = [a.name for a in cs.advancements if a.supply == "starter"]
+    out += ["", f"Advancements ({len(cs.advancements)} kinds: {by_supply['commons']} commons, "
+                f"{by_supply['fertile']} Fertile Soil"
+                + (f", {len(starter_only)} printed only on starting cards "
+                   f"({', '.join(starter_only)}: never bought)" if starter_only else "")
+                + f"; {sum(a.copies for a in cs.advancements if a.supply != 'starter')} "
+                  f"supply copies; {len(cs.advancements) - len(starter_only)} buyable kinds)"]
     rows = []
     for a in cs.advancements:
         lw = " (long-wise)" if a.longwise else ""
@@ -128,6 +140,11 @@ def render(cs) -> str:
             sources[a.source] += a.copies
     out += table(("name", "supply", "lvl", "copies", "cost", "position", "symbols",
                   "ability", "source", "other sources"), rows)
+    model = [a for a in cs.advancements if is_model_card(a)]
+    if model:
+        out.append(f"{len(model)} of these {len(cs.advancements)} kinds "
+                   f"({sum(a.copies for a in model)} copies) are model cards, not printed "
+                   f"cards: see the note at the top.")
 
     out += ["", f"Vales ({len(cs.vales)} kinds, {sum(v.copies for v in cs.vales)} copies)"]
     rows = []
@@ -153,7 +170,10 @@ def render(cs) -> str:
                + ", ".join(f"{src} {n}" for src, n in counts.items() if n))
     if total:
         out.append(f"Estimated numbers: {est} of {total} ({100 * est / total:.1f} %), on "
-                   f"{n_est_kinds} of {len(kinds)} card kinds.")
+                   f"{n_est_kinds} of {len(kinds)} card kinds ({len(cs.starting_cards)} "
+                   f"starting cards, {len(cs.advancements)} advancements, {len(cs.vales)} "
+                   f"vales; the buyable ones are the {len(cs.advancements) - len(starter_only)} "
+                   f"advancements in a supply and the {len(cs.vales)} vales).")
     out.append("Cards by default source (physical copies; starting cards per player): "
                + ", ".join(f"{src} {n}" for src, n in sorted(sources.items())))
     if est or counts["fan-list"] or counts["review"]:
@@ -161,6 +181,30 @@ def render(cs) -> str:
                    "values; 'fan-list' values come from an unverified fan transcription; "
                    "'review' values from reviews and a fan implementation, not the rulebook.")
     return "\n".join(out)
+
+
+MODEL_MARK = "*"
+
+
+def mark_model_cards(lines, cs) -> list[str]:
+    """``lines`` (a game log) with every model card's name marked ``*`` and, when
+    one appears, a first line saying what the mark means (model cards: stand-ins,
+    not printed cards).  Card sets without model cards (or without advancements,
+    other games) come back unchanged."""
+    import re
+    from vale_sim.games.mystic_vale.cards import is_model_card
+    lines = list(lines)
+    names = sorted({a.name for a in getattr(cs, "advancements", ()) if is_model_card(a)},
+                   key=len, reverse=True)
+    if not names:
+        return lines
+    pat = re.compile("(" + "|".join(re.escape(n) for n in names) + r")(?![\w*])")
+    marked = [pat.sub(lambda m: m.group(1) + MODEL_MARK, x) for x in lines]
+    if marked == lines:
+        return lines
+    return [f"{MODEL_MARK} model card: a stand-in the project made up for the unknown printed "
+            f"cards (every number estimated), not a printed card; `vale-sim cards` explains."
+            ] + marked
 
 
 def run(args) -> int:

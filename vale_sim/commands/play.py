@@ -65,7 +65,8 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(record.to_dict(), sort_keys=True))
         return 0
-    print("\n".join(record.log))
+    from .cards import mark_model_cards
+    print("\n".join(mark_model_cards(record.log, cs)))
     print()
     print((g.format_result or format_result)(record))
     return 0

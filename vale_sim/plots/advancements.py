@@ -19,7 +19,9 @@ def plot_forest(df, value="strength", lo="strength_lo", hi="strength_hi", tolera
     interval (thick) and, if ``adjusted`` and present, its multiplicity-adjusted
     interval (thin), grouped by level and sorted inside a group; the
     ±tolerance band shaded; flagged cards coloured (red over, blue under);
-    cards whose arms never differed (``deals_changed`` 0) drawn hollow.  With
+    cards whose arms never differed (``deals_changed`` 0) drawn hollow; model
+    cards (column ``card_type`` "model": stand-ins, not printed cards) named in
+    grey italics.  With
     more than ``limit`` cards only the ``limit // 2`` highest and lowest are
     drawn, and the title says so."""
     tolerance = df.attrs.get("tolerance") if tolerance is None else tolerance
@@ -39,7 +41,7 @@ def plot_forest(df, value="strength", lo="strength_lo", hi="strength_hi", tolera
         labels.append((y + len(part) / 2 - 0.5, g))
         for r in part.itertuples():
             rows.append((y, r))
-            ticks.append((y, r.card))
+            ticks.append((y, r.card, getattr(r, "card_type", "") == "model"))
             y += 1
         y += 1
     fig, ax = plt.subplots(figsize=(7, 0.22 * y + 1.7))
@@ -57,12 +59,19 @@ def plot_forest(df, value="strength", lo="strength_lo", hi="strength_hi", tolera
         ax.axvspan(-100 * tolerance, 100 * tolerance, color="grey", alpha=0.12, lw=0)
     ax.axvline(0, color="grey", lw=1)
     ax.set_yticks([t[0] for t in ticks], [t[1] for t in ticks], fontsize=7)
+    models = 0
+    for label, (_, _, model) in zip(ax.get_yticklabels(), ticks):
+        if model:                 # model cards: stand-ins, not printed cards
+            label.set_color("dimgrey")
+            label.set_fontstyle("italic")
+            models += 1
     for yy, g in labels:
         ax.annotate(g, xy=(1.01, yy), xycoords=("axes fraction", "data"), fontsize=8,
                     va="center", weight="bold")
     ax.invert_yaxis()
-    ax.set_title(f"Card strength: {title} (red over, blue under; hollow: no deal changed)",
-                 fontsize=9)
+    ax.set_title(f"Card strength: {title} (red over, blue under; hollow: no deal changed)"
+                 + ("\ngrey italic names: model cards (stand-ins, not printed cards)"
+                    if models else ""), fontsize=9)
     ax.set_xlabel("strength: win share preferring the card minus never buying it (pp; thick "
                   "95% interval, thin adjusted)" if adj else
                   "strength: win share preferring the card minus never buying it (pp, 95%)",

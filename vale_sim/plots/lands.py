@@ -57,8 +57,9 @@ def seat_figure(study) -> tuple:
         parts.append(f"{k}p: manual largest gap {100 * r['manual_max_gap']:.1f} pp"
                      + (f", {r['recommended']} passes" if r["recommended"] else ", none shown fair"))
     fig.tight_layout()
-    return fig, ("Seat win rates with 95% intervals; dashed: fair share, band: ±margin. "
-                 + "; ".join(parts) + ".")
+    return fig, ("Seat win rates with 95% intervals; dashed: fair share, band: ±margin; "
+                 "schedules list each seat's start, seat 1 first (- nothing, 1m 1 mana, "
+                 "1m1s 1 mana + 1 spirit). " + "; ".join(parts) + ".")
 
 
 def variants_figure(table: pd.DataFrame, measures, title: str = "") -> tuple:

@@ -161,6 +161,34 @@ def section_rules(ctx):
     return Section("The draft manual's numbers", paras, top_tables=tables)
 
 
+def schedule_words(schedule) -> str:
+    """A compensation schedule in words: ``"seat 1: nothing, seat 2: 1 mana + 1 spirit"``."""
+    def one(m, sp):
+        parts = [f"{m} mana"] * bool(m) + [f"{sp} spirit"] * bool(sp)
+        return " + ".join(parts) or "nothing"
+    return ", ".join(f"seat {i}: {one(m, sp)}" for i, (m, sp) in enumerate(schedule, 1))
+
+
+def schedule_legend(players=(2, 3, 4)) -> str:
+    """How to read a seat compensation schedule such as ``- / 1m1s``, with the
+    manual's schedule of each player count in words."""
+    from .seats import label, manual
+    return ("**Seat compensation notation.**  A schedule such as `- / 1m1s` lists what each "
+            "seat starts with, seat 1 (the starting player) first, seats separated by `/`: "
+            "`-` nothing, `1m` 1 mana, `1s` 1 spirit, `1m1s` 1 mana + 1 spirit, `2m1s` 2 mana "
+            "+ 1 spirit.  So `- / 1m1s` reads \"seat 1: nothing, seat 2: 1 mana + 1 spirit\".  "
+            "The manual's: " + "; ".join(f"{k} players `{label(manual(k))}` "
+                                         f"({schedule_words(manual(k))})" for k in players) + ".")
+
+
+def summary_paragraphs(ctx) -> list:
+    """What the executive summary must explain before the verdicts."""
+    out = []
+    if "seats" in ctx.results:
+        out.append(schedule_legend(ctx.results["seats"].config["players"]))
+    return out
+
+
 def section_seats(ctx):
     from ..plots.lands import seat_figure
     from ..report import Section
@@ -172,9 +200,9 @@ def section_seats(ctx):
     fig, cap = seat_figure(study)
     c = study.config
     paras = [f"Everyone plays `{c['policy']}`; every schedule of a player count plays the same "
-             f"{c['deals']} deals (common random numbers), engine {c['engine']}, seed {c['seed']}. "
-             f"A schedule lists each seat's starting mana (m) and spirit (s), seat 1 first (the "
-             f"starting player).  Grid `{c['grid']}`: none, the manual's, and the manual's with one "
+             f"{c['deals']} deals (common random numbers), engine {c['engine']}, seed {c['seed']}.",
+             schedule_legend(c["players"]),
+             f"Grid `{c['grid']}`: none, the manual's, and the manual's with one "
              f"mana less or more at every later seat, without spirit, with spirit at every later "
              f"seat (`vale-sim seat-compensation --grid monotone` searches every monotone schedule "
              f"with mana 0-2 and spirit 0-1).",
@@ -283,7 +311,7 @@ def section_strength(ctx):
     from ..advancements import game_strength_run, strength_frame
     from ..plots.advancements import plot_forest
     from ..report import Section
-    from ..verdicts import CORRECTION_NAMES
+    from ..verdicts import CORRECTION_NAMES, strength_counts
     s = ctx.settings
     run = game_strength_run(GAME, s.card_set, s.strength_deals * s.strength_players,
                             s.strength_players, s.seed + 4, "balanced",
@@ -303,7 +331,8 @@ def section_strength(ctx):
              f"(`Game.strength_arms`, `strength_cards`): for each level 1/2 Advance and Vale X, a "
              f"focal player who buys (or enchants) X first whenever it can, and one who never "
              f"does (`never`), each against `balanced` opponents, rotated through the "
-             f"{a['players']} seats on the same {a['deals']} deals.  Strength = win share(prefer) "
+             f"{a['players']} seats on the same deals ({strength_counts(a['deals'], a['players'])}"
+             f").  Strength = win share(prefer) "
              f"− win share(ban), paired by deal; a card is flagged over/under when |strength| ≤ "
              f"{tol:g} pp is rejected after a {corr} correction over the {a['cards_tested']} cards "
              f"(adjusted intervals at {100 * a['adjusted_confidence']:.2f}%).  Every card text "

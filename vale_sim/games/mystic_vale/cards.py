@@ -331,6 +331,36 @@ def provenance_counts(cs: "CardSet", cards=None) -> dict[str, int]:
     return counts
 
 
+#: The naming convention of the project's model cards (docs/card-format.md, "What
+#: `core` contains"): ``Model L<level> <Sprout|Bloom|Grove> <letter>``.
+MODEL_CARD_PREFIX = "Model L"
+
+#: Why the model cards exist (the report, `vale-sim cards`) ...
+MODEL_CARDS_WHY = (
+    "The rulebook prints no card list and no public list of the base game's advancements "
+    "was found, so the project made up these stand-ins, every number an estimate on its "
+    "cost curve, to fill the printed supply counts (33/30/33 level 1/2/3 advancement "
+    "copies) that the named cards do not; they give the simulated market its size and "
+    "mix.  A verdict on a model card is about that stand-in, not about any printed card "
+    "(docs/rules.md section 6).")
+#: ... and what they are, in one paragraph.
+MODEL_CARDS_EXPLAINED = ("Model cards (named \"Model L<level> ...\") are not printed cards.  "
+                         + MODEL_CARDS_WHY)
+
+
+def is_model_card(card) -> bool:
+    """Whether ``card`` (a card or its name) is one of the project's model cards: a
+    stand-in named ``Model L<level> ...``, not a printed card."""
+    name = card if isinstance(card, str) else card.name
+    rest = name[len(MODEL_CARD_PREFIX):]
+    return name.startswith(MODEL_CARD_PREFIX) and rest[:1].isdigit()
+
+
+def card_type(card) -> str:
+    """``"model"`` for a model card (:func:`is_model_card`), else ``"printed"``."""
+    return "model" if is_model_card(card) else "printed"
+
+
 def _unknown_name(what: str, name: str, set_name: str, names: list[str]) -> str:
     close = difflib.get_close_matches(str(name), names, n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""

@@ -117,7 +117,9 @@ def seat_heatmap(summary) -> Figure:
         for i in range(vals.shape[0]):
             for j in range(vals.shape[1]):
                 if np.isfinite(vals[i, j]):
-                    ax.text(j, i, f"{100 * vals[i, j]:+.0f}", ha="center", va="center", fontsize=6)
+                    dark = abs(vals[i, j]) > 0.6 * lim          # white on the dark cells
+                    ax.text(j, i, f"{100 * vals[i, j]:+.0f}", ha="center", va="center", fontsize=6,
+                            color="white" if dark else "black")
     row = 0
     for p in sorted(summary["players"].unique()):
         rbp = RULEBOOK_POOLS[int(p)]
