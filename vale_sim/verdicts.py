@@ -222,6 +222,8 @@ def seat_compensation_verdicts(study) -> list[Verdict]:
     from .studies.seats import sentence
     out = []
     seats, eff = study.seats, study.effect
+    if "stage" in seats:                  # manual vs none: both played on the selection deals
+        seats = seats[seats["stage"] == "selection"]
     for rec in study.recommendations:
         k = rec["players"]
         s = seats[seats["players"] == k]

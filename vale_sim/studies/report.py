@@ -32,7 +32,7 @@ class LandsReportSettings:
     seed: int = 1
     workers: int = 1
     seat_players: tuple = (2, 3, 4)
-    seat_deals: int = 4000
+    seat_deals: int | None = None     # None: sized by seats.auto_deals (both stages)
     seat_grid: str = "ladder"
     seat_margin: float = 0.03
     end_players: tuple = (2, 4)
@@ -86,6 +86,8 @@ class LandsReportSettings:
     def check(self) -> None:
         for k in ("seat_deals", "end_deals", "growth_deals", "wither_deals", "workers",
                   "strength_deals"):
+            if k == "seat_deals" and self.seat_deals is None:
+                continue                   # automatic size
             C.check_count(k, getattr(self, k), 2 if k != "workers" else 1)
         C.check_count("rain_value_deals", self.rain_value_deals, 0)
         C.check_players(self.seat_players)
@@ -102,7 +104,7 @@ class LandsReportSettings:
 
     def games(self) -> dict:
         """Deals per study for the manifest."""
-        return {"seat_deals_per_schedule": self.seat_deals,
+        return {"seat_deals_per_schedule_and_stage": self.seat_deals or "auto",
                 "end_trigger_deals_per_variant": self.end_deals,
                 "market_growth_deals_per_variant_and_rotation": self.growth_deals,
                 "wither_rain_deals_per_variant_and_rotation": self.wither_deals,
@@ -170,19 +172,28 @@ def section_seats(ctx):
     ctx.results["seats"] = study
     fig, cap = seat_figure(study)
     c = study.config
-    paras = [f"Everyone plays `{c['policy']}`; every schedule of a player count plays the same "
-             f"{c['deals']} deals (common random numbers), engine {c['engine']}, seed {c['seed']}. "
-             f"A schedule lists each seat's starting mana (m) and spirit (s), seat 1 first (the "
+    sizes = ", ".join(f"{k} players {v['deals']:,} + {v['confirm_deals']:,}"
+                      for k, v in c["deals_by_players"].items())
+    paras = [f"Everyone plays `{c['policy']}`, engine {c['engine']}, seed {c['seed']}.  A "
+             f"schedule lists each seat's starting mana (m) and spirit (s), seat 1 first (the "
              f"starting player).  Grid `{c['grid']}`: none, the manual's, and the manual's with one "
              f"mana less or more at every later seat, without spirit, with spirit at every later "
              f"seat (`vale-sim seat-compensation --grid monotone` searches every monotone schedule "
              f"with mana 0-2 and spirit 0-1).",
              f"Fair within ±{100 * c['margin']:.0f} pp: for every seat, two one-sided t tests "
              f"that its win rate lies within the margin of 1/players (TOST, 5% level); a schedule "
-             f"passes when every seat passes (intersection-union test, p = the largest seat p), "
-             f"after Holm's correction over the schedules searched.  A schedule is recommended "
-             f"only when one passes; otherwise the sentence gives the deals per schedule the "
-             f"closest one would need (80% power at the Bonferroni level)."]
+             f"is fair when every seat passes (intersection-union test), shown unfair when some "
+             f"seat's gap is shown beyond the margin, else inconclusive — not shown fair is not "
+             f"unfair.  Two stages on separate deals (selection + confirmation deals per "
+             f"schedule: {sizes}): every schedule plays the selection deals (common random "
+             f"numbers; Holm over the schedules) and the best one other than the manual's is "
+             f"selected; the manual's and that one then play fresh deals, and only these "
+             f"confirmation deals decide (Holm over the two) and give the gaps quoted.  Picking "
+             f"the smallest of many estimated gaps picks gaps that are too small (the winner's "
+             f"curse); fresh deals remove that bias.  The manual's schedule is kept whenever it "
+             f"is confirmed fair; a change is recommended only when the manual's is shown unfair "
+             f"and the other is confirmed fair.  How often this verdict reproduces across seeds: "
+             f"docs/mystic-lands-studies.md §2."]
     top = pd.DataFrame([{k: v for k, v in r.items()} for r in study.recommendations])
     return Section("Seat compensation", paras,
                    {"seat_win_rates": study.seats, "seat_schedules": study.schedules,

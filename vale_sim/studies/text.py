@@ -31,29 +31,44 @@ def table(df: pd.DataFrame, columns: list[tuple]) -> str:
 
 def seat_text(study) -> str:
     from .seats import sentence
-    s = study.schedules
-    out = [f"Seat compensation: {study.config['policy']} in every seat, n = "
-           f"{study.config['deals']} deals per schedule (common deals), engine "
-           f"{study.config['engine']}, seed {study.config['seed']}; 95% intervals; fair = "
-           f"1/players, margin ±{100 * study.config['margin']:.0f} pp, TOST per seat, Holm "
-           f"over schedules.", ""]
-    for k in study.config["players"]:
-        rows = study.seats[study.seats["players"] == k]
-        out.append(f"{k} players")
-        out.append(table(rows, [
-            ("schedule", lambda r: r["schedule"]), ("seat", lambda r: r["seat"]),
-            ("n", lambda r: r["n_games"]), ("win %", lambda r: iv(r, "win_rate", 100)),
-            ("gap pp (90% CI)", lambda r: f"{100 * r['gap']:+.1f} [{100 * r['gap_lo90']:+.1f}, "
-                                          f"{100 * r['gap_hi90']:+.1f}]"),
-            ("p TOST", lambda r: f"{r['p_tost']:.3f}")]))
-        out.append("")
-        out.append(table(s[s["players"] == k], [
-            ("schedule", lambda r: r["schedule"]), ("largest gap pp", lambda r: f"{100 * r['max_gap']:.1f}"),
-            ("p (IUT)", lambda r: f"{r['p_iut']:.3f}"), ("p Holm", lambda r: f"{r['p_holm']:.3f}"),
-            ("fair", lambda r: "yes" if r["passes"] else "no"),
-            ("rounds", lambda r: f"{r['rounds']:.1f}")]))
+    c = study.config
+    sizes = c.get("deals_by_players", {})
+    out = [f"Seat compensation: {c['policy']} in every seat, engine {c['engine']}; 95% intervals; "
+           f"fair = 1/players, margin ±{100 * c['margin']:.0f} pp, TOST per seat.  Selection: "
+           f"every schedule on the same deals of seed {c['seed']} (Holm over schedules); "
+           f"confirmation: the manual's schedule and the best other one on fresh deals (seed "
+           f"{c.get('confirm_seed')}; Holm over the two).  The verdicts and the gaps of the "
+           f"recommendation are the confirmation's.", ""]
+    for k in c["players"]:
+        n = sizes.get(str(k), {})
+        for stage in ("selection", "confirmation"):
+            rows = study.seats[(study.seats["players"] == k) & (study.seats["stage"] == stage)]
+            sc = study.schedules[(study.schedules["players"] == k)
+                                 & (study.schedules["stage"] == stage)]
+            nd = n.get("deals" if stage == "selection" else "confirm_deals", "?")
+            out.append(f"{k} players, {stage} (n = {nd} deals per schedule)")
+            out.append(table(rows, [
+                ("schedule", lambda r: r["schedule"]), ("seat", lambda r: r["seat"]),
+                ("n", lambda r: r["n_games"]), ("win %", lambda r: iv(r, "win_rate", 100)),
+                ("gap pp (90% CI)", lambda r: f"{100 * r['gap']:+.1f} [{100 * r['gap_lo90']:+.1f}, "
+                                              f"{100 * r['gap_hi90']:+.1f}]"),
+                ("p TOST", lambda r: f"{r['p_tost']:.3f}"),
+                ("p beyond", lambda r: f"{r['p_beyond']:.3f}")]))
+            out.append("")
+            cols = [("schedule", lambda r: r["schedule"]),
+                    ("largest gap pp", lambda r: f"{100 * r['max_gap']:.1f}"),
+                    ("p fair (IUT)", lambda r: f"{r['p_iut']:.3f}"),
+                    ("p Holm", lambda r: f"{r['p_holm']:.3f}")]
+            if stage == "selection":
+                cols.append(("passes", lambda r: "yes" if r["passes"] else "no"))
+            else:
+                cols += [("p unfair (Holm)", lambda r: f"{r['p_unfair_holm']:.3f}"),
+                         ("verdict", lambda r: r["verdict"])]
+            cols.append(("rounds", lambda r: f"{r['rounds']:.1f}"))
+            out.append(table(sc, cols))
+            out.append("")
         e = study.effect[study.effect["players"] == k]
-        out.append("manual minus none, per seat (paired by deal, pp): " + ", ".join(
+        out.append("manual minus none, per seat (selection deals, paired by deal, pp): " + ", ".join(
             f"seat {r['seat']} {iv(r, 'effect', 100, signed=True)}" for r in e.to_dict("records")))
         out.append("")
     out += [sentence(r) for r in study.recommendations]
