@@ -513,7 +513,7 @@ def _pool_summary(ctx: Context):
         frame = pools.simulate_pools(s.card_set, players, grid, games=s.pool_games, seed=s.seed,
                                      engine=s.engine, out=_store(ctx), progress=ctx.progress)
         summary = pools.summarize_pools(frame)
-        recs = {t: pools.recommend(summary, t) for t in pools.TARGETS
+        recs = {t: pools.recommend(summary, t, frame=frame) for t in pools.TARGETS
                 if t != "equal-length" or 2 in players}
         ctx.results["pools"] = (summary, recs)
     return ctx.results["pools"]
@@ -631,7 +631,7 @@ def section_robustness(ctx: Context) -> Section:
                                  engine=s.engine, out=_store(ctx), progress=ctx.progress,
                                  baseline=s.robust_baseline)
     summary_b = pools.summarize_pools(frame)
-    recs_b = {t: pools.recommend(summary_b, t) for t in recs_a}
+    recs_b = {t: pools.recommend(summary_b, t, frame=frame) for t in recs_a}
     ctx.results["pools_strong"] = (summary_b, recs_b)
     pc = R.compare_pools(recs_a, recs_b, baseline_a=R.DEFAULT_BASELINE,
                          baseline_b=lambda p: strong[p])

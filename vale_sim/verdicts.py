@@ -156,7 +156,8 @@ def _pool_sentence(r) -> str:
         lo, hi = r.pool_range
         which = (f"VP pool {lo} gives {goal}" if lo == hi
                  else f"VP pools {r.range_text()} give {goal}")
-    verdict = "equivalent" if r.rulebook_equivalent else "not shown equivalent"
+    verdict = getattr(r, "rulebook_verdict", None) or (
+        "equivalent" if r.rulebook_equivalent else "inconclusive")
     return (f"At {r.players} players, {which}; the rulebook's {r.rulebook_pool} {diff}, "
             f"n = {_n(r.n_games)} games per pool: {verdict}.")
 
