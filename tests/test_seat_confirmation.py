@@ -116,3 +116,17 @@ def test_the_command_defaults_to_the_automatic_size():
     from vale_sim.cli import build_parser
     args = build_parser().parse_args(["seat-compensation", "--game", ML])
     assert args.deals is None and args.confirm_deals is None
+
+
+def test_the_confirmation_is_sized_from_the_selection_as_a_pilot():
+    clear = _seats((0.0, 0.0), (0.0, 0.0))               # manual b far inside the margin
+    assert seats.confirm_size(clear, "b", "c", 0.03, 0.05, 0.8, floor=5000) == 5000
+    near = _seats((0.026, -0.026), (0.0, 0.0))           # 0.4 pp of room: many more deals
+    n = seats.confirm_size(near, "b", "c", 0.03, 0.05, 0.8, floor=5000, cap=10**6)
+    assert n == seats.deals_to_resolve(near, "b", 0.03, 0.05)[0] > 50_000
+    edge = _seats((0.03, -0.03), (0.0, 0.0))             # on the margin: the cap
+    assert seats.confirm_size(edge, "b", "c", 0.03, 0.05, 0.8, floor=5000, cap=70_000) == 70_000
+    # looks unfair: also enough for the alternative to be shown fair
+    out = _seats((0.06, -0.06), (0.025, -0.025))
+    assert seats.confirm_size(out, "b", "c", 0.03, 0.05, 0.8, floor=10) == \
+        seats.deals_to_resolve(out, "c", 0.03, 0.05)[0]

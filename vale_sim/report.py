@@ -394,7 +394,8 @@ def section_tournament(ctx: Context) -> Section:
              f"interval clustered by deal: every matchup and seat rotation replays the same deals, "
              f"so the {c['deals']} deals, not the games, are the independent units.  Spoils per "
              f"turn = spoils / turns taken.  Ranking intervals: "
-             f"{'sandwich over deals' if c['players'] == 2 else 'bootstrap over whole deals'}."]
+             f"cluster-robust sandwich over deals"
+             f"{'' if c['players'] == 2 else ' (pairwise comparisons of each game, rank breaking)'}."]
     table = t.table[["matchup", "policy", "n", "n_deals", "win_rate", "win_lo", "win_hi",
                      "tie_rate", "tie_lo", "tie_hi", "mean_score", "mean_score_lo",
                      "mean_score_hi", "mean_rounds", "mean_rounds_lo", "mean_rounds_hi",

@@ -712,3 +712,38 @@ def n_for_beyond(sd: float, diff: float, margin: float, alpha: float = 0.05,
         return math.inf
     z = float(norm.ppf(1 - alpha / 2) + norm.ppf(power))
     return float(max(2, math.ceil((z * sd / room) ** 2)))
+
+
+# ---------------------------------------------------------------------------
+# Synthetic multi-player tournaments (coverage checks of the ranking intervals)
+# ---------------------------------------------------------------------------
+def synthetic_rank_games(strengths, players: int, deals: int, deal_sd: float = 0.5,
+                         seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Pairwise results of a synthetic tournament with deal-clustered luck:
+    ``(per_game, deals)`` as :func:`vale_sim.tournament.game_comparisons` gives them.
+
+    Every deal plays every line-up of ``players`` of the ``k`` policies once per
+    seat rotation (the tournament's round robin of 3–4 player games).  A policy's
+    performance in a game is ``strength + u + Gumbel noise`` with ``u`` drawn once
+    per deal and policy (SD ``deal_sd``): the luck every matchup and rotation of a
+    deal shares.  Without ``u`` the finishing order is exactly Plackett–Luce; each
+    game is broken into its pairwise comparisons (rank breaking)."""
+    import itertools
+    theta = np.asarray(strengths, float)
+    k = theta.size
+    rng = np.random.default_rng(seed)
+    lineups = [lu for c in itertools.combinations(range(k), players)
+               for lu in (c[r:] + c[:r] for r in range(players))]
+    lu = np.array(lineups)                                        # (L, players)
+    n_games = deals * len(lineups)
+    u = rng.normal(0.0, deal_sd, (deals, k))
+    perf = (theta[lu][None] + u[:, lu] + rng.gumbel(size=(deals, len(lineups), players)))
+    perf = perf.reshape(n_games, players)
+    pol = np.tile(lu, (deals, 1))
+    out = np.zeros((n_games, k, k))
+    rows = np.arange(n_games)
+    for p, q in itertools.combinations(range(players), 2):
+        win = (perf[:, p] > perf[:, q]).astype(float)
+        np.add.at(out, (rows, pol[:, p], pol[:, q]), win)
+        np.add.at(out, (rows, pol[:, q], pol[:, p]), 1 - win)
+    return out, np.repeat(np.arange(deals), len(lineups))

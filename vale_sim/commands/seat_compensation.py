@@ -25,7 +25,10 @@ def add_parser(sub) -> None:
                    help="equivalence margin in percentage points of win rate (default 3)")
     p.add_argument("--policy", default="balanced", help="the policy of every seat (default balanced)")
     p.add_argument("--confirm-deals", type=int, default=None, metavar="N",
-                   help="fresh deals of the confirmation stage per schedule (default: as --deals)")
+                   help="fresh deals of the confirmation stage per schedule (default: sized "
+                        "from the selection stage so that the manual's schedule is shown fair or "
+                        "unfair with 80%% power if its selection gaps are right, between --deals "
+                        "and 100,000)")
     from .lands_common import add_common
     add_common(p, deals=None, seed=1,
                deals_help="deals per schedule of the selection stage (default: sized so that a "

@@ -41,8 +41,12 @@ confirmed fair; a change (the alternative) is recommended only when the
 manual's schedule is shown unfair *and* the alternative is confirmed fair.
 Otherwise the verdict is inconclusive and the study says how many deals the
 manual's schedule would need to be resolved.  ``deals=None`` (default) sizes
-both stages so that a schedule whose every seat is within ``margin/2`` of a
-fair share is confirmed with 80 % power (:func:`auto_deals`).
+the selection so that a schedule whose every seat is within ``margin/2`` of a
+fair share is confirmed with 80 % power (:func:`auto_deals`);
+``confirm_deals=None`` (default) sizes the confirmation from the selection
+stage as a pilot, so that the manual's schedule is resolved with 80 % power if
+its true gaps are its selection estimates (:func:`confirm_size`, at most
+``MAX_CONFIRM_DEALS``).
 """
 from __future__ import annotations
 
@@ -128,6 +132,7 @@ def schedule_rules(schedule, game: str = C.GAME, base=None):
 
 
 CONFIRM_SEED_OFFSET = 0xC0F1_0000      # the confirmation deals are played on seed + this
+MAX_CONFIRM_DEALS = 100_000            # the automatic confirmation size stops here
 DEFAULT_POWER = 0.8
 STAGES = ("selection", "confirmation")
 
@@ -174,12 +179,13 @@ def seat_study(players=(2, 3, 4), deals: int | None = None, seed: int = 1, grid:
                policy: str = "balanced", card_set=None, engine: str = "auto", workers: int = 1,
                max_mana: int = 2, max_spirit: int = 1, progress: bool = True,
                keep_frame: bool = False, confirm_deals: int | None = None,
-               power: float = DEFAULT_POWER) -> SeatStudy:
+               power: float = DEFAULT_POWER,
+               max_confirm_deals: int = MAX_CONFIRM_DEALS) -> SeatStudy:
     """Select a schedule on deals ``0 .. deals-1`` of ``seed``, then confirm the manual's
     and the selected alternative on ``confirm_deals`` fresh deals (module docstring).
 
-    ``deals`` None: :func:`auto_deals` per player count; ``confirm_deals`` None: as
-    many as the selection."""
+    ``deals`` None: :func:`auto_deals` per player count; ``confirm_deals`` None: sized
+    from the selection stage as a pilot (:func:`confirm_size`)."""
     players = C.check_players(players)
     if deals is not None:
         C.check_count("deals", deals, 2)
@@ -196,8 +202,6 @@ def seat_study(players=(2, 3, 4), deals: int | None = None, seed: int = 1, grid:
     confirm_seed = seed + CONFIRM_SEED_OFFSET
     for k in players:
         n_sel = deals if deals is not None else auto_deals(k, margin, alpha, power)
-        n_conf = confirm_deals if confirm_deals is not None else n_sel
-        sizes[k] = {"deals": n_sel, "confirm_deals": n_conf}
         scheds = schedules(k, grid, max_mana, max_spirit)
         variants = {label(s): schedule_rules(s) for s in scheds}
         df = C.play_variants(variants, k, n_sel, seed, (policy,), card_set=card_set,
@@ -210,6 +214,10 @@ def seat_study(players=(2, 3, 4), deals: int | None = None, seed: int = 1, grid:
             r["passes"] = bool(rej)
         alt = select_alternative(c_rows)
         man = manual(k)
+        n_conf = (confirm_deals if confirm_deals is not None else
+                  confirm_size(s_rows, label(man), alt, margin, alpha, power, n_sel,
+                               max_confirm_deals))
+        sizes[k] = {"deals": n_sel, "confirm_deals": n_conf}
         chosen = [man] + [s for s in scheds if label(s) == alt]
         cdf = C.play_variants({label(s): variants[label(s)] for s in chosen}, k, n_conf,
                               confirm_seed, (policy,), card_set=card_set, engine=engine,
@@ -226,7 +234,8 @@ def seat_study(players=(2, 3, 4), deals: int | None = None, seed: int = 1, grid:
                               power))
     config = {"players": list(players), "deals": deals if deals is not None else "auto",
               "deals_by_players": {str(k): v for k, v in sizes.items()},
-              "confirm_deals": confirm_deals if confirm_deals is not None else "as deals",
+              "confirm_deals": confirm_deals if confirm_deals is not None else "auto",
+              "max_confirm_deals": max_confirm_deals,
               "seed": seed, "confirm_seed": confirm_seed, "grid": grid, "margin": margin,
               "alpha": alpha, "power": power, "correction": "holm", "policy": policy,
               "engine": C.resolve_engine(engine), "max_mana": max_mana, "max_spirit": max_spirit,
@@ -323,6 +332,25 @@ def deals_to_resolve(seat_rows: list, schedule: str, margin: float, alpha: float
                    for r in mine), "fair"
     return min(stats.n_for_beyond(r["sd"], r["gap"], margin, alpha / (2 * k), power)
                for r in mine), "unfair"
+
+
+def confirm_size(sel_seats: list, manual_label: str, alternative: str, margin: float,
+                 alpha: float, power: float, floor: int, cap: int = MAX_CONFIRM_DEALS) -> int:
+    """The automatic confirmation size: the selection stage as a pilot.
+
+    The manual's schedule is not selected, so its selection-stage gaps are unbiased
+    estimates: the confirmation gets the deals that would resolve it (shown fair or
+    shown unfair, :func:`deals_to_resolve`, 80% power) and, when it looks unfair,
+    the deals that would show the alternative fair (from its selection gaps, which
+    the selection flatters: a lower bound).  At least ``floor`` (the selection's
+    deals), at most ``cap``.  The confirmation's tests are untouched by this
+    choice: its deals are fresh, and their number is fixed before any is played."""
+    need, what = deals_to_resolve(sel_seats, manual_label, margin, alpha, power)
+    if what == "unfair":
+        need = max(need, deals_to_resolve(sel_seats, alternative, margin, alpha, power)[0])
+    if not math.isfinite(need):
+        need = cap
+    return int(min(cap, max(floor, need)))
 
 
 def recommend(sel_rows: list, conf_rows: list, conf_seats: list, players: int, margin: float,
