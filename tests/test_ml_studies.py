@@ -130,7 +130,8 @@ def test_a_rotated_line_up_puts_every_policy_in_every_seat():
 # ---------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def seat2():
-    return seats.seat_study((2,), deals=8, seed=3, engine="reference", progress=False)
+    return seats.seat_study((2,), deals=8, seed=3, engine="reference", progress=False,
+                            confirm_deals=8)
 
 
 def test_seat_study_rates_are_shares_of_one_win_per_game(seat2):
@@ -236,7 +237,8 @@ def test_a_config_runs_a_study(tmp_path):
 def test_the_mystic_lands_report_and_the_index(tmp_path):
     from vale_sim.report import build_report, write_index
     from vale_sim.studies.report import LandsReportSettings
-    s = LandsReportSettings.make(size="tiny", engine="reference", end_deals=3, seat_deals=3)
+    s = LandsReportSettings.make(size="tiny", engine="reference", end_deals=3, seat_deals=3,
+                                 seat_confirm_deals=3)
     m = build_report(tmp_path / "report-mystic-lands", s, progress=False, game=ML)
     out = tmp_path / "report-mystic-lands"
     md = (out / "report.md").read_text()

@@ -32,7 +32,8 @@ class LandsReportSettings:
     seed: int = 1
     workers: int = 1
     seat_players: tuple = (2, 3, 4)
-    seat_deals: int | None = None     # None: sized by seats.auto_deals (both stages)
+    seat_deals: int | None = None     # None: sized by seats.auto_deals (selection stage)
+    seat_confirm_deals: int | None = None   # None: sized from the selection (seats.confirm_size)
     seat_grid: str = "ladder"
     seat_margin: float = 0.03
     end_players: tuple = (2, 4)
@@ -53,16 +54,16 @@ class LandsReportSettings:
     # the Mystic Vale report that `make report` runs beside it.  The fast sizes are ~20x
     # larger, for when the numba engine lands (GAME.run_fast).
     PRESETS = {
-        "full": ({}, dict(seat_deals=200, end_deals=100, growth_deals=24, wither_deals=20,
+        "full": ({}, dict(seat_deals=200, seat_confirm_deals=200, end_deals=100, growth_deals=24, wither_deals=20,
                           rain_value_deals=100, strength_deals=10)),
-        "quick": (dict(seat_deals=400, end_deals=200, growth_deals=60, wither_deals=40,
+        "quick": (dict(seat_deals=400, seat_confirm_deals=400, end_deals=200, growth_deals=60, wither_deals=40,
                        rain_value_deals=300, strength_deals=100),
-                  dict(seat_deals=40, end_deals=30, growth_deals=6, wither_deals=6,
+                  dict(seat_deals=40, seat_confirm_deals=40, end_deals=30, growth_deals=6, wither_deals=6,
                        rain_value_deals=30, strength_deals=3)),
-        "tiny": (dict(seat_players=(2,), seat_deals=10, end_players=(2,), end_deals=8,
+        "tiny": (dict(seat_players=(2,), seat_deals=10, seat_confirm_deals=10, end_players=(2,), end_deals=8,
                       growth_deals=2, wither_deals=2, rain_value_deals=6, strength_deals=4,
                       strength_cards=("Rain Lily", "Spirit Cave")),
-                 dict(seat_players=(2,), seat_deals=6, end_players=(2,), end_deals=6,
+                 dict(seat_players=(2,), seat_deals=6, seat_confirm_deals=6, end_players=(2,), end_deals=6,
                       growth_deals=2, wither_deals=2, rain_value_deals=4, strength_deals=2,
                       strength_cards=("Rain Lily", "Spirit Cave"))),
     }
@@ -89,6 +90,8 @@ class LandsReportSettings:
             if k == "seat_deals" and self.seat_deals is None:
                 continue                   # automatic size
             C.check_count(k, getattr(self, k), 2 if k != "workers" else 1)
+        if self.seat_confirm_deals is not None:
+            C.check_count("seat_confirm_deals", self.seat_confirm_deals, 2)
         C.check_count("rain_value_deals", self.rain_value_deals, 0)
         C.check_players(self.seat_players)
         C.check_players(self.end_players)
@@ -104,7 +107,8 @@ class LandsReportSettings:
 
     def games(self) -> dict:
         """Deals per study for the manifest."""
-        return {"seat_deals_per_schedule_and_stage": self.seat_deals or "auto",
+        return {"seat_deals_per_schedule": self.seat_deals or "auto",
+                "seat_confirm_deals_per_schedule": self.seat_confirm_deals or "auto",
                 "end_trigger_deals_per_variant": self.end_deals,
                 "market_growth_deals_per_variant_and_rotation": self.growth_deals,
                 "wither_rain_deals_per_variant_and_rotation": self.wither_deals,
@@ -168,7 +172,7 @@ def section_seats(ctx):
     from .seats import sentence, seat_study
     s = ctx.settings
     study = seat_study(s.seat_players, s.seat_deals, s.seed, s.seat_grid, s.seat_margin,
-                       **_common(ctx))
+                       confirm_deals=s.seat_confirm_deals, **_common(ctx))
     ctx.results["seats"] = study
     fig, cap = seat_figure(study)
     c = study.config
