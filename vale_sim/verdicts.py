@@ -75,11 +75,21 @@ def card_verdicts(df: pd.DataFrame, max_named: int = MAX_NAMED_CARDS) -> list[Ve
     flagged = df[df["flag"].isin(["over", "under"])]
     over, under = (flagged["flag"] == "over").sum(), (flagged["flag"] == "under").sum()
     hi, lo = df.loc[df["strength"].idxmax()], df.loc[df["strength"].idxmin()]
-    head = (f"Of {len(df)} cards tested (n = {_n(n_deals)} deals each, baseline "
+    players = a.get("players")
+    at = f" at {players} players" if players else ""
+    head = (f"Of {len(df)} cards tested{at} (n = {_n(n_deals)} deals each, baseline "
             f"{a.get('baseline', 'balanced')}), {over} {'is' if over == 1 else 'are'} flagged "
             f"over and {under} under: their {corr}-adjusted strength interval lies beyond "
-            f"±{100 * tol:.0f} pp of win share.")
-    if not len(flagged):
+            f"±{100 * tol:.0f} pp of win share (a band chosen to catch gross errors, not a "
+            f"convention).")
+    if "verdict" in df:
+        bal = int((df["verdict"] == "balanced").sum())
+        inc = int((df["verdict"] == "inconclusive").sum())
+        margin = float(a.get("margin", df["margin"].iloc[0]))
+        head += (f" {bal} {'is' if bal == 1 else 'are'} shown balanced (within "
+                 f"±{100 * margin:.0f} pp, two one-sided tests, {corr}-adjusted) and {inc} "
+                 f"{'is' if inc == 1 else 'are'} inconclusive: no flag is not balanced.")
+    elif not len(flagged):
         head += " No card's strength is shown to lie outside that band."
     head += (f" The strongest is {hi['card']}, {_pp(hi['strength'])} (95% CI "
              f"{_ci_pp(hi['strength_lo'], hi['strength_hi'])}); the weakest {lo['card']}, "
