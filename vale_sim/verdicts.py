@@ -219,6 +219,8 @@ def spoil_verdicts(table: pd.DataFrame, exact: dict, deck: str = "starter",
 def _iv(v, lo, hi, k: float = 1.0, d: int = 1, signed: bool = False, unit: str = "") -> str:
     """``"83.3% (95% CI [40.5, 100.0])"``; a difference that is 0 on every deal reads
     ``"0 (no deal changed)"`` rather than a precise-looking point interval."""
+    from .studies.text import point_digits
+    d = point_digits(v, lo, hi, k, d)
     f = f"{{:+.{d}f}}" if signed else f"{{:.{d}f}}"
     one = lambda x: "nan" if x is None or not np.isfinite(x) else f.format(k * x)  # noqa: E731
     if signed and v == 0 and lo == 0 and hi == 0:

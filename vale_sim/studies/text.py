@@ -14,10 +14,23 @@ def iv(row, col: str, k: float = 1.0, d: int = 1, signed: bool = False) -> str:
         return "-"
     if signed and v == 0 and lo == 0 and hi == 0:
         return "0 (no deal changed)"          # a paired difference with no spread: not a point
+    d = point_digits(v, lo, hi, k, d)
     f = f"{{:+.{d}f}}" if signed else f"{{:.{d}f}}"
     def one(x):
         return "nan" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f.format(k * x)
     return f"{f.format(k * v)} [{one(lo)}, {one(hi)}]"
+
+
+def point_digits(v, lo, hi, k: float = 1.0, d: int = 1, most: int = 4) -> int:
+    """Digits so that an interval that is not a point does not print as one: "100 [100,
+    100]" for 99.8% [99.5, 100] becomes "99.8 [99.5, 100.0]" (up to ``most`` digits)."""
+    def fin(x):
+        return x is not None and isinstance(x, (int, float)) and math.isfinite(x)
+    if not (fin(v) and fin(lo) and fin(hi)) or (lo == v == hi):
+        return d
+    while d < most and len({f"{k * x:.{d}f}" for x in (v, lo, hi)}) == 1:
+        d += 1
+    return d
 
 
 def table(df: pd.DataFrame, columns: list[tuple]) -> str:
