@@ -317,16 +317,24 @@ def section_strength(ctx):
              f"{a['players']} seats on the same {a['deals']} deals.  Strength = win share(prefer) "
              f"− win share(ban), paired by deal; a card is flagged over/under when |strength| ≤ "
              f"{tol:g} pp is rejected after a {corr} correction over the {a['cards_tested']} cards "
-             f"(adjusted intervals at {100 * a['adjusted_confidence']:.2f}%).  Every card text "
-             f"of this set except the few the manual names is an estimate (M16)."]
+             f"(adjusted intervals at {100 * a['adjusted_confidence']:.2f}%); **balanced** when "
+             f"it is shown within ±{100 * a['margin']:g} pp (two one-sided tests, the same "
+             f"correction); else **inconclusive** (games_needed: games per card and arm that "
+             f"would settle it).  The band is a choice that catches gross errors only: no flag "
+             f"is not balanced.  Strength includes denial (a banned card is left to the "
+             f"opponents) and is measured at {a['players']} players: not comparable across "
+             f"player counts.  Every card text of this set except the few the manual names is "
+             f"an estimate (M16)."]
     paras.insert(0, (f"**Flagged cards** ({len(flagged)} of {len(df)}): " + "; ".join(
         f"{r.card} ({r.flag}) {100 * r.strength:+.1f} pp, adjusted "
         f"[{100 * r.strength_lo_adj:+.1f}, {100 * r.strength_hi_adj:+.1f}]"
         for r in flagged.itertuples()) + ".") if len(flagged) else
         f"No card is flagged at n = {a['deals']} deals: every strength is consistent with "
         f"±{tol:g} pp after the correction.")
-    cols = [c for c in ("card", "kind", "level", "flag", "strength", "strength_lo", "strength_hi",
-                        "strength_lo_adj", "strength_hi_adj", "p_value", "p_adjusted",
+    cols = [c for c in ("card", "kind", "level", "flag", "verdict", "margin", "strength",
+                        "strength_lo", "strength_hi", "strength_lo_adj", "strength_hi_adj",
+                        "p_value", "p_adjusted", "p_equivalent", "p_equivalent_adjusted",
+                        "games_needed",
                         "natural_value", "natural_lo", "natural_hi", "n_deals", "deals_changed",
                         "acquired_rate", "acquired_rate_lo", "acquired_rate_hi", "note")
             if c in df.columns]
