@@ -94,7 +94,7 @@ def test_the_command_prints_and_writes_the_verdicts(capsys):
     assert main(args + ["--json"]) == 0
     recs = json.loads(capsys.readouterr().out)
     assert {r["verdict"] for r in recs} <= set(A.VERDICTS)
-    assert all(r["margin"] == 0.02 for r in recs)
+    assert all(r["margin"] == 0.02 and r["players"] == 2 for r in recs)
     assert main(args + ["--margin", "1"]) == 0
     out = capsys.readouterr().out
     assert "verdict" in out and "±1 pp margin" in out and "not 'balanced'" in out

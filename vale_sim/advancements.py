@@ -563,6 +563,7 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
                        for s, r in zip(out["strength"], reject)]
         out["verdict"] = verdicts_for(out["strength"], out["flag"], p_eq_adj, alpha)
         out["margin"] = margin
+        out["players"] = run.players      # strength includes denial: per player count
         out["games_needed"] = [
             games_needed(sd, m, tolerance, margin, alpha / m_cards, run.players)
             if v == "inconclusive" and ch else math.nan
