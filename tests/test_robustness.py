@@ -192,7 +192,7 @@ def test_pool_moves_on_planted_studies():
     t = pc.table.set_index("players")
     assert t.loc[2, "label"] == "(the goal)"
     assert t.loc[3, "range_a"] == "28" and t.loc[3, "range_b"] == "34"
-    assert t.loc[3, "rulebook_a"] == "equivalent" and t.loc[3, "rulebook_b"] == "different"
+    assert t.loc[3, "rulebook_a"] == "equivalent" and t.loc[3, "rulebook_b"] == "shown different"
     assert t.loc[3, "label"] == "not robust" and t.loc[3, "closest_shift"] == 6
     assert t.loc[4, "label"] == "robust" and t.loc[4, "shared"] == "33"
     assert t.loc[3, "baseline_b"] == "strong-3p"

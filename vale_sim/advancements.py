@@ -466,12 +466,56 @@ def _adjusted_level(correction: str, confidence: float, m: int, flagged: int) ->
     return 1 - alpha / m
 
 
+DEFAULT_MARGIN = 0.02            # equivalence margin of "balanced" (fraction: 2 pp)
+VERDICTS = ("over", "under", "balanced", "inconclusive")
+
+
+def equivalence_p_value(d: np.ndarray, margin: float, changed: int) -> float:
+    """p-value of H0 ``|strength| >= margin`` against "within ±margin" (TOST,
+    :func:`vale_sim.stats.tost`, t with ``n_deals − 1`` df).  When no deal changed,
+    a true strength of size ``margin`` or more needs at least a share ``margin`` of
+    deals to change (one deal moves the mean by at most ``1/n``), so the chance of
+    seeing none is at most ``(1 − margin)^n``: that is the p-value."""
+    n = d.size
+    if n == 0:
+        return 1.0
+    if changed == 0:
+        return float((1.0 - margin) ** n)
+    if n < 2:
+        return 1.0
+    se = float(d.std(ddof=1)) / math.sqrt(n)
+    return stats.tost(float(d.mean()), se, margin, n - 1)[0]
+
+
+def verdicts_for(strength, flag, p_eq_adjusted, alpha: float) -> list[str]:
+    """"over"/"under" (flagged: shown beyond the tolerance band), "balanced" (shown
+    within the margin: adjusted TOST p <= alpha), else "inconclusive"."""
+    return [f if f else ("balanced" if pe <= alpha else "inconclusive")
+            for f, pe in zip(flag, p_eq_adjusted)]
+
+
+def games_needed(sd: float, strength: float, tolerance: float, margin: float, alpha: float,
+                 players: int, power: float = 0.8) -> float:
+    """Games per card and arm (deals × players) an inconclusive card would need, if its
+    true strength is the estimated one (80% power, at the Bonferroni level ``alpha``
+    given): to be shown balanced when ``|strength| < margin``, shown over/under when
+    ``|strength| > tolerance``; nan in between (more games would show neither)."""
+    if abs(strength) < margin:
+        n = stats.n_for_equivalence(sd, strength, margin, alpha, power)
+    elif abs(strength) > tolerance:
+        n = stats.n_for_beyond(sd, strength, tolerance, alpha, power)
+    else:
+        return math.nan
+    return float(n * players) if math.isfinite(n) else math.nan
+
+
 def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float = 0.05,
-                   correction: str = "fdr_bh") -> pd.DataFrame:
+                   correction: str = "fdr_bh", margin: float = DEFAULT_MARGIN) -> pd.DataFrame:
     """The strength table of a :class:`StrengthRun` (see :func:`strength_table`)."""
-    from statsmodels.stats.multitest import multipletests
     if correction not in CORRECTIONS:
         raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
+    if not (isinstance(margin, (int, float)) and 0 < margin < 1):
+        raise ValueError(f"margin must be a fraction in (0, 1) (0.02 = 2 pp), got {margin!r}")
     stats._check_confidence(confidence)
     known = run.known if run.known is not None else {
         name: (kind, level) for name, kind, level, _ in analysed_cards(run.cs)}
@@ -493,6 +537,7 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
                      "strength_se": float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else math.nan,
                      "strength_sd": float(d.std(ddof=1)) if d.size > 1 else math.nan,
                      "p_value": band_p_value(d, tolerance, ch),
+                     "p_equivalent": equivalence_p_value(d, margin, ch),
                      "natural_value": nm, "natural_lo": nlo, "natural_hi": nhi,
                      "n_deals": int(d.size), "deals_changed": ch, "natural_deals_changed": chn,
                      "win_rate_prefer": wp[0], "win_rate_prefer_lo": wp[1], "win_rate_prefer_hi": wp[2],
@@ -504,9 +549,12 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
     m_cards = len(rows)
     if rows:
         alpha = 1 - confidence
-        reject, p_adj, _, _ = multipletests(out["p_value"].to_numpy(float), alpha=alpha,
-                                            method=correction)
+        reject, p_adj = stats.adjust_pvalues(out["p_value"].to_numpy(float), correction, alpha)
         out["p_adjusted"] = p_adj
+        # the same correction, separately, over the cards' equivalence tests
+        _, p_eq_adj = stats.adjust_pvalues(out["p_equivalent"].to_numpy(float), correction,
+                                           alpha)
+        out["p_equivalent_adjusted"] = p_eq_adj
         level = _adjusted_level(correction, confidence, m_cards, int(reject.sum()))
         lo_adj, hi_adj = [], []
         for name in out["card"]:
@@ -518,6 +566,14 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
         out["strength_lo_adj"], out["strength_hi_adj"] = lo_adj, hi_adj
         out["flag"] = [("over" if s > 0 else "under") if r else ""
                        for s, r in zip(out["strength"], reject)]
+        out["verdict"] = verdicts_for(out["strength"], out["flag"], p_eq_adj, alpha)
+        out["margin"] = margin
+        out["players"] = run.players      # strength includes denial: per player count
+        out["games_needed"] = [
+            games_needed(sd, m, tolerance, margin, alpha / m_cards, run.players)
+            if v == "inconclusive" and ch else math.nan
+            for v, sd, m, ch in zip(out["verdict"], out["strength_sd"], out["strength"],
+                                    out["deals_changed"])]
         out = out.sort_values("strength", ascending=False, ignore_index=True)
     else:
         level = confidence
@@ -526,7 +582,8 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
                      players=run.players, seed=run.seed, baseline=run.baseline.name,
                      natural_win_rate=nat[0], natural_win_rate_lo=nat[1],
                      natural_win_rate_hi=nat[2], tolerance=tolerance, confidence=confidence,
-                     correction=correction, adjusted_confidence=level, cards_tested=m_cards)
+                     correction=correction, adjusted_confidence=level, cards_tested=m_cards,
+                     margin=margin)
     return out
 
 
@@ -568,7 +625,8 @@ def strength_table(card_set="core", games: int = 2000, players: int = 2, seed: i
                    tolerance: float = 0.05, correction: str = "fdr_bh",
                    precision: float | None = None, pilot: int = 400,
                    on_card: Callable[[int, int, str], None] | None = None,
-                   play=play_frame, keep: dict | None = None, game: str = DEFAULT_GAME) -> pd.DataFrame:
+                   play=play_frame, keep: dict | None = None, game: str = DEFAULT_GAME,
+                   margin: float = DEFAULT_MARGIN) -> pd.DataFrame:
     """Card strength, one row per card, sorted by strength.
 
     Three focal arms on the same deals (common random numbers), the focal
@@ -589,7 +647,13 @@ def strength_table(card_set="core", games: int = 2000, players: int = 2, seed: i
     ``acquired_rate`` (prefer arm) with intervals, ``flag`` ("over" / "under"
     when the correction (``multipletests(method=correction)``) rejects H0,
     which happens exactly when the adjusted interval lies beyond the band for
-    ``fdr_bh``).  ``games``: games per card and arm (deals × players);
+    ``fdr_bh``), ``p_equivalent``/``p_equivalent_adjusted`` (TOST of
+    |strength| < ``margin``, the same correction over the cards), ``verdict``
+    ("over"/"under" = flagged; "balanced" = shown within ±``margin``;
+    "inconclusive", with ``games_needed``: games per card and arm that would
+    settle it at 80 % power if the estimate is right, nan when the estimate lies
+    between the margin and the tolerance) and ``margin``.  A margin wider than
+    the tolerance lets a card be both; the flag then wins.  ``games``: games per card and arm (deals × players);
     ``precision`` (a fraction): set them by :func:`pilot_games` instead.
     ``keep``: a dict that receives the :class:`StrengthRun` as ``keep["run"]``
     (the per-deal results, e.g. for :mod:`vale_sim.robustness`).
@@ -603,7 +667,7 @@ def strength_table(card_set="core", games: int = 2000, players: int = 2, seed: i
                        on_card, play)
     if keep is not None:
         keep["run"] = run
-    out = strength_frame(run, confidence, tolerance, correction)
+    out = strength_frame(run, confidence, tolerance, correction, margin)
     out.attrs.update(info)
     return out
 
@@ -638,7 +702,8 @@ def advancement_report(card_set="core", games: int = 2000, players: int = 2, see
                        on_card: Callable[[int, int, str], None] | None = None,
                        play=play_frame, correction: str = "fdr_bh",
                        precision: float | None = None, pilot: int = 400,
-                       keep: dict | None = None, game: str = DEFAULT_GAME) -> pd.DataFrame:
+                       keep: dict | None = None, game: str = DEFAULT_GAME,
+                       margin: float = DEFAULT_MARGIN) -> pd.DataFrame:
     """Card strength and observational statistics per card, one row each,
     sorted by strength (or by lift when ``paired=False``).  ``tolerance`` is a
     fraction (0.05 = 5 pp).  ``keep``: see :func:`strength_table`.  See
@@ -655,7 +720,7 @@ def advancement_report(card_set="core", games: int = 2000, players: int = 2, see
     else:
         val = strength_table(card_set, games, players, seed, baseline, cards, rules, engine,
                              workers, confidence, tolerance, correction, precision, pilot,
-                             on_card, play, keep)
+                             on_card, play, keep, margin=margin)
         out = val.merge(obs, on=["card", "kind", "level"], how="left")
         out.attrs.update(val.attrs)
     out.attrs.update(note=ASSOCIATION_NOTE, observational_games=obs.attrs["games"])

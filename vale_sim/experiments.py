@@ -62,6 +62,20 @@ def _int(lo=None, hi=None):
     return check
 
 
+def _int_or_auto(lo=None, hi=None):
+    """A whole number, or "auto" (the study sizes itself; None to the study)."""
+    inner = _int(lo, hi)
+
+    def check(v):
+        if v == "auto":
+            return None
+        try:
+            return inner(v)
+        except ValueError as e:
+            raise ValueError(f"{e} or \"auto\"") from None
+    return check
+
+
 def _float(lo, hi):
     def check(v):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
@@ -219,7 +233,8 @@ SCHEMAS = {
     },
     "seat_compensation": {
         "players": (_players_list, [2, 3, 4]),
-        "deals": (_int(2, MAX_GAMES), 300),
+        "deals": (_int_or_auto(2, MAX_GAMES), None),          # None ("auto"): seats.auto_deals
+        "confirm_deals": (_int_or_auto(2, MAX_GAMES), None),  # None: as many as deals
         "grid": (_choice("ladder", "monotone"), "ladder"),
         "margin": (_float(0.0, 1.0), 0.03),
         "policy": (_str, "balanced"),
@@ -620,7 +635,7 @@ def _run_lands(exp, out: Path, store, progress) -> dict:
     if exp.study == "seat_compensation":
         st = seats.seat_study(c["players"], c["deals"], c["seed"], c["grid"], c["margin"],
                               policy=c["policy"], max_mana=c["max_mana"],
-                              max_spirit=c["max_spirit"], **kw)
+                              max_spirit=c["max_spirit"], confirm_deals=c["confirm_deals"], **kw)
         tables = {"seats": st.seats, "schedules": st.schedules, "effect": st.effect}
         fig, _ = plots.seat_figure(st)
         atomic_write(out / "recommendations.txt",

@@ -110,6 +110,7 @@ class ReportSettings:
     adv_observational_games: int = 80000
     adv_cards: tuple | None = None    # None: every buyable card
     adv_tolerance: float = 0.05       # verdict band (fraction); see docs/statistics.md
+    adv_margin: float = 0.02          # "balanced" = shown within this (fraction), TOST
     adv_correction: str = "fdr_bh"    # multiplicity correction across the cards tested
     pool_players: tuple = (2, 3, 4)
     pool_grid: str = "15:45:2"
@@ -175,6 +176,9 @@ class ReportSettings:
                 raise ValueError(f"{k} must be a positive whole number, got {v!r}")
         if len(self.tournament_policies) < 2:
             raise ValueError("tournament_policies needs at least 2 policies")
+        if not 0 < self.adv_margin <= max(self.adv_tolerance, self.adv_margin) < 1:
+            raise ValueError(f"adv_margin must be a fraction in (0, 1) (0.02 = 2 pp), "
+                             f"got {self.adv_margin!r}")
         from vale_sim.games.mystic_vale.pools import parse_players, parse_pools
         parse_pools(self.pool_grid, parse_players(list(self.pool_players)))
         from .robustness import resolve_baseline
@@ -423,7 +427,8 @@ def section_tournament(ctx: Context) -> Section:
              f"interval clustered by deal: every matchup and seating replays the same deals, "
              f"so the {c['deals']} deals, not the games, are the independent units.  Spoils per "
              f"turn = spoils / turns taken.  Ranking intervals: "
-             f"{'sandwich over deals' if c['players'] == 2 else 'bootstrap over whole deals'}."]
+             f"cluster-robust sandwich over deals"
+             f"{'' if c['players'] == 2 else ' (pairwise comparisons of each game, rank breaking)'}."]
     table = t.table[["matchup", "policy", "n", "n_deals", "win_rate", "win_lo", "win_hi",
                      "tie_rate", "tie_lo", "tie_hi", "mean_score", "mean_score_lo",
                      "mean_score_hi", "mean_rounds", "mean_rounds_lo", "mean_rounds_hi",
@@ -455,7 +460,8 @@ def section_advancements(ctx: Context) -> Section:
                                     cards=list(s.adv_cards) if s.adv_cards else None,
                                     engine=s.engine, on_card=on_card,
                                     correction=s.adv_correction,
-                                    play=_store(ctx).play_frame, keep=keep)
+                                    play=_store(ctx).play_frame, keep=keep,
+                                    margin=s.adv_margin)
     finally:
         if bar is not None:
             bar.close()
@@ -502,7 +508,20 @@ def section_advancements(ctx: Context) -> Section:
              if a["correction"] == "fdr_bh" else
              f"**Verdicts**: flagged when |strength| ≤ {tol:g} pp is rejected after a "
              f"{correction} correction across the {a['cards_tested']} cards tested; "
-             f"adjusted intervals at {100 * a['adjusted_confidence']:.2f}%."]
+             f"adjusted intervals at {100 * a['adjusted_confidence']:.2f}%.",
+             f"Every card gets one of three verdicts: **over/under** (flagged: shown beyond "
+             f"±{tol:g} pp), **balanced** (shown within ±{100 * s.adv_margin:g} pp by two "
+             f"one-sided tests, the same {correction} correction across the cards) or "
+             f"**inconclusive** (column games_needed: games per card and arm that would settle "
+             f"it if the estimate is right).  The ±{tol:g} pp band is a choice that catches only "
+             f"gross errors (a printing error of +1 VP, +1 mana or −1 cost moves a card by "
+             f"1–2 pp), not a convention: no flag does not mean balanced.  "
+             + _verdict_counts(df),
+             f"Strength is measured at {a['players']} players and includes **denial**: banning "
+             f"a card leaves every copy to the opponents, so the value is what the card is worth "
+             f"to you *and* what it would be worth to them.  It is not comparable across player "
+             f"counts (more opponents share the denial); run `vale-sim advancements --players "
+             f"3` (or 4) for another count."]
     if n_model:
         paras.append(f"**Model cards**: {n_model} of the {len(df)} cards tested are model "
                      f"cards (column `card_type`: `model`; the others `printed`): stand-ins the "
@@ -515,10 +534,12 @@ def section_advancements(ctx: Context) -> Section:
     paras.append(f"Observational lift ({a.get('observational_games', s.adv_observational_games)} "
                  f"games of exploring baseline players): {adv.ASSOCIATION_NOTE}")
     fcols = ["card", "kind", "card_type", "level", "numbers", "estimated_numbers", "flag",
-             "strength", "strength_lo", "strength_hi",
+             "verdict", "margin", "strength", "strength_lo", "strength_hi",
              "strength_lo_adj", "strength_hi_adj", "p_adjusted", "natural_value", "natural_lo",
              "natural_hi", "n_deals", "deals_changed"]
-    cols = [c for c in fcols + ["p_value", "natural_deals_changed", "acquired_rate",
+    fcols = [c for c in fcols if c in df.columns]
+    cols = [c for c in fcols + ["p_value", "p_equivalent", "p_equivalent_adjusted",
+                                "games_needed", "natural_deals_changed", "acquired_rate",
                                 "acquired_rate_lo", "acquired_rate_hi", "note", "lift",
                                 "lift_lo", "lift_hi", "acquire_rate", "acquire_rate_lo",
                                 "acquire_rate_hi"] if c in df.columns]
@@ -549,6 +570,15 @@ def section_advancements(ctx: Context) -> Section:
                    top_tables=top)
 
 
+def _verdict_counts(df) -> str:
+    """"Verdicts: 2 over, 1 under, 30 balanced, 37 inconclusive." ("" without verdicts)."""
+    if "verdict" not in df:
+        return ""
+    c = df["verdict"].value_counts()
+    return ("Verdicts: " + ", ".join(f"{c.get(v, 0)} {v}" for v in
+                                     ("over", "under", "balanced", "inconclusive")) + ".")
+
+
 def _estimated(cs, card: str) -> tuple[int, int]:
     """(numbers, estimated numbers) of one card (docs/card-format.md, sources)."""
     from vale_sim.games.mystic_vale.cards import provenance_counts
@@ -565,7 +595,7 @@ def _pool_summary(ctx: Context):
         frame = pools.simulate_pools(s.card_set, players, grid, games=s.pool_games, seed=s.seed,
                                      engine=s.engine, out=_store(ctx), progress=ctx.progress)
         summary = pools.summarize_pools(frame)
-        recs = {t: pools.recommend(summary, t) for t in pools.TARGETS
+        recs = {t: pools.recommend(summary, t, frame=frame) for t in pools.TARGETS
                 if t != "equal-length" or 2 in players}
         ctx.results["pools"] = (summary, recs)
     return ctx.results["pools"]
@@ -652,7 +682,8 @@ def section_robustness(ctx: Context) -> Section:
                                     seed=s.seed, baseline=strong[s.adv_players],
                                     cards=list(run_a.arms), engine=s.engine,
                                     tolerance=s.adv_tolerance, correction=s.adv_correction,
-                                    on_card=on_card, play=_store(ctx).play_frame, keep=keep)
+                                    on_card=on_card, play=_store(ctx).play_frame, keep=keep,
+                                    margin=s.adv_margin)
         finally:
             if bar is not None:
                 bar.close()
@@ -688,7 +719,7 @@ def section_robustness(ctx: Context) -> Section:
                                  engine=s.engine, out=_store(ctx), progress=ctx.progress,
                                  baseline=s.robust_baseline)
     summary_b = pools.summarize_pools(frame)
-    recs_b = {t: pools.recommend(summary_b, t) for t in recs_a}
+    recs_b = {t: pools.recommend(summary_b, t, frame=frame) for t in recs_a}
     ctx.results["pools_strong"] = (summary_b, recs_b)
     pc = R.compare_pools(recs_a, recs_b, baseline_a=R.DEFAULT_BASELINE,
                          baseline_b=lambda p: strong[p])

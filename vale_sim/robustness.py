@@ -34,10 +34,10 @@ Rules (docs/statistics.md §9):
   under the other (not significant there, but not shown inside the band
   either: not "wrong", just not confirmed); ``no flag under either``.
 * **Pools** (per player count and target): the rulebook pool's verdict under
-  each baseline is "equivalent" (the equivalence test passes), "different"
-  (the 90 % interval of its difference lies wholly outside the margin; for
-  the seat gap: the 95 % interval's lower end above the margin) or
-  "inconclusive".  ``robust``: the same decisive verdict under both and the
+  each baseline is "equivalent" (the equivalence test passes), "shown
+  different" (the 95 % interval of its difference lies wholly outside the
+  margin; for the seat gap: the 95 % interval's lower end above the margin)
+  or "inconclusive" (``Recommendation.rulebook_verdict``).  ``robust``: the same decisive verdict under both and the
   equivalent ranges share a pool (or are both empty); ``not robust``:
   equivalent under one, different under the other; else ``not shown robust``.
 """
@@ -391,24 +391,15 @@ def strength_side_by_side(cmp: StrengthComparison) -> pd.DataFrame:
 # ---------------------------------------------------------------------------
 def rulebook_verdict(r) -> str:
     """The rulebook pool's verdict of a :class:`vale_sim.games.mystic_vale.pools.Recommendation`:
-    "equivalent", "different" (shown outside the margin) or "inconclusive"."""
-    if r.rulebook_equivalent:
-        return "equivalent"
-    if r.target == "equal-length":
-        lo, hi = r.rulebook_difference_ci
-        if np.isfinite(lo) and (lo > r.margin or hi < -r.margin):
-            return "different"
-    else:
-        lo = r.rulebook_value_ci[0]
-        if np.isfinite(lo) and lo > r.margin:
-            return "different"
-    return "inconclusive"
+    "equivalent", "shown different" (shown outside the margin) or "inconclusive"
+    (``r.rulebook_verdict``, :func:`vale_sim.stats.equivalence_verdict`)."""
+    return r.rulebook_verdict
 
 
 def pool_label(ra, rb) -> str:
     """The per-(player count, target) rule (module docstring)."""
     va, vb = rulebook_verdict(ra), rulebook_verdict(rb)
-    if {va, vb} == {"equivalent", "different"}:
+    if {va, vb} == {"equivalent", "shown different"}:
         return NOT_ROBUST
     shared = set(ra.equivalent_pools) & set(rb.equivalent_pools)
     ranges_ok = bool(shared) or (not ra.equivalent_pools and not rb.equivalent_pools)

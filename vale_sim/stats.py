@@ -598,3 +598,152 @@ def stopping_rule_summary(table, state_keys, risk_key: str, go: str, min_reach: 
             g[3] = risk if g[3] is None else min(g[3], risk)
     return [(state, reach, on / reach if reach else 0.0, up, stop)
             for state, (reach, on, up, stop) in sorted(groups.items()) if reach >= min_reach]
+
+
+# ---------------------------------------------------------------------------
+# Equivalence, "shown beyond a margin", and multiplicity: the one place
+# ---------------------------------------------------------------------------
+#: the three readings of a difference against a margin, everywhere
+EQUIVALENT, DIFFERENT, INCONCLUSIVE = "equivalent", "shown different", "inconclusive"
+MULTIPLICITY_METHODS = ("fdr_bh", "holm", "bonferroni")
+
+
+def _dist(df):
+    from scipy import stats as st
+    return st.t(df) if df is not None and np.isfinite(df) and df > 0 else st.norm()
+
+
+def tost(diff: float, se: float, margin: float, df: float | None = None,
+         alpha: float = 0.05) -> tuple[float, tuple[float, float]]:
+    """Two one-sided tests of ``|true difference| < margin``: ``(p, (lo, hi))``.
+
+    ``p`` is the larger of the two one-sided p-values (Student t with ``df``
+    degrees of freedom; normal when ``df`` is None); ``(lo, hi)`` the
+    ``1 − 2·alpha`` interval of the difference (90 % at the default 5 %), and
+    ``p < alpha`` exactly when that interval lies inside ``±margin``.
+
+    ``se == 0`` means the difference is known exactly (e.g. a cell compared
+    with itself, or every paired difference equal): the decision is then the
+    point estimate's, ``p = 0`` when ``|diff| < margin`` and ``p = 1``
+    otherwise, with the interval ``(diff, diff)``.  A caller whose ``se`` is 0
+    only because too few observations were seen must not call this (it has no
+    estimate of the spread; see :func:`vale_sim.studies.common.paired`).  A
+    non-finite ``diff`` or ``se`` gives ``p = 1`` and a nan interval.
+    """
+    if not (np.isfinite(diff) and np.isfinite(se)) or se < 0:
+        return 1.0, (math.nan, math.nan)
+    if se == 0:
+        return (0.0 if abs(diff) < margin else 1.0), (float(diff), float(diff))
+    dist = _dist(df)
+    p = max(float(dist.sf((diff + margin) / se)), float(dist.cdf((diff - margin) / se)))
+    q = float(dist.ppf(1 - alpha))
+    return p, (diff - q * se, diff + q * se)
+
+
+def beyond_p(diff: float, se: float, margin: float, df: float | None = None) -> float:
+    """p-value of H0 ``|true difference| <= margin`` against "beyond the margin".
+
+    ``min(1, 2·min(P(T >= (d − m)/se), P(T <= (d + m)/se)))``: below ``alpha``
+    exactly when the two-sided ``1 − alpha`` interval lies wholly beyond
+    ``±margin`` (above ``+margin`` or below ``−margin``), so it agrees with the
+    intervals printed beside it.  ``se == 0``: decided by the point estimate
+    (0 when ``|diff| > margin``, else 1), as in :func:`tost`."""
+    if not (np.isfinite(diff) and np.isfinite(se)) or se < 0:
+        return 1.0
+    if se == 0:
+        return 0.0 if abs(diff) > margin else 1.0
+    dist = _dist(df)
+    return min(1.0, 2 * min(float(dist.sf((diff - margin) / se)),
+                            float(dist.cdf((diff + margin) / se))))
+
+
+def equivalence_verdict(p_equivalent: float, p_beyond: float, alpha: float = 0.05) -> str:
+    """"equivalent" (TOST p <= alpha), "shown different" (beyond-the-margin p <= alpha)
+    or "inconclusive": the three readings used by every study.  The first two cannot
+    both hold for alpha <= 0.5 (the 1 − 2α interval inside the margin and the 1 − α
+    interval wholly outside it).  Pass adjusted p-values when several are tested."""
+    if p_equivalent <= alpha:
+        return EQUIVALENT
+    if p_beyond <= alpha:
+        return DIFFERENT
+    return INCONCLUSIVE
+
+
+def adjust_pvalues(pvalues, method: str = "holm", alpha: float = 0.05
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Multiplicity correction of a family of p-values: ``(reject, adjusted p)``.
+
+    statsmodels' ``multipletests``; ``method`` one of :data:`MULTIPLICITY_METHODS`:
+    "holm" (family-wise error, used for the seat-compensation schedules and the
+    pool grid), "fdr_bh" (Benjamini–Hochberg false discovery rate, the default
+    for the card verdicts) or "bonferroni".  nan p-values count as 1."""
+    from statsmodels.stats.multitest import multipletests
+    if method not in MULTIPLICITY_METHODS:
+        raise ValueError(f"method must be one of {', '.join(MULTIPLICITY_METHODS)}, got {method!r}")
+    p = np.nan_to_num(np.asarray(pvalues, float), nan=1.0)
+    if not p.size:
+        return np.zeros(0, bool), np.zeros(0)
+    reject, p_adj, _, _ = multipletests(np.clip(p, 0, 1), alpha=alpha, method=method)
+    return reject, p_adj
+
+
+def n_for_equivalence(sd: float, diff: float, margin: float, alpha: float = 0.05,
+                      power: float = 0.8) -> float:
+    """Observations for a TOST at level ``alpha`` to pass with probability ``power``
+    when the true difference is ``diff`` and one observation's SD is ``sd`` (normal
+    approximation, the nearer side binding): ``((z_(1−α) + z_power)·sd / (m − |d|))²``.
+    Infinite when ``|diff| >= margin``."""
+    from scipy.stats import norm
+    room = margin - abs(diff)
+    if not np.isfinite(sd) or not np.isfinite(diff) or room <= 0:
+        return math.inf
+    z = float(norm.ppf(1 - alpha) + norm.ppf(power))
+    return float(max(2, math.ceil((z * sd / room) ** 2)))
+
+
+def n_for_beyond(sd: float, diff: float, margin: float, alpha: float = 0.05,
+                 power: float = 0.8) -> float:
+    """Observations for :func:`beyond_p` to fall below ``alpha`` with probability
+    ``power`` when the true difference is ``diff``: ``((z_(1−α/2) + z_power)·sd /
+    (|d| − m))²``.  Infinite when ``|diff| <= margin``."""
+    from scipy.stats import norm
+    room = abs(diff) - margin
+    if not np.isfinite(sd) or not np.isfinite(diff) or room <= 0:
+        return math.inf
+    z = float(norm.ppf(1 - alpha / 2) + norm.ppf(power))
+    return float(max(2, math.ceil((z * sd / room) ** 2)))
+
+
+# ---------------------------------------------------------------------------
+# Synthetic multi-player tournaments (coverage checks of the ranking intervals)
+# ---------------------------------------------------------------------------
+def synthetic_rank_games(strengths, players: int, deals: int, deal_sd: float = 0.5,
+                         seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Pairwise results of a synthetic tournament with deal-clustered luck:
+    ``(per_game, deals)`` as :func:`vale_sim.tournament.game_comparisons` gives them.
+
+    Every deal plays every line-up of ``players`` of the ``k`` policies once per
+    seat rotation (the tournament's round robin of 3–4 player games).  A policy's
+    performance in a game is ``strength + u + Gumbel noise`` with ``u`` drawn once
+    per deal and policy (SD ``deal_sd``): the luck every matchup and rotation of a
+    deal shares.  Without ``u`` the finishing order is exactly Plackett–Luce; each
+    game is broken into its pairwise comparisons (rank breaking)."""
+    import itertools
+    theta = np.asarray(strengths, float)
+    k = theta.size
+    rng = np.random.default_rng(seed)
+    lineups = [lu for c in itertools.combinations(range(k), players)
+               for lu in (c[r:] + c[:r] for r in range(players))]
+    lu = np.array(lineups)                                        # (L, players)
+    n_games = deals * len(lineups)
+    u = rng.normal(0.0, deal_sd, (deals, k))
+    perf = (theta[lu][None] + u[:, lu] + rng.gumbel(size=(deals, len(lineups), players)))
+    perf = perf.reshape(n_games, players)
+    pol = np.tile(lu, (deals, 1))
+    out = np.zeros((n_games, k, k))
+    rows = np.arange(n_games)
+    for p, q in itertools.combinations(range(players), 2):
+        win = (perf[:, p] > perf[:, q]).astype(float)
+        np.add.at(out, (rows, pol[:, p], pol[:, q]), win)
+        np.add.at(out, (rows, pol[:, q], pol[:, p]), 1 - win)
+    return out, np.repeat(np.arange(deals), len(lineups))

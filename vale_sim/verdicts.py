@@ -91,11 +91,21 @@ def card_verdicts(df: pd.DataFrame, max_named: int = MAX_NAMED_CARDS) -> list[Ve
     hi, lo = df.loc[df["strength"].idxmax()], df.loc[df["strength"].idxmin()]
     sample = (strength_counts(n_deals, int(a["players"])) if "players" in a
               else f"{_n(n_deals)} deals each")
-    head = (f"Of {len(df)} cards tested (n = {sample}; baseline "
+    players = a.get("players")
+    at = f" at {players} players" if players else ""
+    head = (f"Of {len(df)} cards tested{at} (n = {sample}; baseline "
             f"{a.get('baseline', 'balanced')}), {over} {'is' if over == 1 else 'are'} flagged "
             f"over and {under} under: their {corr}-adjusted strength interval lies beyond "
-            f"±{100 * tol:.0f} pp of win share.")
-    if not len(flagged):
+            f"±{100 * tol:.0f} pp of win share (a band chosen to catch gross errors, not a "
+            f"convention).")
+    if "verdict" in df:
+        bal = int((df["verdict"] == "balanced").sum())
+        inc = int((df["verdict"] == "inconclusive").sum())
+        margin = float(a.get("margin", df["margin"].iloc[0]))
+        head += (f" {bal} {'is' if bal == 1 else 'are'} shown balanced (within "
+                 f"±{100 * margin:.0f} pp, two one-sided tests, {corr}-adjusted) and {inc} "
+                 f"{'is' if inc == 1 else 'are'} inconclusive: no flag is not balanced.")
+    elif not len(flagged):
         head += " No card's strength is shown to lie outside that band."
     head += (f" The strongest is {hi['card']}, {_pp(hi['strength'])} (95% CI "
              f"{_ci_pp(hi['strength_lo'], hi['strength_hi'])}); the weakest {lo['card']}, "
@@ -184,7 +194,8 @@ def _pool_sentence(r) -> str:
         lo, hi = r.pool_range
         which = (f"VP pool {lo} gives {goal}" if lo == hi
                  else f"VP pools {r.range_text()} give {goal}")
-    verdict = "equivalent" if r.rulebook_equivalent else "not shown equivalent"
+    verdict = getattr(r, "rulebook_verdict", None) or (
+        "equivalent" if r.rulebook_equivalent else "inconclusive")
     return (f"At {r.players} players, {which}; the rulebook's {r.rulebook_pool} {diff}, "
             f"n = {_n(r.n_games)} games per pool: {verdict}.")
 
@@ -236,6 +247,8 @@ def spoil_verdicts(table: pd.DataFrame, exact: dict, deck: str = "starter",
 def _iv(v, lo, hi, k: float = 1.0, d: int = 1, signed: bool = False, unit: str = "") -> str:
     """``"83.3% (95% CI [40.5, 100.0])"``; a difference that is 0 on every deal reads
     ``"0 (no deal changed)"`` rather than a precise-looking point interval."""
+    from .studies.text import point_digits
+    d = point_digits(v, lo, hi, k, d)
     f = f"{{:+.{d}f}}" if signed else f"{{:.{d}f}}"
     one = lambda x: "nan" if x is None or not np.isfinite(x) else f.format(k * x)  # noqa: E731
     if signed and v == 0 and lo == 0 and hi == 0:
@@ -250,6 +263,8 @@ def seat_compensation_verdicts(study) -> list[Verdict]:
     from .studies.seats import sentence
     out = []
     seats, eff = study.seats, study.effect
+    if "stage" in seats:                  # manual vs none: both played on the selection deals
+        seats = seats[seats["stage"] == "selection"]
     for rec in study.recommendations:
         k = rec["players"]
         s = seats[seats["players"] == k]

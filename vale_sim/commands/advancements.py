@@ -7,6 +7,7 @@ import warnings
 
 DEFAULT_GAMES = 20000         # games per card and arm (see docs/statistics.md, "Flag stability")
 DEFAULT_TOLERANCE = 5.0       # percentage points
+DEFAULT_MARGIN = 2.0          # percentage points: "balanced" = shown within +/- this
 
 
 def add_parser(sub) -> None:
@@ -41,6 +42,10 @@ def add_parser(sub) -> None:
     p.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE, metavar="PP",
                    help="flag cards whose strength lies beyond +/- PP percentage points "
                         f"(default {DEFAULT_TOLERANCE:g})")
+    p.add_argument("--margin", type=float, default=DEFAULT_MARGIN, metavar="PP",
+                   help="a card is 'balanced' when its strength is shown within +/- PP "
+                        "percentage points (two one-sided tests, the same correction); "
+                        f"otherwise, unless flagged, 'inconclusive' (default {DEFAULT_MARGIN:g})")
     p.add_argument("--correction", choices=("fdr_bh", "holm", "bonferroni"), default="fdr_bh",
                    help="multiplicity correction across the cards tested (statsmodels "
                         "multipletests; default fdr_bh: Benjamini-Hochberg, with "
@@ -75,6 +80,13 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
+def _check_margin(args) -> None:
+    from ..cli import UserError
+    if not 0 < args.margin <= args.tolerance:
+        raise UserError(f"--margin must be above 0 and at most --tolerance ({args.tolerance:g} "
+                        f"pp), got {args.margin:g}")
+
+
 def _pp(v) -> str:
     return "-" if v != v else f"{100 * v:+.1f}"
 
@@ -101,8 +113,14 @@ def format_strength(df) -> str:
         f"per arm (seed {a.get('seed')}), against baseline opponents; natural = baseline minus "
         f"ban.  {100 * a.get('confidence', 0.95):g}% paired t intervals over deals; adjusted "
         f"intervals at {100 * a.get('adjusted_confidence', 0.95):.2f}% "
-        f"({a.get('correction')} over {a.get('cards_tested')} cards); flag when the correction "
-        f"rejects |strength| <= {tol:g} pp.  Natural win rate of the baseline: "
+        f"({a.get('correction')} over {a.get('cards_tested')} cards).  Verdict: over/under when "
+        f"the correction rejects |strength| <= {tol:g} pp (shown beyond the band); balanced when "
+        f"it rejects |strength| >= {100 * a.get('margin', 0.02):g} pp (two one-sided tests: shown "
+        f"within the margin); else inconclusive, with the games per card and arm that would "
+        f"settle it (80% power if the estimate is right).  The band and the margin are choices, "
+        f"not conventions: no flag is not 'balanced'.  Strength at {a.get('players')} players "
+        f"includes denial (a card never bought is left to the opponents): not comparable "
+        f"across player counts.  Natural win rate of the baseline: "
         f"{_pct(a.get('natural_win_rate', float('nan')), a.get('natural_win_rate_lo'), a.get('natural_win_rate_hi'), a.get('deals'))} (deals).  "
         f"'none chg': natural and ban never differed (indistinguishable by design; the "
         f"interval is the zero-count bound).",
@@ -114,7 +132,7 @@ def format_strength(df) -> str:
     lines.append("")
     lines.append(f"{'card':<24} {'lvl':>3} {'strength pp':>11} {'raw interval':>15} "
                  f"{'adjusted':>15} {'p adj':>6} {'natural pp':>10} {'interval':>15} "
-                 f"{'changed/deals':>13} {'got % (prefer)':>22} {'flag':>5}")
+                 f"{'changed/deals':>13} {'got % (prefer)':>22} {'verdict':>12}")
     for _, r in df.iterrows():
         lvl = ("V" if r["kind"] == "vale" else "L") + str(r["level"])
         changed = f"{r['deals_changed']}/{r['n_deals']}"
@@ -123,7 +141,7 @@ def format_strength(df) -> str:
         if r["deals_changed"] == 0:
             lines.append(f"{r['card'][:24]:<24} {lvl:>3} {'':>11} {'':>15} {'':>15} {'':>6} "
                          f"{nat:>10} {_ci(r['natural_lo'], r['natural_hi']):>15} "
-                         f"{changed:>13} {got:>22} {r['flag']:>5}  "
+                         f"{changed:>13} {got:>22} {_verdict(r):>12}  "
                          f"strength: {r['note']}; |strength| <= {100 * r['strength_hi']:.2f} pp")
             continue
         lines.append(f"{r['card'][:24]:<24} {lvl:>3} {_pp(r['strength']):>11} "
@@ -131,13 +149,34 @@ def format_strength(df) -> str:
                      f"{_ci(r['strength_lo_adj'], r['strength_hi_adj']):>15} "
                      f"{r['p_adjusted']:>6.3f} {nat:>10} "
                      f"{_ci(r['natural_lo'], r['natural_hi']):>15} {changed:>13} {got:>22} "
-                     f"{r['flag']:>5}")
+                     f"{_verdict(r):>12}{_needed(r)}")
     flagged = df[df["flag"] != ""]
     lines.append("")
     lines.append(f"Flagged: {len(flagged)} of {len(df)} cards"
                  + (": " + ", ".join(f"{c} ({f})" for c, f in zip(flagged['card'], flagged['flag']))
                     if len(flagged) else "."))
+    if "verdict" in df:
+        counts = df["verdict"].value_counts()
+        lines.append(f"Verdicts at {a.get('players')} players (±{tol:g} pp band, "
+                     f"±{100 * a.get('margin', 0.02):g} pp margin): " + ", ".join(
+                         f"{counts.get(v, 0)} {v}" for v in ("over", "under", "balanced",
+                                                             "inconclusive")) + ".")
     return "\n".join(lines)
+
+
+def _verdict(r) -> str:
+    return r["verdict"] if "verdict" in r and isinstance(r["verdict"], str) else r["flag"]
+
+
+def _needed(r) -> str:
+    """'  needs ~N games' for an inconclusive card (nan: the estimate lies between the
+    margin and the band, so more games would show neither)."""
+    if _verdict(r) != "inconclusive" or "games_needed" not in r:
+        return ""
+    n = r["games_needed"]
+    if n != n:
+        return "  (estimate between margin and band: more games would show neither)"
+    return f"  needs ~{int(n):,} games"
 
 
 def format_observational(df) -> str:
@@ -197,6 +236,7 @@ def run_game(args) -> int:
         raise UserError(f"--games must be >= 2, got {args.games}")
     if args.tolerance < 0:
         raise UserError(f"--tolerance must be >= 0, got {args.tolerance}")
+    _check_margin(args)
     engine = args.engine
     if engine == "fast" and not fast_available(g.name):
         print(f"vale-sim advancements: note: no fast engine for {g.name} yet; using the "
@@ -214,7 +254,8 @@ def run_game(args) -> int:
                             args.baseline, cards, None, engine, args.workers, on_card=progress)
     if show:
         print(file=sys.stderr)
-    df = strength_frame(run, tolerance=args.tolerance / 100, correction=args.correction)
+    df = strength_frame(run, tolerance=args.tolerance / 100, correction=args.correction,
+                        margin=args.margin / 100)
     if args.json:
         print(json.dumps(report_records(df), sort_keys=True))
     else:
@@ -252,6 +293,7 @@ def run(args) -> int:
         raise UserError(f"--observational-games must be >= 1, got {args.observational_games}")
     if args.tolerance < 0:
         raise UserError(f"--tolerance must be >= 0, got {args.tolerance}")
+    _check_margin(args)
     if args.precision is not None and args.precision <= 0:
         raise UserError(f"--precision must be > 0 percentage points, got {args.precision}")
     if not 0 <= args.explore <= 1000:
@@ -296,7 +338,8 @@ def run(args) -> int:
                                               args.engine, args.workers)
                 srun = strength_run(cs, games, args.players, args.seed, args.baseline, compare,
                                     rules, args.engine, args.workers, on_card=progress)
-                df = strength_frame(srun, tolerance=tol, correction=args.correction)
+                df = strength_frame(srun, tolerance=tol, correction=args.correction,
+                                    margin=args.margin / 100)
                 df.attrs.update(info)
                 comp = compare_strength(cs, compare[0], compare[1], run=srun)
             elif args.only == "observational":
@@ -311,14 +354,15 @@ def run(args) -> int:
                 df = strength_table(cs, args.games, args.players, args.seed, args.baseline,
                                     cards, rules, args.engine, args.workers, tolerance=tol,
                                     correction=args.correction, precision=precision,
-                                    pilot=args.pilot_games, on_card=progress)
+                                    pilot=args.pilot_games, on_card=progress,
+                                    margin=args.margin / 100)
             else:
                 df = advancement_report(cs, args.games, args.players, args.seed,
                                         args.baseline, tol, args.explore,
                                         args.observational_games, cards, rules, args.engine,
                                         args.workers, paired=True, on_card=progress,
                                         correction=args.correction, precision=precision,
-                                        pilot=args.pilot_games)
+                                        pilot=args.pilot_games, margin=args.margin / 100)
     except (ValueError, KeyError) as e:
         raise UserError(str(e).strip("'\"")) from None
     if show:

@@ -8,9 +8,10 @@ import json
 import sys
 
 
-def add_common(p, deals: int, seed: int) -> None:
+def add_common(p, deals: int | None, seed: int, deals_help: str | None = None) -> None:
     p.add_argument("--deals", type=int, default=deals,
-                   help=f"deals per variant, played under every variant (default {deals})")
+                   help=deals_help or f"deals per variant, played under every variant "
+                                      f"(default {deals})")
     p.add_argument("--seed", type=int, default=seed, help=f"master seed (default {seed})")
     p.add_argument("--set", dest="card_set", default=None, help="card set name or file "
                    "(default: the game's bundled set)")
@@ -27,7 +28,7 @@ def check_common(args) -> None:
     from ..io import check_outputs, check_workers
     check_outputs((args.plot, "dir", "--plot"))
     check_workers(args.workers)
-    if args.deals < 2:
+    if args.deals is not None and args.deals < 2:
         raise UserError(f"--deals must be at least 2, got {args.deals}")
     if args.seed < 0:
         raise UserError(f"--seed must be non-negative, got {args.seed}")

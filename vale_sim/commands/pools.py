@@ -72,7 +72,7 @@ def run(args) -> int:
     summary = pools.summarize_pools(frame)
     recs = []
     if 2 in players and pools.RULEBOOK_POOLS[2] in grid or args.target == "seat-advantage":
-        recs = pools.recommend(summary, args.target, margin=margin)
+        recs = pools.recommend(summary, args.target, margin=margin, frame=frame)
     if args.json:
         records = pools.to_records(summary, recs)
         for r in records:
@@ -90,16 +90,19 @@ def run(args) -> int:
         goal = ("equal expected game length (the 2-player rulebook game)"
                 if args.target == "equal-length" else "smallest seat advantage (largest seat gap)")
         marg = recs[0].margin
-        test = (f"equivalent = the 90% interval of the length difference lies within ±{marg:.2f} "
-                f"rounds (two one-sided tests)" if args.target == "equal-length" else
-                f"equivalent = the largest seat gap's 95% interval lies below {100 * marg:.1f} pp")
+        test = (f"equivalent = the 90% interval of the length difference (paired by game) lies "
+                f"within ±{marg:.2f} rounds (two one-sided tests); shown different = its 95% "
+                f"interval lies wholly outside; else inconclusive"
+                if args.target == "equal-length" else
+                f"equivalent = the largest seat gap's 95% interval lies below {100 * marg:.1f} pp; "
+                f"shown different = it lies wholly above; else inconclusive")
         print(f"\nRecommended pool sizes — target: {goal}; {test}")
         for r in recs:
             print("  " + r.sentence())
         print()
         cols = ["players", "unit", "margin", "equivalent_pools", "closest_pool", "n_games", "value",
                 "value_lo", "value_hi", "rulebook_pool", "rulebook_difference",
-                "rulebook_difference_lo", "rulebook_difference_hi", "rulebook_equivalent"]
+                "rulebook_difference_lo", "rulebook_difference_hi", "rulebook_verdict"]
         print(pools.recommendations_frame(recs)[cols].to_string(index=False))
     _save_plots(args.plot, summary, recs)
     return 0

@@ -25,7 +25,8 @@ def _err(df, col):
 
 
 def seat_figure(study) -> tuple:
-    """Win rate by seat: no compensation, the manual's, and the closest schedule."""
+    """Win rate by seat: no compensation (selection deals), the manual's and the
+    alternative (confirmation deals: the estimates the verdicts rest on)."""
     players = list(study.config["players"])
     fig, axes = _fig(len(players))
     recs = {r["players"]: r for r in study.recommendations}
@@ -34,28 +35,33 @@ def seat_figure(study) -> tuple:
         sc = study.schedules[study.schedules["players"] == k]
         none = sc[sc["none"]]["schedule"].iloc[0]
         man = sc[sc["manual"]]["schedule"].iloc[0]
-        shown = [(none, "no compensation"), (man, "manual")]
-        best = recs[k]["recommended"] or recs[k]["closest"]
-        if best not in (none, man):
-            shown.append((best, "recommended" if recs[k]["recommended"] else "closest"))
-        for i, (lab, what) in enumerate(shown):
-            x = s[s["schedule"] == lab]
+        alt = recs[k].get("alternative")
+        shown = [(none, "selection", "no compensation"), (man, "confirmation", "manual")]
+        if alt is not None and alt != none:
+            shown.append((alt, "confirmation", "recommended" if recs[k]["recommended"] == alt
+                          else "best other"))
+        elif alt == none:
+            shown[0] = (none, "confirmation", "no compensation (best other)")
+        for i, (lab, stage, what) in enumerate(shown):
+            x = s[(s["schedule"] == lab) & (s["stage"] == stage)]
             v, e = _err(x, "win_rate")
             ax.errorbar(x["seat"] + (i - 1) * 0.12, 100 * v, yerr=100 * e, fmt="o", capsize=3,
-                        label=f"{what}: {lab}")
+                        label=f"{what}: {lab} ({stage}, n = {int(x['n_deals'].iloc[0])})")
         ax.axhline(100 / k, color="grey", ls="--", lw=1)
         ax.axhspan(100 / k - 100 * study.config["margin"], 100 / k + 100 * study.config["margin"],
                    color="grey", alpha=0.12)
         ax.set_xticks(range(1, k + 1))
         ax.set_xlabel("seat (1 = starting player)")
         ax.set_ylabel("win rate, %")
-        ax.set_title(f"{k} players (n = {int(x['n_deals'].iloc[0])} deals)")
+        ax.set_title(f"{k} players")
         ax.legend(fontsize=7)
     parts = []
     for k in players:
         r = recs[k]
-        parts.append(f"{k}p: manual largest gap {100 * r['manual_max_gap']:.1f} pp"
-                     + (f", {r['recommended']} passes" if r["recommended"] else ", none shown fair"))
+        parts.append(f"{k}p: manual {r['manual_verdict']} (largest gap "
+                     f"{100 * r['manual_max_gap']:.1f} pp on fresh deals)"
+                     + (f", recommended {r['recommended']}" if r["recommended"] else
+                        ", nothing recommended"))
     fig.tight_layout()
     return fig, ("Seat win rates with 95% intervals; dashed: fair share, band: ±margin; "
                  "schedules list each seat's start, seat 1 first (- nothing, 1m 1 mana, "

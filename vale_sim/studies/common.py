@@ -287,43 +287,21 @@ def paired_row(prefix: str, d: stats.PairedDifference) -> dict:
 # ---------------------------------------------------------------------------
 def tost(diff: float, se: float, margin: float, df: float | None = None
          ) -> tuple[float, tuple[float, float]]:
-    """Two one-sided tests of ``|true difference| < margin``.
-
-    Returns ``(p, (lo, hi))``: ``p`` the larger one-sided p-value (Student t
-    with ``df`` degrees of freedom; normal when None) and the 90% interval of
-    the difference; ``p < alpha`` exactly when the ``1 - 2 alpha`` interval lies
-    inside ``±margin``.  A standard error of 0 (no variation seen) gives p = 1:
-    no evidence, never a precise-looking pass."""
-    from scipy import stats as st
-    if not (np.isfinite(diff) and np.isfinite(se)) or se <= 0:
-        return 1.0, (math.nan, math.nan)
-    dist = st.t(df) if df else st.norm()
-    p = max(float(dist.sf((diff + margin) / se)), float(dist.cdf((diff - margin) / se)))
-    q = float(dist.ppf(0.95))
-    return p, (diff - q * se, diff + q * se)
+    """Two one-sided tests of ``|true difference| < margin``: :func:`vale_sim.stats.tost`
+    (``(p, 90% interval)``; ``se == 0`` is decided by the point estimate)."""
+    return stats.tost(diff, se, margin, df)
 
 
 def holm(pvalues, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
-    """Holm's step-down correction: ``(reject, adjusted p)`` (statsmodels)."""
-    from statsmodels.stats.multitest import multipletests
-    p = np.asarray(pvalues, float)
-    if not p.size:
-        return np.zeros(0, bool), np.zeros(0)
-    reject, p_adj, _, _ = multipletests(p, alpha=alpha, method="holm")
-    return reject, p_adj
+    """Holm's step-down correction: ``(reject, adjusted p)`` (:func:`vale_sim.stats.adjust_pvalues`)."""
+    return stats.adjust_pvalues(pvalues, "holm", alpha)
 
 
 def deals_needed(sd: float, gap: float, margin: float, alpha: float, power: float = 0.8) -> float:
     """Deals for a TOST at level ``alpha`` to pass with probability ``power`` when the
     true difference is ``gap`` and one deal's outcome has standard deviation ``sd``
-    (normal approximation, one side binding): ``((z_(1-alpha) + z_power) sd / (margin - |gap|))^2``.
-    Infinite when ``|gap| >= margin``."""
-    from scipy.stats import norm
-    room = margin - abs(gap)
-    if not np.isfinite(sd) or room <= 0:
-        return math.inf
-    z = float(norm.ppf(1 - alpha) + norm.ppf(power))
-    return math.ceil((z * sd / room) ** 2)
+    (:func:`vale_sim.stats.n_for_equivalence`).  Infinite when ``|gap| >= margin``."""
+    return stats.n_for_equivalence(sd, gap, margin, alpha, power)
 
 
 def bootstrap_by_deal(stat, deals, reps: int = 1000, seed: int = 0, confidence: float = CONFIDENCE

@@ -32,7 +32,8 @@ class LandsReportSettings:
     seed: int = 1
     workers: int = 1
     seat_players: tuple = (2, 3, 4)
-    seat_deals: int = 4000
+    seat_deals: int | None = None     # None: sized by seats.auto_deals (selection stage)
+    seat_confirm_deals: int | None = None   # None: sized from the selection (seats.confirm_size)
     seat_grid: str = "ladder"
     seat_margin: float = 0.03
     end_players: tuple = (2, 4)
@@ -53,16 +54,16 @@ class LandsReportSettings:
     # the Mystic Vale report that `make report` runs beside it.  The fast sizes are ~20x
     # larger, for when the numba engine lands (GAME.run_fast).
     PRESETS = {
-        "full": ({}, dict(seat_deals=200, end_deals=100, growth_deals=24, wither_deals=20,
+        "full": ({}, dict(seat_deals=200, seat_confirm_deals=200, end_deals=100, growth_deals=24, wither_deals=20,
                           rain_value_deals=100, strength_deals=10)),
-        "quick": (dict(seat_deals=400, end_deals=200, growth_deals=60, wither_deals=40,
+        "quick": (dict(seat_deals=400, seat_confirm_deals=400, end_deals=200, growth_deals=60, wither_deals=40,
                        rain_value_deals=300, strength_deals=100),
-                  dict(seat_deals=40, end_deals=30, growth_deals=6, wither_deals=6,
+                  dict(seat_deals=40, seat_confirm_deals=40, end_deals=30, growth_deals=6, wither_deals=6,
                        rain_value_deals=30, strength_deals=3)),
-        "tiny": (dict(seat_players=(2,), seat_deals=10, end_players=(2,), end_deals=8,
+        "tiny": (dict(seat_players=(2,), seat_deals=10, seat_confirm_deals=10, end_players=(2,), end_deals=8,
                       growth_deals=2, wither_deals=2, rain_value_deals=6, strength_deals=4,
                       strength_cards=("Rain Lily", "Spirit Cave")),
-                 dict(seat_players=(2,), seat_deals=6, end_players=(2,), end_deals=6,
+                 dict(seat_players=(2,), seat_deals=6, seat_confirm_deals=6, end_players=(2,), end_deals=6,
                       growth_deals=2, wither_deals=2, rain_value_deals=4, strength_deals=2,
                       strength_cards=("Rain Lily", "Spirit Cave"))),
     }
@@ -86,7 +87,11 @@ class LandsReportSettings:
     def check(self) -> None:
         for k in ("seat_deals", "end_deals", "growth_deals", "wither_deals", "workers",
                   "strength_deals"):
+            if k == "seat_deals" and self.seat_deals is None:
+                continue                   # automatic size
             C.check_count(k, getattr(self, k), 2 if k != "workers" else 1)
+        if self.seat_confirm_deals is not None:
+            C.check_count("seat_confirm_deals", self.seat_confirm_deals, 2)
         C.check_count("rain_value_deals", self.rain_value_deals, 0)
         C.check_players(self.seat_players)
         C.check_players(self.end_players)
@@ -102,7 +107,8 @@ class LandsReportSettings:
 
     def games(self) -> dict:
         """Deals per study for the manifest."""
-        return {"seat_deals_per_schedule": self.seat_deals,
+        return {"seat_deals_per_schedule": self.seat_deals or "auto",
+                "seat_confirm_deals_per_schedule": self.seat_confirm_deals or "auto",
                 "end_trigger_deals_per_variant": self.end_deals,
                 "market_growth_deals_per_variant_and_seating": self.growth_deals,
                 "wither_rain_deals_per_variant_and_seating": self.wither_deals,
@@ -195,12 +201,13 @@ def section_seats(ctx):
     from .seats import sentence, seat_study
     s = ctx.settings
     study = seat_study(s.seat_players, s.seat_deals, s.seed, s.seat_grid, s.seat_margin,
-                       **_common(ctx))
+                       confirm_deals=s.seat_confirm_deals, **_common(ctx))
     ctx.results["seats"] = study
     fig, cap = seat_figure(study)
     c = study.config
-    paras = [f"Everyone plays `{c['policy']}`; every schedule of a player count plays the same "
-             f"{c['deals']} deals (common random numbers), engine {c['engine']}, seed {c['seed']}.",
+    sizes = ", ".join(f"{k} players {v['deals']:,} + {v['confirm_deals']:,}"
+                      for k, v in c["deals_by_players"].items())
+    paras = [f"Everyone plays `{c['policy']}`, engine {c['engine']}, seed {c['seed']}.",
              schedule_legend(c["players"]),
              f"Grid `{c['grid']}`: none, the manual's, and the manual's with one "
              f"mana less or more at every later seat, without spirit, with spirit at every later "
@@ -208,10 +215,18 @@ def section_seats(ctx):
              f"with mana 0-2 and spirit 0-1).",
              f"Fair within ±{100 * c['margin']:.0f} pp: for every seat, two one-sided t tests "
              f"that its win rate lies within the margin of 1/players (TOST, 5% level); a schedule "
-             f"passes when every seat passes (intersection-union test, p = the largest seat p), "
-             f"after Holm's correction over the schedules searched.  A schedule is recommended "
-             f"only when one passes; otherwise the sentence gives the deals per schedule the "
-             f"closest one would need (80% power at the Bonferroni level)."]
+             f"is fair when every seat passes (intersection-union test), shown unfair when some "
+             f"seat's gap is shown beyond the margin, else inconclusive — not shown fair is not "
+             f"unfair.  Two stages on separate deals (selection + confirmation deals per "
+             f"schedule: {sizes}): every schedule plays the selection deals (common random "
+             f"numbers; Holm over the schedules) and the best one other than the manual's is "
+             f"selected; the manual's and that one then play fresh deals, and only these "
+             f"confirmation deals decide (Holm over the two) and give the gaps quoted.  Picking "
+             f"the smallest of many estimated gaps picks gaps that are too small (the winner's "
+             f"curse); fresh deals remove that bias.  The manual's schedule is kept whenever it "
+             f"is confirmed fair; a change is recommended only when the manual's is shown unfair "
+             f"and the other is confirmed fair.  How often this verdict reproduces across seeds: "
+             f"docs/mystic-lands-studies.md §2."]
     top = pd.DataFrame([{k: v for k, v in r.items()} for r in study.recommendations])
     return Section("Seat compensation", paras,
                    {"seat_win_rates": study.seats, "seat_schedules": study.schedules,
@@ -335,16 +350,24 @@ def section_strength(ctx):
              f").  Strength = win share(prefer) "
              f"− win share(ban), paired by deal; a card is flagged over/under when |strength| ≤ "
              f"{tol:g} pp is rejected after a {corr} correction over the {a['cards_tested']} cards "
-             f"(adjusted intervals at {100 * a['adjusted_confidence']:.2f}%).  Every card text "
-             f"of this set except the few the manual names is an estimate (M16)."]
+             f"(adjusted intervals at {100 * a['adjusted_confidence']:.2f}%); **balanced** when "
+             f"it is shown within ±{100 * a['margin']:g} pp (two one-sided tests, the same "
+             f"correction); else **inconclusive** (games_needed: games per card and arm that "
+             f"would settle it).  The band is a choice that catches gross errors only: no flag "
+             f"is not balanced.  Strength includes denial (a banned card is left to the "
+             f"opponents) and is measured at {a['players']} players: not comparable across "
+             f"player counts.  Every card text of this set except the few the manual names is "
+             f"an estimate (M16)."]
     paras.insert(0, (f"**Flagged cards** ({len(flagged)} of {len(df)}): " + "; ".join(
         f"{r.card} ({r.flag}) {100 * r.strength:+.1f} pp, adjusted "
         f"[{100 * r.strength_lo_adj:+.1f}, {100 * r.strength_hi_adj:+.1f}]"
         for r in flagged.itertuples()) + ".") if len(flagged) else
         f"No card is flagged at n = {a['deals']} deals: every strength is consistent with "
         f"±{tol:g} pp after the correction.")
-    cols = [c for c in ("card", "kind", "level", "flag", "strength", "strength_lo", "strength_hi",
-                        "strength_lo_adj", "strength_hi_adj", "p_value", "p_adjusted",
+    cols = [c for c in ("card", "kind", "level", "flag", "verdict", "margin", "strength",
+                        "strength_lo", "strength_hi", "strength_lo_adj", "strength_hi_adj",
+                        "p_value", "p_adjusted", "p_equivalent", "p_equivalent_adjusted",
+                        "games_needed",
                         "natural_value", "natural_lo", "natural_hi", "n_deals", "deals_changed",
                         "acquired_rate", "acquired_rate_lo", "acquired_rate_hi", "note")
             if c in df.columns]

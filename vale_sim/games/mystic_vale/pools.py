@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .rules import VP_POOL, Rules
+from vale_sim import stats
 from vale_sim.stats import wilson_interval
 from vale_sim.inputs import parse_int
 
@@ -361,6 +362,10 @@ class Recommendation:
     rulebook_equivalent: bool    # the rulebook pool is equivalent to the target
     interpolated_pool: float     # pool where the metric crosses the goal (linear), or nan
     tested_pools: list = field(default_factory=list)   # every pool played for this count
+    #: the rulebook pool: "equivalent", "shown different" (shown outside the margin) or
+    #: "inconclusive" (vale_sim.stats.equivalence_verdict)
+    rulebook_verdict: str = "inconclusive"
+    paired: bool = False         # equal-length: differences paired by game (deal) index
 
     def range_text(self) -> str:
         """The equivalent pools as a range, naming the tested pools inside it that are
@@ -391,7 +396,7 @@ class Recommendation:
         interp = (f"; the curve crosses the goal at ≈{self.interpolated_pool:.1f}"
                   if eq and np.isfinite(self.interpolated_pool) else "")
         ci = "90%" if eq else "95%"
-        rb = "equivalent" if self.rulebook_equivalent else "not shown equivalent"
+        rb = self.rulebook_verdict
         return (f"{self.players} players ({rng}{interp}): closest pool {self.pool} gives {what} "
                 f"{fmt(self.value)}{unit} [{fmt(self.value_ci[0])}, {fmt(self.value_ci[1])}] "
                 f"(n={self.n_games}) vs goal {fmt(self.goal)}; the rulebook's {self.rulebook_pool} "
@@ -422,23 +427,21 @@ def _crossing(x, y, goal) -> float:
 
 
 def tost(diff: float, se: float, margin: float) -> tuple[float, tuple[float, float], bool]:
-    """Two one-sided tests of ``|difference| < margin`` (normal approximation).
-
-    Returns ``(p, (lo, hi), equivalent)``: ``p`` the larger one-sided
-    p-value, ``(lo, hi)`` the 90 % interval of the difference; equivalent
-    at the 5 % level exactly when that interval lies inside ``±margin``
-    (``p < 0.05``).  ``se == 0`` (a cell against itself): the difference is
-    known exactly.
-    """
-    from scipy.stats import norm
+    """Two one-sided tests of ``|difference| < margin`` (normal approximation):
+    :func:`vale_sim.stats.tost` as ``(p, 90% interval, equivalent at 5%)``.
+    ``se == 0`` (a cell against itself): the difference is known exactly and the
+    point estimate decides."""
+    from vale_sim.stats import tost as _tost
     if not np.isfinite(diff) or not np.isfinite(se):
         return math.nan, (math.nan, math.nan), False
-    if se == 0:
-        ok = abs(diff) < margin
-        return (0.0 if ok else 1.0), (diff, diff), ok
-    p = max(float(norm.sf((diff + margin) / se)), float(norm.cdf((diff - margin) / se)))
-    z = float(norm.ppf(0.95))
-    return p, (diff - z * se, diff + z * se), p < 0.05
+    p, ci = _tost(diff, se, margin)
+    return p, ci, p < 0.05
+
+
+def _paired_rounds(games) -> dict:
+    """(players, pool) -> rounds per game index (a Series), from :func:`per_game` rows."""
+    return {(int(p), int(v)): g.set_index("game")["rounds"].astype(float)
+            for (p, v), g in games.groupby(["players", "pool"], sort=False)}
 
 
 DEFAULT_MARGIN = 0.5            # rounds (equal-length)
@@ -446,15 +449,22 @@ DEFAULT_SEAT_MARGIN = 0.03      # 3 pp (seat-advantage)
 
 
 def recommend(summary, target: str = "equal-length", reference_players: int = 2,
-              reference_pool: int | None = None, margin: float | None = None) -> list[Recommendation]:
+              reference_pool: int | None = None, margin: float | None = None,
+              frame=None) -> list[Recommendation]:
     """Per player count, the grid pools that meet ``target``, by an equivalence test.
 
     * ``"equal-length"``: goal = the mean length at ``reference_players`` with
       its rulebook pool (or ``reference_pool``).  A pool is equivalent when
       the 90 % interval of (its mean rounds − goal) lies inside ``±margin``
-      rounds (TOST at 5 %; default 0.5 rounds).  The two cells are treated as
-      independent samples (conservative: common random numbers make them
-      positively correlated); the goal's own cell differs from itself by 0.
+      rounds (TOST at 5 %; default 0.5 rounds).  With ``frame`` (the
+      :func:`simulate_pools` frame) the difference is the mean of the per-game
+      differences paired by game index (every cell plays games ``0 .. n-1`` of
+      the same seed: the same deals), with a paired t interval: at 2 players
+      the cells share the goal's deals, and the paired spread is far smaller
+      than the sum of the two cells' (issue 24: 0.012 against 0.054 rounds).
+      Without ``frame`` the cells are treated as independent samples
+      (conservative).  The goal's own cell differs from itself by exactly 0
+      (se 0: equivalent).
     * ``"seat-advantage"``: the largest seat gap ``max_seat_gap`` (max over
       seats of |win rate − 1/players|); a pool is equivalent to "no seat
       advantage" when the upper end of the gap's interval is below
@@ -480,18 +490,32 @@ def recommend(summary, target: str = "equal-length", reference_players: int = 2,
         goal = float(ref.mean_rounds)
         goal_ci = tuple(float(x) for x in ref.mean_rounds_ci)
         goal_se = _se_from_ci(*goal_ci)
+        by_cell = _paired_rounds(per_game(frame)) if frame is not None else None
+        goal_games = by_cell.get((reference_players, ref_pool)) if by_cell else None
     for p, s in summary.groupby("players", sort=True):
         s = s.sort_values("pool").reset_index(drop=True)
         if target == "equal-length":
             ci_col = "mean_rounds_ci"
             metric = s["mean_rounds"].to_numpy(float)
             diffs = metric - goal
-            tests = []
+            tests, verdicts = [], []
+            paired = goal_games is not None
             for i, c in enumerate(s[ci_col]):
                 same = int(p) == reference_players and int(s["pool"].iloc[i]) == ref_pool
-                se = 0.0 if same else math.sqrt(np.nan_to_num(_se_from_ci(*c)) ** 2
-                                                + (0 if math.isnan(goal_se) else goal_se) ** 2)
-                tests.append(tost(float(diffs[i]), se, margin))
+                cell = by_cell.get((int(p), int(s["pool"].iloc[i]))) if paired else None
+                df_ = None
+                if same:
+                    se = 0.0
+                elif cell is not None and cell.index.equals(goal_games.index) and len(cell) > 1:
+                    d = stats.paired_difference(cell.to_numpy(), goal_games.to_numpy())
+                    diffs[i], se, df_ = d.mean, d.se, d.n - 1
+                else:
+                    se = math.sqrt(np.nan_to_num(_se_from_ci(*c)) ** 2
+                                   + (0 if math.isnan(goal_se) else goal_se) ** 2)
+                pt, ci90 = stats.tost(float(diffs[i]), se, margin, df_)
+                tests.append((pt, ci90, pt < 0.05))
+                verdicts.append(stats.equivalence_verdict(
+                    pt, stats.beyond_p(float(diffs[i]), se, margin, df_)))
             ok = np.array([t[2] for t in tests])
             dist = np.abs(diffs)
             g, gci = goal, goal_ci
@@ -500,6 +524,10 @@ def recommend(summary, target: str = "equal-length", reference_players: int = 2,
             metric = s["max_seat_gap"].to_numpy(float)
             diffs, dist = metric, metric
             tests = [(math.nan, tuple(c), bool(c[1] < margin)) for c in s[ci_col]]
+            verdicts = [stats.EQUIVALENT if c[1] < margin else
+                        stats.DIFFERENT if c[0] > margin else stats.INCONCLUSIVE
+                        for c in s[ci_col]]
+            paired = False
             ok = np.array([t[2] for t in tests])
             g, gci = 0.0, (0.0, 0.0)
         b = int(np.nanargmin(dist))
@@ -510,10 +538,11 @@ def recommend(summary, target: str = "equal-length", reference_players: int = 2,
             i = int(rbi[0])
             rb_val, rb_ci = float(metric[i]), tuple(float(x) for x in s[ci_col].iloc[i])
             rb_p, rb_dci, rb_ok = tests[i][0], tests[i][1], tests[i][2]
-            rb_d = float(diffs[i])
+            rb_d, rb_v = float(diffs[i]), verdicts[i]
         else:
             rb_val, rb_ci, rb_p, rb_dci, rb_ok, rb_d = (math.nan, (math.nan, math.nan), math.nan,
                                                         (math.nan, math.nan), False, math.nan)
+            rb_v = stats.INCONCLUSIVE
         recs.append(Recommendation(
             players=int(p), target=target, margin=float(margin), pool=int(s["pool"].iloc[b]),
             equivalent_pools=pools_ok,
@@ -526,7 +555,8 @@ def recommend(summary, target: str = "equal-length", reference_players: int = 2,
             rulebook_pool=rb_pool, rulebook_value=rb_val, rulebook_value_ci=rb_ci,
             rulebook_difference=rb_d, rulebook_difference_ci=tuple(float(x) for x in rb_dci),
             rulebook_p_tost=float(rb_p), rulebook_equivalent=bool(rb_ok),
-            interpolated_pool=_crossing(s["pool"], metric, g)))
+            interpolated_pool=_crossing(s["pool"], metric, g), rulebook_verdict=rb_v,
+            paired=bool(paired)))
     return recs
 
 
@@ -565,6 +595,7 @@ def recommendations_frame(recs, digits: int = 2):
             "rulebook_p_tost": round(r.rulebook_p_tost, 4) if np.isfinite(r.rulebook_p_tost)
             else math.nan,
             "rulebook_equivalent": r.rulebook_equivalent,
+            "rulebook_verdict": r.rulebook_verdict,
         })
     return pd.DataFrame(rows)
 
