@@ -43,6 +43,7 @@ from vale_sim.games.mystic_vale.cards import CardSet
 from vale_sim.games.mystic_vale.policy import BuyRule, Policy, get_policy
 from vale_sim.games.mystic_vale.rules import Rules
 from . import stats
+from .rng import offset_seed
 from .games import DEFAULT_GAME, get_game
 from .tournament import play_frame, resolve_card_set, deals_for, focal_shares, json_records
 
@@ -548,7 +549,7 @@ def pilot_games(card_set="core", precision: float = 0.01, pilot: int = 400, play
     games are not reused: the main run's deals are fixed before any of them is
     played, so there is no optional stopping.  Returns (games, info)."""
     _mystic_vale_only(game)
-    run = strength_run(card_set, pilot, players, seed + PILOT_SEED_OFFSET, baseline, cards,
+    run = strength_run(card_set, pilot, players, offset_seed(seed, PILOT_SEED_OFFSET), baseline, cards,
                        rules, engine, workers, on_card, play)
     sds = {c: float(run.strength_deals(c).std(ddof=1)) for c in run.arms}
     sd = max(sds.values(), default=0.0)

@@ -86,8 +86,17 @@ def game_rules(g, **options):
         raise UserError(str(e)) from None
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with the one-line error every user mistake gets: ``vale-sim
+    simulate: error: argument --games: ...`` and exit status 2 (argparse's own
+    prints the usage first).  Sub-parsers are of the same class."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="vale-sim", description=__doc__.splitlines()[0])
+    parser = Parser(prog="vale-sim", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"vale-sim {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
@@ -105,7 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        # Every option is checked here (counts, seeds: vale_sim.limits), before any game.
+        args = parser.parse_args(argv)
+    except SystemExit as e:          # --help, --version (0) or a bad option (2, one line)
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -23,20 +23,21 @@ def add_parser(sub) -> None:
                     "mille of the time): acquisition, win rate when acquired / not, lift -- "
                     "associations, not causes.  JSON rates are fractions.  See "
                     "docs/statistics.md.")
-    p.add_argument("--games", type=int, default=DEFAULT_GAMES,
+    from ..limits import count, seed, vp_pool
+    p.add_argument("--games", type=count(1), default=DEFAULT_GAMES,
                    help=f"games per card and arm (prefer, ban) for the strength: deals x players "
                         f"(default {DEFAULT_GAMES}); and of the observational run")
     p.add_argument("--precision", type=float, default=None, metavar="PP",
                    help="instead of --games: a pilot run (--pilot-games per card, independent "
                         "seed) estimates the per-deal SD, then the games are fixed so that every "
                         "raw strength interval has half-width about PP percentage points")
-    p.add_argument("--pilot-games", type=int, default=400, metavar="N",
+    p.add_argument("--pilot-games", type=count(1), default=400, metavar="N",
                    help="games per card and arm of the --precision pilot (default 400)")
-    p.add_argument("--observational-games", type=int, default=None, metavar="N",
+    p.add_argument("--observational-games", type=count(1), default=None, metavar="N",
                    help="games of the observational run (default: --games)")
     p.add_argument("--set", default="core", help="card set: core, starter or a file (default core)")
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
-    p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="master seed (default 0)")
     p.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE, metavar="PP",
                    help="flag cards whose strength lies beyond +/- PP percentage points "
                         f"(default {DEFAULT_TOLERANCE:g})")
@@ -57,7 +58,7 @@ def add_parser(sub) -> None:
                    help="skip the other analysis")
     p.add_argument("--engine", choices=("fast", "reference"), default="fast")
     p.add_argument("--prep-count", choices=("net", "gross"), default="net")
-    p.add_argument("--vp-pool", type=int, default=None)
+    p.add_argument("--vp-pool", type=vp_pool, default=None)
     p.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
     p.add_argument("--plot", default=None, metavar="FILE.png",
                    help="also save a forest plot of the strengths")

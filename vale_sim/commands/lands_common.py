@@ -9,9 +9,10 @@ import sys
 
 
 def add_common(p, deals: int, seed: int) -> None:
-    p.add_argument("--deals", type=int, default=deals,
+    from ..limits import count, seed as seed_type
+    p.add_argument("--deals", type=count(2, "deals"), default=deals,
                    help=f"deals per variant, played under every variant (default {deals})")
-    p.add_argument("--seed", type=int, default=seed, help=f"master seed (default {seed})")
+    p.add_argument("--seed", type=seed_type, default=seed, help=f"master seed (default {seed})")
     p.add_argument("--set", dest="card_set", default=None, help="card set name or file "
                    "(default: the game's bundled set)")
     p.add_argument("--engine", default="auto", choices=("auto", "fast", "reference"),

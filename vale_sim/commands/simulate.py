@@ -14,19 +14,20 @@ def add_parser(sub) -> None:
                                    "one row per game and player to a Parquet directory, and print "
                                    "win rates by seat and by policy with 95% Wilson intervals, "
                                    "mean scores, spoil rate and mean rounds.  See docs/runs.md.")
-    p.add_argument("--games", type=int, default=1000, help="number of games (default 1000)")
+    from ..limits import count, seed, vp_pool
+    p.add_argument("--games", type=count(1), default=1000, help="number of games (default 1000)")
     p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
-    p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="master seed (default 0)")
     p.add_argument("--policy", action="append", metavar="NAME|FILE",
                    help="policy preset or file; give once for all players or once per player")
     p.add_argument("--set", default=None,
                    help="card set: a bundled name or a file (default: the game's, core)")
     p.add_argument("--prep-count", choices=("net", "gross"), default=None,
                    help="Mystic Vale rule option (default net)")
-    p.add_argument("--vp-pool", type=int, default=None)
+    p.add_argument("--vp-pool", type=vp_pool, default=None)
     p.add_argument("--workers", type=int, default=1,
                    help="local worker processes, 1 to 4 x the cores (default 1)")
-    p.add_argument("--chunk-size", type=int, default=None, help="games per chunk (default: automatic)")
+    p.add_argument("--chunk-size", type=count(1), default=None, help="games per chunk (default: automatic)")
     p.add_argument("--out", default=None, metavar="results/NAME.parquet",
                    help="output directory (default results/simulate-<key>.parquet)")
     p.add_argument("--resume", action="store_true",
