@@ -36,6 +36,10 @@ def add_parser(sub) -> None:
                    help="run the chunks on an existing Dask cluster, e.g. tcp://host:8786")
     p.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
                    help="give up reaching --scheduler after this many seconds (default 10)")
+    p.add_argument("--worker-timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="with --scheduler: stop (one line, exit 2) when the scheduler has had no "
+                        "workers for this many seconds, at the start or after every worker "
+                        "left (default 60)")
     p.add_argument("--summary-only", action="store_true",
                    help="keep only the summary (memory does not grow with N); writes no Parquet")
     p.add_argument("--engine", choices=("fast", "reference"), default="fast",
@@ -55,6 +59,8 @@ def _config(args):
     check_workers(args.workers)
     if not args.connect_timeout > 0 or args.connect_timeout > 3600:
         raise UserError(f"--connect-timeout must be in (0, 3600] seconds, got {args.connect_timeout}")
+    if not args.worker_timeout > 0 or args.worker_timeout > 86400:
+        raise UserError(f"--worker-timeout must be in (0, 86400] seconds, got {args.worker_timeout}")
     if args.chunk_size is not None and args.chunk_size < 1:
         raise UserError(f"--chunk-size must be >= 1, got {args.chunk_size}")
     if args.summary_only and (args.out or args.resume):
@@ -76,7 +82,9 @@ def _default_out(cfg) -> str:
 
 def run(args) -> int:
     from pathlib import Path
-    from ..runner import MANIFEST, effective_engine, run as run_games, summarize, summarize_parts
+    from ..cli import UserError
+    from ..runner import (MANIFEST, NoDaskWorkers, effective_engine, run as run_games, summarize,
+                          summarize_parts)
     cfg = _config(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -90,7 +98,8 @@ def run(args) -> int:
         if args.summary_only:
             table = summarize(cfg, workers=args.workers, chunk_size=args.chunk_size,
                               progress=progress, scheduler=args.scheduler,
-                              connect_timeout=args.connect_timeout)
+                              connect_timeout=args.connect_timeout,
+                              worker_timeout=args.worker_timeout)
         else:
             out = args.out or _default_out(cfg)
             from ..io import check_output
@@ -100,7 +109,11 @@ def run(args) -> int:
             try:
                 run_games(cfg, workers=args.workers, chunk_size=args.chunk_size, out=out,
                           resume=resume, progress=progress, scheduler=args.scheduler,
-                          collect=False, connect_timeout=args.connect_timeout)
+                          collect=False, connect_timeout=args.connect_timeout,
+                          worker_timeout=args.worker_timeout)
+            except NoDaskWorkers as e:
+                raise UserError(f"{e}; the finished chunks are kept in {out}: run the same "
+                                f"command with --resume to finish") from None
             except KeyboardInterrupt:
                 print(f"vale-sim simulate: finished chunks are kept in {out}; "
                       f"run the same command with --resume to finish", file=sys.stderr)
