@@ -119,6 +119,7 @@ def count(least: int = 1, unit: str = "games", cap: int = MAX_COUNT):
             raise argparse.ArgumentTypeError(problem)
         return _whole(text)
     parse.__name__ = "count"
+    parse.least, parse.unit, parse.cap = least, unit, cap       # for tests and help
     return parse
 
 
@@ -149,9 +150,9 @@ def int_range(lo: int, hi: int, what: str = "value"):
                 f"{_shown(text) if n is None else n}")
         return n
     parse.__name__ = "int_range"
+    parse.lo, parse.hi = lo, hi
     return parse
 
 
-def vp_pool(text) -> int:
-    """--vp-pool: 1 .. MAX_POOL."""
-    return int_range(1, MAX_POOL, "of VP tokens")(text)
+#: --vp-pool: 1 .. MAX_POOL VP tokens.
+vp_pool = int_range(1, MAX_POOL, "of VP tokens")
