@@ -21,6 +21,7 @@ import sys
 from . import __version__
 from .errors import UserError
 from .games import DEFAULT_GAME, GAMES, get_game
+from .limits import Parser          # one-line argparse errors (the counts and seeds are its types)
 
 COMMANDS = ("cards", "play", "simulate", "bench", "spoil_odds", "tournament",
             "advancements", "pools", "run", "report", "golden", "optimize", "wither_odds",
@@ -84,15 +85,6 @@ def game_rules(g, **options):
         return g.rules_class(**{k: v for k, v in options.items() if v is not None})
     except (TypeError, ValueError) as e:
         raise UserError(str(e)) from None
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse with the one-line error every user mistake gets: ``vale-sim
-    simulate: error: argument --games: ...`` and exit status 2 (argparse's own
-    prints the usage first).  Sub-parsers are of the same class."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -109,8 +109,18 @@ def check_seed_value(value, option: str = "--seed") -> int:
 
 
 # ---------------------------------------------------------------------------
-# argparse types
+# argparse types, and the parser that prints their errors in one line
 # ---------------------------------------------------------------------------
+class Parser(argparse.ArgumentParser):
+    """argparse with the one-line error every user mistake gets (``vale-sim
+    simulate: error: argument --games: ...``, exit status 2); argparse's own prints
+    the usage first.  Sub-parsers are of the same class.  ``vale_sim.cli`` and the
+    games' small command lines use it."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def count(least: int = 1, unit: str = "games", cap: int = MAX_COUNT):
     """An argparse ``type``: a whole number of ``unit`` in ``least .. cap``."""
     def parse(text):

@@ -189,7 +189,7 @@ def main(module: str, doc: str, what: str, child, argv=None) -> int:
     if argv[:1] == ["--child"]:
         child(int(argv[1]), argv[2], *argv[3:4])
         return 0
-    from ..cli import Parser              # one-line errors, exit status 2
+    from ..limits import Parser           # one-line errors, exit status 2
     ap = Parser(prog=f"python -m {module}", description=doc.splitlines()[0])
     from ..limits import count
     ap.add_argument("--games", type=count(1), default=100000)

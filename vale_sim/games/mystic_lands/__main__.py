@@ -17,7 +17,7 @@ from .cards import describe
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ...cli import Parser           # one-line errors, exit status 2
+    from ...limits import Parser        # one-line errors, exit status 2
     ap = Parser(prog="python -m vale_sim.games.mystic_lands",
                                  description="Mystic Lands: play one game or list a card set.")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
