@@ -233,3 +233,26 @@ def test_ctrl_c_while_waiting_for_workers_prints_only_the_clean_message(no_worke
             proc.wait()
     assert proc.returncode == 130, err
     assert err.decode() == "vale-sim simulate: interrupted\n"
+
+
+def test_a_table_that_would_not_fit_in_memory_stops_after_the_first_chunk(monkeypatch, capsys):
+    """tournament, advancements and pools keep every game's row in memory (about
+    6 KB a game): --games 10**8 is within the cap but would need hundreds of GB.
+    From the first chunk's size the run stops with one line instead of growing
+    until the kernel kills it."""
+    calls = []
+    real = runner.run_chunk
+
+    def counting(cfg, first, n):
+        calls.append(n)
+        return real(cfg, first, n)
+    monkeypatch.setattr(runner, "run_chunk", counting)
+    monkeypatch.setattr(runner, "available_memory", lambda: 100_000)      # 100 kB left
+    rc = main(["tournament", "--policies", "balanced,greedy", "--games", "400"])
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert rc == 2 and len(lines) == 1, err
+    assert "memory" in lines[0] and "KB a game" in lines[0] and "simulate --out" in lines[0]
+    assert len(calls) == 1                               # no chunk after the first
+    monkeypatch.setattr(runner, "available_memory", lambda: 10**12)
+    assert main(["tournament", "--policies", "balanced,greedy", "--games", "40"]) == 0

@@ -175,6 +175,9 @@ def play_card_frame(cs: CardSet, players: int, seed: int, games: int, policies,
             extra = {f"first_round:{name}": out.first_round[:, :, k].ravel() for k, name in kinds}
             extra.update({f"harvested:{name}": out.harvested[:, :, k].ravel() for k, name in kinds})
             parts.append(pd.concat([df, pd.DataFrame(extra, index=df.index)], axis=1))
+            if first == 0:                     # the whole frame is kept: check it fits
+                from .runner import check_memory
+                check_memory(parts[0], min(chunk, games), games)
     else:
         from vale_sim.games.mystic_vale.reference.game import play_game
         records = [play_game(cs, players, seed, i, pols, rules) for i in range(games)]

@@ -961,10 +961,14 @@ def run(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None, out=Non
     done = _prepare_out(outp, cfg, resume) if outp is not None else {}
     chunks = iter_chunks(cfg.games, chunk_size, done)
     frames: dict[int, pd.DataFrame] = {}
+    measured = [not collect]          # the returned table is held in memory: check it fits
 
     bar = _progress_bar(cfg.games, sum(done.values()), progress)
 
     def consume(first, n, df):
+        if not measured[0]:
+            measured[0] = True
+            check_memory(df, n, cfg.games)
         if outp is not None:
             write_part(outp, key, first, df)
         else:
@@ -986,6 +990,42 @@ def run(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None, out=Non
     if not frames:
         return pd.DataFrame(columns=list(cfg.game_obj().base_columns))
     return pd.concat([frames[f] for f in sorted(frames)], ignore_index=True)
+
+
+def available_memory() -> int | None:
+    """Bytes of memory this machine has available now (None: unknown)."""
+    try:
+        import psutil
+        return int(psutil.virtual_memory().available)
+    except Exception:
+        try:
+            return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError, AttributeError):
+            return None
+
+
+def _gb(b: float) -> str:
+    return f"{b / 1e9:,.1f} GB" if b >= 1e8 else f"{b / 1e6:,.1f} MB"
+
+
+def check_memory(df: pd.DataFrame, n: int, games: int) -> None:
+    """A run that returns its per-game table holds all of it in memory (twice, while
+    the chunks are concatenated).  From the first chunk's size, a UserError (one
+    line) when that would not fit in the memory available, before the other
+    chunks are played; a streamed run (``out=``, ``collect=False``) has no such
+    bound (docs/runs.md)."""
+    avail = available_memory()
+    if not n or avail is None:
+        return
+    per_game = float(df.memory_usage(index=True, deep=True).sum()) / n
+    need = 2 * per_game * games
+    if need <= avail:
+        return
+    fit = int(avail / (2 * per_game))
+    raise _user_error(f"keeping the per-game results of {games:,} games in memory needs at least "
+                      f"{_gb(need)} ({per_game / 1000:,.1f} KB a game, measured on the first "
+                      f"chunk), more than the {_gb(avail)} available; use fewer games (about "
+                      f"{fit:,} fit per run; only simulate --out streams any number to disk)")
 
 
 def summarize_parts(out, cfg: RunConfig) -> pd.DataFrame:
