@@ -256,3 +256,31 @@ def test_a_table_that_would_not_fit_in_memory_stops_after_the_first_chunk(monkey
     assert len(calls) == 1                               # no chunk after the first
     monkeypatch.setattr(runner, "available_memory", lambda: 10**12)
     assert main(["tournament", "--policies", "balanced,greedy", "--games", "40"]) == 0
+
+
+def test_the_scheduler_going_away_mid_run_is_one_line(tmp_path):
+    """The chunks in flight are cancelled by the client ('scheduler-connection-lost'):
+    that was a FutureCancelledError traceback after distributed's own log lines."""
+    distributed = pytest.importorskip("dask.distributed")
+    out = tmp_path / "r.parquet"
+    c = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                 protocol="tcp", host="127.0.0.1", dashboard_address=None)
+    try:
+        proc = _simulate("--games", "4000", "--chunk-size", "4", "--engine", "reference",
+                         "--no-progress", "--out", str(out), "--scheduler", c.scheduler_address,
+                         "--worker-timeout", "2")
+        deadline = time.monotonic() + 60
+        while not list(out.glob("part-*.parquet")):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+            time.sleep(0.1)
+    finally:
+        c.close()                                          # the scheduler goes away
+    try:
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    line = err.decode().strip()
+    assert proc.returncode == 2 and len(line.splitlines()) == 1, line
+    assert "Traceback" not in line and "Dask scheduler" in line and "--resume" in line

@@ -796,9 +796,14 @@ DASK_POLL_SECONDS = 0.05           # how often the main thread looks for finishe
 DASK_WORKER_CHECK_SECONDS = 1.0    # how often it asks the scheduler how many workers it has
 
 
-class NoDaskWorkers(UserError):
+class DaskRunStopped(UserError):
+    """A Dask run stopped for a reason outside this process (one line, exit status 2);
+    the chunks already finished are kept (``simulate --out`` says ``--resume``)."""
+
+
+class NoDaskWorkers(DaskRunStopped):
     """The Dask scheduler had no workers for ``worker_timeout`` seconds, at the start
-    or after every worker left mid-run (one line, exit status 2)."""
+    or after every worker left mid-run."""
 
 
 def _no_workers_error(address, waited: float, finished: int) -> NoDaskWorkers:
@@ -810,14 +815,17 @@ def _no_workers_error(address, waited: float, finished: int) -> NoDaskWorkers:
 
 
 class _DropCancellation:
-    """A logging filter dropping the records of cancelled Dask calls: an interrupted
+    """A logging filter dropping the records of cancelled Dask calls (an interrupted
     ``sync()`` cancels its coroutine in the event-loop thread, and tornado/asyncio
-    log the CancelledError with a traceback (noise before the one-line message)."""
+    log the CancelledError with a traceback: noise before the one-line message),
+    and the client's own report of a lost scheduler (the run says it in one line)."""
 
     def filter(self, record) -> bool:
         import asyncio
         exc = record.exc_info[1] if record.exc_info else None
-        return not isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt))
+        if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
+            return False
+        return not str(record.msg).startswith("Failed to reconnect to scheduler")
 
 
 @contextlib.contextmanager
@@ -831,9 +839,15 @@ def _quiet_dask_cancellation():
     handlers.discard(None)
     for t in [*targets, *handlers]:
         t.addFilter(flt)
+    # distributed logs its connection events (INFO, some with a traceback) to stderr:
+    # while a run waits on the cluster, only its errors; the run reports its outcome.
+    dist = logging.getLogger("distributed")
+    level = dist.level
+    dist.setLevel(max(level, logging.ERROR))
     try:
         yield
     finally:
+        dist.setLevel(level)
         for t in [*targets, *handlers]:
             t.removeFilter(flt)
 
@@ -846,10 +860,17 @@ def _dask_threads(client) -> int:
         return 0
 
 
-def _dask_result(fut, first: int, n: int):
+def _dask_result(fut, first: int, n: int, address):
+    import asyncio
+    import concurrent.futures
     from distributed import KilledWorker
     try:
         return fut.result()
+    except (asyncio.CancelledError, concurrent.futures.CancelledError) as e:
+        why = str(e).splitlines()[0] if str(e) else "cancelled"
+        raise DaskRunStopped(f"the Dask scheduler {address} dropped games {first}..{first + n - 1} "
+                             f"({why.split('cancelled for reason: ')[-1].rstrip('.')}); check "
+                             f"the scheduler, then run again") from None
     except KilledWorker:
         raise _user_error(f"games {first}..{first + n - 1}: the chunk killed the Dask workers "
                           f"that ran it (out of memory?); use a smaller --chunk-size or workers "
@@ -893,7 +914,7 @@ def _execute_dask(task, cfg, chunks, scheduler, consume,
                 done = [f for f in running if f.done()]
                 for fut in sorted(done, key=running.get):
                     first, n = running.pop(fut)
-                    result = _dask_result(fut, first, n)
+                    result = _dask_result(fut, first, n, address)
                     fut.release()
                     consume(first, n, result)
                     finished += 1

@@ -83,7 +83,7 @@ def _default_out(cfg) -> str:
 def run(args) -> int:
     from pathlib import Path
     from ..cli import UserError
-    from ..runner import (MANIFEST, NoDaskWorkers, effective_engine, run as run_games, summarize,
+    from ..runner import (MANIFEST, DaskRunStopped, effective_engine, run as run_games, summarize,
                           summarize_parts)
     cfg = _config(args)
     with warnings.catch_warnings(record=True) as caught:
@@ -111,7 +111,7 @@ def run(args) -> int:
                           resume=resume, progress=progress, scheduler=args.scheduler,
                           collect=False, connect_timeout=args.connect_timeout,
                           worker_timeout=args.worker_timeout)
-            except NoDaskWorkers as e:
+            except DaskRunStopped as e:
                 raise UserError(f"{e}; the finished chunks are kept in {out}: run the same "
                                 f"command with --resume to finish") from None
             except KeyboardInterrupt:
