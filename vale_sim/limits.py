@@ -10,10 +10,12 @@ games/s on one core, docs/speed.md).  Seeds (and game indices) are whole numbers
 0 .. 2**64 - 1, the range of the 64-bit random stream (:mod:`vale_sim.rng`).
 docs/runs.md, "Limits checked before anything runs".
 
-The argparse types raise :class:`argparse.ArgumentTypeError`; ``vale_sim.cli``
-prints it as one line (``vale-sim simulate: error: argument --games: ...``) and
-exits with status 2.  :func:`check_count` and :func:`check_seed_value` are the
-same rules for values that do not come from argparse (UserError).
+The argparse types raise :class:`argparse.ArgumentTypeError`; :class:`Parser`
+(the parser of ``vale_sim.cli`` and of the games' small command lines) prints it
+as one line (``vale-sim simulate: error: argument --games: ...``) and exits with
+status 2.  :func:`check_count` is the same rule for a count that does not come
+from argparse (a UserError naming it), :func:`count_problem` and
+:func:`seed_problem` the rules themselves (study configs, ``optimize``).
 """
 from __future__ import annotations
 
@@ -98,14 +100,6 @@ def seed_problem(value, what: str = "seed") -> str | None:
         return (f"must be a whole number from 0 to 2**64 - 1 = {MAX_SEED} (the {what} of the "
                 f"64-bit random stream), got {_shown(value) if n is None else n}")
     return None
-
-
-def check_seed_value(value, option: str = "--seed") -> int:
-    problem = seed_problem(value)
-    if problem:
-        from .errors import UserError
-        raise UserError(f"{option}: {problem}")
-    return _whole(value)
 
 
 # ---------------------------------------------------------------------------
