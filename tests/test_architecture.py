@@ -87,7 +87,7 @@ def _under(mod: str, prefix: str) -> bool:
 # stream and the numba kernels (game-neutral), stats and io (helpers).  The
 # runner only for a game's own studies (a pool study runs games through it).
 GAME_MAY_IMPORT = ("vale_sim.games.base", "vale_sim.rng", "vale_sim.kernels", "vale_sim.stats",
-                   "vale_sim.io", "vale_sim.errors", "vale_sim.inputs")
+                   "vale_sim.io", "vale_sim.errors", "vale_sim.inputs", "vale_sim.limits")
 GAME_STUDIES_MAY_IMPORT = {f"{MV}.pools": ("vale_sim.runner",), f"{MV}.spoil": ("vale_sim.runner",)}
 
 # Shared modules that still hold Mystic Vale studies (docs/architecture.md,
@@ -117,7 +117,7 @@ ML_STUDY_MODULES = {
 MV_AT_IMPORT = {"vale_sim.advancements", "vale_sim.optimize"}
 # The shared core: never a game module, not even lazily.
 CORE = ("vale_sim.runner", "vale_sim.store", "vale_sim.stats", "vale_sim.io", "vale_sim.cli",
-        "vale_sim.errors", "vale_sim.rng", "vale_sim.kernels", "vale_sim.verdicts", "vale_sim.plots",
+        "vale_sim.errors", "vale_sim.rng", "vale_sim.limits", "vale_sim.kernels", "vale_sim.verdicts", "vale_sim.plots",
         "vale_sim.games.base", "vale_sim.commands.play", "vale_sim.commands.simulate",
         "vale_sim.commands.tournament", "vale_sim.commands.run")
 ANALYSIS_LAYERS = ("vale_sim.report", "vale_sim.experiments", "vale_sim.commands", "vale_sim.cli",

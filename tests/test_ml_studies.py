@@ -175,7 +175,7 @@ def test_the_value_of_rain_compares_the_focal_player_on_common_deals():
 # ---------------------------------------------------------------------------
 @pytest.mark.parametrize("argv, message", [
     (["seat-compensation", "--deals", "3"], "is a Mystic Lands study; add --game mystic-lands"),
-    (["end-trigger", "--game", ML, "--deals", "1"], "--deals must be at least 2"),
+    (["end-trigger", "--game", ML, "--deals", "1"], "--deals: must be at least 2"),
     (["seat-compensation", "--game", ML, "--margin", "0"], "--margin must be between 0 and 100"),
     (["end-trigger", "--game", ML, "--end-vp", "20,x"], "--end-vp must be a comma-separated list"),
     (["end-trigger", "--game", ML, "--end-cubes", "-3"], "end_cubes must be >= 0"),

@@ -43,6 +43,7 @@ from vale_sim.games.mystic_vale.cards import CardSet
 from vale_sim.games.mystic_vale.policy import BuyRule, Policy, get_policy
 from vale_sim.games.mystic_vale.rules import Rules
 from . import stats
+from .rng import offset_seed
 from .games import DEFAULT_GAME, get_game
 from .inputs import did_you_mean
 from .tournament import play_frame, resolve_card_set, deals_for, focal_shares, json_records
@@ -177,6 +178,9 @@ def play_card_frame(cs: CardSet, players: int, seed: int, games: int, policies,
             extra = {f"first_round:{name}": out.first_round[:, :, k].ravel() for k, name in kinds}
             extra.update({f"harvested:{name}": out.harvested[:, :, k].ravel() for k, name in kinds})
             parts.append(pd.concat([df, pd.DataFrame(extra, index=df.index)], axis=1))
+            if first == 0:                     # the whole frame is kept: check it fits
+                from .runner import check_memory
+                check_memory(parts[0], min(chunk, games), games)
     else:
         from vale_sim.games.mystic_vale.reference.game import play_game
         records = [play_game(cs, players, seed, i, pols, rules) for i in range(games)]
@@ -610,7 +614,7 @@ def pilot_games(card_set="core", precision: float = 0.01, pilot: int = 400, play
     games are not reused: the main run's deals are fixed before any of them is
     played, so there is no optional stopping.  Returns (games, info)."""
     _mystic_vale_only(game)
-    run = strength_run(card_set, pilot, players, seed + PILOT_SEED_OFFSET, baseline, cards,
+    run = strength_run(card_set, pilot, players, offset_seed(seed, PILOT_SEED_OFFSET), baseline, cards,
                        rules, engine, workers, on_card, play)
     sds = {c: float(run.strength_deals(c).std(ddof=1)) for c in run.arms}
     sd = max(sds.values(), default=0.0)

@@ -23,6 +23,7 @@ import sys
 from . import __version__
 from .errors import Terminated, UserError
 from .games import DEFAULT_GAME, GAMES, get_game
+from .limits import Parser          # one-line argparse errors (the counts and seeds are its types)
 
 COMMANDS = ("cards", "play", "simulate", "bench", "spoil_odds", "tournament",
             "advancements", "pools", "run", "report", "golden", "optimize", "wither_odds",
@@ -123,7 +124,7 @@ def game_rules(g, **options):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="vale-sim", description=__doc__.splitlines()[0])
+    parser = Parser(prog="vale-sim", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"vale-sim {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
@@ -142,7 +143,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        # Every option is checked here (counts, seeds: vale_sim.limits), before any game.
+        args = parser.parse_args(argv)
+    except SystemExit as e:          # --help, --version (0) or a bad option (2, one line)
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -32,6 +32,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import limits
 from .cli import UserError
 from .inputs import InputFileError, did_you_mean, read_toml, parse_int
 from .io import atomic_write
@@ -122,8 +123,20 @@ def _players_list(v):
 
 
 MAX_POOL_SIZES = 200        # pool sizes in one pool_sizes study (docs/runs.md)
-MAX_POOL = 1000             # the largest VP pool size
-MAX_GAMES = 10**8           # games per setting of any study
+MAX_POOL = limits.MAX_POOL  # the largest VP pool size
+MAX_GAMES = limits.MAX_COUNT    # games (deals, ...) per setting of any study: the one cap
+
+
+def _count(lo, unit="games"):
+    """A count key (games, deals): lo .. the cap of vale_sim.limits, the cost stated."""
+    def check(v):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError(f"must be a whole number of {unit}")
+        problem = limits.count_problem(v, lo, unit)
+        if problem:
+            raise ValueError(problem)
+        return v
+    return check
 
 
 def pool_grid_size(v) -> int:
@@ -184,7 +197,7 @@ COMMON = {
     "game": (_game, None),            # default: the --game of `vale-sim run` (mystic-vale)
     "description": (_str, ""),
     "card_set": (_str, "core"),
-    "seed": (_int(0, 2**63 - 1), 0),
+    "seed": (_int(0, limits.MAX_SEED), 0),
     "engine": (_choice("fast", "reference"), "fast"),
     "workers": (_workers, 1),
     "rules": (dict, None),            # sub-table, checked by RULES
@@ -199,19 +212,19 @@ SCHEMAS = {
     "spoil_odds": {
         "decks": (_list_of(_str), ["starter", "druid", "grovetender", "thornhide"]),
         "pushes": (_int(1, 12), 6),
-        "games": (_int(1, MAX_GAMES), 10_000),          # simulation check per deck
+        "games": (_count(1), 10_000),          # simulation check per deck
     },
     "tournament": {
         "policies": (_list_of(_str, 2), ["balanced", "greedy", "cautious"]),
         "players": (_int(2, 4), 2),
-        "games": (_int(2, MAX_GAMES), 1000),
+        "games": (_count(2), 1000),
         "mode": (_choice("round-robin", "field"), None),
         "baseline": (_str, None),
     },
     "advancement_value": {
         "players": (_int(2, 4), 2),
-        "games": (_int(2, MAX_GAMES), 1000),
-        "observational_games": (_int(2, MAX_GAMES), None),
+        "games": (_count(2), 1000),
+        "observational_games": (_count(2), None),
         "baseline": (_str, "balanced"),
         "tolerance": (_float(0.0, 1.0), 0.05),
         "explore_permille": (_int(0, 1000), 300),
@@ -221,7 +234,7 @@ SCHEMAS = {
     "pool_sizes": {
         "players": (_players_list, [2, 3, 4]),
         "pools": (_pools, "15:45:2"),
-        "games": (_int(2, MAX_GAMES), 500),
+        "games": (_count(2), 500),
         "policy": (_str, None),          # the old name of baseline
         "baseline": (_str, None),
         "target": (_choice("equal-length", "seat-advantage"), "equal-length"),
@@ -243,24 +256,24 @@ SCHEMAS = {
     },
     "end_trigger": {
         "players": (_players_list, [2, 4]),
-        "deals": (_int(2, MAX_GAMES), 150),
+        "deals": (_count(2, "deals"), 150),
         "end_vp": (_list_of(_int(0, 1000), 0), [20, 30]),
         "end_cubes": (_list_of(_int(0, 1000), 0), [8, 12]),
         "end_bonus": (_list_of(_int(0, 1000), 0), [0, 10]),
         "policy": (_str, "balanced"),
     },
     "market_growth": {
-        "deals": (_int(2, MAX_GAMES), 40),
+        "deals": (_count(2, "deals"), 40),
         "first": (_list_of(_int(0, 10_000), 0), [3, 10]),
         "second": (_list_of(_int(0, 10_000), 0), [10, 20]),
         "never": (_bool, True),
         "lineup": (_list_of(_str, 2), ["balanced", "greedy", "spirit", "vp"]),
     },
     "wither_rain": {
-        "deals": (_int(2, MAX_GAMES), 30),
+        "deals": (_count(2, "deals"), 30),
         "supplies": (_list_of(_int(0, 10_000), 0), [0, 10, 40]),
         "lineup": (_list_of(_str, 2), ["balanced", "cautious", "greedy", "rain-dancer"]),
-        "value_deals": (_int(0, MAX_GAMES), 150),
+        "value_deals": (_count(0, "deals"), 150),
     },
 }
 

@@ -404,8 +404,9 @@ class SearchConfig:
     def check(self) -> None:
         if isinstance(self.budget, bool) or not isinstance(self.budget, int) or self.budget < 1:
             raise SearchError(f"--budget must be a positive number of games, got {self.budget!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 2**63:
-            raise SearchError(f"--seed must be an integer in [0, 2**63), got {self.seed!r}")
+        from .limits import seed_problem
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or seed_problem(self.seed):
+            raise SearchError(f"--seed {seed_problem(self.seed)}")
         if not 0 < self.sigma0 <= SCALE:
             raise SearchError(f"--sigma must be in (0, {SCALE:g}], got {self.sigma0}")
         if self.hall < 0:

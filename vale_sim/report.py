@@ -174,6 +174,9 @@ class ReportSettings:
             v = getattr(self, k)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ValueError(f"{k} must be a positive whole number, got {v!r}")
+            from .limits import MAX_COUNT, count_problem
+            if k.endswith("games") and v > MAX_COUNT:      # the one cap (vale_sim.limits)
+                raise ValueError(f"{k}: {count_problem(v)}")
         if len(self.tournament_policies) < 2:
             raise ValueError("tournament_policies needs at least 2 policies")
         if not 0 < self.adv_margin <= max(self.adv_tolerance, self.adv_margin) < 1:

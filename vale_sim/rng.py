@@ -33,6 +33,12 @@ def check_seed(seed) -> int:
     return seed
 
 
+def offset_seed(seed: int, k: int) -> int:
+    """The seed ``k`` past ``seed``, wrapping at 2**64 (a derived seed of a run seeded
+    near 2**64 - 1 stays a valid seed; unchanged for every smaller seed)."""
+    return (seed + k) & MASK
+
+
 def game_key(seed: int, game_index: int) -> int:
     """The stream key of game ``game_index`` of a run seeded ``seed``."""
     return (mix((mix((seed + GOLDEN) & MASK) ^ (game_index & MASK)) + GOLDEN & MASK)) & MASK

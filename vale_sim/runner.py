@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
+from .errors import UserError
 from .games import DEFAULT_GAME, Game, get_game
 
 ENGINES = ("fast", "reference")
@@ -454,7 +455,7 @@ def write_part(out: Path, key: str, first_game: int, df: pd.DataFrame) -> Path:
 
 def _corrupt(path: Path, why: str) -> Exception:
     return _user_error(f"chunk file {path} is unreadable or incomplete ({why}); "
-                       f"delete it and run again with --resume (resume=True) to recompute it")
+                       f"delete it and run the same command again with --resume to recompute it")
 
 
 def read_part_info(path: Path) -> tuple[str, int, int]:
@@ -562,17 +563,22 @@ def _prepare_out(out: Path, cfg: RunConfig, resume: bool) -> dict[int, int]:
 
 def plan_chunks(games: int, chunk_size: int, done: dict[int, int] | None = None) -> list[tuple[int, int]]:
     """(first_game, n) of the chunks still to run: the gaps between finished chunks,
-    cut into pieces of at most ``chunk_size`` games."""
-    done = done or {}
-    covered = sorted((f, f + n) for f, n in done.items())
-    chunks, g = [], 0
+    cut into pieces of at most ``chunk_size`` games (a list: :func:`iter_chunks`)."""
+    return list(iter_chunks(games, chunk_size, done))
+
+
+def iter_chunks(games: int, chunk_size: int, done: dict[int, int] | None = None):
+    """:func:`plan_chunks` one chunk at a time: the runner never holds the plan, so
+    its memory does not grow with the number of games (``--games 10**8
+    --chunk-size 1`` would be 10^8 tuples, some 10 GB)."""
+    covered = sorted((f, f + n) for f, n in (done or {}).items())
+    g = 0
     for a, b in covered + [(games, games)]:
         while g < min(a, games):
             n = min(chunk_size, a - g)
-            chunks.append((g, n))
+            yield g, n
             g += n
         g = max(g, b)
-    return chunks
 
 
 def default_chunk_size(games: int, workers: int, engine: str) -> int:
@@ -583,15 +589,22 @@ def default_chunk_size(games: int, workers: int, engine: str) -> int:
 # ---------------------------------------------------------------------------
 # Executing chunks
 # ---------------------------------------------------------------------------
-def _execute(task: Callable, cfg: RunConfig, chunks: list[tuple[int, int]], workers: int,
+def _execute(task: Callable, cfg: RunConfig, chunks, workers: int,
              scheduler, consume: Callable[[int, int, object], None],
-             connect_timeout: float = 10.0) -> None:
-    """Run ``task(cfg, first, n)`` for every chunk; call ``consume(first, n, result)``
-    in this process as each finishes (in any order)."""
-    if not chunks:
+             connect_timeout: float = 10.0, worker_timeout: float | None = None) -> None:
+    """Run ``task(cfg, first, n)`` for every chunk of ``chunks`` (an iterable of
+    (first, n), consumed lazily); call ``consume(first, n, result)`` in this
+    process as each finishes (in any order).  At most a few chunks per worker are
+    in flight, so memory does not grow with the number of chunks."""
+    import itertools
+    chunks = iter(chunks)
+    head = next(chunks, None)
+    if head is None:
         return
+    chunks = itertools.chain([head], chunks)
     if scheduler is not None:
-        _execute_dask(task, cfg, chunks, scheduler, consume, connect_timeout)
+        _execute_dask(task, cfg, chunks, scheduler, consume, connect_timeout,
+                      DEFAULT_WORKER_TIMEOUT if worker_timeout is None else worker_timeout)
     elif workers <= 1:
         for first, n in chunks:
             consume(first, n, task(cfg, first, n))
@@ -602,7 +615,7 @@ def _execute(task: Callable, cfg: RunConfig, chunks: list[tuple[int, int]], work
 def _execute_pool(task, cfg, chunks, workers, consume) -> None:
     import multiprocessing as mp
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-    todo = list(reversed(chunks))
+    todo = iter(chunks)
     if cfg.engine == "fast" and fast_engine_ok(cfg.game_obj()):
         # compile once here; spawned workers load the cache
         warm_up_fast_engine() if cfg.game == DEFAULT_GAME else warm_up_fast_engine(cfg.game)
@@ -612,10 +625,15 @@ def _execute_pool(task, cfg, chunks, workers, consume) -> None:
     running = {}
     try:
         with _terminate_on_sigterm():
-            while todo or running:
-                while todo and len(running) < 2 * workers:      # bounded: memory does not grow with N
-                    first, n = todo.pop()
+            while True:
+                while len(running) < 2 * workers:      # bounded: memory does not grow with N
+                    nxt = next(todo, None)
+                    if nxt is None:
+                        break
+                    first, n = nxt
                     running[pool.submit(task, cfg, first, n)] = (first, n)
+                if not running:
+                    break
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
                 for fut in sorted(finished, key=lambda f: running[f]):
                     first, n = running.pop(fut)
@@ -780,28 +798,153 @@ def _probe_scheduler(address: str, timeout: float) -> None:
         raise _user_error(f"cannot connect to the Dask scheduler {address!r}: {cause}{hint}") from None
 
 
+DEFAULT_WORKER_TIMEOUT = 60.0      # seconds a Dask run waits while the scheduler has no workers
+DASK_POLL_SECONDS = 0.05           # how often the main thread looks for finished chunks
+DASK_WORKER_CHECK_SECONDS = 1.0    # how often it asks the scheduler how many workers it has
+
+
+class DaskRunStopped(UserError):
+    """A Dask run stopped for a reason outside this process (one line, exit status 2);
+    the chunks already finished are kept (``simulate --out`` says ``--resume``)."""
+
+
+class NoDaskWorkers(DaskRunStopped):
+    """The Dask scheduler had no workers for ``worker_timeout`` seconds, at the start
+    or after every worker left mid-run."""
+
+
+def _no_workers_error(address, waited: float, finished: int) -> NoDaskWorkers:
+    what = ("has no workers" if not finished else
+            f"lost all its workers after {finished} finished chunk{'s' if finished != 1 else ''}")
+    return NoDaskWorkers(f"the Dask scheduler {address} {what} and none joined within "
+                         f"{waited:g} s (--worker-timeout); start workers (dask worker "
+                         f"{address}) or raise --worker-timeout")
+
+
+class _DropCancellation:
+    """A logging filter dropping the records of cancelled Dask calls (an interrupted
+    ``sync()`` cancels its coroutine in the event-loop thread, and tornado/asyncio
+    log the CancelledError with a traceback: noise before the one-line message),
+    and the client's own report of a lost scheduler (the run says it in one line)."""
+
+    def filter(self, record) -> bool:
+        import asyncio
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
+            return False
+        return not str(record.msg).startswith("Failed to reconnect to scheduler")
+
+
+@contextlib.contextmanager
+def _quiet_dask_cancellation():
+    import logging
+    flt = _DropCancellation()
+    names = ("asyncio", "tornado.application", "tornado.general", "distributed",
+             "distributed.client", "distributed.utils", "distributed.core")
+    targets = [logging.getLogger(n) for n in names]
+    handlers = {h for lg in targets for h in lg.handlers} | {logging.lastResort}
+    handlers.discard(None)
+    for t in [*targets, *handlers]:
+        t.addFilter(flt)
+    # distributed logs its connection events (INFO, some with a traceback) to stderr:
+    # while a run waits on the cluster, only its errors; the run reports its outcome.
+    dist = logging.getLogger("distributed")
+    level = dist.level
+    dist.setLevel(max(level, logging.ERROR))
+    try:
+        yield
+    finally:
+        dist.setLevel(level)
+        for t in [*targets, *handlers]:
+            t.removeFilter(flt)
+
+
+def _dask_threads(client) -> int:
+    """Threads of the workers the scheduler has now (0 if it cannot say)."""
+    try:
+        return int(sum(client.nthreads().values()))
+    except Exception:                      # the scheduler is gone or slow: no workers
+        return 0
+
+
+def _dask_result(fut, first: int, n: int, address):
+    import asyncio
+    import concurrent.futures
+    from distributed import KilledWorker
+    try:
+        return fut.result()
+    except (asyncio.CancelledError, concurrent.futures.CancelledError) as e:
+        why = str(e).splitlines()[0] if str(e) else "cancelled"
+        raise DaskRunStopped(f"the Dask scheduler {address} dropped games {first}..{first + n - 1} "
+                             f"({why.split('cancelled for reason: ')[-1].rstrip('.')}); check "
+                             f"the scheduler, then run again") from None
+    except KilledWorker:
+        raise _user_error(f"games {first}..{first + n - 1}: the chunk killed the Dask workers "
+                          f"that ran it (out of memory?); use a smaller --chunk-size or workers "
+                          f"with more memory, then run again with --resume") from None
+
+
 def _execute_dask(task, cfg, chunks, scheduler, consume,
-                  connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> None:
-    from dask.distributed import Client, as_completed
+                  connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+                  worker_timeout: float = DEFAULT_WORKER_TIMEOUT) -> None:
+    """The chunks on a Dask cluster: at most 2 per worker thread in flight (results
+    are gathered and released one by one, so neither this process nor the cluster
+    holds more than a few chunks); a scheduler with no workers for
+    ``worker_timeout`` seconds (at the start or mid-run) stops the run with one line."""
+    import time
+    from dask.distributed import Client
+    if not worker_timeout or worker_timeout <= 0:
+        raise _user_error(f"worker timeout must be > 0 seconds, got {worker_timeout!r}")
     own = not isinstance(scheduler, Client)
     client = connect_scheduler(scheduler, connect_timeout) if own else scheduler
-    try:
-        key = cfg.key()
-        futures = {}
-        for first, n in chunks:
-            f = client.submit(task, cfg, first, n, pure=False,
-                              key=f"vale-sim-{task.__name__}-{key}-{first}-{n}-{os.getpid()}")
-            futures[f] = (first, n)
+    address = scheduler if own else getattr(client.scheduler, "address", "?")
+    key = cfg.key()
+    todo = iter(chunks)
+    running: dict = {}
+    finished = 0
+    with _quiet_dask_cancellation():
         try:
-            for fut in as_completed(list(futures)):
-                first, n = futures[fut]
-                consume(first, n, fut.result())
+            threads = _dask_threads(client)
+            checked = time.monotonic()
+            idle_since = None if threads else checked
+            while True:
+                while len(running) < 2 * max(1, threads):
+                    nxt = next(todo, None)
+                    if nxt is None:
+                        break
+                    first, n = nxt
+                    f = client.submit(task, cfg, first, n, pure=False,
+                                      key=f"vale-sim-{task.__name__}-{key}-{first}-{n}-{os.getpid()}")
+                    running[f] = (first, n)
+                if not running:
+                    break
+                done = [f for f in running if f.done()]
+                for fut in sorted(done, key=running.get):
+                    first, n = running.pop(fut)
+                    result = _dask_result(fut, first, n, address)
+                    fut.release()
+                    consume(first, n, result)
+                    finished += 1
+                now = time.monotonic()
+                if now - checked >= DASK_WORKER_CHECK_SECONDS:
+                    checked = now
+                    threads = _dask_threads(client)
+                    if not threads and idle_since is None:
+                        idle_since = now
+                if done or threads:
+                    idle_since = None
+                elif idle_since is not None and now - idle_since >= worker_timeout:
+                    raise _no_workers_error(address, worker_timeout, finished)
+                if not done:
+                    time.sleep(DASK_POLL_SECONDS)
         except BaseException:
-            client.cancel(list(futures))
+            with contextlib.suppress(Exception):
+                client.cancel(list(running))
             raise
-    finally:
-        if own:
-            client.close()
+        finally:
+            if own:
+                with contextlib.suppress(Exception):
+                    client.close(timeout=5)
 
 
 def _progress_bar(total: int, initial: int, progress: bool):
@@ -814,7 +957,8 @@ def run(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None, out=Non
         resume: bool = False, progress: bool = True, scheduler=None, *,
         on_chunk: Callable[[int, int], None] | None = None,
         collect: bool = True,
-        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> pd.DataFrame | None:
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        worker_timeout: float | None = None) -> pd.DataFrame | None:
     """Play ``cfg.games`` games and return one row per game and player, in game order.
 
     ``workers`` > 1 uses a local process pool; ``scheduler`` (an address such as
@@ -824,7 +968,10 @@ def run(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None, out=Non
     ``resume=True`` reuses the finished chunks of the same configuration.
     ``on_chunk(first_game, n)`` is called after each chunk is stored.
     ``collect=False`` (with ``out``) returns None instead of reading every
-    chunk back, so memory does not grow with the number of games.
+    chunk back, so memory does not grow with the number of games: chunks are
+    planned lazily, at most a few are in flight and each is written and dropped
+    as it arrives.  ``worker_timeout``: seconds a Dask run waits while the
+    scheduler has no workers (default 60) before it stops with one line.
     The result does not depend on ``workers``, ``chunk_size`` or ``scheduler``.
     """
     if not collect and out is None:
@@ -840,12 +987,16 @@ def run(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None, out=Non
         raise _user_error(f"chunk size must be at least 1, got {chunk_size}")
     outp = Path(out) if out is not None else None
     done = _prepare_out(outp, cfg, resume) if outp is not None else {}
-    chunks = plan_chunks(cfg.games, chunk_size, done)
+    chunks = iter_chunks(cfg.games, chunk_size, done)
     frames: dict[int, pd.DataFrame] = {}
+    measured = [not collect]          # the returned table is held in memory: check it fits
 
     bar = _progress_bar(cfg.games, sum(done.values()), progress)
 
     def consume(first, n, df):
+        if not measured[0]:
+            measured[0] = True
+            check_memory(df, n, cfg.games)
         if outp is not None:
             write_part(outp, key, first, df)
         else:
@@ -855,7 +1006,8 @@ def run(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None, out=Non
             on_chunk(first, n)
 
     try:
-        _execute(run_chunk, rc, chunks, workers, scheduler, consume, connect_timeout)
+        _execute(run_chunk, rc, chunks, workers, scheduler, consume, connect_timeout,
+                 worker_timeout)
     finally:
         bar.close()
     if not collect:
@@ -866,6 +1018,42 @@ def run(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None, out=Non
     if not frames:
         return pd.DataFrame(columns=list(cfg.game_obj().base_columns))
     return pd.concat([frames[f] for f in sorted(frames)], ignore_index=True)
+
+
+def available_memory() -> int | None:
+    """Bytes of memory this machine has available now (None: unknown)."""
+    try:
+        import psutil
+        return int(psutil.virtual_memory().available)
+    except Exception:
+        try:
+            return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError, AttributeError):
+            return None
+
+
+def _gb(b: float) -> str:
+    return f"{b / 1e9:,.1f} GB" if b >= 1e8 else f"{b / 1e6:,.1f} MB"
+
+
+def check_memory(df: pd.DataFrame, n: int, games: int) -> None:
+    """A run that returns its per-game table holds all of it in memory (twice, while
+    the chunks are concatenated).  From the first chunk's size, a UserError (one
+    line) when that would not fit in the memory available, before the other
+    chunks are played; a streamed run (``out=``, ``collect=False``) has no such
+    bound (docs/runs.md)."""
+    avail = available_memory()
+    if not n or avail is None:
+        return
+    per_game = float(df.memory_usage(index=True, deep=True).sum()) / n
+    need = 2 * per_game * games
+    if need <= avail:
+        return
+    fit = int(avail / (2 * per_game))
+    raise _user_error(f"keeping the per-game results of {games:,} games in memory needs at least "
+                      f"{_gb(need)} ({per_game / 1000:,.1f} KB a game, measured on the first "
+                      f"chunk), more than the {_gb(avail)} available; use fewer games (about "
+                      f"{fit:,} fit per run; only simulate --out streams any number to disk)")
 
 
 def summarize_parts(out, cfg: RunConfig) -> pd.DataFrame:
@@ -884,7 +1072,8 @@ def summarize_parts(out, cfg: RunConfig) -> pd.DataFrame:
 def summarize(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None,
               progress: bool = True, scheduler=None, *,
               on_chunk: Callable[[int, int], None] | None = None,
-              connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> pd.DataFrame:
+              connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+              worker_timeout: float | None = None) -> pd.DataFrame:
     """Play ``cfg.games`` games keeping only a fixed-size summary (see :func:`summary_table`).
 
     Each chunk is reduced to integer sums where it is played; the sums are
@@ -897,23 +1086,26 @@ def summarize(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None,
     chunk_size = chunk_size or default_chunk_size(cfg.games, workers, rc.engine)
     if chunk_size < 1:
         raise _user_error(f"chunk size must be at least 1, got {chunk_size}")
-    chunks = plan_chunks(cfg.games, chunk_size)
-    order = [first for first, _ in chunks]
-    pending: dict[int, pd.DataFrame] = {}
+    chunks = iter_chunks(cfg.games, chunk_size)
+    # Chunks are consecutive from game 0: the next to fold is the one starting where
+    # the folded ones end.  Only chunks finished early wait in ``pending``.
+    pending: dict[int, tuple[int, pd.DataFrame]] = {}
     state = {"total": None, "next": 0}
     bar = _progress_bar(cfg.games, 0, progress)
 
     def consume(first, n, sums):
-        pending[first] = sums
-        while state["next"] < len(order) and order[state["next"]] in pending:
-            state["total"] = add_summaries(state["total"], pending.pop(order[state["next"]]))
-            state["next"] += 1
+        pending[first] = (n, sums)
+        while state["next"] in pending:
+            m, s = pending.pop(state["next"])
+            state["total"] = add_summaries(state["total"], s)
+            state["next"] += m
         bar.update(n)
         if on_chunk is not None:
             on_chunk(first, n)
 
     try:
-        _execute(summary_chunk, rc, chunks, workers, scheduler, consume, connect_timeout)
+        _execute(summary_chunk, rc, chunks, workers, scheduler, consume, connect_timeout,
+                 worker_timeout)
     finally:
         bar.close()
     event = cfg.game_obj().event_column

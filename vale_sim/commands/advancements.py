@@ -24,21 +24,22 @@ def add_parser(sub) -> None:
                     "mille of the time): acquisition, win rate when acquired / not, lift -- "
                     "associations, not causes.  JSON rates are fractions.  See "
                     "docs/statistics.md.")
-    p.add_argument("--games", type=int, default=DEFAULT_GAMES,
+    from ..limits import count, seed, vp_pool
+    p.add_argument("--games", type=count(1), default=DEFAULT_GAMES,
                    help=f"games per card and arm (prefer, ban) for the strength: deals x players "
                         f"(default {DEFAULT_GAMES}); and of the observational run")
     p.add_argument("--precision", type=float, default=None, metavar="PP",
                    help="instead of --games: a pilot run (--pilot-games per card, independent "
                         "seed) estimates the per-deal SD, then the games are fixed so that every "
                         "raw strength interval has half-width about PP percentage points")
-    p.add_argument("--pilot-games", type=int, default=400, metavar="N",
+    p.add_argument("--pilot-games", type=count(1), default=400, metavar="N",
                    help="games per card and arm of the --precision pilot (default 400)")
-    p.add_argument("--observational-games", type=int, default=None, metavar="N",
+    p.add_argument("--observational-games", type=count(1), default=None, metavar="N",
                    help="games of the observational run (default: --games)")
     p.add_argument("--set", default="core", help="card set: core, starter or a file (default core)")
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
                    help="2, 3 or 4 (default 2)")
-    p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="master seed (default 0)")
     p.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE, metavar="PP",
                    help="flag cards whose strength lies beyond +/- PP percentage points "
                         f"(default {DEFAULT_TOLERANCE:g})")
@@ -66,7 +67,7 @@ def add_parser(sub) -> None:
                         "(default fast)")
     p.add_argument("--prep-count", choices=("net", "gross"), default="net",
                    help="Mystic Vale rule option (default net)")
-    p.add_argument("--vp-pool", type=int, default=None, metavar="VP",
+    p.add_argument("--vp-pool", type=vp_pool, default=None, metavar="VP",
                    help="Mystic Vale rule option: VP tokens in the pool (default the rulebook's "
                         "23/28/33 for 2/3/4 players)")
     p.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")

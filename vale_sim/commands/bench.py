@@ -12,14 +12,15 @@ def add_parser(sub) -> None:
                                    "per second, the speed-up and fast games/s per core.  The "
                                    "fast engine is timed after a warm-up call, so compile time "
                                    "is excluded.")
-    p.add_argument("--games", type=int, default=None,
+    from ..limits import count, seed
+    p.add_argument("--games", type=count(1), default=None,
                    help="games for the fast engine (default 5000; with --profile 100000)")
-    p.add_argument("--reference-games", type=int, default=200,
+    p.add_argument("--reference-games", type=count(1), default=200,
                    help="games for the reference engine (default 200)")
-    p.add_argument("--repeats", type=int, default=5,
+    p.add_argument("--repeats", type=count(1, "repeats"), default=5,
                    help="time the fast engine's --games this many times and report the median "
                         "(default 5; the text output also shows the slowest and fastest)")
-    p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="master seed (default 0)")
     p.add_argument("--workers", type=int, default=1,
                    help="also time the fast engine through the runner with this many processes "
                         "(text output only; includes worker start-up)")
@@ -27,7 +28,7 @@ def add_parser(sub) -> None:
                    help="benchmark the exact spoil-odds calculator instead: Python model vs "
                         "compiled engine on played decks, and seconds per deck on the decks "
                         "of --decks games and on --decks random crafted decks")
-    p.add_argument("--decks", type=int, default=100,
+    p.add_argument("--decks", type=count(1, "decks"), default=100,
                    help="with --spoil: games whose players' decks are timed, and random "
                         "crafted decks timed (default 100 each)")
     p.add_argument("--profile", action="store_true",
@@ -148,6 +149,8 @@ def run(args) -> int:
     if args.games < 1 or args.reference_games < 1 or args.repeats < 1:
         raise UserError("--games, --reference-games and --repeats must be at least 1")
     from ..io import check_workers
+    from ..limits import check_count
+    check_count(args.games * args.repeats, "--games x --repeats")    # the games timed
     check_workers(args.workers)
     result = measure(g, args.games, args.reference_games, args.seed, args.repeats)
     if args.json:

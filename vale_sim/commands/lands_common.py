@@ -9,10 +9,11 @@ import sys
 
 
 def add_common(p, deals: int | None, seed: int, deals_help: str | None = None) -> None:
-    p.add_argument("--deals", type=int, default=deals,
+    from ..limits import count, seed as seed_type
+    p.add_argument("--deals", type=count(2, "deals"), default=deals,
                    help=deals_help or f"deals per variant, played under every variant "
                                       f"(default {deals})")
-    p.add_argument("--seed", type=int, default=seed, help=f"master seed (default {seed})")
+    p.add_argument("--seed", type=seed_type, default=seed, help=f"master seed (default {seed})")
     p.add_argument("--set", dest="card_set", default=None, help="card set name or file "
                    "(default: the game's bundled set)")
     p.add_argument("--engine", default="auto", choices=("auto", "fast", "reference"),

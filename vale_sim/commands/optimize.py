@@ -25,19 +25,20 @@ def add_parser(sub) -> None:
     p.add_argument("--set", default="core", help="card set: core, starter or a file (default core)")
     p.add_argument("--start", default="balanced", metavar="NAME|FILE",
                    help="the starting policy (default balanced); also the base of unsearched fields")
-    p.add_argument("--budget", type=int, default=200_000,
+    from ..limits import count, seed
+    p.add_argument("--budget", type=count(1), default=200_000,
                    help="games the search may play (default 200000; validation not included)")
-    p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
-    p.add_argument("--deals", type=int, default=25,
+    p.add_argument("--seed", type=seed, default=0, help="master seed (default 0)")
+    p.add_argument("--deals", type=count(1, "deals"), default=25,
                    help="deals per opponent per generation; each is played once per seat rotation "
                         "(default 25)")
-    p.add_argument("--hall", type=int, default=3,
+    p.add_argument("--hall", type=count(0, "hall-of-fame members"), default=3,
                    help="hall-of-fame members (the latest generations' bests) in the field (default 3)")
-    p.add_argument("--popsize", type=int, default=None,
+    p.add_argument("--popsize", type=count(2, "candidates"), default=None,
                    help="CMA-ES population (default: cma's 4 + 3 ln(parameters))")
     p.add_argument("--sigma", type=float, default=None,
                    help="CMA-ES initial step size on the 0..10 scale of every parameter (default 1)")
-    p.add_argument("--validate-deals", type=int, default=1000,
+    p.add_argument("--validate-deals", type=count(0, "deals"), default=1000,
                    help="held-out deals per preset for the final validation (default 1000; 0 skips it)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
@@ -130,11 +131,16 @@ def run(args) -> int:
         raise UserError(f"--hall must be >= 0, got {args.hall}")
     if args.popsize is not None and args.popsize < 2:
         raise UserError(f"--popsize must be >= 2, got {args.popsize}")
-    if not 0 <= args.seed < 2**63:
-        raise UserError(f"--seed must be an integer in [0, 2**63), got {args.seed}")
     if args.sigma is not None and not 0 < args.sigma <= 10:
         raise UserError(f"--sigma must be in (0, 10], got {args.sigma}")
     check_workers(args.workers)
+    if args.popsize is not None:      # cma would draw all candidates of a generation at once
+        first = (args.popsize + 1) * len(PRESETS) * args.players * args.deals
+        if first > args.budget:
+            raise UserError(f"--popsize {args.popsize}: one generation plays up to {first:,} games "
+                            f"(({args.popsize} + 1 candidates) x {len(PRESETS)} presets x "
+                            f"{args.players} seats x {args.deals} deals), more than --budget "
+                            f"{args.budget}; lower --popsize or --deals, or raise --budget")
     out = args.out or f"optimized-{args.players}p.toml"
     if Path(out).suffix != ".toml":
         raise UserError(f"--out {out}: give a .toml file name (the policy file)")

@@ -10,8 +10,9 @@ def add_parser(sub) -> None:
                                    "turn-by-turn log (pushes, spoils, purchases, VP) and the "
                                    "final scores.")
     p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
-    p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
-    p.add_argument("--game-index", type=int, default=0,
+    from ..limits import game_index, seed, vp_pool
+    p.add_argument("--seed", type=seed, default=0, help="master seed (default 0)")
+    p.add_argument("--game-index", type=game_index, default=0,
                    help="game index within the seed (default 0)")
     p.add_argument("--policy", action="append", metavar="NAME|FILE",
                    help="policy preset or file; give once for all players or once per player")
@@ -19,7 +20,7 @@ def add_parser(sub) -> None:
                    help="card set: a bundled name or a file (default: the game's, core)")
     p.add_argument("--prep-count", choices=("net", "gross"), default=None,
                    help="Mystic Vale rule option (default net)")
-    p.add_argument("--vp-pool", type=int, default=None, metavar="VP",
+    p.add_argument("--vp-pool", type=vp_pool, default=None, metavar="VP",
                    help="Mystic Vale rule option: VP tokens in the pool (default the rulebook's "
                         "23/28/33 for 2/3/4 players)")
     p.add_argument("--json", action="store_true", help="print the game record as JSON")

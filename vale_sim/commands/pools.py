@@ -12,8 +12,9 @@ def add_parser(sub) -> None:
                                    "The rulebook pools 23/28/33 are always included.")
     p.add_argument("--players", default="2,3,4", help="player counts, e.g. 2,3,4 (default)")
     p.add_argument("--pools", default="15:45:2", help="pool sizes lo:hi:step or a comma list (default 15:45:2)")
-    p.add_argument("--games", type=int, required=True, help="games per (player count, pool size)")
-    p.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
+    from ..limits import count, seed
+    p.add_argument("--games", type=count(2), required=True, help="games per (player count, pool size)")
+    p.add_argument("--seed", type=seed, default=1, help="master seed (default 1)")
     p.add_argument("--set", dest="card_set", default="core", help="card set name or file (default core)")
     p.add_argument("--baseline", "--policy", dest="baseline", default=None, metavar="NAME|FILE",
                    help="the policy of every seat: a preset, a bundled policy (optimized-2p) or a "

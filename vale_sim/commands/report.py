@@ -19,7 +19,8 @@ def add_parser(sub) -> None:
     p.add_argument("--quick", action="store_true", help="a smaller, faster report (about a minute)")
     p.add_argument("--out", default=None, help="output folder (default results/report/; "
                    "with --game mystic-lands results/report-mystic-lands/)")
-    p.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
+    from ..limits import seed
+    p.add_argument("--seed", type=seed, default=1, help="master seed (default 1)")
     p.add_argument("--set", dest="card_set", default=None,
                    help="card set (default: the game's bundled set, core for Mystic Vale)")
     p.add_argument("--index", metavar="DIR", default=None,

@@ -19,8 +19,9 @@ def add_parser(sub) -> None:
     p.add_argument("--grid", default="ladder", choices=("ladder", "monotone"),
                    help="ladder (default): none, the manual's and a few neighbours; monotone: "
                         "every schedule with mana and spirit non-decreasing by seat")
-    p.add_argument("--max-mana", type=int, default=2, help="largest mana per seat (default 2)")
-    p.add_argument("--max-spirit", type=int, default=1, help="largest spirit per seat (default 1)")
+    from ..limits import int_range
+    p.add_argument("--max-mana", type=int_range(0, 10, "of mana"), default=2, help="largest mana per seat (default 2)")
+    p.add_argument("--max-spirit", type=int_range(0, 10, "of spirit"), default=1, help="largest spirit per seat (default 1)")
     p.add_argument("--margin", type=float, default=3.0,
                    help="equivalence margin in percentage points of win rate (default 3)")
     p.add_argument("--policy", default="balanced", help="the policy of every seat (default balanced)")

@@ -14,21 +14,22 @@ def add_parser(sub) -> None:
                                    "one row per game and player to a Parquet directory, and print "
                                    "win rates by seat and by policy with 95% Wilson intervals, "
                                    "mean scores, spoil rate and mean rounds.  See docs/runs.md.")
-    p.add_argument("--games", type=int, default=1000, help="number of games (default 1000)")
+    from ..limits import count, seed, vp_pool
+    p.add_argument("--games", type=count(1), default=1000, help="number of games (default 1000)")
     p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
-    p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="master seed (default 0)")
     p.add_argument("--policy", action="append", metavar="NAME|FILE",
                    help="policy preset or file; give once for all players or once per player")
     p.add_argument("--set", default=None,
                    help="card set: a bundled name or a file (default: the game's, core)")
     p.add_argument("--prep-count", choices=("net", "gross"), default=None,
                    help="Mystic Vale rule option (default net)")
-    p.add_argument("--vp-pool", type=int, default=None, metavar="VP",
+    p.add_argument("--vp-pool", type=vp_pool, default=None, metavar="VP",
                    help="Mystic Vale rule option: VP tokens in the pool (default the rulebook's "
                         "23/28/33 for 2/3/4 players)")
     p.add_argument("--workers", type=int, default=1,
                    help="local worker processes, 1 to 4 x the cores (default 1)")
-    p.add_argument("--chunk-size", type=int, default=None, help="games per chunk (default: automatic)")
+    p.add_argument("--chunk-size", type=count(1), default=None, help="games per chunk (default: automatic)")
     p.add_argument("--out", default=None, metavar="results/NAME.parquet",
                    help="output directory (default results/simulate-<key>.parquet)")
     p.add_argument("--resume", action="store_true",
@@ -37,6 +38,10 @@ def add_parser(sub) -> None:
                    help="run the chunks on an existing Dask cluster, e.g. tcp://host:8786")
     p.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
                    help="give up reaching --scheduler after this many seconds (default 10)")
+    p.add_argument("--worker-timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="with --scheduler: stop (one line, exit 2) when the scheduler has had no "
+                        "workers for this many seconds, at the start or after every worker "
+                        "left (default 60)")
     p.add_argument("--summary-only", action="store_true",
                    help="keep only the summary (memory does not grow with N); writes no Parquet")
     p.add_argument("--engine", choices=("fast", "reference"), default="fast",
@@ -57,6 +62,8 @@ def _config(args):
     check_workers(args.workers)
     if not args.connect_timeout > 0 or args.connect_timeout > 3600:
         raise UserError(f"--connect-timeout must be in (0, 3600] seconds, got {args.connect_timeout}")
+    if not args.worker_timeout > 0 or args.worker_timeout > 86400:
+        raise UserError(f"--worker-timeout must be in (0, 86400] seconds, got {args.worker_timeout}")
     if args.chunk_size is not None and args.chunk_size < 1:
         raise UserError(f"--chunk-size must be >= 1, got {args.chunk_size}")
     if args.summary_only and (args.out or args.resume):
@@ -78,7 +85,9 @@ def _default_out(cfg) -> str:
 
 def run(args) -> int:
     from pathlib import Path
-    from ..runner import MANIFEST, effective_engine, run as run_games, summarize, summarize_parts
+    from ..cli import UserError
+    from ..runner import (MANIFEST, DaskRunStopped, effective_engine, run as run_games, summarize,
+                          summarize_parts)
     cfg = _config(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -92,7 +101,8 @@ def run(args) -> int:
         if args.summary_only:
             table = summarize(cfg, workers=args.workers, chunk_size=args.chunk_size,
                               progress=progress, scheduler=args.scheduler,
-                              connect_timeout=args.connect_timeout)
+                              connect_timeout=args.connect_timeout,
+                              worker_timeout=args.worker_timeout)
         else:
             out = args.out or _default_out(cfg)
             from ..io import check_output
@@ -102,7 +112,11 @@ def run(args) -> int:
             try:
                 run_games(cfg, workers=args.workers, chunk_size=args.chunk_size, out=out,
                           resume=resume, progress=progress, scheduler=args.scheduler,
-                          collect=False, connect_timeout=args.connect_timeout)
+                          collect=False, connect_timeout=args.connect_timeout,
+                          worker_timeout=args.worker_timeout)
+            except DaskRunStopped as e:
+                raise UserError(f"{e}; the finished chunks are kept in {out}: run the same "
+                                f"command with --resume to finish") from None
             except KeyboardInterrupt:
                 print(f"vale-sim simulate: finished chunks are kept in {out}; "
                       f"run the same command with --resume to finish", file=sys.stderr)

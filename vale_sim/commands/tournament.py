@@ -25,12 +25,13 @@ def add_parser(sub) -> None:
     p.add_argument("--policies", required=True, metavar="A,B,...",
                    help="comma-separated presets or policy files")
     p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
-    p.add_argument("--games", type=int, default=2600,
+    from ..limits import count, seed, vp_pool
+    p.add_argument("--games", type=count(1), default=2600,
                    help="games per matchup, rounded up to a whole number of deals, each played "
                         "once per seating (--players seatings in field mode and at 2 players, "
                         "6 or 24 in "
                         "a 3- or 4-player round robin); default 2600: ±2 pp at 50%%")
-    p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="master seed (default 0)")
     p.add_argument("--set", default=None,
                    help="card set: a bundled name or a file (default: the game's, core)")
     p.add_argument("--engine", choices=("fast", "reference"), default="fast",
@@ -47,7 +48,7 @@ def add_parser(sub) -> None:
                         "field mode: the first of --policies")
     p.add_argument("--prep-count", choices=("net", "gross"), default=None,
                    help="Mystic Vale rule option (default net)")
-    p.add_argument("--vp-pool", type=int, default=None, metavar="VP",
+    p.add_argument("--vp-pool", type=vp_pool, default=None, metavar="VP",
                    help="Mystic Vale rule option: VP tokens in the pool (default the rulebook's "
                         "23/28/33 for 2/3/4 players)")
     p.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")

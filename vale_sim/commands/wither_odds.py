@@ -25,15 +25,16 @@ def add_parser(sub) -> None:
     mode.add_argument("--exact", action="store_true", help="exact computation (the default)")
     mode.add_argument("--simulate", action="store_true",
                       help="estimate by playing the reference engine's Night instead")
-    p.add_argument("--games", type=int, default=10_000, help="Nights to simulate (default 10000)")
-    p.add_argument("--seed", type=int, default=0, help="master seed for --simulate (default 0)")
+    from ..limits import count, seed
+    p.add_argument("--games", type=count(1), default=10_000, help="Nights to simulate (default 10000)")
+    p.add_argument("--seed", type=seed, default=0, help="master seed for --simulate (default 0)")
     p.add_argument("--policy", default="balanced",
                    help="preset or policy file giving the Rain mode and the Wither choice "
                         "(default balanced: Rain when needed, the best-weighted resource)")
     p.add_argument("--set", default=None,
                    help="card set for names in the deck (default: the deck file's, else "
                         "mystic-lands)")
-    p.add_argument("--max-states", type=int, default=50_000,
+    p.add_argument("--max-states", type=count(0, "states"), default=50_000,
                    help="stop an exact computation past this many positions (about 40 µs of CPU "
                         "each; the --rule search gets 10 times as many decision states) and "
                         "say to use --simulate (default 50000, 0 = no limit)")

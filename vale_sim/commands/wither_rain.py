@@ -16,7 +16,8 @@ def add_parser(sub) -> None:
                    help="one policy per player, every deal in every seating of the line-up, so its "
                         "order does not matter (default balanced,cautious,greedy,"
                         "rain-dancer: 4 players)")
-    p.add_argument("--value-deals", type=int, default=150,
+    from ..limits import count
+    p.add_argument("--value-deals", type=count(0, "deals"), default=150,
                    help="deals for the value of Rain (2 players; 0 leaves it out; default 150)")
     from .lands_common import add_common
     add_common(p, deals=30, seed=5)

@@ -189,11 +189,13 @@ def main(module: str, doc: str, what: str, child, argv=None) -> int:
     if argv[:1] == ["--child"]:
         child(int(argv[1]), argv[2], *argv[3:4])
         return 0
-    ap = argparse.ArgumentParser(prog=f"python -m {module}", description=doc.splitlines()[0])
-    ap.add_argument("--games", type=int, default=100000)
+    from ..limits import Parser           # one-line errors, exit status 2
+    ap = Parser(prog=f"python -m {module}", description=doc.splitlines()[0])
+    from ..limits import count
+    ap.add_argument("--games", type=count(1), default=100000)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--asm", default=None, help="also list the hottest instructions of KERNEL")
-    ap.add_argument("--top", type=int, default=40)
+    ap.add_argument("--top", type=count(1, "instructions"), default=40)
     a = ap.parse_args(argv)
     if a.games < 1:
         ap.exit(2, "error: --games must be at least 1\n")

@@ -67,6 +67,9 @@ def variant_rules(changes: dict, game: str = GAME, base=None, where: str = "vari
 def check_count(name: str, v, least: int = 1) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or v < least:
         raise StudyError(f"{name} must be a whole number >= {least}, got {v!r}")
+    from ..limits import MAX_COUNT, count_problem
+    if v > MAX_COUNT:                  # the one cap (vale_sim.limits)
+        raise StudyError(f"{name}: {count_problem(v, least, 'deals' if 'deals' in name else 'games')}")
     return v
 
 

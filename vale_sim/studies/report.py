@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from . import common as C
+from ..rng import offset_seed
 
 GAME = "mystic-lands"
 
@@ -241,7 +242,7 @@ def section_end_trigger(ctx):
     from ..report import Section
     from .lands import end_trigger_study
     s = ctx.settings
-    study = end_trigger_study(s.end_players, s.end_deals, s.seed + 1, **_common(ctx))
+    study = end_trigger_study(s.end_players, s.end_deals, offset_seed(s.seed, 1), **_common(ctx))
     ctx.results["end_trigger"] = study
     fig, cap = end_trigger_figure(study)
     paras = [f"The manual ends the game when a player has 25 VP or 10 cubes on the map (+5 VP "
@@ -269,7 +270,7 @@ def section_market(ctx):
     from ..report import Section
     from .lands import market_growth_study
     s = ctx.settings
-    study = market_growth_study(4, s.growth_deals, s.seed + 2, **_common(ctx))
+    study = market_growth_study(4, s.growth_deals, offset_seed(s.seed, 2), **_common(ctx))
     ctx.results["market"] = study
     fig, cap = market_figure(study)
     c = study.config
@@ -296,7 +297,7 @@ def section_wither(ctx):
     from ..report import Section
     from .lands import wither_rain_study
     s = ctx.settings
-    study = wither_rain_study(4, s.wither_deals, s.seed + 3, value_deals=s.rain_value_deals,
+    study = wither_rain_study(4, s.wither_deals, offset_seed(s.seed, 3), value_deals=s.rain_value_deals,
                               **_common(ctx))
     ctx.results["wither"] = study
     fig, cap = wither_figure(study)
@@ -329,7 +330,7 @@ def section_strength(ctx):
     from ..verdicts import CORRECTION_NAMES, strength_counts
     s = ctx.settings
     run = game_strength_run(GAME, s.card_set, s.strength_deals * s.strength_players,
-                            s.strength_players, s.seed + 4, "balanced",
+                            s.strength_players, offset_seed(s.seed, 4), "balanced",
                             list(s.strength_cards) if s.strength_cards else None, None,
                             s.engine, s.workers)
     df = strength_frame(run, tolerance=s.strength_tolerance, correction=s.strength_correction)

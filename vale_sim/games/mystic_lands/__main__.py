@@ -17,13 +17,15 @@ from .cards import describe
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m vale_sim.games.mystic_lands",
+    from ...limits import Parser        # one-line errors, exit status 2
+    ap = Parser(prog="python -m vale_sim.games.mystic_lands",
                                  description="Mystic Lands: play one game or list a card set.")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
     p = sub.add_parser("play", help="play one game and print it turn by turn")
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--game", type=int, default=0, help="game index within the seed")
+    from ...limits import game_index, seed
+    p.add_argument("--seed", type=seed, default=0)
+    p.add_argument("--game", type=game_index, default=0, help="game index within the seed")
     p.add_argument("--policy", action="append", metavar="NAME|FILE",
                    help="policy preset or file; once for all players or once per player")
     p.add_argument("--set", default=GAME.default_card_set, help="card set name or file")

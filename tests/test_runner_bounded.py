@@ -1,0 +1,286 @@
+"""Runs whose memory does not grow with the number of games, and Dask runs that
+do not hang.
+
+* The chunk plan is consumed lazily: ``--games 10**8 --chunk-size 1`` used to
+  build a list of 10^8 (first, n) tuples (some 10 GB; ``--games 10**20`` grew to
+  23 GB and was killed) before the first game.
+* A streamed run holds at most a couple of chunk frames at a time, locally and on
+  Dask (where every chunk used to be submitted at once, its result kept on the
+  cluster until the end).
+* A Dask scheduler with no workers, at the start or after every worker left,
+  stops the run with one line after ``--worker-timeout`` seconds (it used to
+  wait for ever, past ``--connect-timeout``); Ctrl-C prints only the clean
+  message.
+
+Measured through instrumented hooks (tracemalloc, counting wrappers), not time.
+"""
+from __future__ import annotations
+
+import gc
+import signal
+import subprocess
+import sys
+import time
+import tracemalloc
+import weakref
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from vale_sim import runner
+from vale_sim.cli import main
+from vale_sim.runner import RunConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class FakeChunks:
+    """Stands in for runner.run_chunk: a tiny valid frame per chunk (no game is
+    played), KeyboardInterrupt after ``stop`` chunks."""
+    __name__ = "run_chunk"
+
+    def __init__(self, stop: int):
+        self.stop, self.calls = stop, 0
+
+    def __call__(self, cfg, first, n):
+        self.calls += 1
+        if self.calls > self.stop:
+            raise KeyboardInterrupt
+        return pd.DataFrame({"game": range(first, first + n), "player": 0, "score": 1})
+
+
+def _peak_bytes(monkeypatch, tmp_path, games: int) -> int:
+    monkeypatch.setattr(runner, "run_chunk", FakeChunks(stop=3))
+    cfg = RunConfig(games=games, engine="reference")
+    cfg.resolved()                       # card set and policies loaded (cached) before measuring
+    out = tmp_path / f"r{games}.parquet"
+    gc.collect()
+    tracemalloc.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            runner.run(cfg, chunk_size=1, out=out, progress=False, collect=False)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_chunk_plan_does_not_grow_with_the_games(monkeypatch, tmp_path):
+    """Memory allocated by a streamed run that is interrupted after 3 chunks: the
+    same for 2,000 and 400,000 games of one game per chunk (before, the second
+    built a 400,000-tuple plan first: tens of MB)."""
+    small = _peak_bytes(monkeypatch, tmp_path, 2_000)
+    large = _peak_bytes(monkeypatch, tmp_path, 400_000)
+    assert large - small < 1_000_000, (small, large)
+    it = runner.iter_chunks(10**8, 1)
+    assert next(it) == (0, 1) and next(it) == (1, 1)       # lazy: 10^8 chunks cost nothing
+    assert runner.plan_chunks(10, 4, {0: 3, 6: 2}) == list(runner.iter_chunks(10, 4, {0: 3, 6: 2}))
+
+
+class LiveFrames:
+    """Counts the chunk frames alive in this process: each frame the runner stores
+    (write_part) or reads back (read_part) is tracked until garbage-collected."""
+
+    def __init__(self, monkeypatch):
+        self.alive = self.most = self.seen = 0
+        real_write, real_read = runner.write_part, runner.read_part
+
+        def write(out, key, first, df):
+            self._track(df)
+            return real_write(out, key, first, df)
+
+        def read(*a, **k):
+            df = real_read(*a, **k)
+            self._track(df)
+            return df
+        monkeypatch.setattr(runner, "write_part", write)
+        monkeypatch.setattr(runner, "read_part", read)
+
+    def _track(self, df):
+        self.seen += 1
+        self.alive += 1
+        self.most = max(self.most, self.alive)
+        weakref.finalize(df, self._gone)
+
+    def _gone(self):
+        self.alive -= 1
+
+
+@pytest.mark.parametrize("games", [200, 2000])
+def test_streamed_simulate_holds_a_bounded_number_of_chunks(monkeypatch, tmp_path, capsys, games):
+    """`simulate --out` (the streamed run, then the summary read part by part): at
+    most 2 chunk frames alive at once, whether 4 or 40 chunks are played."""
+    live = LiveFrames(monkeypatch)
+    gc.disable()                          # frames die when their last reference goes
+    try:
+        rc = main(["simulate", "--games", str(games), "--chunk-size", "50", "--no-progress",
+                   "--out", str(tmp_path / "r.parquet")])
+    finally:
+        gc.enable()
+    assert rc == 0, capsys.readouterr().err
+    assert live.seen == 2 * games // 50          # each chunk written once and read once
+    assert live.most <= 2, live.most
+
+
+@pytest.fixture
+def cluster():
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  protocol="tcp", host="127.0.0.1",
+                                  dashboard_address=None) as c:
+        yield c
+
+
+def test_dask_keeps_few_chunks_in_flight(monkeypatch, tmp_path, cluster):
+    """Chunks in flight (submitted, not yet stored) stay at 2 per worker thread; they
+    were all submitted at once, every result held on the cluster until the end."""
+    from dask.distributed import Client
+    state = {"submitted": 0, "stored": 0, "most": 0}
+    real_submit, real_write = Client.submit, runner.write_part
+
+    def submit(self, *a, **k):
+        state["submitted"] += 1
+        state["most"] = max(state["most"], state["submitted"] - state["stored"])
+        return real_submit(self, *a, **k)
+
+    def write(*a, **k):
+        state["stored"] += 1
+        return real_write(*a, **k)
+    monkeypatch.setattr(Client, "submit", submit)
+    monkeypatch.setattr(runner, "write_part", write)
+    cfg = RunConfig(games=30, seed=3, engine="reference")
+    got = runner.run(cfg, chunk_size=1, out=tmp_path / "d.parquet", progress=False,
+                     scheduler=cluster.scheduler_address)
+    assert state["submitted"] == state["stored"] == 30
+    assert state["most"] <= 2, state
+    pd.testing.assert_frame_equal(got, runner.run(cfg, chunk_size=30, progress=False))
+
+
+def _simulate(*args, **kw):
+    return subprocess.Popen([sys.executable, "-m", "vale_sim.cli", "simulate", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, **kw)
+
+
+@pytest.fixture
+def no_workers():
+    """A real dask.distributed scheduler in this process, with no workers."""
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=None) as c:
+        yield c
+
+
+def test_a_scheduler_without_workers_is_one_line_after_the_worker_timeout(no_workers, tmp_path):
+    proc = _simulate("--games", "10", "--no-progress", "--out", str(tmp_path / "r.parquet"),
+                     "--scheduler", no_workers.scheduler_address, "--worker-timeout", "2")
+    try:
+        out, err = proc.communicate(timeout=60)       # it used to wait for ever
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    lines = err.decode().strip().splitlines()
+    assert proc.returncode == 2, err
+    assert len(lines) == 1 and "Traceback" not in err.decode()
+    assert "has no workers" in lines[0] and "2 s" in lines[0] and "--worker-timeout" in lines[0]
+    assert no_workers.scheduler_address in lines[0]
+
+
+def test_every_worker_leaving_mid_run_is_one_line(tmp_path):
+    """The chunks finished before the workers left are kept; the line says --resume."""
+    distributed = pytest.importorskip("dask.distributed")
+    out = tmp_path / "r.parquet"
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  protocol="tcp", host="127.0.0.1",
+                                  dashboard_address=None) as c:
+        proc = _simulate("--games", "4000", "--chunk-size", "4", "--engine", "reference",
+                         "--no-progress", "--out", str(out), "--scheduler", c.scheduler_address,
+                         "--worker-timeout", "2")
+        try:
+            deadline = time.monotonic() + 60
+            while not list(out.glob("part-*.parquet")):
+                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+                time.sleep(0.1)
+            c.scale(0)                                  # every worker leaves
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    line = err.decode().strip()
+    assert proc.returncode == 2 and len(line.splitlines()) == 1, line
+    assert "lost all its workers" in line and "--resume" in line and str(out) in line
+    assert runner._existing_parts(out, RunConfig(games=4000, engine="reference").key())
+
+
+def test_ctrl_c_while_waiting_for_workers_prints_only_the_clean_message(no_workers, tmp_path):
+    sched = no_workers.scheduler
+    clients = len(sched.clients)
+    proc = _simulate("--games", "10", "--no-progress", "--summary-only",
+                     "--scheduler", no_workers.scheduler_address, "--worker-timeout", "60",
+                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 60
+        while len(sched.clients) <= clients or not sched.tasks:   # connected, chunks submitted
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+            time.sleep(0.1)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert err.decode() == "vale-sim simulate: interrupted\n"
+
+
+def test_a_table_that_would_not_fit_in_memory_stops_after_the_first_chunk(monkeypatch, capsys):
+    """tournament, advancements and pools keep every game's row in memory (about
+    6 KB a game): --games 10**8 is within the cap but would need hundreds of GB.
+    From the first chunk's size the run stops with one line instead of growing
+    until the kernel kills it."""
+    calls = []
+    real = runner.run_chunk
+
+    def counting(cfg, first, n):
+        calls.append(n)
+        return real(cfg, first, n)
+    monkeypatch.setattr(runner, "run_chunk", counting)
+    monkeypatch.setattr(runner, "available_memory", lambda: 100_000)      # 100 kB left
+    rc = main(["tournament", "--policies", "balanced,greedy", "--games", "400"])
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert rc == 2 and len(lines) == 1, err
+    assert "memory" in lines[0] and "KB a game" in lines[0] and "simulate --out" in lines[0]
+    assert len(calls) == 1                               # no chunk after the first
+    monkeypatch.setattr(runner, "available_memory", lambda: 10**12)
+    assert main(["tournament", "--policies", "balanced,greedy", "--games", "40"]) == 0
+
+
+def test_the_scheduler_going_away_mid_run_is_one_line(tmp_path):
+    """The chunks in flight are cancelled by the client ('scheduler-connection-lost'):
+    that was a FutureCancelledError traceback after distributed's own log lines."""
+    distributed = pytest.importorskip("dask.distributed")
+    out = tmp_path / "r.parquet"
+    c = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                 protocol="tcp", host="127.0.0.1", dashboard_address=None)
+    try:
+        proc = _simulate("--games", "4000", "--chunk-size", "4", "--engine", "reference",
+                         "--no-progress", "--out", str(out), "--scheduler", c.scheduler_address,
+                         "--worker-timeout", "2")
+        deadline = time.monotonic() + 60
+        while not list(out.glob("part-*.parquet")):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+            time.sleep(0.1)
+    finally:
+        c.close()                                          # the scheduler goes away
+    try:
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    line = err.decode().strip()
+    assert proc.returncode == 2 and len(line.splitlines()) == 1, line
+    assert "Traceback" not in line and "Dask scheduler" in line and "--resume" in line
