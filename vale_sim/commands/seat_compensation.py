@@ -19,13 +19,13 @@ def add_parser(sub) -> None:
     p.add_argument("--grid", default="ladder", choices=("ladder", "monotone"),
                    help="ladder (default): none, the manual's and a few neighbours; monotone: "
                         "every schedule with mana and spirit non-decreasing by seat")
-    from ..limits import int_range
+    from ..limits import count, int_range
     p.add_argument("--max-mana", type=int_range(0, 10, "of mana"), default=2, help="largest mana per seat (default 2)")
     p.add_argument("--max-spirit", type=int_range(0, 10, "of spirit"), default=1, help="largest spirit per seat (default 1)")
     p.add_argument("--margin", type=float, default=3.0,
                    help="equivalence margin in percentage points of win rate (default 3)")
     p.add_argument("--policy", default="balanced", help="the policy of every seat (default balanced)")
-    p.add_argument("--confirm-deals", type=int, default=None, metavar="N",
+    p.add_argument("--confirm-deals", type=count(2, "deals"), default=None, metavar="N",
                    help="fresh deals of the confirmation stage per schedule (default: sized "
                         "from the selection stage so that the manual's schedule is shown fair or "
                         "unfair with 80%% power if its selection gaps are right, between --deals "
