@@ -23,7 +23,7 @@ import engine_diff
 
 from vale_sim.games.mystic_lands import GAME
 from vale_sim.games.mystic_lands import cards as C
-from vale_sim.games.mystic_lands.fast import golden
+from vale_sim.games.mystic_lands import golden
 from vale_sim.games.mystic_lands.fast.api import play_game_fast, run_fast
 from vale_sim.games.mystic_lands.fast.tables import UnsupportedError
 from vale_sim.games.mystic_lands.policy import RULE_CONDITIONS, BuyRule, Policy
@@ -277,7 +277,7 @@ def test_golden_cases_cover_2_3_4_players():
 @pytest.mark.parametrize("case", golden.CASES, ids=lambda c: c.name)
 def test_reference_engine_reproduces_golden(case):
     """The whole file: log and records (to accept an intended change, regenerate with
-    `python -m vale_sim.games.mystic_lands.fast.golden` and review the diff)."""
+    `python -m vale_sim.games.mystic_lands.golden` and review the diff)."""
     expected = (golden.GOLDEN_DIR / f"{case.name}.txt").read_text().splitlines()
     actual = golden.render(case, golden.play_case(case, "reference")).splitlines()
     assert expected == actual, golden_difference(expected, actual)
