@@ -325,9 +325,9 @@ def test_profile_kernel_names_and_missing_perf(monkeypatch, capsys):
 
 def test_frame_equals_the_frame_of_the_games_records(cs):
     """run_fast' DataFrame (kind-major purchase arrays, policy column by a take) is,
-    column for column and dtype for dtype, the frame frames.results_frame builds from
+    column for column and dtype for dtype, the frame records.results_frame builds from
     the same games' GameRecords."""
-    from vale_sim.games.mystic_vale.frames import results_frame as reference_frame
+    from vale_sim.games.mystic_vale.records import results_frame as reference_frame
     pols = ["greedy", "balanced", "vp-rush"]
     df = run_fast(cs, 3, 5, 8, pols, first_game=3)
     recs = [play_game_fast(cs, 3, 5, g, pols) for g in range(3, 11)]

@@ -135,6 +135,7 @@ GAME = Game(
     format_result=format_result,
     user_errors=(cards.CardSetError, policy.PolicyError, ValueError),
     describe_cards=describe_cards,
+    golden_module=__name__ + ".golden",
     # the settings studies of vale_sim/studies (docs/mystic-lands-studies.md), the report,
     # card strengths, the card listing and the wither odds
     studies=("seat-compensation", "end-trigger", "market-growth", "wither-rain", "report",

@@ -91,6 +91,7 @@ GAME = Game(
     card_set_facts=_card_set_facts,
     format_result=_format_result,
     user_errors=(_cards.CardSetError, _policy.PolicyError),
+    golden_module=__name__ + ".golden",
     studies=("cards", "pools", "spoil-odds", "golden", "advancements", "optimize", "report",
              "bench --spoil", "bench --profile"),
 )

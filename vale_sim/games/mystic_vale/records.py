@@ -115,13 +115,15 @@ def scores_frame(records):
 
 # Columns of the per-game/player frame that come first, in this order; the
 # per-card columns follow (engine-specific names, passed through untouched).
+# (Game.base_columns: an empty run's frame has just these.)
 BASE_COLUMNS = ("game", "player", "seat", "policy", "score", "tokens_vp", "adv_vp", "vale_vp",
-                "tiebreak", "win_share", "spoils", "harvests", "rounds", "truncated")
+                "tiebreak", "win_share", "spoils", "harvests", "vp_from_box", "rounds",
+                "truncated", "starting_player")
 
 
 def results_frame(records, cs):
     """The per-game/player frame of reference GameRecords, with the fast engine's
-    columns: BASE_COLUMNS, vp_from_box, starting_player, then ``buy:<advancement>``
+    columns: BASE_COLUMNS, then ``buy:<advancement>``
     (copies bought, starter kinds left out) and ``vale:<vale>`` (copies bought).
     ``Game.results_frame``; the fast engine's ``run_fast`` gives the same frame."""
     import pandas as pd
