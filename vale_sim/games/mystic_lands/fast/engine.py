@@ -362,6 +362,7 @@ def growth_due(T, S, p):
 @kernel
 def check_growth(T, S, p):
     """D-growth: remove the least-valued level 1 slot, add a level 2 slot."""
+    # spec D-growth: Market growth
     ng = T[OPTS, O_NGROWTH]
     while S[G, G_GROWTHS] < ng and S[p, PM_VP] >= T[GROWTH, S[G, G_GROWTHS]]:
         S[G, G_GROWTHS] += 1
@@ -476,6 +477,7 @@ def resolve_played(T, S, p, u, night):
 
 @kernel(inline=True)
 def acquire(T, S, p, a):
+    # spec D-acquire: acquiring an Advance
     S[p, ACQ + a] += 1
     for e in range(T[ADV + a, A_NEFF]):
         o = A_EFF + EF * e
@@ -938,6 +940,7 @@ def night_swaps(T, S, p):
 
 @kernel
 def night(T, S, p):
+    # spec N4: the Night: grow, reveal, rain, wither
     S[p, PM_PLACED] = 0
     S[p, PM_WITHERED] = 0
     S[p, PM_RESTRICT] = -1
@@ -1038,6 +1041,7 @@ def play_ondeck(T, S, p, a, e):
 
 @kernel
 def wither_choice(T, S, p):
+    # spec D2: a Withered Day: the wither choice (spec §6.3)
     c = T[QB + p, P_WCHOICE]
     if c >= 0:
         return c
@@ -1110,6 +1114,7 @@ def choose_buy(T, S, p):
 
 @kernel
 def buy(T, S, X, p):
+    # spec D11: buying
     while S[p, PM_BOUGHT] < T[OPTS, O_MAX_BUYS]:
         pick = choose_buy(T, S, p)
         if pick < 0:
@@ -1160,6 +1165,7 @@ def conversions(T, S, p):
 def day_card_effects(T, S, X, p):
     """D5: day effects, the Land walked by index as it stands (it may grow: only by
     a day effect, so with none in the Land there is nothing to do)."""
+    # spec D5: the Day effects of the Land
     if ((S[p, PM_LTM] >> T_DAY) & 1) == 0:
         return
     k = 0
@@ -1233,6 +1239,7 @@ def day_land_kind(T, S, X, p, kind):
 
 @kernel
 def day(T, S, X, p):
+    # spec D8: activations
     S[G, G_RAINSUP] += S[p, PM_RAIN] + S[p, PM_PLACED]          # D1
     S[p, PM_RAIN] = 0
     S[p, PM_PLACED] = 0
@@ -1354,6 +1361,7 @@ def replace_sleeve(T, S, X, p):
 
 @kernel
 def dusk(T, S, X, p):
+    # spec K2: the Dusk: sleeving held Advances
     if S[p, PM_BOUGHT] > 0:                                     # K1
         S[p, PM_MANA] = 0
     nh = S[p, NHELD]                                            # K2
@@ -1452,6 +1460,7 @@ def dusk(T, S, X, p):
 # =====================================================================================
 @kernel
 def setup(T, S):
+    # spec §2: the random draws of setup, in order
     n = T[OPTS, O_PLAYERS]
     start = game_randbelow(S, n)                                     # draw 1
     for k in range(G_WIDTH):
@@ -1591,6 +1600,7 @@ def turn(T, S, X, p):
 
 @kernel
 def finish(T, S, g, res, share, gout, acq, vales, spaces):
+    # spec §7: scoring
     n = T[OPTS, O_PLAYERS]
     na = T[OPTS, O_NADV]
     top = 0
@@ -1696,6 +1706,7 @@ def finish(T, S, g, res, share, gout, acq, vales, spaces):
 
 @kernel
 def play_one(T, S, X, trace, evb):
+    # spec §3: turns, rounds, the end trigger and truncation
     setup(T, S)
     S[G, G_TRACE] = trace
     S[G, G_EVB] = evb

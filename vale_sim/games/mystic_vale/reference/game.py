@@ -82,6 +82,8 @@ class MysticValeGame:
 
     # -- RB: Setup ---------------------------------------------------------------
     def setup(self) -> None:
+        # spec §3: setup: commons, vales, Fertile Soil, the starting fields
+        # spec §2: the random stream and the order of draws
         cs, rng = self.cs, self.rng
         level1 = [k for k in cs.commons(1) for _ in range(cs.advancements[k].copies)]
         rng.shuffle(level1)                                   # draw order 1
@@ -129,6 +131,7 @@ class MysticValeGame:
 
     def replenish_commons(self, slot: int) -> None:
         """RB: Replenish Advancements — same level, falling back to the next level."""
+        # spec §5: replenishing commons and vale slots
         for level in range(slot // 3 + 1, 4):
             if self.adv_decks[level]:
                 self.commons[slot] = self.adv_decks[level].pop(0)
@@ -145,6 +148,7 @@ class MysticValeGame:
 
     # -- the game loop --------------------------------------------------------
     def play(self) -> GameRecord:
+        # spec §4.7: the end of the game and the score
         order = [(self.start + i) % self.n for i in range(self.n)]
         while True:
             self.round += 1
@@ -163,6 +167,8 @@ class MysticValeGame:
         return self.record
 
     def take_turn(self, pl: Player) -> None:
+        # spec §4.5: Discard: sleeving, the field to the discard pile
+        # spec §4.1: turn start (a turn skipped after a spoil in Prep)
         pl.turn_number += 1
         pl.events = {}
         policy = self.policies[pl.index]
@@ -223,6 +229,7 @@ class MysticValeGame:
 
     # -- 2) Harvest -----------------------------------------------------------
     def harvest(self, pl: Player, policy: Policy, rec: TurnRecord):
+        # spec §4.3: Harvest, in its fixed order
         cs = self.cs
         pl.harvests += 1
         for c in pl.field:
@@ -324,6 +331,7 @@ class MysticValeGame:
 
     def choose_vale(self, pl: Player, policy: Policy, spirits: dict, mana: int):
         """(slot, spirits left, mana paid to Sunstone Aerie) of the vale to buy, or None."""
+        # spec §6.3: buying vales
         owned = {v.vale_id for v in pl.vales}
         cands = [s for s in range(VALE_SLOTS) if self.vale_row[s] >= 0
                  and not (self.cs.vales[self.vale_row[s]].unique and self.vale_row[s] in owned)
@@ -363,6 +371,7 @@ class MysticValeGame:
                 - policy.w_cost * a.cost)
 
     def advancement_candidates(self, pl: Player, policy: Policy, reserved) -> list[Candidate]:
+        # spec §6.4: buying advancements and where they go
         kinds = [(self.commons[s], s) for s in range(COMMONS_SLOTS) if self.commons[s] >= 0]
         kinds += [(k, -1) for k in self.cs.fertile() if self.fertile[k] > 0]
         kinds = [(k, s) for k, s in kinds if self.cs.advancements[k].name not in policy.never]
@@ -459,6 +468,7 @@ class MysticValeGame:
         return True                                           # best = "vale"
 
     def choose_by_rules(self, pl: Player, policy: Policy, buyable, what: str, mana: int):
+        # spec §6.5: buy rules of policy files
         for rule in self.rules_for(policy, what):
             if not self.conditions_hold(pl, rule, mana):
                 continue
