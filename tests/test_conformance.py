@@ -48,6 +48,11 @@ def test_conformance(game, check):
     check(game)
 
 
+@pytest.mark.parametrize("game", [g for g in GAMES if g is not pig.PIG], ids=lambda g: g.name)
+def test_every_game_package_follows_the_template(game):
+    C.check_package_template(game)
+
+
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
 def test_golden_files(game):
     C.check_golden_files(game)
@@ -146,6 +151,30 @@ def test_a_game_that_imports_numba_eagerly_fails(tmp_path, monkeypatch):
     g = _broken(name="eager-pig", package="eager_pig")
     with pytest.raises(C.ConformanceError, match="numba unimportable: the reference engine failed"):
         C.check_no_numba_import(g)
+
+
+def test_a_package_off_the_template_fails(tmp_path, monkeypatch):
+    # Mystic Vale as it was: the reference class called Game, play_game, run_games
+    src = Path(C.__file__).parent / "mystic_vale"
+    import shutil
+    pkg = tmp_path / "old_vale"
+    shutil.copytree(src, pkg, ignore=shutil.ignore_patterns("__pycache__", "data", "policies"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    g = dataclasses.replace(get_game("mystic-vale"), package="old_vale",
+                            golden_module="old_vale.golden", fast_module="old_vale.fast.api")
+    C.check_package_template(g)                       # the copy itself follows it
+    game_py = pkg / "reference" / "game.py"
+    game_py.write_text(game_py.read_text().replace("class MysticValeGame:", "class Game:"))
+    with pytest.raises(C.ConformanceError, match="reference/game.py does not define "
+                                                 r"\['MysticValeGame'\]"):
+        C.check_package_template(g)
+    game_py.write_text(game_py.read_text().replace("class Game:", "class MysticValeGame:\n"
+                                                   "    pass\n\n\nclass Game:"))
+    with pytest.raises(C.ConformanceError, match="defines a class Game"):
+        C.check_package_template(g)
+    (pkg / "fast" / "state.py").unlink()
+    with pytest.raises(C.ConformanceError, match="has no fast/state.py"):
+        C.check_package_template(g)
 
 
 def test_a_broken_contract_fails():

@@ -31,6 +31,10 @@ The checks (each small: a handful of games, so the suite stays fast):
 * :func:`check_one_line_errors`: a missing or malformed card set or policy
   file, an unknown policy and an unsupported player count are one-line errors,
   in Python and on the command line (exit status 2, one line on stderr).
+* :func:`check_package_template`: a game package has the files and entry names
+  of the template (docs/architecture.md, "One template for every game"; read
+  from the source, nothing imported).  Not in :data:`CHECKS`: a one-file game
+  such as the toy game has no package to check.
 
 Golden files and engine agreement are checked here once for every game; tests
 specific to one game (random card sets, rule options, fuzzing) stay in its own
@@ -392,6 +396,75 @@ def check_one_line_errors(g: Game, cli: bool = True) -> None:
                         "(want exit 2 and one line)")
 
 
+#: The package template (docs/architecture.md): file -> names it defines or imports.
+#: "{Title}" is the game's title without spaces (MysticValeGame).
+TEMPLATE = {
+    "__init__.py": ("GAME",),
+    "cards.py": ("load_card_set", "validate_playable", "CardSetError"),
+    "policy.py": ("Policy", "PRESETS", "DEFAULT_POLICY", "get_policy", "check_policies",
+                  "policies_for", "load_policy", "PolicyError"),
+    "rules.py": ("Rules",),
+    "records.py": ("GameRecord", "TurnRecord", "PlayerResult", "results_frame"),
+    "golden.py": ("CASES", "GOLDEN_DIR", "play_case", "render", "record_lines", "regenerate"),
+    "reference/__init__.py": ("play_reference", "{Title}Game"),
+    "reference/game.py": ("play_reference", "{Title}Game"),
+}
+#: ...and of a game with a fast engine.
+FAST_TEMPLATE = {
+    "fast/__init__.py": (),
+    "fast/api.py": ("run_fast", "play_game_fast", "simulate", "warm_up"),
+    "fast/engine.py": ("play_games",),
+    "fast/state.py": ("new_state",),
+    "fast/tables.py": ("card_tables", "policy_tables"),
+    "fast/profile.py": (),
+}
+
+
+def _top_level_names(path: Path) -> set:
+    import ast
+    names = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                names.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
+
+
+def check_package_template(g: Game) -> None:
+    """The files and entry names of the package template, read from the source; the
+    reference engine's class is ``<Title>Game`` (not ``Game``, the interface's name),
+    ``Game.golden_module`` is the package's ``golden`` and ``fast_module`` its
+    ``fast.api``."""
+    import importlib.util
+    c = "package template"
+    spec = importlib.util.find_spec(g.package)
+    _expect(spec is not None and spec.submodule_search_locations, g, c,
+            f"{g.package} is not a package")
+    root = Path(list(spec.submodule_search_locations)[0])
+    title = "".join(g.title.split())
+    wanted = dict(TEMPLATE, **(FAST_TEMPLATE if g.run_fast is not None else {}))
+    for rel, names in wanted.items():
+        path = root / rel
+        _expect(path.is_file(), g, c, f"{g.package} has no {rel}")
+        have = _top_level_names(path)
+        missing = [n.format(Title=title) for n in names if n.format(Title=title) not in have]
+        _expect(not missing, g, c, f"{rel} does not define {missing}")
+    import ast
+    classes = {n.name for n in ast.parse((root / "reference" / "game.py").read_text()).body
+               if isinstance(n, ast.ClassDef)}
+    _expect("Game" not in classes, g, c,
+            f"reference/game.py defines a class Game (the interface's name): call it {title}Game")
+    _expect(g.golden_module == g.package + ".golden", g, c,
+            f"golden_module is {g.golden_module!r}, not {g.package}.golden")
+    if g.run_fast is not None:
+        _expect(g.fast_module == g.package + ".fast.api", g, c,
+                f"fast_module is {g.fast_module!r}, not {g.package}.fast.api")
+
+
 #: Every check, in the order check_game runs them (golden: check_golden).
 CHECKS = (check_contract, check_result_schema, check_policies_round_trip, check_engines_agree,
           check_golden, check_no_numba_import, check_one_line_errors)
@@ -406,4 +479,5 @@ def check_game(g: Game) -> None:
 __all__ = ["ConformanceError", "CHECKS", "check_game", "check_contract", "check_result_schema",
            "check_policies_round_trip", "check_engines_agree", "check_golden",
            "check_golden_files", "check_golden_case", "golden_cases", "golden_module",
-           "check_no_numba_import", "check_one_line_errors", "registered"]
+           "check_no_numba_import", "check_one_line_errors", "check_package_template",
+           "TEMPLATE", "FAST_TEMPLATE", "registered"]
