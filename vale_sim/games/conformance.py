@@ -223,7 +223,7 @@ def check_policies_round_trip(g: Game) -> None:
 
 def check_engines_agree(g: Game, games: int = 3) -> None:
     """``run_fast`` gives the reference engine's frame (columns in the same order, the
-    same values) for every player count, with mixed presets, and for a batch that
+    same values and dtypes) for every player count, with mixed presets, and for a batch that
     starts at game ``games`` (a chunk past the first).  No fast engine: nothing to do."""
     if g.run_fast is None:
         return
@@ -241,10 +241,10 @@ def check_engines_agree(g: Game, games: int = 3) -> None:
                     f"{players}p: the fast frame's columns differ: "
                     f"{sorted(set(fast.columns) ^ set(ref.columns)) or 'their order'}")
             try:
-                pd.testing.assert_frame_equal(fast, ref, check_dtype=False)
+                pd.testing.assert_frame_equal(fast, ref)
             except AssertionError as e:
-                _fail(g, c, f"{players}p games {first}..{first + games - 1}: "
-                      + str(e).strip().splitlines()[0] + " " + " ".join(str(e).split())[:300])
+                _fail(g, c, f"{players}p games {first}..{first + games - 1}: the frames differ: "
+                      + " ".join(str(e).split())[:400])
 
 
 def golden_module(g: Game):
