@@ -39,6 +39,7 @@ GOLDEN = [(g, case) for g in GAMES for case in C.golden_cases(g)]
 
 def test_every_registered_game_and_the_toy_game_are_checked():
     assert {g.name for g in GAMES} == set(games_mod.GAMES) | {"pig"}
+    assert all(games_mod.GAMES[g.name] == g.package for g in GAMES if g is not pig.PIG)
     assert C.check_golden in C.CHECKS and len(C.CHECKS) == 7
 
 
