@@ -3,8 +3,10 @@
 
 The import rules are checked on the source (``ast``), every import statement,
 lazy ones inside functions included; a toy second game (push-your-luck dice,
-defined here) goes through the shared runner, summaries, tournament,
-experiments and CLI, and shows what a game must provide.
+tests/pig.py) goes through the shared runner, summaries, tournament,
+experiments and CLI.  What every game must provide is checked by
+vale_sim/games/conformance.py, which tests/test_conformance.py runs over every
+game.
 """
 from __future__ import annotations
 
@@ -14,16 +16,16 @@ import json
 import subprocess
 import sys
 import types
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+import pig as pig_game
+from pig import PIG
 from vale_sim import games as games_mod
 from vale_sim.cli import main
 from vale_sim.games import RESULT_COLUMNS, Game, get_game
-from vale_sim.rng import GameRng
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "vale_sim"
@@ -72,7 +74,8 @@ GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
 
 def _is_game(mod: str) -> bool:
     parts = mod.split(".")
-    return len(parts) >= 3 and parts[:2] == ["vale_sim", "games"] and parts[2] not in ("base",)
+    return (len(parts) >= 3 and parts[:2] == ["vale_sim", "games"]
+            and parts[2] not in ("base", "conformance"))
 
 
 def _game_of(mod: str) -> str:
@@ -228,8 +231,9 @@ def test_the_graph_sees_lazy_imports():
 
 
 def test_importing_vale_sim_or_a_game_imports_no_numba():
-    code = ("import sys, vale_sim\nfrom vale_sim.games import get_game\n"
-            "g = get_game('mystic-vale')\ncs = vale_sim.load_card_set()\n"
+    # every game (the conformance suite also plays one without numba: check_no_numba_import)
+    code = ("import sys, vale_sim\nfrom vale_sim.games import GAMES, get_game\n"
+            "gs = [get_game(n) for n in GAMES]\ncs = vale_sim.load_card_set()\n"
             "print('numba' in sys.modules)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
@@ -247,122 +251,12 @@ def test_every_command_takes_game():
 
 
 # ---------------------------------------------------------------------------
-# A toy second game: push-your-luck dice ("pig")
+# A toy second game: push-your-luck dice ("pig", tests/pig.py)
 # ---------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Dice:
-    name: str = "d6"
-    faces: tuple = (1, 2, 3, 4, 5, 6)
-    path: object = None
-
-    def digest(self) -> str:
-        return hashlib.sha256(repr(self.faces).encode()).hexdigest()[:16]
-
-
-@dataclass(frozen=True)
-class PigPolicy:
-    name: str
-    hold_at: int
-
-
-@dataclass(frozen=True)
-class PigRules:
-    target: int = 40
-    max_rounds: int = 30
-
-
-PRESETS = {"bold": PigPolicy("bold", 25), "cautious": PigPolicy("cautious", 8)}
-
-
-def load_dice(spec):
-    if isinstance(spec, Dice):
-        return spec
-    if spec == "d6":
-        return Dice()
-    raise ValueError(f"{spec}: unknown dice set; use d6")
-
-
-def validate_dice(cs, players):
-    if players not in (2, 3):
-        raise ValueError(f"{cs.name}: {players} players is not supported (use 2 or 3 players)")
-
-
-def get_pig_policy(spec):
-    if isinstance(spec, PigPolicy):
-        return spec
-    if spec in PRESETS:
-        return PRESETS[spec]
-    raise ValueError(f"unknown policy {spec!r}: use one of {', '.join(PRESETS)}")
-
-
-@dataclass
-class PigRecord:
-    game_index: int
-    results: list
-    log: list
-    rounds: int
-    truncated: bool
-    turns: list = field(default_factory=list)
-
-    def to_dict(self) -> dict:
-        return {"game": self.game_index, "rounds": self.rounds, "truncated": self.truncated,
-                "results": [vars(r) for r in self.results]}
-
-
-def play_pig(cs, players, seed, game_index=0, policies=None, rules=None):
-    rules = rules or PigRules()
-    pols = [get_pig_policy(p) for p in policies]
-    rng = GameRng(seed, game_index)
-    start = rng.randbelow(players)
-    score, busts, log, turns = [0] * players, [0] * players, [], []
-    rounds = 0
-    while rounds < rules.max_rounds and max(score) < rules.target:
-        rounds += 1
-        for k in range(players):
-            p = (start + k) % players
-            total = 0
-            while total < pols[p].hold_at:
-                roll = cs.faces[rng.randbelow(len(cs.faces))]
-                if roll == 1:
-                    busts[p] += 1
-                    total = 0
-                    break
-                total += roll
-            score[p] += total
-            turns.append((rounds, p, total))
-            log.append(f"round {rounds}: P{p} banks {total}")
-    best = max(score)
-    winners = [p for p in range(players) if score[p] == best]
-    results = [types.SimpleNamespace(player=p, seat=(p - start) % players, policy=pols[p].name,
-                                     score=score[p], busts=busts[p],
-                                     win_share=1 / len(winners) if p in winners else 0.0)
-               for p in range(players)]
-    return PigRecord(game_index, results, log, rounds, max(score) < rules.target, turns)
-
-
-def pig_frame(records, cs):
-    return pd.DataFrame([{"game": g.game_index, "player": r.player, "seat": r.seat,
-                          "policy": r.policy, "score": r.score, "win_share": r.win_share,
-                          "rounds": g.rounds, "truncated": g.truncated, "busts": r.busts}
-                         for g in records for r in g.results])
-
-
-PIG = Game(name="pig", title="Pig", package="tests.pig", default_card_set="d6",
-           bundled_card_sets=lambda: {"d6": None}, load_card_set=load_dice,
-           validate_playable=validate_dice, presets=tuple(PRESETS), default_policy="cautious",
-           get_policy=get_pig_policy, check_policies=lambda cs, pols: [get_pig_policy(p) for p in pols],
-           rules_class=PigRules, play_reference=play_pig, results_frame=pig_frame,
-           run_fast=None, event_column="busts", players=(2, 3))
-
-
 @pytest.fixture
 def pig(monkeypatch):
-    """The toy game registered as --game pig (its module: tests.pig, in sys.modules)."""
-    mod = types.ModuleType("tests_pig_game")
-    mod.GAME = PIG
-    monkeypatch.setitem(sys.modules, "tests_pig_game", mod)
-    monkeypatch.setitem(games_mod.GAMES, "pig", "tests_pig_game")
-    return PIG
+    """The toy game registered as --game pig (its module: tests/pig.py)."""
+    return pig_game.registered(monkeypatch)
 
 
 def test_the_runner_plays_a_second_game(pig, tmp_path):
@@ -475,54 +369,6 @@ def test_a_game_without_fast_engine_is_one_line_for_mystic_lands(monkeypatch, ca
     assert main(["simulate", "--game", "mystic-lands", "--games", "2"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == "vale-sim simulate: error: no fast engine for mystic-lands yet; use --engine reference"
-
-
-# ---------------------------------------------------------------------------
-# The contract of vale_sim/games/base.py, for every game this checkout has
-# ---------------------------------------------------------------------------
-def _available_games():
-    out = []
-    for name in games_mod.GAMES:
-        try:
-            out.append(get_game(name))
-        except ValueError:                      # not built in this checkout
-            continue
-    return out
-
-
-@pytest.mark.parametrize("g", _available_games(), ids=lambda g: g.name)
-def test_every_game_keeps_the_contract(g):
-    import dataclasses
-    assert games_mod.GAMES[g.name] == g.package
-    assert g.default_card_set in g.bundled_card_sets()
-    cs = g.load_card_set(g.default_card_set)
-    assert cs.name == g.default_card_set and isinstance(cs.digest(), str)
-    with pytest.raises(ValueError) as e:
-        g.load_card_set("no-such-card-set-anywhere")
-    assert "\n" not in str(e.value)
-    assert g.default_policy in g.presets
-    pol = g.get_policy(g.default_policy)
-    assert dataclasses.is_dataclass(pol) and pol.name == g.default_policy
-    with pytest.raises(ValueError) as e:
-        g.get_policy("no-such-policy-anywhere")
-    assert "\n" not in str(e.value)
-    rules = g.rules_class()
-    assert dataclasses.asdict(rules) == dataclasses.asdict(g.rules_class())
-    players = g.players[0]
-    g.validate_playable(cs, players)
-    pols = g.check_policies(cs, [pol] * players)
-    records = [g.play_reference(cs, players, 7, i, pols, rules) for i in range(2)]
-    for r in records:
-        assert r.turns is not None and r.log and isinstance(r.to_dict(), dict)
-    ref = g.results_frame(records, cs)
-    assert set(RESULT_COLUMNS) <= set(ref.columns) and len(ref) == 2 * players
-    assert g.event_column in ref.columns
-    assert ref.groupby("game")["win_share"].sum().round(9).eq(1).all()
-    if g.run_fast is not None:
-        fast = g.run_fast(cs, players, 7, 2, pols, rules, first_game=0)
-        pd.testing.assert_frame_equal(
-            fast.sort_values(["game", "player"]).reset_index(drop=True)[list(ref.columns)],
-            ref.sort_values(["game", "player"]).reset_index(drop=True), check_dtype=False)
 
 
 def test_an_optimize_checkpoint_from_before_the_move_is_one_line(tmp_path):

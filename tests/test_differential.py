@@ -13,7 +13,7 @@ import pytest
 import engine_diff
 from vale_sim.games.mystic_vale.cards import StartingCard, load_card_set
 from vale_sim.games.mystic_vale.policy import PRESETS, BuyRule, Policy
-from vale_sim.games.mystic_vale.reference.game import play_game
+from vale_sim.games.mystic_vale.reference.game import play_reference
 from vale_sim.games.mystic_vale.reference.player import Player
 from vale_sim.games.mystic_vale.rules import Rules
 from vale_sim.games.mystic_vale.synthetic import random_card_set
@@ -27,7 +27,7 @@ def first_difference(ref, fast) -> str | None:
 
 
 def check(cs, players, seed, gi, policies, rules=None):
-    ref = play_game(cs, players, seed, gi, policies=policies, rules=rules)
+    ref = play_reference(cs, players, seed, gi, policies=policies, rules=rules)
     fast = play_game_fast(cs, players, seed, gi, policies=policies, rules=rules)
     diff = first_difference(ref, fast)
     assert diff is None, f"seed {seed} game {gi} players {players}: {diff}"
@@ -166,7 +166,7 @@ def _play_cycling(tmp_path, engine: str) -> str:
         "from vale_sim.games.mystic_vale.cards import load_card_set\n"
         "from vale_sim.games.mystic_vale.policy import get_policy\n"
         "from vale_sim.games.mystic_vale.rules import Rules\n"
-        f"from vale_sim.games.mystic_vale.{'fast.api import play_game_fast as play' if engine == 'fast' else 'reference.game import play_game as play'}\n"
+        f"from vale_sim.games.mystic_vale.{'fast.api import play_game_fast as play' if engine == 'fast' else 'reference.game import play_reference as play'}\n"
         f"pols = [get_policy('spirit-rush'), get_policy({str(f)!r})]\n"
         f"rec = play(load_card_set('core'), 2, {CYCLING_GAME['seed']}, {CYCLING_GAME['game']}, pols, Rules())\n"
         "print(json.dumps([asdict(t) for t in rec.turns] + [asdict(r) for r in rec.results], default=str))\n")
@@ -201,7 +201,7 @@ def test_an_earlier_vale_rule_paid_with_sunstone_beats_a_later_rule_paid_directl
     from vale_sim.games.mystic_vale.fast import engine as E
     from vale_sim.games.mystic_vale.fast.state import new_state, views, PS_TURN
     from vale_sim.games.mystic_vale.fast.tables import card_tables, policy_tables
-    from vale_sim.games.mystic_vale.reference.game import Game
+    from vale_sim.games.mystic_vale.reference.game import MysticValeGame
     from vale_sim.games.mystic_vale.reference.player import OwnedVale
 
     falls, azure, sun = (core.vale_id(n) for n in
@@ -213,7 +213,7 @@ def test_an_earlier_vale_rule_paid_with_sunstone_beats_a_later_rule_paid_directl
     row = [azure, falls]                      # the direct buy comes first in slot order
     spirits = dict(animal=1, forest=1, sky=0, wild=0)
 
-    g = Game(core, 2, seed=3, policies=[pol, pol])
+    g = MysticValeGame(core, 2, seed=3, policies=[pol, pol])
     pl = g.players[0]
     g.vale_row = row + [-1] * (len(g.vale_row) - len(row))
     pl.vales, pl.turn_number = [OwnedVale(sun, 1)], 2

@@ -15,7 +15,7 @@ from engine_diff import first_difference
 from vale_sim.games.mystic_vale.cards import VALE_ABILITIES, load_card_set
 from vale_sim.games.mystic_vale.fast.api import play_game_fast
 from vale_sim.games.mystic_vale.policy import RULE_CONDITIONS, BuyRule, Policy
-from vale_sim.games.mystic_vale.reference.game import play_game
+from vale_sim.games.mystic_vale.reference.game import play_reference
 from vale_sim.games.mystic_vale.rules import Rules
 from vale_sim.games.mystic_vale.synthetic import random_card_set
 
@@ -94,7 +94,7 @@ def games(draw):
 def test_fast_equals_reference_on_random_inputs(game):
     """Examples: 60 in CI (derandomized), more with HYPOTHESIS_PROFILE=explore (tests/conftest.py)."""
     cs, players, seed, game_index, pols, rules = game
-    ref = play_game(cs, players, seed, game_index, pols, rules)
+    ref = play_reference(cs, players, seed, game_index, pols, rules)
     fast = play_game_fast(cs, players, seed, game_index, pols, rules)
     diff = first_difference(ref, fast)
     assert diff is None, diff
@@ -106,7 +106,7 @@ def test_owned_at_most_counts_bought_copies_only():
     pol = Policy(name="soil-once", rules=(
         BuyRule("card", "Fertile Soil (middle)", owned_at_most=0), BuyRule("best", "advancement")))
     for seed in range(4):
-        ref = play_game(cs, 2, seed, 0, [pol, "balanced"])
+        ref = play_reference(cs, 2, seed, 0, [pol, "balanced"])
         fast = play_game_fast(cs, 2, seed, 0, [pol, "balanced"])
         assert first_difference(ref, fast) is None, first_difference(ref, fast)
 
@@ -125,7 +125,7 @@ def test_never_bans_a_card_in_both_engines():
     bought = {"ban": 0, "free": 0}
     for gi in range(12):
         for pol in (banned, free):
-            ref = play_game(cs, 2, 11, gi, [pol, pol])
+            ref = play_reference(cs, 2, 11, gi, [pol, pol])
             fast = play_game_fast(cs, 2, 11, gi, [pol, pol])
             assert first_difference(ref, fast) is None, first_difference(ref, fast)
             bought[pol.name] += sum(r.acquired.get(k, 0) + r.vales_acquired.count(v)
@@ -141,7 +141,7 @@ def test_never_names_unknown_card():
     with pytest.raises(PolicyError, match="never names unknown card 'Woodland Wardn'"):
         play_game_fast(load_card_set("core"), 2, 0, 0, [pol, pol])
     with pytest.raises(ValueError, match="never names unknown card"):
-        play_game(load_card_set("core"), 2, 0, 0, [pol, pol])
+        play_reference(load_card_set("core"), 2, 0, 0, [pol, pol])
 
 
 def test_policy_file_never_list(tmp_path):

@@ -32,7 +32,7 @@ from vale_sim.games.mystic_vale.fast.api import play_game_fast
 from vale_sim.games.mystic_vale.fast.state import new_state
 from vale_sim.games.mystic_vale.fast.tables import card_tables, policy_tables
 from vale_sim.games.mystic_vale.policy import PRESETS, Policy, PolicyError, load_policy
-from vale_sim.games.mystic_vale.reference.game import play_game
+from vale_sim.games.mystic_vale.reference.game import play_reference
 from vale_sim.games.mystic_vale.rules import INTERPRETATIONS, MAX_PHASE_PLAYS, Rules
 
 ROOT = Path(__file__).parents[1]
@@ -240,11 +240,11 @@ def test_policy_parameter_is_read_by_both_engines_and_changes_games(core):
     for gi in range(8):
         base = [PRESETS["balanced"], PRESETS["greedy"]]
         dec = [dataclasses.replace(p, discard_field_plays=0) for p in base]
-        ref = play_game(core, 2, 19, gi, dec, Rules())
+        ref = play_reference(core, 2, 19, gi, dec, Rules())
         assert not any("discards" in x and "from the field" in x for x in ref.log)
         fast = play_game_fast(core, 2, 19, gi, dec, Rules())
         assert engine_diff.first_difference(ref, fast, ("starting_player", "rounds")) is None
-        changed += engine_diff.first_difference(play_game(core, 2, 19, gi, base, Rules()), ref,
+        changed += engine_diff.first_difference(play_reference(core, 2, 19, gi, base, Rules()), ref,
                                                 ("starting_player", "rounds")) is not None
     assert changed > 0
 

@@ -10,7 +10,7 @@ from vale_sim.games.mystic_vale.policy import PRESETS, Policy, BuyRule, PolicyEr
 from vale_sim.rng import GameRng
 from vale_sim.games.mystic_vale.rules import Rules
 from vale_sim.games.mystic_vale.fast import engine as E
-from vale_sim.games.mystic_vale.fast.api import simulate, run_games, play_game_fast
+from vale_sim.games.mystic_vale.fast.api import simulate, run_fast, play_game_fast
 from vale_sim.games.mystic_vale.fast.state import (new_state, views, CC_DECAY, CC_GROWTH, PS_TURN, PS_CONC_USED,
                                  R_TOKENS, R_BOX, GO_POOL_LEFT, GO_TRUNC, GO_ROUNDS, GAME, G_RNG)
 from vale_sim.games.mystic_vale.fast.tables import (card_tables, policy_tables, T_CARD_ADV, T_CARD_VALE, ABSENT,
@@ -276,9 +276,9 @@ def test_max_rounds_truncation(cs):
 
 
 def test_run_games_frame_and_chunk_independence(cs):
-    df = run_games(cs, 2, 42, 20, "balanced")
+    df = run_fast(cs, 2, 42, 20, "balanced")
     assert len(df) == 40 and {"score", "win_share", "seat", "buy:Seedling"} <= set(df.columns)
-    tail = run_games(cs, 2, 42, 5, "balanced", first_game=15)
+    tail = run_fast(cs, 2, 42, 5, "balanced", first_game=15)
     a = df[df.game >= 15].reset_index(drop=True)
     assert (a[["score", "tokens_vp", "seat"]].values == tail[["score", "tokens_vp", "seat"]].values).all()
     g = play_game_fast(cs, 2, 42, 17, "balanced")
@@ -287,7 +287,7 @@ def test_run_games_frame_and_chunk_independence(cs):
 
 # -- speed-ups that must not change anything ---------------------------------------
 def test_details_false_same_games_without_per_kind_details(cs):
-    """run_games' simulate(details=False) plays the same games; only first_round and
+    """run_fast' simulate(details=False) plays the same games; only first_round and
     harvested (not in its DataFrame) are left out."""
     full = simulate(cs, 3, 11, 40, ["greedy", "balanced", "vp-rush"])
     lean = simulate(cs, 3, 11, 40, ["greedy", "balanced", "vp-rush"], details=False)
@@ -324,12 +324,12 @@ def test_profile_kernel_names_and_missing_perf(monkeypatch, capsys):
 
 
 def test_frame_equals_the_frame_of_the_games_records(cs):
-    """run_games' DataFrame (kind-major purchase arrays, policy column by a take) is,
-    column for column and dtype for dtype, the frame frames.results_frame builds from
+    """run_fast' DataFrame (kind-major purchase arrays, policy column by a take) is,
+    column for column and dtype for dtype, the frame records.results_frame builds from
     the same games' GameRecords."""
-    from vale_sim.games.mystic_vale.frames import results_frame as reference_frame
+    from vale_sim.games.mystic_vale.records import results_frame as reference_frame
     pols = ["greedy", "balanced", "vp-rush"]
-    df = run_games(cs, 3, 5, 8, pols, first_game=3)
+    df = run_fast(cs, 3, 5, 8, pols, first_game=3)
     recs = [play_game_fast(cs, 3, 5, g, pols) for g in range(3, 11)]
     want = reference_frame(recs, cs)
     df.attrs = {}

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from vale_sim.games.mystic_vale.cards import load_card_set
 from vale_sim.games.mystic_vale.fast.api import play_game_fast
 from vale_sim.games.mystic_vale.policy import PRESETS, Policy, PolicyError, load_policy
-from vale_sim.games.mystic_vale.reference.game import play_game
+from vale_sim.games.mystic_vale.reference.game import play_reference
 from vale_sim.games.mystic_vale.reference.player import Player
 from vale_sim.games.mystic_vale.reference.symbols import Card
 from vale_sim.rng import GameRng
@@ -175,7 +175,7 @@ def test_both_engines_play_the_same_lookahead_games(players):
                                 token="never")][:players]
     pushes = 0
     for gi in range(6):
-        ref = play_game(CS, players, 5, gi, pols)
+        ref = play_reference(CS, players, 5, gi, pols)
         fast = play_game_fast(CS, players, 5, gi, pols)
         assert first_difference(ref, fast) is None, first_difference(ref, fast)
         pushes += sum(t.pushes for t in ref.turns if t.player == 0)
@@ -189,7 +189,7 @@ def test_both_engines_agree_at_the_integer_limits():
                  w_mana=10**6, w_spirit=-10**6, w_harvest_vp=10**6)
     bold = replace(big, name="bold", lookahead_caution_permille=1, w_spirit=10**6)
     for gi in range(4):
-        ref = play_game(CS, 2, 8, gi, [big, bold])
+        ref = play_reference(CS, 2, 8, gi, [big, bold])
         fast = play_game_fast(CS, 2, 8, gi, [big, bold])
         assert first_difference(ref, fast) is None, first_difference(ref, fast)
 
@@ -197,8 +197,8 @@ def test_both_engines_agree_at_the_integer_limits():
 def test_the_rule_changes_play_and_the_default_is_the_risk_rule():
     assert Policy().push_rule == "risk"
     risk = replace(PRESETS["lookahead"], name="risk", push_rule="risk")
-    a = play_game(CS, 2, 1, 0, [PRESETS["lookahead"], "balanced"])
-    b = play_game(CS, 2, 1, 0, [risk, "balanced"])
+    a = play_reference(CS, 2, 1, 0, [PRESETS["lookahead"], "balanced"])
+    b = play_reference(CS, 2, 1, 0, [risk, "balanced"])
     assert [t.pushes for t in a.turns] != [t.pushes for t in b.turns]
 
 

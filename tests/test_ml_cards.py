@@ -146,25 +146,3 @@ def test_validate_playable(cs, tmp_path):
 def test_unknown_names_suggest(cs):
     with pytest.raises(KeyError, match="did you mean 'Sun Parrot'"):
         cs.advance_id("Sun Parot")
-
-
-def test_integer_tables(cs):
-    from vale_sim.games.mystic_lands.policy import PRESETS
-    from vale_sim.games.mystic_lands.tables import POLICY_FIELDS, card_tables, policy_vector
-    t = card_tables(cs)
-    assert all(v.dtype.kind == "i" for v in t.values())
-    parrot = cs.advance_id("Sun Parrot")
-    a = cs.advances[parrot]
-    assert t["adv_info"][parrot].tolist() == [1, a.copies, a.cost, C.POSITIONS.index("top-fg"), 0]
-    assert t["adv_icons"][parrot, C.ICON_FIELDS.index("sun")] == 1
-    assert t["adv_effects"][parrot, 0].tolist() == list(a.effects[0].code())
-    assert (t["adv_effects"][parrot, 1:] == -1).all()
-    vines = cs.vale_id("Grasping Vines")
-    assert t["vale_info"][vines].tolist() == [1, 1, cs.vales[vines].cost, 2, 3]
-    assert t["vale_track"][vines, 0, 4] == 1 and t["vale_rows"][vines, 0, 5] == 1
-    links = t["space_links"]
-    assert (links == links.T).all() and links.sum() == 2 * sum(
-        len(s.links) for s in cs.map.spaces) // 2
-    assert int(t["map_start"]) == cs.map.start
-    v = policy_vector(PRESETS["cautious"])
-    assert len(v) == len(POLICY_FIELDS) and v[POLICY_FIELDS.index("rest_risk_permille")] == 0

@@ -7,8 +7,9 @@ Advances and Vales, activation tracks included), random connected Vale maps
 buy rules of every target and condition, never lists), random rule options and
 2-4 players.  The two engines must give identical records; a failure names the
 first differing turn and field.  Then: the results frame equals the reference's,
-golden playthroughs (tests/golden/mystic_lands/) replay with both engines, and
-run_fast refuses what it cannot replay in one line.
+and run_fast refuses what it cannot replay in one line.  The golden playthroughs
+(tests/golden/mystic_lands/) replay with both engines in tests/test_conformance.py,
+as every game's.
 """
 from __future__ import annotations
 
@@ -23,7 +24,6 @@ import engine_diff
 
 from vale_sim.games.mystic_lands import GAME
 from vale_sim.games.mystic_lands import cards as C
-from vale_sim.games.mystic_lands.fast import golden
 from vale_sim.games.mystic_lands.fast.api import play_game_fast, run_fast
 from vale_sim.games.mystic_lands.fast.tables import UnsupportedError
 from vale_sim.games.mystic_lands.policy import RULE_CONDITIONS, BuyRule, Policy
@@ -258,33 +258,3 @@ def test_refuses_what_it_cannot_replay():
         if a.name == "Honey Bees" else a for a in CS.advances))
     with pytest.raises(UnsupportedError, match="'Honey Bees'.*cost 0 never ends"):
         run_fast(endless, 2, 0, 1)
-
-
-# -- golden playthroughs ------------------------------------------------------------
-def golden_difference(expected: list[str], actual: list[str]) -> str:
-    for i, (e, a) in enumerate(zip(expected, actual)):
-        if e != a:
-            return f"line {i + 1}:\n  golden: {e}\n  now:    {a}"
-    return f"lengths differ: golden {len(expected)} lines, now {len(actual)}"
-
-
-def test_golden_cases_cover_2_3_4_players():
-    assert {c.players for c in golden.CASES} == {2, 3, 4}
-    assert sorted(p.name for p in golden.GOLDEN_DIR.glob("*.txt")) == sorted(
-        f"{c.name}.txt" for c in golden.CASES)
-
-
-@pytest.mark.parametrize("case", golden.CASES, ids=lambda c: c.name)
-def test_reference_engine_reproduces_golden(case):
-    """The whole file: log and records (to accept an intended change, regenerate with
-    `python -m vale_sim.games.mystic_lands.fast.golden` and review the diff)."""
-    expected = (golden.GOLDEN_DIR / f"{case.name}.txt").read_text().splitlines()
-    actual = golden.render(case, golden.play_case(case, "reference")).splitlines()
-    assert expected == actual, golden_difference(expected, actual)
-
-
-@pytest.mark.parametrize("case", golden.CASES, ids=lambda c: c.name)
-def test_fast_engine_reproduces_golden(case):
-    expected = golden.record_section((golden.GOLDEN_DIR / f"{case.name}.txt").read_text())
-    actual = golden.record_lines(golden.play_case(case, "fast"))
-    assert expected == actual, golden_difference(expected, actual)

@@ -6,7 +6,7 @@ import pytest
 from vale_sim.cli import main
 from vale_sim.games.mystic_vale.policy import (PRESETS, BuyRule, Policy, PolicyError, bundled_policy_files,
                              get_policy, load_policy)
-from vale_sim.games.mystic_vale.reference.game import play_game
+from vale_sim.games.mystic_vale.reference.game import play_reference
 
 
 def write(tmp_path, text, name="p.toml"):
@@ -21,14 +21,14 @@ def test_bundled_policy_files_parse_and_play():
     pol = get_policy("warden-rush")
     assert pol.rules[0] == BuyRule("card", "Woodland Warden", mana_at_least=6)
     assert pol.push_risk_permille == 300
-    rec = play_game("core", 2, seed=1, policies=["warden-rush", "fertile-first"])
+    rec = play_reference("core", 2, seed=1, policies=["warden-rush", "fertile-first"])
     assert rec.results[0].policy == "warden-rush"
 
 
 def test_rules_change_what_is_bought(tmp_path):
     """A bot that only ever buys Fertile Soil (middle) buys nothing else."""
     f = write(tmp_path, 'name = "soil"\n[[buy]]\ncard = "Fertile Soil (middle)"\n')
-    rec = play_game("core", 2, seed=3, policies=[load_policy(f), "balanced"])
+    rec = play_reference("core", 2, seed=3, policies=[load_policy(f), "balanced"])
     bought = {k for t in rec.turns if t.player == 0 for k in t.bought}
     from vale_sim.games.mystic_vale.cards import load_card_set
     cs = load_card_set("core")

@@ -6,12 +6,12 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from vale_sim.games.mystic_vale.cards import load_card_set
 from vale_sim.games.mystic_vale.policy import PRESETS, Policy
 from vale_sim.games.mystic_vale.reference import symbols as sym
-from vale_sim.games.mystic_vale.reference.game import Game
+from vale_sim.games.mystic_vale.reference.game import MysticValeGame
 from vale_sim.games.mystic_vale.rules import Rules
 from vale_sim.games.mystic_vale.synthetic import random_card_set
 
 
-class CheckedGame(Game):
+class CheckedGame(MysticValeGame):
     """A Game that checks the invariants after every turn."""
 
     def take_turn(self, pl):
@@ -46,7 +46,7 @@ def test_invariants_hold_after_every_turn(seed, players, pols, set_seed, prep):
     cs = load_card_set("core") if set_seed is None else random_card_set(set_seed)
     g = CheckedGame.__new__(CheckedGame)
     g.checks = 0
-    Game.__init__(g, cs, players, seed, 0, pols[:players], Rules(prep_count=prep, max_rounds=60))
+    MysticValeGame.__init__(g, cs, players, seed, 0, pols[:players], Rules(prep_count=prep, max_rounds=60))
     rec = g.play()
     assert g.checks == rec.rounds * players          # every player took every round's turn
     assert rec.truncated or g.pool == 0              # games end when the pool runs out

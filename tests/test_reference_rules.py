@@ -7,7 +7,7 @@ from vale_sim.games.mystic_vale.cards import load_card_set
 from vale_sim.games.mystic_vale.policy import Policy
 from vale_sim.games.mystic_vale.records import TurnRecord
 from vale_sim.games.mystic_vale.reference import symbols as sym
-from vale_sim.games.mystic_vale.reference.game import Game, pay, play_game
+from vale_sim.games.mystic_vale.reference.game import MysticValeGame, pay, play_reference
 from vale_sim.games.mystic_vale.reference.player import OwnedVale, Player
 from vale_sim.games.mystic_vale.reference.symbols import Card
 from vale_sim.rng import GameRng
@@ -95,7 +95,7 @@ def test_vale_buying_example(core):
 
 
 def harvest_game(cs, field_cards, commons_names, policy, token=False, vales=()):
-    g = Game(cs, 2, seed=3, policies=[policy, policy])
+    g = MysticValeGame(cs, 2, seed=3, policies=[policy, policy])
     pl = g.players[0]
     pl.cards = list(field_cards) + [Card([-1, -1, -1])] * (20 - len(field_cards))
     pl.cards = [c.copy() for c in pl.cards]
@@ -280,7 +280,7 @@ def test_reshuffle_when_deck_runs_out():
 
 @pytest.mark.parametrize("players,level1,pool", [(2, 12, 23), (3, 15, 28), (4, 18, 33)])
 def test_setup_counts(core, players, level1, pool):
-    g = Game(core, players, seed=11)
+    g = MysticValeGame(core, players, seed=11)
     assert len(g.adv_decks[1]) == level1 - 3
     assert len(g.adv_decks[2]) == core.copies("advancement", 2) - 3
     assert len(g.adv_decks[3]) == core.copies("advancement", 3) - 3
@@ -311,8 +311,8 @@ def test_prep_gross_option_ignores_growth(core):
 
 
 def test_same_seed_same_game(core):
-    a = play_game(core, 3, seed=5)
-    b = play_game(core, 3, seed=5)
+    a = play_reference(core, 3, seed=5)
+    b = play_reference(core, 3, seed=5)
     assert a.to_dict() == b.to_dict()
-    c = play_game(core, 3, seed=6)
+    c = play_reference(core, 3, seed=6)
     assert c.to_dict() != a.to_dict()

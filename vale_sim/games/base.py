@@ -8,8 +8,9 @@ shared layers (runner and chunked runs, resume, Dask, stats, tournament,
 experiments, report) take any game through it and never import a game's
 modules directly.
 
-Contract (every game keeps it; ``tests/test_architecture.py``,
-``test_every_game_keeps_the_contract``, checks it):
+Contract (every game keeps it; :mod:`vale_sim.games.conformance` checks it, and
+``tests/test_conformance.py`` runs those checks over every registered game and
+the toy game of ``tests/pig.py``):
 
 * Card sets: ``load_card_set(spec)`` takes a bundled name, a file path or an
   already loaded set and returns an object with ``.name`` and ``.digest()``
@@ -54,6 +55,12 @@ Optional hooks (every one has a default, so a game may leave them out):
   default ``(ValueError,)`` (the contract above).
 * ``studies``: the game's own commands (``pools``, ``spoil-odds``,
   ``cards`` ...); for every other game they exit with a one-line error.
+* ``golden_module``: the module of the game's golden playthroughs (``CASES``, each
+  with ``.name`` and ``.players``; ``GOLDEN_DIR``; ``play_case(case, engine)``;
+  ``render(case, record) -> str``, the whole file; ``record_lines(record)``, the
+  engine-independent lines after ``## record``), replayed by
+  :func:`vale_sim.games.conformance.check_golden`.  ``None``: no golden games (the
+  conformance suite asks for them).
 * ``strength_arms(card, baseline) -> (prefer, ban)`` and
   ``strength_cards(cs) -> [(name, kind, level, column), ...]``: the card-strength
   estimand of :mod:`vale_sim.advancements` for a game other than Mystic Vale
@@ -122,6 +129,7 @@ class Game:
     describe_cards: Callable[..., Any] | None = None
     strength_arms: Callable[[str, Any], tuple] | None = None
     strength_cards: Callable[[Any], list] | None = None
+    golden_module: str | None = None
 
     def resolve_baseline(self, spec, players: int, card_set=None):
         """The baseline policy for ``players`` players: a preset or bundled policy
@@ -141,7 +149,7 @@ class Game:
 
 # ---------------------------------------------------------------------------
 # Golden playthrough files: the format every game's golden module shares
-# (vale_sim/games/mystic_vale/golden.py, vale_sim/games/mystic_lands/fast/golden.py).
+# (vale_sim/games/mystic_vale/golden.py, vale_sim/games/mystic_lands/golden.py).
 # A golden file is a header, the reference engine's "## log", then "## record": the
 # game's own first line, "## turns" (a field=value line per TurnRecord) and
 # "## results" (one per PlayerResult).  The record part is engine-independent: the

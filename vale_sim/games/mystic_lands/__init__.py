@@ -1,20 +1,38 @@
-"""Mystic Lands behind the game interface (vale_sim/games/base.py).
+"""Mystic Lands behind the game interface (:class:`vale_sim.games.base.Game`).
 
-Components as data (``cards``), rule options (``rules``), policies
-(``policy``), records and the results frame (``records``), the reference
-engine (``reference``).  Text for the CLI: ``render_play(record)`` (the
-``play`` command's lines) and ``cards.describe(cs)`` (``cards``).
+The package follows the template of docs/architecture.md ("One template for
+every game"): card sets (``cards``, ``data/``), policies (``policy``,
+``policies/``), rule options (``rules``), records and the results frame
+(``records``), the readable reference engine (``reference/``), the numba fast
+engine (``fast/``), golden games (``golden``) and the Mystic Lands studies
+(``wither``).  Text for the CLI: ``render_play(record)`` (the ``play``
+command's lines) and ``cards.describe(cs)`` (``cards``).
+
+Importing this package imports neither numba nor pandas: the engines load on
+first use, so without numba the reference engine still plays.
 """
 from __future__ import annotations
 
 from ..base import SEATS_NOTE, Game
 from . import cards, policy, records, rules
-from .fast import run_fast, warm_up as _warm_up_fast
 from .cards import bundled_card_sets, describe, load_card_set, validate_playable
 from .policy import DEFAULT_POLICY, check_policies, get_policy, presets
 from .records import results_frame
 from .reference import play_reference
 from .rules import Rules
+
+
+def _run_fast(cs, players, seed, n_games, policies=None, rules=None, first_game=0):
+    """``Game.run_fast``: the results frame of games first_game.. from the fast engine
+    (numba is imported on the first call only)."""
+    from .fast.api import run_fast
+    return run_fast(cs, players, seed, n_games, policies, rules, first_game=first_game)
+
+
+def _warm_up() -> None:
+    """Compile (or load from numba's cache) the kernels in this process."""
+    from .fast.api import warm_up
+    warm_up()
 
 
 def describe_cards(cs, as_json: bool = False):
@@ -109,14 +127,15 @@ GAME = Game(
     rules_class=Rules,
     play_reference=play_reference,
     results_frame=results_frame,
-    run_fast=run_fast,
+    run_fast=_run_fast,
     fast_module=__name__ + ".fast.api",
-    warm_up=_warm_up_fast,
+    warm_up=_warm_up,
     event_column="withers",
     players=(2, 3, 4),
     format_result=format_result,
     user_errors=(cards.CardSetError, policy.PolicyError, ValueError),
     describe_cards=describe_cards,
+    golden_module=__name__ + ".golden",
     # the settings studies of vale_sim/studies (docs/mystic-lands-studies.md), the report,
     # card strengths, the card listing and the wither odds
     studies=("seat-compensation", "end-trigger", "market-growth", "wither-rain", "report",

@@ -2,7 +2,7 @@
 
 Everything specific to Mystic Vale lives in this package: card sets
 (``cards``, ``data/``), policies (``policy``, ``policies/``), rule options
-(``rules``), records (``records``, ``frames``), the readable reference engine
+(``rules``), records and the results frame (``records``), the readable reference engine
 (``reference/``), the numba fast engine (``fast/``) and the Mystic Vale
 studies: spoil odds (``spoil``, ``spoil_fast``, ``spoil_bench``), pool sizes
 (``pools``), their figures (``plots/``), golden games (``golden``) and
@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from . import cards as _cards
 from . import policy as _policy
-from .frames import BASE_COLUMNS
+from . import records as _records
+from .records import BASE_COLUMNS
 from .rules import Rules
 from ..base import SEATS_NOTE, Game
 
@@ -26,18 +27,15 @@ def _bundled_card_sets() -> dict:
 
 
 def _play_reference(cs, players, seed, game_index=0, policies=None, rules=None):
-    from .reference.game import play_game
-    return play_game(cs, players, seed, game_index, policies, rules)
-
-
-def _results_frame(records, cs):
-    from .frames import results_frame
-    return results_frame(records, cs)
+    from .reference.game import play_reference
+    return play_reference(cs, players, seed, game_index, policies, rules)
 
 
 def _run_fast(cs, players, seed, n_games, policies=None, rules=None, first_game=0):
-    from .fast.api import run_games
-    return run_games(cs, players, seed, n_games, policies, rules, first_game=first_game)
+    """``Game.run_fast``: the results frame of games first_game.. from the fast engine
+    (numba is imported on the first call only)."""
+    from .fast.api import run_fast
+    return run_fast(cs, players, seed, n_games, policies, rules, first_game=first_game)
 
 
 def _warm_up() -> None:
@@ -83,7 +81,7 @@ GAME = Game(
     check_policies=_policy.check_policies,
     rules_class=Rules,
     play_reference=_play_reference,
-    results_frame=_results_frame,
+    results_frame=_records.results_frame,
     run_fast=_run_fast,
     event_column="spoils",
     players=(2, 3, 4),
@@ -93,6 +91,7 @@ GAME = Game(
     card_set_facts=_card_set_facts,
     format_result=_format_result,
     user_errors=(_cards.CardSetError, _policy.PolicyError),
+    golden_module=__name__ + ".golden",
     studies=("cards", "pools", "spoil-odds", "golden", "advancements", "optimize", "report",
              "bench --spoil", "bench --profile"),
 )

@@ -93,8 +93,8 @@ def record_lines(rec: GameRecord) -> list[str]:
 def play_case(case: Case, engine: str = "reference") -> GameRecord:
     cs = case.load_set()
     if engine == "reference":
-        from .reference.game import play_game
-        return play_game(cs, case.players, case.seed, case.game_index, case_policies(case), case.rules())
+        from .reference.game import play_reference
+        return play_reference(cs, case.players, case.seed, case.game_index, case_policies(case), case.rules())
     from .fast.api import play_game_fast
     return play_game_fast(cs, case.players, case.seed, case.game_index, case_policies(case), case.rules())
 

@@ -139,13 +139,13 @@ def play_games(card_set, players: int, seed: int, games: int, policies=None,
             kw.update(out=out, resume=True)
         return runner.run(cfg, **kw)
     if engine == "fast":
-        from .fast.api import run_games
-        return run_games(cs, players, seed, games, policies, rules)
+        from .fast.api import run_fast
+        return run_fast(cs, players, seed, games, policies, rules)
     from .records import results_frame
-    from .reference.game import play_game
-    recs = [play_game(cs, players, seed, i, policies=policies, rules=rules)
+    from .reference.game import play_reference
+    recs = [play_reference(cs, players, seed, i, policies=policies, rules=rules)
             for i in _progress(range(games), progress, f"{players}p pool {rules.pool_for(players)}")]
-    return results_frame(recs)
+    return results_frame(recs, cs)
 
 
 def _progress(it, on: bool, desc: str):

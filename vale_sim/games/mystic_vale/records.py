@@ -1,8 +1,10 @@
 """What a game produces: the records both engines must agree on.
 
 The differential tests compare :class:`TurnRecord` lists and
-:class:`PlayerResult` lists field by field; analyses read them as DataFrames
-(:func:`turns_frame`, :func:`results_frame`).
+:class:`PlayerResult` lists field by field.  :func:`results_frame` is the game's
+per-game/player frame (``Game.results_frame``: the fast engine's columns, so both
+engines give identical frames); :func:`turns_frame` and :func:`scores_frame` are
+the readable frames of a record (``GameRecord.turns_frame()``, ``.results_frame()``).
 """
 from __future__ import annotations
 
@@ -80,8 +82,8 @@ class GameRecord:
         return turns_frame(self)
 
     def results_frame(self):
-        """One row per player: score parts, seat, win share."""
-        return results_frame(self)
+        """One row per player: score parts, seat, win share (:func:`scores_frame`)."""
+        return scores_frame(self)
 
 
 def turns_frame(records):
@@ -97,8 +99,9 @@ def turns_frame(records):
     return pd.DataFrame(rows, columns=cols)
 
 
-def results_frame(records):
-    """Per-game, per-player DataFrame of one or more GameRecords."""
+def scores_frame(records):
+    """Per-game, per-player DataFrame of one or more GameRecords: every PlayerResult
+    field and the game's seed, players, rounds, truncated and vp_pool."""
     import pandas as pd
     rows = []
     for g in ([records] if isinstance(records, GameRecord) else records):
@@ -107,4 +110,39 @@ def results_frame(records):
             d.update(game=g.game_index, seed=g.seed, players=g.players, rounds=g.rounds,
                      truncated=g.truncated, vp_pool=g.vp_pool)
             rows.append(d)
+    return pd.DataFrame(rows)
+
+
+# Columns of the per-game/player frame that come first, in this order; the
+# per-card columns follow (engine-specific names, passed through untouched).
+# (Game.base_columns: an empty run's frame has just these.)
+BASE_COLUMNS = ("game", "player", "seat", "policy", "score", "tokens_vp", "adv_vp", "vale_vp",
+                "tiebreak", "win_share", "spoils", "harvests", "vp_from_box", "rounds",
+                "truncated", "starting_player")
+
+
+def results_frame(records, cs):
+    """The per-game/player frame of reference GameRecords, with the fast engine's
+    columns: BASE_COLUMNS, then ``buy:<advancement>``
+    (copies bought, starter kinds left out) and ``vale:<vale>`` (copies bought).
+    ``Game.results_frame``; the fast engine's ``run_fast`` gives the same frame."""
+    import pandas as pd
+    rows = []
+    for g in records:
+        box = {}
+        for t in g.turns:
+            box[t.player] = box.get(t.player, 0) + t.vp_from_box
+        for r in g.results:
+            row = {"game": g.game_index, "player": r.player, "seat": r.seat, "policy": r.policy,
+                   "score": r.score, "tokens_vp": r.tokens_vp, "adv_vp": r.adv_vp,
+                   "vale_vp": r.vale_vp, "tiebreak": r.tiebreak, "win_share": r.win_share,
+                   "spoils": r.spoils, "harvests": r.harvests, "vp_from_box": box.get(r.player, 0),
+                   "rounds": g.rounds, "truncated": g.truncated,
+                   "starting_player": g.starting_player}
+            for k, a in enumerate(cs.advancements):
+                if a.supply != "starter":
+                    row[f"buy:{a.name}"] = r.acquired.get(k, 0)
+            for v, vale in enumerate(cs.vales):
+                row[f"vale:{vale.name}"] = r.vales_acquired.count(v)
+            rows.append(row)
     return pd.DataFrame(rows)

@@ -20,6 +20,7 @@ from ..policy import policies_for
 from ..records import OWN_COLUMNS, GameRecord, PlayerResult, TurnRecord
 from ..rules import Rules
 from . import engine as E
+from . import state as L
 from .tables import (MAX_CARDS, MAX_SPACE, O_LEN, O_MAX_BUYS, O_MAX_ROUNDS, O_NADV,
                      O_NVALE, O_PLAYERS, OPTS, game_tables)
 
@@ -54,12 +55,12 @@ def simulate(cs, players: int, seed: int, n_games: int, policies=None,
     C.validate_playable(cs, players, rules)
     pols = policies_for(players, policies)
     T = game_tables(cs, players, rules, pols)
-    S = E.new_state(T)
+    S = L.new_state(T)
     P = players
     na, nv = int(T[OPTS, O_NADV]), int(T[OPTS, O_NVALE])
-    res = np.zeros((n_games, P, E.RS_N), np.int64)
+    res = np.zeros((n_games, P, L.RS_N), np.int64)
     share = np.zeros((n_games, P), np.float64)
-    gout = np.zeros((n_games, E.GO_N), np.int64)
+    gout = np.zeros((n_games, L.GO_N), np.int64)
     acq = np.zeros((n_games, P, na), np.int64)
     vales = np.zeros((n_games, P, nv), np.int64)
     spaces = np.zeros((n_games, P, MAX_SPACE), np.int64)
@@ -71,11 +72,11 @@ def simulate(cs, players: int, seed: int, n_games: int, policies=None,
             + int(T[OPTS, O_LEN + 2]) + P * (MAX_CARDS + MAX_SPACE) + 16
     else:
         evb, n_ev = 1, 1
-    X = np.zeros((evb + n_ev, E.RC_N), np.int64)
+    X = np.zeros((evb + n_ev, L.RC_N), np.int64)
     E.play_games(T, S, X, np.uint64(seed), np.uint64(first_game & MASK), n_games,
                  1 if trace else 0, evb, res, share, gout, acq, vales, spaces)
-    TR = X[:int(S[E.G, E.G_TURNIDX])].copy() if trace else X[:0]
-    EV = X[evb:evb + int(S[E.G, E.G_NEV]), :E.EV_W].copy() if trace else X[:0, :E.EV_W]
+    TR = X[:int(S[L.G, L.G_TURNIDX])].copy() if trace else X[:0]
+    EV = X[evb:evb + int(S[L.G, L.G_NEV]), :L.EV_W].copy() if trace else X[:0, :L.EV_W]
     return FastGames(seed, first_game, res, share, gout, acq, vales, spaces, TR, EV)
 
 
@@ -83,29 +84,29 @@ def _turn_records(out: FastGames) -> list[TurnRecord]:
     tuples = [{"bought": [], "enchanted": [], "sleeved": [], "removed": []}
               for _ in range(len(out.trace))]
     for t, kind, x, y, z in out.events.tolist():
-        if kind == E.EV_BOUGHT:
+        if kind == L.EV_BOUGHT:
             tuples[t]["bought"].append(x)
-        elif kind == E.EV_ENCHANTED:
+        elif kind == L.EV_ENCHANTED:
             tuples[t]["enchanted"].append((x, y))
-        elif kind == E.EV_SLEEVED:
+        elif kind == L.EV_SLEEVED:
             tuples[t]["sleeved"].append((x, y, z))
         else:
             tuples[t]["removed"].append(x)
     turns = []
     for row, tu in zip(out.trace.tolist(), tuples):
         turns.append(TurnRecord(
-            round=row[E.RC_ROUND], player=row[E.RC_PLAYER], turn=row[E.RC_TURN],
-            grows=row[E.RC_GROWS], overgrows=row[E.RC_OVERGROWS],
-            withered=bool(row[E.RC_WITHERED]), out_of_cards=bool(row[E.RC_OOC]),
-            rain_placed=row[E.RC_RAIN_PLACED],
-            chosen=C.RESOURCES[row[E.RC_CHOSEN]] if row[E.RC_CHOSEN] >= 0 else "",
-            mana_gain=row[E.RC_MGAIN], spirit_gain=row[E.RC_SGAIN], vp_gain=row[E.RC_VGAIN],
+            round=row[L.RC_ROUND], player=row[L.RC_PLAYER], turn=row[L.RC_TURN],
+            grows=row[L.RC_GROWS], overgrows=row[L.RC_OVERGROWS],
+            withered=bool(row[L.RC_WITHERED]), out_of_cards=bool(row[L.RC_OOC]),
+            rain_placed=row[L.RC_RAIN_PLACED],
+            chosen=C.RESOURCES[row[L.RC_CHOSEN]] if row[L.RC_CHOSEN] >= 0 else "",
+            mana_gain=row[L.RC_MGAIN], spirit_gain=row[L.RC_SGAIN], vp_gain=row[L.RC_VGAIN],
             bought=tuple(tu["bought"]), enchanted=tuple(tu["enchanted"]),
             sleeved=tuple(tu["sleeved"]), removed=tuple(tu["removed"]),
-            growths=row[E.RC_GROWTHS], triggered=bool(row[E.RC_TRIGGERED]),
-            mana=row[E.RC_MANA], spirit=row[E.RC_SPIRIT], vp=row[E.RC_VP],
-            rain=row[E.RC_RAIN], held=row[E.RC_HELD], cubes=row[E.RC_CUBES],
-            deck_size=row[E.RC_DECK], discard_size=row[E.RC_DISC]))
+            growths=row[L.RC_GROWTHS], triggered=bool(row[L.RC_TRIGGERED]),
+            mana=row[L.RC_MANA], spirit=row[L.RC_SPIRIT], vp=row[L.RC_VP],
+            rain=row[L.RC_RAIN], held=row[L.RC_HELD], cubes=row[L.RC_CUBES],
+            deck_size=row[L.RC_DECK], discard_size=row[L.RC_DISC]))
     return turns
 
 
@@ -121,20 +122,20 @@ def play_game_fast(cs, players: int, seed: int, game_index: int = 0, policies=No
         r = out.res[0, p].tolist()
         acq = {int(k): int(out.acquired[0, p, k]) for k in np.flatnonzero(out.acquired[0, p])}
         results.append(PlayerResult(
-            player=p, seat=r[E.RS_SEAT], policy=pols[p].name, score=r[E.RS_SCORE],
-            track_vp=r[E.RS_TRACK], bonus_vp=r[E.RS_BONUS], adv_vp=r[E.RS_ADV],
-            vale_vp=r[E.RS_VALE], effect_vp=r[E.RS_EFF], win_share=float(out.share[0, p]),
-            withers=r[E.RS_WITHERS], turns=r[E.RS_TURNS], mana_total=r[E.RS_MTOT],
-            spirit_total=r[E.RS_STOT], cubes=r[E.RS_CUBES], triggered_end=bool(r[E.RS_TRIG]),
+            player=p, seat=r[L.RS_SEAT], policy=pols[p].name, score=r[L.RS_SCORE],
+            track_vp=r[L.RS_TRACK], bonus_vp=r[L.RS_BONUS], adv_vp=r[L.RS_ADV],
+            vale_vp=r[L.RS_VALE], effect_vp=r[L.RS_EFF], win_share=float(out.share[0, p]),
+            withers=r[L.RS_WITHERS], turns=r[L.RS_TURNS], mana_total=r[L.RS_MTOT],
+            spirit_total=r[L.RS_STOT], cubes=r[L.RS_CUBES], triggered_end=bool(r[L.RS_TRIG]),
             acquired=acq,
             vales=tuple(int(v) for v in np.flatnonzero(out.vales[0, p])),
             spaces=tuple(int(s) for s in np.flatnonzero(out.spaces[0, p, :nsp])),
-            druid=r[E.RS_DRUID]))
+            druid=r[L.RS_DRUID]))
     g = out.gout[0].tolist()
     return GameRecord(seed=out.seed, game_index=game_index, players=players,
-                      starting_player=g[E.GO_START], rounds=g[E.GO_ROUNDS],
-                      truncated=bool(g[E.GO_TRUNC]),
-                      layout=tuple(g[E.GO_LAYOUT:E.GO_LAYOUT + nsp]),
+                      starting_player=g[L.GO_START], rounds=g[L.GO_ROUNDS],
+                      truncated=bool(g[L.GO_TRUNC]),
+                      layout=tuple(g[L.GO_LAYOUT:L.GO_LAYOUT + nsp]),
                       turns=_turn_records(out), results=results)
 
 
@@ -143,7 +144,7 @@ def frame(out: FastGames, cs, policies):
     import pandas as pd
     from ...base import RESULT_COLUMNS
     n, P = out.share.shape
-    res = out.res.reshape(n * P, E.RS_N)
+    res = out.res.reshape(n * P, L.RS_N)
     seed_dtype = np.int64 if out.seed < 2 ** 63 else np.uint64
     # the string columns by a take of the few names in the frame's string type:
     # converting n * P Python strings costs more than the rest of the frame
@@ -152,26 +153,26 @@ def frame(out: FastGames, cs, policies):
     cols = {
         "game": np.repeat(np.arange(n, dtype=np.int64) + out.first_game, P),
         "player": np.tile(np.arange(P, dtype=np.int64), n),
-        "seat": res[:, E.RS_SEAT],
+        "seat": res[:, L.RS_SEAT],
         "policy": pol_names.take(np.tile(np.arange(P), n)),
-        "score": res[:, E.RS_SCORE],
+        "score": res[:, L.RS_SCORE],
         "win_share": out.share.ravel(),
-        "rounds": np.repeat(out.gout[:, E.GO_ROUNDS], P),
-        "truncated": np.repeat(out.gout[:, E.GO_TRUNC].astype(bool), P),
-        "withers": res[:, E.RS_WITHERS],
-        "mana_total": res[:, E.RS_MTOT],
-        "spirit_total": res[:, E.RS_STOT],
-        "cubes": res[:, E.RS_CUBES],
-        "triggered_end": res[:, E.RS_TRIG].astype(bool),
-        "bonus_vp": res[:, E.RS_BONUS],
-        "track_vp": res[:, E.RS_TRACK],
-        "adv_vp": res[:, E.RS_ADV],
-        "vale_vp": res[:, E.RS_VALE],
-        "effect_vp": res[:, E.RS_EFF],
-        "turns": res[:, E.RS_TURNS],
+        "rounds": np.repeat(out.gout[:, L.GO_ROUNDS], P),
+        "truncated": np.repeat(out.gout[:, L.GO_TRUNC].astype(bool), P),
+        "withers": res[:, L.RS_WITHERS],
+        "mana_total": res[:, L.RS_MTOT],
+        "spirit_total": res[:, L.RS_STOT],
+        "cubes": res[:, L.RS_CUBES],
+        "triggered_end": res[:, L.RS_TRIG].astype(bool),
+        "bonus_vp": res[:, L.RS_BONUS],
+        "track_vp": res[:, L.RS_TRACK],
+        "adv_vp": res[:, L.RS_ADV],
+        "vale_vp": res[:, L.RS_VALE],
+        "effect_vp": res[:, L.RS_EFF],
+        "turns": res[:, L.RS_TURNS],
         "players": np.full(n * P, P, np.int64),
         "seed": np.full(n * P, out.seed, seed_dtype),
-        "druid": druid_names.take(res[:, E.RS_DRUID]),
+        "druid": druid_names.take(res[:, L.RS_DRUID]),
     }
     acq = out.acquired.reshape(n * P, out.acquired.shape[2])
     for i, a in enumerate(cs.advances):

@@ -8,26 +8,7 @@ QB, the policies: ``tables``), the state ``S`` (layout below) and, where a turn
 record tuple may grow, ``X`` (turn records and events, written only when tracing
 one game).  Few arrays: a call passes each as nine machine words.
 
-State ``S`` (int64, -1 = none)::
-
-    row p < 4      player p: scalars PM_*, then per card uid u its four slots
-                   (CARD + CW u + position) and a cache of what it shows (F_* fields
-                   after them, rebuilt by ``refresh_card`` or updated by ``sleeve_card``
-                   whenever a slot changes), the deck
-                   (DECK + i, i in DHEAD..DN-1, DECK + DHEAD the on-deck card), the
-                   Discard, the Land, cubes (CUBE + 2 i: space, row), per space its
-                   track position (TRACK, -1 no activation cube), night_or_day used
-                   (NOD) and cube present (ON), Advances acquired (ACQ) and held (HELD)
-    row G          game scalars G_*, the layout, row owners, players on each space
-    rows DK + l    the Advance decks of levels 0..2 (head G_AH + l, end G_AN + l)
-    rows MK1, MK2  Market slots of levels 1 and 2 (counts G_NM1, G_NM2)
-    row REC        the TurnRecord being built (RC_*)
-    rows LSNAP, CSNAP, CAND, STK, SCR   scratch: a Land snapshot, a cube snapshot,
-                   enchant candidates, the activation stack, setup lists
-    row RNG        the game's random stream (vale_sim.kernels.rng's uint64 key, draws)
-    rows SPOT + p  player p's spot scores of this game's layout
-    row BCR        every starting card unsleeved (slots and cache, as a player row's
-                   CARD part): setup copies it instead of rebuilding each card's cache
+State ``S``: its layout is in ``state`` (one int64 array, -1 = none).
 """
 from __future__ import annotations
 
@@ -60,107 +41,26 @@ from .tables import (
     P_DRYAD_MIN, P_PARROT_MIN, CONV_BOUGHT, CONV_NEVER, RL_TARGET, RL_ADV, RL_VALE, RL_LEVEL, RL_COND, RL_SMALL,
     RULE_CARD, RULE_LEVEL, RULE_VALE, ABSENT, ASCORE, NEVER_A, NEVER_V, NEVER_SP, QB, BUYCOST)
 
+from .state import (
+    PM_MANA, PM_SPIRIT, PM_VP, PM_RAIN, PM_PLACED, PM_WITHERED, PM_RESTRICT, PM_WILD,
+    PM_BOUGHT, PM_ENCH, PM_WITHERS, PM_TURNS, PM_MTOT, PM_STOT, PM_BONUS, PM_DRUID, PM_SEAT,
+    DHEAD, DN, NDISC, NLAND, NHELD, NCUBES, PM_ONMASK, PM_VFLAGS, PM_LTM, PM_LKM, PM_MAXSUN,
+    CARD, CW, F_SUN, F_M, F_SP, F_V, F_ASP, F_TM, F_KM, F_PKM, F_WLIM, F_SLV, F_EVP, F_PTM,
+    LN_RC, LN_X, LN_G, LN_EMPTY, LN_NOSUN, DECK, DISC, LAND, CUBE, TRACK, NOD, ON, ACQ, HELD,
+    G_START, G_ROUND, G_TRIGGER, G_INDAY, G_GROWTHS, G_RAINSUP, G_NM1, G_NM2, G_AH, G_AN,
+    G_TRACE, G_TRUNC, G_ROUNDS, G_TURNIDX, G_NEV, G_EVB, G_LAYOUT, G_OWNER, G_ONSP, G_SPNR,
+    G_SPCOST, G_WIDTH, G, DK, MK1, MK2, REC, LSNAP, CSNAP, CAND, STK, SCR, RNG, SPOT, BCR,
+    N_ROWS, SP_NEVER, RC_ROUND, RC_PLAYER, RC_TURN, RC_GROWS, RC_OVERGROWS, RC_WITHERED,
+    RC_OOC, RC_RAIN_PLACED, RC_CHOSEN, RC_MGAIN, RC_SGAIN, RC_VGAIN, RC_GROWTHS, RC_TRIGGERED,
+    RC_MANA, RC_SPIRIT, RC_VP, RC_RAIN, RC_HELD, RC_CUBES, RC_DECK, RC_DISC, RC_N, EV_BOUGHT,
+    EV_ENCHANTED, EV_SLEEVED, EV_REMOVED, EV_W, RS_SCORE, RS_TRACK, RS_BONUS, RS_ADV, RS_VALE,
+    RS_EFF, RS_WITHERS, RS_TURNS, RS_MTOT, RS_STOT, RS_CUBES, RS_TRIG, RS_DRUID, RS_SEAT,
+    RS_N, GO_START, GO_ROUNDS, GO_TRUNC, GO_LAYOUT, GO_N, state_width, new_state)
+
 SIMPLE_MASK = (1 << K_GAIN) | (1 << K_GPAL) | (1 << K_GPAC)
 LOW = -(10 ** 9)
 NONE_SC = -(1 << 62)                  # below every Advance score (|weights| <= 10**6)
 PICK = 1 << 24                        # choose_buy: level * PICK + slot
-
-# -- player row -----------------------------------------------------------------
-(PM_MANA, PM_SPIRIT, PM_VP, PM_RAIN, PM_PLACED, PM_WITHERED, PM_RESTRICT, PM_WILD,
- PM_BOUGHT, PM_ENCH, PM_WITHERS, PM_TURNS, PM_MTOT, PM_STOT, PM_BONUS, PM_DRUID, PM_SEAT,
- DHEAD, DN, NDISC, NLAND, NHELD, NCUBES, PM_ONMASK, PM_VFLAGS, PM_LTM, PM_LKM,
- PM_MAXSUN) = range(28)
-# PM_ONMASK: bit s = a cube on space s; PM_VFLAGS: OR of V_FLAGS of those Vales;
-# PM_LTM, PM_LKM: at least the OR of F_TM, F_KM of the Land's cards (bits are added when
-# a card enters the Land or a Land card is sleeved, all cleared when the Land is
-# discarded): a loop over the Land looking for an effect timing or kind is skipped
-# when the bit is not there; PM_MAXSUN: at least the uncovered suns of each of p's
-# cards (the most any card showed this game): decide_grow needs no look at the cards
-# when it is below the suns that would wither
-CARD = 32                             # card u: fields CARD + CW u + f, together for
-CW = 16                               # locality: its slots (f = 0..3), then what it shows:
-(F_SUN, F_M, F_SP, F_V, F_ASP, F_TM, F_KM, F_PKM, F_WLIM, F_SLV, F_EVP, F_PTM) = range(4, 16)
-# uncovered suns, left-edge mana, spirit and VP, aspect bits 0..3 (bit 4: a wild icon), the
-# OR of its Advances' effect timing bits and kind bits, per position (16-bit lanes)
-# the effect kind bits of the Advance there, Σ wither_limit,
-# Σ end VP of its Advances, per position (16-bit lanes) the effect timing bits of the
-# Advance there (the loops over a card's Advances for one timing skip the others),
-# and for best_target what sleeving an Advance at each position would do (16-bit lane
-# per position, LN_* bits: icons are at most cards.LIMITS["icon"] = 5, so rain covered
-# <= 5 and suns a cloud covers <= 10 fit)
-LN_RC = 0                             # 5 bits: rain icons sleeving there covers first
-LN_X = 5                              # 6 bits: that half's suns a cloud there would cover
-LN_G = 11                             # 1: a sun or cloud there changes the half's count
-LN_EMPTY = 12                         # 1: the slot is free
-LN_NOSUN = 13                         # 1: the card shows no uncovered sun
-DECK = CARD + CW * MAX_CARDS
-DISC = DECK + MAX_CARDS
-LAND = DISC + MAX_CARDS
-CUBE = LAND + MAX_CARDS
-TRACK = CUBE + 2 * MAX_SPACE
-NOD = TRACK + MAX_SPACE
-ON = NOD + MAX_SPACE
-ACQ = ON + MAX_SPACE
-HELD = ACQ + MAX_ADV
-# -- game row ---------------------------------------------------------------------
-(G_START, G_ROUND, G_TRIGGER, G_INDAY, G_GROWTHS, G_RAINSUP, G_NM1, G_NM2, G_AH, _, _,
- G_AN, _, _, G_TRACE, G_TRUNC, G_ROUNDS, G_TURNIDX, G_NEV, G_EVB) = range(20)
-G_LAYOUT = 32
-G_OWNER = G_LAYOUT + MAX_SPACE        # + MAX_ROWS s + r
-G_ONSP = G_OWNER + MAX_ROWS * MAX_SPACE
-G_SPNR = G_ONSP + MAX_SPACE           # per space of this game's layout: rows, printed cost
-G_SPCOST = G_SPNR + MAX_SPACE
-G_WIDTH = G_SPCOST + MAX_SPACE
-# -- rows -----------------------------------------------------------------------------
-G = MAX_PLAYERS
-DK = G + 1
-MK1 = DK + 3
-MK2 = MK1 + 1
-REC = MK2 + 1
-LSNAP = REC + 1
-CSNAP = LSNAP + 1
-CAND = CSNAP + 1
-STK = CAND + 1
-SCR = STK + 1
-RNG = SCR + 1                     # the random stream: (key, draws) as int64 bits
-SPOT = RNG + 1                    # rows SPOT + p: spot scores of this game's layout
-BCR = SPOT + MAX_PLAYERS          # the starting cards unsleeved: slots and cache (as a
-N_ROWS = BCR + 1                  # player row's CARD part), built once per play_games
-SP_NEVER = MAX_ROWS * MAX_SPACE   # SPOT row: score without cost at MAX_ROWS s + r, then
-#                                   at SP_NEVER + s 1 if p's policy never enchants s
-# -- the TurnRecord row ------------------------------------------------------------
-(RC_ROUND, RC_PLAYER, RC_TURN, RC_GROWS, RC_OVERGROWS, RC_WITHERED, RC_OOC, RC_RAIN_PLACED,
- RC_CHOSEN, RC_MGAIN, RC_SGAIN, RC_VGAIN, RC_GROWTHS, RC_TRIGGERED, RC_MANA, RC_SPIRIT,
- RC_VP, RC_RAIN, RC_HELD, RC_CUBES, RC_DECK, RC_DISC, RC_N) = range(23)
-# -- events (the tuples of a TurnRecord): X[i] = turn, kind, x, y, z ----------------
-EV_BOUGHT, EV_ENCHANTED, EV_SLEEVED, EV_REMOVED = range(4)
-EV_W = 5
-# -- per-player results -----------------------------------------------------------
-(RS_SCORE, RS_TRACK, RS_BONUS, RS_ADV, RS_VALE, RS_EFF, RS_WITHERS, RS_TURNS, RS_MTOT,
- RS_STOT, RS_CUBES, RS_TRIG, RS_DRUID, RS_SEAT, RS_N) = range(15)
-# -- per-game outputs ---------------------------------------------------------------
-GO_START, GO_ROUNDS, GO_TRUNC, GO_LAYOUT = 0, 1, 2, 3
-GO_N = GO_LAYOUT + MAX_SPACE
-
-
-def state_width(T) -> int:
-    o = T[OPTS]
-    lens = [int(x) for x in o[O_LEN:O_LEN + 5]]
-    return max(HELD + int(o[O_HELD_CAP]),                   # player rows
-               G_WIDTH, max(lens[:3]),                          # game row, Advance decks
-               int(o[O_ML1]) + 1, int(o[O_ML2]) + int(o[O_NGROWTH]) + 1,   # Market
-               4 + 4 * MAX_ROWS * MAX_SPACE,                    # CAND: every spot
-               2 * (MAX_SPACE * MAX_TRACK + 2),                 # STK: every square
-               lens[3] + lens[4],                               # SCR: the Vale decks,
-               MAX_PLAYERS * int(o[O_DRUID_DEAL]) + 1,          # the Druid hands,
-               2 * int(o[O_HELD_CAP]),                          # the held order
-               RC_N, 64)
-
-
-def new_state(T) -> np.ndarray:
-    w = -(-state_width(T) // 8) * 8                  # rows start on 64-byte boundaries
-    return np.zeros((N_ROWS, w), np.int64)
-
 
 # =====================================================================================
 # small helpers
@@ -462,6 +362,7 @@ def growth_due(T, S, p):
 @kernel
 def check_growth(T, S, p):
     """D-growth: remove the least-valued level 1 slot, add a level 2 slot."""
+    # spec D-growth: Market growth
     ng = T[OPTS, O_NGROWTH]
     while S[G, G_GROWTHS] < ng and S[p, PM_VP] >= T[GROWTH, S[G, G_GROWTHS]]:
         S[G, G_GROWTHS] += 1
@@ -576,6 +477,7 @@ def resolve_played(T, S, p, u, night):
 
 @kernel(inline=True)
 def acquire(T, S, p, a):
+    # spec D-acquire: acquiring an Advance
     S[p, ACQ + a] += 1
     for e in range(T[ADV + a, A_NEFF]):
         o = A_EFF + EF * e
@@ -1038,6 +940,7 @@ def night_swaps(T, S, p):
 
 @kernel
 def night(T, S, p):
+    # spec N4: the Night: grow, reveal, rain, wither
     S[p, PM_PLACED] = 0
     S[p, PM_WITHERED] = 0
     S[p, PM_RESTRICT] = -1
@@ -1138,6 +1041,7 @@ def play_ondeck(T, S, p, a, e):
 
 @kernel
 def wither_choice(T, S, p):
+    # spec D2: a Withered Day: the wither choice (spec §6.3)
     c = T[QB + p, P_WCHOICE]
     if c >= 0:
         return c
@@ -1210,6 +1114,7 @@ def choose_buy(T, S, p):
 
 @kernel
 def buy(T, S, X, p):
+    # spec D11: buying
     while S[p, PM_BOUGHT] < T[OPTS, O_MAX_BUYS]:
         pick = choose_buy(T, S, p)
         if pick < 0:
@@ -1260,6 +1165,7 @@ def conversions(T, S, p):
 def day_card_effects(T, S, X, p):
     """D5: day effects, the Land walked by index as it stands (it may grow: only by
     a day effect, so with none in the Land there is nothing to do)."""
+    # spec D5: the Day effects of the Land
     if ((S[p, PM_LTM] >> T_DAY) & 1) == 0:
         return
     k = 0
@@ -1333,6 +1239,7 @@ def day_land_kind(T, S, X, p, kind):
 
 @kernel
 def day(T, S, X, p):
+    # spec D8: activations
     S[G, G_RAINSUP] += S[p, PM_RAIN] + S[p, PM_PLACED]          # D1
     S[p, PM_RAIN] = 0
     S[p, PM_PLACED] = 0
@@ -1454,6 +1361,7 @@ def replace_sleeve(T, S, X, p):
 
 @kernel
 def dusk(T, S, X, p):
+    # spec K2: the Dusk: sleeving held Advances
     if S[p, PM_BOUGHT] > 0:                                     # K1
         S[p, PM_MANA] = 0
     nh = S[p, NHELD]                                            # K2
@@ -1552,6 +1460,7 @@ def dusk(T, S, X, p):
 # =====================================================================================
 @kernel
 def setup(T, S):
+    # spec §2: the random draws of setup, in order
     n = T[OPTS, O_PLAYERS]
     start = game_randbelow(S, n)                                     # draw 1
     for k in range(G_WIDTH):
@@ -1691,6 +1600,7 @@ def turn(T, S, X, p):
 
 @kernel
 def finish(T, S, g, res, share, gout, acq, vales, spaces):
+    # spec §7: scoring
     n = T[OPTS, O_PLAYERS]
     na = T[OPTS, O_NADV]
     top = 0
@@ -1796,6 +1706,7 @@ def finish(T, S, g, res, share, gout, acq, vales, spaces):
 
 @kernel
 def play_one(T, S, X, trace, evb):
+    # spec §3: turns, rounds, the end trigger and truncation
     setup(T, S)
     S[G, G_TRACE] = trace
     S[G, G_EVB] = evb

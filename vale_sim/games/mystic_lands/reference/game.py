@@ -279,6 +279,7 @@ class MysticLandsGame:
 
     # -- the game loop (§7) ---------------------------------------------------------
     def play(self) -> GameRecord:
+        # spec §3: turns, rounds, the end trigger and truncation
         n, k, final_left = self.n, 0, None
         while True:
             self.round = k // n + 1
@@ -317,6 +318,7 @@ class MysticLandsGame:
 
     # -- §3 Night ---------------------------------------------------------------------
     def night(self, p: PlayerState, rec: TurnRecord) -> None:
+        # spec N4: the Night: grow, reveal, rain, wither
         p.placed, p.withered, p.restrict, p.wild = 0, False, -1, -1
         p.bought, p.enchanted, p.used_nod = 0, 0, []
         # §3.1 Vale night effects, and night_or_day gains, at the start of the Night
@@ -415,6 +417,7 @@ class MysticLandsGame:
 
     # -- §4-5 Day -------------------------------------------------------------------------
     def day(self, p: PlayerState, rec: TurnRecord) -> None:
+        # spec D5: the Day effects of the Land
         self.rain_supply += p.rain + p.placed                        # §5.1 discard Rain tokens
         p.rain, p.placed = 0, 0
         if p.withered:                                               # §5.2 choose
@@ -492,6 +495,7 @@ class MysticLandsGame:
 
     def wither_choice(self, p: PlayerState) -> int:
         """Spec §6.3: a fixed resource, or the one whose left-edge gain scores most."""
+        # spec D2: a Withered Day: the wither choice (spec §6.3)
         pol = p.policy
         if pol.wither_choice != "best":
             return RESOURCES.index(pol.wither_choice)
@@ -504,6 +508,7 @@ class MysticLandsGame:
 
     def check_growth(self, p: PlayerState, rec: TurnRecord) -> None:
         """§5.7: the first player to have 5 (then 15) VP in a Day phase grows the Market."""
+        # spec D-growth: Market growth
         thr = self.rules.market_growth_vp
         while self.growths < len(thr) and p.vp >= thr[self.growths]:
             self.growths += 1
@@ -524,6 +529,7 @@ class MysticLandsGame:
 
     def play_ondeck(self, p: PlayerState, e) -> None:
         """Hibiscus Dryad (§9): with `need` cards showing the aspect, play the on-deck card."""
+        # spec §6.9: Hibiscus Dryad
         asp = C.ASPECTS.index(e.aspect)
         w = self.wild_for(p, asp)
         if not p.deck or sum(1 for x in p.land if M.shows(self.cs, p.cards[x], asp, w)) < e.need:
@@ -608,6 +614,7 @@ class MysticLandsGame:
 
     def enchant(self, p: PlayerState, s: int, r: int, cost: int, rec: TurnRecord) -> None:
         """§6: pay, place the cube, gain the spot's rewards, reveal connected Vales."""
+        # spec §5: enchanting and moving a cube
         p.spirit -= cost
         self.row_owner[s][r] = p.index
         self.on_space[s].append(p.index)
@@ -630,6 +637,7 @@ class MysticLandsGame:
 
     def activations(self, p: PlayerState, rec: TurnRecord) -> None:
         """§6.5: each cube on an activation row that has not moved moves onto square 1."""
+        # spec D8: activations
         for s, r in list(p.cubes):
             if s in p.track and p.track[s] == 0:
                 if any(q != p.index for q in self.track_occ[s][0]):
@@ -653,6 +661,7 @@ class MysticLandsGame:
     def refresh(self, p: PlayerState, rec: TurnRecord) -> None:
         """Ent Guardian, Sequoia Forest (§9): move the cube whose next square is worth
         most one square right (it may share squares), resolving it."""
+        # spec §6.12: refresh
         best = None
         for s, r in p.cubes:
             if s not in p.track:
@@ -683,6 +692,7 @@ class MysticLandsGame:
     def remove_card(self, p: PlayerState, rec: TurnRecord) -> None:
         """Grasping Vines (§9): remove the Land card without Advances of least
         value - 4 x uncovered suns, if below the policy's remove_below."""
+        # spec §6.10: Grasping Vines
         cands = [(M.value(self.cs, p.cards[u]) - 4 * M.exposed_suns(self.cs, p.cards[u]), k)
                  for k, u in enumerate(p.land) if not p.cards[u].advances()]
         if not cands:
@@ -697,6 +707,7 @@ class MysticLandsGame:
     def sleeve_market(self, p: PlayerState, level: int, rec: TurnRecord) -> None:
         """Satyr Home (§9): gain the best Market Advance of ``level`` that fits a Land
         card and sleeve it now; its day effects resolve, its when-played ones do not."""
+        # spec §6.11: Satyr Home
         slots = self.market[level]
         best = None
         for k, a in enumerate(slots):
@@ -720,6 +731,7 @@ class MysticLandsGame:
 
     # -- buying (§5.5) -------------------------------------------------------------------
     def buy(self, p: PlayerState, rec: TurnRecord) -> None:
+        # spec D11: buying
         while p.bought < self.rules.max_buys:
             pick = self.choose_buy(p)
             if pick is None:
@@ -772,6 +784,7 @@ class MysticLandsGame:
         return top[1], top[2]
 
     def acquire(self, p: PlayerState, a: int) -> None:
+        # spec D-acquire: acquiring an Advance
         p.acquired[a] = p.acquired.get(a, 0) + 1
         for e in self.cs.advances[a].effects:
             if e.timing == "acquire" and e.kind == "gain":
@@ -818,6 +831,7 @@ class MysticLandsGame:
 
     # -- §8 Dusk -------------------------------------------------------------------------------
     def dusk(self, p: PlayerState, rec: TurnRecord) -> None:
+        # spec K2: the Dusk: sleeving held Advances
         if p.bought:                                                  # §8.1
             p.mana = 0
         order = sorted(range(len(p.held)),                            # §8.2 sleeve
@@ -889,6 +903,7 @@ class MysticLandsGame:
     def replace_sleeve(self, p: PlayerState, rec: TurnRecord) -> None:
         """Mangrove Forest (§9): sleeve the best held Advance over an occupied
         position when it scores more than the Advance there (which is removed)."""
+        # spec §6.13: Mangrove Forest
         if not p.held:
             return
         scores = [advance_score(self.cs, p.policy, a) for a in p.held]
@@ -920,6 +935,7 @@ class MysticLandsGame:
         return p.deck + p.discard + p.land
 
     def final_parts(self, p: PlayerState) -> tuple[int, int, int]:
+        # spec §7: scoring
         cs = self.cs
         adv = sum(cs.advances[a].end_vp for u in self.player_cards(p) for a in p.cards[u].advances())
         if self.rules.held_end_vp:

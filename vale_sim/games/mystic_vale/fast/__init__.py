@@ -1,7 +1,9 @@
 """The numba fast engine of Mystic Vale (docs/engine-spec.md).
 
-``api`` is the public layer (``play_game_fast``, ``run_games``); ``engine``
-holds the kernels, ``tables`` turns a CardSet / Policy into integer arrays;
+``api`` is the public layer (``run_fast``: the Game interface's per-game/player
+frame; ``play_game_fast``: one game as a GameRecord; ``simulate``, ``warm_up``);
+``engine`` holds the kernels, ``state`` the layout of the state array,
+``tables`` turns a CardSet / Rules / Policy into integer arrays;
 the random stream comes from the shared ``vale_sim.kernels.rng``, which
 reproduces ``vale_sim.rng`` bit for bit.
 """

@@ -1,7 +1,7 @@
 """Public layer of the fast engine: GameRecords and DataFrames from the kernels.
 
     play_game_fast(cs, players, seed, game_index, policies, rules) -> GameRecord
-    run_games(cs, players, seed, n_games, policies, rules, first_game=0) -> DataFrame
+    run_fast(cs, players, seed, n_games, policies, rules, first_game=0) -> DataFrame
 
 Both give the same games as the reference engine (docs/engine-spec.md) for the
 same (seed, game index, card set, policies, rules).
@@ -71,7 +71,7 @@ def simulate(cs, players: int, seed: int, n_games: int, policies=None,
     """Run the kernel on games first_game .. first_game+n_games-1; raw arrays.
 
     ``details=False``: first_round and harvested are left empty (0 games), which
-    the DataFrame of :func:`run_games` does not use -- a faster run."""
+    the DataFrame of :func:`run_fast` does not use -- a faster run."""
     cs = _card_set(cs)
     seed = check_seed(seed)
     rules = rules or Rules()
@@ -192,7 +192,7 @@ def frame(out: FastGames, cs: CardSet, policies: list[Policy]):
     return df
 
 
-def run_games(cs, players: int, seed: int, n_games: int, policies=None,
+def run_fast(cs, players: int, seed: int, n_games: int, policies=None,
               rules: Rules | None = None, first_game: int = 0):
     """n_games games as a DataFrame, one row per game and player.
 

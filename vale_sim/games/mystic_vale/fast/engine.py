@@ -87,6 +87,7 @@ def game_shuffle(S, a, n):
 @kernel
 def refresh_card(T, S, p, c):
     """Rebuild the active abilities and symbol cache of card c (after sleeving)."""
+    # spec §1: the symbols of a card (guardians, decay, growth; covered abilities)
     d = 0
     g = 0
     gu = 0
@@ -336,6 +337,7 @@ def worst(S, p, zone, lo, hi, skip, random_ties):
     never the card ``skip``; -1 if none.  Ties: the first, or if ``random_ties``
     the j-th tied card in zone order, j = randbelow(number tied) -- no draw
     without a tie."""
+    # spec §6.2: When Played choices
     best = -1
     bn = 0
     tied = 0
@@ -376,6 +378,7 @@ def remove_at(S, p, zone, count, i):
 def when_played(S, p, c, discard_ok):
     """§7: the active When Played abilities of card c (just put in the field);
     discard_ok False: the policy declines a field discard (rules.md I16)."""
+    # spec §7: When Played abilities
     for s in range(3):
         ab = S[p, ACT + 3 * c + s]
         if ab == AB_WP_DISCARD_FIELD:
@@ -423,6 +426,7 @@ def play_on_deck(S, p, discard_ok):
 def spoil_check(T, S, p):
     """True if the player spoils.  Small, so LLVM inlines it: the saves are a call
     made only when 4 decay show."""
+    # spec §4.4: the spoil check and its saves
     return decay_showing(T, S, p) >= 4 and not spoil_saved(T, S, p)
 
 
@@ -510,6 +514,7 @@ def spoil_saved(T, S, p):
 # ---------------------------------------------------------------------------
 @kernel(inline=True)
 def decide_push(T, S, Q, p):
+    # spec §6.1: push or pass
     mt = Q[p, P_MANA_TARGET]
     if mt > 0:
         fm = 0
@@ -559,6 +564,7 @@ def lookahead_push(S, Q, p, n, bad):
 @kernel
 def planting(T, S, Q, p):
     """Push until the policy passes; True if the player spoiled."""
+    # spec §4.2: Planting and reveal
     pushes = 0
     spoiled = False
     while S[p, ON_DECK] >= 0:
@@ -655,6 +661,7 @@ def sunstone_cost(T, S, Q, p, mana):
 @kernel
 def rule_holds(Q, p, r, mana, rnd, pool):
     """The rule's mana / round / pool conditions (owned_at_most is per candidate)."""
+    # spec §6.5: buy rules of policy files
     x = Q[Q[p, P_RULES] + r, RC_MANA_AT_LEAST]
     if x != ABSENT and mana < x:
         return False
@@ -737,6 +744,7 @@ def choose_vale(T, S, Q, p, mana, rnd):
     Rules in order (the implicit rule of a policy without rules: every candidate
     scoring at least vale_min_score); for each rule, paying directly first, then (§8)
     with the Sunstone Aerie if it can be used, before the next rule."""
+    # spec §6.3: buying vales
     n_rules = Q[p, P_N_RULES]
     pool = S[GAME, G_POOL]
     cost = sunstone_cost(T, S, Q, p, mana)
@@ -884,6 +892,7 @@ def advancement_candidates(T, S, Q, p, budget, discount, floor):
     Branch-free: every source is written at position nc, which advances only if it
     is a candidate.  No sort: pick_advancement walks them in key order by repeated
     maxima."""
+    # spec §6.4: buying advancements and where they go
     nc = 0
     lim = budget + discount
     for src in range(N_COMMONS):
@@ -1181,6 +1190,7 @@ def harvest_totals(T, S, p):
 
 @kernel
 def harvest(T, S, Q, p, rnd):
+    # spec §4.3: Harvest, in its fixed order
     fn = S[p, FIELD_N]
     # 1. Conclave of Ents on the best per-guardian Harvest card (PS_VAB_MASK: a superset
     # of the active vales' abilities, kept by take_turn)
@@ -1243,6 +1253,7 @@ def draw_adv(S, level):
 
 @kernel
 def replenish_common(S, sl):
+    # spec §5: replenishing commons and vale slots
     for lv in range(sl // 3, 3):
         k = draw_adv(S, lv)
         if k >= 0:
@@ -1272,6 +1283,7 @@ def add_scoring(T, S, p, k):
 
 @kernel
 def discard_phase(T, S, p):
+    # spec §4.5: Discard: sleeving, the field to the discard pile
     mb = T[OPTS, O_MAX_BUYS]
     for i in range(S[TR, TR_N_BOUGHT]):
         k = S[TR, TR_FIXED_N + i]
@@ -1306,6 +1318,7 @@ def discard_phase(T, S, p):
 def prep(T, S, p, discard_plays):
     """§4.6: reset once-per-window uses, fill the field until 3 decay show;
     discard_plays: the policy's discard_field_plays (rules.md I16)."""
+    # spec §4.6: Prep
     if S[p, PS_CONC_USED] != 0:
         # temp guardians come only with a Conclave use (which sets PS_CONC_USED):
         # none to clear otherwise, and PS_SHOWING is already net(on-deck card)
@@ -1343,6 +1356,7 @@ def prep(T, S, p, discard_plays):
 # ---------------------------------------------------------------------------
 @kernel
 def take_turn(T, S, Q, p, rnd):
+    # spec §4.1: turn start (a turn skipped after a spoil in Prep)
     if S[GAME, G_TRACING] != 0:
         for x in range(TR_FIXED_N):
             S[TR, x] = 0             # the purchase columns count from TR_N_BOUGHT, TR_N_VALES
@@ -1410,6 +1424,8 @@ def reset_state(T, S):
 @kernel
 def setup(T, S, Q, seed, game_index):
     """§2 draw order 1-8 and §3 setup (Q: the policies, for the starting field's Prep)."""
+    # spec §3: setup: commons, vales, Fertile Soil, the starting fields
+    # spec §2: the random stream and the order of draws
     P = T[OPTS, O_PLAYERS]
     reset_state(T, S)
     game_rng_init(S, seed, game_index)
@@ -1542,6 +1558,7 @@ def write_trace_row(T, S, trace, row):
 @kernel
 def play_one(T, S, Q, seed, game_index, trace):
     """Play one game in S; append one trace row per turn if trace has rows."""
+    # spec §4.7: the end of the game and the score
     P = T[OPTS, O_PLAYERS]
     setup(T, S, Q, seed, game_index)
     S[GAME, G_GAME] = game_index

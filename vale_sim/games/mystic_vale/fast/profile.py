@@ -2,7 +2,7 @@
 
 The perf machinery is shared (``vale_sim.kernels.profile``); this module says
 what the child plays: ``games`` two-player ``core`` games with the default
-policy (``run_games``' kernel call, ``simulate(..., details=False)``, as
+policy (``run_fast``' kernel call, ``simulate(..., details=False)``, as
 ``vale-sim bench`` times).
 
     vale-sim bench --profile [--games N] [--json]
@@ -36,7 +36,7 @@ def child(games: int, ranges_path: str, code_path: str | None = None) -> None:
     from . import engine
     from .api import simulate
     numba.set_num_threads(1)
-    # details=False as run_games; commits before it (profiled for docs/speed.md by
+    # details=False as run_fast; commits before it (profiled for docs/speed.md by
     # copying this file into them) have no such argument
     kw = {"details": False} if "details" in inspect.signature(simulate).parameters else {}
     simulate("core", 2, 0, 10, **kw)                     # compile or load the cache

@@ -1,4 +1,4 @@
-"""The reference engine: plain, readable Python following the rulebook.
+"""The readable Mystic Vale reference engine (docs/engine-spec.md)."""
+from .game import MysticValeGame, play_reference
 
-Public API: :func:`vale_sim.games.mystic_vale.reference.game.play_game`.
-"""
+__all__ = ["MysticValeGame", "play_reference"]

@@ -1,6 +1,6 @@
 """A whole game of Mystic Vale, readable against the rulebook.
 
-``play_game`` sets up (RB: Setup), plays rounds of turns (RB: Taking a Turn:
+``play_reference`` sets up (RB: Setup), plays rounds of turns (RB: Taking a Turn:
 Planting, Harvest, Discard, Prep) until the VP pool is empty at the end of a
 round (RB: End of the Game), and scores.  Decisions come from policies as
 docs/engine-spec.md §6 specifies, so the fast engine can replay the game.
@@ -59,7 +59,7 @@ def pay(spirits: dict, cost: tuple) -> dict | None:
     return left
 
 
-class Game:
+class MysticValeGame:
     """The shared supply, the players and the turn loop."""
 
     def __init__(self, cs: CardSet, players: int, seed: int, game_index: int = 0,
@@ -82,6 +82,8 @@ class Game:
 
     # -- RB: Setup ---------------------------------------------------------------
     def setup(self) -> None:
+        # spec §3: setup: commons, vales, Fertile Soil, the starting fields
+        # spec §2: the random stream and the order of draws
         cs, rng = self.cs, self.rng
         level1 = [k for k in cs.commons(1) for _ in range(cs.advancements[k].copies)]
         rng.shuffle(level1)                                   # draw order 1
@@ -129,6 +131,7 @@ class Game:
 
     def replenish_commons(self, slot: int) -> None:
         """RB: Replenish Advancements — same level, falling back to the next level."""
+        # spec §5: replenishing commons and vale slots
         for level in range(slot // 3 + 1, 4):
             if self.adv_decks[level]:
                 self.commons[slot] = self.adv_decks[level].pop(0)
@@ -145,6 +148,7 @@ class Game:
 
     # -- the game loop --------------------------------------------------------
     def play(self) -> GameRecord:
+        # spec §4.7: the end of the game and the score
         order = [(self.start + i) % self.n for i in range(self.n)]
         while True:
             self.round += 1
@@ -163,6 +167,8 @@ class Game:
         return self.record
 
     def take_turn(self, pl: Player) -> None:
+        # spec §4.5: Discard: sleeving, the field to the discard pile
+        # spec §4.1: turn start (a turn skipped after a spoil in Prep)
         pl.turn_number += 1
         pl.events = {}
         policy = self.policies[pl.index]
@@ -223,6 +229,7 @@ class Game:
 
     # -- 2) Harvest -----------------------------------------------------------
     def harvest(self, pl: Player, policy: Policy, rec: TurnRecord):
+        # spec §4.3: Harvest, in its fixed order
         cs = self.cs
         pl.harvests += 1
         for c in pl.field:
@@ -324,6 +331,7 @@ class Game:
 
     def choose_vale(self, pl: Player, policy: Policy, spirits: dict, mana: int):
         """(slot, spirits left, mana paid to Sunstone Aerie) of the vale to buy, or None."""
+        # spec §6.3: buying vales
         owned = {v.vale_id for v in pl.vales}
         cands = [s for s in range(VALE_SLOTS) if self.vale_row[s] >= 0
                  and not (self.cs.vales[self.vale_row[s]].unique and self.vale_row[s] in owned)
@@ -363,6 +371,7 @@ class Game:
                 - policy.w_cost * a.cost)
 
     def advancement_candidates(self, pl: Player, policy: Policy, reserved) -> list[Candidate]:
+        # spec §6.4: buying advancements and where they go
         kinds = [(self.commons[s], s) for s in range(COMMONS_SLOTS) if self.commons[s] >= 0]
         kinds += [(k, -1) for k in self.cs.fertile() if self.fertile[k] > 0]
         kinds = [(k, s) for k, s in kinds if self.cs.advancements[k].name not in policy.never]
@@ -459,6 +468,7 @@ class Game:
         return True                                           # best = "vale"
 
     def choose_by_rules(self, pl: Player, policy: Policy, buyable, what: str, mana: int):
+        # spec §6.5: buy rules of policy files
         for rule in self.rules_for(policy, what):
             if not self.conditions_hold(pl, rule, mana):
                 continue
@@ -510,8 +520,8 @@ class Game:
                         + (" (shared)" if len(winners) > 1 else ""))
 
 
-def play_game(cs, players: int = 2, seed: int = 0, game_index: int = 0,
-              policies=None, rules: Rules | None = None) -> GameRecord:
+def play_reference(cs, players: int = 2, seed: int = 0, game_index: int = 0,
+                   policies=None, rules: Rules | None = None) -> GameRecord:
     """Play one game with the reference engine and return its record.
 
     ``cs`` is a CardSet or a bundled set name / file path; ``policies`` a preset
@@ -521,4 +531,12 @@ def play_game(cs, players: int = 2, seed: int = 0, game_index: int = 0,
     if not isinstance(cs, CardSet):
         from ..cards import load_card_set
         cs = load_card_set(cs)
-    return Game(cs, players, seed, game_index, policies, rules).play()
+    return MysticValeGame(cs, players, seed, game_index, policies, rules).play()
+
+
+# Deprecated names (before the one package template, docs/architecture.md): modules
+# that other work is changing still import them (tournament.py and advancements.py
+# ``play_game``, spoil_bench.py ``Game``).  tests/test_conformance.py fails once none
+# does, so they are removed then.
+play_game = play_reference
+Game = MysticValeGame

@@ -82,6 +82,7 @@ class Player:
         return self.temp_amount if c == self.temp_card else 0
 
     def decay(self, c: int) -> int:
+        # spec §1: the symbols of a card (guardians, decay, growth; covered abilities)
         return sym.decay(self.cs, self.cards[c])
 
     def growth(self, c: int) -> int:
@@ -150,6 +151,7 @@ class Player:
     def play_on_deck(self, played: int = 0) -> int:
         """Put the on-deck card into the field and resolve its When Played abilities;
         ``played``: cards played before it in this phase (rules.md I16)."""
+        # spec §7: When Played abilities
         c = self.on_deck
         self.on_deck = -1
         self.field.append(c)
@@ -188,6 +190,7 @@ class Player:
         """The card with the most net decay (> 0), -1 if none (§6.2).  Ties: the first
         in order; with ``random_ties``, ``tied[randbelow(len(tied))]`` of the tied cards
         in order (drawn only if there are several)."""
+        # spec §6.2: When Played choices
         nets = [self.net(c) for c in candidates]
         top = max(nets, default=0)
         if top <= 0:
@@ -200,6 +203,7 @@ class Player:
     # -- Spoiling (engine-spec §4.4) --------------------------------------------
     def check_spoil(self) -> bool:
         """True if the player spoils now, after trying Druid, Conclave and Arbor."""
+        # spec §4.4: the spoil check and its saves
         if self.decay_showing() < SPOIL_AT:
             return False
         if not self.druid_used and any(k == "prevent_spoil" for c in self.field
@@ -298,6 +302,7 @@ class Player:
     def push(self, policy=None, played: int = 0) -> bool:
         """Push once: play the on-deck card, reveal, check spoil.  True if spoiled.
         ``played``: pushes before this one in the Planting."""
+        # spec §4.2: Planting and reveal
         c = self.play_on_deck(played)
         self.reveal()
         spoiled = self.check_spoil()
@@ -309,6 +314,7 @@ class Player:
     # -- Prep (engine-spec §4.6) ----------------------------------------------
     def prep(self) -> bool:
         """Prep the next field.  True if the player spoiled during Prep."""
+        # spec §4.6: Prep
         self.reset_window()
         self.prep_spoiled = False
         if self.on_deck < 0:
