@@ -91,14 +91,6 @@ def _csv_text(rows: list[dict]) -> str:
     return buf.getvalue()
 
 
-def _clean(v):
-    if isinstance(v, float) and v != v:
-        return None
-    if hasattr(v, "item"):
-        return v.item()
-    return v
-
-
 def format_validation(rows, players: int) -> str:
     lines = [f"Held-out validation (seeds never used in the search; seats rotated; "
              f"95% intervals clustered by deal; n = player-games of the optimised policy):",
@@ -186,8 +178,9 @@ def run(args) -> int:
     header = (f"vale-sim optimize: {args.players} players, set {obj.cs.name}, seed {args.seed}, "
               f"budget {args.budget} games ({res.games} played in {res.generations} generations), "
               f"start {start.name}.\nSee docs/optimize.md and {paths['manifest'].name}.")
-    log = [{k: _clean(v) for k, v in r.items()} for r in res.log]
-    curve = [{k: _clean(v) for k, v in r.items()} for r in res.curve]
+    from ..io import jsonable
+    log = [{k: jsonable(v) for k, v in r.items()} for r in res.log]
+    curve = [{k: jsonable(v) for k, v in r.items()} for r in res.curve]
     manifest = {"command": cmd, "players": args.players, "seed": args.seed, "budget": args.budget,
                 "games_played": res.games, "generations": res.generations, "deals": args.deals,
                 "hall": args.hall, "popsize": args.popsize, "sigma0": cfg.sigma0, "start": start.name,

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 import sys
 
@@ -49,7 +48,7 @@ def run(args) -> int:
     from vale_sim.games.mystic_vale.rules import Rules
     from vale_sim.games.mystic_vale import spoil
 
-    from ..io import check_outputs
+    from ..io import check_outputs, dumps
     check_outputs((args.plot, "file", "--plot"))     # before any computation
     if not 1 <= args.pushes <= 40:
         raise UserError(f"--pushes must be between 1 and 40, got {args.pushes}")
@@ -93,7 +92,7 @@ def run(args) -> int:
         out = res.to_dict()
         if rule is not None:
             out["best_rule"] = rule.to_dict()
-        print(json.dumps(out, sort_keys=True))
+        print(dumps(out, sort_keys=True))
     else:
         print(format_report(res, deck))
         if rule is not None:

@@ -1,7 +1,6 @@
 """``vale-sim wither-odds``: if I Grow now, how likely am I to Wither? (docs/wither-odds.md)"""
 from __future__ import annotations
 
-import json
 import sys
 
 GAMES = ("mystic-lands",)
@@ -52,7 +51,7 @@ def run(args) -> int:
     from ..games.mystic_lands import wither as W
     from ..games.mystic_lands.cards import CardSetError
     from ..games.mystic_lands.policy import PolicyError, get_policy
-    from ..io import check_outputs
+    from ..io import check_outputs, dumps
     from ..rng import check_seed
 
     if args.game not in GAMES:
@@ -102,7 +101,7 @@ def run(args) -> int:
         out = res.to_dict()
         if rule is not None:
             out["best_rule"] = rule.to_dict()
-        print(json.dumps(out, sort_keys=True))
+        print(dumps(out, sort_keys=True))
     else:
         print(format_report(res, deck))
         if rule is not None:

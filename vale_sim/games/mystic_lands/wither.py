@@ -43,6 +43,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from vale_sim.inputs import InputFileError, read_toml
+from vale_sim.io import jsonable
 
 from . import cards as C
 from .cards import CardSet, load_card_set
@@ -680,14 +681,8 @@ class WitherOdds:
             d["states"], d["seconds"] = self.states, round(self.seconds, 4)
         else:
             d["games"], d["seed"] = self.games, self.seed
-            d["standard_errors"] = _jsonable(self.se)
+            d["standard_errors"] = jsonable(self.se)
         return d
-
-
-def _jsonable(x):
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    return None if x is None else float(x)
 
 
 def _check_plays(plays):

@@ -50,6 +50,7 @@ from .reference import symbols as sym
 from .reference.symbols import Card
 from vale_sim.rng import GameRng
 from vale_sim.inputs import InputFileError, read_toml
+from vale_sim.io import jsonable
 from .rules import Rules
 from .spoil_state import PrepLoop, TooManyStates, _S, unsupported  # noqa: F401  (spoil.X)
 
@@ -823,14 +824,8 @@ class SpoilOdds:
             d["seconds"] = round(self.seconds, 4)
         else:
             d["games"], d["seed"] = self.games, self.seed
-            d["standard_errors"] = _jsonable(self.se)
+            d["standard_errors"] = jsonable(self.se)
         return d
-
-
-def _jsonable(x):
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    return None if x is None else float(x)
 
 
 ENGINES = ("auto", "compiled", "python")
