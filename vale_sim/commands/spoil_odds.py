@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import sys
 
 
 def add_parser(sub) -> None:
@@ -44,20 +43,11 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from vale_sim.games.mystic_vale.cards import CardSetError
     from ..cli import UserError
-    from ..rng import check_seed
     from vale_sim.games.mystic_vale.rules import Rules
     from vale_sim.games.mystic_vale import spoil
+    from .odds import check_common, one_line, print_results
 
-    from ..io import check_outputs, dumps
-    check_outputs((args.plot, "file", "--plot"))     # before any computation
-    if not 1 <= args.pushes <= 40:
-        raise UserError(f"--pushes must be between 1 and 40, got {args.pushes}")
-    if args.simulate and args.games < 1:
-        raise UserError(f"--games must be at least 1, got {args.games}")
-    try:
-        seed = check_seed(args.seed)
-    except ValueError as e:
-        raise UserError(str(e)) from None
+    seed = check_common(args, "pushes", 40)
     goal = target = None
     if args.rule is not None:
         if args.rule == "mana":
@@ -66,10 +56,7 @@ def run(args) -> int:
             goal, target = "reach", int(args.rule)
         else:
             raise UserError(f"--rule must be 'mana' or a whole number of mana, got {args.rule!r}")
-    try:
-        deck = spoil.load_deck(args.deck, args.set)
-    except (spoil.DeckError, CardSetError) as e:
-        raise UserError(str(e).splitlines()[0]) from None
+    deck = one_line((spoil.DeckError, CardSetError), spoil.load_deck, args.deck, args.set)
     rules = Rules(prep_count=args.prep_count)
     limit = args.max_states or None
     try:
@@ -88,20 +75,10 @@ def run(args) -> int:
             rule.seconds = max(0.0, rule.seconds - took())
     except (spoil.TooManyStates, ValueError) as e:
         raise UserError(str(e)) from None
-    if args.json:
-        out = res.to_dict()
-        if rule is not None:
-            out["best_rule"] = rule.to_dict()
-        print(dumps(out, sort_keys=True))
-    else:
-        print(format_report(res, deck))
-        if rule is not None:
-            print()
-            print(format_rule(rule))
+    print_results(args, res, rule, deck, format_report, format_rule)
     if args.plot:                      # after the results: a full disk loses none of them
         from vale_sim.games.mystic_vale.plots.spoil import spoil_report_figure
         from ..io import save_figure
-        sys.stdout.flush()
         save_figure(spoil_report_figure(res), args.plot, dpi=110)
     return 0
 

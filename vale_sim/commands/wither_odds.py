@@ -1,8 +1,6 @@
 """``vale-sim wither-odds``: if I Grow now, how likely am I to Wither? (docs/wither-odds.md)"""
 from __future__ import annotations
 
-import sys
-
 GAMES = ("mystic-lands",)
 
 
@@ -51,64 +49,36 @@ def run(args) -> int:
     from ..games.mystic_lands import wither as W
     from ..games.mystic_lands.cards import CardSetError
     from ..games.mystic_lands.policy import PolicyError, get_policy
-    from ..io import check_outputs, dumps
-    from ..rng import check_seed
+    from .odds import check_common, one_line, print_results
 
     if args.game not in GAMES:
         raise UserError(f"--game {args.game!r} has no Withering: wither-odds takes only "
                         f"--game mystic-lands (for Mystic Vale use spoil-odds)")
-    check_outputs((args.plot, "file", "--plot"))     # before any computation
-    if not 1 <= args.grows <= W.MAX_PLAYS:
-        raise UserError(f"--grows must be between 1 and {W.MAX_PLAYS}, got {args.grows}")
+    seed = check_common(args, "grows", W.MAX_PLAYS)
     if args.rain < 0:
         raise UserError(f"--rain must be 0 or more, got {args.rain}")
-    if args.simulate and args.games < 1:
-        raise UserError(f"--games must be at least 1, got {args.games}")
-    if args.max_states < 0:
-        raise UserError(f"--max-states must be 0 (no limit) or more, got {args.max_states}")
-    try:
-        seed = check_seed(args.seed)
-    except ValueError as e:
-        raise UserError(str(e)) from None
     goal = target = None
     if args.rule is not None:
         try:
             goal, target = W.parse_goal(args.rule)
         except ValueError as e:
             raise UserError(f"--rule: {e}") from None
-    try:
-        policy = get_policy(args.policy)
-    except PolicyError as e:
-        raise UserError(str(e).splitlines()[0]) from None
-    try:
-        deck = W.load_deck(args.deck, args.set)
-    except (W.DeckError, CardSetError) as e:
-        raise UserError(str(e).splitlines()[0]) from None
+    policy = one_line(PolicyError, get_policy, args.policy)
+    deck = one_line((W.DeckError, CardSetError), W.load_deck, args.deck, args.set)
     limit = args.max_states or None
-    try:
-        if args.simulate:
-            res = W.simulate_wither_odds(deck, args.grows, args.rain, args.games, seed,
-                                         policy=policy, progress=True)
-        else:
-            res = W.wither_odds(deck, args.grows, args.rain, policy=policy, max_states=limit)
-        rule = None
-        if goal:
-            rule = W.best_rule(deck, goal, target, horizon=args.grows, rain=args.rain,
-                               policy=policy, max_states=limit and 10 * limit)
-    except (W.TooManyStates, W.Unsupported, ValueError) as e:
-        raise UserError(str(e).splitlines()[0]) from None
-    if args.json:
-        out = res.to_dict()
-        if rule is not None:
-            out["best_rule"] = rule.to_dict()
-        print(dumps(out, sort_keys=True))
+    errors = (W.TooManyStates, W.Unsupported, ValueError)
+    if args.simulate:
+        res = one_line(errors, W.simulate_wither_odds, deck, args.grows, args.rain, args.games,
+                       seed, policy=policy, progress=True)
     else:
-        print(format_report(res, deck))
-        if rule is not None:
-            print()
-            print(format_rule(rule))
+        res = one_line(errors, W.wither_odds, deck, args.grows, args.rain, policy=policy,
+                       max_states=limit)
+    rule = None
+    if goal:
+        rule = one_line(errors, W.best_rule, deck, goal, target, horizon=args.grows,
+                        rain=args.rain, policy=policy, max_states=limit and 10 * limit)
+    print_results(args, res, rule, deck, format_report, format_rule)
     if args.plot:                      # after the results: a full disk loses none of them
-        sys.stdout.flush()
         others = []
         if not args.simulate:                 # the curve for 0, 1, 2 Rain tokens too
             try:
