@@ -12,7 +12,7 @@ and by simulation, and find the best go-on/stop rule.  Game-neutral here:
   :func:`positive_count`);
 * the limit on an exact computation (:class:`TooManyStates`);
 * simulation standard errors (:func:`rate_se`, :func:`mean_se`) and the JSON
-  form of a result's method part (:func:`method_fields`);
+  fields every result and best rule has (:class:`OddsResult`, :class:`StoppingRule`);
 * the best-rule driver (:func:`best_stopping_rule`): backward induction over a
   game's states, the fixed "go on exactly k times" rules and the rule's table
   along the states it meets.
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .inputs import InputFileError, read_toml
@@ -152,12 +153,44 @@ def mean_se(s1: float, s2: float, n: int):
     return mean, math.sqrt(var / n)
 
 
-def method_fields(res) -> dict:
-    """The JSON fields a result's method adds: the states and seconds of an exact
-    answer, the games, seed and standard errors of a simulated one."""
-    if res.method == "exact":
-        return {"states": res.states, "seconds": round(res.seconds, 4)}
-    return {"games": res.games, "seed": res.seed, "standard_errors": jsonable(res.se)}
+@dataclass(kw_only=True)
+class OddsResult:
+    """What every odds result has besides its game's own fields: the deck, the method
+    ("exact" or "simulated"), the states and seconds of an exact answer, the games,
+    seed and standard errors (``se``, keyed as the estimates) of a simulated one."""
+    deck: str
+    method: str
+    states: int = 0
+    seconds: float = 0.0
+    games: int = 0
+    seed: int | None = None
+    se: dict = field(default_factory=dict)
+
+    def method_fields(self) -> dict:
+        """The JSON fields the method adds."""
+        if self.method == "exact":
+            return {"states": self.states, "seconds": round(self.seconds, 4)}
+        return {"games": self.games, "seed": self.seed, "standard_errors": jsonable(self.se)}
+
+
+@dataclass(kw_only=True)
+class StoppingRule:
+    """The best go-on/stop rule for a goal (:func:`best_stopping_rule`): its value,
+    its table of states met (``table``), and the states and seconds it took.  Each
+    game adds the values of the fixed rules under its own name."""
+    goal: str
+    target: int | None
+    horizon: int
+    value: float
+    table: list
+    states: int
+    seconds: float
+
+    def _dict(self, fixed_name: str, fixed: dict) -> dict:
+        return {"goal": self.goal, "target": self.target, "horizon": self.horizon,
+                "value": float(self.value), fixed_name: by_k(fixed),
+                "states": self.states, "seconds": round(self.seconds, 4),
+                "summary": self.summary()}
 
 
 def by_k(values: dict, f=float, keep=lambda k: True) -> dict:

@@ -41,6 +41,23 @@ def check_rule_conditions(rule, conditions) -> None:
             check_int(f"buy rule {rule.target} {rule.value!r}", f"condition {cond}", v)
 
 
+@dataclass(frozen=True)
+class BuyRuleBase:
+    """One line of a buy-priority list (a rule bot): a target, its value and
+    conditions that must all hold; absent conditions are None.  Each game's
+    BuyRule adds its own conditions after these (the field order is the engines')
+    and checks them all: every field after ``value`` is a condition."""
+    target: str
+    value: str
+    mana_at_least: int | None = None
+    mana_at_most: int | None = None
+    round_at_least: int | None = None
+    round_at_most: int | None = None
+
+    def __post_init__(self):
+        check_rule_conditions(self, [f.name for f in fields(self)][2:])
+
+
 def check_policy_fields(pol, rule_cls, *, modes=None, bools=(), at_least_zero=(),
                         permille=()) -> None:
     """Validate a Policy dataclass from its ``fields``: the name a non-empty string,

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...policy_files import (INT_LIMIT, MAX_FILE_BYTES, PolicyBook, PolicyError,  # noqa: F401
-                             check_policy_fields, check_rule_conditions)
+from ...policy_files import (INT_LIMIT, MAX_FILE_BYTES, BuyRuleBase,  # noqa: F401
+                             PolicyBook, PolicyError, check_policy_fields)
 
 RAIN_MODES = ("needed", "never")                     # spec §6.2
 WITHER_CHOICES = ("best", "mana", "spirit", "vp")    # spec §6.3
@@ -25,22 +25,13 @@ _MODES = {"rain": RAIN_MODES, "wither_choice": WITHER_CHOICES, "convert": CONVER
 
 
 @dataclass(frozen=True)
-class BuyRule:
+class BuyRule(BuyRuleBase):
     """One line of a rule bot: a target and conditions (all must hold).
 
     ``target`` "card" (an Advance or Vale name), "level" ("1"/"2": the best
     Advance of that level) or "vale" ("best": the best Vale spot)."""
-    target: str
-    value: str
-    mana_at_least: int | None = None
-    mana_at_most: int | None = None
-    round_at_least: int | None = None
-    round_at_most: int | None = None
     vp_at_most: int | None = None
     owned_at_most: int | None = None
-
-    def __post_init__(self):
-        check_rule_conditions(self, RULE_CONDITIONS)
 
     def holds(self, mana: int, round_: int, vp: int, owned: int) -> bool:
         return not ((self.mana_at_least is not None and mana < self.mana_at_least)

@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field as dc_field
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
@@ -586,7 +586,7 @@ class WitherModel:
 # Results
 # ---------------------------------------------------------------------------
 @dataclass
-class WitherOdds:
+class WitherOdds(odds.OddsResult):
     """Wither odds of a deck; index k = "after k plays" (k = 1..plays).
 
     ``p_wither_within[k]``: P(Withered by play k).  ``p_can_grow[k]``: P(not Withered
@@ -598,21 +598,14 @@ class WitherOdds:
     the same given no Wither by play k.  Simulated results carry ``se`` (standard errors
     of the same keys) and ``games``.
     """
-    deck: str
     plays: int
     rain: int
-    method: str
     p_wither_within: dict
     p_can_grow: dict
     p_out_of_cards: dict
     suns_distribution: dict
     expected: dict
     expected_given_no_wither: dict
-    states: int = 0
-    seconds: float = 0.0
-    games: int = 0
-    seed: int | None = None
-    se: dict = dc_field(default_factory=dict)
     sunlight_valley_vp: int = 0
 
     def to_dict(self) -> dict:
@@ -629,7 +622,7 @@ class WitherOdds:
                  str(k): {q: (None if x is None else f(x)) for q, x in v.items()}
                  for k, v in self.expected_given_no_wither.items()},
              "sunlight_valley_vp": self.sunlight_valley_vp}
-        d.update(odds.method_fields(self))
+        d.update(self.method_fields())
         return d
 
 
@@ -752,21 +745,14 @@ def parse_goal(text: str):
 
 
 @dataclass
-class BestRule:
+class BestRule(odds.StoppingRule):
     """The best Rest/Grow rule for a goal (backward induction, at most ``horizon`` plays).
 
     ``value``: the goal's expected value (or probability) under the rule;
     ``fixed[k]``: the same for "play exactly k cards" (k = 1..horizon); ``table``: per
     state met, (plays made, suns showing, Rain tokens held, P(next play Withers),
     decision, P(reach))."""
-    goal: str
-    target: int | None
-    horizon: int
-    value: float
     fixed: dict
-    table: list
-    states: int
-    seconds: float
 
     def summary(self, min_reach: float = 0.0) -> list[dict]:
         from vale_sim.stats import stopping_rule_summary
@@ -776,11 +762,7 @@ class BestRule:
                     self.table, ("plays", "suns", "rain"), "p_next_wither", "grow", min_reach)]
 
     def to_dict(self) -> dict:
-        return {"goal": self.goal, "target": self.target, "horizon": self.horizon,
-                "value": float(self.value),
-                "fixed": {str(k): float(v) for k, v in self.fixed.items()},
-                "states": self.states, "seconds": round(self.seconds, 4),
-                "summary": self.summary()}
+        return self._dict("fixed", self.fixed)
 
 
 def best_rule(deck, goal: str = "mana", target: int | None = None, horizon: int = 6,

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...policy_files import (INT_LIMIT, MAX_FILE_BYTES, PolicyBook, PolicyError,  # noqa: F401
-                             check_policy_fields, check_rule_conditions)
+from ...policy_files import (INT_LIMIT, MAX_FILE_BYTES, BuyRuleBase,  # noqa: F401
+                             PolicyBook, PolicyError, check_policy_fields)
 from .rules import MAX_PHASE_PLAYS
 
 TOKEN_MODES = ("needed", "never")
@@ -22,24 +22,18 @@ RULE_CONDITIONS = ("mana_at_least", "mana_at_most", "round_at_least",
 
 
 @dataclass(frozen=True)
-class BuyRule:
+class BuyRule(BuyRuleBase):
     """One line of a buy-priority list: a target and conditions (all must hold).
 
     ``target`` is one of RULE_TARGETS; ``value`` is the card name, the level
     (as str), the vale ability kind, or "advancement"/"vale" for ``best``.
     Conditions absent from the file are ``None``.
     """
-    target: str
-    value: str
-    mana_at_least: int | None = None
-    mana_at_most: int | None = None
-    round_at_least: int | None = None
-    round_at_most: int | None = None
     pool_at_most: int | None = None
     owned_at_most: int | None = None
 
     def __post_init__(self):
-        check_rule_conditions(self, RULE_CONDITIONS)
+        super().__post_init__()
         if self.owned_at_most is not None and self.target != "card":
             # the engines would read it differently (spec §6.5: copies of the target card)
             raise PolicyError(f"buy rule {self.target} {self.value!r}: owned_at_most applies "

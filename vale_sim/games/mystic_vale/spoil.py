@@ -737,7 +737,7 @@ class SpoilModel:
 # The report
 # ---------------------------------------------------------------------------
 @dataclass
-class SpoilOdds:
+class SpoilOdds(odds.OddsResult):
     """Spoil odds of a deck; index k = "after k pushes" (k = 0: start of Planting).
 
     ``p_spoil_within[k]``: probability of having spoiled by push k (Prep spoils
@@ -745,9 +745,7 @@ class SpoilOdds:
     unconditional (a spoiled turn counts 0) or given no spoil by push k.
     With ``method == "simulated"``, ``se`` holds standard errors of the same keys.
     """
-    deck: str
     pushes: int
-    method: str
     p_prep_spoil: float
     p_spoil_within: dict
     p_spoil_within_given_turn: dict
@@ -755,11 +753,6 @@ class SpoilOdds:
     decay_showing_distribution: dict  # k -> {showing: p}; spoiled turns keep their showing
     expected: dict                   # k -> {quantity: E[X; spoil = 0]}
     expected_given_no_spoil: dict
-    states: int = 0
-    seconds: float = 0.0
-    games: int = 0
-    seed: int | None = None
-    se: dict = dc_field(default_factory=dict)
 
     @property
     def expected_mana_if_stop_after(self) -> dict:
@@ -787,7 +780,7 @@ class SpoilOdds:
                 str(k): {str(s): f(p) for s, p in sorted(v.items())}
                 for k, v in self.decay_showing_distribution.items()},
         }
-        d.update(odds.method_fields(self))
+        d.update(self.method_fields())
         return d
 
 
@@ -943,7 +936,7 @@ def as_deck(deck, card_set=None) -> Deck:
 # Best push/stop rule (dynamic programming)
 # ---------------------------------------------------------------------------
 @dataclass
-class BestRule:
+class BestRule(odds.StoppingRule):
     """The optimal push/stop rule for a goal, and what it achieves.
 
     ``value``: E[mana] (goal "mana", spoil = 0) or P(mana >= target) (goal
@@ -952,14 +945,7 @@ class BestRule:
     decay showing, mana in field, P(next push spoils), decision, P(reach this
     row under the optimal rule)) for every state the rule meets.
     """
-    goal: str
-    target: int | None
-    horizon: int
-    value: float
     always_push: dict
-    table: list
-    states: int
-    seconds: float
 
     def summary(self, min_reach: float = 0.0) -> list[dict]:
         """The rule by (pushes made, decay showing, mana): how often it pushes there, and
@@ -972,11 +958,7 @@ class BestRule:
                     min_reach)]
 
     def to_dict(self) -> dict:
-        return {"goal": self.goal, "target": self.target, "horizon": self.horizon,
-                "value": float(self.value),
-                "always_push": {str(k): float(v) for k, v in self.always_push.items()},
-                "states": self.states, "seconds": round(self.seconds, 4),
-                "summary": self.summary(),
+        return {**self._dict("always_push", self.always_push),
                 "rule": [dict(r, p_next_spoil=float(r["p_next_spoil"]), reach=float(r["reach"]))
                          for r in self.table]}
 
