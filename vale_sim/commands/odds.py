@@ -53,3 +53,32 @@ def print_results(args, res, rule, deck, format_report, format_rule) -> None:
             print()
             print(format_rule(rule))
     sys.stdout.flush()
+
+
+def distribution_lines(dists: dict, ks, label: str) -> list[str]:
+    """A table of {k: {value: share}}: a header of the values met (``label`` over
+    the k column), then one row of shares per k in ``ks``."""
+    w = len(label)
+    shows = sorted({s for d in dists.values() for s in d})
+    lines = [f"{label:>{w}} " + " ".join(f"{s:>6}" for s in shows)]
+    for k in ks:
+        d = dists[k]
+        lines.append(f"{k:>{w}} " + " ".join(f"{float(d.get(s, 0)):>6.3f}" for s in shows))
+    return lines
+
+
+RULE_MIN_REACH = 0.001      # the rule's table leaves out states met less often than this
+
+
+def rule_lines(rule, head: list[str], row, go: str, stop: str) -> list[str]:
+    """The best rule's table: ``head`` (its title and column names), then one line
+    per state met with probability >= RULE_MIN_REACH: ``row(r)`` and the rule's
+    risk thresholds (``go_up_to`` and ``stop_from`` keys of the summary, ``go``
+    and ``stop`` naming them, e.g. "push" and "stop")."""
+    lines = list(head)
+    for r in rule.summary(min_reach=RULE_MIN_REACH):
+        up = "-" if r[f"{go}_up_to"] is None else f"{r[f'{go}_up_to']:.3f}"
+        st = "-" if r[f"{stop}_from"] is None else f"{r[f'{stop}_from']:.3f}"
+        lines.append(f"{row(r)} {up:>15} {st:>15}")
+    lines.append(f"(states met with probability < {RULE_MIN_REACH} not shown)")
+    return lines

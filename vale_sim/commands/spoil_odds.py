@@ -4,6 +4,8 @@ from __future__ import annotations
 import contextlib
 import re
 
+from .odds import check_common, distribution_lines, one_line, print_results, rule_lines
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("spoil-odds", help="spoil odds and expected mana per push, exact or simulated",
@@ -45,7 +47,6 @@ def run(args) -> int:
     from ..cli import UserError
     from vale_sim.games.mystic_vale.rules import Rules
     from vale_sim.games.mystic_vale import spoil
-    from .odds import check_common, one_line, print_results
 
     seed = check_common(args, "pushes", 40)
     goal = target = None
@@ -121,17 +122,13 @@ def format_report(res, deck) -> str:
                      f"{float(e['vp']):>7.3f} {float(res.p_can_push[k]):>9.4f}")
     lines.append("")
     lines.append("decay showing after k pushes (spoiled turns keep the showing they spoiled at):")
-    shows = sorted({s for d in res.decay_showing_distribution.values() for s in d})
-    lines.append(f"{'pushes':>6} " + " ".join(f"{s:>6}" for s in shows))
-    for k in range(res.pushes + 1):
-        d = res.decay_showing_distribution[k]
-        lines.append(f"{k:>6} " + " ".join(f"{float(d.get(s, 0)):>6.3f}" for s in shows))
+    lines += distribution_lines(res.decay_showing_distribution, range(res.pushes + 1), "pushes")
     return "\n".join(lines)
 
 
 def format_rule(rule) -> str:
     what = ("expected mana" if rule.goal == "mana" else f"P(mana >= {rule.target})")
-    lines = [f"best push/stop rule (max {what}, at most {rule.horizon} pushes): "
+    head = [f"best push/stop rule (max {what}, at most {rule.horizon} pushes): "
              f"{float(rule.value):.4f}",
              "fixed rules: " + ", ".join(f"push {k}: {float(v):.4f}"
                                          for k, v in rule.always_push.items()),
@@ -139,10 +136,7 @@ def format_rule(rule) -> str:
              "rule pushes there, and its threshold on P(next push spoils)",
              f"{'pushes':>6} {'showing':>7} {'mana':>5} {'P(here)':>8} {'pushes%':>8} "
              f"{'push if risk <=':>15} {'stop if risk >=':>15}"]
-    for r in rule.summary(min_reach=0.001):
-        up = "-" if r["push_up_to"] is None else f"{r['push_up_to']:.3f}"
-        st = "-" if r["stop_from"] is None else f"{r['stop_from']:.3f}"
-        lines.append(f"{r['pushes']:>6} {r['decay_showing']:>7} {r['mana']:>5.1f} "
-                     f"{r['reach']:>8.3f} {100 * r['p_push']:>7.0f}% {up:>15} {st:>15}")
-    lines.append("(states met with probability < 0.001 not shown)")
-    return "\n".join(lines)
+    return "\n".join(rule_lines(
+        rule, head, lambda r: (f"{r['pushes']:>6} {r['decay_showing']:>7} {r['mana']:>5.1f} "
+                               f"{r['reach']:>8.3f} {100 * r['p_push']:>7.0f}%"),
+        "push", "stop"))

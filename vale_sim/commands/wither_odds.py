@@ -1,6 +1,8 @@
 """``vale-sim wither-odds``: if I Grow now, how likely am I to Wither? (docs/wither-odds.md)"""
 from __future__ import annotations
 
+from .odds import check_common, distribution_lines, one_line, print_results, rule_lines
+
 GAMES = ("mystic-lands",)
 
 
@@ -49,7 +51,6 @@ def run(args) -> int:
     from ..games.mystic_lands import wither as W
     from ..games.mystic_lands.cards import CardSetError
     from ..games.mystic_lands.policy import PolicyError, get_policy
-    from .odds import check_common, one_line, print_results
 
     if args.game not in GAMES:
         raise UserError(f"--game {args.game!r} has no Withering: wither-odds takes only "
@@ -139,18 +140,14 @@ def format_report(res, deck) -> str:
                  "Night keeps its count" + (f" (n = {res.games}; each share within ± "
                                             f"{z * 0.5 / res.games ** 0.5:.3f} at 95%):"
                                             if sim else ":"))
-    shows = sorted({s for d in res.suns_distribution.values() for s in d})
-    lines.append(f"{'plays':>5} " + " ".join(f"{s:>6}" for s in shows))
-    for k in range(1, res.plays + 1):
-        d = res.suns_distribution[k]
-        lines.append(f"{k:>5} " + " ".join(f"{float(d.get(s, 0)):>6.3f}" for s in shows))
+    lines += distribution_lines(res.suns_distribution, range(1, res.plays + 1), "plays")
     return "\n".join(lines)
 
 
 def format_rule(rule) -> str:
     what = (f"P({rule.goal} >= {rule.target})" if rule.target is not None else
             "E[2 mana + 2 spirit + 3 VP]" if rule.goal == "value" else f"E[{rule.goal}]")
-    lines = [f"best Rest/Grow rule (max {what}, at most {rule.horizon} plays, exact): "
+    head = [f"best Rest/Grow rule (max {what}, at most {rule.horizon} plays, exact): "
              f"{float(rule.value):.4f}",
              "fixed rules: " + ", ".join(f"{k} plays: {float(v):.4f}"
                                          for k, v in rule.fixed.items()),
@@ -158,10 +155,7 @@ def format_rule(rule) -> str:
              "Grows there, and its threshold on P(next play Withers)",
              f"{'plays':>5} {'suns':>4} {'rain':>4} {'P(here)':>8} {'grows%':>7} "
              f"{'grow if risk <=':>15} {'rest if risk >=':>15}"]
-    for r in rule.summary(min_reach=0.001):
-        up = "-" if r["grow_up_to"] is None else f"{r['grow_up_to']:.3f}"
-        st = "-" if r["rest_from"] is None else f"{r['rest_from']:.3f}"
-        lines.append(f"{r['plays']:>5} {r['suns']:>4} {r['rain']:>4} {r['reach']:>8.3f} "
-                     f"{100 * r['p_grow']:>6.0f}% {up:>15} {st:>15}")
-    lines.append("(states met with probability < 0.001 not shown)")
-    return "\n".join(lines)
+    return "\n".join(rule_lines(
+        rule, head, lambda r: (f"{r['plays']:>5} {r['suns']:>4} {r['rain']:>4} "
+                               f"{r['reach']:>8.3f} {100 * r['p_grow']:>6.0f}%"),
+        "grow", "rest"))
