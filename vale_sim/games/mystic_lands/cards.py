@@ -22,7 +22,9 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ...inputs import InputFileError, name_key, read_toml
+from ...card_data import (CardFileError, FieldReader, PlayerCountMixin, read_data_toml,
+                          source_of as _source_of, unknown_name as _unknown)
+from ...inputs import name_key
 
 # -- vocabulary (the integer code of a word is its index) ---------------------
 #: The four Advance positions: a card has a top and a bottom half, each with a
@@ -83,18 +85,8 @@ LIMITS = {"copies": 20, "cost": 30, "icon": 5, "amount": 10, "vale_cost": 10, "r
           "starting_count": 20, "deck": 40}
 
 
-class CardSetError(ValueError):
+class CardSetError(CardFileError):
     """A card-set or map file is malformed.  One line: file, item, field, problem, fix."""
-
-    def __init__(self, file, item, field_, problem, fix=""):
-        self.file, self.item, self.field, self.problem = str(file), item, field_, problem
-        where = f"{file}: {item}" if item else f"{file}"
-        if field_:
-            where += f", field {field_!r}"
-        msg = f"{where}: {problem}"
-        if fix:
-            msg += f" ({fix})"
-        super().__init__(msg)
 
 
 # -- the data model -------------------------------------------------------------
@@ -327,13 +319,6 @@ class CardSet:
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def _source_of(card, f: str) -> str:
-    for k, src in card.sources:
-        if k == f:
-            return src
-    return card.source
-
-
 def provenance_counts(cs: CardSet) -> dict[str, int]:
     """How many numbers of ``cs`` come from each source (each kind once, not per copy)."""
     counts = dict.fromkeys(SOURCES, 0)
@@ -341,12 +326,6 @@ def provenance_counts(cs: CardSet) -> dict[str, int]:
         for src in c.numbers().values():
             counts[src] += 1
     return counts
-
-
-def _unknown(what, name, set_name, names) -> str:
-    close = difflib.get_close_matches(str(name), names, n=3, cutoff=0.5)
-    hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-    return f"unknown {what} {name!r} in card set {set_name!r}{hint}"
 
 
 # -- estimate curves (docs/mystic-lands-components.md "Curves") -----------------------
@@ -405,73 +384,17 @@ def bundled_maps() -> dict[str, Path]:
     return {p.stem: p for p in sorted(MAP_DIR.glob("*.toml"))}
 
 
-class PlayerCountError(CardSetError):
+class PlayerCountError(PlayerCountMixin, CardSetError):
     """A player count Mystic Lands does not have (not a fault of the card file)."""
-
-    def __init__(self, players):
-        self.players = players
-        self.file, self.item, self.field = "", None, "players"
-        self.problem = f"players must be 2, 3 or 4 (got {players}): Mystic Lands plays 2-4"
-        ValueError.__init__(self, self.problem)
-
-    def __reduce__(self):                 # pickles (worker processes) with its argument
-        return type(self), (self.players,)
+    TAIL = ": Mystic Lands plays 2-4"
 
 
-class _Reader:
-    """Type-checked field access for one item of a file."""
+class _Reader(FieldReader):
+    """Type-checked field access for one item of a file (vale_sim.card_data), and the
+    ``source`` / ``sources`` fields as Mystic Lands writes them."""
 
     def __init__(self, file, item, table: dict, allowed: tuple):
-        self.file, self.item, self.t = file, item, table
-        if not isinstance(table, dict):
-            raise CardSetError(file, item, None, "must be a table", "write it as [[...]] or {...}")
-        for k in table:
-            if k not in allowed:
-                close = difflib.get_close_matches(k, allowed, n=1)
-                fix = f"did you mean {close[0]!r}?" if close else f"allowed: {', '.join(allowed)}"
-                raise CardSetError(file, item, k, "unknown field", fix)
-
-    def err(self, f, problem, fix=""):
-        return CardSetError(self.file, self.item, f, problem, fix)
-
-    def int(self, f, default=None, lo=0, hi=None):
-        if f not in self.t:
-            if default is None:
-                raise self.err(f, "missing", f"add {f} = <integer>")
-            return default
-        v = self.t[f]
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise self.err(f, f"must be an integer, got {v!r}", f"write {f} = <integer>")
-        if v < lo or (hi is not None and v > hi):
-            raise self.err(f, f"{v} is out of range", f"use {lo}..{hi}" if hi is not None
-                           else f"use at least {lo}")
-        return v
-
-    def str(self, f, default=None, choices=None):
-        if f not in self.t:
-            if default is None:
-                raise self.err(f, "missing", f"add {f} = \"...\"")
-            return default
-        v = self.t[f]
-        if not isinstance(v, str) or (not v.strip() and default is None):
-            raise self.err(f, f"must be a non-empty string, got {v!r}", f"write {f} = \"...\"")
-        if choices is not None and v not in choices:
-            close = difflib.get_close_matches(v, choices, n=1)
-            fix = f"did you mean {close[0]!r}?" if close else f"use one of {', '.join(choices)}"
-            raise self.err(f, f"unknown value {v!r}", fix)
-        return v
-
-    def bool(self, f, default=False):
-        v = self.t.get(f, default)
-        if not isinstance(v, bool):
-            raise self.err(f, f"must be true or false, got {v!r}", f"write {f} = true")
-        return v
-
-    def list(self, f):
-        v = self.t.get(f, [])
-        if not isinstance(v, list):
-            raise self.err(f, f"must be a list, got {v!r}", f"write {f} = [...]")
-        return v
+        super().__init__(file, item, table, allowed, error=CardSetError)
 
     def sources(self, numbers: tuple):
         src = self.str("source", "estimate", SOURCES)
@@ -640,15 +563,7 @@ def _vale(file, t, n) -> Vale:
 
 
 def _read_toml(path: Path, what: str) -> dict:
-    try:
-        return read_toml(path, f"{what} file")
-    except InputFileError as e:
-        if e.problem == "no such file":
-            raise CardSetError(path, None, None, f"no such {what} file",
-                               "check the path or use a bundled name") from None
-        if e.problem in ("is a folder", "is not a regular file"):
-            raise CardSetError(path, None, None, e.problem, f"give a {what} .toml file") from None
-        raise CardSetError(path, None, None, e.problem, e.fix) from None
+    return read_data_toml(path, what, CardSetError)
 
 
 _SPACE_FIELDS = ("id", "kind", "links", "rewards", "name", "cost", "rows")
