@@ -13,7 +13,8 @@ the item and the field of every mistake, and the small lookups of card data.
   (:meth:`~FieldReader.typed`).  Either way :meth:`~FieldReader.err` makes the
   game's error for the item.
 * :func:`read_data_toml`: a card-data file's TOML, its read errors as the game's
-  error; :func:`source_of`, :func:`unknown_name`; :class:`PlayerCountMixin`.
+  error; :class:`Sourced` (``source_of``), :func:`index_by_name`,
+  :func:`unknown_name`; :class:`PlayerCountMixin`.
 """
 from __future__ import annotations
 
@@ -80,6 +81,25 @@ def source_of(card, f: str) -> str:
         if k == f:
             return src
     return card.source
+
+
+class Sourced:
+    """A card kind whose numbers say where they come from: ``source`` (the card's)
+    and ``sources`` ((field, source) overrides)."""
+    __slots__ = ()
+
+    def source_of(self, f: str) -> str:
+        """Where the number in field ``f`` comes from (the override, else ``source``)."""
+        return source_of(self, f)
+
+
+def index_by_name(items, name: str, what: str, set_name: str) -> int:
+    """The index (file order) of the item called ``name``; KeyError naming the
+    closest names when there is none."""
+    for i, x in enumerate(items):
+        if x.name == name:
+            return i
+    raise KeyError(unknown_name(what, name, set_name, [x.name for x in items]))
 
 
 def unknown_name(what: str, name: str, set_name: str, names) -> str:

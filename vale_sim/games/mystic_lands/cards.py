@@ -22,8 +22,8 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ...card_data import (CardFileError, FieldReader, PlayerCountMixin, read_data_toml,
-                          source_of as _source_of, unknown_name as _unknown)
+from ...card_data import (CardFileError, FieldReader, PlayerCountMixin, Sourced, index_by_name,
+                          read_data_toml)
 from ...inputs import name_key
 
 # -- vocabulary (the integer code of a word is its index) ---------------------
@@ -135,7 +135,7 @@ ICON_FIELDS = tuple(f for f in Icons.__dataclass_fields__)
 
 
 @dataclass(frozen=True)
-class Advance:
+class Advance(Sourced):
     """One Advance kind (level 0 = Druid Advance)."""
     name: str
     level: int
@@ -157,9 +157,6 @@ class Advance:
     def layer(self) -> int:
         return position_layer(self.position)
 
-    def source_of(self, f: str) -> str:
-        return _source_of(self, f)
-
     def numbers(self) -> dict[str, str]:
         names = ("level", "copies", "cost", "position", "end_vp") + tuple(
             f for f in ICON_FIELDS if getattr(self.icons, f)) + (
@@ -168,7 +165,7 @@ class Advance:
 
 
 @dataclass(frozen=True)
-class StartingCard:
+class StartingCard(Sourced):
     """A basic card kind of the starting deck: its icons, where they sit, and how many."""
     name: str
     count: int
@@ -178,9 +175,6 @@ class StartingCard:
     druid: bool = False    # the Druid card: sleeved with the chosen Druid Advance
     source: str = "estimate"
     sources: tuple[tuple[str, str], ...] = ()
-
-    def source_of(self, f: str) -> str:
-        return _source_of(self, f)
 
     def numbers(self) -> dict[str, str]:
         names = ("count",) + tuple(f for f in ICON_FIELDS if getattr(self.icons, f))
@@ -215,7 +209,7 @@ class Square:
 
 
 @dataclass(frozen=True)
-class Vale:
+class Vale(Sourced):
     """One Vale card kind (level 1 or 2)."""
     name: str
     level: int
@@ -227,9 +221,6 @@ class Vale:
     source: str = "estimate"
     sources: tuple[tuple[str, str], ...] = ()
     text: str = ""
-
-    def source_of(self, f: str) -> str:
-        return _source_of(self, f)
 
     def numbers(self) -> dict[str, str]:
         names = ("level", "copies", "cost", "rows") + (("track",) if self.track else ()) + (
@@ -281,16 +272,10 @@ class CardSet:
     description: str = ""
 
     def advance_id(self, name: str) -> int:
-        for i, a in enumerate(self.advances):
-            if a.name == name:
-                return i
-        raise KeyError(_unknown("advance", name, self.name, [a.name for a in self.advances]))
+        return index_by_name(self.advances, name, "advance", self.name)
 
     def vale_id(self, name: str) -> int:
-        for i, v in enumerate(self.vales):
-            if v.name == name:
-                return i
-        raise KeyError(_unknown("vale", name, self.name, [v.name for v in self.vales]))
+        return index_by_name(self.vales, name, "vale", self.name)
 
     def of_level(self, level: int) -> list[int]:
         """Advance ids of one level (0 = Druid Advances), file order."""

@@ -22,8 +22,8 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ...card_data import (CardFileError, FieldReader, PlayerCountMixin, read_data_toml,
-                          source_of as _source_of, unknown_name as _unknown_name)
+from ...card_data import (CardFileError, FieldReader, PlayerCountMixin, Sourced, index_by_name,
+                          read_data_toml, unknown_name as _unknown_name)
 from ...inputs import InputFileError, check_file, name_key, parse_int, read_text
 
 POSITIONS = ("top", "middle", "bottom")
@@ -127,7 +127,7 @@ class PlayerCountError(PlayerCountMixin, CardSetError):
 
 
 @dataclass(frozen=True)
-class Advancement:
+class Advancement(Sourced):
     """One advancement kind (a row of the card set)."""
     name: str
     level: int            # 1-3 for commons, 0 for Fertile Soil and starting-card prints
@@ -153,10 +153,6 @@ class Advancement:
     note: str = ""
     sources: tuple[tuple[str, str], ...] = ()   # (field, source) overrides of `source`
 
-    def source_of(self, field_: str) -> str:
-        """Where the number in ``field_`` comes from (the override, else ``source``)."""
-        return _source_of(self, field_)
-
     def numbers(self) -> dict[str, str]:
         """The card's numbers (see :data:`ADVANCEMENT_NUMBERS`) -> their source."""
         fields = ADVANCEMENT_NUMBERS + (("amount",) if self.ability in DEFAULT_AMOUNT else ())
@@ -174,7 +170,7 @@ class Advancement:
 
 
 @dataclass(frozen=True)
-class Vale:
+class Vale(Sourced):
     """One vale card kind."""
     name: str
     level: int            # 1 or 2
@@ -194,10 +190,6 @@ class Vale:
     note: str = ""
     sources: tuple[tuple[str, str], ...] = ()   # (field, source) overrides of `source`
 
-    def source_of(self, field_: str) -> str:
-        """Where the number in ``field_`` comes from (the override, else ``source``)."""
-        return _source_of(self, field_)
-
     def numbers(self) -> dict[str, str]:
         """The vale's numbers (see :data:`VALE_NUMBERS`) -> their source."""
         fields = VALE_NUMBERS + (("amount",) if self.ability in DEFAULT_AMOUNT else ()) \
@@ -210,16 +202,13 @@ class Vale:
 
 
 @dataclass(frozen=True)
-class StartingCard:
+class StartingCard(Sourced):
     """A kind of starting card: the advancements printed on it, and how many."""
     name: str
     advancements: tuple[str, ...]
     count: int
     source: str
     sources: tuple[tuple[str, str], ...] = ()   # ("count", source) override
-
-    def source_of(self, field_: str) -> str:
-        return _source_of(self, field_)
 
     def numbers(self) -> dict[str, str]:
         return {"count": self.source_of("count")}
@@ -240,18 +229,11 @@ class CardSet:
 
         Raises KeyError naming the closest matches when there is no such kind.
         """
-        for i, a in enumerate(self.advancements):
-            if a.name == name:
-                return i
-        raise KeyError(_unknown_name("advancement", name, self.name,
-                                     [a.name for a in self.advancements]))
+        return index_by_name(self.advancements, name, "advancement", self.name)
 
     def vale_id(self, name: str) -> int:
         """Id (file order) of the vale kind called ``name`` (KeyError with close matches)."""
-        for i, v in enumerate(self.vales):
-            if v.name == name:
-                return i
-        raise KeyError(_unknown_name("vale", name, self.name, [v.name for v in self.vales]))
+        return index_by_name(self.vales, name, "vale", self.name)
 
     def starting_deck(self) -> list[tuple[int, int, int]]:
         """The 20 starting cards as (top, middle, bottom) advancement ids (-1 empty)."""
