@@ -274,3 +274,34 @@ def best_stopping_rule(start: dict, horizon: int, zero, stop_value, steps, can_g
                         nxt[k2] += p * q
         frontier = nxt
     return best, fixed, rows
+
+
+# ---------------------------------------------------------------------------
+# Figures
+# ---------------------------------------------------------------------------
+def plot_risk_curves(results, ax, ks_of, p_of, err_of, label_of, xlabel: str, ylabel: str,
+                     title: str, legend: dict | None = None):
+    """P(the turn went bad within k cards) against k, one line per result:
+    ``ks_of(res)`` the k values, ``p_of(res, k)`` the probability, ``err_of(res,
+    ks)`` the error bars (None for an exact result), ``label_of(res)`` the legend
+    label.  A new 6 x 4 figure when ``ax`` is None; returns the axes."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4))
+    for res in results:
+        ks = ks_of(res)
+        ps = [float(p_of(res, k)) for k in ks]
+        err = err_of(res, ks)
+        if err:
+            ax.errorbar(ks, ps, yerr=err, marker="o", capsize=3, label=label_of(res))
+        else:
+            ax.plot(ks, ps, marker="o", label=label_of(res))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(0, 1)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(**(legend or {}))
+    return ax

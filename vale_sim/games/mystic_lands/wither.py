@@ -956,28 +956,15 @@ def simulate_wither_odds(deck, plays: int = 6, rain: int = 0, games: int = 10_00
 def plot_wither_curves(results, ax=None):
     """P(Wither within k plays) against k, one line per result (deck, Rain tokens);
     simulated results get 95% error bars."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 4))
-    for res in results:
-        ks = list(range(1, res.plays + 1))
-        ps = [float(res.p_wither_within[k]) for k in ks]
-        label = f"{res.deck}, {res.rain} rain" + (" (simulated)" if res.method == "simulated"
-                                                 else "")
-        if res.method == "simulated":
-            err = [1.96 * res.se["p_wither_within"][k] for k in ks]
-            ax.errorbar(ks, ps, yerr=err, marker="o", capsize=3, label=label)
-        else:
-            ax.plot(ks, ps, marker="o", label=label)
-    ax.set_xlabel("cards played in the Night (k)")
-    ax.set_ylabel("P(Withered within k plays)")
-    ax.set_ylim(0, 1)
-    ax.set_title("Wither risk per play")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    return ax
+    return odds.plot_risk_curves(
+        results, ax, lambda res: list(range(1, res.plays + 1)),
+        lambda res, k: res.p_wither_within[k],
+        lambda res, ks: ([1.96 * res.se["p_wither_within"][k] for k in ks]
+                         if res.method == "simulated" else None),
+        lambda res: f"{res.deck}, {res.rain} rain" + (" (simulated)"
+                                                      if res.method == "simulated" else ""),
+        "cards played in the Night (k)", "P(Withered within k plays)", "Wither risk per play",
+        legend={"fontsize": 8})
 
 
 def plot_report(res, path, others=()) -> None:
