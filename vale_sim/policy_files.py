@@ -114,6 +114,12 @@ class PolicyBook:
     max_bytes: int = MAX_FILE_BYTES
     files: dict = field(default_factory=dict)   # Policy -> the file it came from (messages)
 
+    def functions(self) -> tuple:
+        """What a game's policy module exposes, in this order: ``get_policy``,
+        ``policies_for``, ``bundled_policy_files``, ``load_policy``, ``policy_label``,
+        ``presets`` (the book's get, for_players, bundled_files, load, label, names)."""
+        return self.get, self.for_players, self.bundled_files, self.load, self.label, self.names
+
     # --- by name -------------------------------------------------------------
     def bundled_files(self) -> dict[str, Path]:
         """The rule bots shipped in the game's ``policies/`` folder, by file stem."""

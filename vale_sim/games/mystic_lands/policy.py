@@ -106,15 +106,11 @@ def _check_target(t: str, value) -> "str | None":
 
 BOOK = PolicyBook(Policy, BuyRule, PRESETS, POLICY_DIR, RULE_TARGETS, RULE_CONDITIONS,
                   _check_target, default=DEFAULT_POLICY, max_bytes=MAX_FILE_BYTES)
-get_policy = BOOK.get                   # a preset name, a bundled rule bot, a file or a Policy
-policies_for = BOOK.for_players         # one Policy per player
-bundled_policy_files = BOOK.bundled_files   # policies/*.toml by name
-load_policy = BOOK.load                 # parse a rule bot (TOML): base, fields, [[buy]] rules
-policy_label = BOOK.label               # its file, if it came from one, else its name
-
-
-def presets() -> tuple:
-    return BOOK.names()
+# get_policy(a preset name, a bundled rule bot, a file or a Policy); policies_for(players,
+# specs); bundled_policy_files(); load_policy(path): a rule bot (base, fields, [[buy]]);
+# policy_label(policy); presets(): the presets and bundled bots
+(get_policy, policies_for, bundled_policy_files, load_policy, policy_label,
+ presets) = BOOK.functions()
 
 
 def check_policies(cs, policies) -> list[Policy]:

@@ -121,15 +121,11 @@ def _check_target(t: str, value) -> "str | None":
 BOOK = PolicyBook(Policy, BuyRule, PRESETS, Path(__file__).parent / "policies", RULE_TARGETS,
                   RULE_CONDITIONS, _check_target, default=DEFAULT_POLICY,
                   card_only=("owned_at_most",), max_bytes=MAX_FILE_BYTES)
-get_policy = BOOK.get                   # a preset name, a policy file path, or a Policy
-policies_for = BOOK.for_players         # one Policy per player
-bundled_policy_files = BOOK.bundled_files   # vale_sim/games/mystic_vale/policies/*.toml
-load_policy = BOOK.load                 # parse a policy file (TOML); see docs/policies.md
-policy_label = BOOK.label               # its file, if it came from one, else its name
-
-
-def presets() -> tuple:
-    return BOOK.names()
+# get_policy(a preset name, a policy file path or a Policy); policies_for(players, specs);
+# bundled_policy_files() (policies/*.toml); load_policy(path) (docs/policies.md);
+# policy_label(policy) (its file, if it came from one, else its name); presets()
+(get_policy, policies_for, bundled_policy_files, load_policy, policy_label,
+ presets) = BOOK.functions()
 
 
 def check_policies(cs, policies) -> list[Policy]:
