@@ -90,7 +90,8 @@ def _under(mod: str, prefix: str) -> bool:
 # stream and the numba kernels (game-neutral), stats and io (helpers).  The
 # runner only for a game's own studies (a pool study runs games through it).
 GAME_MAY_IMPORT = ("vale_sim.games.base", "vale_sim.rng", "vale_sim.kernels", "vale_sim.stats",
-                   "vale_sim.io", "vale_sim.errors", "vale_sim.inputs", "vale_sim.limits")
+                   "vale_sim.io", "vale_sim.errors", "vale_sim.inputs", "vale_sim.limits",
+                   "vale_sim.policy_files", "vale_sim.odds", "vale_sim.card_data")
 GAME_STUDIES_MAY_IMPORT = {f"{MV}.pools": ("vale_sim.runner",), f"{MV}.spoil": ("vale_sim.runner",)}
 
 # Shared modules that still hold Mystic Vale studies (docs/architecture.md,
