@@ -20,8 +20,8 @@ def check_common(args, k_option: str, k_max: int) -> int:
         raise UserError(f"--{k_option} must be between 1 and {k_max}, got {k}")
     if args.simulate and args.games < 1:
         raise UserError(f"--games must be at least 1, got {args.games}")
-    if args.max_states < 0:
-        raise UserError(f"--max-states must be 0 (no limit) or more, got {args.max_states}")
+    if args.max_states < 1:
+        raise UserError(f"--max-states must be at least 1, got {args.max_states}")
     try:
         return check_seed(args.seed)
     except ValueError as e:

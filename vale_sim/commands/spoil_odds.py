@@ -20,12 +20,14 @@ def add_parser(sub) -> None:
     mode.add_argument("--exact", action="store_true", help="exact computation (the default)")
     mode.add_argument("--simulate", action="store_true",
                       help="estimate by playing turns instead (the fast engine when it can take the deck, else the reference engine: the same numbers)")
-    from ..limits import count, seed
+    from ..limits import SPOIL_MAX_STATES, count, seed
     p.add_argument("--games", type=count(1), default=10_000, help="games to simulate (default 10000)")
-    p.add_argument("--max-states", type=count(0, "states"), default=1_500_000,
+    p.add_argument("--max-states", type=count(1, "states", cap=SPOIL_MAX_STATES),
+                   default=1_500_000,
                    help="stop an exact computation past this many distinct states (about "
-                        "1-2 µs and 0.5 KB of memory each compiled; default 1500000, 0 = no "
-                        "limit) and say to use --simulate")
+                        "1-2 µs and 0.5 KB of memory each compiled; default 1500000, at most "
+                        f"{SPOIL_MAX_STATES:,}, so that it fits in memory) and say to use "
+                        "--simulate")
     p.add_argument("--engine", choices=("auto", "compiled", "python"), default="auto",
                    help="exact engine: compiled (numba; the default via auto) or the readable "
                         "Python model it is checked against (30-60x slower)")

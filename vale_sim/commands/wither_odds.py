@@ -24,7 +24,7 @@ def add_parser(sub) -> None:
     mode.add_argument("--exact", action="store_true", help="exact computation (the default)")
     mode.add_argument("--simulate", action="store_true",
                       help="estimate by playing the reference engine's Night instead")
-    from ..limits import count, seed
+    from ..limits import WITHER_MAX_STATES, count, seed
     p.add_argument("--games", type=count(1), default=10_000, help="Nights to simulate (default 10000)")
     p.add_argument("--seed", type=seed, default=0, help="master seed for --simulate (default 0)")
     p.add_argument("--policy", default="balanced",
@@ -33,10 +33,12 @@ def add_parser(sub) -> None:
     p.add_argument("--set", default=None,
                    help="card set for names in the deck (default: the deck file's, else "
                         "mystic-lands)")
-    p.add_argument("--max-states", type=count(0, "states"), default=50_000,
+    p.add_argument("--max-states", type=count(1, "states", cap=WITHER_MAX_STATES),
+                   default=50_000,
                    help="stop an exact computation past this many positions (about 40 µs of CPU "
                         "each; the --rule search gets 10 times as many decision states) and "
-                        "say to use --simulate (default 50000, 0 = no limit)")
+                        f"say to use --simulate (default 50000, at most {WITHER_MAX_STATES:,}, "
+                        "so that it fits in memory)")
     p.add_argument("--rule", metavar="GOAL", default=None,
                    help="also find the best Rest/Grow rule: mana, spirit, vp, value "
                         "(2 mana + 2 spirit + 3 VP) or RES>=N, e.g. mana>=5")
