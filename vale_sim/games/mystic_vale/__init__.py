@@ -93,6 +93,7 @@ GAME = Game(
     card_set_facts=_card_set_facts,
     format_result=_format_result,
     user_errors=(_cards.CardSetError, _policy.PolicyError),
-    studies=("cards", "pools", "spoil-odds", "golden", "advancements", "optimize", "report",
+    studies=("cards", "pools", "spoil-odds", "golden", "advancements", "optimize", "exploit", "report",
              "bench --spoil", "bench --profile"),
+    search_space=_policy.search_space,
 )
