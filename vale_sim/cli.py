@@ -25,7 +25,7 @@ from .errors import Terminated, UserError
 from .games import DEFAULT_GAME, GAMES, get_game
 
 COMMANDS = ("cards", "play", "simulate", "bench", "spoil_odds", "tournament",
-            "advancements", "pools", "run", "report", "golden", "optimize", "wither_odds",
+            "advancements", "pools", "run", "report", "golden", "optimize", "exploit", "wither_odds",
             "seat_compensation", "end_trigger", "market_growth", "wither_rain")
 
 
