@@ -824,6 +824,14 @@ def section_manifest(ctx: Context) -> Section:
                                            "settings": settings}, [])
 
 
+def section_exploitability(ctx: Context) -> Section:
+    """What a best response wins against each bundled policy: the precomputed table of
+    experiments/exploit_table.py (vale_sim/report_exploit.py; plays no game)."""
+    from .report_exploit import section_parts
+    title, paras, tables = section_parts(ctx.game)
+    return Section(title, paras, tables)
+
+
 QUICK_NOTE = ("**This is a quick report**: small samples and wide intervals, for checking the "
               "pipeline, not for decisions.  Run `vale-sim report` (or `make report`) for the "
               "full sizes.")
@@ -904,7 +912,7 @@ def _game_report(game: str):
 
 SECTIONS: list[Callable[[Context], Section]] = [
     section_card_set, section_spoil, section_tournament, section_advancements,
-    section_pools, section_seats, section_robustness, section_manifest,
+    section_pools, section_seats, section_robustness, section_exploitability, section_manifest,
 ]
 
 

@@ -67,6 +67,11 @@ Optional hooks (every one has a default, so a game may leave them out):
   (which has its own): the baseline policy buying ``card`` first whenever it
   can / never buying it, and the cards a player can acquire with the results
   frame column counting them.  ``None``: no card-strength study.
+* ``search_space() -> dict``: what ``vale-sim optimize`` and ``exploit`` may vary
+  in a policy (:func:`vale_sim.optimize.policy_space`): ``policy`` (the policy
+  dataclass), ``module`` (where categorical fields find their choices,
+  ``FIELD_MODES`` or ``FIELDS``), ``ranges`` (integer field -> (lo, hi)),
+  ``excluded`` (fields never searched) and ``int_limit``.  ``None``: no search.
 """
 from __future__ import annotations
 
@@ -130,6 +135,7 @@ class Game:
     strength_arms: Callable[[str, Any], tuple] | None = None
     strength_cards: Callable[[Any], list] | None = None
     golden_module: str | None = None
+    search_space: Callable[[], dict] | None = None
 
     def resolve_baseline(self, spec, players: int, card_set=None):
         """The baseline policy for ``players`` players: a preset or bundled policy

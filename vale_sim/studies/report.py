@@ -404,6 +404,6 @@ def verdicts(ctx) -> list:
 
 
 def sections():
-    from ..report import section_manifest
+    from ..report import section_exploitability, section_manifest
     return [section_rules, section_seats, section_end_trigger, section_market, section_wither,
-            section_strength, section_manifest]
+            section_strength, section_exploitability, section_manifest]

@@ -139,10 +139,11 @@ GAME = Game(
     # the settings studies of vale_sim/studies (docs/mystic-lands-studies.md), the report,
     # card strengths, the card listing and the wither odds
     studies=("seat-compensation", "end-trigger", "market-growth", "wither-rain", "report",
-             "advancements", "cards", "wither-odds"),
+             "advancements", "cards", "wither-odds", "exploit"),
     card_set_facts=lambda cs: {"sources": cards.provenance_counts(cs)},
     strength_arms=_strength_arms,
     strength_cards=_strength_cards,
+    search_space=policy.search_space,
 )
 
 __all__ = ["GAME", "render_play", "describe", "cards", "policy", "records", "rules"]

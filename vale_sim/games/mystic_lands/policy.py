@@ -118,3 +118,28 @@ def check_policies(cs, policies) -> list[Policy]:
     names = {a.name for a in cs.advances if a.level} | {v.name for v in cs.vales} | {
         s.name for s in cs.map.spaces if s.kind == "small"}
     return BOOK.check_cards(policies, names, cs.name, "an Advance or Vale")
+
+
+# ---------------------------------------------------------------------------
+# The search space of vale-sim optimize / exploit (docs/optimize.md §1)
+# ---------------------------------------------------------------------------
+#: Search ranges of integer fields (inclusive).  Fields not listed: 0..1000 for
+#: ``*_permille`` (rest_risk_permille), else -10..10 (the weights, remove_below).
+#: ``rain``, ``wither_choice`` and ``convert`` join through RAIN_MODES,
+#: WITHER_CHOICES and CONVERT_MODES.
+SEARCH_RANGES: dict[str, tuple[int, int]] = {
+    "min_score": (-10, 20),
+    "vale_min_score": (-10, 20),
+    "convert_mana": (0, 20),
+    # a card's value (spec §6.8: 2 mana + 2 spirit + 3 VP of its left edge); 0 = always used
+    "dryad_min_value": (0, 15),
+    "parrot_min_value": (0, 15),
+}
+SEARCH_EXCLUDED = ("name", "rules", "never")
+
+
+def search_space() -> dict:
+    """What the policy search may vary (``Game.search_space``; vale_sim.optimize)."""
+    import sys
+    return {"policy": Policy, "module": sys.modules[__name__], "ranges": SEARCH_RANGES,
+            "excluded": SEARCH_EXCLUDED, "int_limit": INT_LIMIT}

@@ -139,3 +139,28 @@ def check_policies(cs, policies) -> list[Policy]:
 # Baselines: NAME | FILE, with {P} standing for the player count (--baseline)
 
 
+
+
+# ---------------------------------------------------------------------------
+# The search space of vale-sim optimize / exploit (docs/optimize.md §1)
+# ---------------------------------------------------------------------------
+#: Search ranges of integer fields (inclusive, inside the validation limits).  Fields
+#: not listed: 0..1000 for ``*_permille``, else -10..10.  Categorical fields join
+#: through their choices list (``token`` -> TOKEN_MODES, ``push_rule`` -> PUSH_RULES).
+SEARCH_RANGES: dict[str, tuple[int, int]] = {
+    "push_risk_permille": (0, 1000),
+    "mana_target": (0, 12),
+    "min_score": (-10, 20),
+    "vale_min_score": (-10, 20),
+    # rules.md I16: 0 (never discard) .. 200 (= MAX_PHASE_PLAYS: always, the default)
+    "discard_field_plays": (0, MAX_PHASE_PLAYS),
+}
+#: Fields never searched: the lists, and random buying (meant for card statistics).
+SEARCH_EXCLUDED = ("name", "rules", "never", "explore_permille")
+
+
+def search_space() -> dict:
+    """What the policy search may vary (``Game.search_space``; vale_sim.optimize)."""
+    import sys
+    return {"policy": Policy, "module": sys.modules[__name__], "ranges": SEARCH_RANGES,
+            "excluded": SEARCH_EXCLUDED, "int_limit": INT_LIMIT}
