@@ -124,6 +124,7 @@ GAME = Game(
     card_set_facts=lambda cs: {"sources": cards.provenance_counts(cs)},
     strength_arms=_strength_arms,
     strength_cards=_strength_cards,
+    edit_card=cards.apply_edit,
 )
 
 __all__ = ["GAME", "render_play", "describe", "cards", "policy", "records", "rules"]
