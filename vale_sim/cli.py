@@ -26,11 +26,11 @@ from .games import DEFAULT_GAME, GAMES, get_game
 
 COMMANDS = ("cards", "play", "simulate", "bench", "spoil_odds", "tournament",
             "advancements", "pools", "run", "report", "golden", "optimize", "wither_odds",
-            "seat_compensation", "end_trigger", "market_growth", "wither_rain")
+            "seat_compensation", "end_trigger", "market_growth", "wither_rain", "what_if")
 
 
 #: Commands every game has; the others are studies (``Game.studies``).
-SHARED_COMMANDS = ("play", "simulate", "tournament", "bench", "run")
+SHARED_COMMANDS = ("play", "simulate", "tournament", "bench", "what-if", "run")
 
 
 def add_game_option(p: argparse.ArgumentParser) -> None:

@@ -1062,7 +1062,7 @@ def apply_edit(cs: CardSet, card: str, field_: str, value: int, relative: bool =
     if not lo <= new <= hi:
         shown = f"{old} {'+' if value >= 0 else '-'} {abs(value)} = {new}" if relative else str(new)
         raise CardSetError(where, None, None, f"{field_} would be {shown}, outside {lo}..{hi}",
-                           f"give a value from {lo} to {hi} (limits: docs/card-format.md)")
+                           f"give a value from {lo} to {hi}; limits: docs/card-format.md")
     src = dict(c.sources)
     src[field_] = EDIT_SOURCE
     order = _SOURCE_KEYS[kind]
