@@ -182,3 +182,52 @@ def test_paired_change_zero_count_bound():
     assert r["change"] == 0 and r["p_value"] == 1 and 0 < r["change_hi"] == -r["change_lo"] < 0.2
     r = whatif.paired_change(np.r_[np.ones(10), np.zeros(10)], d, 10, 0.95, 1.0)
     assert r["change"] == 0.5 and r["change_lo"] > 0 and r["p_value"] < 0.01
+
+
+# --- configs ------------------------------------------------------------------------------
+def test_bundled_what_if_configs_load():
+    from pathlib import Path
+    from vale_sim.experiments import estimated_games, load_experiment
+    root = Path(__file__).resolve().parents[1] / "experiments"
+    for name, game in (("what_if", "mystic-vale"), ("mystic-lands-what-if", "mystic-lands")):
+        exp = load_experiment(root / f"{name}.toml")
+        assert exp.study == "what_if" and exp.game == game
+        assert estimated_games(exp) > 0
+
+
+@pytest.mark.parametrize("body, words", [
+    ('[edits."Stagg"]\ncost = "+1"\n', "did you mean 'Stag'"),
+    ('[edits."Stag"]\ncost = 1.5\n', "not a whole number"),
+    ('[rule_edits]\nvp_pol = 3\n', "did you mean 'vp_pool'"),
+    ('cards = ["Stagg"]\n[edits."Stag"]\ncost = 1\n', "did you mean 'Stag'"),
+    ('games = 10\n', "give [edits"),
+])
+def test_a_bad_config_fails_before_any_game(body, words, tmp_path, capsys):
+    p = tmp_path / "wi.toml"
+    p.write_text('study = "what-if"\n' + body)
+    assert main(["run", str(p), "--results", str(tmp_path / "res")]) == 2
+    err = capsys.readouterr().err
+    assert words in err and str(p) in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "res").exists()
+
+
+@pytest.mark.parametrize("game, body", [
+    ("mystic-vale", '[edits."Stag"]\ncost = "+0"\n[rules]\nvp_pool = 25\n'),
+    ("mystic-lands", '[edits."Rain Lily"]\ncost = "-1"\n[rule_edits]\nend_vp = 28\n'),
+])
+def test_a_config_runs(game, body, tmp_path):
+    import pandas as pd
+    from vale_sim.experiments import run_experiment
+    p = tmp_path / "wi.toml"
+    cards = '["Grassland"]' if game == "mystic-vale" else '["Meadow"]'
+    p.write_text(f'study = "what_if"\ngame = "{game}"\ngames = 20\ncards = {cards}\n' + body)
+    m = run_experiment(p, tmp_path / "res", progress=False)
+    out = tmp_path / "res" / "wi"
+    data = json.loads((out / "what_if.json").read_text())
+    assert data["game"] == game and data["players"][0]["players"] == 2
+    assert len(pd.read_csv(out / "what_if_cards.csv")) == 2
+    assert (out / "what_if.png").stat().st_size > 0 and (out / "what_if.txt").exists()
+    assert m["study"] == "what_if" and "verdicts_changed" in m["outputs"]
+    if game == "mystic-vale":              # a no-op edit: also under the config's base rules
+        assert data["rules_original"]["vp_pool"] == 25
+        assert data["players"][0]["verdicts_changed"] == []
