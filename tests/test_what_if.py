@@ -231,3 +231,34 @@ def test_a_config_runs(game, body, tmp_path):
     if game == "mystic-vale":              # a no-op edit: also under the config's base rules
         assert data["rules_original"]["vp_pool"] == 25
         assert data["players"][0]["verdicts_changed"] == []
+
+
+# --- the report section -------------------------------------------------------------------
+def test_a_report_config_naming_edits_gets_a_what_if_section(tmp_path):
+    from vale_sim.experiments import run_experiment
+    p = tmp_path / "rep.toml"
+    p.write_text('study = "report"\nquick = true\nwhat_if_games = 20\n'
+                 'what_if_cards = ["Grassland"]\n[sizes]\nsize = "tiny"\n'
+                 '[edits."Stag"]\ncost = "+1"\n')
+    run_experiment(p, tmp_path / "res", progress=False)
+    md = (tmp_path / "res" / "rep" / "report.md").read_text()
+    assert "## 9. What if: Stag.cost=+1" in md and "verdict changed" in md.lower()
+    assert (tmp_path / "res" / "rep" / "tables" / "what_if_cards.csv").exists()
+
+
+def test_the_section_function_for_mystic_lands_and_its_absence_without_edits(tmp_path):
+    from types import SimpleNamespace
+    from vale_sim.experiments import load_experiment
+    fn = whatif.report_section_function([], [whatif.parse_rule("end_vp=28", "mystic-lands")],
+                                        games=20, cards=["Meadow"])
+    ctx = SimpleNamespace(settings=SimpleNamespace(size="tiny", card_set="mystic-lands", seed=1,
+                                                   engine="fast", workers=1),
+                          game="mystic-lands", results={})
+    sec = fn(ctx)
+    assert sec.title == "What if: rule end_vp = 28 (was 25)"
+    assert set(sec.tables) == {"what_if_cards", "what_if_game"}
+    assert "withers per player and game" in set(sec.tables["what_if_game"]["measure"])
+    p = tmp_path / "rep.toml"
+    p.write_text('study = "report"\nquick = true\n')
+    c = load_experiment(p).config
+    assert c["edits"] is None and c["rule_edits"] is None      # no section: nothing named

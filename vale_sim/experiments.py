@@ -232,6 +232,12 @@ SCHEMAS = {
         "quick": (_bool, False),
         "baseline": (_str, "optimized-{P}p"),    # the strong baseline of "Robust to the bots?"
         "sizes": (dict, None),           # sub-table: ReportSettings fields
+        # a "What if" section when the config names edits (vale_sim.whatif, docs/what-if.md)
+        "edits": (dict, None),
+        "rule_edits": (dict, None),
+        "what_if_players": (_players_list, [2]),
+        "what_if_games": (_int(2, MAX_GAMES), None),     # None: 2000 (quick/tiny: 200)
+        "what_if_cards": (_list_of(_str), None),
     },
     "seat_compensation": {
         "players": (_players_list, [2, 3, 4]),
@@ -443,7 +449,7 @@ def _check_semantics(exp: Experiment) -> None:
                                            f"{cs.name!r}){'; ' + hint if hint else ''}")
     if exp.study == "pool_sizes" and c["target"] == "equal-length" and 2 not in c["players"]:
         raise _fail(path, "target", "equal-length compares with the 2-player game: include 2 in players")
-    if exp.study == "what_if":
+    if exp.study == "what_if" or (exp.study == "report" and (c["edits"] or c["rule_edits"])):
         _what_if_edits(exp, check=True)
     if exp.study == "report":
         try:
@@ -493,10 +499,11 @@ def _what_if_edits(exp: Experiment, check: bool = False):
             whatif.apply_card_edits(g, cs, edits)
             whatif.apply_rule_edits(g, exp.rules(), rules, "rule_edits")
             known = {n for n, *_ in g.strength_cards(cs)}
-            for n in c["cards"] or []:
+            key = "cards" if exp.study == "what_if" else "what_if_cards"
+            for n in c[key] or []:
                 if n not in known:
                     hint = did_you_mean(n, sorted(known))
-                    raise _fail(path, "cards", f"unknown card {n!r}" + (f"; {hint}" if hint else ""))
+                    raise _fail(path, key, f"unknown card {n!r}" + (f"; {hint}" if hint else ""))
     except (whatif.WhatIfError, *g.user_errors) as e:
         raise _fail(path, "edits", str(e)) from None
     return edits, rules
@@ -669,8 +676,17 @@ def _run_report(exp, out: Path, store, progress) -> dict:
     c = exp.config
     settings = _report_settings(exp, seed=c["seed"], card_set=c["card_set"], engine=c["engine"],
                                 workers=c["workers"])
-    rm = build_report(out, settings, store=store, keep=(RUNS_DIR,), progress=progress,
-                      game=exp.game)
+    sections = None
+    if c["edits"] or c["rule_edits"]:          # the report's own sections, then "What if"
+        from . import report
+        from .whatif import report_section_function
+        sections = (list(report.SECTIONS) if exp.game == "mystic-vale"
+                    else report._game_report(exp.game).sections())
+        edits, rules = _what_if_edits(exp)
+        sections.insert(len(sections) - 1, report_section_function(
+            edits, rules, c["what_if_players"], c["what_if_games"], c["what_if_cards"]))
+    rm = build_report(out, settings, sections=sections, store=store, keep=(RUNS_DIR,),
+                      progress=progress, game=exp.game)
     return {"report": rm}
 
 

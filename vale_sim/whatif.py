@@ -670,3 +670,70 @@ def format_text(w: WhatIf) -> str:
             lines.append(f"No deal changed: the games were identical on all {pc.deals} deals "
                          f"(the edit changes at most {100 * u:.1f}% of deals, {conf:g}%).")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# The report section (a report config that names edits: docs/report.md)
+# ---------------------------------------------------------------------------
+def report_tables(w: WhatIf) -> dict:
+    """The section's tables as text columns (each value with its interval and n)."""
+    cards, game = [], []
+    for pc in w.counts:
+        for _, r in pc.cards.iterrows():
+            cards.append({
+                "players": pc.players, "card": r["card"], "edited": bool(r["edited_card"]),
+                "strength original (pp)": f"{_pp(r['strength_original'])} "
+                                          f"{_ci(r['strength_original_lo'], r['strength_original_hi'])}",
+                "verdict original": r["verdict_original"],
+                "strength edited (pp)": f"{_pp(r['strength_edited'])} "
+                                        f"{_ci(r['strength_edited_lo'], r['strength_edited_hi'])}",
+                "verdict edited": r["verdict_edited"],
+                "change (pp)": f"{_pp(r['change'])} {_ci(r['change_lo'], r['change_hi'])}",
+                "adjusted interval (pp)": _ci(r["change_lo_adj"], r["change_hi_adj"]),
+                "moved": bool(r["moved"]), "verdict changed": bool(r["verdict_changed"]),
+                "within noise": bool(r["within_noise"]),
+                "changed/deals": f"{r['deals_changed']}/{r['n_deals']}"})
+        for _, r in pc.game.iterrows():
+            k, d = (100, 1) if r["measure"].startswith("seat_") else (1, 2)
+            game.append({
+                "players": pc.players, "measure": r["what"] + (" (pp)" if k == 100 else ""),
+                "original": f"{k * r['original']:.{d}f} {_ci(r['original_lo'], r['original_hi'], k, d, False)}",
+                "edited": f"{k * r['edited']:.{d}f} {_ci(r['edited_lo'], r['edited_hi'], k, d, False)}",
+                "change": f"{k * r['change'] + 0.0:+.{d}f} {_ci(r['change_lo'], r['change_hi'], k, d)}",
+                "moved": bool(r["moved"]), "changed/deals": f"{r['deals_changed']}/{r['n_deals']}"})
+    return {"what_if_cards": pd.DataFrame(cards), "what_if_game": pd.DataFrame(game)}
+
+
+def report_section_function(edits, rules, players=(2,), games: int | None = None, cards=None,
+                            baseline=None):
+    """A report section function ``section_what_if(ctx)`` for these edits: plays
+    :func:`what_if` with the report's card set, seed, engine and workers (``games``:
+    default 2000 per card and arm, 200 in a quick or tiny report)."""
+    def section_what_if(ctx):
+        from .plots.whatif import plot_changes
+        from .report import Section
+        s = ctx.settings
+        n = games or (2000 if getattr(s, "size", "full") == "full" else 200)
+        g = get_game(ctx.game)
+        w = what_if(edits, rules, g.name, getattr(s, "card_set", None), players, n,
+                    getattr(s, "seed", 0), baseline, cards, None, getattr(s, "engine", "fast"),
+                    getattr(s, "workers", 1))
+        ctx.results["what_if"] = w
+        c = w.config
+        what = "; ".join([e["edit"] + f" ({e['old']} -> {e['new']})" for e in c["edits"]]
+                         + [f"rule {r['name']} = {r['new']} (was {r['old']})" for r in c["rules"]])
+        paras = [f"What if {what}?  The original and the edited set are played on the same "
+                 f"deals by the same bots ({c['baseline']}), the focal player at every player "
+                 f"index; each card's strength change is edited minus original, paired by deal, "
+                 f"with {100 * c['confidence']:g}% intervals over deals and {c['correction']} "
+                 f"across the {len(c['cards_measured'])} cards measured ('moved').  A verdict "
+                 f"that changed while the card did not move is within noise.  Edited numbers "
+                 f"are the user's (source user), not printed values.  docs/what-if.md."]
+        for pc in w.counts:
+            paras += summary_lines(pc, c)
+        return Section("What if: " + what, paras, tables=report_tables(w),
+                       figures=[("what_if", plot_changes(w),
+                                 "Strength change of each card, edited minus original (pp): "
+                                 "thick the raw interval, thin the adjusted one; edited cards "
+                                 "in red, filled when the card moved.")])
+    return section_what_if
