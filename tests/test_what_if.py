@@ -231,6 +231,10 @@ def test_a_config_runs(game, body, tmp_path):
     if game == "mystic-vale":              # a no-op edit: also under the config's base rules
         assert data["rules_original"]["vp_pool"] == 25
         assert data["players"][0]["verdicts_changed"] == []
+        m2 = run_experiment(p, tmp_path / "res", progress=False)     # again: every chunk kept
+        assert m2["chunks"]["played"] == 0 < m["chunks"]["played"]
+        assert m2["chunks"]["reused"] == m["chunks"]["played"] + m["chunks"]["reused"]
+        assert json.loads((out / "what_if.json").read_text()) == data
 
 
 # --- the report section -------------------------------------------------------------------

@@ -745,7 +745,7 @@ def _run_what_if(exp, out: Path, store, progress) -> dict:
     w = whatif.what_if(edits, rules, exp.game, c["card_set"], c["players"], c["games"],
                        c["seed"], c["baseline"], c["cards"], exp.rules(), c["engine"],
                        c["workers"], tolerance=c["tolerance"], margin=c["margin"],
-                       correction=c["correction"])
+                       correction=c["correction"], play=store.play_frame)
     for name in ("cards", "game"):
         _write_csv(pd.concat([getattr(pc, name).assign(players=pc.players) for pc in w.counts],
                              ignore_index=True), out / f"what_if_{name}.csv")

@@ -470,7 +470,7 @@ def what_if(edits=(), rules=(), game: str = DEFAULT_GAME, card_set=None, players
             games: int = DEFAULT_GAMES, seed: int = 0, baseline=None, cards=None,
             base_rules=None, engine: str = "fast", workers: int = 1, confidence: float = 0.95,
             tolerance: float = 0.05, margin: float = 0.02, correction: str = "fdr_bh",
-            progress=None) -> WhatIf:
+            progress=None, play=None) -> WhatIf:
     """Play the original and the edited card set (and rules) on common deals; return
     the paired change of every verdict (module docstring, docs/what-if.md).
 
@@ -481,11 +481,14 @@ def what_if(edits=(), rules=(), game: str = DEFAULT_GAME, card_set=None, players
     cards (the edited cards are always measured); ``baseline``: the bots (a
     preset, bundled policy or file, ``{P}`` the player count; default the game's
     default policy); ``base_rules``: the original rules (default the game's).
-    ``progress``: a tqdm-like object (``update(n)``, ``total``) or None.
+    ``progress``: a tqdm-like object (``update(n)``, ``total``) or None.  ``play``: a
+    :func:`~vale_sim.tournament.play_frame`-like function (a ChunkStore's keeps
+    finished chunks, so a config run again reuses them).
     Raises :class:`WhatIfError` (one line) for a bad edit, before any game."""
     from .advancements import CORRECTIONS, game_strength_run, strength_frame
-    from .tournament import play_frame, resolve_card_set
+    from .tournament import play_frame
     from .seating import deals_for
+    play = play or play_frame
     g = get_game(game)
     if correction not in CORRECTIONS:
         raise WhatIfError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
@@ -550,8 +553,9 @@ def what_if(edits=(), rules=(), game: str = DEFAULT_GAME, card_set=None, players
             if progress is not None and i > 0:
                 progress.update(1)
         runs = [game_strength_run(g.name, cs, games, p, seed, base, names, r, engine, workers,
-                                  on_card=tick) for cs, r in ((cs0, rules0), (cs1, rules1))]
-        nats = [play_frame(cs, p, seed, deals, [base], r, engine, workers, game=g.name)
+                                  on_card=tick, play=play)
+                for cs, r in ((cs0, rules0), (cs1, rules1))]
+        nats = [play(cs, p, seed, deals, [base], r, engine, workers, game=g.name)
                 for cs, r in ((cs0, rules0), (cs1, rules1))]
         sfs = [strength_frame(run, confidence, tolerance, correction, margin) for run in runs]
         cc = card_changes(runs[0], runs[1], sfs[0], sfs[1], edited, confidence, correction)
@@ -715,9 +719,10 @@ def report_section_function(edits, rules, players=(2,), games: int | None = None
         s = ctx.settings
         n = games or (2000 if getattr(s, "size", "full") == "full" else 200)
         g = get_game(ctx.game)
+        store = getattr(ctx, "store", None)
         w = what_if(edits, rules, g.name, getattr(s, "card_set", None), players, n,
                     getattr(s, "seed", 0), baseline, cards, None, getattr(s, "engine", "fast"),
-                    getattr(s, "workers", 1))
+                    getattr(s, "workers", 1), play=store.play_frame if store else None)
         ctx.results["what_if"] = w
         c = w.config
         what = "; ".join([e["edit"] + f" ({e['old']} -> {e['new']})" for e in c["edits"]]
