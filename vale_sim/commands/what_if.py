@@ -84,7 +84,7 @@ def run(args) -> int:
     whatif.check_count(args.games, "--games", 2)
     if not 0 <= args.tolerance < 100:
         raise UserError(f"--tolerance must be from 0 to 100 percentage points, got {args.tolerance}")
-    if not 0 < args.margin <= max(args.tolerance, args.margin) < 100:
+    if not 0 < args.margin < 100:
         raise UserError(f"--margin must be above 0 and below 100 percentage points, got {args.margin}")
     edits = [whatif.parse_edit(e) for e in args.edit]
     rules = [whatif.parse_rule(r, g) for r in args.rule]
@@ -121,7 +121,8 @@ def _bar(args, g, edits, rules, players, cards):
     from tqdm.auto import tqdm
     try:
         cs = g.load_card_set(args.set if args.set is not None else g.default_card_set)
-        n = len(cards) + len({e.card for e in edits}) if cards else len(g.strength_cards(cs))
+        known = [c[0] for c in g.strength_cards(cs)]
+        n = len(set(cards) | ({e.card for e in edits} & set(known))) if cards else len(known)
     except Exception:                  # what_if reports the problem itself
         return None
     return tqdm(total=2 * n * len(players), desc="what-if", unit="card", leave=False,
