@@ -266,3 +266,24 @@ def test_the_section_function_for_mystic_lands_and_its_absence_without_edits(tmp
     p.write_text('study = "report"\nquick = true\n')
     c = load_experiment(p).config
     assert c["edits"] is None and c["rule_edits"] is None      # no section: nothing named
+
+
+def test_mystic_vale_through_the_hooks_plays_the_advancement_study():
+    # game_strength_run (what-if's path) and strength_run (advancements') give the same run
+    from vale_sim.advancements import game_strength_run, strength_run
+    a = strength_run("core", 40, 2, 5, "balanced", ["Stag", "Azure Lake"])
+    b = game_strength_run("mystic-vale", "core", 40, 2, 5, "balanced", ["Stag", "Azure Lake"])
+    assert np.array_equal(a.natural, b.natural)
+    for c in ("Stag", "Azure Lake"):
+        assert all(np.array_equal(x, y) for x, y in zip(a.arms[c], b.arms[c]))
+        assert np.array_equal(a.got[c], b.got[c])
+
+
+def test_cli_mystic_lands_json(capsys):
+    assert main(["what-if", "--game", "mystic-lands", "--edit", "Rain Lily.cost=-1",
+                 "--rule", "end_vp=28", "--games", "20", "--cards", "Meadow", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["game"] == "mystic-lands" and out["rules"] == [{"name": "end_vp", "old": 25,
+                                                              "new": 28}]
+    assert out["edits"][0]["new"] == out["edits"][0]["old"] - 1
+    assert {r["card"] for r in out["players"][0]["cards"]} == {"Rain Lily", "Meadow"}
