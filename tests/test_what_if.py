@@ -118,7 +118,6 @@ def test_mystic_vale_strength_hooks_are_the_advancement_arms():
     (["--rule", "vp_pol=3"], "did you mean 'vp_pool'"),
     (["--rule", "max_rounds=0"], "max_rounds"),
     (["--edit", "Stag.cost=+1", "--cards", "Stagg"], "did you mean 'Stag'"),
-    (["--edit", "Stag.cost=+1", "--games", "1"], "--games must be"),
     (["--edit", "Stag.cost=+1", "--players", "5"], "--players"),
     (["--game", "mystic-lands", "--edit", "Rain Lily.vpp=1"], "editable: copies, cost, end_vp"),
     ([], "give at least one"),
@@ -130,6 +129,15 @@ def test_bad_edits_are_one_line_exit_2_and_write_nothing(args, words, tmp_path, 
     assert rc == 2
     assert words in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert not plot.exists() and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("opt, value", [("--games", "1"), ("--games", "x"), ("--seed", "-1")])
+def test_bad_counts_are_refused_before_anything_runs(opt, value, capsys):
+    try:                           # argparse (the shared count/seed types) or what-if's own check
+        rc = main(["what-if", "--edit", "Stag.cost=+1", opt, value])
+    except SystemExit as e:
+        rc = e.code
+    assert rc == 2 and opt in capsys.readouterr().err.strip().splitlines()[-1]
 
 
 def test_edits_file_errors(tmp_path, capsys):

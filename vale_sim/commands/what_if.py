@@ -6,6 +6,12 @@ import sys
 
 from ..whatif import DEFAULT_GAMES
 
+try:            # the shared count and seed types (vale_sim.limits, on main since this branch
+    from ..limits import count as _count, seed as _seed      # began): bad values refused
+    GAMES_TYPE, SEED_TYPE = _count(2), _seed                 # while parsing, exit 2
+except ImportError:      # a tree without vale_sim.limits: whatif.check_count / what_if check
+    GAMES_TYPE = SEED_TYPE = int
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -31,7 +37,7 @@ def add_parser(sub) -> None:
                         "Lands: end_vp=+2, seat_mana=0,1,1,2); repeat for more")
     p.add_argument("--players", default="2", metavar="2,3,4",
                    help="player counts, comma-separated (default 2)")
-    p.add_argument("--games", type=int, default=DEFAULT_GAMES,
+    p.add_argument("--games", type=GAMES_TYPE, default=DEFAULT_GAMES,
                    help=f"games per card and arm (prefer, ban) and set: deals x players "
                         f"(default {DEFAULT_GAMES}; `advancements` uses 20000 for stable flags)")
     p.add_argument("--cards", default=None, metavar="A,B,...",
@@ -41,7 +47,7 @@ def add_parser(sub) -> None:
     p.add_argument("--baseline", default=None, metavar="NAME|FILE",
                    help="the bots: a preset, a bundled policy or a policy file; {P} stands for "
                         "the player count (default: the game's default policy)")
-    p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    p.add_argument("--seed", type=SEED_TYPE, default=0, help="master seed (default 0)")
     p.add_argument("--tolerance", type=float, default=5.0, metavar="PP",
                    help="verdict band, as in advancements (default 5)")
     p.add_argument("--margin", type=float, default=2.0, metavar="PP",
