@@ -528,6 +528,8 @@ def what_if(edits=(), rules=(), game: str = DEFAULT_GAME, card_set=None, players
     else:
         names = list(known)
     unmeasured = sorted(edited - set(known))
+    if not names:
+        raise WhatIfError("--cards: no card to measure (name at least one card a player buys)")
     bases = {}
     for p in counts:                      # everything checked before any game is played
         for label, cs in (("original", cs0), ("edited", cs1)):
@@ -606,13 +608,21 @@ def summary_lines(pc: PlayerCount, config: dict) -> list[str]:
                      f"{_pp(r['strength_edited'])} pp, change {_pp(r['change'])} pp "
                      f"{_ci(r['change_lo'], r['change_hi'])}, n={r['n_deals']} deals){noise}.")
     moved = c[c["moved"]] if len(c) else c
-    lines.append(f"Cards whose strength moved ({config['correction']} over {len(c)} cards): "
-                 + (", ".join(f"{n} ({_pp(v)} pp)" for n, v in zip(moved["card"], moved["change"]))
-                    if len(moved) else "none") + ".")
+    lines.append(f"Cards whose strength moved ({config['correction']} over {len(c)} cards, "
+                 f"n={pc.deals} deals): "
+                 + (", ".join(f"{r['card']} ({_pp(r['change'])} pp "
+                              f"{_ci(r['change_lo'], r['change_hi'])})"
+                              for _, r in moved.iterrows()) if len(moved) else "none") + ".")
     gm = pc.game[pc.game["moved"]] if len(pc.game) else pc.game
-    lines.append("Game-level measures that moved: "
-                 + (", ".join(f"{w} ({r:+.3g})" for w, r in zip(gm["what"], gm["change"]))
-                    if len(gm) else "none") + ".")
+
+    def game_change(r):
+        k, d, unit = (100, 1, " pp") if r["measure"].startswith("seat_") else (1, 2, "")
+        return (f"{r['what']} ({k * r['change']:+.{d}f}{unit} "
+                f"{_ci(r['change_lo'], r['change_hi'], k, d)})")
+    lines.append(f"Game-level measures that moved ({config['correction']} over {len(pc.game)}, "
+                 f"n={pc.deals} deals): "
+                 + (", ".join(game_change(r) for _, r in gm.iterrows()) if len(gm) else "none")
+                 + ".")
     return lines
 
 
