@@ -417,11 +417,14 @@ def strength_run(card_set="core", games: int = 2000, players: int = 2, seed: int
 def game_strength_run(game: str, card_set=None, games: int = 2000, players: int = 2,
                       seed: int = 0, baseline="balanced", cards=None, rules=None,
                       engine: str = "fast", workers: int = 1,
-                      on_card: Callable[[int, int, str], None] | None = None) -> StrengthRun:
+                      on_card: Callable[[int, int, str], None] | None = None,
+                      play=None) -> StrengthRun:
     """:func:`strength_run` for a game other than Mystic Vale, through its hooks
     ``Game.strength_arms`` (prefer X / ban X policies) and ``Game.strength_cards``
     (the cards and the frame columns counting them).  Same three arms, deals and
-    rotations; :func:`strength_frame` turns the run into the table."""
+    rotations; :func:`strength_frame` turns the run into the table.  ``play``: a
+    :func:`~vale_sim.tournament.play_frame`-like function (e.g. a ChunkStore's, which
+    keeps finished chunks); default play_frame."""
     g = get_game(game)
     if g.strength_arms is None or g.strength_cards is None:
         raise ValueError(f"{g.name} has no card-strength hooks (Game.strength_arms, "
@@ -437,7 +440,7 @@ def game_strength_run(game: str, card_set=None, games: int = 2000, players: int 
             hint = did_you_mean(n, sorted(known))
             raise ValueError(f"unknown card {n!r} (not an Advance or Vale of set {cs.name!r})"
                              + (f"; {hint}" if hint else ""))
-    nat, _ = focal_shares(cs, players, seed, deals, base, base, rules, engine, workers,
+    nat, _ = focal_shares(cs, players, seed, deals, base, base, rules, engine, workers, play,
                           game=g.name)
     run = StrengthRun(cs, players, seed, deals, base, nat,
                       known={n: (k, lv) for n, (k, lv, _) in known.items()})
@@ -446,9 +449,9 @@ def game_strength_run(game: str, card_set=None, games: int = 2000, players: int 
             on_card(i, len(names), name)
         prefer, ban_pol = g.strength_arms(name, base)
         pre, df = focal_shares(cs, players, seed, deals, prefer, base, rules, engine, workers,
-                               game=g.name)
+                               play, game=g.name)
         ban, _ = focal_shares(cs, players, seed, deals, ban_pol, base, rules, engine, workers,
-                              game=g.name)
+                              play, game=g.name)
         col = known[name][2]
         got = (df[col].to_numpy(float) > 0) if col in df.columns else np.zeros(len(df), bool)
         run.arms[name] = (pre, ban)

@@ -14,6 +14,8 @@ naming the file and the key).  Studies:
 ``end_trigger``     Mystic Lands: end VP, cube count and bonus
 ``market_growth``   Mystic Lands: market growth points, spread of strategies
 ``wither_rain``     Mystic Lands: Withers by policy, Rain supply, the value of Rain
+``what_if``         either game: card or rule edits, the paired change of every verdict
+                    (``vale_sim.whatif``; ``study = "what-if"`` is read as ``what_if``)
 =================== ===============================================================
 
 Every run writes ``results/NAME/manifest.json``: the configuration (with
@@ -39,7 +41,7 @@ from .io import atomic_write
 from .store import ChunkStore, card_set_info, code_version
 
 STUDIES = ("spoil_odds", "tournament", "advancement_value", "pool_sizes", "report",
-           "seat_compensation", "end_trigger", "market_growth", "wither_rain")
+           "seat_compensation", "end_trigger", "market_growth", "wither_rain", "what_if")
 #: The settings studies of vale_sim.studies (Mystic Lands; Game.studies names them).
 LANDS_STUDIES = ("seat_compensation", "end_trigger", "market_growth", "wither_rain")
 RUNS_DIR = "runs"
@@ -190,7 +192,7 @@ def _game(v):
 
 
 #: The studies every game has; the others are Mystic Vale studies.
-SHARED_STUDIES = ("tournament",)
+SHARED_STUDIES = ("tournament", "what_if")
 
 COMMON = {
     "study": (_choice(*STUDIES), None),
@@ -243,6 +245,12 @@ SCHEMAS = {
         "quick": (_bool, False),
         "baseline": (_str, "optimized-{P}p"),    # the strong baseline of "Robust to the bots?"
         "sizes": (dict, None),           # sub-table: ReportSettings fields
+        # a "What if" section when the config names edits (vale_sim.whatif, docs/what-if.md)
+        "edits": (dict, None),
+        "rule_edits": (dict, None),
+        "what_if_players": (_players_list, [2]),
+        "what_if_games": (_int(2, MAX_GAMES), None),     # None: 2000 (quick/tiny: 200)
+        "what_if_cards": (_list_of(_str), None),
     },
     "seat_compensation": {
         "players": (_players_list, [2, 3, 4]),
@@ -274,6 +282,17 @@ SCHEMAS = {
         "supplies": (_list_of(_int(0, 10_000), 0), [0, 10, 40]),
         "lineup": (_list_of(_str, 2), ["balanced", "cautious", "greedy", "rain-dancer"]),
         "value_deals": (_count(0, "deals"), 150),
+    },
+    "what_if": {                       # vale_sim.whatif, docs/what-if.md
+        "edits": (dict, None),         # [edits."CARD"] FIELD = VALUE ("+1", "-1" or 5)
+        "rule_edits": (dict, None),    # [rule_edits] NAME = VALUE (the edited arm's rules)
+        "players": (_players_list, [2]),
+        "games": (_int(2, MAX_GAMES), 2000),
+        "baseline": (_str, None),
+        "cards": (_list_of(_str), None),
+        "tolerance": (_float(0.0, 1.0), 0.05),
+        "margin": (_float(0.0, 1.0), 0.02),
+        "correction": (_choice("fdr_bh", "holm", "bonferroni"), "fdr_bh"),
     },
 }
 
@@ -340,6 +359,8 @@ def load_experiment(path, game: str | None = None) -> Experiment:
         if e.problem == "no such file":
             raise ExperimentError(f"{path}: no such experiment file (see experiments/*.toml)") from None
         raise ExperimentError(str(e)) from None
+    if raw.get("study") == "what-if":
+        raw["study"] = "what_if"
     study = raw.get("study")
     if study is None:
         raise _fail(path, "study", f"missing; use one of {', '.join(STUDIES)}")
@@ -441,6 +462,8 @@ def _check_semantics(exp: Experiment) -> None:
                                            f"{cs.name!r}){'; ' + hint if hint else ''}")
     if exp.study == "pool_sizes" and c["target"] == "equal-length" and 2 not in c["players"]:
         raise _fail(path, "target", "equal-length compares with the 2-player game: include 2 in players")
+    if exp.study == "what_if" or (exp.study == "report" and (c["edits"] or c["rule_edits"])):
+        _what_if_edits(exp, check=True)
     if exp.study == "report":
         try:
             _report_settings(exp)
@@ -464,6 +487,39 @@ def _check_semantics(exp: Experiment) -> None:
             lands._rules(lands.one_at_a_time(opts))
         except ValueError as e:
             raise _fail(path, exp.study, str(e)) from None
+
+
+def _what_if_edits(exp: Experiment, check: bool = False):
+    """The card and rule edits of a ``what_if`` config (``check``: also apply them to
+    the card set and the rules, so a bad one fails before any game); an
+    ExperimentError naming the file and the key."""
+    from . import whatif
+    c, path, g = exp.config, exp.path, exp.game_obj()
+    edits, rules = [], []
+    try:
+        for card, fields_ in (c["edits"] or {}).items():
+            if not isinstance(fields_, dict):
+                raise whatif.WhatIfError(f"write a table [edits.\"{card}\"] of FIELD = VALUE")
+            for f, v in fields_.items():
+                value, rel = whatif.parse_value(v, f"{card}.{f}")
+                edits.append(whatif.Edit(card, f, value, rel))
+        for k, v in (c["rule_edits"] or {}).items():
+            rules.append(whatif.parse_rule(k, g, "rule_edits.", v))
+        if not edits and not rules:
+            raise whatif.WhatIfError("give [edits.\"CARD\"] FIELD = VALUE or [rule_edits]")
+        if check:
+            cs = g.load_card_set(c["card_set"])
+            whatif.apply_card_edits(g, cs, edits)
+            whatif.apply_rule_edits(g, exp.rules(), rules, "rule_edits")
+            known = {n for n, *_ in g.strength_cards(cs)}
+            key = "cards" if exp.study == "what_if" else "what_if_cards"
+            for n in c[key] or []:
+                if n not in known:
+                    hint = did_you_mean(n, sorted(known))
+                    raise _fail(path, key, f"unknown card {n!r}" + (f"; {hint}" if hint else ""))
+    except (whatif.WhatIfError, *g.user_errors) as e:
+        raise _fail(path, "edits", str(e)) from None
+    return edits, rules
 
 
 def _report_settings(exp: Experiment, **kw):
@@ -500,6 +556,12 @@ def estimated_games(exp: Experiment) -> int | None:
         from vale_sim.games.mystic_vale.pools import parse_pools
         grid = parse_pools(c["pools"], c["players"])
         return len(c["players"]) * len(grid) * c["games"]
+    if exp.study == "what_if":
+        from .whatif import games_played
+        g = exp.game_obj()
+        n = (len(set(c["cards"]) | set(c["edits"] or {})) if c["cards"]
+             else len(g.strength_cards(g.load_card_set(c["card_set"]))))
+        return games_played(n, c["players"], c["games"])
     return None
 
 
@@ -627,8 +689,17 @@ def _run_report(exp, out: Path, store, progress) -> dict:
     c = exp.config
     settings = _report_settings(exp, seed=c["seed"], card_set=c["card_set"], engine=c["engine"],
                                 workers=c["workers"])
-    rm = build_report(out, settings, store=store, keep=(RUNS_DIR,), progress=progress,
-                      game=exp.game)
+    sections = None
+    if c["edits"] or c["rule_edits"]:          # the report's own sections, then "What if"
+        from . import report
+        from .whatif import report_section_function
+        sections = (list(report.SECTIONS) if exp.game == "mystic-vale"
+                    else report._game_report(exp.game).sections())
+        edits, rules = _what_if_edits(exp)
+        sections.insert(len(sections) - 1, report_section_function(
+            edits, rules, c["what_if_players"], c["what_if_games"], c["what_if_cards"]))
+    rm = build_report(out, settings, sections=sections, store=store, keep=(RUNS_DIR,),
+                      progress=progress, game=exp.game)
     return {"report": rm}
 
 
@@ -676,9 +747,32 @@ def _run_lands(exp, out: Path, store, progress) -> dict:
     return {"tables": sorted(tables)}
 
 
+def _run_what_if(exp, out: Path, store, progress) -> dict:
+    """A what-if config: what_if.json, what_if.txt, the two tables as CSV, the figure
+    (the results are written before the figure)."""
+    from . import whatif
+    from .plots.whatif import plot_changes
+    import pandas as pd
+    c = exp.config
+    edits, rules = _what_if_edits(exp)
+    w = whatif.what_if(edits, rules, exp.game, c["card_set"], c["players"], c["games"],
+                       c["seed"], c["baseline"], c["cards"], exp.rules(), c["engine"],
+                       c["workers"], tolerance=c["tolerance"], margin=c["margin"],
+                       correction=c["correction"], play=store.play_frame)
+    for name in ("cards", "game"):
+        _write_csv(pd.concat([getattr(pc, name).assign(players=pc.players) for pc in w.counts],
+                             ignore_index=True), out / f"what_if_{name}.csv")
+    atomic_write(out / "what_if.json", json.dumps(w.to_json(), indent=1, default=str))
+    atomic_write(out / "what_if.txt", w.text() + "\n")
+    _save_fig(plot_changes(w), out / "what_if.png", dpi=110, bbox_inches="tight")
+    return {"verdicts_changed": {pc.players: int(pc.cards["verdict_changed"].sum())
+                                 for pc in w.counts}}
+
+
 RUNNERS = {"spoil_odds": _run_spoil, "tournament": _run_tournament,
            "advancement_value": _run_advancements, "pool_sizes": _run_pools,
-           "report": _run_report, **{k: _run_lands for k in LANDS_STUDIES}}
+           "report": _run_report, "what_if": _run_what_if,
+           **{k: _run_lands for k in LANDS_STUDIES}}
 
 
 def is_run_folder(path) -> bool:

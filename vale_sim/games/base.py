@@ -63,8 +63,9 @@ Optional hooks (every one has a default, so a game may leave them out):
   conformance suite asks for them).
 * ``strength_arms(card, baseline) -> (prefer, ban)`` and
   ``strength_cards(cs) -> [(name, kind, level, column), ...]``: the card-strength
-  estimand of :mod:`vale_sim.advancements` for a game other than Mystic Vale
-  (which has its own): the baseline policy buying ``card`` first whenever it
+  estimand of :mod:`vale_sim.advancements` through the game interface
+  (``game_strength_run``; Mystic Vale's ``advancements`` command has its own path, with
+  the same arms): the baseline policy buying ``card`` first whenever it
   can / never buying it, and the cards a player can acquire with the results
   frame column counting them.  ``None``: no card-strength study.
 * ``search_space() -> dict``: what ``vale-sim optimize`` and ``exploit`` may vary
@@ -72,6 +73,10 @@ Optional hooks (every one has a default, so a game may leave them out):
   dataclass), ``module`` (where categorical fields find their choices,
   ``FIELD_MODES`` or ``FIELDS``), ``ranges`` (integer field -> (lo, hi)),
   ``excluded`` (fields never searched) and ``int_limit``.  ``None``: no search.
+* ``edit_card(cs, card, field, value, relative) -> (new_set, old, new)``: the card
+  set with one number of one card changed (``vale-sim what-if --edit``,
+  :mod:`vale_sim.whatif`); the number's source becomes ``user``; a bad edit is the
+  game's one-line card-set error.  ``None``: no card edits (rule edits still work).
 """
 from __future__ import annotations
 
@@ -136,6 +141,7 @@ class Game:
     strength_cards: Callable[[Any], list] | None = None
     golden_module: str | None = None
     search_space: Callable[[], dict] | None = None
+    edit_card: Callable[..., tuple] | None = None
 
     def resolve_baseline(self, spec, players: int, card_set=None):
         """The baseline policy for ``players`` players: a preset or bundled policy

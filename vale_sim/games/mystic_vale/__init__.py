@@ -67,6 +67,29 @@ def _format_result(record) -> str:
     return "\n".join(lines)
 
 
+def _strength_arms(card: str, baseline):
+    """Card strength through the game interface (vale_sim.advancements.game_strength_run,
+    used by what-if): the same arms as vale_sim.advancements.prefer_policy / ban_policy --
+    "prefer X" = the baseline with a first buy rule ``card = X`` (then its own buy rules,
+    or ``best advancement``, ``best vale``); "ban X" = the baseline with X in ``never``."""
+    from dataclasses import replace
+    base = _policy.get_policy(baseline)
+    rest = base.rules or (_policy.BuyRule("best", "advancement"), _policy.BuyRule("best", "vale"))
+    prefer = replace(base, name=f"{base.name}:prefer:{card}",
+                     rules=(_policy.BuyRule("card", card),) + tuple(rest))
+    ban = replace(base, name=f"{base.name}:ban:{card}",
+                  never=tuple(base.never) + (() if card in base.never else (card,)))
+    return prefer, ban
+
+
+def _strength_cards(cs) -> list:
+    """(name, kind, level, results-frame column) of every buyable card: commons and
+    Fertile Soil advancements, and vales (as vale_sim.advancements.analysed_cards)."""
+    return ([(a.name, "advancement", a.level, f"buy:{a.name}") for a in cs.advancements
+             if a.supply != "starter"]
+            + [(v.name, "vale", v.level, f"vale:{v.name}") for v in cs.vales])
+
+
 GAME = Game(
     name="mystic-vale",
     title="Mystic Vale",
@@ -95,4 +118,7 @@ GAME = Game(
     studies=("cards", "pools", "spoil-odds", "golden", "advancements", "optimize", "exploit", "report",
              "bench --spoil", "bench --profile"),
     search_space=_policy.search_space,
+    strength_arms=_strength_arms,
+    strength_cards=_strength_cards,
+    edit_card=_cards.apply_edit,
 )
