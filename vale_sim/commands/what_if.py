@@ -6,11 +6,10 @@ import sys
 
 from ..whatif import DEFAULT_GAMES
 
-try:            # the shared count and seed types (vale_sim.limits, on main since this branch
-    from ..limits import count as _count, seed as _seed      # began): bad values refused
-    GAMES_TYPE, SEED_TYPE = _count(2), _seed                 # while parsing, exit 2
-except ImportError:      # a tree without vale_sim.limits: whatif.check_count / what_if check
-    GAMES_TYPE = SEED_TYPE = int
+from ..limits import count as _count, seed as _seed
+
+# The shared count and seed types: bad values refused while parsing, exit 2.
+GAMES_TYPE, SEED_TYPE = _count(2), _seed
 
 
 def add_parser(sub) -> None:
