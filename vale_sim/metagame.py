@@ -387,9 +387,25 @@ def _load(path, cfg: MetaConfig):
     return state
 
 
-def _estimate(shares: np.ndarray, players: int, confidence: float, seed: int) -> dict:
-    from .exploit import _estimate_row
-    return _estimate_row(shares, players, confidence, seed)
+def gain_row(br_shares: np.ndarray, member_shares, weights, players: int,
+             confidence: float, seed: int) -> dict:
+    """The best response's gain over the mixture, on the same deals: its expected win
+    share against the field drawn from the mixture (``br_shares``: rotations x deals)
+    minus the mixture's own, ``sum_i x_i`` times member ``i``'s share against that field
+    (``x^T M x``; exactly 1/2 at 2 players, not 1/P at 3-4 players, where a
+    homogeneous field is not constant-sum), with a 95% interval clustered by deal."""
+    value = sum(w * m for w, m in zip(weights, member_shares))
+    deals = br_shares.shape[1]
+    clusters = np.tile(np.arange(deals), br_shares.shape[0])
+    e = stats.cluster_ratio((br_shares - value).ravel(), None, clusters, confidence,
+                            bounds=(-1.0, 1.0))
+    w = stats.cluster_rate(br_shares.ravel(), clusters, confidence)
+    v = stats.cluster_rate(np.asarray(value).ravel(), clusters, confidence)
+    return {"win_share": w.value, "lo": w.lo, "hi": w.hi, "mixture_value": v.value,
+            "mixture_value_lo": v.lo, "mixture_value_hi": v.hi,
+            "gain": e.value, "gain_lo": e.lo, "gain_hi": e.hi, "n": e.n, "deals": e.clusters,
+            "games": int(br_shares.size), "fair_share": 1.0 / players, "seed": seed,
+            "confidence": confidence}
 
 
 def meta(cfg: MetaConfig, workers: int = 1, scheduler=None, progress=None,
@@ -457,10 +473,11 @@ def meta(cfg: MetaConfig, workers: int = 1, scheduler=None, progress=None,
                 chosen, label = res.policy, "last incumbent"
             br = replace(chosen, name=f"br{k}")
             vseed = opt.derived_seed(cfg.seed, VALIDATE_TAG, k)
-            vsh = obj.mixture_shares([br], vseed, cfg.validate_deals, on)[0]
-            held = _estimate(vsh, cfg.players, cfg.confidence, vseed)
-            state.games += res.games + (len(choice) * cfg.select_deals + cfg.validate_deals) \
-                * cfg.players * len(supp)
+            members = [state.population[i] for i in supp]
+            vsh = obj.mixture_shares([br] + members, vseed, cfg.validate_deals, on)
+            held = gain_row(vsh[0], vsh[1:], x[supp], cfg.players, cfg.confidence, vseed)
+            state.games += res.games + (len(choice) * cfg.select_deals + (1 + len(supp))
+                                        * cfg.validate_deals) * cfg.players * len(supp)
             converged = held["gain"] < cfg.epsilon and held["gain_hi"] < cfg.eps_hi
             state.iterations.append({
                 "iteration": k, "population": len(state.population), "method": method,
@@ -520,12 +537,14 @@ def format_result(r: MetaResult) -> list[str]:
     lines.append(f"population regret of the mixture (best member's gain over it): "
                  f"{sgn(r.regret)} points")
     lines.append(f"exploitability by iteration (best response vs the mixture, held-out deals, "
-                 f"gain over 1/{r.players}, 95% interval clustered by deal):")
+                 "its win share minus the mixture's own on the same deals, 95% interval clustered by "
+                 "deal):")
     for it in r.iterations:
         h = it["held_out"]
-        lines.append(f"  {it['iteration']}: population {it['population']}, gain "
-                     f"{sgn(h['gain'])} [{sgn(h['gain_lo'])}, {sgn(h['gain_hi'])}] "
-                     f"(n = {h['n']}, {h['deals']} deals)"
+        lines.append(f"  {it['iteration']}: population {it['population']}, best response "
+                     f"{pct(h['win_share'])}%, mixture {pct(h['mixture_value'])}%, gain "
+                     f"{sgn(h['gain'])} [{sgn(h['gain_lo'])}, {sgn(h['gain_hi'])}] points "
+                     f"(n = {h['n']} player-games, {h['deals']} deals)"
                      + (" converged" if it["converged"] else ""))
     eps, hi = c["epsilon"], c["epsilon_hi"] if c["epsilon_hi"] is not None else 2 * c["epsilon"]
     lines.append(("converged: the best response gains less than "
