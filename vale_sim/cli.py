@@ -26,7 +26,7 @@ from .games import DEFAULT_GAME, GAMES, get_game
 from .limits import Parser          # one-line argparse errors (the counts and seeds are its types)
 
 COMMANDS = ("cards", "play", "simulate", "bench", "spoil_odds", "tournament",
-            "advancements", "pools", "run", "report", "golden", "optimize", "exploit", "wither_odds",
+            "advancements", "pools", "run", "report", "golden", "optimize", "exploit", "meta", "wither_odds",
             "seat_compensation", "end_trigger", "market_growth", "wither_rain", "what_if")
 
 

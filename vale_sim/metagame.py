@@ -460,6 +460,14 @@ def meta(cfg: MetaConfig, workers: int = 1, scheduler=None, progress=None,
                                     sigma0=cfg.sigma0, game=g.name)
             sck = None if ck is None else ck.with_name(f"{ck.stem}.search{k}.pkl")
             res = opt.search(scfg, obj, checkpoint=sck, resume=resume, progress=progress)
+            if res.generations == 0:
+                import math
+                pop = cfg.popsize or 4 + int(3 * math.log(len(res.space)))
+                need = obj.games(pop + 1, 1)
+                raise MetaError(f"--budget {cfg.budget} is too small for one search generation "
+                                f"against a mixture of {len(supp)} (up to {need} games: "
+                                f"{pop + 1} candidates x {len(supp)} x {cfg.players} seats x "
+                                f"{cfg.deals} deals); raise --budget or lower --deals")
             choice = []
             if cfg.select_deals:
                 pool = selection_pool(res, start, cfg.select)

@@ -139,7 +139,7 @@ GAME = Game(
     # the settings studies of vale_sim/studies (docs/mystic-lands-studies.md), the report,
     # card strengths, the card listing and the wither odds
     studies=("seat-compensation", "end-trigger", "market-growth", "wither-rain", "report",
-             "advancements", "cards", "wither-odds", "exploit"),
+             "advancements", "cards", "wither-odds", "exploit", "meta"),
     card_set_facts=lambda cs: {"sources": cards.provenance_counts(cs)},
     strength_arms=_strength_arms,
     strength_cards=_strength_cards,

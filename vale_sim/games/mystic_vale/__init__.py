@@ -115,7 +115,7 @@ GAME = Game(
     format_result=_format_result,
     user_errors=(_cards.CardSetError, _policy.PolicyError),
     golden_module=__name__ + ".golden",
-    studies=("cards", "pools", "spoil-odds", "golden", "advancements", "optimize", "exploit", "report",
+    studies=("cards", "pools", "spoil-odds", "golden", "advancements", "optimize", "exploit", "meta", "report",
              "bench --spoil", "bench --profile"),
     search_space=_policy.search_space,
     strength_arms=_strength_arms,
