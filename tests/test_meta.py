@@ -216,3 +216,27 @@ def test_meta_is_a_study_of_both_games():
     from vale_sim.games import get_game
     for game in ("mystic-vale", "mystic-lands"):
         assert "meta" in get_game(game).studies
+
+
+def test_workers_do_not_change_the_mixture_shares():
+    """The mixture field's scores through a process pool equal one process's (a real game:
+    the pool's processes do not see a game registered by a test)."""
+    from vale_sim.games import get_game
+    g = get_game("mystic-vale")
+    support = [g.get_policy("balanced"), g.get_policy("greedy")]
+    cands = [g.get_policy("cautious"), g.get_policy("vp-rush")]
+    out = []
+    for workers in (1, 2):
+        obj = mg.MixtureObjective("core", 2, 3, workers=workers)
+        obj.set_mixture(support, [0.25, 0.75])
+        try:
+            out.append(obj.mixture_shares(cands, 5, 3))
+        finally:
+            obj.close()
+    for a, b in zip(*out):
+        assert np.array_equal(a, b)
+    # the weights matter: the score is the weighted sum of the two fields' shares
+    obj = mg.MixtureObjective("core", 2, 3)
+    obj.set_mixture(support, [1.0, 0.0])
+    only_first = obj.mixture_shares(cands, 5, 3)
+    assert not all(np.array_equal(a, b) for a, b in zip(only_first, out[0]))
