@@ -470,7 +470,11 @@ def meta(cfg: MetaConfig, workers: int = 1, scheduler=None, progress=None,
                                 f"{cfg.deals} deals); raise --budget or lower --deals")
             choice = []
             if cfg.select_deals:
+                # the start is a member of the mixture: choosing it would measure a gain of
+                # exactly 0 with no width (the same games); the best response is the best
+                # searched incumbent, so its interval is a real measurement
                 pool = selection_pool(res, start, cfg.select)
+                pool = pool[1:] if len(pool) > 1 else pool
                 sel = opt.derived_seed(cfg.seed, SELECT_TAG, k)
                 shares = obj.mixture_shares([p for _, p in pool], sel, cfg.select_deals, on)
                 for (label, pol), sh in zip(pool, shares):
