@@ -121,6 +121,7 @@ def _by_throw(r):
 def test_meta_finds_the_2p_nash_mixture(rps):
     r = _meta(_cfg(2))
     assert r.converged and r.method == "nash-lp"
+    assert all(it["chosen"] != "start" for it in r.iterations)   # a searched policy
     assert sorted({p.throw for p in r.population}) == [0, 1, 2]   # found paper, then scissors
     assert _by_throw(r) == pytest.approx(rps_game.NASH_2P, abs=0.05)
     first = r.iterations[0]["held_out"]             # paper against rock: gains A
@@ -200,7 +201,7 @@ def test_cli_writes_the_population_mixture_and_curve(rps, tmp_path, capsys):
     (["--epsilon", "0.02", "--epsilon-hi", "0.01"], "--epsilon-hi (0.01) must be at least"),
     (["--resume"], "--resume needs --out"),
     (["--population", "rock,,paper"], "an empty name"),
-    (["--population", "lizard"], "lizard"),
+    (["--population", "lizard"], "--population: unknown policy 'lizard'"),
     (["--matrix-deals", "1"], "--matrix-deals"),
     (["--players", "5"], "--players"),
 ])

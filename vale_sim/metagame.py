@@ -430,7 +430,10 @@ def meta(cfg: MetaConfig, workers: int = 1, scheduler=None, progress=None,
             if cfg.population is None:
                 pop = default_population(g, cfg.players, obj.cs)
             else:
-                pop = [g.resolve_baseline(s, cfg.players, obj.cs) for s in cfg.population]
+                try:
+                    pop = [g.resolve_baseline(s, cfg.players, obj.cs) for s in cfg.population]
+                except ValueError as e:              # the game's one-line policy error
+                    raise MetaError(f"--population: {e}") from None
             names = [p.name for p in pop]
             if len(set(names)) != len(names):
                 raise MetaError(f"--population: every policy needs its own name, got "
