@@ -565,8 +565,13 @@ def format_result(r: MetaResult) -> list[str]:
     lines.append(("converged: the best response gains less than "
                   f"{100 * eps:g} points (upper bound under {100 * hi:g})") if r.converged else
                  f"not converged within {c['iterations']} best responses (budget)"
-                 + ("" if r.pending is None else f"; {r.pending.name} still gains against the "
-                                                 f"reported mixture"))
+                 + ("" if r.pending is None or not r.iterations else
+                    f": the last one, {r.pending.name}, gains "
+                    f"{sgn(r.iterations[-1]['held_out']['gain'])} "
+                    f"[{sgn(r.iterations[-1]['held_out']['gain_lo'])}, "
+                    f"{sgn(r.iterations[-1]['held_out']['gain_hi'])}] points against the "
+                    f"reported mixture, not below {100 * eps:g} with an upper bound under "
+                    f"{100 * hi:g}"))
     return lines
 
 
