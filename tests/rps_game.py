@@ -52,6 +52,13 @@ def get_policy(spec):
         return spec
     if spec in PRESETS:
         return PRESETS[spec]
+    if isinstance(spec, str) and spec.endswith(".toml"):      # a file vale-sim meta wrote
+        import tomllib
+        from dataclasses import replace
+        with open(spec, "rb") as f:
+            data = tomllib.load(f)
+        base = PRESETS[data.get("base", "rock")]
+        return replace(base, **{k: data[k] for k in ("name", "throw", "noise") if k in data})
     raise ValueError(f"unknown policy {spec!r}: use one of {', '.join(PRESETS)}")
 
 

@@ -241,3 +241,33 @@ def test_workers_do_not_change_the_mixture_shares():
     obj.set_mixture(support, [1.0, 0.0])
     only_first = obj.mixture_shares(cands, 5, 3)
     assert not all(np.array_equal(a, b) for a, b in zip(only_first, out[0]))
+
+
+def test_the_skill_ladder_on_the_toy_game(rps, tmp_path):
+    """experiments/skill_ladder.py: the matrix of levels with the meta mixture last; at the
+    equilibrium the mixture loses to no level (up to noise); no seat advantage in the toy."""
+    import importlib.util
+    from pathlib import Path
+    spec = importlib.util.spec_from_file_location(
+        "skill_ladder", Path(__file__).resolve().parent.parent / "experiments" / "skill_ladder.py")
+    sl = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sl)
+    out = tmp_path / "m"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["meta", "--game", "rps", "--players", "2", "--population", "rock",
+                     "--iterations", "3", "--budget", "1500", "--matrix-deals", "300",
+                     "--validate-deals", "200", "--epsilon", "0.03", "--bootstrap", "0",
+                     "--sigma", "3", "--out", str(out)]) == 0
+    r = sl.ladder("rps", 2, 400, 0, out, engine="reference")
+    names = r["levels"]
+    assert names[:3] == ["rock", "paper", "scissors"] and names[-1] == "meta mixture"
+    m = {(a, b): c for a, row in zip(names, r["matrix"]) for b, c in zip(names, row)}
+    assert m[("paper", "rock")]["value"] == pytest.approx(0.5 + rps_game.A, abs=0.05)
+    assert m[("paper", "rock")]["n"] == 800 and m[("paper", "rock")]["deals"] == 400
+    for b in names:
+        assert m[("meta mixture", b)]["value"] > 0.5 - 0.05, b
+    assert m[("meta mixture", "meta mixture")]["value"] == pytest.approx(0.5, abs=1e-9)
+    for fp in r["first_player"]:
+        assert fp["lo"] < 0.5 < fp["hi"]
+    assert "first player wins" in sl.markdown(r)
