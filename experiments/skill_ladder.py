@@ -107,7 +107,13 @@ def ladder(game: str, players: int, deals: int, seed: int, meta_dir=None, engine
     for r in rows:
         line = []
         for c in rows:
-            e = stats.cluster_rate(cell(r, c).ravel(), clusters)
+            v = cell(r, c)
+            e = stats.cluster_rate(v.ravel(), clusters)
+            if np.allclose(v.mean(axis=0), 1.0 / players, atol=1e-12):
+                # a level against itself: every seat of every deal, 1/P exactly (no interval)
+                line.append({"value": 1.0 / players, "lo": 1.0 / players, "hi": 1.0 / players,
+                             "n": e.n, "deals": e.clusters, "exact": True})
+                continue
             line.append({"value": e.value, "lo": e.lo, "hi": e.hi, "n": e.n, "deals": e.clusters})
         matrix.append(line)
     # the first player's win rate at each level (all players of that level)
@@ -138,7 +144,8 @@ def markdown(r) -> str:
     head = "| row vs field | " + " | ".join(r["levels"]) + " | first player wins |"
     lines = [head, "|" + "---|" * (len(r["levels"]) + 2)]
     for name, line, fp in zip(r["levels"], r["matrix"], r["first_player"]):
-        cells = [f"{pct(c['value'])} [{pct(c['lo'])}, {pct(c['hi'])}]" for c in line]
+        cells = [f"{pct(c['value'])} (exact)" if c.get("exact") else
+                 f"{pct(c['value'])} [{pct(c['lo'])}, {pct(c['hi'])}]" for c in line]
         lines.append(f"| {name} | " + " | ".join(cells)
                      + f" | {pct(fp['value'])} [{pct(fp['lo'])}, {pct(fp['hi'])}] |")
     n = r["matrix"][0][-1]["n"]

@@ -268,6 +268,7 @@ def test_the_skill_ladder_on_the_toy_game(rps, tmp_path):
     for b in names:
         assert m[("meta mixture", b)]["value"] > 0.5 - 0.05, b
     assert m[("meta mixture", "meta mixture")]["value"] == pytest.approx(0.5, abs=1e-9)
+    assert m[("rock", "rock")]["exact"] and m[("rock", "rock")]["lo"] == 0.5
     for fp in r["first_player"]:
         assert fp["lo"] < 0.5 < fp["hi"]
     assert "first player wins" in sl.markdown(r)
