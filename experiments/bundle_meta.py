@@ -1,6 +1,6 @@
 """Bundle a `vale-sim meta` result as the named field ``meta-{P}p`` (docs/meta.md §8).
 
-    PYTHONPATH=. .venv/bin/python experiments/bundle_meta.py results/meta/mystic-vale-2p
+    PYTHONPATH=. .venv/bin/python experiments/bundle_meta.py vale_sim/games/mystic_vale/data/meta/2p
 
 Copies the mixture's policy into the game's bundled policies
 (``vale_sim/games/<game package>/policies/meta-{P}p.toml``), so that ``meta-{P}p`` (and
@@ -37,6 +37,12 @@ def bundle(folder) -> Path:
                          f"can be bundled as a single policy (docs/meta.md §8)")
     (member,) = mix
     pol = replace(g.get_policy(str(folder / meta["files"][member])), name=f"meta-{P}p")
+    import re
+    cmd = re.sub(r"--out \S+", "--out DIR", meta["command"] or "")
+    try:
+        where = folder.resolve().relative_to(Path(__file__).resolve().parent.parent)
+    except ValueError:
+        where = folder
     h = meta["exploitability"]
     lo, hi = meta["mixture_interval"][member]
     header = (f"{HEADER} the {P}-player meta field of {g.title}: the pure equilibrium mixture "
@@ -46,7 +52,7 @@ def bundle(folder) -> Path:
               f"Exploitability (the last best response's gain over the mixture, held-out "
               f"deals): {100 * h['gain']:+.1f} [{100 * h['gain_lo']:+.1f}, "
               f"{100 * h['gain_hi']:+.1f}] points (n = {h['n']} player-games).\n"
-              f"Run: {meta['command']}\nSee results/meta/ and docs/meta.md.")
+              f"Run: {cmd}\nThe run's folder: {where}; docs/meta.md.")
     mod = importlib.import_module(g.package + ".policy")
     target = Path(mod.__file__).parent / "policies" / f"meta-{P}p.toml"
     atomic_write(target, policy_file_text(pol, g, header))
