@@ -272,3 +272,15 @@ def test_the_skill_ladder_on_the_toy_game(rps, tmp_path):
     for fp in r["first_player"]:
         assert fp["lo"] < 0.5 < fp["hi"]
     assert "first player wins" in sl.markdown(r)
+
+
+def test_the_best_response_is_a_searched_policy_never_the_start(rps):
+    """At the equilibrium every member ties the mixture; choosing the start (a member)
+    would report a gain of exactly 0 with no width, a convergence the data never
+    showed.  The best response is a searched incumbent with a real interval."""
+    r = _meta(_cfg(2, population=("rock", "paper", "scissors"), iterations=1,
+                   matrix_deals=300, validate_deals=200, bootstrap=0))
+    it = r.iterations[0]
+    assert it["chosen"] != "start" and "start" not in [c["candidate"] for c in it["choice"]]
+    h = it["held_out"]
+    assert h["gain_hi"] - h["gain_lo"] > 0.005
