@@ -89,58 +89,13 @@ def measure(game, games: int = 5000, reference_games: int = 200, seed: int = 0,
             "games": games, "reference_games": reference_games, "repeats": repeats}
 
 
-def run_spoil(args) -> int:
-    from ..cli import UserError
-    from vale_sim.games.mystic_vale.spoil_bench import bench
-    games = args.decks
-    if games < 1:
-        raise UserError(f"--decks must be at least 1, got {games}")
-    r = bench(games=games, crafted=games, seed=args.seed)
-    if args.json:
-        print(json.dumps(r))
-        return 0
-    e = r["engines"]
-    print(f"exact spoil odds, K = {r['pushes']} pushes, one process")
-    print(f"the {e['decks']} played decks with most states ({e['states']:,} in all): Python "
-          f"model {e['python_seconds']:.2f} s, compiled {e['compiled_seconds']:.3f} s, "
-          f"speed-up {e['speedup']:.0f}x")
-    for name, what in (("played", f"decks at the end of {games} two-player games"),
-                       ("crafted", f"{games} random crafted decks (0-40 advancements, 0-3 "
-                                   f"vales)")):
-        s = r[name]
-        print(f"{what}: {s['under_1s']}/{s['decks']} under 1 s, median "
-              f"{s['median_seconds']:.3f} s, slowest {s['max_seconds']:.2f} s "
-              f"({s['slowest']}), most states {s['max_states']:,}")
-    return 0
-
-
-def run_profile(args) -> int:
-    from ..cli import UserError
-    from vale_sim.games.mystic_vale.fast.profile import print_profile, profile
-    games = 100_000 if args.games is None else args.games
-    if games < 1:
-        raise UserError(f"--games must be at least 1, got {games}")
-    try:
-        r = profile(games)
-    except RuntimeError as e:
-        raise UserError(f"bench --profile: {e}") from None
-    if args.json:
-        print(json.dumps(r))
-    else:
-        print_profile(r)
-    return 0
-
-
 def run(args) -> int:
     from ..cli import UserError, command_game, require_study
     from ..runner import fast_engine_ok
     g = command_game(args)
-    if args.spoil:
-        require_study(g, "bench --spoil")
-        return run_spoil(args)
-    if args.profile:
-        require_study(g, "bench --profile")
-        return run_profile(args)
+    for option in ("spoil", "profile"):       # the options that are a game's study
+        if getattr(args, option):
+            return require_study(g, f"bench --{option}").call("main", args)
     if args.games is None:
         args.games = 5000
     if not fast_engine_ok(g):
@@ -158,7 +113,8 @@ def run(args) -> int:
         return 0
     fast_rate, ref_rate = result["fast_games_per_s"], result["reference_games_per_s"]
     runs = result["fast_games_per_s_runs"]
-    what = "2-player games" + ("" if g.name == "mystic-vale" else f" of {g.name}")
+    from ..games import DEFAULT_GAME
+    what = "2-player games" + ("" if g.name == DEFAULT_GAME else f" of {g.name}")
     print(f"workload: {what}, {g.default_card_set} set, policy {g.default_policy}, seed",
           args.seed)
     print(f"fast engine      {fast_rate:>10.1f} games/s  (median of {args.repeats} runs of "

@@ -137,6 +137,7 @@ def run(args) -> int:
 
 
 def _json_summary(cfg, engine, out, table) -> dict:
+    from ..games import DEFAULT_GAME
     def clean(v):
         return None if isinstance(v, float) and math.isnan(v) else v
 
@@ -149,7 +150,7 @@ def _json_summary(cfg, engine, out, table) -> dict:
     out = {"games": cfg.games, "players": cfg.players, "seed": cfg.seed,
            "card_set": cfg.cards().name, "engine": engine, "key": cfg.key(), "out": out,
            "by_seat": groups["seat"], "by_policy": groups["policy"]}
-    if cfg.game != "mystic-vale":
+    if cfg.game != DEFAULT_GAME:               # as in run manifests: the default game names none
         out["game"] = cfg.game
     return out
 

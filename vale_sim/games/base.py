@@ -37,7 +37,7 @@ the toy game of ``tests/pig.py``):
 * The per-game/player frame has at least :data:`RESULT_COLUMNS` (``seat`` 0 is
   the starting player; ``win_share`` is 1/k for a k-way shared win, else 0),
   then the game's own columns; ``event_column`` names the game's per-player
-  count of bad turns (``spoils`` in Mystic Vale, ``withers`` in Mystic Lands),
+  count of bad turns (e.g. ``spoils`` or ``withers``),
   which the summaries report.
 
 Optional hooks (every one has a default, so a game may leave them out):
@@ -53,8 +53,13 @@ Optional hooks (every one has a default, so a game may leave them out):
   prints after the log (default: a table of RESULT_COLUMNS).
 * ``user_errors``: the exception classes the CLI prints as one line (exit 2);
   default ``(ValueError,)`` (the contract above).
-* ``studies``: the game's own commands (``pools``, ``spoil-odds``,
-  ``cards`` ...); for every other game they exit with a one-line error.
+* ``studies``: the game's studies, :class:`vale_sim.study.Study` records (name,
+  command line, config schema, checks, runner); the CLI and ``vale-sim run``
+  take them from here, and for every other game they exit with a one-line error.
+* ``report``: the module of the game's report (``"pkg.module"``): ``Settings``
+  (``.make(size=, quick=, engine=, seed=, card_set=, ...)``), ``sections()``,
+  ``title(settings)``, ``settings_from_config(config, **kw)``, ``DEFAULT_OUT``,
+  ``TAKES_BASELINE``; the shared shell :mod:`vale_sim.report` renders it.
 * ``golden_module``: the module of the game's golden playthroughs (``CASES``, each
   with ``.name`` and ``.players``; ``GOLDEN_DIR``; ``play_case(case, engine)``;
   ``render(case, record) -> str``, the whole file; ``record_lines(record)``, the
@@ -63,7 +68,7 @@ Optional hooks (every one has a default, so a game may leave them out):
   conformance suite asks for them).
 * ``strength_arms(card, baseline) -> (prefer, ban)`` and
   ``strength_cards(cs) -> [(name, kind, level, column), ...]``: the card-strength
-  estimand of :mod:`vale_sim.advancements` for a game other than Mystic Vale
+  estimand of :mod:`vale_sim.advancements` for a game other than the default one
   (which has its own): the baseline policy buying ``card`` first whenever it
   can / never buying it, and the cards a player can acquire with the results
   frame column counting them.  ``None``: no card-strength study.
@@ -99,9 +104,9 @@ def baseline_label(spec) -> str:
 
 @dataclass(frozen=True)
 class Game:
-    name: str                                   # "mystic-vale": the --game value
-    title: str                                  # "Mystic Vale"
-    package: str                                # "vale_sim.games.mystic_vale"
+    name: str                                   # "some-game": the --game value
+    title: str                                  # "Some Game"
+    package: str                                # "vale_sim.games.some_game"
     default_card_set: str                       # a bundled set name
     bundled_card_sets: Callable[[], dict]       # name -> Path
     load_card_set: Callable[[Any], Any]
@@ -123,7 +128,8 @@ class Game:
     card_set_facts: Callable[[Any], dict] | None = None
     format_result: Callable[[Any], str] | None = None
     user_errors: tuple = (ValueError,)
-    studies: tuple = ()
+    studies: tuple = ()                         # vale_sim.study.Study records
+    report: str | None = None                   # the module of the game's report sections
     # ``vale-sim cards`` for a game that lists "cards" in studies: its text lines,
     # or (as_json=True) every number with its value and source.
     describe_cards: Callable[..., Any] | None = None
@@ -149,7 +155,7 @@ class Game:
 
 # ---------------------------------------------------------------------------
 # Golden playthrough files: the format every game's golden module shares
-# (vale_sim/games/mystic_vale/golden.py, vale_sim/games/mystic_lands/golden.py).
+# (vale_sim/games/<game>/golden.py).
 # A golden file is a header, the reference engine's "## log", then "## record": the
 # game's own first line, "## turns" (a field=value line per TurnRecord) and
 # "## results" (one per PlayerResult).  The record part is engine-independent: the

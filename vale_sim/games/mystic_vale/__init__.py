@@ -20,6 +20,9 @@ from . import records as _records
 from .records import BASE_COLUMNS
 from .rules import Rules
 from ..base import SEATS_NOTE, Game
+from vale_sim.study import CARDS, REPORT, Study
+
+_S = __name__ + ".studies:"          # the config schemas, checks and runners of its studies
 
 
 def _bundled_card_sets() -> dict:
@@ -92,6 +95,29 @@ GAME = Game(
     format_result=_format_result,
     user_errors=(_cards.CardSetError, _policy.PolicyError),
     golden_module=__name__ + ".golden",
-    studies=("cards", "pools", "spoil-odds", "golden", "advancements", "optimize", "report",
-             "bench --spoil", "bench --profile"),
+    report=__name__ + ".report",
+    studies=(
+        CARDS,
+        Study("pool_sizes", command="pools", parser=__name__ + ".commands.pools",
+              schema=_S + "pool_sizes_schema", check=_S + "check_pool_sizes",
+              run=_S + "run_pool_sizes", estimate=_S + "estimate_pool_sizes",
+              engine=_S + "engine_used", doc="VP pool size by player count"),
+        Study("spoil_odds", command="spoil-odds", parser=__name__ + ".commands.spoil_odds",
+              schema=_S + "spoil_odds_schema", check=_S + "check_spoil_odds",
+              run=_S + "run_spoil_odds", estimate=_S + "estimate_spoil_odds",
+              engine=_S + "engine_used",
+              doc="exact spoil odds of decks, with a reference-engine simulation check"),
+        Study("golden", command="golden", parser=__name__ + ".commands.golden"),
+        Study("advancement_value", command="advancements", parser="vale_sim.commands.advancements",
+              schema=_S + "advancement_value_schema", check=_S + "check_advancement_value",
+              run=_S + "run_advancement_value", estimate=_S + "estimate_advancement_value",
+              engine=_S + "engine_used",
+              doc="observational and paired values of every card, with flags"),
+        Study("optimize", command="optimize", parser="vale_sim.commands.optimize"),
+        Study("report", command=REPORT.command, parser=REPORT.parser, schema=REPORT.schema,
+              check=REPORT.check, run=REPORT.run, engine=_S + "engine_used", doc=REPORT.doc),
+        Study("bench --spoil", command="bench --spoil", main=__name__ + ".commands.bench:run_spoil"),
+        Study("bench --profile", command="bench --profile",
+              main=__name__ + ".commands.bench:run_profile"),
+    ),
 )

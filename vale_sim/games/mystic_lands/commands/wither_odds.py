@@ -25,7 +25,7 @@ def add_parser(sub) -> None:
     mode.add_argument("--exact", action="store_true", help="exact computation (the default)")
     mode.add_argument("--simulate", action="store_true",
                       help="estimate by playing the reference engine's Night instead")
-    from ..limits import count, seed
+    from vale_sim.limits import count, seed
     p.add_argument("--games", type=count(1), default=10_000, help="Nights to simulate (default 10000)")
     p.add_argument("--seed", type=seed, default=0, help="master seed for --simulate (default 0)")
     p.add_argument("--policy", default="balanced",
@@ -49,12 +49,12 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..cli import UserError
-    from ..games.mystic_lands import wither as W
-    from ..games.mystic_lands.cards import CardSetError
-    from ..games.mystic_lands.policy import PolicyError, get_policy
-    from ..io import check_outputs
-    from ..rng import check_seed
+    from vale_sim.cli import UserError
+    from vale_sim.games.mystic_lands import wither as W
+    from vale_sim.games.mystic_lands.cards import CardSetError
+    from vale_sim.games.mystic_lands.policy import PolicyError, get_policy
+    from vale_sim.io import check_outputs
+    from vale_sim.rng import check_seed
 
     if args.game not in GAMES:
         raise UserError(f"--game {args.game!r} has no Withering: wither-odds takes only "
@@ -123,7 +123,7 @@ def run(args) -> int:
 
 
 def format_report(res, deck) -> str:
-    from ..stats import wilson_interval
+    from vale_sim.stats import wilson_interval
     sim = res.method == "simulated"
     z = 1.959963984540054
     pw, cw = (24, 24) if sim else (11, 8)

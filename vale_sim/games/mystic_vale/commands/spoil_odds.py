@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
     mode.add_argument("--exact", action="store_true", help="exact computation (the default)")
     mode.add_argument("--simulate", action="store_true",
                       help="estimate by playing turns instead (the fast engine when it can take the deck, else the reference engine: the same numbers)")
-    from ..limits import count, seed
+    from vale_sim.limits import count, seed
     p.add_argument("--games", type=count(1), default=10_000, help="games to simulate (default 10000)")
     p.add_argument("--max-states", type=count(0, "states"), default=1_500_000,
                    help="stop an exact computation past this many distinct states (about "
@@ -45,12 +45,12 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from vale_sim.games.mystic_vale.cards import CardSetError
-    from ..cli import UserError
-    from ..rng import check_seed
+    from vale_sim.cli import UserError
+    from vale_sim.rng import check_seed
     from vale_sim.games.mystic_vale.rules import Rules
     from vale_sim.games.mystic_vale import spoil
 
-    from ..io import check_outputs
+    from vale_sim.io import check_outputs
     check_outputs((args.plot, "file", "--plot"))     # before any computation
     if not 1 <= args.pushes <= 40:
         raise UserError(f"--pushes must be between 1 and 40, got {args.pushes}")
@@ -102,7 +102,7 @@ def run(args) -> int:
             print(format_rule(rule))
     if args.plot:                      # after the results: a full disk loses none of them
         from vale_sim.games.mystic_vale.plots.spoil import spoil_report_figure
-        from ..io import save_figure
+        from vale_sim.io import save_figure
         sys.stdout.flush()
         save_figure(spoil_report_figure(res), args.plot, dpi=110)
     return 0
@@ -114,7 +114,7 @@ def _without_compilation():
     (0 with a warm cache): the reported ``seconds`` leave the one-off compilation out.
     The compile notice itself comes from vale_sim.kernels.jit."""
     try:
-        from ..kernels.jit import compile_seconds
+        from vale_sim.kernels.jit import compile_seconds
     except ImportError:                        # no numba: nothing is compiled
         yield lambda: 0.0
         return

@@ -1,0 +1,1 @@
+"""The command lines of Mystic Vale' studies (registered in ``GAME.studies``)."""
