@@ -25,7 +25,7 @@ import numpy as np
 
 import vale_sim.tournament as T
 from vale_sim import stats
-from vale_sim.advancements import prefer_policy
+from vale_sim.games.mystic_vale.strength import prefer_policy
 from vale_sim.games.mystic_vale.cards import load_card_set
 from vale_sim.games.mystic_vale.policy import get_policy
 from vale_sim.seating import cyclic_rotations, seatings

@@ -95,27 +95,17 @@ GAME_MAY_IMPORT = ("vale_sim.games.base", "vale_sim.study", "vale_sim.rng", "val
                    "vale_sim.limits")
 # A game's studies -- their commands, report sections, figures and config runners -- live
 # in its package (issue 25 §1) and use the shared analysis layers: these modules of a game.
-GAME_STUDY_PARTS = ("studies", "report", "commands", "plots", "pools", "spoil")
+GAME_STUDY_PARTS = ("studies", "report", "commands", "plots", "pools", "spoil", "strength")
 
 # Shared modules that still hold a Mystic Vale study (issue 25 §1, what is left):
 # each imports Mystic Vale modules.  The list stays honest: each must still need it.
 NOT_YET_GAME_NEUTRAL = {
-    "vale_sim.advancements": "card strength: Mystic Vale's prefer/ban buy rules, card columns",
     "vale_sim.optimize": "policy search over Mystic Vale's policy parameters (branch e-exploit)",
-    "vale_sim.tournament": "turn_curves / coverage_study read Mystic Vale's turn records",
-    "vale_sim.commands.advancements": "the Mystic Vale path of the card-strength command",
-    "vale_sim.commands.cards": "Mystic Vale's card table",
     "vale_sim.commands.optimize": "a Mystic Vale study (branch e-exploit)",
 }
 # Shared modules that still name a game in their text (code, docstrings, help): the
 # ones above, and these.
-NAMES_A_GAME_YET = {
-    "vale_sim": "re-exports the default game's Policy/PRESETS (lazy, for notebooks)",
-    "vale_sim.commands.play": "--prep-count/--vp-pool help: Mystic Vale rule flags",
-    "vale_sim.commands.simulate": "--prep-count/--vp-pool help: Mystic Vale rule flags",
-    "vale_sim.commands.tournament": "--prep-count/--vp-pool help: Mystic Vale rule flags",
-    "vale_sim.robustness": "the strong baseline of Mystic Vale's card/pool studies",
-}
+NAMES_A_GAME_YET: dict = {}
 # The shared core: never a game module, not even lazily.
 CORE = ("vale_sim.runner", "vale_sim.store", "vale_sim.stats", "vale_sim.io", "vale_sim.cli",
         "vale_sim.errors", "vale_sim.rng", "vale_sim.limits", "vale_sim.kernels", "vale_sim.verdicts", "vale_sim.plots",

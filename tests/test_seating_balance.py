@@ -124,7 +124,7 @@ def mirrored(players):
     orig = core.advancements[core.advancement_id(ORIG)]
     cs = replace(core, name="core+same-twin",
                  advancements=core.advancements + (replace(orig, name=TWIN),))
-    from vale_sim.advancements import prefer_policy
+    from vale_sim.games.mystic_vale.strength import prefer_policy
     a = replace(prefer_policy(ORIG), name="A", never=(TWIN,))
     b = replace(prefer_policy(TWIN), name="B", never=(ORIG,))
     others = [replace(get_policy(n), name=n, never=(ORIG, TWIN)) for n in ("greedy", "cautious")]

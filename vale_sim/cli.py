@@ -131,6 +131,45 @@ def _plain_help(parser: argparse.ArgumentParser) -> None:
                 _plain_help(sub)
 
 
+def add_rule_options(p: argparse.ArgumentParser) -> None:
+    """The rule options of every registered game as flags of ``p``: each field of a
+    game's ``rules_class`` whose metadata has ``"flag"`` (``--field-name``; its
+    ``choices`` or ``range``, ``metavar``, ``help``), default None (the game's)."""
+    import dataclasses
+    from .limits import int_range
+    seen = set()
+    for n in GAMES:
+        g = _game_or_none(n)
+        if g is None:
+            continue
+        for f in dataclasses.fields(g.rules_class):
+            flag = (f.metadata or {}).get("flag")
+            if flag is None or f.name in seen:
+                continue
+            seen.add(f.name)
+            kw = {"default": None, "dest": f.name,
+                  "help": f"{g.title} rule option{flag.get('help', '')}"}
+            if "choices" in f.metadata:
+                kw["choices"] = tuple(f.metadata["choices"])
+            elif "range" in f.metadata:
+                kw["type"] = int_range(*f.metadata["range"], flag.get("what", "value"))
+            if "metavar" in flag:
+                kw["metavar"] = flag["metavar"]
+            p.add_argument("--" + f.name.replace("_", "-"), **kw)
+
+
+def rule_options(args) -> dict:
+    """The rule options given on the command line (:func:`add_rule_options`)."""
+    import dataclasses
+    names = set()
+    for n in GAMES:
+        g = _game_or_none(n)
+        if g is not None:
+            names |= {f.name for f in dataclasses.fields(g.rules_class)
+                      if "flag" in (f.metadata or {})}
+    return {k: getattr(args, k) for k in sorted(names) if getattr(args, k, None) is not None}
+
+
 def game_rules(g, **options):
     """``g.rules_class`` with the rule options given on the command line (None:
     not given).  An option the game does not have is a UserError."""

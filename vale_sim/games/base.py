@@ -67,11 +67,19 @@ Optional hooks (every one has a default, so a game may leave them out):
   :func:`vale_sim.games.conformance.check_golden`.  ``None``: no golden games (the
   conformance suite asks for them).
 * ``strength_arms(card, baseline) -> (prefer, ban)`` and
-  ``strength_cards(cs) -> [(name, kind, level, column), ...]``: the card-strength
-  estimand of :mod:`vale_sim.advancements` for a game other than the default one
-  (which has its own): the baseline policy buying ``card`` first whenever it
-  can / never buying it, and the cards a player can acquire with the results
-  frame column counting them.  ``None``: no card-strength study.
+  ``strength_cards(cs) -> [(name, kind, level, key), ...]``: the card-strength
+  estimand of :mod:`vale_sim.advancements`: the baseline policy buying ``card``
+  first whenever it can / never buying it, and the cards a player can acquire
+  (``key``: the results-frame column counting them, unless
+  ``strength_acquired(frame, cs, card) -> bool per row`` says it).  ``None``: no
+  card-strength study.  ``strength_observations(frame, cs) -> {card: {"acquired",
+  "first_round", "harvested": array per row}}`` and
+  ``strength_observation_frame(cs, players, seed, games, baseline, explore_permille,
+  rules, engine)`` (the run they read): the observational statistics.
+* ``turn_records(cs, players, seed, game_index, policies, rules, engine)`` (a
+  DataFrame, a row per turn with ``player``, ``round`` and the measures) and
+  ``turn_measures`` (``((name, column, cumulative, bounds), ...)``): the per-turn curves of
+  :func:`vale_sim.tournament.turn_curves`.
 """
 from __future__ import annotations
 
@@ -133,8 +141,16 @@ class Game:
     # ``vale-sim cards`` for a game that lists "cards" in studies: its text lines,
     # or (as_json=True) every number with its value and source.
     describe_cards: Callable[..., Any] | None = None
+    export_cards: Callable[[Any, Any], None] | None = None    # ``cards --csv``: (cs, path)
     strength_arms: Callable[[str, Any], tuple] | None = None
     strength_cards: Callable[[Any], list] | None = None
+    strength_acquired: Callable[[Any, Any, str], Any] | None = None
+    strength_observations: Callable[[Any, Any], dict] | None = None
+    strength_observation_frame: Callable[..., Any] | None = None
+    # per-turn curves (vale_sim.tournament.turn_curves): one game's turn rows and
+    # the measures to average by round: ((name, column, cumulative, bounds), ...)
+    turn_records: Callable[..., Any] | None = None
+    turn_measures: tuple | None = None
     golden_module: str | None = None
 
     def resolve_baseline(self, spec, players: int, card_set=None):

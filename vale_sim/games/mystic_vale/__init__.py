@@ -70,6 +70,33 @@ def _format_result(record) -> str:
     return "\n".join(lines)
 
 
+def _turn_records(cs, players, seed, game_index, policies, rules, engine):
+    """One game's turns for the per-turn curves: harvest VP, mana, cards crafted and
+    whether the player spoiled (the fast engine's trace gives the same records)."""
+    if engine == "fast":
+        from .fast.api import play_game_fast as play
+    else:
+        from .reference.game import play_reference as play
+    t = _records.turns_frame(play(cs, players, seed, game_index, policies, rules))
+    t["crafted"] = t["bought"].map(len)
+    t["spoil"] = (t["spoiled"] | t["spoiled_in_prep"]).astype(float)
+    return t
+
+
+def _lazy(module: str, name: str):
+    """A hook whose module (``module``, relative to this package) is imported on first use."""
+    def hook(*args, **kw):
+        import importlib
+        return getattr(importlib.import_module(module, __name__), name)(*args, **kw)
+    hook.__name__ = name
+    return hook
+
+
+def _strength(name):
+    """A hook of the card-strength study (``strength.py``)."""
+    return _lazy(".strength", name)
+
+
 GAME = Game(
     name="mystic-vale",
     title="Mystic Vale",
@@ -95,6 +122,17 @@ GAME = Game(
     format_result=_format_result,
     user_errors=(_cards.CardSetError, _policy.PolicyError),
     golden_module=__name__ + ".golden",
+    turn_records=_turn_records,
+    turn_measures=(("vp", "vp_gained", True, None), ("mana", "mana", False, None),
+                   ("crafted", "crafted", True, None),
+                   ("spoiled_turn_share", "spoil", False, (0.0, 1.0))),
+    describe_cards=_lazy(".commands.cards", "describe_cards"),
+    export_cards=_lazy(".commands.cards", "export_cards"),
+    strength_arms=_strength("strength_arms"),
+    strength_cards=_strength("strength_cards"),
+    strength_acquired=_strength("strength_acquired"),
+    strength_observations=_strength("card_observations"),
+    strength_observation_frame=_strength("observation_frame"),
     report=__name__ + ".report",
     studies=(
         CARDS,

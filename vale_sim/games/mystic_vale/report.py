@@ -159,7 +159,7 @@ def model_cards_sentence(cs) -> str:
 def section_card_set(ctx: Context) -> Section:
     """The card set and where its numbers come from: every number is counted by source."""
     from .cards import SOURCES, card_type, provenance_counts
-    from vale_sim.commands.cards import overrides
+    from .commands.cards import overrides
     cs = ctx.card_set()
     rows, numbers = [], []
     for kind, items in (("starting", cs.starting_cards), ("advancement", cs.advancements),

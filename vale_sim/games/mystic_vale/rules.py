@@ -59,9 +59,14 @@ MAX_PHASE_PLAYS = 200
 @dataclass(frozen=True)
 class Rules:
     """Rule options.  ``None`` means "the rulebook's value for this player count"."""
-    # metadata: the bounds of the [rules] keys of a `vale-sim run` config (vale_sim.experiments)
-    prep_count: str = field(default="net", metadata={"choices": PREP_COUNTS})  # net of growth, or gross (I2)
-    vp_pool: int | None = field(default=None, metadata={"range": (1, MAX_POOL)})   # 23/28/33 for 2/3/4 players
+    # metadata: the bounds of the [rules] keys of a `vale-sim run` config (vale_sim.experiments);
+    # "flag": the command-line option of play, simulate, tournament, advancements (vale_sim.cli)
+    prep_count: str = field(default="net", metadata={  # net of growth, or gross (I2)
+        "choices": PREP_COUNTS, "flag": {"help": " (default net)"}})
+    vp_pool: int | None = field(default=None, metadata={   # 23/28/33 for 2/3/4 players
+        "range": (1, MAX_POOL), "flag": {
+            "metavar": "VP", "what": "of VP tokens",
+            "help": ": VP tokens in the pool (default the rulebook's 23/28/33 for 2/3/4 players)"}})
     level1_deck_size: int | None = field(default=None, metadata={"range": (1, 1000)})  # 12/15/18
     max_rounds: int = field(default=100, metadata={"range": (1, 1000)})  # safety cap; capped: `truncated`
 

@@ -108,7 +108,7 @@ def check_advancement_value(exp, cs) -> None:
     from vale_sim.inputs import did_you_mean
     if not exp.config["cards"]:
         return
-    known = {n for n, *_ in analysed_cards(cs)}
+    known = {n for n, *_ in analysed_cards(cs, exp.game)}
     for n in exp.config["cards"]:
         if n not in known:
             hint = did_you_mean(n, sorted(known))
@@ -136,7 +136,7 @@ def estimate_advancement_value(exp):
     from vale_sim.advancements import analysed_cards
     from .cards import load_card_set
     c = exp.config
-    cards = c["cards"] or [x[0] for x in analysed_cards(load_card_set(c["card_set"]))]
+    cards = c["cards"] or [x[0] for x in analysed_cards(load_card_set(c["card_set"]), exp.game)]
     obs = c["observational_games"] or c["games"]
     return obs + (2 * len(cards) * c["games"] if c["paired"] else 0)
 
