@@ -98,8 +98,8 @@ def nothing_runs(monkeypatch, tmp_path):
 
     def ran(*a, **k):
         raise AssertionError("the command started: the value was not refused while parsing")
-    for name in cli.COMMANDS:
-        mod = importlib.import_module(f"vale_sim.commands.{name}")
+    for name in cli.command_modules():          # the shared commands and every game's studies
+        mod = importlib.import_module(name)
         for fn in ("run", "run_game"):
             if hasattr(mod, fn):
                 monkeypatch.setattr(mod, fn, ran)

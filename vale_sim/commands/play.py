@@ -63,8 +63,7 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(record.to_dict(), sort_keys=True))
         return 0
-    from .cards import mark_model_cards
-    print("\n".join(mark_model_cards(record.log, cs)))
+    print("\n".join(g.format_log(record, cs) if g.format_log else record.log))
     print()
     print((g.format_result or format_result)(record))
     return 0

@@ -49,6 +49,8 @@ Optional hooks (every one has a default, so a game may leave them out):
   compiles the fast engine in this process (before worker processes start).
 * ``card_set_facts(cs) -> dict``: what run manifests record about a card set
   besides its name, digest and path.
+* ``format_log(record, cs) -> [line, ...]``: the log ``vale-sim play`` prints
+  (default ``record.log``).
 * ``format_result(record) -> str``: the final-scores table ``vale-sim play``
   prints after the log (default: a table of RESULT_COLUMNS).
 * ``user_errors``: the exception classes the CLI prints as one line (exit 2);
@@ -135,6 +137,7 @@ class Game:
     warm_up: Callable[[], Any] | None = None
     card_set_facts: Callable[[Any], dict] | None = None
     format_result: Callable[[Any], str] | None = None
+    format_log: Callable[[Any, Any], list] | None = None      # play's log lines: (record, cs)
     user_errors: tuple = (ValueError,)
     studies: tuple = ()                         # vale_sim.study.Study records
     report: str | None = None                   # the module of the game's report sections

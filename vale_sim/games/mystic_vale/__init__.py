@@ -127,6 +127,7 @@ GAME = Game(
                    ("crafted", "crafted", True, None),
                    ("spoiled_turn_share", "spoil", False, (0.0, 1.0))),
     describe_cards=_lazy(".commands.cards", "describe_cards"),
+    format_log=_lazy(".commands.cards", "marked_log"),
     export_cards=_lazy(".commands.cards", "export_cards"),
     strength_arms=_strength("strength_arms"),
     strength_cards=_strength("strength_cards"),

@@ -191,6 +191,11 @@ def mark_model_cards(lines, cs) -> list[str]:
             ] + marked
 
 
+def marked_log(record, cs) -> list[str]:
+    """``GAME.format_log``: the game's log with the model cards marked."""
+    return mark_model_cards(record.log, cs)
+
+
 def describe_cards(cs, as_json: bool = False):
     """``GAME.describe_cards``: the table's text lines, or (``as_json``) every number
     with its value and source."""
