@@ -25,6 +25,11 @@ from vale_sim.study import CARDS, REPORT, Study
 _S = __name__ + ".studies:"          # the config schemas, checks and runners of its studies
 
 
+def _load_card_set(spec):
+    """``cards.load_card_set``, looked up when called (one place to patch it)."""
+    return _cards.load_card_set(spec)
+
+
 def _bundled_card_sets() -> dict:
     return {name: _cards.DATA_DIR / f"{name}.toml" for name in _cards.bundled_sets()}
 
@@ -103,7 +108,7 @@ GAME = Game(
     package=__name__,
     default_card_set="core",
     bundled_card_sets=_bundled_card_sets,
-    load_card_set=_cards.load_card_set,
+    load_card_set=_load_card_set,
     validate_playable=_cards.validate_playable,
     presets=tuple(_policy.PRESETS),
     default_policy=_policy.DEFAULT_POLICY,
