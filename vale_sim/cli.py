@@ -40,8 +40,8 @@ def command_modules() -> list:
         g = _game_or_none(n)
         if g is not None:
             recs.extend(studies_of(g))
-    for r in recs:
-        if r.parser and r.parser not in mods:
+    for r in recs:                 # an option study ("bench --spoil") adds to its command
+        if r.parser and " " not in (r.command or "") and r.parser not in mods:
             mods.append(r.parser)
     return mods
 

@@ -38,6 +38,7 @@ class Study:
     name: str                          # "pool_sizes": the `study = ...` of a config, and its id
     command: str | None = None         # "pools", or "bench --spoil" (an option of a shared command)
     parser: str | None = None          # module with add_parser(subparsers) for `command`
+    #                                    (an option study: add_options(the command's parser))
     schema: Any = None                 # "module:fn" -> {key: (checker, default)} (vale-sim run)
     check: Any = None                  # "module:fn"(exp, cs): the checks that need the card set
     run: Any = None                    # "module:fn"(exp, out, store, progress) -> outputs dict

@@ -24,22 +24,29 @@ def add_parser(sub) -> None:
     p.add_argument("--workers", type=int, default=1,
                    help="also time the fast engine through the runner with this many processes "
                         "(text output only; includes worker start-up)")
-    p.add_argument("--spoil", action="store_true",
-                   help="benchmark the exact spoil-odds calculator instead: Python model vs "
-                        "compiled engine on played decks, and seconds per deck on the decks "
-                        "of --decks games and on --decks random crafted decks")
-    p.add_argument("--decks", type=count(1, "decks"), default=100,
-                   help="with --spoil: games whose players' decks are timed, and random "
-                        "crafted decks timed (default 100 each)")
-    p.add_argument("--profile", action="store_true",
-                   help="profile the fast engine instead: share of each compiled kernel "
-                        "in CPU samples of Linux perf over --games games (needs perf; "
-                        "docs/speed.md)")
+    from ..study import resolve
+    for parser in dict.fromkeys(r.parser for r in option_studies() if r.parser):
+        resolve(parser).add_options(p)     # a game's options of bench (e.g. --spoil)
     p.add_argument("--json", action="store_true",
                    help='print {"fast_games_per_s", "reference_games_per_s", "speedup", '
                         '"fast_games_per_s_per_core", "fast_games_per_s_runs", "games", '
                         '"reference_games", "repeats"}')
     p.set_defaults(func=run)
+
+
+def option_studies() -> list:
+    """The studies that are options of bench (``command = "bench --OPTION"``) of every
+    registered game, in registry order."""
+    from ..cli import _game_or_none
+    from ..games import GAMES
+    from ..study import studies_of
+    out = []
+    for n in GAMES:
+        g = _game_or_none(n)
+        for r in (studies_of(g) if g is not None else ()):
+            if (r.command or "").startswith("bench --") and r not in out:
+                out.append(r)
+    return out
 
 
 def _rate(cfg, n: int) -> float:
@@ -93,9 +100,9 @@ def run(args) -> int:
     from ..cli import UserError, command_game, require_study
     from ..runner import fast_engine_ok
     g = command_game(args)
-    for option in ("spoil", "profile"):       # the options that are a game's study
-        if getattr(args, option):
-            return require_study(g, f"bench --{option}").call("main", args)
+    for rec in option_studies():              # an option that is a game's study
+        if getattr(args, rec.command.split("--", 1)[1].replace("-", "_"), False):
+            return require_study(g, rec.command).call("main", args)
     if args.games is None:
         args.games = 5000
     if not fast_engine_ok(g):

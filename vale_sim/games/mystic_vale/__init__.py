@@ -160,8 +160,9 @@ GAME = Game(
         Study("optimize", command="optimize", parser="vale_sim.commands.optimize"),
         Study("report", command=REPORT.command, parser=REPORT.parser, schema=REPORT.schema,
               check=REPORT.check, run=REPORT.run, engine=_S + "engine_used", doc=REPORT.doc),
-        Study("bench --spoil", command="bench --spoil", main=__name__ + ".commands.bench:run_spoil"),
-        Study("bench --profile", command="bench --profile",
+        Study("bench --spoil", command="bench --spoil", parser=__name__ + ".commands.bench",
+              main=__name__ + ".commands.bench:run_spoil"),
+        Study("bench --profile", command="bench --profile", parser=__name__ + ".commands.bench",
               main=__name__ + ".commands.bench:run_profile"),
     ),
 )

@@ -5,6 +5,22 @@ from __future__ import annotations
 import json
 
 
+def add_options(p) -> None:
+    """Mystic Vale's options of ``vale-sim bench``."""
+    from vale_sim.limits import count
+    p.add_argument("--spoil", action="store_true",
+                   help="benchmark the exact spoil-odds calculator instead: Python model vs "
+                        "compiled engine on played decks, and seconds per deck on the decks "
+                        "of --decks games and on --decks random crafted decks")
+    p.add_argument("--decks", type=count(1, "decks"), default=100,
+                   help="with --spoil: games whose players' decks are timed, and random "
+                        "crafted decks timed (default 100 each)")
+    p.add_argument("--profile", action="store_true",
+                   help="profile the fast engine instead: share of each compiled kernel "
+                        "in CPU samples of Linux perf over --games games (needs perf; "
+                        "docs/speed.md)")
+
+
 def run_spoil(args) -> int:
     from vale_sim.cli import UserError
     from ..spoil_bench import bench
