@@ -46,7 +46,8 @@ from . import stats
 from .rng import offset_seed
 from .games import DEFAULT_GAME, get_game
 from .inputs import did_you_mean
-from .tournament import play_frame, resolve_card_set, deals_for, focal_shares, json_records
+from .tournament import play_frame, resolve_card_set, deals_for, focal_shares
+from .io import json_records
 
 def strength_game(game):
     """The Game of ``game``, with its card-strength hooks (``Game.strength_arms``,

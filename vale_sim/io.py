@@ -21,6 +21,9 @@ Every command that writes a user-chosen path goes through these helpers:
   swapped in when complete; :func:`clean_stale_temps` removes such folders a
   killed vale-sim process left, and nothing else.
 * :func:`check_workers`: one rule for every ``--workers`` option and config key.
+* :func:`jsonable` / :func:`json_records` / :func:`dumps`: the one JSON cleaner
+  of results (numpy scalars to Python, nan and inf to null, tuples to lists,
+  keys to strings), for every command and study that prints or writes JSON.
 """
 from __future__ import annotations
 
@@ -30,7 +33,9 @@ import json
 import os
 import re
 import shutil
+import math
 import socket
+import sys
 import tempfile
 from pathlib import Path
 
@@ -369,3 +374,43 @@ def check_workers(n, option: str = "--workers") -> int:
         raise _user_error(f"{option} must be a whole number from 1 to {cap} "
                           f"({WORKERS_PER_CORE} x {os.cpu_count() or 1} cores), got {n!r}")
     return n
+
+
+# ---------------------------------------------------------------------------
+# JSON: the one cleaner of results
+# ---------------------------------------------------------------------------
+def jsonable(x):
+    """``x`` made JSON-ready: dicts (keys as strings) and lists/tuples recursively,
+    numpy scalars and arrays to Python, floats that are nan or infinite to None
+    (JSON has no NaN), bools and ints kept.  Anything else is returned as is."""
+    if isinstance(x, dict):
+        return {k if isinstance(k, str) else str(k): jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v) for v in x]
+    if isinstance(x, (bool, int, str)) or x is None:
+        return x
+    if isinstance(x, float):
+        return float(x) if math.isfinite(x) else None
+    np = sys.modules.get("numpy")        # numpy values exist only once numpy is imported
+    if np is not None:
+        if isinstance(x, np.ndarray):
+            return jsonable(x.tolist())
+        if isinstance(x, np.bool_):
+            return bool(x)
+        if isinstance(x, np.integer):
+            return int(x)
+        if isinstance(x, np.floating):
+            return jsonable(float(x))
+    return x
+
+
+def json_records(df) -> list[dict]:
+    """A DataFrame as a list of JSON-ready records (:func:`jsonable`; nan -> None)."""
+    return [jsonable(r) for r in df.to_dict(orient="records")]
+
+
+def dumps(obj, **kw) -> str:
+    """``json.dumps`` of :func:`jsonable` ``(obj)``; what still is not JSON (a Path,
+    a date) is written as its ``str``."""
+    kw.setdefault("default", str)
+    return json.dumps(jsonable(obj), **kw)

@@ -26,6 +26,13 @@ from .rng import MASK as MAX_SEED
 
 MAX_COUNT = 10**8                # games, deals, repeats, budget, ... per setting
 MAX_COUNT_TEXT = "10^8"
+# The exact odds calculators hold every distinct state in memory, so their
+# --max-states has a cap of its own, set so that the largest allowed
+# computation fits in a few GB (docs/runs.md): the compiled spoil engine takes
+# about 0.5 KB a state (10^7 states: about 5 GB); the Python wither model more
+# a position, and its --rule search gets 10 times the limit.
+SPOIL_MAX_STATES = 10**7
+WITHER_MAX_STATES = 10**6
 FAST_GAMES_PER_SECOND = 50_000   # the fast engine on one core (docs/speed.md): the cost stated
 MAX_POOL = 1000                  # the largest VP pool size (--vp-pool, [rules] vp_pool)
 GAME_UNITS = ("games", "deals")  # counts whose cost is stated (a deal is one game or more)

@@ -1,4 +1,6 @@
-"""Policy search: CMA-ES over the numeric parameters of a :class:`~vale_sim.games.mystic_vale.policy.Policy`.
+"""Policy search: CMA-ES over the numeric parameters of a game's policy (Mystic Vale's
+:class:`~vale_sim.games.mystic_vale.policy.Policy` by default; any game with a
+``Game.search_space``, e.g. Mystic Lands: ``policy_space(game="mystic-lands")``).
 
     res = search(SearchConfig(players=2, budget=200_000, seed=0), GameObjective("core", 2))
     res.policy          # the final policy (the incumbent of the last generation)
@@ -7,13 +9,15 @@
 
 Design (docs/optimize.md):
 
-* **The space** is built from ``dataclasses.fields(Policy)``: every integer
+* **The space** is built from ``dataclasses.fields`` of the game's policy class
+  (``Game.search_space()``: the class, its module, ranges, exclusions): every integer
   field, every boolean and every categorical string field whose choices the
   policy module lists (``token`` -> ``TOKEN_MODES``, ``push_rule`` ->
   ``PUSH_RULES``, any ``FIELD`` -> ``FIELD_MODES`` or ``FIELDS``) joins it,
-  except ``explore_permille`` (random buying, for card statistics) and the
-  lists ``rules``/``never``.  Each parameter is one CMA-ES coordinate in
-  ``[0, 10]``, mapped linearly onto its search range (:data:`RANGES`, else
+  except the game's exclusions (Mystic Vale: ``explore_permille``, random buying
+  for card statistics, and the lists ``rules``/``never``).  Each parameter is one
+  CMA-ES coordinate in ``[0, 10]``, mapped linearly onto its search range (the
+  game's ``ranges``, Mystic Vale's :data:`RANGES`, else
   ``0..1000`` for ``*_permille`` fields, else ``-10..10``, always inside the
   validation limits).  Integers: clip, then round half to even
   (:func:`numpy.rint`).  Booleans: true iff the mapped value is >= 0.5 on
@@ -46,21 +50,16 @@ import numpy as np
 
 from vale_sim.games.mystic_vale import policy as policy_mod
 from . import stats
+from .games import DEFAULT_GAME, get_game
 from vale_sim.games.mystic_vale.policy import PRESETS, Policy, get_policy
 
 SCALE = 10.0            # every CMA-ES coordinate lives in [0, SCALE]
 SIGMA0 = 1.0            # default initial step size, in those coordinates (a tenth of the range)
-EXCLUDED = ("name", "rules", "never", "explore_permille")
+# Mystic Vale's space (the default game): vale_sim.games.mystic_vale.policy.search_space
+EXCLUDED = policy_mod.SEARCH_EXCLUDED
 # Search ranges of integer parameters (inclusive); within the validation limits of
 # vale_sim.games.mystic_vale.policy.  Fields not listed: 0..1000 for *_permille, else -10..10.
-RANGES: dict[str, tuple[int, int]] = {
-    "push_risk_permille": (0, 1000),
-    "mana_target": (0, 12),
-    "min_score": (-10, 20),
-    "vale_min_score": (-10, 20),
-    # rules.md I16: 0 (never discard) .. 200 (= MAX_PHASE_PLAYS: always, the default)
-    "discard_field_plays": (0, 200),
-}
+RANGES: dict[str, tuple[int, int]] = policy_mod.SEARCH_RANGES
 VALIDATION_SEED_TAG = 1     # SeedSequence([seed, tag, ...]): 0 = search generations, 1 = validation
 
 
@@ -107,35 +106,51 @@ class Param:
         return f"{self.name}: one of {', '.join(map(str, self.choices))}"
 
 
-def _choices_for(name: str) -> tuple | None:
+def _choices_for(name: str, module=None) -> tuple | None:
+    """The choices of categorical field ``name``: ``NAME_MODES`` or ``NAMES`` in the
+    policy module (default Mystic Vale's)."""
+    module = policy_mod if module is None else module
     for attr in (f"{name.upper()}_MODES", f"{name.upper()}S"):
-        v = getattr(policy_mod, attr, None)
+        v = getattr(module, attr, None)
         if isinstance(v, tuple) and v and all(isinstance(c, str) for c in v):
             return v
     return None
 
 
-def policy_space(only=None) -> list[Param]:
-    """The searched parameters, in ``fields(Policy)`` order (``only``: a subset by name)."""
-    hints = typing.get_type_hints(Policy)
+def game_space(game=DEFAULT_GAME) -> dict:
+    """``Game.search_space()`` of ``game``; SearchError when the game has none."""
+    g = get_game(game)
+    if g.search_space is None:
+        raise SearchError(f"{g.name} has no policy search space (Game.search_space); "
+                          f"use --game {DEFAULT_GAME}")
+    return g.search_space()
+
+
+def policy_space(only=None, game=DEFAULT_GAME) -> list[Param]:
+    """The searched parameters of ``game``'s policy, in field order (``only``: a
+    subset by name)."""
+    sp = game_space(game)
+    cls, module = sp["policy"], sp.get("module")
+    ranges, excluded = sp.get("ranges", {}), sp.get("excluded", ("name",))
+    lim = sp.get("int_limit", 10**6)
+    hints = typing.get_type_hints(cls)
     out = []
-    for f in fields(Policy):
-        if f.name in EXCLUDED:
+    for f in fields(cls):
+        if f.name in excluded:
             continue
         t = hints.get(f.name)
         if t is bool:
             p = Param(f.name, "bool")
         elif t is int:
-            if f.name in RANGES:
-                lo, hi = RANGES[f.name]
+            if f.name in ranges:
+                lo, hi = ranges[f.name]
             elif f.name.endswith("_permille"):
                 lo, hi = 0, 1000
             else:
                 lo, hi = -10, 10
-            lim = policy_mod.INT_LIMIT
             p = Param(f.name, "int", max(lo, -lim), min(hi, lim))
-        elif t is str and _choices_for(f.name):
-            p = Param(f.name, "choice", choices=_choices_for(f.name))
+        elif t is str and _choices_for(f.name, module):
+            p = Param(f.name, "choice", choices=_choices_for(f.name, module))
         else:
             continue                      # a field the search cannot encode stays as in --start
         out.append(p)
@@ -148,15 +163,15 @@ def policy_space(only=None) -> list[Param]:
     return out
 
 
-def decode(space, x, base: Policy, name: str) -> Policy:
+def decode(space, x, base, name: str):
     return replace(base, name=name, **{p.name: p.decode(v) for p, v in zip(space, x)})
 
 
-def encode(space, pol: Policy) -> list[float]:
+def encode(space, pol) -> list[float]:
     return [p.encode(getattr(pol, p.name)) for p in space]
 
 
-def params_of(space, pol: Policy) -> dict:
+def params_of(space, pol) -> dict:
     return {p.name: getattr(pol, p.name) for p in space}
 
 
@@ -188,13 +203,15 @@ class GameObjective:
     (opponent, rotation, deal); ``clusters[u]`` the deal of unit ``u``."""
     bounds = (0.0, 1.0)
 
-    def __init__(self, card_set="core", players: int = 2, deals: int = 8, rules=None,
-                 engine: str = "fast", workers: int = 1, scheduler=None):
-        from vale_sim.games.mystic_vale.rules import Rules
+    def __init__(self, card_set=None, players: int = 2, deals: int = 8, rules=None,
+                 engine: str = "fast", workers: int = 1, scheduler=None, game=DEFAULT_GAME):
         from .tournament import resolve_card_set
-        self.cs = resolve_card_set(card_set, players)
+        g = get_game(game)
+        self.game = g.name
+        self.cs = resolve_card_set(g.default_card_set if card_set is None else card_set,
+                                   players, g.name)
         self.players, self.deals = players, deals
-        self.rules, self.engine = rules or Rules(), engine
+        self.rules, self.engine = rules or g.rules_class(), engine
         self.workers, self.scheduler = workers, scheduler
         self._pool = None
 
@@ -203,13 +220,16 @@ class GameObjective:
 
     def key(self) -> dict:
         """What determines the results (checked when a search is resumed)."""
-        return {"objective": "games", "card_set": self.cs.digest(), "players": self.players,
-                "deals": self.deals, "rules": repr(self.rules), "engine": self.engine}
+        k = {"objective": "games", "card_set": self.cs.digest(), "players": self.players,
+             "deals": self.deals, "rules": repr(self.rules), "engine": self.engine}
+        if self.game != DEFAULT_GAME:        # Mystic Vale keys stay as before games existed
+            k["game"] = self.game
+        return k
 
     def focal_shares(self, focal: Policy, opponent: Policy, seed: int, deals: int) -> np.ndarray:
         """(rotations, deals): focal's win share at player index r in rotation r."""
         return _focal_shares(self.cs, self.players, self.rules, self.engine, self.scheduler,
-                             focal, opponent, seed, deals)
+                             focal, opponent, seed, deals, self.game)
 
     def many_shares(self, pairs, seed: int, deals: int, on_games=None) -> list:
         """:meth:`focal_shares` of each (focal, opponent) pair, in order.  With
@@ -227,13 +247,13 @@ class GameObjective:
             import os
             from concurrent.futures import ProcessPoolExecutor
             from .runner import _worker_init, fast_available, warm_up_fast_engine
-            if self.engine == "fast" and fast_available():
-                warm_up_fast_engine()      # compile once here; the spawned workers load the cache
+            if self.engine == "fast" and fast_available(self.game):
+                warm_up_fast_engine(self.game)   # compile once here; the workers load the cache
             self._pool = ProcessPoolExecutor(max_workers=self.workers,
                                              mp_context=mp.get_context("spawn"),
                                              initializer=_worker_init, initargs=(os.getpid(),))
         futs = [self._pool.submit(_focal_shares, self.cs, self.players, self.rules, self.engine,
-                                  None, f, o, seed, deals) for f, o in pairs]
+                                  None, f, o, seed, deals, self.game) for f, o in pairs]
         out = []
         for fu in futs:
             out.append(fu.result())
@@ -255,12 +275,13 @@ class GameObjective:
         return np.array(rows), clusters
 
 
-def _focal_shares(cs, players, rules, engine, scheduler, focal, opponent, seed, deals):
+def _focal_shares(cs, players, rules, engine, scheduler, focal, opponent, seed, deals,
+                  game=DEFAULT_GAME):
     """tournament.focal_shares' win shares (a module-level function: process pools pickle it)."""
     from functools import partial
     from .tournament import focal_shares, play_frame
     return focal_shares(cs, players, seed, deals, focal, opponent, rules, engine, 1,
-                        partial(play_frame, scheduler=scheduler))[0]
+                        partial(play_frame, scheduler=scheduler), game=game)[0]
 
 
 class SpoilObjective:
@@ -400,6 +421,7 @@ class SearchConfig:
     opponents: tuple | None = None   # None: every preset
     confidence: float = 0.95
     sigma0: float = SIGMA0           # CMA-ES initial step size in [0, SCALE] coordinates
+    game: str = DEFAULT_GAME         # whose policies are searched (Game.search_space)
 
     def check(self) -> None:
         if isinstance(self.budget, bool) or not isinstance(self.budget, int) or self.budget < 1:
@@ -471,6 +493,8 @@ def _new_state(cfg: SearchConfig, space, start: Policy, objective) -> SearchStat
 
 def _config_key(cfg: SearchConfig, objective) -> dict:
     d = dict(vars(cfg))
+    if d.get("game") == DEFAULT_GAME:    # Mystic Vale checkpoints keep their key
+        del d["game"]
     d["objective"] = objective.key()
     d["only"] = list(cfg.only) if cfg.only else None
     d["opponents"] = list(cfg.opponents) if cfg.opponents else None
@@ -486,11 +510,14 @@ def search(cfg: SearchConfig, objective, checkpoint=None, resume: bool = False,
     """
     import warnings
     cfg.check()
-    space = policy_space(cfg.only)
+    g = get_game(cfg.game)
+    if getattr(objective, "game", g.name) != g.name:
+        raise SearchError(f"the objective plays {objective.game}, the search is of {g.name}")
+    space = policy_space(cfg.only, g.name)
     if not space:
         raise SearchError("nothing to search: the space is empty")
-    start = get_policy(cfg.start)
-    opponents = [get_policy(o) for o in (cfg.opponents or tuple(PRESETS))]
+    start = g.get_policy(cfg.start)
+    opponents = [g.get_policy(o) for o in (cfg.opponents or tuple(g.presets))]
     state = None
     ck = Path(checkpoint) if checkpoint else None
     if resume and ck is not None and ck.exists():
@@ -589,13 +616,14 @@ def _save_checkpoint(path: Path, state: SearchState) -> None:
 # ---------------------------------------------------------------------------
 def validate(pol: Policy, card_set, players: int, deals: int, seed: int, opponents=None,
              rules=None, engine: str = "fast", workers: int = 1, scheduler=None,
-             confidence: float = 0.95, on_games=None) -> list[dict]:
+             confidence: float = 0.95, on_games=None, game=DEFAULT_GAME) -> list[dict]:
     """The policy against each preset (``players - 1`` copies), seats rotated, on
     ``deals`` deals of :func:`validation_seed` (never a search seed): win share with
     a deal-clustered interval, n player-games, and the fair share ``1/players``."""
-    obj = GameObjective(card_set, players, deals, rules, engine, workers, scheduler)
+    obj = GameObjective(card_set, players, deals, rules, engine, workers, scheduler, game)
+    g = get_game(game)
     vseed = validation_seed(seed)
-    opps = [get_policy(name) for name in (opponents or tuple(PRESETS))]
+    opps = [g.get_policy(name) for name in (opponents or tuple(g.presets))]
     try:
         shares = obj.many_shares([(pol, o) for o in opps], vseed, deals, on_games)
     finally:

@@ -74,6 +74,10 @@ REPORT = Study("report", command="report", parser="vale_sim.commands.report",
 CARDS = Study("cards", command="cards", parser="vale_sim.commands.cards",
               doc="the card set, with where each number comes from")
 
+#: ``vale-sim exploit``: a game that lists it has ``Game.search_space``.
+EXPLOIT = Study("exploit", command="exploit", parser="vale_sim.commands.exploit",
+                doc="exploitability: a best response to one policy")
+
 
 def studies_of(game) -> tuple:
     """Every study of ``game``: the shared ones, then the game's own (``Game.studies``)."""

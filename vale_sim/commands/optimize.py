@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import sys
 import time
 from pathlib import Path
@@ -90,14 +89,6 @@ def _csv_text(rows: list[dict]) -> str:
         w.writeheader()
         w.writerows(rows)
     return buf.getvalue()
-
-
-def _clean(v):
-    if isinstance(v, float) and v != v:
-        return None
-    if hasattr(v, "item"):
-        return v.item()
-    return v
 
 
 def format_validation(rows, players: int) -> str:
@@ -192,8 +183,9 @@ def run(args) -> int:
     header = (f"vale-sim optimize: {args.players} players, set {obj.cs.name}, seed {args.seed}, "
               f"budget {args.budget} games ({res.games} played in {res.generations} generations), "
               f"start {start.name}.\nSee docs/optimize.md and {paths['manifest'].name}.")
-    log = [{k: _clean(v) for k, v in r.items()} for r in res.log]
-    curve = [{k: _clean(v) for k, v in r.items()} for r in res.curve]
+    from ..io import dumps, jsonable
+    log = [{k: jsonable(v) for k, v in r.items()} for r in res.log]
+    curve = [{k: jsonable(v) for k, v in r.items()} for r in res.curve]
     manifest = {"command": cmd, "players": args.players, "seed": args.seed, "budget": args.budget,
                 "games_played": res.games, "generations": res.generations, "deals": args.deals,
                 "hall": args.hall, "popsize": args.popsize, "sigma0": cfg.sigma0, "start": start.name,
@@ -214,16 +206,16 @@ def run(args) -> int:
         sys.stdout.flush()
         atomic_write(paths["policy"], opt.policy_toml(res.policy, res.space, header))
         atomic_write(paths["csv"], _csv_text(log))
-        atomic_write(paths["json"], json.dumps({"curve": curve, "candidates": log}, indent=1))
+        atomic_write(paths["json"], dumps({"curve": curve, "candidates": log}, indent=1))
         from ..plots.optimize import plot_learning_curve
         from ..io import save_figure
         save_figure(plot_learning_curve(res.curve, res.log, fair=1 / args.players),
                     paths["plot"], dpi=110)
-        atomic_write(paths["manifest"], json.dumps(manifest, indent=1, default=str))
+        atomic_write(paths["manifest"], dumps(manifest, indent=1))
     if args.json:
-        print(json.dumps({"policy": manifest["policy"], "validation": val, "curve": curve,
-                          "games_played": res.games, "generations": res.generations,
-                          "outputs": manifest["outputs"]}, sort_keys=True, default=str))
+        print(dumps({"policy": manifest["policy"], "validation": val, "curve": curve,
+                     "games_played": res.games, "generations": res.generations,
+                     "outputs": manifest["outputs"]}, sort_keys=True))
         write_outputs()
         return 0
     last = res.curve[-1] if res.curve else None

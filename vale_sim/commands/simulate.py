@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 import sys
 import warnings
@@ -135,13 +134,11 @@ def run(args) -> int:
 
 def _json_summary(cfg, engine, out, table) -> dict:
     from ..games import DEFAULT_GAME
-    def clean(v):
-        return None if isinstance(v, float) and math.isnan(v) else v
-
+    from ..io import jsonable
     groups = {"seat": [], "policy": []}
     if len(table):
         for (group, value), r in table.to_dict("index").items():
-            row = {k: clean(v.item() if hasattr(v, "item") else v) for k, v in r.items()}
+            row = jsonable(r)
             row[group] = int(value) if group == "seat" else value      # seat 1 = first
             groups[group].append(row)
     out = {"games": cfg.games, "players": cfg.players, "seed": cfg.seed,

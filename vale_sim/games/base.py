@@ -82,6 +82,11 @@ Optional hooks (every one has a default, so a game may leave them out):
   DataFrame, a row per turn with ``player``, ``round`` and the measures) and
   ``turn_measures`` (``((name, column, cumulative, bounds), ...)``): the per-turn curves of
   :func:`vale_sim.tournament.turn_curves`.
+* ``search_space() -> dict``: what ``vale-sim optimize`` and ``exploit`` may vary
+  in a policy (:func:`vale_sim.optimize.policy_space`): ``policy`` (the policy
+  dataclass), ``module`` (where categorical fields find their choices,
+  ``FIELD_MODES`` or ``FIELDS``), ``ranges`` (integer field -> (lo, hi)),
+  ``excluded`` (fields never searched) and ``int_limit``.  ``None``: no search.
 """
 from __future__ import annotations
 
@@ -155,6 +160,7 @@ class Game:
     turn_records: Callable[..., Any] | None = None
     turn_measures: tuple | None = None
     golden_module: str | None = None
+    search_space: Callable[[], dict] | None = None
 
     def resolve_baseline(self, spec, players: int, card_set=None):
         """The baseline policy for ``players`` players: a preset or bundled policy

@@ -47,8 +47,8 @@ from .manifest import REPORT_ENTRIES, REPORT_MANIFEST, _manifest
 from .rendering import (CSS, OPEN_MAX_ROWS, TABLE_LEGEND, TABLE_UNITS, UNIT_PATTERNS, _cell,
                         _display, _fig_png, _md_inline, _md_table, _nowrap, _slug, _table_html,
                         _table_md, _unit, render)
-from .sections import (QUICK_NOTE, Section, SectionUnavailable, section_manifest,
-                       section_summary)
+from .sections import (QUICK_NOTE, Section, SectionUnavailable, section_exploitability,
+                       section_manifest, section_summary)
 
 
 def build_report(out=None, settings=None, *, sections=None, progress: bool = True,

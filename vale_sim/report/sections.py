@@ -43,6 +43,14 @@ def section_manifest(ctx) -> Section:
                                            "settings": settings}, [])
 
 
+def section_exploitability(ctx) -> Section:
+    """What a best response wins against each bundled policy: the precomputed table of
+    experiments/exploit_table.py (vale_sim/report_exploit.py; plays no game)."""
+    from vale_sim.report_exploit import section_parts
+    title, paras, tables = section_parts(ctx.game)
+    return Section(title, paras, tables)
+
+
 QUICK_NOTE = ("**This is a quick report**: small samples and wide intervals, for checking the "
               "pipeline, not for decisions.  Run `vale-sim report` (or `make report`) for the "
               "full sizes.")

@@ -14,7 +14,7 @@ first use, so without numba the reference engine still plays.
 from __future__ import annotations
 
 from ..base import SEATS_NOTE, Game
-from vale_sim.study import CARDS, REPORT, Study
+from vale_sim.study import CARDS, EXPLOIT, REPORT, Study
 from . import cards, policy, records, rules
 from .cards import bundled_card_sets, describe, load_card_set, validate_playable
 from .policy import DEFAULT_POLICY, check_policies, get_policy, presets
@@ -150,11 +150,13 @@ GAME = Game(
              engine=f"{__name__}.studies.experiments:engine_used", doc=REPORT.doc),
        Study("advancement_value", command="advancements", parser="vale_sim.commands.advancements"),
        CARDS,
-       Study("wither_odds", command="wither-odds", parser=f"{__name__}.commands.wither_odds")),
+       Study("wither_odds", command="wither-odds", parser=f"{__name__}.commands.wither_odds"),
+       EXPLOIT),
     report=__name__ + ".studies.report",
     card_set_facts=lambda cs: {"sources": cards.provenance_counts(cs)},
     strength_arms=_strength_arms,
     strength_cards=_strength_cards,
+    search_space=policy.search_space,
 )
 
 __all__ = ["GAME", "render_play", "describe", "cards", "policy", "records", "rules"]

@@ -22,7 +22,9 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ...inputs import InputFileError, name_key, read_toml
+from ...card_data import (CardFileError, FieldReader, PlayerCountMixin, Sourced, index_by_name,
+                          read_data_toml)
+from ...inputs import name_key
 
 # -- vocabulary (the integer code of a word is its index) ---------------------
 #: The four Advance positions: a card has a top and a bottom half, each with a
@@ -83,18 +85,8 @@ LIMITS = {"copies": 20, "cost": 30, "icon": 5, "amount": 10, "vale_cost": 10, "r
           "starting_count": 20, "deck": 40}
 
 
-class CardSetError(ValueError):
+class CardSetError(CardFileError):
     """A card-set or map file is malformed.  One line: file, item, field, problem, fix."""
-
-    def __init__(self, file, item, field_, problem, fix=""):
-        self.file, self.item, self.field, self.problem = str(file), item, field_, problem
-        where = f"{file}: {item}" if item else f"{file}"
-        if field_:
-            where += f", field {field_!r}"
-        msg = f"{where}: {problem}"
-        if fix:
-            msg += f" ({fix})"
-        super().__init__(msg)
 
 
 # -- the data model -------------------------------------------------------------
@@ -143,7 +135,7 @@ ICON_FIELDS = tuple(f for f in Icons.__dataclass_fields__)
 
 
 @dataclass(frozen=True)
-class Advance:
+class Advance(Sourced):
     """One Advance kind (level 0 = Druid Advance)."""
     name: str
     level: int
@@ -165,9 +157,6 @@ class Advance:
     def layer(self) -> int:
         return position_layer(self.position)
 
-    def source_of(self, f: str) -> str:
-        return _source_of(self, f)
-
     def numbers(self) -> dict[str, str]:
         names = ("level", "copies", "cost", "position", "end_vp") + tuple(
             f for f in ICON_FIELDS if getattr(self.icons, f)) + (
@@ -176,7 +165,7 @@ class Advance:
 
 
 @dataclass(frozen=True)
-class StartingCard:
+class StartingCard(Sourced):
     """A basic card kind of the starting deck: its icons, where they sit, and how many."""
     name: str
     count: int
@@ -186,9 +175,6 @@ class StartingCard:
     druid: bool = False    # the Druid card: sleeved with the chosen Druid Advance
     source: str = "estimate"
     sources: tuple[tuple[str, str], ...] = ()
-
-    def source_of(self, f: str) -> str:
-        return _source_of(self, f)
 
     def numbers(self) -> dict[str, str]:
         names = ("count",) + tuple(f for f in ICON_FIELDS if getattr(self.icons, f))
@@ -223,7 +209,7 @@ class Square:
 
 
 @dataclass(frozen=True)
-class Vale:
+class Vale(Sourced):
     """One Vale card kind (level 1 or 2)."""
     name: str
     level: int
@@ -235,9 +221,6 @@ class Vale:
     source: str = "estimate"
     sources: tuple[tuple[str, str], ...] = ()
     text: str = ""
-
-    def source_of(self, f: str) -> str:
-        return _source_of(self, f)
 
     def numbers(self) -> dict[str, str]:
         names = ("level", "copies", "cost", "rows") + (("track",) if self.track else ()) + (
@@ -289,16 +272,10 @@ class CardSet:
     description: str = ""
 
     def advance_id(self, name: str) -> int:
-        for i, a in enumerate(self.advances):
-            if a.name == name:
-                return i
-        raise KeyError(_unknown("advance", name, self.name, [a.name for a in self.advances]))
+        return index_by_name(self.advances, name, "advance", self.name)
 
     def vale_id(self, name: str) -> int:
-        for i, v in enumerate(self.vales):
-            if v.name == name:
-                return i
-        raise KeyError(_unknown("vale", name, self.name, [v.name for v in self.vales]))
+        return index_by_name(self.vales, name, "vale", self.name)
 
     def of_level(self, level: int) -> list[int]:
         """Advance ids of one level (0 = Druid Advances), file order."""
@@ -327,13 +304,6 @@ class CardSet:
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def _source_of(card, f: str) -> str:
-    for k, src in card.sources:
-        if k == f:
-            return src
-    return card.source
-
-
 def provenance_counts(cs: CardSet) -> dict[str, int]:
     """How many numbers of ``cs`` come from each source (each kind once, not per copy)."""
     counts = dict.fromkeys(SOURCES, 0)
@@ -341,12 +311,6 @@ def provenance_counts(cs: CardSet) -> dict[str, int]:
         for src in c.numbers().values():
             counts[src] += 1
     return counts
-
-
-def _unknown(what, name, set_name, names) -> str:
-    close = difflib.get_close_matches(str(name), names, n=3, cutoff=0.5)
-    hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-    return f"unknown {what} {name!r} in card set {set_name!r}{hint}"
 
 
 # -- estimate curves (docs/mystic-lands-components.md "Curves") -----------------------
@@ -405,73 +369,17 @@ def bundled_maps() -> dict[str, Path]:
     return {p.stem: p for p in sorted(MAP_DIR.glob("*.toml"))}
 
 
-class PlayerCountError(CardSetError):
+class PlayerCountError(PlayerCountMixin, CardSetError):
     """A player count Mystic Lands does not have (not a fault of the card file)."""
-
-    def __init__(self, players):
-        self.players = players
-        self.file, self.item, self.field = "", None, "players"
-        self.problem = f"players must be 2, 3 or 4 (got {players}): Mystic Lands plays 2-4"
-        ValueError.__init__(self, self.problem)
-
-    def __reduce__(self):                 # pickles (worker processes) with its argument
-        return type(self), (self.players,)
+    TAIL = ": Mystic Lands plays 2-4"
 
 
-class _Reader:
-    """Type-checked field access for one item of a file."""
+class _Reader(FieldReader):
+    """Type-checked field access for one item of a file (vale_sim.card_data), and the
+    ``source`` / ``sources`` fields as Mystic Lands writes them."""
 
     def __init__(self, file, item, table: dict, allowed: tuple):
-        self.file, self.item, self.t = file, item, table
-        if not isinstance(table, dict):
-            raise CardSetError(file, item, None, "must be a table", "write it as [[...]] or {...}")
-        for k in table:
-            if k not in allowed:
-                close = difflib.get_close_matches(k, allowed, n=1)
-                fix = f"did you mean {close[0]!r}?" if close else f"allowed: {', '.join(allowed)}"
-                raise CardSetError(file, item, k, "unknown field", fix)
-
-    def err(self, f, problem, fix=""):
-        return CardSetError(self.file, self.item, f, problem, fix)
-
-    def int(self, f, default=None, lo=0, hi=None):
-        if f not in self.t:
-            if default is None:
-                raise self.err(f, "missing", f"add {f} = <integer>")
-            return default
-        v = self.t[f]
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise self.err(f, f"must be an integer, got {v!r}", f"write {f} = <integer>")
-        if v < lo or (hi is not None and v > hi):
-            raise self.err(f, f"{v} is out of range", f"use {lo}..{hi}" if hi is not None
-                           else f"use at least {lo}")
-        return v
-
-    def str(self, f, default=None, choices=None):
-        if f not in self.t:
-            if default is None:
-                raise self.err(f, "missing", f"add {f} = \"...\"")
-            return default
-        v = self.t[f]
-        if not isinstance(v, str) or (not v.strip() and default is None):
-            raise self.err(f, f"must be a non-empty string, got {v!r}", f"write {f} = \"...\"")
-        if choices is not None and v not in choices:
-            close = difflib.get_close_matches(v, choices, n=1)
-            fix = f"did you mean {close[0]!r}?" if close else f"use one of {', '.join(choices)}"
-            raise self.err(f, f"unknown value {v!r}", fix)
-        return v
-
-    def bool(self, f, default=False):
-        v = self.t.get(f, default)
-        if not isinstance(v, bool):
-            raise self.err(f, f"must be true or false, got {v!r}", f"write {f} = true")
-        return v
-
-    def list(self, f):
-        v = self.t.get(f, [])
-        if not isinstance(v, list):
-            raise self.err(f, f"must be a list, got {v!r}", f"write {f} = [...]")
-        return v
+        super().__init__(file, item, table, allowed, error=CardSetError)
 
     def sources(self, numbers: tuple):
         src = self.str("source", "estimate", SOURCES)
@@ -640,15 +548,7 @@ def _vale(file, t, n) -> Vale:
 
 
 def _read_toml(path: Path, what: str) -> dict:
-    try:
-        return read_toml(path, f"{what} file")
-    except InputFileError as e:
-        if e.problem == "no such file":
-            raise CardSetError(path, None, None, f"no such {what} file",
-                               "check the path or use a bundled name") from None
-        if e.problem in ("is a folder", "is not a regular file"):
-            raise CardSetError(path, None, None, e.problem, f"give a {what} .toml file") from None
-        raise CardSetError(path, None, None, e.problem, e.fix) from None
+    return read_data_toml(path, what, CardSetError)
 
 
 _SPACE_FIELDS = ("id", "kind", "links", "rewards", "name", "cost", "rows")

@@ -34,15 +34,15 @@ engine's own Night.
 """
 from __future__ import annotations
 
-import math
 import re
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field as dc_field
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from vale_sim.inputs import InputFileError, read_toml
+from vale_sim import odds
+from vale_sim.odds import DeckError, TooManyStates  # noqa: F401  (wither.X)
 
 from . import cards as C
 from .cards import CardSet, load_card_set
@@ -58,19 +58,6 @@ PLACES = ("deck", "discard", "on-deck")
 SIMPLE_NIGHT = ("played", "night")
 GOALS = ("mana", "spirit", "vp", "value")
 MAX_PLAYS = 40
-
-
-class DeckError(ValueError):
-    """A deck (bundled name or file) cannot be read.  The message is one line."""
-
-
-class TooManyStates(RuntimeError):
-    """The exact computation would visit more states than allowed (``max_states``)."""
-
-    def __init__(self, deck: str, max_states: int):
-        self.deck, self.max_states = deck, max_states
-        super().__init__(f"deck {deck!r} needs more than {max_states:,} states for an exact "
-                         f"answer: use --simulate, or raise --max-states")
 
 
 class Unsupported(ValueError):
@@ -134,42 +121,18 @@ def load_deck(spec, card_set=None) -> WitherDeck:
     """A deck from a bundled name, a TOML path, or a WitherDeck (docs/wither-odds.md)."""
     if isinstance(spec, WitherDeck):
         return spec
-    text = str(spec)
-    path = Path(text)
-    if not path.suffix and not path.exists() and (DECKS_DIR / f"{text}.toml").is_file():
-        path = DECKS_DIR / f"{text}.toml"
-    if not path.exists():
-        raise DeckError(f"unknown deck {text!r}: use one of {', '.join(bundled_decks())} "
-                        f"or the path of a deck .toml file")
-    try:
-        data = read_toml(path, "deck file")
-    except InputFileError as e:
-        raise DeckError(str(e).splitlines()[0]) from None
-    return deck_from_dict(data, path, card_set)
-
-
-def _names(where, v, what):
-    if not isinstance(v, list) or not all(isinstance(n, str) for n in v):
-        raise DeckError(f"{where}: {what} must be a list of names")
-    return v
+    path = odds.deck_path(spec, DECKS_DIR, bundled_decks())
+    return deck_from_dict(odds.read_deck_file(path), path, card_set)
 
 
 def deck_from_dict(data: dict, where="deck", card_set=None) -> WitherDeck:
     """Build a deck from parsed TOML (format in docs/wither-odds.md)."""
-    known = {"name", "set", "base", "druid", "vales", "cards", "description"}
-    for k in data:
-        if k not in known:
-            raise DeckError(f"{where}: unknown field {k!r} (known: {', '.join(sorted(known))})")
-    set_spec = data.get("set", card_set if card_set is not None else C.DEFAULT_SET)
-    if isinstance(set_spec, str) and isinstance(where, Path) and set_spec.endswith(".toml"):
-        set_spec = str(where.parent / set_spec)
-    cs = load_card_set(set_spec)
-    name = data.get("name", Path(str(where)).stem)
-    if not isinstance(name, str) or not name:
-        raise DeckError(f"{where}: field 'name' must be a non-empty string")
-    base = data.get("base")
-    if base not in (None, "starter"):
-        raise DeckError(f"{where}: field 'base': only \"starter\" is known, got {base!r}")
+    odds.check_fields(data, {"name", "set", "base", "druid", "vales", "cards", "description"},
+                      where)
+    cs = load_card_set(odds.set_spec(data, where,
+                                     card_set if card_set is not None else C.DEFAULT_SET))
+    name = odds.deck_name(data, where)
+    base = odds.check_base(data, where)
     cards = [Card(uid=u, base=b) for u, b in enumerate(cs.starting_deck())] if base else []
     free = [True] * len(cards)                  # starting cards not crafted nor placed yet
     place = ["deck"] * len(cards)
@@ -183,11 +146,8 @@ def deck_from_dict(data: dict, where="deck", card_set=None) -> WitherDeck:
             raise DeckError(f"{where}: field 'druid': {druid!r} is not a Druid Advance")
         k = next(u for u, c in enumerate(cards) if cs.starting[c.base].druid)
         cards[k].slots[cs.advances[a].position] = a
-    raw = data.get("cards", [])
-    if not isinstance(raw, list):
-        raise DeckError(f"{where}: 'cards' must be a list of tables ([[cards]])")
     lands = [s.name for s in cs.starting]
-    for i, entry in enumerate(raw, 1):
+    for i, entry in enumerate(odds.card_entries(data, where), 1):
         w = f"{where}: card {i}"
         if not isinstance(entry, dict) or "land" not in entry:
             raise DeckError(f"{w}: needs land = one of {', '.join(lands)}")
@@ -198,10 +158,8 @@ def deck_from_dict(data: dict, where="deck", card_set=None) -> WitherDeck:
         if entry["land"] not in lands:
             raise DeckError(f"{w}: unknown land {entry['land']!r} (use one of {', '.join(lands)})")
         b = lands.index(entry["land"])
-        names = _names(w, entry.get("advances", []), "advances")
-        count = entry.get("count", 1)
-        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-            raise DeckError(f"{w}: count must be a positive integer")
+        names = odds.name_list(w, entry.get("advances", []), "advances")
+        count = odds.positive_count(w, entry)
         pl = entry.get("place", "deck")
         if pl not in PLACES:
             raise DeckError(f"{w}: place must be one of {', '.join(PLACES)}, got {pl!r}")
@@ -242,14 +200,9 @@ def deck_from_dict(data: dict, where="deck", card_set=None) -> WitherDeck:
     on = [u for u, p in enumerate(place) if p == "on-deck"]
     if len(on) > 1:
         raise DeckError(f"{where}: {len(on)} cards have place = \"on-deck\" (at most one)")
-    vales = []
-    for v in _names(where, data.get("vales", []), "vales"):
-        try:
-            vales.append(cs.vale_id(v))
-        except KeyError as e:
-            raise DeckError(f"{where}: vales: {e.args[0]}") from None
+    vales = odds.vale_ids(cs, where, data.get("vales", []))
     return WitherDeck(cs, cards, tuple(u for u, p in enumerate(place) if p == "discard"),
-                      on[0] if on else -1, tuple(vales), name)
+                      on[0] if on else -1, vales, name)
 
 
 def _advance_id(cs, name, where):
@@ -633,7 +586,7 @@ class WitherModel:
 # Results
 # ---------------------------------------------------------------------------
 @dataclass
-class WitherOdds:
+class WitherOdds(odds.OddsResult):
     """Wither odds of a deck; index k = "after k plays" (k = 1..plays).
 
     ``p_wither_within[k]``: P(Withered by play k).  ``p_can_grow[k]``: P(not Withered
@@ -645,21 +598,14 @@ class WitherOdds:
     the same given no Wither by play k.  Simulated results carry ``se`` (standard errors
     of the same keys) and ``games``.
     """
-    deck: str
     plays: int
     rain: int
-    method: str
     p_wither_within: dict
     p_can_grow: dict
     p_out_of_cards: dict
     suns_distribution: dict
     expected: dict
     expected_given_no_wither: dict
-    states: int = 0
-    seconds: float = 0.0
-    games: int = 0
-    seed: int | None = None
-    se: dict = dc_field(default_factory=dict)
     sunlight_valley_vp: int = 0
 
     def to_dict(self) -> dict:
@@ -676,18 +622,8 @@ class WitherOdds:
                  str(k): {q: (None if x is None else f(x)) for q, x in v.items()}
                  for k, v in self.expected_given_no_wither.items()},
              "sunlight_valley_vp": self.sunlight_valley_vp}
-        if self.method == "exact":
-            d["states"], d["seconds"] = self.states, round(self.seconds, 4)
-        else:
-            d["games"], d["seed"] = self.games, self.seed
-            d["standard_errors"] = _jsonable(self.se)
+        d.update(self.method_fields())
         return d
-
-
-def _jsonable(x):
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    return None if x is None else float(x)
 
 
 def _check_plays(plays):
@@ -809,21 +745,14 @@ def parse_goal(text: str):
 
 
 @dataclass
-class BestRule:
+class BestRule(odds.StoppingRule):
     """The best Rest/Grow rule for a goal (backward induction, at most ``horizon`` plays).
 
     ``value``: the goal's expected value (or probability) under the rule;
     ``fixed[k]``: the same for "play exactly k cards" (k = 1..horizon); ``table``: per
     state met, (plays made, suns showing, Rain tokens held, P(next play Withers),
     decision, P(reach))."""
-    goal: str
-    target: int | None
-    horizon: int
-    value: float
     fixed: dict
-    table: list
-    states: int
-    seconds: float
 
     def summary(self, min_reach: float = 0.0) -> list[dict]:
         from vale_sim.stats import stopping_rule_summary
@@ -833,11 +762,7 @@ class BestRule:
                     self.table, ("plays", "suns", "rain"), "p_next_wither", "grow", min_reach)]
 
     def to_dict(self) -> dict:
-        return {"goal": self.goal, "target": self.target, "horizon": self.horizon,
-                "value": float(self.value),
-                "fixed": {str(k): float(v) for k, v in self.fixed.items()},
-                "states": self.states, "seconds": round(self.seconds, 4),
-                "summary": self.summary()}
+        return self._dict("fixed", self.fixed)
 
 
 def best_rule(deck, goal: str = "mana", target: int | None = None, horizon: int = 6,
@@ -865,56 +790,12 @@ def best_rule(deck, goal: str = "mana", target: int | None = None, horizon: int 
         x = (mn, sp, vp)[QUANTITIES.index(goal)]
         return m.num(x) if target is None else (one if x >= target else zero)
 
-    vmemo: dict = {}
-
-    def grow_value(key, h):
-        return sum((q * (score(k2) if k2[0] == WITHERED else value(k2, h - 1))
-                    for q, k2 in m.grow(key)), zero)
-
-    def value(key, h):
-        v = vmemo.get((key, h))
-        if v is None:
-            v = score(key)
-            if h > 0 and key[2] >= 0:
-                v = max(v, grow_value(key, h))
-            vmemo[(key, h)] = v
-        return v
-
-    start = m.start()
-    best = sum((p * grow_value(key, horizon) for key, p in start.items()), zero)
-    fixed = {}
-    dist, withered = dict(start), defaultdict(lambda: zero)
-    for k in range(1, horizon + 1):
-        nxt: dict = defaultdict(lambda: zero)
-        for key, p in dist.items():
-            if key[2] < 0:
-                nxt[key] += p
-                continue
-            for q, k2 in m.grow(key):
-                (withered if k2[0] == WITHERED else nxt)[k2] += p * q
-        dist = dict(nxt)
-        fixed[k] = sum((p * score(key) for key, p in list(dist.items()) + list(withered.items())),
-                       zero)
-    rows: dict = defaultdict(lambda: zero)
-    frontier = defaultdict(lambda: zero)
-    for key, p in start.items():                     # the forced first play
-        for q, k2 in m.grow(key):
-            if k2[0] == ALIVE:
-                frontier[k2] += p * q
-    for k in range(1, horizon + 1):
-        nxt = defaultdict(lambda: zero)
-        h = horizon - k
-        for key, p in frontier.items():
-            can = h > 0 and key[2] >= 0
-            grows = can and grow_value(key, h) > score(key)
-            risk = sum((q for q, k2 in m.grow(key) if k2[0] == WITHERED), zero) \
-                if key[2] >= 0 else zero
-            rows[(k, m.showing(key), key[4], float(risk), "grow" if grows else "rest")] += p
-            if grows:
-                for q, k2 in m.grow(key):
-                    if k2[0] == ALIVE:
-                        nxt[k2] += p * q
-        frontier = nxt
+    best, fixed, rows = odds.best_stopping_rule(
+        m.start(), horizon, zero, score,
+        steps=lambda key: [(q, k2[0] == WITHERED, k2) for q, k2 in m.grow(key)],
+        can_go=lambda key: key[2] >= 0, end_value=score,
+        row_key=lambda key: (m.showing(key), key[4]), words=("grow", "rest"),
+        first_forced=True)                           # the forced first play (M2)
     table = [dict(plays=k, suns=s, rain=r, p_next_wither=risk, decision=d, reach=p)
              for (k, s, r, risk, d), p in sorted(rows.items())]
     return BestRule(goal=goal, target=target, horizon=horizon, value=best, fixed=fixed,
@@ -1062,20 +943,9 @@ def simulate_wither_odds(deck, plays: int = 6, rain: int = 0, games: int = 10_00
         alive = n - wn[k]
         res.expected_given_no_wither[k], se_e[k], se_c[k] = {}, {}, {}
         for j, q in enumerate(QUANTITIES):
-            s1, s2 = sums[k][j]
-            var = max(0.0, s2 / n - (s1 / n) ** 2) * n / max(1, n - 1)
-            se_e[k][q] = math.sqrt(var / n)
-            c1, c2 = csums[k][j]
-            if alive:
-                mean = c1 / alive
-                res.expected_given_no_wither[k][q] = mean
-                var_c = max(0.0, c2 / alive - mean ** 2) * alive / max(1, alive - 1)
-                se_c[k][q] = math.sqrt(var_c / alive)
-            else:
-                res.expected_given_no_wither[k][q] = None
-                se_c[k][q] = None
-    res.se = {"p_wither_within": {k: math.sqrt(p * (1 - p) / n)
-                                  for k, p in res.p_wither_within.items()},
+            se_e[k][q] = odds.mean_se(*sums[k][j], n)[1]
+            res.expected_given_no_wither[k][q], se_c[k][q] = odds.mean_se(*csums[k][j], alive)
+    res.se = {"p_wither_within": {k: odds.rate_se(p, n) for k, p in res.p_wither_within.items()},
               "expected": se_e, "expected_given_no_wither": se_c}
     return res
 
@@ -1086,28 +956,15 @@ def simulate_wither_odds(deck, plays: int = 6, rain: int = 0, games: int = 10_00
 def plot_wither_curves(results, ax=None):
     """P(Wither within k plays) against k, one line per result (deck, Rain tokens);
     simulated results get 95% error bars."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 4))
-    for res in results:
-        ks = list(range(1, res.plays + 1))
-        ps = [float(res.p_wither_within[k]) for k in ks]
-        label = f"{res.deck}, {res.rain} rain" + (" (simulated)" if res.method == "simulated"
-                                                 else "")
-        if res.method == "simulated":
-            err = [1.96 * res.se["p_wither_within"][k] for k in ks]
-            ax.errorbar(ks, ps, yerr=err, marker="o", capsize=3, label=label)
-        else:
-            ax.plot(ks, ps, marker="o", label=label)
-    ax.set_xlabel("cards played in the Night (k)")
-    ax.set_ylabel("P(Withered within k plays)")
-    ax.set_ylim(0, 1)
-    ax.set_title("Wither risk per play")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    return ax
+    return odds.plot_risk_curves(
+        results, ax, lambda res: list(range(1, res.plays + 1)),
+        lambda res, k: res.p_wither_within[k],
+        lambda res, ks: ([1.96 * res.se["p_wither_within"][k] for k in ks]
+                         if res.method == "simulated" else None),
+        lambda res: f"{res.deck}, {res.rain} rain" + (" (simulated)"
+                                                      if res.method == "simulated" else ""),
+        "cards played in the Night (k)", "P(Withered within k plays)", "Wither risk per play",
+        legend={"fontsize": 8})
 
 
 def plot_report(res, path, others=()) -> None:

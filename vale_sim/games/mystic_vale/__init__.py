@@ -20,7 +20,7 @@ from . import records as _records
 from .records import BASE_COLUMNS
 from .rules import Rules
 from ..base import SEATS_NOTE, Game
-from vale_sim.study import CARDS, REPORT, Study
+from vale_sim.study import CARDS, EXPLOIT, REPORT, Study
 
 _S = __name__ + ".studies:"          # the config schemas, checks and runners of its studies
 
@@ -158,6 +158,7 @@ GAME = Game(
               engine=_S + "engine_used",
               doc="observational and paired values of every card, with flags"),
         Study("optimize", command="optimize", parser="vale_sim.commands.optimize"),
+        EXPLOIT,
         Study("report", command=REPORT.command, parser=REPORT.parser, schema=REPORT.schema,
               check=REPORT.check, run=REPORT.run, engine=_S + "engine_used", doc=REPORT.doc),
         Study("bench --spoil", command="bench --spoil", parser=__name__ + ".commands.bench",
@@ -165,4 +166,5 @@ GAME = Game(
         Study("bench --profile", command="bench --profile", parser=__name__ + ".commands.bench",
               main=__name__ + ".commands.bench:run_profile"),
     ),
+    search_space=_policy.search_space,
 )

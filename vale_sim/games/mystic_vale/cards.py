@@ -22,7 +22,9 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ...inputs import InputFileError, check_file, name_key, parse_int, read_text, read_toml
+from ...card_data import (CardFileError, FieldReader, PlayerCountMixin, Sourced, index_by_name,
+                          read_data_toml, unknown_name as _unknown_name)
+from ...inputs import InputFileError, check_file, name_key, parse_int, read_text
 
 POSITIONS = ("top", "middle", "bottom")
 SPIRITS = ("animal", "forest", "sky", "wild")
@@ -108,36 +110,24 @@ PER_GUARDIAN = ("harvest_vp_per_guardian", "harvest_mana_per_guardian",
 DECAY_LIMITING = ("ongoing_no_decay", "ongoing_max_one_decay")
 
 
-class CardSetError(ValueError):
+class CardSetError(CardFileError):
     """A card-set file is malformed.  The message names file, card and field."""
 
-    def __init__(self, file, card, field_, problem, fix=""):
-        self.file, self.card, self.field, self.problem = str(file), card, field_, problem
-        where = f"{file}: card {card!r}" if card is not None else f"{file}"
-        if field_:
-            where += f", field {field_!r}"
-        msg = f"{where}: {problem}"
-        if fix:
-            msg += f" ({fix})"
-        super().__init__(msg)
+    @staticmethod
+    def item_text(item) -> str:
+        return f"card {item!r}"
+
+    @property
+    def card(self):
+        return self.item
 
 
-class PlayerCountError(CardSetError):
+class PlayerCountError(PlayerCountMixin, CardSetError):
     """A player count the game does not have (not a fault of the card file)."""
-
-    def __init__(self, players, allowed: tuple = (2, 3, 4)):
-        words = ", ".join(map(str, allowed[:-1])) + f" or {allowed[-1]}"
-        self.players, self.allowed = players, allowed
-        self.file, self.card, self.field = "", None, "players"
-        self.problem = f"players must be {words} (got {players})"
-        ValueError.__init__(self, self.problem)
-
-    def __reduce__(self):                 # pickles (worker processes) with its arguments
-        return type(self), (self.players, self.allowed)
 
 
 @dataclass(frozen=True)
-class Advancement:
+class Advancement(Sourced):
     """One advancement kind (a row of the card set)."""
     name: str
     level: int            # 1-3 for commons, 0 for Fertile Soil and starting-card prints
@@ -163,10 +153,6 @@ class Advancement:
     note: str = ""
     sources: tuple[tuple[str, str], ...] = ()   # (field, source) overrides of `source`
 
-    def source_of(self, field_: str) -> str:
-        """Where the number in ``field_`` comes from (the override, else ``source``)."""
-        return _source_of(self, field_)
-
     def numbers(self) -> dict[str, str]:
         """The card's numbers (see :data:`ADVANCEMENT_NUMBERS`) -> their source."""
         fields = ADVANCEMENT_NUMBERS + (("amount",) if self.ability in DEFAULT_AMOUNT else ())
@@ -184,7 +170,7 @@ class Advancement:
 
 
 @dataclass(frozen=True)
-class Vale:
+class Vale(Sourced):
     """One vale card kind."""
     name: str
     level: int            # 1 or 2
@@ -204,10 +190,6 @@ class Vale:
     note: str = ""
     sources: tuple[tuple[str, str], ...] = ()   # (field, source) overrides of `source`
 
-    def source_of(self, field_: str) -> str:
-        """Where the number in ``field_`` comes from (the override, else ``source``)."""
-        return _source_of(self, field_)
-
     def numbers(self) -> dict[str, str]:
         """The vale's numbers (see :data:`VALE_NUMBERS`) -> their source."""
         fields = VALE_NUMBERS + (("amount",) if self.ability in DEFAULT_AMOUNT else ()) \
@@ -220,16 +202,13 @@ class Vale:
 
 
 @dataclass(frozen=True)
-class StartingCard:
+class StartingCard(Sourced):
     """A kind of starting card: the advancements printed on it, and how many."""
     name: str
     advancements: tuple[str, ...]
     count: int
     source: str
     sources: tuple[tuple[str, str], ...] = ()   # ("count", source) override
-
-    def source_of(self, field_: str) -> str:
-        return _source_of(self, field_)
 
     def numbers(self) -> dict[str, str]:
         return {"count": self.source_of("count")}
@@ -250,18 +229,11 @@ class CardSet:
 
         Raises KeyError naming the closest matches when there is no such kind.
         """
-        for i, a in enumerate(self.advancements):
-            if a.name == name:
-                return i
-        raise KeyError(_unknown_name("advancement", name, self.name,
-                                     [a.name for a in self.advancements]))
+        return index_by_name(self.advancements, name, "advancement", self.name)
 
     def vale_id(self, name: str) -> int:
         """Id (file order) of the vale kind called ``name`` (KeyError with close matches)."""
-        for i, v in enumerate(self.vales):
-            if v.name == name:
-                return i
-        raise KeyError(_unknown_name("vale", name, self.name, [v.name for v in self.vales]))
+        return index_by_name(self.vales, name, "vale", self.name)
 
     def starting_deck(self) -> list[tuple[int, int, int]]:
         """The 20 starting cards as (top, middle, bottom) advancement ids (-1 empty)."""
@@ -295,13 +267,6 @@ class CardSet:
                            [asdict(v) for v in self.vales],
                            [asdict(s) for s in self.starting_cards]], sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
-
-
-def _source_of(card, field_: str) -> str:
-    for f, src in card.sources:
-        if f == field_:
-            return src
-    return card.source
 
 
 def provenance_counts(cs: "CardSet", cards=None) -> dict[str, int]:
@@ -359,12 +324,6 @@ def is_model_card(card) -> bool:
 def card_type(card) -> str:
     """``"model"`` for a model card (:func:`is_model_card`), else ``"printed"``."""
     return "model" if is_model_card(card) else "printed"
-
-
-def _unknown_name(what: str, name: str, set_name: str, names: list[str]) -> str:
-    close = difflib.get_close_matches(str(name), names, n=3, cutoff=0.5)
-    hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-    return f"unknown {what} {name!r} in card set {set_name!r}{hint}"
 
 
 # ---------------------------------------------------------------------------
@@ -475,41 +434,14 @@ _TYPE_WORDS = {"int": "a whole number (e.g. 2)", "str": "a text string in quotes
                "sources": "a table of field = source, e.g. {mana = \"review\"}"}
 
 
-class _Ctx:
-    """Where a card comes from, for error messages."""
-
-    def __init__(self, file, label):
-        self.file, self.label = str(file), label
-
-    def err(self, field_, problem, fix=""):
-        return CardSetError(self.file, self.label, field_, problem, fix)
+def _ctx(file, label) -> FieldReader:
+    """Where a card comes from (file, card), for error messages."""
+    return FieldReader(str(file), label, error=CardSetError)
 
 
-def _typed(ctx: _Ctx, raw: dict, spec: dict, what: str) -> dict:
+def _typed(ctx: FieldReader, raw: dict, spec: dict, what: str) -> dict:
     """Check field names, required fields and value types; return the typed dict."""
-    out = {}
-    for k, v in raw.items():
-        if k not in spec:
-            close = difflib.get_close_matches(str(k), list(spec), n=1)
-            fix = (f"did you mean {close[0]!r}?" if close else
-                   f"{what} fields are: {', '.join(spec)}")
-            raise ctx.err(k, f"unknown field for {what}", fix)
-        typ = spec[k][0]
-        ok = {"int": lambda x: isinstance(x, int) and not isinstance(x, bool),
-              "str": lambda x: isinstance(x, str),
-              "bool": lambda x: isinstance(x, bool),
-              "names": lambda x: isinstance(x, list) and all(isinstance(n, str) for n in x),
-              "cost": lambda x: isinstance(x, dict),
-              "sources": lambda x: isinstance(x, dict)}[typ](v)
-        if not ok:
-            raise ctx.err(k, f"wrong type: expected {_TYPE_WORDS[typ]}, got {v!r}",
-                          f"write {k} as {_TYPE_WORDS[typ]}")
-        out[k] = v
-    for k, (typ, required) in spec.items():
-        if required and k not in out:
-            raise ctx.err(k, f"missing required field {k!r} for {what}",
-                          f"add {k} = ... ({_TYPE_WORDS[typ]})")
-    return out
+    return ctx.typed(raw, spec, what, _TYPE_WORDS)
 
 
 def _choice(ctx, d, key, allowed, default, what=None):
@@ -577,13 +509,13 @@ def _name(ctx, d):
     name = d["name"].strip()          # as a CSV cell: surrounding spaces are not part of it
     if not name:
         raise ctx.err("name", "empty name", "give the card a name")
-    ctx.label = name
+    ctx.item = name
     return name
 
 
-def _advancement(ctx: _Ctx, raw: dict) -> Advancement:
+def _advancement(ctx: FieldReader, raw: dict) -> Advancement:
     if isinstance(raw.get("name"), str) and raw["name"].strip():
-        ctx.label = raw["name"]
+        ctx.item = raw["name"]
     d = _typed(ctx, raw, ADVANCEMENT_FIELDS, "an advancement")
     name = _name(ctx, d)
     source = _choice(ctx, d, "source", SOURCES, None)
@@ -613,9 +545,9 @@ def _advancement(ctx: _Ctx, raw: dict) -> Advancement:
         sources=_sources(ctx, d, "advancement", source))
 
 
-def _vale(ctx: _Ctx, raw: dict) -> Vale:
+def _vale(ctx: FieldReader, raw: dict) -> Vale:
     if isinstance(raw.get("name"), str) and raw["name"].strip():
-        ctx.label = raw["name"]
+        ctx.item = raw["name"]
     d = _typed(ctx, raw, VALE_FIELDS, "a vale")
     name = _name(ctx, d)
     source = _choice(ctx, d, "source", SOURCES, None)
@@ -661,9 +593,9 @@ def _vale(ctx: _Ctx, raw: dict) -> Vale:
         text=d.get("text", ""), note=d.get("note", ""), sources=_sources(ctx, d, "vale", source))
 
 
-def _starting(ctx: _Ctx, raw: dict) -> StartingCard:
+def _starting(ctx: FieldReader, raw: dict) -> StartingCard:
     if isinstance(raw.get("name"), str) and raw["name"].strip():
-        ctx.label = raw["name"]
+        ctx.item = raw["name"]
     d = _typed(ctx, raw, STARTING_FIELDS, "a starting card")
     name = _name(ctx, d)
     source = _choice(ctx, d, "source", SOURCES, None)
@@ -738,10 +670,7 @@ def _assemble(file, name, description, starting, advancements, vales) -> CardSet
 
 
 def _parse_toml(path: Path) -> CardSet:
-    try:
-        data = read_toml(path, "card set file")
-    except InputFileError as e:
-        raise CardSetError(path, None, None, e.problem, e.fix) from None
+    data = read_data_toml(path, "card set", CardSetError)
     sections = {"set": dict, "starting_cards": list, "advancements": list, "vales": list}
     for k, v in data.items():
         if k not in sections:
@@ -754,12 +683,12 @@ def _parse_toml(path: Path) -> CardSet:
             raise CardSetError(path, None, k, "wrong type: expected "
                                + ("a [set] table" if k == "set" else f"[[{k}]] tables"),
                                f"write [[{k}]] above each card" if k != "set" else "write [set]")
-    meta = _typed(_Ctx(path, None), data.get("set", {}), SET_FIELDS, "[set]")
-    starting = [_starting(_Ctx(path, f"starting_cards #{i + 1}"), c)
+    meta = _typed(_ctx(path, None), data.get("set", {}), SET_FIELDS, "[set]")
+    starting = [_starting(_ctx(path, f"starting_cards #{i + 1}"), c)
                 for i, c in enumerate(data.get("starting_cards", []))]
-    advs = [_advancement(_Ctx(path, f"advancements #{i + 1}"), c)
+    advs = [_advancement(_ctx(path, f"advancements #{i + 1}"), c)
             for i, c in enumerate(data.get("advancements", []))]
-    vales = [_vale(_Ctx(path, f"vales #{i + 1}"), c)
+    vales = [_vale(_ctx(path, f"vales #{i + 1}"), c)
              for i, c in enumerate(data.get("vales", []))]
     return _assemble(path, meta.get("name", path.stem), meta.get("description", ""),
                      starting, advs, vales)
@@ -790,7 +719,7 @@ _CSV_TYPE_WORDS = {"int": "a whole number (e.g. 2)", "str": "text",
                    "sources": "field=source pairs separated by ';' (e.g. mana=review; end_vp=estimate)"}
 
 
-def _csv_cell(ctx: _Ctx, column: str, typ: str, cell: str):
+def _csv_cell(ctx: FieldReader, column: str, typ: str, cell: str):
     cell = cell.strip()
     if typ in ("int", "cost"):
         try:        # ASCII digits only: int() also takes 1_0, +3, -0 and non-ASCII digits
@@ -855,7 +784,7 @@ def _parse_csv(path: Path) -> CardSet:
                                "remove the extra cells or quote cells that contain commas")
         cells = {h: (row[i] if i < len(row) else "") for i, h in enumerate(header) if h}
         label = cells.get("name", "").strip() or None
-        ctx = _Ctx(rowfile, label)
+        ctx = _ctx(rowfile, label)
         kind = cells["type"].strip().lower()
         if kind not in CSV_TYPES:
             raise ctx.err("type", f"malformed row: unknown card type {cells['type']!r}",

@@ -7,10 +7,11 @@ parsed by :func:`load_policy` — parsed and validated, never evaluated as code.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from pathlib import Path
 
-from ...inputs import read_policy_toml, unknown_card
+from ...policy_files import (INT_LIMIT, MAX_FILE_BYTES, BuyRuleBase,  # noqa: F401
+                             PolicyBook, PolicyError, check_policy_fields)
 from .rules import MAX_PHASE_PLAYS
 
 TOKEN_MODES = ("needed", "never")
@@ -20,42 +21,19 @@ RULE_CONDITIONS = ("mana_at_least", "mana_at_most", "round_at_least",
                    "round_at_most", "pool_at_most", "owned_at_most")
 
 
-INT_LIMIT = 10**6     # every integer of a policy (weights, scores, conditions): |v| <= 10**6
-
-
-class PolicyError(ValueError):
-    """A policy (preset name, file or parameter) is invalid."""
-
-
-def _check_int(where: str, name: str, v) -> None:
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise PolicyError(f"{where}: {name} must be an integer, got {v!r}")
-    if not -INT_LIMIT <= v <= INT_LIMIT:
-        raise PolicyError(f"{where}: {name} must be between -{INT_LIMIT} and {INT_LIMIT}, got {v}")
-
-
 @dataclass(frozen=True)
-class BuyRule:
+class BuyRule(BuyRuleBase):
     """One line of a buy-priority list: a target and conditions (all must hold).
 
     ``target`` is one of RULE_TARGETS; ``value`` is the card name, the level
     (as str), the vale ability kind, or "advancement"/"vale" for ``best``.
     Conditions absent from the file are ``None``.
     """
-    target: str
-    value: str
-    mana_at_least: int | None = None
-    mana_at_most: int | None = None
-    round_at_least: int | None = None
-    round_at_most: int | None = None
     pool_at_most: int | None = None
     owned_at_most: int | None = None
 
     def __post_init__(self):
-        for cond in RULE_CONDITIONS:
-            v = getattr(self, cond)
-            if v is not None:
-                _check_int(f"buy rule {self.target} {self.value!r}", f"condition {cond}", v)
+        super().__post_init__()
         if self.owned_at_most is not None and self.target != "card":
             # the engines would read it differently (spec §6.5: copies of the target card)
             raise PolicyError(f"buy rule {self.target} {self.value!r}: owned_at_most applies "
@@ -107,39 +85,11 @@ class Policy:
     never: tuple[str, ...] = ()
 
     def __post_init__(self):
-        if isinstance(self.never, (list, tuple)) and all(isinstance(n, str) for n in self.never):
-            object.__setattr__(self, "never", tuple(self.never))
-        else:
-            raise PolicyError(f"policy {self.name!r}: never must be a list of card names, got {self.never!r}")
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if f.name in ("name", "token", "push_rule", "rules", "never"):
-                continue
-            if f.name in ("avoid_decay_stack", "use_sunstone"):
-                if not isinstance(v, bool):
-                    raise PolicyError(f"policy {self.name!r}: {f.name} must be true or false, got {v!r}")
-                continue
-            _check_int(f"policy {self.name!r}", f.name, v)
-        if not isinstance(self.name, str) or not self.name:
-            raise PolicyError(f"policy name must be a non-empty string, got {self.name!r}")
-        if not all(isinstance(r, BuyRule) for r in self.rules):
-            raise PolicyError(f"policy {self.name!r}: rules must be BuyRule objects")
-        if not 0 <= self.push_risk_permille <= 1000:
-            raise PolicyError(f"policy {self.name!r}: push_risk_permille must be in 0..1000, got {self.push_risk_permille}")
-        if not 0 <= self.explore_permille <= 1000:
-            raise PolicyError(f"policy {self.name!r}: explore_permille must be in 0..1000, got {self.explore_permille}")
-        if self.discard_field_plays < 0:
-            raise PolicyError(f"policy {self.name!r}: discard_field_plays must be >= 0, "
-                              f"got {self.discard_field_plays}")
-        if self.mana_target < 0:
-            raise PolicyError(f"policy {self.name!r}: mana_target must be >= 0")
-        if self.push_rule not in PUSH_RULES:
-            raise PolicyError(f"policy {self.name!r}: push_rule must be one of {PUSH_RULES}, got {self.push_rule!r}")
-        if self.lookahead_caution_permille < 0:
-            raise PolicyError(f"policy {self.name!r}: lookahead_caution_permille must be >= 0, "
-                              f"got {self.lookahead_caution_permille}")
-        if self.token not in TOKEN_MODES:
-            raise PolicyError(f"policy {self.name!r}: token must be one of {TOKEN_MODES}, got {self.token!r}")
+        check_policy_fields(self, BuyRule, modes={"push_rule": PUSH_RULES, "token": TOKEN_MODES},
+                            bools=("avoid_decay_stack", "use_sunstone"),
+                            permille=("push_risk_permille", "explore_permille"),
+                            at_least_zero=("discard_field_plays", "mana_target",
+                                           "lookahead_caution_permille"))
 
 
 PRESETS: dict[str, Policy] = {
@@ -156,116 +106,26 @@ PRESETS: dict[str, Policy] = {
 DEFAULT_POLICY = "balanced"
 
 
-def get_policy(spec: "str | Policy") -> Policy:
-    """A preset name, a policy file path, or a Policy -> Policy."""
-    if isinstance(spec, Policy):
-        return spec
-    if spec is None or not str(spec).strip():
-        raise PolicyError(f"no policy named: give one of {', '.join(list(PRESETS) + list(bundled_policy_files()))} "
-                          "or a policy .toml file")
-    if spec in PRESETS:
-        return PRESETS[spec]
-    if spec in bundled_policy_files():
-        return load_policy(bundled_policy_files()[spec])
-    p = Path(spec)
-    if p.suffix == ".toml" or p.exists():
-        return load_policy(p)
-    names = list(PRESETS) + list(bundled_policy_files())
-    raise PolicyError(f"unknown policy {spec!r}: use one of {', '.join(names)} "
-                      f"or a policy .toml file")
+def _check_target(t: str, value) -> "str | None":
+    if t == "level" and value not in (1, 2, 3):
+        return "level must be 1, 2 or 3"
+    if t == "best" and value not in ("advancement", "vale"):
+        return "best must be \"advancement\" or \"vale\""
+    if t == "vale_ability":
+        from .cards import VALE_ABILITIES
+        if value not in VALE_ABILITIES:
+            return f"unknown vale ability {value!r} (known: {', '.join(VALE_ABILITIES)})"
+    return None
 
 
-def policies_for(players: int, policies=None) -> list[Policy]:
-    """One Policy per player: None -> the default preset for all; one policy
-    (name, file or Policy) -> all players; else exactly one per player."""
-    if policies is None:
-        policies = [DEFAULT_POLICY]
-    if isinstance(policies, (str, Policy)):
-        policies = [policies]
-    pols = [get_policy(p) for p in policies]
-    if len(pols) == 1:
-        pols = pols * players
-    if len(pols) != players:
-        raise PolicyError(f"give 1 or {players} policies, got {len(pols)}")
-    return pols
-
-
-def bundled_policy_files() -> dict[str, Path]:
-    """Policy files shipped in vale_sim/games/mystic_vale/policies/, by name (file stem)."""
-    folder = Path(__file__).parent / "policies"
-    return {p.stem: p for p in sorted(folder.glob("*.toml"))}
-
-
-def load_policy(path: "str | Path") -> Policy:
-    """Parse a policy file (TOML).  See docs/policies.md."""
-    path = Path(path)
-    data = read_policy_toml(path, PolicyError, MAX_FILE_BYTES)
-    base_name = data.pop("base", DEFAULT_POLICY)
-    if not isinstance(base_name, str) or base_name not in PRESETS:
-        raise PolicyError(f"{path}: field 'base': unknown preset {base_name!r} (use one of {', '.join(PRESETS)})")
-    base = PRESETS[base_name]
-    raw_rules = data.pop("buy", [])
-    if not isinstance(raw_rules, list):
-        raise PolicyError(f"{path}: field 'buy' must be a list of [[buy]] tables")
-    known = {f.name for f in fields(Policy)} - {"rules"}
-    for k in data:
-        if k not in known:
-            raise PolicyError(f"{path}: unknown field {k!r} (known: base, buy, {', '.join(sorted(known))})")
-    rules = []
-    for i, r in enumerate(raw_rules, 1):
-        if not isinstance(r, dict):
-            raise PolicyError(f"{path}: buy rule {i}: must be a table ([[buy]])")
-        targets = [t for t in RULE_TARGETS if t in r]
-        if len(targets) != 1:
-            raise PolicyError(f"{path}: buy rule {i}: give exactly one of {', '.join(RULE_TARGETS)}")
-        t = targets[0]
-        when = r.get("when", {})
-        extra = set(r) - {t, "when"}
-        if extra:
-            raise PolicyError(f"{path}: buy rule {i}: unknown field {sorted(extra)[0]!r} (use {t} and when)")
-        if not isinstance(when, dict):
-            raise PolicyError(f"{path}: buy rule {i}: 'when' must be a table of conditions")
-        for k, v in when.items():
-            if k not in RULE_CONDITIONS:
-                raise PolicyError(f"{path}: buy rule {i}: unknown condition {k!r} (known: {', '.join(RULE_CONDITIONS)})")
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise PolicyError(f"{path}: buy rule {i}: condition {k!r} must be an integer")
-        if "owned_at_most" in when and t != "card":
-            raise PolicyError(f"{path}: buy rule {i}: owned_at_most applies only to a 'card' rule")
-        value = r[t]
-        if t == "card" and not isinstance(value, str):
-            raise PolicyError(f"{path}: buy rule {i}: card must be a card name (a string)")
-        if t == "level" and value not in (1, 2, 3):
-            raise PolicyError(f"{path}: buy rule {i}: level must be 1, 2 or 3")
-        if t == "best" and value not in ("advancement", "vale"):
-            raise PolicyError(f"{path}: buy rule {i}: best must be \"advancement\" or \"vale\"")
-        if t == "vale_ability":
-            from .cards import VALE_ABILITIES
-            if value not in VALE_ABILITIES:
-                raise PolicyError(f"{path}: buy rule {i}: unknown vale ability {value!r} "
-                                  f"(known: {', '.join(VALE_ABILITIES)})")
-        try:
-            rules.append(BuyRule(target=t, value=str(value), **when))
-        except PolicyError as e:
-            raise PolicyError(f"{path}: buy rule {i}: {str(e).split(': ', 1)[-1]}") from None
-    params = dict(data)
-    params.setdefault("name", path.stem)
-    try:
-        pol = replace(base, rules=tuple(rules), **params)
-    except (TypeError, PolicyError) as e:
-        raise PolicyError(f"{path}: {e}") from None
-    _FILES[pol] = str(path)
-    return pol
-
-
-MAX_FILE_BYTES = 1_000_000           # a policy file larger than this is refused
-_FILES: dict = {}                    # Policy -> the file it was loaded from (for messages)
-
-
-def policy_label(pol: Policy) -> str:
-    """How messages name a policy: its file, if it came from one, else its name."""
-    f = _FILES.get(pol)
-    return f"policy file {f}" if f else f"policy {pol.name!r}"
+BOOK = PolicyBook(Policy, BuyRule, PRESETS, Path(__file__).parent / "policies", RULE_TARGETS,
+                  RULE_CONDITIONS, _check_target, default=DEFAULT_POLICY,
+                  card_only=("owned_at_most",), max_bytes=MAX_FILE_BYTES)
+# get_policy(a preset name, a policy file path or a Policy); policies_for(players, specs);
+# bundled_policy_files() (policies/*.toml); load_policy(path) (docs/policies.md);
+# policy_label(policy) (its file, if it came from one, else its name); presets()
+(get_policy, policies_for, bundled_policy_files, load_policy, policy_label,
+ presets) = BOOK.functions()
 
 
 def check_policies(cs, policies) -> list[Policy]:
@@ -273,21 +133,34 @@ def check_policies(cs, policies) -> list[Policy]:
     command (play, simulate, tournament, run): each buy rule's card must exist in
     ``cs``.  Returns the policies; PolicyError names the policy's file."""
     names = {a.name for a in cs.advancements} | {v.name for v in cs.vales}
-    out = []
-    for spec in policies:
-        pol = get_policy(spec)
-        for i, r in enumerate(pol.rules, 1):
-            if r.target == "card" and r.value not in names:
-                raise PolicyError(unknown_card(policy_label(pol), f"buy rule {i}", r.value, names,
-                                               cs.name, "an advancement or vale"))
-        for n in pol.never:
-            if n not in names:
-                raise PolicyError(unknown_card(policy_label(pol), "never", n, names, cs.name,
-                                               "an advancement or vale"))
-        out.append(pol)
-    return out
+    return BOOK.check_cards(policies, names, cs.name, "an advancement or vale")
 
 
 # Baselines: NAME | FILE, with {P} standing for the player count (--baseline)
 
 
+
+
+# ---------------------------------------------------------------------------
+# The search space of vale-sim optimize / exploit (docs/optimize.md §1)
+# ---------------------------------------------------------------------------
+#: Search ranges of integer fields (inclusive, inside the validation limits).  Fields
+#: not listed: 0..1000 for ``*_permille``, else -10..10.  Categorical fields join
+#: through their choices list (``token`` -> TOKEN_MODES, ``push_rule`` -> PUSH_RULES).
+SEARCH_RANGES: dict[str, tuple[int, int]] = {
+    "push_risk_permille": (0, 1000),
+    "mana_target": (0, 12),
+    "min_score": (-10, 20),
+    "vale_min_score": (-10, 20),
+    # rules.md I16: 0 (never discard) .. 200 (= MAX_PHASE_PLAYS: always, the default)
+    "discard_field_plays": (0, MAX_PHASE_PLAYS),
+}
+#: Fields never searched: the lists, and random buying (meant for card statistics).
+SEARCH_EXCLUDED = ("name", "rules", "never", "explore_permille")
+
+
+def search_space() -> dict:
+    """What the policy search may vary (``Game.search_space``; vale_sim.optimize)."""
+    import sys
+    return {"policy": Policy, "module": sys.modules[__name__], "ranges": SEARCH_RANGES,
+            "excluded": SEARCH_EXCLUDED, "int_limit": INT_LIMIT}

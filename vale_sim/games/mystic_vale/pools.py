@@ -32,6 +32,7 @@ from .rules import VP_POOL, Rules
 from vale_sim import stats
 from vale_sim.stats import wilson_interval
 from vale_sim.inputs import parse_int
+from vale_sim.io import jsonable
 
 RULEBOOK_POOLS = dict(VP_POOL)          # {2: 23, 3: 28, 4: 33}
 TARGETS = ("equal-length", "seat-advantage")
@@ -613,18 +614,6 @@ JSON_KEYS = ("players", "pool", "rulebook", "n_games", "mean_rounds", "mean_roun
              "mean_box_vp", "mean_box_vp_ci", "truncated_rate", "truncated_rate_ci")
 
 
-def _clean(x):
-    if isinstance(x, (list, tuple)):
-        return [_clean(v) for v in x]
-    if isinstance(x, (np.integer,)):
-        return int(x)
-    if isinstance(x, (np.floating, float)):
-        return None if not np.isfinite(x) else float(x)
-    if isinstance(x, np.bool_):
-        return bool(x)
-    return x
-
-
 def to_records(summary, recs=()) -> list[dict]:
     """JSON-ready records (one per (players, pool)); nan becomes null.
 
@@ -635,7 +624,7 @@ def to_records(summary, recs=()) -> list[dict]:
     by_players = {r.players: r for r in recs}
     out = []
     for r in summary.to_dict("records"):
-        d = {k: _clean(r[k]) for k in JSON_KEYS if k in r}
+        d = {k: jsonable(r[k]) for k in JSON_KEYS if k in r}
         rec = by_players.get(d["players"])
         if rec is not None:
             d.update(target=rec.target, margin=rec.margin, recommended=d["pool"] == rec.pool,

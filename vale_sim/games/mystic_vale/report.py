@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from vale_sim.report import (Context, Section, SectionUnavailable, _bar, _need, _new_fig, _pct,
-                             _store, section_manifest, settings_from_preset)
+                             _store, section_exploitability, section_manifest,
+                             settings_from_preset)
 
 #: Where ``vale-sim report`` writes (``--out``), and the config that rebuilds it.
 DEFAULT_OUT = "results/report"
@@ -721,7 +722,7 @@ def estimated_share(ctx: Context):
 
 SECTIONS: list[Callable[[Context], Section]] = [
     section_card_set, section_spoil, section_tournament, section_advancements,
-    section_pools, section_seats, section_robustness, section_manifest,
+    section_pools, section_seats, section_robustness, section_exploitability, section_manifest,
 ]
 
 

@@ -49,7 +49,8 @@ from .cards import LIMITS, CardSet, load_card_set
 from .reference import symbols as sym
 from .reference.symbols import Card
 from vale_sim.rng import GameRng
-from vale_sim.inputs import InputFileError, read_toml
+from vale_sim import odds
+from vale_sim.odds import DeckError  # noqa: F401  (spoil.DeckError)
 from .rules import Rules
 from .spoil_state import PrepLoop, TooManyStates, _S, unsupported  # noqa: F401  (spoil.X)
 
@@ -60,10 +61,6 @@ SPIRITS = ("animal", "forest", "sky", "wild")
 QUANTITIES = ("mana", "animal", "forest", "sky", "wild", "spirits", "vp")
 DECKS_DIR = Path(__file__).parent / "data" / "decks"
 DECK_LIMIT = LIMITS["deck_cards"]        # cards in a deck file without a base
-
-
-class DeckError(ValueError):
-    """A deck (bundled name or file) cannot be read.  The message is one line."""
 
 
 # ---------------------------------------------------------------------------
@@ -130,49 +127,27 @@ def load_deck(spec, card_set=None) -> Deck:
     text = str(spec)
     if text == "starter":
         return starter_deck(load_card_set(default_set))
-    path = Path(text)
-    if not path.suffix and not path.exists() and (DECKS_DIR / f"{text}.toml").is_file():
-        path = DECKS_DIR / f"{text}.toml"
-    if not path.exists():
-        raise DeckError(f"unknown deck {text!r}: use one of {', '.join(bundled_decks())} "
-                        f"or the path of a deck .toml file")
-    try:
-        data = read_toml(path, "deck file")
-    except InputFileError as e:
-        raise DeckError(str(e)) from None
-    return deck_from_dict(data, path, default_set)
+    path = odds.deck_path(text, DECKS_DIR, bundled_decks())
+    return deck_from_dict(odds.read_deck_file(path), path, default_set)
 
 
 def deck_from_dict(data: dict, where="deck", card_set=None) -> Deck:
     """Build a deck from parsed TOML (see docs/spoil-odds.md)."""
-    known = {"name", "set", "base", "vales", "cards", "description"}
-    for k in data:
-        if k not in known:
-            raise DeckError(f"{where}: unknown field {k!r} (known: {', '.join(sorted(known))})")
-    set_spec = data.get("set", card_set if card_set is not None else "core")
-    if isinstance(set_spec, str) and isinstance(where, Path) and set_spec.endswith((".toml", ".csv")):
-        set_spec = str((where.parent / set_spec))
-    cs = load_card_set(set_spec)
-    name = data.get("name", Path(str(where)).stem)
-    base = data.get("base")
-    if base not in (None, "starter"):
-        raise DeckError(f"{where}: field 'base': only \"starter\" is known, got {base!r}")
+    odds.check_fields(data, {"name", "set", "base", "vales", "cards", "description"}, where)
+    cs = load_card_set(odds.set_spec(data, where, card_set if card_set is not None else "core",
+                                     (".toml", ".csv")))
+    name = odds.deck_name(data, where)
+    base = odds.check_base(data, where)
     cards = [Card(list(s)) for s in cs.starting_deck()] if base == "starter" else []
     printed = [set(c.slots) - {-1} for c in cards]      # what each base card still shows
-    raw = data.get("cards", [])
-    if not isinstance(raw, list):
-        raise DeckError(f"{where}: 'cards' must be a list of tables ([[cards]])")
-    for i, entry in enumerate(raw, 1):
+    for i, entry in enumerate(odds.card_entries(data, where), 1):
         if not isinstance(entry, dict) or "advancements" not in entry:
             raise DeckError(f"{where}: card {i}: needs advancements = [names...]")
         extra = set(entry) - {"advancements", "count"}
         if extra:
             raise DeckError(f"{where}: card {i}: unknown field {sorted(extra)[0]!r}")
-        names, count = entry["advancements"], entry.get("count", 1)
-        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            raise DeckError(f"{where}: card {i}: advancements must be a list of names")
-        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-            raise DeckError(f"{where}: card {i}: count must be a positive integer")
+        names = odds.name_list(f"{where}: card {i}", entry["advancements"], "advancements")
+        count = odds.positive_count(f"{where}: card {i}", entry)
         if len(cards) + count > DECK_LIMIT and base is None:     # cards.LIMITS (docs/card-format.md)
             raise DeckError(f"{where}: card {i}: count {count} makes the deck larger than the "
                             f"limit of {DECK_LIMIT} cards (use a smaller count)")
@@ -191,13 +166,7 @@ def deck_from_dict(data: dict, where="deck", card_set=None) -> Deck:
             cards[j], printed[j] = card.copy(), None
     if not cards:
         raise DeckError(f"{where}: the deck has no cards")
-    vales = []
-    for v in data.get("vales", []):
-        try:
-            vales.append(cs.vale_id(v))
-        except KeyError as e:
-            raise DeckError(f"{where}: vales: {e.args[0]}") from None
-    return Deck(cs, cards, tuple(vales), name)
+    return Deck(cs, cards, odds.vale_ids(cs, where, data.get("vales", [])), name)
 
 
 # ---------------------------------------------------------------------------
@@ -768,7 +737,7 @@ class SpoilModel:
 # The report
 # ---------------------------------------------------------------------------
 @dataclass
-class SpoilOdds:
+class SpoilOdds(odds.OddsResult):
     """Spoil odds of a deck; index k = "after k pushes" (k = 0: start of Planting).
 
     ``p_spoil_within[k]``: probability of having spoiled by push k (Prep spoils
@@ -776,9 +745,7 @@ class SpoilOdds:
     unconditional (a spoiled turn counts 0) or given no spoil by push k.
     With ``method == "simulated"``, ``se`` holds standard errors of the same keys.
     """
-    deck: str
     pushes: int
-    method: str
     p_prep_spoil: float
     p_spoil_within: dict
     p_spoil_within_given_turn: dict
@@ -786,11 +753,6 @@ class SpoilOdds:
     decay_showing_distribution: dict  # k -> {showing: p}; spoiled turns keep their showing
     expected: dict                   # k -> {quantity: E[X; spoil = 0]}
     expected_given_no_spoil: dict
-    states: int = 0
-    seconds: float = 0.0
-    games: int = 0
-    seed: int | None = None
-    se: dict = dc_field(default_factory=dict)
 
     @property
     def expected_mana_if_stop_after(self) -> dict:
@@ -818,19 +780,8 @@ class SpoilOdds:
                 str(k): {str(s): f(p) for s, p in sorted(v.items())}
                 for k, v in self.decay_showing_distribution.items()},
         }
-        if self.method == "exact":
-            d["states"] = self.states
-            d["seconds"] = round(self.seconds, 4)
-        else:
-            d["games"], d["seed"] = self.games, self.seed
-            d["standard_errors"] = _jsonable(self.se)
+        d.update(self.method_fields())
         return d
-
-
-def _jsonable(x):
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    return None if x is None else float(x)
 
 
 ENGINES = ("auto", "compiled", "python")
@@ -985,7 +936,7 @@ def as_deck(deck, card_set=None) -> Deck:
 # Best push/stop rule (dynamic programming)
 # ---------------------------------------------------------------------------
 @dataclass
-class BestRule:
+class BestRule(odds.StoppingRule):
     """The optimal push/stop rule for a goal, and what it achieves.
 
     ``value``: E[mana] (goal "mana", spoil = 0) or P(mana >= target) (goal
@@ -994,14 +945,7 @@ class BestRule:
     decay showing, mana in field, P(next push spoils), decision, P(reach this
     row under the optimal rule)) for every state the rule meets.
     """
-    goal: str
-    target: int | None
-    horizon: int
-    value: float
     always_push: dict
-    table: list
-    states: int
-    seconds: float
 
     def summary(self, min_reach: float = 0.0) -> list[dict]:
         """The rule by (pushes made, decay showing, mana): how often it pushes there, and
@@ -1014,11 +958,7 @@ class BestRule:
                     min_reach)]
 
     def to_dict(self) -> dict:
-        return {"goal": self.goal, "target": self.target, "horizon": self.horizon,
-                "value": float(self.value),
-                "always_push": {str(k): float(v) for k, v in self.always_push.items()},
-                "states": self.states, "seconds": round(self.seconds, 4),
-                "summary": self.summary(),
+        return {**self._dict("always_push", self.always_push),
                 "rule": [dict(r, p_next_spoil=float(r["p_next_spoil"]), reach=float(r["reach"]))
                          for r in self.table]}
 
@@ -1056,54 +996,12 @@ def best_rule(deck, goal: str = "mana", target: int | None = None, horizon: int 
         mana = m.harvest(key)["mana"]
         return mana if goal == "mana" else m.num(1 if mana >= target else 0)
 
-    def push_value(key, h):
-        return sum(((0 if sp else value(k2, h - 1)) * p for p, sp, _, k2 in m.push(key)), zero)
-
-    def value(key, h):
-        mk = (key, h)
-        v = m.value_memo.get(mk)
-        if v is None:
-            v = stop_value(key)
-            if h > 0 and m.on_deck(key) >= 0:
-                v = max(v, push_value(key, h))
-            m.value_memo[mk] = v
-        return v
-
-    best = sum((p * value(k, horizon) for k, p in start.items()), zero)
-    # fixed "push k times" rules, for comparison
-    always = {}
-    dist = dict(start)
-    for k in range(horizon + 1):
-        if k:
-            nxt: dict = defaultdict(lambda: zero)
-            for key, p in dist.items():
-                if m.on_deck(key) < 0:
-                    nxt[key] += p
-                    continue
-                for q, sp, _, k2 in m.push(key):
-                    if not sp:
-                        nxt[k2] += p * q
-            dist = dict(nxt)
-        always[k] = sum((p * stop_value(key) for key, p in dist.items()), zero)
-    # the rule along the states it meets
-    rows: dict = defaultdict(lambda: zero)
-    frontier = dict(start)
-    for k in range(horizon + 1):
-        nxt = defaultdict(lambda: zero)
-        for key, p in frontier.items():
-            h = horizon - k
-            sv = stop_value(key)
-            pushes = h > 0 and m.on_deck(key) >= 0 and push_value(key, h) > sv
-            risk = (sum((q for q, sp, _, _ in m.push(key) if sp), zero)
-                    if m.on_deck(key) >= 0 else zero)
-            mana = m.harvest(key)["mana"]
-            rows[(k, m.showing_of(key), float(mana), float(risk),
-                  "push" if pushes else "stop")] += p
-            if pushes:
-                for q, sp, _, k2 in m.push(key):
-                    if not sp:
-                        nxt[k2] += p * q
-        frontier = nxt
+    best, always, rows = odds.best_stopping_rule(
+        start, horizon, zero, stop_value,
+        steps=lambda key: [(q, sp, k2) for q, sp, _, k2 in m.push(key)],
+        can_go=lambda key: m.on_deck(key) >= 0, end_value=lambda key: zero,
+        row_key=lambda key: (m.showing_of(key), float(m.harvest(key)["mana"])),
+        words=("push", "stop"), memo=m.value_memo)
     table = [dict(pushes=k, decay_showing=sh, mana=mana, p_next_spoil=risk, decision=dec,
                   reach=p) for (k, sh, mana, risk, dec), p in sorted(rows.items())]
     return BestRule(goal=goal, target=target, horizon=horizon, value=best, always_push=always,
@@ -1249,25 +1147,17 @@ def simulate_spoil_odds(deck, pushes: int = 6, games: int = 10_000, seed: int = 
                                     for k in range(K + 1)},
         expected={k: {q: sums[k][q][0] / n for q in QUANTITIES} for k in range(K + 1)},
         expected_given_no_spoil={}, games=n, seed=seed)
-    se_p = {k: math.sqrt(p * (1 - p) / n) for k, p in p_spoil.items()}
+    se_p = {k: odds.rate_se(p, n) for k, p in p_spoil.items()}
     se_e, se_c = {}, {}
     for k in range(K + 1):
-        alive = n - spoiled_n[k]
+        alive = n - spoiled_n[k]          # a spoiled turn adds nothing to the sums
         res.expected_given_no_spoil[k] = {}
         se_e[k], se_c[k] = {}, {}
         for q in QUANTITIES:
             s1, s2 = sums[k][q]
-            var = max(0.0, s2 / n - (s1 / n) ** 2) * n / max(1, n - 1)
-            se_e[k][q] = math.sqrt(var / n)
-            if alive:
-                mean = s1 / alive
-                res.expected_given_no_spoil[k][q] = mean
-                var_c = max(0.0, s2 / alive - mean ** 2) * alive / max(1, alive - 1)
-                se_c[k][q] = math.sqrt(var_c / alive)
-            else:
-                res.expected_given_no_spoil[k][q] = None
-                se_c[k][q] = None
-    res.se = {"p_prep_spoil": math.sqrt(p_prep * (1 - p_prep) / n), "p_spoil_within": se_p,
+            se_e[k][q] = odds.mean_se(s1, s2, n)[1]
+            res.expected_given_no_spoil[k][q], se_c[k][q] = odds.mean_se(s1, s2, alive)
+    res.se = {"p_prep_spoil": odds.rate_se(p_prep, n), "p_spoil_within": se_p,
               "expected": se_e, "expected_given_no_spoil": se_c}
     return res
 

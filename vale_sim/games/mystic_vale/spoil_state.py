@@ -5,6 +5,8 @@ compiled engine's limits (``unsupported``) and the errors both raise
 :mod:`.spoil_fast` (the compiled engine) do not import each other."""
 from __future__ import annotations
 
+from vale_sim.odds import TooManyStates  # noqa: F401  (the shared limit; spoil_state.X)
+
 
 class _S:
     """A mutable state during a transition; ``key()`` is its hashable form.
@@ -67,11 +69,3 @@ class PrepLoop(ValueError):
                          f"showing under 3), so its length has no bound; the exact "
                          f"calculator cannot sum it")
 
-
-class TooManyStates(RuntimeError):
-    """The exact computation would visit more states than allowed (``max_states``)."""
-
-    def __init__(self, deck: str, max_states: int):
-        self.deck, self.max_states = deck, max_states
-        super().__init__(f"deck {deck!r} needs more than {max_states:,} states for an exact "
-                         f"answer: use --simulate, or raise --max-states")

@@ -1,8 +1,7 @@
 """``vale-sim wither-odds``: if I Grow now, how likely am I to Wither? (docs/wither-odds.md)"""
 from __future__ import annotations
 
-import json
-import sys
+from vale_sim.commands.odds import check_common, distribution_lines, one_line, print_results, rule_lines
 
 GAMES = ("mystic-lands",)
 
@@ -25,7 +24,7 @@ def add_parser(sub) -> None:
     mode.add_argument("--exact", action="store_true", help="exact computation (the default)")
     mode.add_argument("--simulate", action="store_true",
                       help="estimate by playing the reference engine's Night instead")
-    from vale_sim.limits import count, seed
+    from vale_sim.limits import WITHER_MAX_STATES, count, seed
     p.add_argument("--games", type=count(1), default=10_000, help="Nights to simulate (default 10000)")
     p.add_argument("--seed", type=seed, default=0, help="master seed for --simulate (default 0)")
     p.add_argument("--policy", default="balanced",
@@ -34,10 +33,12 @@ def add_parser(sub) -> None:
     p.add_argument("--set", default=None,
                    help="card set for names in the deck (default: the deck file's, else "
                         "mystic-lands)")
-    p.add_argument("--max-states", type=count(0, "states"), default=50_000,
+    p.add_argument("--max-states", type=count(1, "states", cap=WITHER_MAX_STATES),
+                   default=50_000,
                    help="stop an exact computation past this many positions (about 40 µs of CPU "
                         "each; the --rule search gets 10 times as many decision states) and "
-                        "say to use --simulate (default 50000, 0 = no limit)")
+                        f"say to use --simulate (default 50000, at most {WITHER_MAX_STATES:,}, "
+                        "so that it fits in memory)")
     p.add_argument("--rule", metavar="GOAL", default=None,
                    help="also find the best Rest/Grow rule: mana, spirit, vp, value "
                         "(2 mana + 2 spirit + 3 VP) or RES>=N, e.g. mana>=5")
@@ -53,64 +54,35 @@ def run(args) -> int:
     from vale_sim.games.mystic_lands import wither as W
     from vale_sim.games.mystic_lands.cards import CardSetError
     from vale_sim.games.mystic_lands.policy import PolicyError, get_policy
-    from vale_sim.io import check_outputs
-    from vale_sim.rng import check_seed
 
     if args.game not in GAMES:
         raise UserError(f"--game {args.game!r} has no Withering: wither-odds takes only "
                         f"--game mystic-lands (for Mystic Vale use spoil-odds)")
-    check_outputs((args.plot, "file", "--plot"))     # before any computation
-    if not 1 <= args.grows <= W.MAX_PLAYS:
-        raise UserError(f"--grows must be between 1 and {W.MAX_PLAYS}, got {args.grows}")
+    seed = check_common(args, "grows", W.MAX_PLAYS)
     if args.rain < 0:
         raise UserError(f"--rain must be 0 or more, got {args.rain}")
-    if args.simulate and args.games < 1:
-        raise UserError(f"--games must be at least 1, got {args.games}")
-    if args.max_states < 0:
-        raise UserError(f"--max-states must be 0 (no limit) or more, got {args.max_states}")
-    try:
-        seed = check_seed(args.seed)
-    except ValueError as e:
-        raise UserError(str(e)) from None
     goal = target = None
     if args.rule is not None:
         try:
             goal, target = W.parse_goal(args.rule)
         except ValueError as e:
             raise UserError(f"--rule: {e}") from None
-    try:
-        policy = get_policy(args.policy)
-    except PolicyError as e:
-        raise UserError(str(e).splitlines()[0]) from None
-    try:
-        deck = W.load_deck(args.deck, args.set)
-    except (W.DeckError, CardSetError) as e:
-        raise UserError(str(e).splitlines()[0]) from None
+    policy = one_line(PolicyError, get_policy, args.policy)
+    deck = one_line((W.DeckError, CardSetError), W.load_deck, args.deck, args.set)
     limit = args.max_states or None
-    try:
-        if args.simulate:
-            res = W.simulate_wither_odds(deck, args.grows, args.rain, args.games, seed,
-                                         policy=policy, progress=True)
-        else:
-            res = W.wither_odds(deck, args.grows, args.rain, policy=policy, max_states=limit)
-        rule = None
-        if goal:
-            rule = W.best_rule(deck, goal, target, horizon=args.grows, rain=args.rain,
-                               policy=policy, max_states=limit and 10 * limit)
-    except (W.TooManyStates, W.Unsupported, ValueError) as e:
-        raise UserError(str(e).splitlines()[0]) from None
-    if args.json:
-        out = res.to_dict()
-        if rule is not None:
-            out["best_rule"] = rule.to_dict()
-        print(json.dumps(out, sort_keys=True))
+    errors = (W.TooManyStates, W.Unsupported, ValueError)
+    if args.simulate:
+        res = one_line(errors, W.simulate_wither_odds, deck, args.grows, args.rain, args.games,
+                       seed, policy=policy, progress=True)
     else:
-        print(format_report(res, deck))
-        if rule is not None:
-            print()
-            print(format_rule(rule))
+        res = one_line(errors, W.wither_odds, deck, args.grows, args.rain, policy=policy,
+                       max_states=limit)
+    rule = None
+    if goal:
+        rule = one_line(errors, W.best_rule, deck, goal, target, horizon=args.grows,
+                        rain=args.rain, policy=policy, max_states=limit and 10 * limit)
+    print_results(args, res, rule, deck, format_report, format_rule)
     if args.plot:                      # after the results: a full disk loses none of them
-        sys.stdout.flush()
         others = []
         if not args.simulate:                 # the curve for 0, 1, 2 Rain tokens too
             try:
@@ -171,18 +143,14 @@ def format_report(res, deck) -> str:
                  "Night keeps its count" + (f" (n = {res.games}; each share within ± "
                                             f"{z * 0.5 / res.games ** 0.5:.3f} at 95%):"
                                             if sim else ":"))
-    shows = sorted({s for d in res.suns_distribution.values() for s in d})
-    lines.append(f"{'plays':>5} " + " ".join(f"{s:>6}" for s in shows))
-    for k in range(1, res.plays + 1):
-        d = res.suns_distribution[k]
-        lines.append(f"{k:>5} " + " ".join(f"{float(d.get(s, 0)):>6.3f}" for s in shows))
+    lines += distribution_lines(res.suns_distribution, range(1, res.plays + 1), "plays")
     return "\n".join(lines)
 
 
 def format_rule(rule) -> str:
     what = (f"P({rule.goal} >= {rule.target})" if rule.target is not None else
             "E[2 mana + 2 spirit + 3 VP]" if rule.goal == "value" else f"E[{rule.goal}]")
-    lines = [f"best Rest/Grow rule (max {what}, at most {rule.horizon} plays, exact): "
+    head = [f"best Rest/Grow rule (max {what}, at most {rule.horizon} plays, exact): "
              f"{float(rule.value):.4f}",
              "fixed rules: " + ", ".join(f"{k} plays: {float(v):.4f}"
                                          for k, v in rule.fixed.items()),
@@ -190,10 +158,7 @@ def format_rule(rule) -> str:
              "Grows there, and its threshold on P(next play Withers)",
              f"{'plays':>5} {'suns':>4} {'rain':>4} {'P(here)':>8} {'grows%':>7} "
              f"{'grow if risk <=':>15} {'rest if risk >=':>15}"]
-    for r in rule.summary(min_reach=0.001):
-        up = "-" if r["grow_up_to"] is None else f"{r['grow_up_to']:.3f}"
-        st = "-" if r["rest_from"] is None else f"{r['rest_from']:.3f}"
-        lines.append(f"{r['plays']:>5} {r['suns']:>4} {r['rain']:>4} {r['reach']:>8.3f} "
-                     f"{100 * r['p_grow']:>6.0f}% {up:>15} {st:>15}")
-    lines.append("(states met with probability < 0.001 not shown)")
-    return "\n".join(lines)
+    return "\n".join(rule_lines(
+        rule, head, lambda r: (f"{r['plays']:>5} {r['suns']:>4} {r['rain']:>4} "
+                               f"{r['reach']:>8.3f} {100 * r['p_grow']:>6.0f}%"),
+        "grow", "rest"))

@@ -19,6 +19,7 @@ import pandas as pd
 
 from vale_sim import stats
 from vale_sim.inputs import parse_int
+from vale_sim.io import json_records, jsonable
 from vale_sim.games import get_game
 from vale_sim.seating import seatings, slots
 from vale_sim.tournament import play_frame
@@ -321,21 +322,5 @@ def bootstrap_by_deal(stat, deals, reps: int = 1000, seed: int = 0, confidence: 
     return float(np.quantile(vals, a)), float(np.quantile(vals, 1 - a))
 
 
-def clean(x):
-    """JSON-ready: numpy scalars to Python, nan/inf to None, tuples to lists."""
-    if isinstance(x, dict):
-        return {str(k): clean(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [clean(v) for v in x]
-    if isinstance(x, (np.integer,)):
-        return int(x)
-    if isinstance(x, (np.floating, float)):
-        x = float(x)
-        return x if math.isfinite(x) else None
-    if isinstance(x, np.bool_):
-        return bool(x)
-    return x
-
-
-def records(df: pd.DataFrame) -> list[dict]:
-    return [clean(r) for r in df.to_dict(orient="records")]
+clean = jsonable           # JSON-ready: numpy to Python, nan/inf to None (vale_sim.io)
+records = json_records     # a DataFrame as JSON-ready records

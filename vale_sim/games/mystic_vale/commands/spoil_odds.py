@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import re
-import sys
+
+from vale_sim.commands.odds import check_common, distribution_lines, one_line, print_results, rule_lines
 
 
 def add_parser(sub) -> None:
@@ -20,12 +20,14 @@ def add_parser(sub) -> None:
     mode.add_argument("--exact", action="store_true", help="exact computation (the default)")
     mode.add_argument("--simulate", action="store_true",
                       help="estimate by playing turns instead (the fast engine when it can take the deck, else the reference engine: the same numbers)")
-    from vale_sim.limits import count, seed
+    from vale_sim.limits import SPOIL_MAX_STATES, count, seed
     p.add_argument("--games", type=count(1), default=10_000, help="games to simulate (default 10000)")
-    p.add_argument("--max-states", type=count(0, "states"), default=1_500_000,
+    p.add_argument("--max-states", type=count(1, "states", cap=SPOIL_MAX_STATES),
+                   default=1_500_000,
                    help="stop an exact computation past this many distinct states (about "
-                        "1-2 µs and 0.5 KB of memory each compiled; default 1500000, 0 = no "
-                        "limit) and say to use --simulate")
+                        "1-2 µs and 0.5 KB of memory each compiled; default 1500000, at most "
+                        f"{SPOIL_MAX_STATES:,}, so that it fits in memory) and say to use "
+                        "--simulate")
     p.add_argument("--engine", choices=("auto", "compiled", "python"), default="auto",
                    help="exact engine: compiled (numba; the default via auto) or the readable "
                         "Python model it is checked against (30-60x slower)")
@@ -46,20 +48,10 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from vale_sim.games.mystic_vale.cards import CardSetError
     from vale_sim.cli import UserError
-    from vale_sim.rng import check_seed
     from vale_sim.games.mystic_vale.rules import Rules
     from vale_sim.games.mystic_vale import spoil
 
-    from vale_sim.io import check_outputs
-    check_outputs((args.plot, "file", "--plot"))     # before any computation
-    if not 1 <= args.pushes <= 40:
-        raise UserError(f"--pushes must be between 1 and 40, got {args.pushes}")
-    if args.simulate and args.games < 1:
-        raise UserError(f"--games must be at least 1, got {args.games}")
-    try:
-        seed = check_seed(args.seed)
-    except ValueError as e:
-        raise UserError(str(e)) from None
+    seed = check_common(args, "pushes", 40)
     goal = target = None
     if args.rule is not None:
         if args.rule == "mana":
@@ -68,10 +60,7 @@ def run(args) -> int:
             goal, target = "reach", int(args.rule)
         else:
             raise UserError(f"--rule must be 'mana' or a whole number of mana, got {args.rule!r}")
-    try:
-        deck = spoil.load_deck(args.deck, args.set)
-    except (spoil.DeckError, CardSetError) as e:
-        raise UserError(str(e).splitlines()[0]) from None
+    deck = one_line((spoil.DeckError, CardSetError), spoil.load_deck, args.deck, args.set)
     rules = Rules(prep_count=args.prep_count)
     limit = args.max_states or None
     try:
@@ -90,20 +79,10 @@ def run(args) -> int:
             rule.seconds = max(0.0, rule.seconds - took())
     except (spoil.TooManyStates, ValueError) as e:
         raise UserError(str(e)) from None
-    if args.json:
-        out = res.to_dict()
-        if rule is not None:
-            out["best_rule"] = rule.to_dict()
-        print(json.dumps(out, sort_keys=True))
-    else:
-        print(format_report(res, deck))
-        if rule is not None:
-            print()
-            print(format_rule(rule))
+    print_results(args, res, rule, deck, format_report, format_rule)
     if args.plot:                      # after the results: a full disk loses none of them
         from vale_sim.games.mystic_vale.plots.spoil import spoil_report_figure
         from vale_sim.io import save_figure
-        sys.stdout.flush()
         save_figure(spoil_report_figure(res), args.plot, dpi=110)
     return 0
 
@@ -146,17 +125,13 @@ def format_report(res, deck) -> str:
                      f"{float(e['vp']):>7.3f} {float(res.p_can_push[k]):>9.4f}")
     lines.append("")
     lines.append("decay showing after k pushes (spoiled turns keep the showing they spoiled at):")
-    shows = sorted({s for d in res.decay_showing_distribution.values() for s in d})
-    lines.append(f"{'pushes':>6} " + " ".join(f"{s:>6}" for s in shows))
-    for k in range(res.pushes + 1):
-        d = res.decay_showing_distribution[k]
-        lines.append(f"{k:>6} " + " ".join(f"{float(d.get(s, 0)):>6.3f}" for s in shows))
+    lines += distribution_lines(res.decay_showing_distribution, range(res.pushes + 1), "pushes")
     return "\n".join(lines)
 
 
 def format_rule(rule) -> str:
     what = ("expected mana" if rule.goal == "mana" else f"P(mana >= {rule.target})")
-    lines = [f"best push/stop rule (max {what}, at most {rule.horizon} pushes): "
+    head = [f"best push/stop rule (max {what}, at most {rule.horizon} pushes): "
              f"{float(rule.value):.4f}",
              "fixed rules: " + ", ".join(f"push {k}: {float(v):.4f}"
                                          for k, v in rule.always_push.items()),
@@ -164,10 +139,7 @@ def format_rule(rule) -> str:
              "rule pushes there, and its threshold on P(next push spoils)",
              f"{'pushes':>6} {'showing':>7} {'mana':>5} {'P(here)':>8} {'pushes%':>8} "
              f"{'push if risk <=':>15} {'stop if risk >=':>15}"]
-    for r in rule.summary(min_reach=0.001):
-        up = "-" if r["push_up_to"] is None else f"{r['push_up_to']:.3f}"
-        st = "-" if r["stop_from"] is None else f"{r['stop_from']:.3f}"
-        lines.append(f"{r['pushes']:>6} {r['decay_showing']:>7} {r['mana']:>5.1f} "
-                     f"{r['reach']:>8.3f} {100 * r['p_push']:>7.0f}% {up:>15} {st:>15}")
-    lines.append("(states met with probability < 0.001 not shown)")
-    return "\n".join(lines)
+    return "\n".join(rule_lines(
+        rule, head, lambda r: (f"{r['pushes']:>6} {r['decay_showing']:>7} {r['mana']:>5.1f} "
+                               f"{r['reach']:>8.3f} {100 * r['p_push']:>7.0f}%"),
+        "push", "stop"))

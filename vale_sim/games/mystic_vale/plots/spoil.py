@@ -14,25 +14,14 @@ def _errorbars(res, k_values):
 
 
 def plot_spoil_curves(results, ax=None):
-    """P(spoil within k pushes) against k, one line per deck (SpoilOdds results)."""
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 4))
-    for res in results:
-        ks = list(range(res.pushes + 1))
-        ps = [float(res.p_spoil_within[k]) for k in ks]
-        err = _errorbars(res, ks)
-        label = res.deck + (" (simulated)" if res.method == "simulated" else "")
-        if err:
-            ax.errorbar(ks, ps, yerr=err, marker="o", capsize=3, label=label)
-        else:
-            ax.plot(ks, ps, marker="o", label=label)
-    ax.set_xlabel("pushes after Prep (k)")
-    ax.set_ylabel("P(spoiled within k pushes)")
-    ax.set_ylim(0, 1)
-    ax.set_title("Spoil risk per push")
-    ax.grid(alpha=0.3)
-    ax.legend()
-    return ax
+    """P(spoil within k pushes) against k, one line per deck (SpoilOdds results;
+    simulated ones with ± one standard error)."""
+    from vale_sim.odds import plot_risk_curves
+    return plot_risk_curves(
+        results, ax, lambda res: list(range(res.pushes + 1)),
+        lambda res, k: res.p_spoil_within[k], _errorbars,
+        lambda res: res.deck + (" (simulated)" if res.method == "simulated" else ""),
+        "pushes after Prep (k)", "P(spoiled within k pushes)", "Spoil risk per push")
 
 
 def plot_frontier(results, ax=None):
