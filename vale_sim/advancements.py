@@ -336,10 +336,13 @@ def strength_run(card_set=None, games: int = 2000, players: int = 2, seed: int =
 def game_strength_run(game: str, card_set=None, games: int = 2000, players: int = 2,
                       seed: int = 0, baseline="balanced", cards=None, rules=None,
                       engine: str = "fast", workers: int = 1,
-                      on_card: Callable[[int, int, str], None] | None = None) -> StrengthRun:
-    """:func:`strength_run` with the game first (its default card set when None)."""
+                      on_card: Callable[[int, int, str], None] | None = None,
+                      play=play_frame) -> StrengthRun:
+    """:func:`strength_run` with the game first (its default card set when None).
+    ``play``: a :func:`~vale_sim.tournament.play_frame`-like function (e.g. a
+    ChunkStore's, which keeps finished chunks); default play_frame."""
     return strength_run(card_set, games, players, seed, baseline, cards, rules, engine,
-                        workers, on_card, game=game)
+                        workers, on_card, play or play_frame, game=game)
 
 
 def _adjusted_level(correction: str, confidence: float, m: int, flagged: int) -> float:

@@ -203,6 +203,26 @@ def report_schema() -> dict:
         "quick": (_bool, False),
         "baseline": (_str, "optimized-{P}p"),    # the strong baseline of "Robust to the bots?"
         "sizes": (dict, None),           # sub-table: the game's report settings fields
+        # a "What if" section when the config names edits (vale_sim.whatif, docs/what-if.md)
+        "edits": (dict, None),
+        "rule_edits": (dict, None),
+        "what_if_players": (_players_list, [2]),
+        "what_if_games": (_int(2, MAX_GAMES), None),     # None: 2000 (quick/tiny: 200)
+        "what_if_cards": (_list_of(_str), None),
+    }
+
+
+def what_if_schema() -> dict:
+    return {                           # vale_sim.whatif, docs/what-if.md
+        "edits": (dict, None),         # [edits."CARD"] FIELD = VALUE ("+1", "-1" or 5)
+        "rule_edits": (dict, None),    # [rule_edits] NAME = VALUE (the edited arm's rules)
+        "players": (_players_list, [2]),
+        "games": (_int(2, MAX_GAMES), 2000),
+        "baseline": (_str, None),
+        "cards": (_list_of(_str), None),
+        "tolerance": (_float(0.0, 1.0), 0.05),
+        "margin": (_float(0.0, 1.0), 0.02),
+        "correction": (_choice("fdr_bh", "holm", "bonferroni"), "fdr_bh"),
     }
 
 
@@ -273,6 +293,8 @@ def load_experiment(path, game: str | None = None) -> Experiment:
         if e.problem == "no such file":
             raise ExperimentError(f"{path}: no such experiment file (see experiments/*.toml)") from None
         raise ExperimentError(str(e)) from None
+    if raw.get("study") == "what-if":
+        raw["study"] = "what_if"
     study = raw.get("study")
     names = study_names()
     if study is None:
@@ -373,7 +395,21 @@ def check_tournament(exp, cs) -> None:
                                       f"{c['players']} policies")
 
 
+def check_what_if(exp, cs) -> None:
+    _what_if_edits(exp, check=True)
+
+
+def estimate_what_if(exp) -> int:
+    from .whatif import games_played
+    c, g = exp.config, exp.game_obj()
+    n = (len(set(c["cards"]) | set(c["edits"] or {})) if c["cards"]
+         else len(g.strength_cards(g.load_card_set(c["card_set"]))))
+    return games_played(n, c["players"], c["games"])
+
+
 def check_report(exp, cs) -> None:
+    if exp.config["edits"] or exp.config["rule_edits"]:
+        _what_if_edits(exp, check=True)
     try:
         _report_settings(exp)
     except (TypeError, ValueError) as e:
@@ -384,6 +420,39 @@ def _report_module(g):
     """The game's report (``Game.report``: its settings, sections and title)."""
     from .study import resolve
     return resolve(g.report)
+
+
+def _what_if_edits(exp: Experiment, check: bool = False):
+    """The card and rule edits of a ``what_if`` config (``check``: also apply them to
+    the card set and the rules, so a bad one fails before any game); an
+    ExperimentError naming the file and the key."""
+    from . import whatif
+    c, path, g = exp.config, exp.path, exp.game_obj()
+    edits, rules = [], []
+    try:
+        for card, fields_ in (c["edits"] or {}).items():
+            if not isinstance(fields_, dict):
+                raise whatif.WhatIfError(f"write a table [edits.\"{card}\"] of FIELD = VALUE")
+            for f, v in fields_.items():
+                value, rel = whatif.parse_value(v, f"{card}.{f}")
+                edits.append(whatif.Edit(card, f, value, rel))
+        for k, v in (c["rule_edits"] or {}).items():
+            rules.append(whatif.parse_rule(k, g, "rule_edits.", v))
+        if not edits and not rules:
+            raise whatif.WhatIfError("give [edits.\"CARD\"] FIELD = VALUE or [rule_edits]")
+        if check:
+            cs = g.load_card_set(c["card_set"])
+            whatif.apply_card_edits(g, cs, edits)
+            whatif.apply_rule_edits(g, exp.rules(), rules, "rule_edits")
+            known = {n for n, *_ in g.strength_cards(cs)}
+            key = "cards" if exp.study == "what_if" else "what_if_cards"
+            for n in c[key] or []:
+                if n not in known:
+                    hint = did_you_mean(n, sorted(known))
+                    raise _fail(path, key, f"unknown card {n!r}" + (f"; {hint}" if hint else ""))
+    except (whatif.WhatIfError, *g.user_errors) as e:
+        raise _fail(path, "edits", str(e)) from None
+    return edits, rules
 
 
 def _report_settings(exp: Experiment, **kw):
@@ -462,9 +531,39 @@ def run_report(exp, out: Path, store, progress) -> dict:
     c = exp.config
     settings = _report_settings(exp, seed=c["seed"], card_set=c["card_set"], engine=c["engine"],
                                 workers=c["workers"])
-    rm = build_report(out, settings, store=store, keep=(RUNS_DIR,), progress=progress,
-                      game=exp.game)
+    sections = None
+    if c["edits"] or c["rule_edits"]:          # the report's own sections, then "What if"
+        from . import report
+        from .whatif import report_section_function
+        sections = report.game_report(exp.game).sections()
+        edits, rules = _what_if_edits(exp)
+        sections.insert(len(sections) - 1, report_section_function(
+            edits, rules, c["what_if_players"], c["what_if_games"], c["what_if_cards"]))
+    rm = build_report(out, settings, sections=sections, store=store, keep=(RUNS_DIR,),
+                      progress=progress, game=exp.game)
     return {"report": rm}
+
+
+def run_what_if(exp, out: Path, store, progress) -> dict:
+    """A what-if config: what_if.json, what_if.txt, the two tables as CSV, the figure
+    (the results are written before the figure)."""
+    from . import whatif
+    from .plots.whatif import plot_changes
+    import pandas as pd
+    c = exp.config
+    edits, rules = _what_if_edits(exp)
+    w = whatif.what_if(edits, rules, exp.game, c["card_set"], c["players"], c["games"],
+                       c["seed"], c["baseline"], c["cards"], exp.rules(), c["engine"],
+                       c["workers"], tolerance=c["tolerance"], margin=c["margin"],
+                       correction=c["correction"], play=store.play_frame)
+    for name in ("cards", "game"):
+        _write_csv(pd.concat([getattr(pc, name).assign(players=pc.players) for pc in w.counts],
+                             ignore_index=True), out / f"what_if_{name}.csv")
+    atomic_write(out / "what_if.json", json.dumps(w.to_json(), indent=1, default=str))
+    atomic_write(out / "what_if.txt", w.text() + "\n")
+    _save_fig(plot_changes(w), out / "what_if.png", dpi=110, bbox_inches="tight")
+    return {"verdicts_changed": {pc.players: int(pc.cards["verdict_changed"].sum())
+                                 for pc in w.counts}}
 
 
 def _engine_used(exp) -> str:

@@ -63,6 +63,10 @@ SHARED = (
           check="vale_sim.experiments:check_tournament", run="vale_sim.experiments:run_tournament",
           estimate="vale_sim.experiments:estimate_tournament",
           doc="policies against each other, seats rotated on common seeds"),
+    Study("what_if", command="what-if", parser="vale_sim.commands.what_if",
+          schema="vale_sim.experiments:what_if_schema", check="vale_sim.experiments:check_what_if",
+          run="vale_sim.experiments:run_what_if", estimate="vale_sim.experiments:estimate_what_if",
+          doc="card or rule edits: the paired change of every verdict (vale_sim.whatif)"),
 )
 
 

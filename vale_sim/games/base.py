@@ -87,6 +87,10 @@ Optional hooks (every one has a default, so a game may leave them out):
   dataclass), ``module`` (where categorical fields find their choices,
   ``FIELD_MODES`` or ``FIELDS``), ``ranges`` (integer field -> (lo, hi)),
   ``excluded`` (fields never searched) and ``int_limit``.  ``None``: no search.
+* ``edit_card(cs, card, field, value, relative) -> (new_set, old, new)``: the card
+  set with one number of one card changed (``vale-sim what-if --edit``,
+  :mod:`vale_sim.whatif`); the number's source becomes ``user``; a bad edit is the
+  game's one-line card-set error.  ``None``: no card edits (rule edits still work).
 """
 from __future__ import annotations
 
@@ -161,6 +165,7 @@ class Game:
     turn_measures: tuple | None = None
     golden_module: str | None = None
     search_space: Callable[[], dict] | None = None
+    edit_card: Callable[..., tuple] | None = None
 
     def resolve_baseline(self, spec, players: int, card_set=None):
         """The baseline policy for ``players`` players: a preset or bundled policy

@@ -157,6 +157,7 @@ GAME = Game(
     strength_arms=_strength_arms,
     strength_cards=_strength_cards,
     search_space=policy.search_space,
+    edit_card=cards.apply_edit,
 )
 
 __all__ = ["GAME", "render_play", "describe", "cards", "policy", "records", "rules"]

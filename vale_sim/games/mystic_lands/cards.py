@@ -801,3 +801,61 @@ def effect_text(e: Effect) -> str:
     elif e.amount:
         p.append(f"{e.amount}")
     return f"{e.timing}: {e.kind}" + (f" {' '.join(p)}" if p else "")
+
+
+# ---------------------------------------------------------------------------
+# What-if edits (vale_sim.whatif): one number of one card changed
+# ---------------------------------------------------------------------------
+#: The numbers ``vale-sim what-if --game mystic-lands --edit CARD.FIELD=VALUE`` may
+#: change, with the loader's bounds.  Level and position move a card (edit the file);
+#: a Vale's rows, track and effects are tables, not one number; the basic cards of
+#: the starting deck are left out.
+EDITABLE_ADVANCE = {"copies": (1, LIMITS["copies"]), "cost": (0, LIMITS["cost"]),
+                    "end_vp": (0, LIMITS["icon"] * 2),
+                    **{f: (0, LIMITS["icon"]) for f in ICON_FIELDS}}
+EDITABLE_VALE = {"copies": (1, LIMITS["copies"]), "cost": (0, LIMITS["vale_cost"])}
+EDIT_SOURCE = "user"          # the source of an edited number
+
+
+def apply_edit(cs: CardSet, card: str, field_: str, value: int, relative: bool = False):
+    """``cs`` with number ``field_`` of Advance or Vale ``card`` set to ``value``
+    (``relative``: the current value plus ``value``); its source becomes ``user``.
+    Returns ``(new_set, old_value, new_value)``.  One-line CardSetError for an
+    unknown card (closest name), a field that is not an editable number (listing
+    them) or a value outside the loader's range."""
+    from dataclasses import replace
+    from ...inputs import did_you_mean
+    where = f"--edit {card}.{field_}"
+    found = next(((k, i) for k, items in (("advance", cs.advances), ("vale", cs.vales))
+                  for i, c in enumerate(items) if c.name == card), None)
+    if found is None:
+        names = [a.name for a in cs.advances] + [v.name for v in cs.vales]
+        hint = did_you_mean(card, names)
+        raise CardSetError(where, None, None, f"unknown card {card!r} in set {cs.name!r} "
+                           f"(an Advance or Vale)", hint or "use a name `vale-sim cards "
+                           "--game mystic-lands` lists")
+    kind, i = found
+    items = cs.advances if kind == "advance" else cs.vales
+    c = items[i]
+    table = EDITABLE_ADVANCE if kind == "advance" else EDITABLE_VALE
+    if field_ not in table:
+        raise CardSetError(where, None, None, f"{field_!r} is not an editable number of {kind} "
+                           f"{card!r}", f"editable: {', '.join(table)}")
+    icon = field_ in ICON_FIELDS
+    old = getattr(c.icons, field_) if icon else getattr(c, field_)
+    new = old + value if relative else value
+    lo, hi = table[field_]
+    if not lo <= new <= hi:
+        shown = f"{old} {'+' if value >= 0 else '-'} {abs(value)} = {new}" if relative else str(new)
+        raise CardSetError(where, None, None, f"{field_} would be {shown}, outside {lo}..{hi}",
+                           f"give a value from {lo} to {hi}")
+    src = dict(c.sources)
+    src[field_] = EDIT_SOURCE
+    sources = tuple(sorted((k, s) for k, s in src.items()))
+    if icon:
+        edited = replace(c, icons=replace(c.icons, **{field_: new}), sources=sources)
+    else:
+        edited = replace(c, **{field_: new}, sources=sources)
+    out = replace(cs, **{"advances" if kind == "advance" else "vales":
+                         items[:i] + (edited,) + items[i + 1:]})
+    return out, old, new

@@ -167,4 +167,5 @@ GAME = Game(
               main=__name__ + ".commands.bench:run_profile"),
     ),
     search_space=_policy.search_space,
+    edit_card=_cards.apply_edit,
 )

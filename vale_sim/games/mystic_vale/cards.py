@@ -929,3 +929,80 @@ def validate_playable(cs: CardSet, players: int) -> None:
             raise CardSetError(file, None, f"{kind}s",
                                f"only {have} level {level} {kind} copies; {what}",
                                f"add level {level} {kind}s to reach {shown} copies")
+
+
+# ---------------------------------------------------------------------------
+# What-if edits (vale_sim.whatif): one number of one card changed
+# ---------------------------------------------------------------------------
+#: The numbers ``vale-sim what-if --edit CARD.FIELD=VALUE`` may change, with their
+#: bounds (the loader's: docs/card-format.md, "Limits").  Level, position and
+#: supply move a card to another deck or place (edit the card file for that);
+#: starting cards are left out (their counts must add up to 20).
+EDITABLE_ADVANCEMENT = {"copies": (1, LIMITS["copies"]), "cost": (0, LIMITS["cost"]),
+                        **{s: (0, LIMITS["symbol"]) for s in _SYMBOLS},
+                        "amount": (1, LIMITS["amount"])}
+EDITABLE_VALE = {"copies": (1, LIMITS["copies"]),
+                 **{f"cost_{s}": (0, LIMITS["vale_cost"]) for s in SPIRITS},
+                 "end_vp": (0, LIMITS["symbol"]), "amount": (1, LIMITS["amount"]),
+                 "extra_buys": (0, LIMITS["extra_buys"])}
+EDIT_SOURCE = "user"          # the source of an edited number
+
+
+def editable_fields(card) -> tuple[str, ...]:
+    """The numbers of ``card`` (an Advancement or a Vale) an edit may change."""
+    if isinstance(card, Advancement):
+        return tuple(f for f in EDITABLE_ADVANCEMENT
+                     if f != "amount" or card.ability in DEFAULT_AMOUNT)
+    return tuple(f for f in EDITABLE_VALE
+                 if (f != "amount" or card.ability in DEFAULT_AMOUNT)
+                 and (f != "extra_buys" or card.ability == "harvest_mana"))
+
+
+def apply_edit(cs: CardSet, card: str, field_: str, value: int, relative: bool = False):
+    """``cs`` with number ``field_`` of card ``card`` set to ``value`` (``relative``:
+    the current value plus ``value``); the number's source becomes ``user``.
+    Returns ``(new_set, old_value, new_value)``.  A one-line CardSetError names the
+    card, the field and the fix: an unknown card (with the closest name), a field
+    that is not an editable number (listing those), a value out of the loader's
+    range, or a set that no longer passes the cross-card limits."""
+    from dataclasses import replace
+    from ...inputs import did_you_mean
+    where = f"--edit {card}.{field_}"
+    names = [a.name for a in cs.advancements] + [v.name for v in cs.vales]
+    idx = next(((k, i) for k, items in (("advancement", cs.advancements), ("vale", cs.vales))
+                for i, c in enumerate(items) if c.name == card), None)
+    if idx is None:
+        hint = did_you_mean(card, names)
+        raise CardSetError(where, None, None, f"unknown card {card!r} in set {cs.name!r}",
+                           hint or "use a card name as `vale-sim cards` lists it")
+    kind, i = idx
+    items = cs.advancements if kind == "advancement" else cs.vales
+    c = items[i]
+    if kind == "advancement" and c.supply == "starter":
+        raise CardSetError(where, None, None, f"{card!r} is a starting-card print",
+                           "edit a commons or Fertile Soil advancement, or a vale")
+    allowed = editable_fields(c)
+    if field_ not in allowed:
+        raise CardSetError(where, None, None, f"{field_!r} is not an editable number of {kind} "
+                           f"{card!r}", f"editable: {', '.join(allowed)}")
+    old = getattr(c, field_)
+    new = old + value if relative else value
+    lo, hi = (EDITABLE_ADVANCEMENT if kind == "advancement" else EDITABLE_VALE)[field_]
+    if not lo <= new <= hi:
+        shown = f"{old} {'+' if value >= 0 else '-'} {abs(value)} = {new}" if relative else str(new)
+        raise CardSetError(where, None, None, f"{field_} would be {shown}, outside {lo}..{hi}",
+                           f"give a value from {lo} to {hi}; limits: docs/card-format.md")
+    src = dict(c.sources)
+    src[field_] = EDIT_SOURCE
+    order = _SOURCE_KEYS[kind]
+    sources = tuple((k, src[k]) for k in order if k in src and src[k] != c.source)
+    edited = replace(c, **{field_: new}, sources=sources)
+    new_items = items[:i] + (edited,) + items[i + 1:]
+    out = replace(cs, **{"advancements" if kind == "advancement" else "vales": new_items})
+    level_total = [sum(a.copies for a in out.advancements if a.supply == "commons" and a.level == lv)
+                   for lv in (1, 2, 3)]
+    if max(level_total) > LIMITS["level_copies"] or \
+            sum(v.copies for v in out.vales) > LIMITS["vale_copies"]:
+        raise CardSetError(where, None, None, "the edited set has more copies than the engines "
+                           "hold", "use fewer copies (limits: docs/card-format.md)")
+    return out, old, new
