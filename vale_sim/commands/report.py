@@ -11,9 +11,11 @@ from __future__ import annotations
 
 def add_parser(sub) -> None:
     p = sub.add_parser("report", help="build the balance report (HTML + Markdown + CSV)",
-                       description="Build the balance report: card set and sources, spoil odds, "
-                                   "strategy tournament, advancement values, pool sizes by player "
-                                   "count, seat advantage, run manifest.  Default size finishes in "
+                       description="Build the balance report of the game: its sections (for "
+                                   "the default game: card set and sources, spoil odds, strategy "
+                                   "tournament, advancement values, pool sizes by player count, "
+                                   "seat advantage, robustness, exploitability), an executive "
+                                   "summary and the run manifest.  Default size finishes in "
                                    "under ten minutes on two cores with the fast engine; --quick "
                                    "in about a minute.")
     p.add_argument("--quick", action="store_true", help="a smaller, faster report (about a minute)")
