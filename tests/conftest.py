@@ -50,3 +50,15 @@ def no_games(monkeypatch):
         raise AssertionError("a game was played")
     for name in ("run_chunk", "summary_chunk"):          # where every game is played
         monkeypatch.setattr(runner, name, boom)
+
+
+@pytest.fixture
+def no_analyses(monkeypatch, no_games):
+    """Also fail if an analysis starts (a check must come before it)."""
+    def boom(*a, **k):
+        raise AssertionError("an analysis started")
+    from vale_sim import advancements, tournament
+    from vale_sim.games.mystic_vale import pools
+    monkeypatch.setattr(pools, "simulate_pools", boom)
+    monkeypatch.setattr(tournament, "tournament", boom)
+    monkeypatch.setattr(advancements, "advancement_report", boom)
