@@ -58,15 +58,32 @@ def pytest_configure(config):
 # Keys: a test module's file name (every test of it) or "file::test function"
 # (every parametrization of that function).  Unlisted: fast and numba-free, unless
 # the module's ``pytestmark`` or the test's decorator says otherwise.
+C = ("compiled",)
 MARKS: dict[str, tuple[str, ...]] = {
+    # compiled: modules one of whose tests ran a vale_sim kernel (found by the check
+    # below, each module run alone with -m 'not compiled'); the whole module is marked.
+    "test_advancements.py": C, "test_card_verdicts.py": C, "test_conformance.py": C,
+    "test_differential.py": C, "test_differential_random.py": C,
+    "test_disputed_rules.py": C, "test_experiments.py": C, "test_fast_engine.py": C,
+    "test_fast_profile_names.py": C, "test_fast_rng.py": C, "test_fuzz.py": C,
+    "test_lookahead.py": C, "test_ml_fast.py": C, "test_ml_planted.py": C,
+    "test_ml_studies.py": C, "test_optimize.py": C, "test_out_folder_safety.py": C,
+    "test_pools.py": C, "test_pools_paired.py": C, "test_reading_results.py": C,
+    "test_report.py": C, "test_report_content.py": C, "test_robustness.py": C,
+    "test_runner.py": C, "test_runner_bounded.py": C, "test_seating_balance.py": C,
+    "test_spoil.py": C, "test_spoil_fast.py": C, "test_spoil_simulation.py": C,
+    "test_tournament.py": C, "test_write_failures.py": C,
+    # compiled by hand: their engines run in subprocesses the check cannot see
+    "test_notebooks.py": C,
+    "test_workers.py::test_workers_exit_when_simulate_parent_dies": C,
     # slow (seconds measured on the loaded 2-core machine, cold numba cache, when
     # they were classified: docs/testing.md "Suite time")
-    "test_notebooks.py": ("slow",),                                        # 95 s, 5 notebooks
-    "test_coverage.py": ("slow",),                                         # 23 s, one fixture
+    "test_notebooks.py::test_notebook_runs": ("slow",),                    # 95 s, 5 notebooks
+    "test_coverage.py": ("compiled", "slow"),                              # 23 s, one fixture
     "test_spoil.py::test_exact_equals_engine_on_random_decks": ("slow",),  # 41 s
     "test_spoil.py::test_exact_equals_exhaustive_engine": ("slow",),       # 14 s, 4 decks
     "test_ml_studies.py::test_the_mystic_lands_report_and_the_index": ("slow",),        # 35 s
-    "test_bt_coverage.py::test_real_3_player_tournament_intervals_cover": ("slow",),    # 14 s
+    "test_bt_coverage.py::test_real_3_player_tournament_intervals_cover": ("compiled", "slow"),  # 14 s
     "test_optimize.py::test_workers_do_not_change_the_answer": ("slow",),               # 12 s
     "test_optimize.py::test_resume_equals_an_uninterrupted_run": ("slow",),             # 9 s
     "test_optimize.py::test_a_dask_scheduler_does_not_change_the_answer": ("slow",),    # 7 s
