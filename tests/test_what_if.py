@@ -256,8 +256,8 @@ def test_a_report_config_naming_edits_gets_a_what_if_section(tmp_path):
                  '[edits."Stag"]\ncost = "+1"\n')
     run_experiment(p, tmp_path / "res", progress=False)
     md = (tmp_path / "res" / "rep" / "report.md").read_text()
-    # just before the run manifest, whatever the number of the sections before it
-    assert re.search(r"## (\d+)\. What if: Stag\.cost=\+1.*\n(?:.*\n)*?## (\d+)\. Run manifest", md)
+    # (section numbers move as sections are added: match the title)
+    assert re.search(r"^## \d+\. What if: Stag\.cost=\+1 \(3 -> 4\)$", md, re.M), md[:2000]
     assert "verdict changed" in md.lower()
     assert (tmp_path / "res" / "rep" / "tables" / "what_if_cards.csv").exists()
 
