@@ -49,6 +49,10 @@ class ReportSettings:
     adv_tolerance: float = 0.05       # verdict band (fraction); see docs/statistics.md
     adv_margin: float = 0.02          # "balanced" = shown within this (fraction), TOST
     adv_correction: str = "fdr_bh"    # multiplicity correction across the cards tested
+    # Strength again at other player counts (it includes denial, so it is per count;
+    # docs/report.md): the same cards, seed and verdict rules, fewer games.
+    adv_other_players: tuple = (3, 4)
+    adv_other_games: int = 4000       # strength at those counts: games per card and arm
     pool_players: tuple = (2, 3, 4)
     pool_grid: str = "15:45:2"
     pool_games: int = 16000
@@ -64,26 +68,26 @@ class ReportSettings:
     PRESETS = {
         "full": ({}, dict(spoil_sim_games=2000, tournament_games=100,
                           tournament_policies=("balanced", "cautious", "greedy", "vp-rush"),
-                          adv_games=40, adv_observational_games=300,
+                          adv_games=40, adv_observational_games=300, adv_other_games=24,
                           pool_grid="17:41:6", pool_games=60)),
         "quick": (dict(spoil_sim_games=1000, tournament_games=1000,
                        tournament_policies=("balanced", "cautious", "greedy", "vp-rush"),
-                       adv_games=200, adv_observational_games=2000,
+                       adv_games=200, adv_observational_games=2000, adv_other_games=200,
                        pool_grid="17:41:4", pool_games=400),
                   dict(spoil_sim_games=500, tournament_games=20,
                        tournament_policies=("balanced", "greedy", "cautious"),
-                       adv_games=6, adv_observational_games=40,
+                       adv_games=6, adv_observational_games=40, adv_other_games=8,
                        adv_cards=("Podlings", "Peacekeeper Druid", "Hulking Thornhide",
                                   "Blooming Arbor"),
                        pool_grid="20:30:10", pool_games=16)),
         "tiny": (dict(spoil_decks=("starter", "druid"), spoil_sim_games=200, spoil_pushes=4,
                       tournament_policies=("balanced", "greedy"), tournament_games=20,
-                      adv_games=6, adv_observational_games=40,
+                      adv_games=6, adv_observational_games=40, adv_other_games=8,
                       adv_cards=("Podlings", "Peacekeeper Druid", "Blooming Arbor"),
                       pool_players=(2, 3), pool_grid="25", pool_games=16),
                  dict(spoil_decks=("starter", "druid"), spoil_sim_games=100, spoil_pushes=4,
                       tournament_policies=("balanced", "greedy"), tournament_games=6,
-                      adv_games=4, adv_observational_games=10,
+                      adv_games=4, adv_observational_games=10, adv_other_games=8,
                       adv_cards=("Podlings", "Blooming Arbor"),
                       pool_players=(2, 3), pool_grid="25", pool_games=6)),
     }
@@ -103,11 +107,12 @@ class ReportSettings:
             cls, size, quick, engine, overrides, fast_engine_available,
             "The fast (numba) engine is not available, so this report uses the reference "
             "engine with small sample sizes: intervals are wide.",
-            ("spoil_decks", "tournament_policies", "pool_players", "adv_cards"))
+            ("spoil_decks", "tournament_policies", "pool_players", "adv_cards",
+             "adv_other_players"))
 
     def check(self) -> None:
         for k in ("spoil_sim_games", "tournament_games", "adv_games", "adv_observational_games",
-                  "pool_games", "spoil_pushes", "workers"):
+                  "adv_other_games", "pool_games", "spoil_pushes", "workers"):
             v = getattr(self, k)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ValueError(f"{k} must be a positive whole number, got {v!r}")
@@ -121,6 +126,10 @@ class ReportSettings:
                              f"got {self.adv_margin!r}")
         from .pools import parse_players, parse_pools
         parse_pools(self.pool_grid, parse_players(list(self.pool_players)))
+        if not isinstance(self.adv_other_players, tuple) or not all(
+                type(p) is int and p in (2, 3, 4) for p in self.adv_other_players):
+            raise ValueError(f"adv_other_players must be a list of player counts among 2, 3 "
+                             f"and 4 (or empty), got {self.adv_other_players!r}")
         from vale_sim.robustness import resolve_baseline
         for p in sorted(set(self.pool_players) | {self.adv_players}):
             resolve_baseline(self.robust_baseline, p)        # PolicyError names it
@@ -128,11 +137,17 @@ class ReportSettings:
     def to_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
+    def other_players(self) -> tuple:
+        """The player counts the strength is measured at besides ``adv_players``, sorted."""
+        return tuple(sorted(set(self.adv_other_players) - {self.adv_players}))
+
     def games(self) -> dict:
         """Games per study for the manifest."""
         return {"spoil_simulated_turns_per_deck": self.spoil_sim_games,
                 "tournament_per_matchup": self.tournament_games,
                 "advancement_strength_per_card_and_arm": self.adv_games,
+                "advancement_strength_other_players": list(self.other_players()),
+                "advancement_strength_other_players_per_card_and_arm": self.adv_other_games,
                 "advancement_observational": self.adv_observational_games,
                 "pool_per_cell": self.pool_games,
                 "robustness_strength_per_card_and_arm": self.adv_games,
@@ -374,6 +389,20 @@ def section_advancements(ctx: Context) -> Section:
     df.insert(df.columns.get_loc("kind") + 1, "card_type", [card_type(c) for c in df["card"]])
     ctx.results["advancements"] = df
     ctx.results["advancements_run"] = keep.get("run")
+    by_count = {s.adv_players: df}
+    for p in s.other_players():      # the same cards at the other player counts
+        bar = _bar(ctx, total=None, desc=f"cards ({p} players)", unit="card")
+        try:
+            by_count[p] = adv.strength_table(
+                s.card_set, games=s.adv_other_games, players=p, seed=s.seed,
+                cards=list(df["card"]), engine=s.engine, tolerance=s.adv_tolerance,
+                correction=s.adv_correction, on_card=on_card, play=_store(ctx).play_frame,
+                margin=s.adv_margin)
+        finally:
+            if bar is not None:
+                bar.close()
+    per_players = strength_by_players(by_count)
+    ctx.results["advancements_by_players"] = per_players
     cs = ctx.card_set()
     a = df.attrs
     df = df.copy()
@@ -425,8 +454,10 @@ def section_advancements(ctx: Context) -> Section:
              f"Strength is measured at {a['players']} players and includes **denial**: banning "
              f"a card leaves every copy to the opponents, so the value is what the card is worth "
              f"to you *and* what it would be worth to them.  It is not comparable across player "
-             f"counts (more opponents share the denial); run `vale-sim advancements --players "
-             f"3` (or 4) for another count."]
+             f"counts (more opponents share the denial)"
+             + (f"; it is measured again at {' and '.join(map(str, s.other_players()))} "
+                f"players, with fewer games, below (\"By player count\")." if s.other_players()
+                else f"; run `vale-sim advancements --players 3` (or 4) for another count.")]
     if n_model:
         paras.append(f"**Model cards**: {n_model} of the {len(df)} cards tested are model "
                      f"cards (column `card_type`: `model`; the others `printed`): stand-ins the "
@@ -449,6 +480,9 @@ def section_advancements(ctx: Context) -> Section:
                                 "lift_lo", "lift_hi", "acquire_rate", "acquire_rate_lo",
                                 "acquire_rate_hi"] if c in df.columns]
     tables = {"advancement_values": df[cols]}
+    if len(by_count) > 1:
+        tables["advancement_strength_by_players"] = per_players
+        paras.append(players_sentence(per_players, {p: t.attrs for p, t in by_count.items()}))
     top, lists = {}, []
     # First: the verdicts a designer acts on -- printed cards and model cards apart.
     for what, table in (("printed", "advancement_flagged_printed"),
@@ -473,6 +507,68 @@ def section_advancements(ctx: Context) -> Section:
     paras[:0] = lists
     return Section("Advancement values", paras, tables, [("advancement_values", fig, caption)],
                    top_tables=top)
+
+
+def strength_by_players(frames: dict) -> pd.DataFrame:
+    """One row per card, the strength at each player count side by side: ``frames``
+    maps a player count to its strength table (``vale_sim.advancements.strength_table``).
+    Columns per count P: ``strength (Pp)``, ``lo (Pp)``, ``hi (Pp)`` (raw 95% interval),
+    ``n_deals (Pp)`` and ``verdict (Pp)``; then ``verdicts_differ`` (any two verdicts
+    differ) and ``contradicted`` (two differ and neither is inconclusive).  Ordered as the
+    first count's table (by strength)."""
+    from .cards import card_type
+    counts = sorted(frames)
+    first = frames[counts[0]]
+    out = first[["card", "kind", "level"]].copy()
+    out.insert(2, "card_type", [card_type(c) for c in out["card"]])
+    for p in counts:
+        t = frames[p].set_index("card")
+        for col, src in (("strength", "strength"), ("lo", "strength_lo"),
+                         ("hi", "strength_hi"), ("n_deals", "n_deals"), ("verdict", "verdict")):
+            out[f"{col} ({p}p)"] = out["card"].map(t[src]).to_numpy()
+    verdicts = out[[f"verdict ({p}p)" for p in counts]]
+    out["verdicts_differ"] = verdicts.nunique(axis=1, dropna=False) > 1
+    out["contradicted"] = verdicts.apply(
+        lambda r: len({v for v in r if v != "inconclusive"}) > 1, axis=1).astype(bool)
+    return out.reset_index(drop=True)
+
+
+def players_sentence(table: pd.DataFrame, attrs: dict) -> str:
+    """The section's sentence on :func:`strength_by_players`: the sizes at each count,
+    the cards whose verdicts differ between counts (contradicted first, with their
+    verdicts) and why the numbers are not comparable across counts.  ``attrs``:
+    player count -> the attrs of its strength table."""
+    from vale_sim.verdicts import CORRECTION_NAMES, _n
+    counts = sorted(attrs)
+    corr = attrs[counts[0]]["correction"]
+    sizes = "; ".join(f"{p} players: {_n(attrs[p]['deals'] * p)} games per card and arm = "
+                      f"{_n(attrs[p]['deals'])} deals" for p in counts)
+    head = (f"**By player count** (table `advancement_strength_by_players`: every card's "
+            f"strength, raw 95% interval, n (deals) and verdict at "
+            f"{', '.join(map(str, counts[:-1]))} and {counts[-1]} players side by side; "
+            f"{sizes}; the same seed, baseline, band, margin and {CORRECTION_NAMES.get(corr, corr)}"
+            f" correction within each count): ")
+    differ = table[table["verdicts_differ"]]
+    if not len(differ):
+        body = f"the verdicts are the same at every count for all {len(table)} cards.  "
+    else:
+        con = differ[differ["contradicted"]]
+        rest = differ[~differ["contradicted"]]
+
+        def said(r):
+            return ", ".join(f"{p}p {r[f'verdict ({p}p)']}" for p in counts)
+        body = f"the verdicts differ for {len(differ)} of the {len(table)} cards.  "
+        if len(con):
+            body += ("Shown differently at different counts: " + "; ".join(
+                f"{r['card']} ({said(r)})" for _, r in con.iterrows()) + ".  ")
+        if len(rest):
+            body += ("Settled at one count and inconclusive at another (fewer deals at "
+                     "some counts, or a strength between the margin and the band): "
+                     + ", ".join(rest["card"]) + ".  ")
+    return (head + body + "These numbers are **not comparable across player counts**: the "
+            "strength includes denial, and a banned card's copies go to 1, 2 or 3 opponents "
+            "as the count grows, while a fair win share falls from 1/2 to 1/4; read each "
+            "count on its own.")
 
 
 def _verdict_counts(df) -> str:

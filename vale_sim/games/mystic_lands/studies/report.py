@@ -356,8 +356,9 @@ def section_strength(ctx):
              f"correction); else **inconclusive** (games_needed: games per card and arm that "
              f"would settle it).  The band is a choice that catches gross errors only: no flag "
              f"is not balanced.  Strength includes denial (a banned card is left to the "
-             f"opponents) and is measured at {a['players']} players: not comparable across "
-             f"player counts.  Every card text of this set except the few the manual names is "
+             f"opponents) and is measured at {a['players']} players only: not comparable across "
+             f"player counts; for another count run `vale-sim advancements --game mystic-lands "
+             f"--players 3` (or 4).  Every card text of this set except the few the manual names is "
              f"an estimate (M16)."]
     paras.insert(0, (f"**Flagged cards** ({len(flagged)} of {len(df)}): " + "; ".join(
         f"{r.card} ({r.flag}) {100 * r.strength:+.1f} pp, adjusted "
