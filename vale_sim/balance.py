@@ -78,6 +78,7 @@ class _Runs:
         self.search_games = 0
         self.confirm_games = 0
         self.replayed = 0
+        self.loaded: set = set()
         if resume:
             if self.path is None or not self.path.exists():
                 raise BalanceError(f"--resume: no checkpoint {self.path} to resume; drop "
@@ -93,6 +94,7 @@ class _Runs:
                                    f"run (other game, cards, fields, seed or games); drop "
                                    f"--resume or use the same options")
             self.runs = data.get("runs", {})
+        self.loaded = set(self.runs)
 
     def _save(self):
         if self.path is None:
@@ -106,7 +108,8 @@ class _Runs:
         return deals_for(games, p) * p * (1 + 2 * len(names))
 
     def affordable(self, n_games: int) -> bool:
-        return self.budget is None or self.search_games + n_games <= self.budget
+        """The budget counts the search's games, played now or read from a checkpoint."""
+        return self.budget is None or self.search_games + self.replayed + n_games <= self.budget
 
     def strength(self, edits: tuple, names, p: int, seed: int, games: int,
                  confirm: bool = False):
@@ -114,10 +117,14 @@ class _Runs:
         from .advancements import StrengthRun, game_strength_run
         key = json.dumps([sorted(edits), list(names), p, seed, games])
         cost = self.cost(names, p, games)
-        if confirm:
-            self.confirm_games += cost
-        else:
-            self.search_games += cost
+        if key in self.loaded:                  # from the checkpoint of an earlier run
+            self.replayed += cost
+            self.loaded.discard(key)
+        elif key not in self.runs:              # (a run asked twice is played once)
+            if confirm:
+                self.confirm_games += cost
+            else:
+                self.search_games += cost
         if key not in self.runs:
             cs = self.cs0
             for card, fld, new in edits:
@@ -130,8 +137,6 @@ class _Runs:
                               "got": {n: np.asarray(v).tolist() for n, v in run.got.items()},
                               "known": {n: list(v) for n, v in run.known.items()}}
             self._save()
-        else:
-            self.replayed += cost
         if self.progress is not None:
             self.progress(self.search_games, self.confirm_games)
         e = self.runs[key]
@@ -570,8 +575,8 @@ def format_text(b: Balance) -> str:
              f"and Bonferroni across the player counts (intervals at "
              f"{100 * c['confirm_confidence']:.2f}% before the card correction)."]
     if b.games.get("replayed_from_checkpoint"):
-        lines.append(f"Resumed: {b.games['replayed_from_checkpoint']:,} of those games were "
-                     f"read from the checkpoint, not replayed.")
+        lines.append(f"Resumed: {b.games['replayed_from_checkpoint']:,} more games were read "
+                     f"from the checkpoint, not replayed.")
     lines += ["", "Errata (strength = win share prefer X - ban X, pp, adjusted intervals):",
               f"{'card':<26} {'field':<12} {'printed -> proposed':>20} {'P':>2} "
               f"{'strength before':>24} {'after':>24} {'verdict after':>14} {'n deals':>8}"]

@@ -27,11 +27,11 @@ from .limits import Parser          # one-line argparse errors (the counts and s
 
 COMMANDS = ("cards", "play", "simulate", "bench", "spoil_odds", "tournament",
             "advancements", "pools", "run", "report", "golden", "optimize", "exploit", "wither_odds",
-            "seat_compensation", "end_trigger", "market_growth", "wither_rain", "what_if")
+            "seat_compensation", "end_trigger", "market_growth", "wither_rain", "what_if", "balance")
 
 
 #: Commands every game has; the others are studies (``Game.studies``).
-SHARED_COMMANDS = ("play", "simulate", "tournament", "bench", "what-if", "run")
+SHARED_COMMANDS = ("play", "simulate", "tournament", "bench", "what-if", "balance", "run")
 
 
 def add_game_option(p: argparse.ArgumentParser) -> None:
