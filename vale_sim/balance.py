@@ -367,36 +367,52 @@ def balance(game: str = DEFAULT_GAME, card_set=None, fields=DEFAULT_FIELDS, card
               "games": games, "confirm_games": confirm_games, "budget": budget,
               "engine": engine, "confidence": confidence, "tolerance": tolerance,
               "correction": correction, "probe_step": PROBE_STEP, "max_change": MAX_CHANGE,
-              "search_seeds": [offset_seed(seed, k) for k in range(3)],
+              "search_seeds": [],
               "confirm_seed": offset_seed(seed, CONFIRM_OFFSET)}
     runs = _Runs(g, cs0, base_of, None, engine, workers, play, checkpoint,
-                 {k: v for k, v in config.items() if k != "budget"}, resume, budget, progress)
+                 {k: v for k, v in config.items() if k not in ("budget", "search_seeds")}, resume, budget, progress)
     alpha = 1 - confidence
-    s_seed = config["search_seeds"]
     log, trace, unbalanced = [], [], {}
 
-    # 1. screen
-    screen = {}
-    for p in counts:
-        run = runs.strength((), names, p, s_seed[0], games)
-        sf = strength_frame(run, 1 - alpha / len(counts), margin, correction, margin)
-        screen[p] = (run, sf.set_index("card"))
-    targets = [c for c in names if any(screen[p][1].loc[c, "flag"] for p in counts)]
-    for c in names:
-        s = {p: float(screen[p][1].loc[c, "strength"]) for p in counts}
-        log.append({"step": "screen", "card": c, "strength": s,
-                    "target": c in targets, "games": games})
-        if c in targets:
-            trace.append({"card": c, "step": "screen", "edit": 0,
-                          "games": runs.search_games, "max_abs_strength": _score(s)})
-
-    # 2. local model per target and field; 3. race
-    edits = []
-    for c in targets:
+    # Rounds: screen the set with the edits so far; the most unbalanced target not yet
+    # edited gets its edit (local model, race); repeat until the screen shows no target.
+    edits, targets, rnd = [], [], 0
+    while True:
+        s_seed = [offset_seed(seed, 3 * rnd + j) for j in range(3)]
+        config["search_seeds"] += s_seed
+        current = tuple((e["card"], e["field"], e["new"]) for e in edits)
+        cs_cur = cs0
+        for e in edits:
+            cs_cur, _, _ = g.edit_card(cs_cur, e["card"], e["field"], e["new"], False)
+        need = sum(runs.cost(names, p, games) for p in counts)
+        if rnd and not runs.affordable(need):
+            log.append({"step": "screen", "round": rnd, "stopped": "budget"})
+            break
+        screen = {}
+        for p in counts:
+            run = runs.strength(current, names, p, s_seed[0], games)
+            sf = strength_frame(run, 1 - alpha / len(counts), margin, correction, margin)
+            screen[p] = (run, sf.set_index("card"))
+        done = {e["card"] for e in edits} | set(unbalanced)
+        flagged = [c for c in names if any(screen[p][1].loc[c, "flag"] for p in counts)]
+        score = {c: _score({p: float(screen[p][1].loc[c, "strength"]) for p in counts})
+                 for c in names}
+        for c in names:
+            log.append({"step": "screen", "round": rnd, "card": c,
+                        "strength": {p: float(screen[p][1].loc[c, "strength"]) for p in counts},
+                        "flagged": c in flagged, "games": games})
+        todo = [c for c in flagged if c not in done]
+        if not todo:
+            break
+        c = max(todo, key=lambda c: score[c])
+        targets.append(c)
+        trace.append({"card": c, "step": f"screen {rnd}", "edit": 0,
+                      "games": runs.search_games, "max_abs_strength": score[c]})
+        rnd += 1
         s0 = {p: screen[p][0].strength_deals(c) for p in counts}
         options, reasons = [], []
         for f in fields:
-            fr = _field_range(g, cs0, c, f)
+            fr = _field_range(g, cs_cur, c, f)
             if fr is None:
                 continue
             v0, lo, hi = fr
@@ -415,7 +431,7 @@ def balance(game: str = DEFAULT_GAME, card_set=None, fields=DEFAULT_FIELDS, card
             vals = np.array([v0] + probes, float)
             slope, pred_s0 = {}, {}
             for p in counts:
-                ys = [s0[p]] + [runs.strength(((c, f, v),), [c], p, s_seed[0], games)
+                ys = [s0[p]] + [runs.strength(current + ((c, f, v),), [c], p, s_seed[0], games)
                                 .strength_deals(c) for v in probes]
                 Y = np.vstack(ys)                      # (3, deals): per deal the 3 strengths
                 xc = vals - vals.mean()
@@ -454,7 +470,7 @@ def balance(game: str = DEFAULT_GAME, card_set=None, fields=DEFAULT_FIELDS, card
                 log.append({"step": "race", "card": c, "field": f, "stopped": "budget"})
                 break
             for kk in which:
-                d = {p: runs.strength(((c, f, v0 + kk),), [c], p, seed_r, n_r).strength_deals(c)
+                d = {p: runs.strength(current + ((c, f, v0 + kk),), [c], p, seed_r, n_r).strength_deals(c)
                      for p in counts}
                 prev = pooled.get(kk, {"d": {p: np.array([]) for p in counts}})
                 dd = {p: np.concatenate([prev["d"][p], d[p]]) for p in counts}
