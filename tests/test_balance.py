@@ -12,14 +12,23 @@ from vale_sim.cli import main
 from vale_sim.games import get_game
 
 
-def _planted(tmp_path, game, card, fld, delta):
+def _plant(tmp_path, game, plants):
+    """A copy of the game's bundled card file with the planted errors; (path, printed)."""
     g = get_game(game)
     cs = g.load_card_set(g.default_card_set)
-    _, old, _ = g.edit_card(cs, card, fld, 0, True)
+    edits, printed = [], {}
+    for card, fld, delta in plants:
+        _, old, _ = g.edit_card(cs, card, fld, 0, True)
+        printed[card] = old
+        edits.append({"card": card, "field": fld, "old": old, "new": old + delta})
     p = tmp_path / f"planted-{game}.toml"
-    p.write_text(B.patch_card_file(cs.path, [{"card": card, "field": fld, "old": old,
-                                              "new": old + delta}]))
-    return g, str(p), old
+    p.write_text(B.patch_card_file(cs.path, edits))
+    return str(p), printed
+
+
+def _planted(tmp_path, game, card, fld, delta):
+    path, printed = _plant(tmp_path, game, [(card, fld, delta)])
+    return get_game(game), path, printed[card]
 
 
 def test_patched_file_reloads_with_the_numbers_and_source_balance(tmp_path):
@@ -95,3 +104,31 @@ def test_bad_input_is_one_line(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
+
+
+def test_k_planted_errors_in_core_each_undone_within_one(tmp_path):
+    """Two planted errors in a copy of core (+2 cost on Podlings: useless-ish; -2 cost on
+    Feral Chieftain) among three cards; every planted card gets an edit of the planted
+    number in the right direction undoing it within +-1, the unplanted card none."""
+    plants = [("Podlings", "cost", +2), ("Feral Chieftain", "cost", -2)]
+    path, printed = _plant(tmp_path, "mystic-vale", plants)
+    b = B.balance("mystic-vale", path, ["cost", "end_vp"],
+                  ["Podlings", "Feral Chieftain", "Earthchant Chorus"], games=2000, seed=0)
+    by = {e["card"]: e for e in b.edits}
+    assert "Earthchant Chorus" not in by
+    for card, fld, delta in plants:
+        e = by[card]
+        assert e["field"] == fld
+        assert (e["new"] - e["old"]) * delta < 0           # the right direction
+        assert abs(e["new"] - printed[card]) <= 1          # undoes the error within +-1
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_same_proposal_under_three_seeds_in_mystic_lands(tmp_path, seed):
+    """A planted -2 cost on Hibiscus Dryad in a copy of mystic-lands: under each of three
+    seeds the proposal is its printed cost within +-1, and Meadow is left alone."""
+    path, printed = _plant(tmp_path, "mystic-lands", [("Hibiscus Dryad", "cost", -2)])
+    b = B.balance("mystic-lands", path, ["cost", "end_vp"], ["Hibiscus Dryad", "Meadow"],
+                  games=1000, seed=seed)
+    assert [(e["card"], e["field"]) for e in b.edits] == [("Hibiscus Dryad", "cost")]
+    assert abs(b.edits[0]["new"] - printed["Hibiscus Dryad"]) <= 1

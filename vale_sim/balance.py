@@ -372,12 +372,16 @@ def balance(game: str = DEFAULT_GAME, card_set=None, fields=DEFAULT_FIELDS, card
     runs = _Runs(g, cs0, base_of, None, engine, workers, play, checkpoint,
                  {k: v for k, v in config.items() if k not in ("budget", "search_seeds")}, resume, budget, progress)
     alpha = 1 - confidence
-    log, trace, unbalanced = [], [], {}
+    log, trace, unbalanced, dropped = [], [], {}, []
 
     # Rounds: screen the set with the edits so far; the most unbalanced target not yet
     # edited gets its edit (local model, race); repeat until the screen shows no target.
-    edits, targets, rnd = [], [], 0
+    edits, targets, rnd, flagged0 = [], [], 0, None
     while True:
+        if flagged0 is not None and not [c for c in flagged0 if c not in
+                                         {e["card"] for e in edits} | set(unbalanced)
+                                         | set(dropped)]:
+            break
         s_seed = [offset_seed(seed, 3 * rnd + j) for j in range(3)]
         config["search_seeds"] += s_seed
         current = tuple((e["card"], e["field"], e["new"]) for e in edits)
@@ -393,15 +397,17 @@ def balance(game: str = DEFAULT_GAME, card_set=None, fields=DEFAULT_FIELDS, card
             run = runs.strength(current, names, p, s_seed[0], games)
             sf = strength_frame(run, 1 - alpha / len(counts), margin, correction, margin)
             screen[p] = (run, sf.set_index("card"))
-        done = {e["card"] for e in edits} | set(unbalanced)
+        done = {e["card"] for e in edits} | set(unbalanced) | set(dropped)
         flagged = [c for c in names if any(screen[p][1].loc[c, "flag"] for p in counts)]
+        if flagged0 is None:              # the targets: the first screen alone decides them
+            flagged0 = flagged
         score = {c: _score({p: float(screen[p][1].loc[c, "strength"]) for p in counts})
                  for c in names}
         for c in names:
             log.append({"step": "screen", "round": rnd, "card": c,
                         "strength": {p: float(screen[p][1].loc[c, "strength"]) for p in counts},
                         "flagged": c in flagged, "games": games})
-        todo = [c for c in flagged if c not in done]
+        todo = [c for c in flagged0 if c not in done]
         if not todo:
             break
         c = max(todo, key=lambda c: score[c])
@@ -441,7 +447,7 @@ def balance(game: str = DEFAULT_GAME, card_set=None, fields=DEFAULT_FIELDS, card
                                    (vals.mean() - v0))
             effect = any(abs(slope[p]["mean"]) > 2 * slope[p]["se"] for p in counts
                          if slope[p]["se"] == slope[p]["se"])
-            ks = [k for k in range(lo - v0, hi - v0 + 1) if k != 0]
+            ks = list(range(lo - v0, hi - v0 + 1))      # 0: no edit (after the others)
             pred = {k: max(abs(pred_s0[p] + slope[p]["mean"] * k) for p in counts) for k in ks}
             good = [k for k in ks if pred[k] <= margin / 2]
             k = min(good, key=abs) if good else min(ks, key=lambda k: (pred[k], abs(k)))
@@ -459,7 +465,11 @@ def balance(game: str = DEFAULT_GAME, card_set=None, fields=DEFAULT_FIELDS, card
             unbalanced[c] = "; ".join(reasons) or "no allowed field is editable on this card"
             continue
         _, _, _, f, v0, lo, hi, k, pk = min(options)
-        cands = [k + d for d in (-1, 0, 1) if lo <= v0 + k + d <= hi and k + d != 0]
+        if k == 0:                        # within margin/2 after the edits of other cards
+            dropped.append(c)
+            log.append({"step": "drop", "card": c, "field": f, "predicted": pk})
+            continue
+        cands = [k + d for d in (-1, 0, 1) if lo <= v0 + k + d <= hi]
         pooled: dict = {}
         rounds = ((s_seed[1], games, cands), (s_seed[2], 2 * games, None))
         for rno, (seed_r, n_r, which) in enumerate(rounds, 1):
@@ -485,6 +495,10 @@ def balance(game: str = DEFAULT_GAME, card_set=None, fields=DEFAULT_FIELDS, card
             win_s = pooled[win]["s"]
         else:
             win, win_s = k, None
+        if win == 0:
+            dropped.append(c)
+            log.append({"step": "drop", "card": c, "field": f, "race": True})
+            continue
         log.append({"step": "race", "card": c, "field": f, "candidates": cands,
                     "pooled": {kk: {"strength": v["s"], "n_deals": {p: int(v["d"][p].size)
                                                                     for p in counts}}
@@ -552,8 +566,14 @@ def balance(game: str = DEFAULT_GAME, card_set=None, fields=DEFAULT_FIELDS, card
             unbalanced[c] = ("edited, but not shown balanced in the confirmation: "
                              + ", ".join(f"{v} at {p} players" for p, v in
                                          zip(sub["players"], sub["verdict_after"])))
-        elif c in targets:
-            unbalanced[c] = "a target the search could not edit"
+        elif c in dropped:
+            unbalanced[c] = ("shown beyond ±margin in the first screen, left unedited because "
+                             "after the other edits the search put it within margin/2; not "
+                             "shown balanced in the confirmation: "
+                             + ", ".join(f"{v} at {p} players" for p, v in
+                                         zip(sub["players"], sub["verdict_after"])))
+        elif c in (flagged0 or []):
+            unbalanced[c] = "a target the search could not edit (budget)"
         else:
             unbalanced[c] = ("not edited (not shown beyond ±margin in the screen) and not "
                              "shown balanced in the confirmation: "
@@ -561,7 +581,8 @@ def balance(game: str = DEFAULT_GAME, card_set=None, fields=DEFAULT_FIELDS, card
                                          zip(sub["players"], sub["verdict_after"]))
                              + " -- more games would decide")
     config["confirm_confidence"] = conf_level
-    config["targets"] = targets
+    config["targets"] = flagged0 or []
+    config["dropped"] = dropped
     return Balance(config, edits, errata, confirm, unbalanced, log, trace, cs1,
                    {"search": runs.search_games, "confirmation": runs.confirm_games,
                     "replayed_from_checkpoint": runs.replayed})
@@ -585,7 +606,9 @@ def format_text(b: Balance) -> str:
              f"baseline {c['baseline']}, seed {c['seed']}.",
              f"Search: {b.games['search']:,} games on seeds {', '.join(map(str, c['search_seeds']))} "
              f"({len(c['cards'])} cards screened, {len(c['targets'])} shown beyond ±margin after "
-             f"{c['correction']}: {', '.join(c['targets']) or 'none'}).  Confirmation: "
+             f"{c['correction']}: {', '.join(c['targets']) or 'none'}"
+             + (f"; left unedited after the other edits: {', '.join(c['dropped'])}"
+                if c.get("dropped") else "") + ").  Confirmation: "
              f"{b.games['confirmation']:,} games on the fresh seed {c['confirm_seed']}, "
              f"{c['confirm_games']} games per card and arm, {c['correction']} across the cards "
              f"and Bonferroni across the player counts (intervals at "
