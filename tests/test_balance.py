@@ -132,3 +132,30 @@ def test_the_same_proposal_under_three_seeds_in_mystic_lands(tmp_path, seed):
                   games=1000, seed=seed)
     assert [(e["card"], e["field"]) for e in b.edits] == [("Hibiscus Dryad", "cost")]
     assert abs(b.edits[0]["new"] - printed["Hibiscus Dryad"]) <= 1
+
+
+def test_the_command_writes_errata_patched_file_edits_and_plot(tmp_path, capsys):
+    path, printed = _plant(tmp_path, "mystic-lands", [("Hibiscus Dryad", "cost", -2)])
+    out, ed, fig = tmp_path / "balanced.toml", tmp_path / "edits.toml", tmp_path / "conv.png"
+    assert main(["balance", "--game", "mystic-lands", "--set", path, "--cards",
+                 "Hibiscus Dryad,Meadow", "--games", "1000", "--out-cards", str(out),
+                 "--out-edits", str(ed), "--plot", str(fig)]) == 0
+    text = capsys.readouterr().out
+    assert "Errata" in text and "Hibiscus Dryad" in text and "n deals" in text
+    g = get_game("mystic-lands")
+    cs = g.load_card_set(str(out))
+    card = next(a for a in cs.advances if a.name == "Hibiscus Dryad")
+    assert abs(card.cost - printed["Hibiscus Dryad"]) <= 1
+    assert dict(card.sources)["cost"] == "balance"
+    from vale_sim.whatif import read_edits_file
+    edits, rules = read_edits_file(ed, g)
+    assert [(e.card, e.field, e.value, e.relative) for e in edits] == [
+        ("Hibiscus Dryad", "cost", card.cost, False)] and rules == []
+    assert fig.stat().st_size > 0
+
+
+def test_an_output_in_a_missing_folder_is_one_line_before_any_game(tmp_path, capsys):
+    assert main(["balance", "--out-cards", str(tmp_path / "no" / "x.toml")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--out-cards" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "no").exists()

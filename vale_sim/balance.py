@@ -36,7 +36,6 @@ import hashlib
 import json
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -216,7 +215,14 @@ def patch_card_file(path, edits) -> str:
     if p is None or p.suffix.lower() != ".toml" or not p.is_file():
         raise BalanceError(f"--out-cards: the card set's file {path or '(none)'} is not a TOML "
                            f"card file; write the edits with --out-edits instead")
-    lines = p.read_text().splitlines()
+    from .inputs import InputFileError, read_text, read_toml
+    try:
+        lines = read_text(p, "card file").splitlines()
+        parsed = read_toml(p, "card file")
+    except InputFileError as e:
+        raise BalanceError(f"--out-cards: {e}") from None
+    tables = {d["name"]: d for v in parsed.values() if isinstance(v, list)
+              for d in v if isinstance(d, dict) and isinstance(d.get("name"), str)}
     starts = [i for i, s in enumerate(lines) if _TABLE.match(s)] + [len(lines)]
     blocks = {}
     for a, b in zip(starts, starts[1:]):
@@ -238,9 +244,10 @@ def patch_card_file(path, edits) -> str:
         for i in range(a + 1, b):
             if re.match(r"^\s*sources\s*=", lines[i]):
                 src_line = i
-        sources = {}
-        if src_line is not None:
-            sources = tomllib.loads(lines[src_line].split("#")[0])["sources"]
+        sources = dict(tables.get(card, {}).get("sources", {}))
+        if sources and src_line is None:
+            raise BalanceError(f"--out-cards: card {card!r} of {p} keeps its sources in a "
+                               f"sub-table; write the edits with --out-edits instead")
         extra = []
         for e in es:
             fld = e["field"]

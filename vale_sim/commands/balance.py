@@ -54,7 +54,8 @@ def add_parser(sub) -> None:
     p.add_argument("--correction", choices=("holm", "bonferroni", "fdr_bh"), default="holm",
                    help="multiplicity correction across the cards (default holm: the "
                         "false-edit guarantee of docs/balance.md)")
-    p.add_argument("--engine", choices=("fast", "reference"), default="fast")
+    p.add_argument("--engine", choices=("fast", "reference"), default="fast",
+                   help="fast (numba; falls back to reference) or reference (default fast)")
     p.add_argument("--workers", type=_count(1, "workers"), default=1,
                    help="local worker processes (default 1)")
     p.add_argument("--checkpoint", default=None, metavar="FILE.json",
