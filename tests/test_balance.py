@@ -159,3 +159,13 @@ def test_an_output_in_a_missing_folder_is_one_line_before_any_game(tmp_path, cap
     err = capsys.readouterr().err.strip()
     assert "--out-cards" in err and len(err.splitlines()) == 1
     assert not (tmp_path / "no").exists()
+
+
+def test_the_budget_stops_the_search_and_says_so(tmp_path):
+    path, _ = _plant(tmp_path, "mystic-lands", [("Hibiscus Dryad", "cost", -2)])
+    # 1000 games per card and arm at 2 players: the screen of 2 cards is 500 x 2 x 5 = 5000
+    b = B.balance("mystic-lands", path, ["cost"], ["Hibiscus Dryad", "Meadow"], games=1000,
+                  budget=5000)
+    assert b.edits == [] and b.games["search"] == 5000
+    assert "Hibiscus Dryad" in b.config["targets"]
+    assert "budget" in b.unbalanced["Hibiscus Dryad"]
