@@ -73,10 +73,13 @@ def test_planted_cost_error_is_undone_and_the_other_card_left_alone(tmp_path):
 def test_unplanted_cards_are_left_alone(tmp_path):
     """The false-edit guarantee: cards whose true strength is within the margin get no
     edit (Holm at 5% across the cards): on near-balanced cards, none is edited."""
-    b = B.balance("mystic-vale", None, ["cost"], ["Podlings", "Calm Weather"], games=1000,
-                  seed=3)
+    cards = ["Podlings", "Calm Weather", "Cleansing Rain"]
+    b = B.balance("mystic-vale", None, ["cost"], cards, games=1000, seed=3)
+    # (without the screen's gate the search edits Cleansing Rain here: its later
+    # estimate is beyond margin/2 although the screen did not show it beyond the margin)
     assert b.edits == [] and b.errata.empty
-    assert set(b.confirm["card"]) == {"Podlings", "Calm Weather"}
+    assert b.config["targets"] == []
+    assert set(b.confirm["card"]) == set(cards)
 
 
 def test_checkpoint_resume_replays_nothing(tmp_path, capsys):
