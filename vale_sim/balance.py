@@ -1,7 +1,7 @@
 """Balance: the smallest set of integer card edits after which every card is shown
 balanced (docs/balance.md).
 
-    b = balance(game="mystic-vale", cards=["Stag", "Grassland"], players=(2,), games=2000)
+    b = balance(cards=["Stag", "Grassland"], players=(2,), games=2000)   # the default game
     print(b.text()); b.to_json(); b.patched_toml()
 
 A sequential search on the search seeds, then a confirmation on a fresh seed:
