@@ -575,8 +575,9 @@ def balance(game: str = DEFAULT_GAME, card_set=None, fields=DEFAULT_FIELDS, card
                                          zip(sub["players"], sub["verdict_after"])))
         elif c in dropped:
             unbalanced[c] = ("shown beyond ±margin in the first screen, left unedited because "
-                             "after the other edits the search put it within margin/2; not "
-                             "shown balanced in the confirmation: "
+                             "the local model (fitted through the probes) or the race put it "
+                             "within margin/2 without an edit, after the earlier edits if any; "
+                             "not shown balanced in the confirmation: "
                              + ", ".join(f"{v} at {p} players" for p, v in
                                          zip(sub["players"], sub["verdict_after"])))
         elif c in (flagged0 or []):
@@ -614,7 +615,8 @@ def format_text(b: Balance) -> str:
              f"Search: {b.games['search']:,} games on seeds {', '.join(map(str, c['search_seeds']))} "
              f"({len(c['cards'])} cards screened, {len(c['targets'])} shown beyond ±margin after "
              f"{c['correction']}: {', '.join(c['targets']) or 'none'}"
-             + (f"; left unedited after the other edits: {', '.join(c['dropped'])}"
+             + (f"; left unedited, the local model or race putting them within margin/2 "
+                f"without an edit (after the earlier edits, if any): {', '.join(c['dropped'])}"
                 if c.get("dropped") else "") + ").  Confirmation: "
              f"{b.games['confirmation']:,} games on the fresh seed {c['confirm_seed']}, "
              f"{c['confirm_games']} games per card and arm, {c['correction']} across the cards "
