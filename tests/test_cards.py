@@ -732,7 +732,8 @@ def test_deck_file_size_limit(tmp_path, capsys, count):
 def test_report_counts_estimated_numbers():
     """The report's card-set section counts numbers, not cards, by source."""
     from vale_sim import report
-    sec = report.section_card_set(report.Context(settings=report.ReportSettings.make(size="tiny")))
+    from vale_sim.games.mystic_vale import report as mv_report
+    sec = mv_report.section_card_set(report.Context(settings=mv_report.ReportSettings.make(size="tiny")))
     counts = C.provenance_counts(CORE)
     total = sum(counts.values())
     table = sec.tables["card_sources"]
