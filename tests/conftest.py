@@ -73,7 +73,7 @@ MARKS: dict[str, tuple[str, ...]] = {
     "test_runner.py": C, "test_runner_bounded.py": C, "test_seating_balance.py": C,
     "test_spoil.py": C, "test_spoil_fast.py": C, "test_spoil_simulation.py": C,
     "test_tournament.py": C, "test_write_failures.py": C,
-    "test_exploit.py": C, "test_what_if.py": C,
+    "test_exploit.py": C, "test_what_if.py": C, "test_balance.py": C,
     # compiled by hand: their engines run in subprocesses the check cannot see
     "test_notebooks.py": C,
     "test_workers.py::test_workers_exit_when_simulate_parent_dies": C,
