@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 COMPILED := $(VENV)/.compiled
 FAST_SOURCES := $(wildcard vale_sim/kernels/*.py vale_sim/games/mystic_vale/fast/*.py) vale_sim/games/mystic_vale/spoil_fast.py
 
-.PHONY: report test quick-report install clean compile
+.PHONY: report test test-fast quick-report install clean compile
 
 compile: $(COMPILED)
 
@@ -24,8 +24,13 @@ report: $(STAMP) $(COMPILED)
 	test $$rc -eq 0 && test $$rc2 -eq 0
 	$(BIN)/vale-sim report --index results
 
+# Every test (what CI's .ci/run calls).  test-fast: local work, without the tests
+# marked slow (tests/conftest.py MARKS; docs/testing.md).
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow"
 
 quick-report: $(STAMP) $(COMPILED)
 	@mkdir -p results

@@ -4,7 +4,7 @@
                                                          [--deals auto] [--margin 3]
                                                          [--out results/seat-reproducibility.csv]
 
-Runs ``vale_sim.studies.seats.seat_study`` (selection on one set of deals, the manual's
+Runs ``vale_sim.games.mystic_lands.studies.seats.seat_study`` (selection on one set of deals, the manual's
 schedule and the best other one confirmed on fresh deals) once per seed at the default,
 automatic size and prints, per player count: the share of seeds reaching each decision
 (keep the manual's / change / inconclusive), each recommended schedule's share, the
@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from vale_sim.stats import cluster_rate
-from vale_sim.studies import seats
+from vale_sim.games.mystic_lands.studies import seats
 
 
 def _seeds(spec: str) -> list[int]:

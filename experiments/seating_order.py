@@ -11,7 +11,7 @@ rotations of the listed line-up) and with every order of the line-up
 
 Mystic Lands (``lands``): the market-growth line-up (balanced, greedy, spirit, vp) under
 the manual's rules, listed in two orders, with both designs, on the same deals: each
-policy's win rate (vale_sim.studies.lands.policy_table).
+policy's win rate (vale_sim.games.mystic_lands.studies.lands.policy_table).
 
     PYTHONPATH=. .venv/bin/python experiments/seating_order.py [games_3p] [games_4p] [lands_deals]
 """
@@ -25,7 +25,7 @@ import numpy as np
 
 import vale_sim.tournament as T
 from vale_sim import stats
-from vale_sim.advancements import prefer_policy
+from vale_sim.games.mystic_vale.strength import prefer_policy
 from vale_sim.games.mystic_vale.cards import load_card_set
 from vale_sim.games.mystic_vale.policy import get_policy
 from vale_sim.seating import cyclic_rotations, seatings
@@ -72,8 +72,8 @@ def pct(x) -> str:
 
 
 def lands(deals: int = 500, seed: int = 3) -> None:
-    import vale_sim.studies.common as C
-    from vale_sim.studies.lands import policy_table
+    import vale_sim.games.mystic_lands.studies.common as C
+    from vale_sim.games.mystic_lands.studies.lands import policy_table
     rules = {"manual": C.variant_rules({})}
     orders = (("balanced", "greedy", "spirit", "vp"), ("balanced", "vp", "spirit", "greedy"))
     print(f"\n| design | listing | deals x seatings | " + " | ".join(sorted(orders[0])) + " |")

@@ -22,6 +22,7 @@ import pandas as pd
 
 from vale_sim.games import Game
 from vale_sim.rng import GameRng
+from vale_sim.study import REPORT, Study
 
 @dataclass(frozen=True)
 class Dice:
@@ -121,12 +122,154 @@ def pig_frame(records, cs):
                          for g in records for r in g.results])
 
 
+# -- card strength (vale_sim.advancements): the "cards" are hold thresholds ----------
+TACTICS = {"hold-12": 12, "hold-20": 20}
+
+
+def strength_arms(card, baseline):
+    """prefer X: hold at the tactic's threshold; ban X: never hold there (one more)."""
+    from dataclasses import replace
+    base = get_pig_policy(baseline)
+    at = TACTICS[card]
+    return (replace(base, name=f"{base.name}:prefer:{card}", hold_at=at),
+            replace(base, name=f"{base.name}:ban:{card}",
+                    hold_at=base.hold_at if base.hold_at != at else at + 1))
+
+
+def strength_cards(cs):
+    return [(name, "tactic", 1, None) for name in TACTICS]
+
+
+def strength_acquired(frame, cs, card):
+    return frame["policy"].str.endswith(f":prefer:{card}").to_numpy()
+
+
+# -- its own study: bust odds by hold threshold (`vale-sim bust-odds`, `study = "bust_odds"`)
+def bust_odds(holds, turns: int, seed: int, cs=None) -> pd.DataFrame:
+    """Per hold threshold: the share of ``turns`` simulated turns that bust."""
+    cs = cs or Dice()
+    rows = []
+    for h in holds:
+        busts = 0
+        for i in range(turns):
+            rng, total = GameRng(seed, i), 0
+            while total < h:
+                roll = cs.faces[rng.randbelow(len(cs.faces))]
+                if roll == 1:
+                    busts += 1
+                    break
+                total += roll
+        rows.append({"hold_at": h, "turns": turns, "bust_share": busts / turns})
+    return pd.DataFrame(rows)
+
+
+def add_parser(sub) -> None:
+    from vale_sim.limits import count, seed
+    p = sub.add_parser("bust-odds", help="pig: the share of turns that bust, by hold threshold")
+    p.add_argument("--hold", type=int, action="append", help="hold threshold (repeat)")
+    p.add_argument("--turns", type=count(1), default=200)
+    p.add_argument("--seed", type=seed, default=0)
+    p.set_defaults(func=run_command)
+
+
+def run_command(args) -> int:
+    print(bust_odds(args.hold or [10, 20], args.turns, args.seed).to_csv(index=False), end="")
+    return 0
+
+
+def bust_odds_schema() -> dict:
+    from vale_sim.experiments import _count, _int, _list_of
+    return {"holds": (_list_of(_int(1, 100)), [10, 20]), "turns": (_count(1), 200)}
+
+
+def run_bust_odds(exp, out, store, progress) -> dict:
+    from vale_sim.experiments import _write_csv
+    c = exp.config
+    _write_csv(bust_odds(c["holds"], c["turns"], c["seed"]), out / "bust_odds.csv")
+    return {"holds": len(c["holds"])}
+
+
+# -- its report (vale_sim.report asks GAME.report for these) ----------------------------
+@dataclass(frozen=True)
+class Settings:
+    size: str = "full"
+    engine: str = "reference"
+    card_set: str = "d6"
+    seed: int = 1
+    workers: int = 1
+    turns: int = 400
+    fallback_note: str = ""
+    PRESETS = {s: ({}, {"turns": n}) for s, n in (("full", 400), ("quick", 100), ("tiny", 20))}
+
+    @classmethod
+    def make(cls, size="full", quick=False, engine="fast", **overrides):
+        from vale_sim.report import settings_from_preset
+        return settings_from_preset(cls, size, quick, engine, overrides, lambda: False,
+                                    "pig has no fast engine: the reference engine plays.")
+
+    def check(self):
+        if self.turns < 1:
+            raise ValueError(f"turns must be at least 1, got {self.turns}")
+
+    def to_dict(self):
+        return {f: getattr(self, f) for f in self.__dataclass_fields__}
+
+    def games(self):
+        return {"turns_per_threshold": self.turns}
+
+
+def section_busts(ctx):
+    from vale_sim.report import Section
+    t = bust_odds([10, 20, 30], ctx.settings.turns, ctx.settings.seed, ctx.card_set())
+    ctx.results["busts"] = t
+    return Section("Bust odds", [f"n = {ctx.settings.turns} turns per threshold."],
+                   {"bust_odds": t})
+
+
+def sections():
+    from vale_sim.report import section_manifest
+    return [section_busts, section_manifest]
+
+
+def title(settings):
+    return f"Pig report ({settings.size})"
+
+
+def verdicts(ctx):
+    return []
+
+
+def estimated_share(ctx):
+    return None
+
+
+def settings_from_config(c, **kw):
+    return Settings.make(quick=c["quick"], **kw, **(c["sizes"] or {}))
+
+
+def settings_from_args(args, card_set, cs):
+    return Settings.make(quick=args.quick, engine=args.engine, seed=args.seed, card_set=card_set)
+
+
+DEFAULT_OUT = "results/report-pig"
+EXPERIMENT_FILE = "experiments/pig-report.toml"
+TAKES_BASELINE = False
+
+
 PIG = Game(name="pig", title="Pig", package="pig", default_card_set="d6",
            bundled_card_sets=lambda: {"d6": None}, load_card_set=load_dice,
            validate_playable=validate_dice, presets=tuple(PRESETS), default_policy="cautious",
            get_policy=get_pig_policy, check_policies=lambda cs, pols: [get_pig_policy(p) for p in pols],
            rules_class=PigRules, play_reference=play_pig, results_frame=pig_frame,
-           run_fast=None, event_column="busts", players=(2, 3), golden_module="pig")
+           run_fast=None, event_column="busts", players=(2, 3), golden_module="pig",
+           report="pig", strength_arms=strength_arms, strength_cards=strength_cards,
+           strength_acquired=strength_acquired,
+           studies=(REPORT,
+                    Study("advancement_value", command="advancements",
+                          parser="vale_sim.commands.advancements"),
+                    Study("bust_odds", command="bust-odds", parser="pig",
+                          schema="pig:bust_odds_schema", run="pig:run_bust_odds",
+                          doc="the share of turns that bust, by hold threshold")))
 GAME = PIG
 
 

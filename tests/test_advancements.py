@@ -6,11 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from vale_sim.advancements import (INDISTINGUISHABLE, ban_policy, band_p_value, card_columns,
+from vale_sim.advancements import (INDISTINGUISHABLE, band_p_value,
                                    compare_strength, deals_changed, deals_for_precision,
                                    flag_for, lift_interval, observational, paired_interval,
-                                   pilot_games, prefer_policy, report_records, strength_frame,
+                                   pilot_games, report_records, strength_frame,
                                    strength_run, strength_table)
+from vale_sim.games.mystic_vale.strength import ban_policy, card_columns, prefer_policy
 from vale_sim.games.mystic_vale.cards import Advancement, CardSet, Vale, load_card_set
 from vale_sim.cli import main
 from vale_sim.games.mystic_vale.policy import Policy

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import re
 import subprocess
 import sys
 import types
@@ -86,64 +87,64 @@ def _under(mod: str, prefix: str) -> bool:
     return mod == prefix or mod.startswith(prefix + ".")
 
 
-# What a game package may import from the shared side: the interface, the random
-# stream and the numba kernels (game-neutral), stats and io (helpers).  The
-# runner only for a game's own studies (a pool study runs games through it).
-GAME_MAY_IMPORT = ("vale_sim.games.base", "vale_sim.rng", "vale_sim.kernels", "vale_sim.stats",
-                   "vale_sim.io", "vale_sim.errors", "vale_sim.inputs", "vale_sim.limits",
-                   "vale_sim.policy_files", "vale_sim.odds", "vale_sim.card_data")
-GAME_STUDIES_MAY_IMPORT = {f"{MV}.pools": ("vale_sim.runner",), f"{MV}.spoil": ("vale_sim.runner",)}
+# What a game's engine side (cards, policies, rules, records, engines, golden games) may
+# import from the shared side: the interface, the study record type, the random stream
+# and the numba kernels (game-neutral), stats and io (helpers).
+GAME_MAY_IMPORT = ("vale_sim.games.base", "vale_sim.study", "vale_sim.rng", "vale_sim.kernels",
+                   "vale_sim.stats", "vale_sim.io", "vale_sim.errors", "vale_sim.inputs",
+                   "vale_sim.limits", "vale_sim.policy_files", "vale_sim.odds", "vale_sim.card_data")
+# A game's studies -- their commands, report sections, figures and config runners -- live
+# in its package (issue 25 §1) and use the shared analysis layers: these modules of a game.
+GAME_STUDY_PARTS = ("studies", "report", "commands", "plots", "pools", "spoil", "strength")
 
-# Shared modules that still hold Mystic Vale studies (docs/architecture.md,
-# "What is not yet game-neutral"): they import Mystic Vale modules inside the
-# functions of those studies.  Every other shared module reaches a game only
-# through vale_sim.games.get_game.
-MV_STUDY_MODULES = {
-    "vale_sim.advancements": "card strength: prefer/ban buy rules",
-    "vale_sim.optimize": "policy search over Mystic Vale's policy parameters",
-    "vale_sim.report": "the report's spoil, pools and card sections",
-    "vale_sim.experiments": "the spoil_odds, pool_sizes, advancement_value studies",
-    "vale_sim.tournament": "turn_curves reads Mystic Vale's turn records",
-    "vale_sim.commands.advancements": "a Mystic Vale study",
-    "vale_sim.commands.bench": "bench --spoil / --profile",
-    "vale_sim.commands.cards": "a Mystic Vale study",
-    "vale_sim.commands.golden": "a Mystic Vale study",
-    "vale_sim.commands.optimize": "a Mystic Vale study",
-    "vale_sim.commands.pools": "a Mystic Vale study",
-    "vale_sim.commands.report": "the Mystic Vale report's --baseline is a Mystic Vale policy",
-    "vale_sim.commands.spoil_odds": "a Mystic Vale study",
+# Shared modules that still hold a Mystic Vale study (issue 25 §1, what is left):
+# each imports Mystic Vale modules.  The list stays honest: each must still need it.
+NOT_YET_GAME_NEUTRAL = {
+    "vale_sim.optimize": "policy search over Mystic Vale's policy parameters (branch e-exploit)",
+    "vale_sim.commands.optimize": "a Mystic Vale study (branch e-exploit)",
 }
-# Shared modules (commands) that hold a Mystic Lands study.
-ML_STUDY_MODULES = {
-    "vale_sim.commands.wither_odds": "a Mystic Lands study",
-}
-# ...and of the Mystic Vale ones, the two that need Mystic Vale's Policy/CardSet at import time.
-MV_AT_IMPORT = {"vale_sim.advancements", "vale_sim.optimize"}
+# Shared modules that still name a game in their text (code, docstrings, help): the
+# ones above, and these.
+NAMES_A_GAME_YET: dict = {}
 # The shared core: never a game module, not even lazily.
 CORE = ("vale_sim.runner", "vale_sim.store", "vale_sim.stats", "vale_sim.io", "vale_sim.cli",
         "vale_sim.errors", "vale_sim.rng", "vale_sim.limits", "vale_sim.kernels", "vale_sim.verdicts", "vale_sim.plots",
         "vale_sim.games.base", "vale_sim.commands.play", "vale_sim.commands.simulate",
-        "vale_sim.commands.tournament", "vale_sim.commands.run")
+        "vale_sim.commands.tournament", "vale_sim.commands.run", "vale_sim.report",
+        "vale_sim.experiments", "vale_sim.study", "vale_sim.commands.report",
+        "vale_sim.commands.bench")
 ANALYSIS_LAYERS = ("vale_sim.report", "vale_sim.experiments", "vale_sim.commands", "vale_sim.cli",
                    "vale_sim.tournament", "vale_sim.advancements", "vale_sim.optimize",
                    "vale_sim.store", "vale_sim.verdicts", "vale_sim.plots")
+REGISTRY = "vale_sim.games"          # the registry: the one shared module that names the games
+GAME_NAME = re.compile(r"mystic[ _-]?(vale|lands)", re.I)
+
+
+def _is_game_study(mod: str) -> bool:
+    parts = mod.split(".")
+    return _is_game(mod) and len(parts) > 3 and parts[3] in GAME_STUDY_PARTS
 
 
 def test_the_layout_names_where_each_game_lives():
     games = {_game_of(m) for m in MODULES if _is_game(m)}
     assert "mystic_vale" in games
     for old in ("cards", "policy", "rules", "records", "reference", "fast", "spoil", "spoil_fast",
-                "spoil_bench", "golden", "synthetic", "pools", "data", "policies"):
+                "spoil_bench", "golden", "synthetic", "pools", "data", "policies", "studies"):
         assert not (PKG / old).exists() and not (PKG / f"{old}.py").exists(), old
+    for old in ("cards", "policy", "rules", "records", "reference", "fast", "spoil", "spoil_fast",
+                "spoil_bench", "golden", "synthetic", "pools", "data", "policies", "report"):
         assert any((PKG / "games" / "mystic_vale" / n).exists() for n in (old, f"{old}.py")), old
-    for shared in ("runner", "tournament", "stats", "io", "rng", "cli", "experiments", "report",
+    for shared in ("runner", "tournament", "stats", "io", "rng", "cli", "experiments", "study",
                    "verdicts", "advancements", "optimize", "store"):
         assert (PKG / f"{shared}.py").is_file(), shared
+    for part in ("__init__", "sections", "context", "rendering", "index", "manifest"):
+        assert (PKG / "report" / f"{part}.py").is_file(), part
+    assert (PKG / "games" / "mystic_lands" / "studies" / "report.py").is_file()
     assert (PKG / "kernels" / "jit.py").is_file() and (PKG / "kernels" / "rng.py").is_file()
     assert get_game("mystic-vale").package == MV
 
 
-def test_a_game_package_imports_no_other_game_and_no_analysis_layer():
+def test_a_game_package_imports_no_other_game_and_its_engines_no_analysis_layer():
     bad = []
     for mod, imps in GRAPH.items():
         if not _is_game(mod):
@@ -156,17 +157,17 @@ def test_a_game_package_imports_no_other_game_and_no_analysis_layer():
                 bad.append(f"{mod} imports another game: {imp}")
             elif imp in ("vale_sim", "vale_sim.games"):
                 continue                 # the package (its version) and the registry
-            elif any(_under(imp, ok) for ok in GAME_MAY_IMPORT + GAME_STUDIES_MAY_IMPORT.get(mod, ())):
+            elif _is_game_study(mod) or any(_under(imp, ok) for ok in GAME_MAY_IMPORT):
                 continue
             else:
                 bad.append(f"{mod} imports the shared layer {imp}")
     assert not bad, "\n".join(bad)
-    # in particular never the analysis layers over the games
-    assert not [(m, i) for m, imps in GRAPH.items() if _is_game(m) for i, _ in imps
-                if any(_under(i, a) for a in ANALYSIS_LAYERS)]
+    # in particular the engines never import the analysis layers over the games
+    assert not [(m, i) for m, imps in GRAPH.items() if _is_game(m) and not _is_game_study(m)
+                for i, _ in imps if any(_under(i, a) for a in ANALYSIS_LAYERS)]
 
 
-def test_shared_layers_reach_a_game_only_through_get_game():
+def test_shared_layers_import_no_game():
     bad = []
     for mod, imps in GRAPH.items():
         if _is_game(mod):
@@ -174,23 +175,79 @@ def test_shared_layers_reach_a_game_only_through_get_game():
         for imp, top in imps:
             if not _is_game(imp):
                 continue
-            if any(_under(mod, c) for c in CORE):
-                bad.append(f"{mod} (shared core) imports {imp}")
-            elif mod in ML_STUDY_MODULES:
-                if not _under(imp, "vale_sim.games.mystic_lands"):
-                    bad.append(f"{mod} imports {imp}: only Mystic Lands studies are listed")
-                elif top:
-                    bad.append(f"{mod} imports {imp} at import time (import it in the study's function)")
-            elif mod not in MV_STUDY_MODULES:
-                bad.append(f"{mod} imports {imp}: use vale_sim.games.get_game")
-            elif not _under(imp, MV):
-                bad.append(f"{mod} imports {imp}: only Mystic Vale studies are listed")
-            elif top and mod not in MV_AT_IMPORT:
-                bad.append(f"{mod} imports {imp} at import time (import it in the study's function)")
+            if any(_under(mod, c) for c in CORE) or mod not in NOT_YET_GAME_NEUTRAL:
+                bad.append(f"{mod} (shared) imports {imp}: ask the Game (vale_sim.games.get_game)")
     assert not bad, "\n".join(bad)
-    # the list stays honest: each listed module really holds a Mystic Vale study
-    for mod in MV_STUDY_MODULES:
-        assert any(_under(i, MV) for i, _ in GRAPH[mod]), f"{mod} no longer needs its exception"
+    # the list stays honest: each listed module really still imports a game
+    for mod in NOT_YET_GAME_NEUTRAL:
+        assert any(_is_game(i) for i, _ in GRAPH[mod]), f"{mod} no longer needs its exception"
+
+
+def test_shared_modules_name_no_game():
+    """No shared module names a game -- in code, strings, docstrings or comments --
+    and so none branches on one (the registry alone excepted)."""
+    bad, named = [], set()
+    for mod, path in MODULES.items():
+        if _is_game(mod) or mod == REGISTRY:
+            continue
+        hits = [i for i, line in enumerate(path.read_text().splitlines(), 1) if GAME_NAME.search(line)]
+        if hits:
+            named.add(mod)
+            if mod not in NOT_YET_GAME_NEUTRAL and mod not in NAMES_A_GAME_YET:
+                bad.append(f"{path.relative_to(ROOT)}:{hits[0]} names a game "
+                           f"({len(hits)} line{'s' if len(hits) > 1 else ''})")
+    assert not bad, "\n".join(bad)
+    for mod in NAMES_A_GAME_YET:
+        assert mod in named, f"{mod} no longer names a game: drop it from NAMES_A_GAME_YET"
+
+
+def test_no_shared_module_branches_on_a_game_name():
+    """``x == "<a registered game>"`` (or ``in (...)``) outside the registry: the check
+    on the syntax, whatever the spelling of the name."""
+    from vale_sim.games import GAMES
+    names = set(GAMES) | {"pig"}
+    bad = []
+    for mod, path in MODULES.items():
+        if _is_game(mod) or mod == REGISTRY or mod in NOT_YET_GAME_NEUTRAL:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Compare):
+                consts = [c for c in [node.left, *node.comparators] for c in
+                          ([c] if not isinstance(c, (ast.Tuple, ast.List, ast.Set)) else c.elts)
+                          if isinstance(c, ast.Constant)]
+                if any(c.value in names for c in consts):
+                    bad.append(f"{mod}:{node.lineno}")
+    assert not bad, bad
+
+
+def test_studies_are_registered_records():
+    from vale_sim.study import SHARED, Study, studies_of
+    for name in GAMES_UNDER_TEST:
+        g = get_game(name)
+        recs = studies_of(g)
+        assert recs[:len(SHARED)] == SHARED
+        assert all(isinstance(r, Study) for r in recs), name
+        names = [r.name for r in recs]
+        assert len(names) == len(set(names)), names
+        for r in recs:                     # every hook a record names resolves
+            for hook in ("parser", "schema", "check", "run", "estimate", "engine", "main"):
+                ref = getattr(r, hook)
+                if ref is None:
+                    continue
+                import importlib
+                from vale_sim.study import resolve
+                obj = importlib.import_module(ref) if hook == "parser" else resolve(ref)
+                assert obj is not None, (name, r.name, hook)
+        if g.report is not None:
+            from vale_sim.report import game_report
+            mod = game_report(g)
+            for attr in ("Settings", "sections", "title", "verdicts", "estimated_share",
+                         "settings_from_config", "settings_from_args", "DEFAULT_OUT",
+                         "EXPERIMENT_FILE", "TAKES_BASELINE"):
+                assert hasattr(mod, attr), (name, attr)
+
+
+GAMES_UNDER_TEST = ("mystic-vale", "mystic-lands")
 
 
 def test_there_are_no_import_cycles():
@@ -226,7 +283,7 @@ def test_there_are_no_import_cycles():
 
 
 def test_the_graph_sees_lazy_imports():
-    # the check above would be empty if the walker missed imports inside functions
+    # the checks above would be empty if the walker missed imports inside functions
     assert ("vale_sim.games.mystic_vale.spoil_fast", False) in GRAPH[f"{MV}.spoil"]
     assert any(i == "vale_sim.report" and not top for i, top in GRAPH["vale_sim.experiments"])
 

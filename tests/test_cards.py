@@ -509,7 +509,7 @@ def test_provenance_counts():
     assert counts["estimate"] == sum(list(c.numbers().values()).count("estimate") for c in every)
     # Ley Line Nexus: 4 cost numbers (rulebook), level (fan list), copies and end VP (estimates)
     assert C.provenance_counts(CORE, ["Ley Line Nexus"]) == {
-        "rulebook": 4, "review": 0, "fan-list": 1, "estimate": 2, "user": 0}
+        "rulebook": 4, "review": 0, "fan-list": 1, "estimate": 2, "user": 0, "balance": 0}
     # a name selects the advancement and the starting card of that name
     cl = C.provenance_counts(CORE, "Cursed Land")
     assert sum(cl.values()) == 14 + 1 and cl["estimate"] == 1 and cl["review"] == 5
@@ -539,7 +539,7 @@ def test_sources_in_toml(tmp_path):
                          ("cost_sky", "review"), ("cost_wild", "rulebook"),
                          ("end_vp", "estimate"))
     assert C.provenance_counts(cs, ["Puddle"]) == {
-        "rulebook": 3, "review": 1, "fan-list": 0, "estimate": 1, "user": 2}
+        "rulebook": 3, "review": 1, "fan-list": 0, "estimate": 1, "user": 2, "balance": 0}
 
 
 @pytest.mark.parametrize("text,words", [
@@ -732,7 +732,8 @@ def test_deck_file_size_limit(tmp_path, capsys, count):
 def test_report_counts_estimated_numbers():
     """The report's card-set section counts numbers, not cards, by source."""
     from vale_sim import report
-    sec = report.section_card_set(report.Context(settings=report.ReportSettings.make(size="tiny")))
+    from vale_sim.games.mystic_vale import report as mv_report
+    sec = mv_report.section_card_set(report.Context(settings=mv_report.ReportSettings.make(size="tiny")))
     counts = C.provenance_counts(CORE)
     total = sum(counts.values())
     table = sec.tables["card_sources"]

@@ -199,10 +199,7 @@ def test_a_policy_that_does_not_survive_pickling_fails(monkeypatch):
 # while a module that other work is changing still imports them
 # ---------------------------------------------------------------------------
 DEPRECATED = {
-    r"mystic_vale\.reference\.game import .*\bplay_game\b": ("vale_sim/tournament.py",
-                                                             "vale_sim/advancements.py"),
     r"from \.reference\.game import Game\b": ("vale_sim/games/mystic_vale/spoil_bench.py",),
-    r"mystic_vale\.frames import": ("vale_sim/advancements.py",),
 }
 
 

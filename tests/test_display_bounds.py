@@ -1,7 +1,7 @@
 """An interval that is not a point must not print as one (issue 24 §3: end-trigger
 printed "100 [100, 100]" and "0 [0, 0]" while the JSON had proper bounds)."""
-from vale_sim.studies.text import iv
-from vale_sim.verdicts import _iv
+from vale_sim.games.mystic_lands.studies.text import iv
+from vale_sim.games.mystic_lands.studies.verdicts import _iv
 
 
 def test_a_narrow_interval_gets_the_digits_it_needs():

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_checks import one_line_error
 from vale_sim import experiments
 from vale_sim.cli import main
 from vale_sim.experiments import ExperimentError, load_experiment, run_experiment
@@ -91,3 +92,27 @@ def test_spoil_study_writes_exact_and_simulated(tmp_path):
     assert csv[0].startswith("deck,pushes,p_spoil_exact,p_spoil_sim") and len(csv) == 3
     assert m["chunks"]["played"] == 1
     assert run_experiment(p, tmp_path / "r", progress=False)["chunks"]["reused"] == 1
+
+
+# run --check: bounded grids, the cost stated, the file read as UTF-8 (moved from
+# tests/test_hardening.py, issue 18 §5)
+def test_run_check_refuses_a_huge_pool_grid_at_once(tmp_path, capsys):
+    exp = tmp_path / "huge.toml"
+    exp.write_text('study = "pool_sizes"\npools = "1:100000000:1"\ngames = 2\n')
+    rc = main(["run", "--check", str(exp)])
+    one_line_error(capsys, rc, "huge.toml", "pools", "100000000", "200")
+
+
+def test_run_check_states_the_cost(tmp_path, capsys):
+    exp = tmp_path / "small.toml"
+    exp.write_text('study = "pool_sizes"\nplayers = [2, 3]\npools = "20:30:5"\ngames = 7\n')
+    assert main(["run", "--check", str(exp)]) == 0
+    # pools 20, 25, 30 plus the rulebook's 23 and 28, for 2 and 3 players
+    assert "about 70 games" in capsys.readouterr().out
+
+
+def test_non_utf8_experiment_file_is_one_line(tmp_path, capsys):
+    exp = tmp_path / "latin.toml"
+    exp.write_bytes('study = "tournament"\ndescription = "café"\n'.encode("latin-1"))
+    rc = main(["run", "--check", str(exp)])
+    one_line_error(capsys, rc, "latin.toml", "UTF-8")

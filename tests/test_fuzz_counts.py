@@ -54,9 +54,11 @@ def _kind(action):
 def _cases():
     """(command, game, option, kind, type) for every seed/count/range option of every
     command, with each game the command applies to."""
+    from vale_sim.study import find
     out = []
     for name, p in _subparsers().items():
-        games = [g for g in GAMES if name in cli.SHARED_COMMANDS or name in get_game(g).studies]
+        games = [g for g in GAMES
+                 if name in cli.SHARED_COMMANDS or find(get_game(g), command=name) is not None]
         for a in p._actions:
             kind = _kind(a)
             if kind is None:
@@ -96,8 +98,8 @@ def nothing_runs(monkeypatch, tmp_path):
 
     def ran(*a, **k):
         raise AssertionError("the command started: the value was not refused while parsing")
-    for name in cli.COMMANDS:
-        mod = importlib.import_module(f"vale_sim.commands.{name}")
+    for name in cli.command_modules():          # the shared commands and every game's studies
+        mod = importlib.import_module(name)
         for fn in ("run", "run_game"):
             if hasattr(mod, fn):
                 monkeypatch.setattr(mod, fn, ran)

@@ -171,8 +171,8 @@ def test_parse_int_is_strict():
 
 def test_number_lists_take_ascii_digits_only():
     from vale_sim.games.mystic_vale.pools import parse_pools
-    from vale_sim.studies.common import StudyError, parse_players
-    from vale_sim.experiments import pool_grid_size
+    from vale_sim.games.mystic_lands.studies.common import StudyError, parse_players
+    from vale_sim.games.mystic_vale.studies import pool_grid_size
     assert parse_pools("20:24:2", include_rulebook=False) == [20, 22, 24]
     for bad in ("2_0:24", "\uff12\uff10,22", "+20,22"):
         with pytest.raises(ValueError):
@@ -186,7 +186,7 @@ def test_number_lists_take_ascii_digits_only():
     assert pool_players("2,3") == [2, 3]
     with pytest.raises(ValueError):
         pool_players("\uff12,3")
-    from vale_sim.commands.lands_common import values
+    from vale_sim.games.mystic_lands.commands.lands_common import values
     from vale_sim.errors import UserError
     assert values("20,30", "--end-vp") == [20, 30]
     for bad in ("2_0,30", "+20", "\u0662\u0660"):

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from vale_sim import io
-from vale_sim.studies import common as C
+from vale_sim.games.mystic_lands.studies import common as C
 
 
 def test_numpy_nan_inf_tuples_and_keys_become_plain_json():

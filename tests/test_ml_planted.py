@@ -95,7 +95,7 @@ def test_costly_twin_is_below_the_original(twin_run):
 # 2. Seat compensation: a schedule that gives seat 2 a large advantage
 # ---------------------------------------------------------------------------
 def test_planted_big_compensation_lifts_its_seat_and_is_not_recommended():
-    from vale_sim.studies import seats
+    from vale_sim.games.mystic_lands.studies import seats
     # 2 players, every monotone schedule up to 6 mana (14 schedules), 2,000 deals each;
     # "- / 6m": the second player starts with 6 mana (the manual's gives 1).
     s = seats.seat_study(players=(2,), deals=2000, seed=1, grid="monotone", max_mana=6,
@@ -120,7 +120,7 @@ def test_planted_big_compensation_lifts_its_seat_and_is_not_recommended():
 # ---------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def end_run():
-    from vale_sim.studies import lands
+    from vale_sim.games.mystic_lands.studies import lands
     options = {"end_vp": [10, 40], "end_bonus": [0, 20], "end_cubes": [4]}
     s = lands.end_trigger_study(players=(2,), deals=1000, seed=2, options=options,
                                 engine=ENGINE, progress=False, keep_frame=True)
@@ -139,7 +139,7 @@ def test_lower_vp_threshold_shortens_games_and_higher_lengthens(end_run):
 
 
 def test_a_bigger_end_bonus_raises_the_triggering_players_win_rate(end_run):
-    from vale_sim.studies import common as C
+    from vale_sim.games.mystic_lands.studies import common as C
     s = end_run
     t = s.table.set_index("variant")
     # the bonus changes no play: same length in every deal
@@ -161,7 +161,7 @@ def test_a_bigger_end_bonus_raises_the_triggering_players_win_rate(end_run):
 # ---------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def rain_run():
-    from vale_sim.studies import lands
+    from vale_sim.games.mystic_lands.studies import lands
     return lands.wither_rain_study(players=4, deals=500, seed=5, supplies=(0,), value_deals=1000,
                                    engine=ENGINE, progress=False)
 
@@ -193,7 +193,7 @@ def test_never_placing_rain_loses_and_the_policy_really_places_none(rain_run):
     # the finding (docs/mystic-lands-studies.md §5): the loss is real, not a policy bug --
     # the no-rain player places no token although it gains some, and Grows about half as
     # many cards per Night (it rests before the third uncovered sun instead of Withering)
-    from vale_sim.studies import lands
+    from vale_sim.games.mystic_lands.studies import lands
     g = get_game(ML)
     cs = g.load_card_set(g.default_card_set)
     stats = {}
@@ -216,7 +216,7 @@ def test_never_placing_rain_loses_and_the_policy_really_places_none(rain_run):
 def test_a_difference_no_deal_changed_is_not_printed_as_a_point():
     # the bonus variants above: every deal has the same length, so the paired change of
     # length is exactly 0 with no spread -- docs/mystic-lands-studies.md §1 prints it as such
-    from vale_sim.studies.text import iv
+    from vale_sim.games.mystic_lands.studies.text import iv
     row = {"d_rounds": 0.0, "d_rounds_lo": 0.0, "d_rounds_hi": 0.0}
     assert iv(row, "d_rounds", d=2, signed=True) == "0 (no deal changed)"
     assert iv({"x": 0.0, "x_lo": -0.1, "x_hi": 0.1}, "x", d=1, signed=True) == "+0.0 [-0.1, +0.1]"
@@ -239,8 +239,8 @@ def test_market_growth_says_when_the_level2_supply_is_bought_out(tmp_path):
     """The bundled set's 27 Level 2 copies are all bought in (nearly) every 4-player game,
     so the growth points cannot change how many are bought: the verdict says so.  With 12
     copies of each (108) no game buys them all, and the verdict does not claim it."""
-    from vale_sim import verdicts as V
-    from vale_sim.studies.lands import market_growth_study
+    from vale_sim.games.mystic_lands.studies import verdicts as V
+    from vale_sim.games.mystic_lands.studies.lands import market_growth_study
     base = market_growth_study(deals=60, seed=3, points={"never": (1000, 1000)}, engine=ENGINE,
                                progress=False)
     m = base.table.set_index("variant").loc["manual"]

@@ -1,4 +1,4 @@
-"""Mystic Lands settings studies (vale_sim/studies), their commands, configs and
+"""Mystic Lands settings studies (vale_sim/games/mystic_lands/studies), their commands, configs and
 the Mystic Lands report.  Small sizes on the reference engine (~30 ms a game)."""
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 
 from vale_sim.cli import main
 from vale_sim.games import get_game
-from vale_sim.studies import common as C
-from vale_sim.studies import lands, seats
+from vale_sim.games.mystic_lands.studies import common as C
+from vale_sim.games.mystic_lands.studies import lands, seats
 
 ML = "mystic-lands"
 
@@ -236,7 +236,7 @@ def test_a_config_runs_a_study(tmp_path):
 
 def test_the_mystic_lands_report_and_the_index(tmp_path):
     from vale_sim.report import build_report, write_index
-    from vale_sim.studies.report import LandsReportSettings
+    from vale_sim.games.mystic_lands.studies.report import LandsReportSettings
     s = LandsReportSettings.make(size="tiny", engine="reference", end_deals=3, seat_deals=3,
                                  seat_confirm_deals=3)
     m = build_report(tmp_path / "report-mystic-lands", s, progress=False, game=ML)

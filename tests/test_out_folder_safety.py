@@ -23,8 +23,10 @@ import pytest
 
 from vale_sim import io as vio
 from vale_sim import report, runner
+from vale_sim.games.mystic_vale import report as mv_report
 from vale_sim.cli import main
-from vale_sim.report import ReportSettings, build_report
+from vale_sim.report import build_report
+from vale_sim.games.mystic_vale.report import ReportSettings
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -50,13 +52,13 @@ def no_sections(monkeypatch):
     """Fail if a report section starts (the refusal must come before any game)."""
     def boom(ctx):
         raise AssertionError("a report section ran")
-    monkeypatch.setattr(report, "SECTIONS", [boom])
+    monkeypatch.setattr(mv_report, "SECTIONS", [boom])
 
 
 @pytest.fixture
 def cheap_sections(monkeypatch):
     """The report with only its card-set section (no games): fast end-to-end."""
-    monkeypatch.setattr(report, "SECTIONS", [report.section_card_set])
+    monkeypatch.setattr(mv_report, "SECTIONS", [mv_report.section_card_set])
 
 
 def user_folder(d: Path) -> Path:
@@ -113,7 +115,7 @@ def test_report_out_replaces_an_earlier_report_and_keeps_a_users_file(tmp_path, 
 def test_empty_out_folder_is_fine(tmp_path):
     d = tmp_path / "empty"
     d.mkdir()
-    build_report(d, ReportSettings.make(size="tiny"), sections=[report.section_card_set],
+    build_report(d, ReportSettings.make(size="tiny"), sections=[mv_report.section_card_set],
                  progress=False)
     assert (d / "index.html").is_file() and report.is_report_folder(d)
 
@@ -140,7 +142,7 @@ def test_run_refuses_a_results_folder_of_user_files(tmp_path, capsys):
 
 def test_index_never_overwrites_a_reports_own_page(tmp_path, capsys):
     d = tmp_path / "rep"
-    build_report(d, ReportSettings.make(size="tiny"), sections=[report.section_card_set],
+    build_report(d, ReportSettings.make(size="tiny"), sections=[mv_report.section_card_set],
                  progress=False)
     before = snapshot(d)
     rc = main(["report", "--index", str(d)])
@@ -180,7 +182,7 @@ def test_stale_temp_folders_of_dead_vale_sim_runs_are_removed_and_nothing_else(t
     alive = fake_temp(tmp_path, "rep", os.getppid(), marker=True)          # a live process
     other_name = fake_temp(tmp_path, "other", dead_pid(), marker=True)     # another folder's
     build_report(tmp_path / "rep", ReportSettings.make(size="tiny"),
-                 sections=[report.section_card_set], progress=False)
+                 sections=[mv_report.section_card_set], progress=False)
     assert not ours.exists() and not legacy_empty.exists()
     assert not_ours.exists() and alive.exists() and other_name.exists()
     assert (not_ours / "index.html").read_text() == "half"
@@ -220,7 +222,7 @@ def _wait_for_temp(proc, parent: Path, timeout=60.0) -> Path:
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
 def test_killed_report_leaves_nothing_the_next_run_does_not_clean(tmp_path, sig):
     out = tmp_path / "rep"
-    build_report(out, ReportSettings.make(size="tiny"), sections=[report.section_card_set],
+    build_report(out, ReportSettings.make(size="tiny"), sections=[mv_report.section_card_set],
                  progress=False)
     before = snapshot(out)
     proc = _start_report(out)
@@ -240,7 +242,7 @@ def test_killed_report_leaves_nothing_the_next_run_does_not_clean(tmp_path, sig)
         assert not tmp.exists()
     else:
         assert rc == -signal.SIGKILL and tmp.exists()
-        build_report(out, ReportSettings.make(size="tiny"), sections=[report.section_card_set],
+        build_report(out, ReportSettings.make(size="tiny"), sections=[mv_report.section_card_set],
                      progress=False)
         assert not tmp.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rep"]
@@ -349,14 +351,14 @@ def test_one_wording_for_a_full_disk(tmp_path):
 def test_full_disk_while_a_report_is_written_names_out_and_keeps_the_old(tmp_path, monkeypatch,
                                                                            capsys):
     out = tmp_path / "rep"
-    build_report(out, ReportSettings.make(size="tiny"), sections=[report.section_card_set],
+    build_report(out, ReportSettings.make(size="tiny"), sections=[mv_report.section_card_set],
                  progress=False)
     before = snapshot(out)
 
     def full(*a, **k):
         raise OSError(errno.ENOSPC, "No space left on device")
     monkeypatch.setattr(report, "render", full)
-    monkeypatch.setattr(report, "SECTIONS", [report.section_card_set])
+    monkeypatch.setattr(mv_report, "SECTIONS", [mv_report.section_card_set])
     rc = main(["report", "--quick", "--quiet", "--out", str(out)])
     line = one_line_error(capsys, rc, out)
     assert "no space left on device" in line and ".tmp-" not in line

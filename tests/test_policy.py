@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from cli_checks import one_line_error
 from vale_sim.cli import main
 from vale_sim.games.mystic_vale.policy import (PRESETS, BuyRule, Policy, PolicyError, bundled_policy_files,
                              get_policy, load_policy)
@@ -72,3 +73,49 @@ def test_presets_are_distinct_and_valid():
     assert len({tuple(sorted(vars(p).items())) for p in PRESETS.values()}) == len(PRESETS)
     with pytest.raises(PolicyError):
         Policy(push_risk_permille=-1)
+
+
+# Policy files: one validator for every path (moved from tests/test_hardening.py,
+# issue 18 §3)
+POLICY_COMMANDS = [
+    lambda f: ["play", "--policy", f],
+    lambda f: ["simulate", "--games", "2", "--summary-only", "--no-progress", "--policy", f],
+    lambda f: ["tournament", "--policies", f"balanced,{f}", "--games", "2"],
+]
+
+
+def _policy_experiment(tmp_path, policy_file) -> list[str]:
+    exp = tmp_path / "t.toml"
+    exp.write_text(f'study = "tournament"\npolicies = ["balanced", "{policy_file}"]\ngames = 2\n')
+    return ["run", "--check", str(exp)]
+
+
+@pytest.mark.parametrize("content,expect", [
+    (b"w_mana = 3\n# caf\xe9\n", "UTF-8"),
+    (b"w_mana = 9223372036854775807\n", "w_mana"),
+    (b'[[buy]]\nvale_ability = "spiritt_to_wild"\n', "spiritt_to_wild"),
+    (b'[[buy]]\ncard = "No Such Card"\n', "No Such Card"),
+    (b'[[buy]]\ncard = "Druid of the Vale"\nwhen = { mana_at_least = 99999999999 }\n',
+     "mana_at_least"),
+])
+def test_bad_policy_file_same_one_line_everywhere(tmp_path, content, expect, no_games, capsys):
+    f = tmp_path / "mine.toml"
+    f.write_bytes(content)
+    for argv in [make(str(f)) for make in POLICY_COMMANDS] + [_policy_experiment(tmp_path, f)]:
+        rc = main(argv)
+        one_line_error(capsys, rc, "mine.toml", expect)
+
+
+def test_policy_integer_limits():
+    with pytest.raises(PolicyError, match="w_mana"):
+        Policy(w_mana=2**63 - 1)
+    with pytest.raises(PolicyError, match="min_score"):
+        Policy(min_score=-(10**6) - 1)
+    assert Policy(w_mana=10**6, w_cost=-(10**6)).w_mana == 10**6
+
+
+def test_policy_file_path_named_even_for_directory(tmp_path):
+    d = tmp_path / "dir.toml"
+    d.mkdir()
+    with pytest.raises(PolicyError, match="dir.toml"):
+        load_policy(d)

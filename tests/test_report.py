@@ -7,7 +7,9 @@ import pandas as pd
 import pytest
 
 from vale_sim import report
-from vale_sim.report import ReportSettings, Section, SectionUnavailable, build_report
+from vale_sim.games.mystic_vale import report as mv_report
+from vale_sim.report import Section, SectionUnavailable, build_report
+from vale_sim.games.mystic_vale.report import ReportSettings
 
 
 @pytest.fixture(scope="module")
@@ -70,12 +72,12 @@ def test_no_half_written_output(tmp_path):
     def broken(ctx):
         raise RuntimeError("boom")
     with pytest.raises(RuntimeError, match="boom"):
-        build_report(out, ReportSettings.make(size="tiny"), sections=[report.section_card_set, broken],
+        build_report(out, ReportSettings.make(size="tiny"), sections=[mv_report.section_card_set, broken],
                      progress=False)
     assert not out.exists()
     assert list(tmp_path.iterdir()) == []                  # no temp folder left behind
     # An existing report is replaced only once the new one is complete.
-    build_report(out, ReportSettings.make(size="tiny"), sections=[report.section_card_set],
+    build_report(out, ReportSettings.make(size="tiny"), sections=[mv_report.section_card_set],
                  progress=False)
     before = (out / "index.html").read_text()
     with pytest.raises(RuntimeError):
@@ -87,7 +89,7 @@ def test_unavailable_section_is_shown_not_fatal(tmp_path):
     def section_future(ctx):
         raise SectionUnavailable("the future section needs vale_sim.future, which is not built yet")
     build_report(tmp_path / "r", ReportSettings.make(size="tiny"),
-                 sections=[report.section_card_set, section_future], progress=False)
+                 sections=[mv_report.section_card_set, section_future], progress=False)
     html = (tmp_path / "r" / "index.html").read_text()
     assert "vale_sim.future" in html and "not available" in html
 

@@ -10,10 +10,12 @@ import pandas as pd
 import pytest
 
 from vale_sim import report
+from vale_sim.games.mystic_vale import report as mv_report
 from vale_sim import verdicts as V
 from vale_sim.cli import main
 from vale_sim.games.mystic_vale.cards import card_type, is_model_card, load_card_set
-from vale_sim.report import ReportSettings, Section, build_report
+from vale_sim.report import Section, build_report
+from vale_sim.games.mystic_vale.report import ReportSettings
 
 MODEL = "Model L1 Sprout A"
 PRINTED = "Podlings"
@@ -58,7 +60,7 @@ def strength_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("content") / "r"
     try:
         build_report(out, _tiny(), progress=False,
-                     sections=[report.section_card_set, report.section_advancements])
+                     sections=[mv_report.section_card_set, mv_report.section_advancements])
     finally:
         mp.undo()
     return out
@@ -225,7 +227,7 @@ def _overlaps(fig) -> list:
 
 def test_card_source_figure_labels_do_not_overlap():
     ctx = report.Context(_tiny(), progress=False)
-    sec = report.section_card_set(ctx)
+    sec = mv_report.section_card_set(ctx)
     (_, fig, _), = sec.figures
     assert _overlaps(fig) == []
 
@@ -234,7 +236,7 @@ def test_card_source_figure_labels_do_not_overlap():
 # Mystic Lands: the seat-compensation notation
 # ---------------------------------------------------------------------------
 def test_schedule_notation_in_words():
-    from vale_sim.studies.report import schedule_legend, schedule_words
+    from vale_sim.games.mystic_lands.studies.report import schedule_legend, schedule_words
     assert schedule_words(((0, 0), (1, 1))) == "seat 1: nothing, seat 2: 1 mana + 1 spirit"
     assert schedule_words(((0, 0), (0, 1), (2, 0))) == \
         "seat 1: nothing, seat 2: 1 spirit, seat 3: 2 mana"
@@ -244,7 +246,7 @@ def test_schedule_notation_in_words():
 
 
 def test_mystic_lands_summary_explains_the_schedules(tmp_path):
-    from vale_sim.studies.report import LandsReportSettings, section_seats
+    from vale_sim.games.mystic_lands.studies.report import LandsReportSettings, section_seats
     s = LandsReportSettings.make(size="tiny", engine="reference", seat_deals=3)
     build_report(tmp_path / "r", s, progress=False, game="mystic-lands", sections=[section_seats])
     html = (tmp_path / "r" / "index.html").read_text()

@@ -299,11 +299,13 @@ def test_tournament_baseline_is_the_opponent_field(capsys):
 # ---------------------------------------------------------------------------
 def test_report_section_in_a_tiny_report(tmp_path):
     from vale_sim import report
-    from vale_sim.report import ReportSettings, build_report
+    from vale_sim.games.mystic_vale import report as mv_report
+    from vale_sim.report import build_report
+    from vale_sim.games.mystic_vale.report import ReportSettings
     s = ReportSettings.make(size="tiny", baseline="optimized-{P}p")
     build_report(tmp_path / "r", s, progress=False,
-                 sections=[report.section_advancements, report.section_pools,
-                           report.section_robustness])
+                 sections=[mv_report.section_advancements, mv_report.section_pools,
+                           mv_report.section_robustness])
     html = (tmp_path / "r" / "index.html").read_text()
     md = (tmp_path / "r" / "report.md").read_text()
     for doc in (html, md):

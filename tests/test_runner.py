@@ -254,7 +254,7 @@ def test_simulate_command_writes_parquet(full, tmp_path, capsys):
 
 
 def test_fast_falls_back_to_reference_with_warning(monkeypatch):
-    monkeypatch.setattr(runner, "fast_available", lambda: False)
+    monkeypatch.setattr(runner, "fast_available", lambda game=None: False)
     monkeypatch.setattr(runner, "_fallback_warned", [])
     cfg = RunConfig(seed=7, games=2, engine="fast")
     with pytest.warns(RuntimeWarning, match="not available"):
@@ -262,14 +262,14 @@ def test_fast_falls_back_to_reference_with_warning(monkeypatch):
 
 
 def test_bench_needs_fast_engine(monkeypatch, capsys):
-    monkeypatch.setattr(runner, "fast_available", lambda: False)
+    monkeypatch.setattr(runner, "fast_available", lambda game=None: False)
     assert main(["bench"]) == 2
     assert "fast engine" in capsys.readouterr().err
 
 
 def test_bench_json_keys(monkeypatch, capsys):
     from vale_sim.commands import bench
-    monkeypatch.setattr(runner, "fast_available", lambda: True)
+    monkeypatch.setattr(runner, "fast_available", lambda game=None: True)
     rates = iter([9.0, 3000.0, 2000.0, 4000.0])          # warm-up, then three timed runs
     monkeypatch.setattr(bench, "_rate",
                         lambda cfg, n: next(rates) if cfg.engine == "fast" else 30.0)

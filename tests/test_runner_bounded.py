@@ -11,6 +11,8 @@ do not hang.
   stops the run with one line after ``--worker-timeout`` seconds (it used to
   wait for ever, past ``--connect-timeout``); Ctrl-C prints only the clean
   message.
+* A malformed or unreachable scheduler address, or one that never answers, is one
+  line naming the address, within ``--connect-timeout``.
 
 Measured through instrumented hooks (tracemalloc, counting wrappers), not time.
 """
@@ -18,8 +20,10 @@ from __future__ import annotations
 
 import gc
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 import tracemalloc
 import weakref
@@ -28,6 +32,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from cli_checks import one_line_error
 from vale_sim import runner
 from vale_sim.cli import main
 from vale_sim.runner import RunConfig
@@ -197,12 +202,14 @@ def test_every_worker_leaving_mid_run_is_one_line(tmp_path):
                          "--no-progress", "--out", str(out), "--scheduler", c.scheduler_address,
                          "--worker-timeout", "2")
         try:
-            deadline = time.monotonic() + 60
+            # generous limits: on a loaded 2-core machine the subprocess's start-up
+            # (imports, connecting) alone has taken most of a minute
+            deadline = time.monotonic() + 180
             while not list(out.glob("part-*.parquet")):
                 assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
                 time.sleep(0.1)
             c.scale(0)                                  # every worker leaves
-            _, err = proc.communicate(timeout=60)
+            _, err = proc.communicate(timeout=180)
         finally:
             if proc.poll() is None:
                 proc.kill()
@@ -284,3 +291,40 @@ def test_the_scheduler_going_away_mid_run_is_one_line(tmp_path):
     line = err.decode().strip()
     assert proc.returncode == 2 and len(line.splitlines()) == 1, line
     assert "Traceback" not in line and "Dask scheduler" in line and "--resume" in line
+
+
+# A malformed, unreachable or silent scheduler: one line, bounded by --connect-timeout
+# (moved from tests/test_hardening.py, issue 18 §4)
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("address", ["bogus::addr", "tcp://127.0.0.1:{port}", "tcp://127.0.0.1"])
+def test_bad_scheduler_address_is_one_line(address, capsys):
+    address = address.format(port=_free_port())
+    rc = main(["simulate", "--games", "2", "--summary-only", "--no-progress",
+               "--scheduler", address, "--connect-timeout", "2"])
+    one_line_error(capsys, rc, address, "Dask scheduler")
+
+
+def test_scheduler_that_never_answers_times_out(capsys):
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(4)
+    address = f"tcp://127.0.0.1:{srv.getsockname()[1]}"
+    accepted = []
+    threading.Thread(target=lambda: accepted.append(srv.accept()), daemon=True).start()
+    try:
+        rc = main(["simulate", "--games", "2", "--summary-only", "--no-progress",
+                   "--scheduler", address, "--connect-timeout", "0.5"])
+        one_line_error(capsys, rc, address, "0.5 s")
+    finally:
+        srv.close()
+
+
+def test_connect_timeout_must_be_positive(capsys):
+    rc = main(["simulate", "--games", "2", "--summary-only", "--scheduler", "tcp://127.0.0.1:1",
+               "--connect-timeout", "0"])
+    one_line_error(capsys, rc, "--connect-timeout")

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from vale_sim.studies import seats
+from vale_sim.games.mystic_lands.studies import seats
 
 ML = "mystic-lands"
 

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import vale_sim.studies.common as C
+import vale_sim.games.mystic_lands.studies.common as C
 import vale_sim.tournament as T
 from vale_sim import stats
 from vale_sim.games.mystic_vale.cards import load_card_set
@@ -124,7 +124,7 @@ def mirrored(players):
     orig = core.advancements[core.advancement_id(ORIG)]
     cs = replace(core, name="core+same-twin",
                  advancements=core.advancements + (replace(orig, name=TWIN),))
-    from vale_sim.advancements import prefer_policy
+    from vale_sim.games.mystic_vale.strength import prefer_policy
     a = replace(prefer_policy(ORIG), name="A", never=(TWIN,))
     b = replace(prefer_policy(TWIN), name="B", never=(ORIG,))
     others = [replace(get_policy(n), name=n, never=(ORIG, TWIN)) for n in ("greedy", "cautious")]
@@ -182,7 +182,7 @@ ML_LINEUP = ("balanced", "greedy", "spirit", "vp")
 
 
 def _ml_policies(lineup, deals=4):
-    from vale_sim.studies.lands import policy_table
+    from vale_sim.games.mystic_lands.studies.lands import policy_table
     rules = {"manual": C.variant_rules({})}
     df = C.play_variants(rules, 4, deals, 2, lineup, rotate=True, engine="auto", progress=False)
     return df, policy_table(df, 4, rules).set_index("policy").sort_index()

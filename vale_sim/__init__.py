@@ -1,7 +1,7 @@
-"""vale-sim: Monte Carlo balance and strategy toolkit for Mystic Vale (and, being
-added, Mystic Lands).  Each game lives in ``vale_sim/games/<game>/`` behind
-:class:`vale_sim.games.Game`; the analysis layers beside them are shared
-(docs/architecture.md).
+"""vale-sim: Monte Carlo balance and strategy toolkit for deck-building card games.
+Each game lives in ``vale_sim/games/<game>/`` behind :class:`vale_sim.games.Game`
+(the registry: ``vale_sim.games.GAMES``); the analysis layers beside them are
+shared (docs/architecture.md).
 
 Quick start::
 
@@ -11,8 +11,9 @@ Quick start::
     game.turns_frame()                                     # per-turn DataFrame
     game.results_frame()                                   # final scores
 
-``load_card_set``, ``play_game`` and ``rules`` take ``game=`` (default
-"mystic-vale"); ``Policy``, ``PRESETS`` and ``Rules`` are Mystic Vale's.
+``load_card_set``, ``play_game`` and ``rules`` take ``game=`` (default: the
+registry's default game); ``Policy``, ``PRESETS`` and ``Rules`` are the default
+game's (kept for old notebooks; new code asks the Game: ``get_game().rules_class``).
 """
 __version__ = "0.1.0"
 
@@ -20,20 +21,20 @@ __all__ = ["load_card_set", "play_game", "rules", "get_game", "Policy", "Rules",
            "__version__"]
 
 
-def get_game(game="mystic-vale"):
+def get_game(game=None):
     """The :class:`~vale_sim.games.Game` called ``game``."""
-    from .games import get_game as _get
-    return _get(game)
+    from .games import DEFAULT_GAME, get_game as _get
+    return _get(DEFAULT_GAME if game is None else game)
 
 
-def load_card_set(spec=None, game="mystic-vale"):
+def load_card_set(spec=None, game=None):
     """A card set of ``game``: a bundled name (default: the game's), a file or a loaded set."""
     g = get_game(game)
     return g.load_card_set(g.default_card_set if spec is None else spec)
 
 
 def play_game(cs=None, players: int = 2, seed: int = 0, game_index: int = 0, policies=None,
-              rules=None, game="mystic-vale"):
+              rules=None, game=None):
     """Game ``game_index`` of master seed ``seed`` with the reference engine of ``game``."""
     g = get_game(game)
     cs = load_card_set(cs, g)
@@ -44,7 +45,7 @@ def play_game(cs=None, players: int = 2, seed: int = 0, game_index: int = 0, pol
                             rules or g.rules_class())
 
 
-def rules(game="mystic-vale", **options):
+def rules(game=None, **options):
     """The rule options of ``game`` (its ``rules_class``; no options: the manual's game)."""
     return get_game(game).rules_class(**options)
 

@@ -1,8 +1,11 @@
 """What is a card worth?  Observational win rates and paired (causal) values.
 
-    obs = observational("core", games=5000)          # associations, per card
-    val = strength_table("core", games=2000)         # causal: prefer X vs ban X
-    rep = advancement_report("core", games=2000)     # both, sorted by strength
+    obs = observational(cs, games=5000)              # associations, per card
+    val = strength_table(cs, games=2000)             # causal: prefer X vs ban X
+    rep = advancement_report(cs, games=2000)         # both, sorted by strength
+
+(``game=``: whose cards; the game's ``strength_*`` hooks say what a card is, what
+"prefer X" / "ban X" play and what counts as acquiring it.)
 
 **Observational** (like 17lands' "games in hand"): one run in which every
 player uses the baseline with random purchases mixed in
@@ -39,9 +42,6 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from vale_sim.games.mystic_vale.cards import CardSet
-from vale_sim.games.mystic_vale.policy import BuyRule, Policy, get_policy
-from vale_sim.games.mystic_vale.rules import Rules
 from . import stats
 from .rng import offset_seed
 from .games import DEFAULT_GAME, get_game
@@ -49,72 +49,33 @@ from .inputs import did_you_mean
 from .tournament import play_frame, resolve_card_set, deals_for, focal_shares
 from .io import json_records
 
-def _mystic_vale_only(game) -> None:
-    """The card-strength arms are Mystic Vale buy rules (prefer / ban a card): a
-    ValueError for any other game until it has such policies."""
+def strength_game(game):
+    """The Game of ``game``, with its card-strength hooks (``Game.strength_arms``,
+    ``strength_cards``); ValueError naming the game when it has none."""
     g = get_game(game)
-    if g.name != DEFAULT_GAME:
-        raise ValueError(f"the advancement study uses {get_game(DEFAULT_GAME).title}'s buy rules; "
-                         f"not available for {g.name} yet (use tournament or simulate)")
+    if g.strength_arms is None or g.strength_cards is None:
+        raise ValueError(f"{g.name} has no card-strength hooks (Game.strength_arms, "
+                         f"strength_cards); use tournament or simulate")
+    return g
 
 
-ASSOCIATION_NOTE = ("Observational columns are associations, not causes: players who buy a "
-                    "card differ from those who do not (mana, position, luck). "
-                    "Use strength for the effect of pursuing a card.")
-FLAGS = ("over", "under", "")
+def _observing_game(game):
+    g = strength_game(game)
+    if g.strength_observations is None or g.strength_observation_frame is None:
+        raise ValueError(f"{g.name} has no observational card statistics (Game."
+                         f"strength_observations); use the strength table (paired)")
+    return g
 
 
-# ---------------------------------------------------------------------------
-# Per-card columns of a run frame (the one place that knows their names)
-# ---------------------------------------------------------------------------
-def card_columns(frame: pd.DataFrame, cs: CardSet) -> dict[str, np.ndarray]:
-    """Per-card arrays of a per-game/player frame, rows in frame order.
-
-    Returns ``acquired`` (rows × advancements, copies bought), ``first_round``
-    (round first bought; nan if never or not recorded), ``harvested`` (1/0,
-    nan if not recorded) and ``vales`` (rows × vale kinds, copies bought).
-    Understands the reference frame (``acquired_<id>``, ``first_round_<id>``
-    with -1 for never, ``harvested_<id>``, ``vales_acquired_<id>``) and the
-    fast engine's (``buy:<name>``, ``vale:<name>``, optionally
-    ``first_round:<name>``, ``harvested:<name>``); ids not in the frame are 0
-    (starting prints are never bought) or nan.
-    """
-    n, na, nv = len(frame), len(cs.advancements), len(cs.vales)
-    acquired = np.zeros((n, na))
-    first = np.full((n, na), np.nan)
-    harvested = np.full((n, na), np.nan)
-    vales = np.zeros((n, nv))
-    cols = set(frame.columns)
-    for k, a in enumerate(cs.advancements):
-        for c in (f"acquired_{k}", f"buy:{a.name}"):
-            if c in cols:
-                acquired[:, k] = frame[c].to_numpy(float)
-        for c in (f"first_round_{k}", f"first_round:{a.name}"):
-            if c in cols:
-                f = frame[c].to_numpy(float)
-                first[:, k] = np.where(f > 0, f, np.nan)
-        for c in (f"harvested_{k}", f"harvested:{a.name}"):
-            if c in cols:
-                harvested[:, k] = frame[c].to_numpy(float)
-    for v, vale in enumerate(cs.vales):
-        for c in (f"vales_acquired_{v}", f"vale:{vale.name}"):
-            if c in cols:
-                vales[:, v] = frame[c].to_numpy(float)
-    return {"acquired": acquired, "first_round": first, "harvested": harvested, "vales": vales}
+def _known(g, cs) -> dict:
+    """name -> (kind, level, key) of the cards a player of ``g`` can acquire."""
+    return {name: (kind, level, key) for name, kind, level, key in g.strength_cards(cs)}
 
 
-def analysed_cards(cs: CardSet) -> list[tuple[str, str, int, int]]:
-    """(name, kind, level, id) of the cards a player can buy: commons and
-    Fertile Soil advancements (level 0) and vales."""
-    out = [(a.name, "advancement", a.level, k) for k, a in enumerate(cs.advancements)
-           if a.supply != "starter"]
-    out += [(v.name, "vale", v.level, k) for k, v in enumerate(cs.vales)]
-    return out
-
-
-def check_cards(cs: CardSet, cards) -> list[str]:
-    """The card names, checked against the set's buyable cards (ValueError naming the bad one)."""
-    known = {name for name, *_ in analysed_cards(cs)}
+def check_cards(cs, cards, game=DEFAULT_GAME) -> list[str]:
+    """The card names, checked against the cards a player can acquire (ValueError
+    naming the bad one)."""
+    known = _known(strength_game(game), cs)
     names = list(cards)
     for n in names:
         if n not in known:
@@ -122,6 +83,27 @@ def check_cards(cs: CardSet, cards) -> list[str]:
             raise ValueError(f"unknown card {n!r} (not a buyable card of set {cs.name!r})"
                              + (f"; {hint}" if hint else ""))
     return names
+
+
+def analysed_cards(cs, game=DEFAULT_GAME) -> list[tuple]:
+    """(name, kind, level, key) of the cards a player of ``game`` can acquire
+    (``Game.strength_cards``)."""
+    return list(strength_game(game).strength_cards(cs))
+
+
+def _acquired(g, frame, cs, card: str, known: dict) -> np.ndarray:
+    """Per row: the player acquired ``card`` (``Game.strength_acquired``, else the
+    frame column ``strength_cards`` names)."""
+    if g.strength_acquired is not None:
+        return np.asarray(g.strength_acquired(frame, cs, card), bool)
+    col = known[card][2]
+    return (frame[col].to_numpy(float) > 0) if col in frame.columns else np.zeros(len(frame), bool)
+
+
+ASSOCIATION_NOTE = ("Observational columns are associations, not causes: players who buy a "
+                    "card differ from those who do not (mana, position, luck). "
+                    "Use strength for the effect of pursuing a card.")
+FLAGS = ("over", "under", "")
 
 
 def _by_game(frame: pd.DataFrame, values: np.ndarray, players: int) -> np.ndarray:
@@ -154,55 +136,9 @@ def lift_interval(s1, n1, s0, n0, confidence: float = 0.95) -> tuple[float, floa
     return (lift, float(np.nanmin([c_lo, n_lo])), float(np.nanmax([c_hi, n_hi])))
 
 
-def play_card_frame(cs: CardSet, players: int, seed: int, games: int, policies,
-                    rules: Rules | None = None, engine: str = "fast",
-                    chunk: int = 20_000) -> pd.DataFrame:
-    """Like :func:`vale_sim.tournament.play_frame`, plus ``first_round:<name>``
-    and ``harvested:<name>`` per advancement, which the runner's frame leaves
-    out: from the fast engine's public API (``vale_sim.games.mystic_vale.fast.api.simulate``) or
-    the reference engine's records.  One process (the observational run is a
-    single run; the fast engine plays thousands of games a second)."""
-    from .runner import effective_engine
-    from vale_sim.games.mystic_vale.frames import results_frame
-    from vale_sim.games.mystic_vale.policy import get_policy
-    rules = rules or Rules()
-    pols = [get_policy(p) for p in policies]
-    pols = pols * players if len(pols) == 1 else pols
-    kinds = [(k, a.name) for k, a in enumerate(cs.advancements) if a.supply != "starter"]
-    parts = []
-    if effective_engine(engine) == "fast":
-        from vale_sim.games.mystic_vale.fast.api import frame as fast_frame, simulate
-        for first in range(0, games, chunk):
-            out = simulate(cs, players, seed, min(chunk, games - first), pols, rules,
-                           first_game=first)
-            df = fast_frame(out, cs, pols)
-            extra = {f"first_round:{name}": out.first_round[:, :, k].ravel() for k, name in kinds}
-            extra.update({f"harvested:{name}": out.harvested[:, :, k].ravel() for k, name in kinds})
-            parts.append(pd.concat([df, pd.DataFrame(extra, index=df.index)], axis=1))
-            if first == 0:                     # the whole frame is kept: check it fits
-                from .runner import check_memory
-                check_memory(parts[0], min(chunk, games), games)
-    else:
-        from vale_sim.games.mystic_vale.reference.game import play_game
-        records = [play_game(cs, players, seed, i, pols, rules) for i in range(games)]
-        df = results_frame(records, cs)
-        res = [r for g in records for r in g.results]
-        extra = {f"first_round:{name}": [r.first_round.get(k, 0) for r in res] for k, name in kinds}
-        extra.update({f"harvested:{name}": [int(k in r.harvested) for r in res] for k, name in kinds})
-        parts.append(pd.concat([df, pd.DataFrame(extra, index=df.index)], axis=1))
-    return pd.concat(parts, ignore_index=True)
-
-
-def explore_policy(baseline="balanced", explore_permille: int = 300) -> Policy:
-    """The baseline with random purchases mixed in (every card gets bought)."""
-    base = get_policy(baseline)
-    return replace(base, name=f"{base.name}+explore{explore_permille}",
-                   explore_permille=explore_permille)
-
-
-def observational(card_set="core", games: int = 2000, players: int = 2, seed: int = 0,
+def observational(card_set=None, games: int = 2000, players: int = 2, seed: int = 0,
                   baseline="balanced", explore_permille: int = 300,
-                  rules: Rules | None = None, engine: str = "fast", workers: int = 1,
+                  rules=None, engine: str = "fast", workers: int = 1,
                   confidence: float = 0.95, frame: pd.DataFrame | None = None, game: str = DEFAULT_GAME) -> pd.DataFrame:
     """Per-card associations from one run of exploring baseline players.
 
@@ -215,20 +151,23 @@ def observational(card_set="core", games: int = 2000, players: int = 2, seed: in
     mean_round_acquired (+ _lo, _hi: game-clustered; n_round player-games with
     a recorded first round).  Win rates: Wilson intervals over player-games.
     ``frame``: analyse an existing run instead of playing one.  ``workers``
-    is accepted for symmetry and unused (see :func:`play_card_frame`).
+    is accepted for symmetry and unused (the run is one process: the game's
+    ``strength_observation_frame``).  The per-card columns come from the game's
+    ``strength_observations``.
     """
-    _mystic_vale_only(game)
-    cs = resolve_card_set(card_set, players)
+    g = _observing_game(game)
+    cs = resolve_card_set(card_set if card_set is not None else g.default_card_set, players,
+                          game=g.name)
     if frame is None:
-        pol = explore_policy(baseline, explore_permille)
-        frame = play_card_frame(cs, players, seed, games, [pol], rules, engine)
+        frame = g.strength_observation_frame(cs, players, seed, games, baseline,
+                                             explore_permille, rules, engine)
     frame = _sorted(frame)
-    cc = card_columns(frame, cs)
+    cc = g.strength_observations(frame, cs)
     share = _by_game(frame, frame["win_share"].to_numpy(float), players)      # (G, P)
     rows = []
-    for name, kind, level, k in analysed_cards(cs):
-        src = cc["acquired"] if kind == "advancement" else cc["vales"]
-        acq = _by_game(frame, src[:, k] > 0, players)                          # (G, P)
+    for name, kind, level, k in g.strength_cards(cs):
+        card = cc[name]
+        acq = _by_game(frame, card["acquired"] > 0, players)                   # (G, P)
         s1, n1 = (share * acq).sum(1), acq.sum(1)
         s0, n0 = (share * ~acq).sum(1), (~acq).sum(1)
         r1 = stats.rate(s1.sum(), int(n1.sum()), confidence)
@@ -244,16 +183,15 @@ def observational(card_set="core", games: int = 2000, players: int = 2, seed: in
                "games_not_acquired": r0.n, "win_rate_not_acquired": r0.rate, "win_rate_not_acquired_lo": r0.lo,
                "win_rate_not_acquired_hi": r0.hi,
                "lift": lift, "lift_lo": lift_lo, "lift_hi": lift_hi}
-        if kind == "advancement" and not np.isnan(cc["harvested"][:, k]).all():
-            h = cc["harvested"][:, k] > 0
+        if not np.isnan(card["harvested"]).all():
+            h = card["harvested"] > 0
             rh = stats.rate(float(frame["win_share"].to_numpy()[h].sum()), int(h.sum()), confidence)
             rec.update(games_harvested=rh.n, win_rate_harvested=rh.rate,
                        win_rate_harvested_lo=rh.lo, win_rate_harvested_hi=rh.hi)
         else:
             rec.update(games_harvested=math.nan, win_rate_harvested=math.nan,
                        win_rate_harvested_lo=math.nan, win_rate_harvested_hi=math.nan)
-        fr = cc["first_round"][:, k] if kind == "advancement" else np.full(len(frame), np.nan)
-        frg = _by_game(frame, fr, players)
+        frg = _by_game(frame, card["first_round"], players)
         has = np.isfinite(frg)
         mr = (stats.clustered_ratio(np.where(has, frg, 0).sum(1), has.sum(1), confidence)
               if has.any() else (math.nan,) * 3)
@@ -272,29 +210,6 @@ def observational(card_set="core", games: int = 2000, players: int = 2, seed: in
 CORRECTIONS = ("fdr_bh", "holm", "bonferroni")
 PILOT_SEED_OFFSET = 0x5EED_0000_0000      # the --precision pilot plays on seed + this
 INDISTINGUISHABLE = "indistinguishable by design (no deal changed)"
-
-
-def control_policy(baseline="balanced") -> Policy:
-    """The baseline written as buy rules: ``best advancement``, ``best vale``."""
-    base = get_policy(baseline)
-    return replace(base, name=f"{base.name}:control",
-                   rules=(BuyRule("best", "advancement"), BuyRule("best", "vale")))
-
-
-def prefer_policy(card: str, baseline="balanced") -> Policy:
-    """"prefer X": the baseline with ``card`` (an advancement or a vale) first:
-    buy it whenever it is buyable, else buy as the baseline does (its own buy
-    rules, or ``best advancement``, ``best vale``)."""
-    base = get_policy(baseline)
-    rest = base.rules or (BuyRule("best", "advancement"), BuyRule("best", "vale"))
-    return replace(base, name=f"{base.name}:prefer:{card}", rules=(BuyRule("card", card),) + rest)
-
-
-def ban_policy(card: str, baseline="balanced") -> Policy:
-    """"ban X": the baseline that never buys ``card`` (policy field ``never``)."""
-    base = get_policy(baseline)
-    never = base.never + ((card,) if card not in base.never else ())
-    return replace(base, name=f"{base.name}:ban:{card}", never=never)
 
 
 def flag_for(lo: float, hi: float, tolerance: float) -> str:
@@ -368,7 +283,7 @@ class StrengthRun:
     def __init__(self, cs, players, seed, deals, baseline, natural, known=None):
         self.cs, self.players, self.seed, self.deals = cs, players, seed, deals
         self.baseline, self.natural = baseline, natural
-        self.known = known        # name -> (kind, level); None: Mystic Vale's analysed_cards
+        self.known = known        # name -> (kind, level) of the cards played
         self.arms: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self.got: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -381,65 +296,23 @@ class StrengthRun:
         return self.natural.mean(axis=0) - self.arms[card][1].mean(axis=0)
 
 
-def strength_run(card_set="core", games: int = 2000, players: int = 2, seed: int = 0,
-                 baseline="balanced", cards=None, rules: Rules | None = None,
+def strength_run(card_set=None, games: int = 2000, players: int = 2, seed: int = 0,
+                 baseline="balanced", cards=None, rules=None,
                  engine: str = "fast", workers: int = 1,
                  on_card: Callable[[int, int, str], None] | None = None,
                  play=play_frame, game: str = DEFAULT_GAME) -> StrengthRun:
     """Play the three arms (natural once; prefer X and ban X per card) on deals
     ``0 .. deals-1`` of ``seed`` (``deals = ceil(games / players)``), the focal
-    player rotated through every player index against baseline opponents."""
-    _mystic_vale_only(game)
-    cs = resolve_card_set(card_set, players)
-    base = get_policy(baseline)
-    deals = deals_for(games, players)
-    known = {name: (kind, level, k) for name, kind, level, k in analysed_cards(cs)}
-    names = check_cards(cs, cards) if cards is not None else list(known)
-    nat, _ = focal_shares(cs, players, seed, deals, base, base, rules, engine, workers, play)
-    run = StrengthRun(cs, players, seed, deals, base, nat)
-    for i, name in enumerate(names):
-        if on_card is not None:
-            on_card(i, len(names), name)
-        kind, level, k = known[name]
-        pre, df = focal_shares(cs, players, seed, deals, prefer_policy(name, base), base,
-                               rules, engine, workers, play)
-        ban, _ = focal_shares(cs, players, seed, deals, ban_policy(name, base), base,
-                              rules, engine, workers, play)
-        cc = card_columns(df, cs)
-        got = ((cc["acquired"][:, k] if kind == "advancement" else cc["vales"][:, k]) > 0)
-        run.arms[name] = (pre, ban)
-        run.got[name] = got.reshape(players, deals).mean(axis=0)
-    if on_card is not None:
-        on_card(len(names), len(names), "")
-    return run
-
-
-def game_strength_run(game: str, card_set=None, games: int = 2000, players: int = 2,
-                      seed: int = 0, baseline="balanced", cards=None, rules=None,
-                      engine: str = "fast", workers: int = 1,
-                      on_card: Callable[[int, int, str], None] | None = None,
-                      play=None) -> StrengthRun:
-    """:func:`strength_run` for a game other than Mystic Vale, through its hooks
-    ``Game.strength_arms`` (prefer X / ban X policies) and ``Game.strength_cards``
-    (the cards and the frame columns counting them).  Same three arms, deals and
-    rotations; :func:`strength_frame` turns the run into the table.  ``play``: a
-    :func:`~vale_sim.tournament.play_frame`-like function (e.g. a ChunkStore's, which
-    keeps finished chunks); default play_frame."""
-    g = get_game(game)
-    if g.strength_arms is None or g.strength_cards is None:
-        raise ValueError(f"{g.name} has no card-strength hooks (Game.strength_arms, "
-                         f"strength_cards); use tournament")
+    player rotated through every player index against baseline opponents.  The
+    arms, the cards and what counts as acquiring one are the game's hooks
+    (``Game.strength_arms``, ``strength_cards``, ``strength_acquired``)."""
+    g = strength_game(game)
     cs = resolve_card_set(card_set if card_set is not None else g.default_card_set, players,
                           game=g.name)
     base = g.get_policy(baseline)
     deals = deals_for(games, players)
-    known = {name: (kind, level, col) for name, kind, level, col in g.strength_cards(cs)}
-    names = list(cards) if cards is not None else list(known)
-    for n in names:
-        if n not in known:
-            hint = did_you_mean(n, sorted(known))
-            raise ValueError(f"unknown card {n!r} (not an Advance or Vale of set {cs.name!r})"
-                             + (f"; {hint}" if hint else ""))
+    known = _known(g, cs)
+    names = check_cards(cs, cards, g) if cards is not None else list(known)
     nat, _ = focal_shares(cs, players, seed, deals, base, base, rules, engine, workers, play,
                           game=g.name)
     run = StrengthRun(cs, players, seed, deals, base, nat,
@@ -452,13 +325,24 @@ def game_strength_run(game: str, card_set=None, games: int = 2000, players: int 
                                play, game=g.name)
         ban, _ = focal_shares(cs, players, seed, deals, ban_pol, base, rules, engine, workers,
                               play, game=g.name)
-        col = known[name][2]
-        got = (df[col].to_numpy(float) > 0) if col in df.columns else np.zeros(len(df), bool)
+        got = _acquired(g, df, cs, name, known)
         run.arms[name] = (pre, ban)
         run.got[name] = got.reshape(players, deals).mean(axis=0)
     if on_card is not None:
         on_card(len(names), len(names), "")
     return run
+
+
+def game_strength_run(game: str, card_set=None, games: int = 2000, players: int = 2,
+                      seed: int = 0, baseline="balanced", cards=None, rules=None,
+                      engine: str = "fast", workers: int = 1,
+                      on_card: Callable[[int, int, str], None] | None = None,
+                      play=play_frame) -> StrengthRun:
+    """:func:`strength_run` with the game first (its default card set when None).
+    ``play``: a :func:`~vale_sim.tournament.play_frame`-like function (e.g. a
+    ChunkStore's, which keeps finished chunks); default play_frame."""
+    return strength_run(card_set, games, players, seed, baseline, cards, rules, engine,
+                        workers, on_card, play or play_frame, game=game)
 
 
 def _adjusted_level(correction: str, confidence: float, m: int, flagged: int) -> float:
@@ -525,8 +409,7 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
     if not (isinstance(margin, (int, float)) and 0 < margin < 1):
         raise ValueError(f"margin must be a fraction in (0, 1) (0.02 = 2 pp), got {margin!r}")
     stats._check_confidence(confidence)
-    known = run.known if run.known is not None else {
-        name: (kind, level) for name, kind, level, _ in analysed_cards(run.cs)}
+    known = run.known
     nat_share = run.natural.mean(axis=0)
     rows = []
     for name, (pre, ban) in run.arms.items():
@@ -606,8 +489,8 @@ def deals_for_precision(sd: float, halfwidth: float, confidence: float = 0.95,
     return max(minimum, math.ceil((stats._z(confidence) * sd / halfwidth) ** 2))
 
 
-def pilot_games(card_set="core", precision: float = 0.01, pilot: int = 400, players: int = 2,
-                seed: int = 0, baseline="balanced", cards=None, rules: Rules | None = None,
+def pilot_games(card_set=None, precision: float = 0.01, pilot: int = 400, players: int = 2,
+                seed: int = 0, baseline="balanced", cards=None, rules=None,
                 engine: str = "fast", workers: int = 1, confidence: float = 0.95,
                 on_card=None, play=play_frame, game: str = DEFAULT_GAME) -> tuple[int, dict]:
     """Games per card (deals × players) for ``--precision``: a pilot of
@@ -617,9 +500,8 @@ def pilot_games(card_set="core", precision: float = 0.01, pilot: int = 400, play
     reaches half-width ``precision`` (a fraction) in expectation.  The pilot's
     games are not reused: the main run's deals are fixed before any of them is
     played, so there is no optional stopping.  Returns (games, info)."""
-    _mystic_vale_only(game)
     run = strength_run(card_set, pilot, players, offset_seed(seed, PILOT_SEED_OFFSET), baseline, cards,
-                       rules, engine, workers, on_card, play)
+                       rules, engine, workers, on_card, play, game)
     sds = {c: float(run.strength_deals(c).std(ddof=1)) for c in run.arms}
     sd = max(sds.values(), default=0.0)
     deals = deals_for_precision(sd, precision, confidence)
@@ -627,8 +509,8 @@ def pilot_games(card_set="core", precision: float = 0.01, pilot: int = 400, play
                              "pilot_sd_max": sd, "precision": precision}
 
 
-def strength_table(card_set="core", games: int = 2000, players: int = 2, seed: int = 0,
-                   baseline="balanced", cards=None, rules: Rules | None = None,
+def strength_table(card_set=None, games: int = 2000, players: int = 2, seed: int = 0,
+                   baseline="balanced", cards=None, rules=None,
                    engine: str = "fast", workers: int = 1, confidence: float = 0.95,
                    tolerance: float = 0.05, correction: str = "fdr_bh",
                    precision: float | None = None, pilot: int = 400,
@@ -666,13 +548,12 @@ def strength_table(card_set="core", games: int = 2000, players: int = 2, seed: i
     ``keep``: a dict that receives the :class:`StrengthRun` as ``keep["run"]``
     (the per-deal results, e.g. for :mod:`vale_sim.robustness`).
     """
-    _mystic_vale_only(game)
     info = {}
     if precision is not None:
         games, info = pilot_games(card_set, precision, pilot, players, seed, baseline, cards,
-                                  rules, engine, workers, confidence, None, play)
+                                  rules, engine, workers, confidence, None, play, game)
     run = strength_run(card_set, games, players, seed, baseline, cards, rules, engine, workers,
-                       on_card, play)
+                       on_card, play, game)
     if keep is not None:
         keep["run"] = run
     out = strength_frame(run, confidence, tolerance, correction, margin)
@@ -680,19 +561,18 @@ def strength_table(card_set="core", games: int = 2000, players: int = 2, seed: i
     return out
 
 
-def compare_strength(card_set="core", a: str = "", b: str = "", games: int = 2000,
+def compare_strength(card_set=None, a: str = "", b: str = "", games: int = 2000,
                      players: int = 2, seed: int = 0, baseline="balanced",
-                     rules: Rules | None = None, engine: str = "fast", workers: int = 1,
+                     rules=None, engine: str = "fast", workers: int = 1,
                      confidence: float = 0.95, run: StrengthRun | None = None,
                      play=play_frame, game: str = DEFAULT_GAME) -> dict:
     """strength(a) − strength(b) on the same deals, with a paired t interval
     over deals: ``{"a", "b", "difference", "difference_ci", "n_deals",
     "deals_changed", "strength_a", "strength_b"}``.  ``run``: reuse a
     :class:`StrengthRun` holding both cards."""
-    _mystic_vale_only(game)
     if run is None or a not in run.arms or b not in run.arms:
         run = strength_run(card_set, games, players, seed, baseline, [a, b], rules, engine,
-                           workers, play=play)
+                           workers, play=play, game=game)
     da, db = run.strength_deals(a), run.strength_deals(b)
     (pa, ba), (pb, bb) = run.arms[a], run.arms[b]
     ch = int((np.any(pa != pb, axis=0) | np.any(ba != bb, axis=0)).sum())
@@ -702,10 +582,10 @@ def compare_strength(card_set="core", a: str = "", b: str = "", games: int = 200
             "confidence": confidence, "note": INDISTINGUISHABLE if ch == 0 else ""}
 
 
-def advancement_report(card_set="core", games: int = 2000, players: int = 2, seed: int = 0,
+def advancement_report(card_set=None, games: int = 2000, players: int = 2, seed: int = 0,
                        baseline="balanced", tolerance: float = 0.05, explore_permille: int = 300,
                        observational_games: int | None = None, cards=None,
-                       rules: Rules | None = None, engine: str = "fast", workers: int = 1,
+                       rules=None, engine: str = "fast", workers: int = 1,
                        confidence: float = 0.95, paired: bool = True,
                        on_card: Callable[[int, int, str], None] | None = None,
                        play=play_frame, correction: str = "fdr_bh",
@@ -716,11 +596,13 @@ def advancement_report(card_set="core", games: int = 2000, players: int = 2, see
     sorted by strength (or by lift when ``paired=False``).  ``tolerance`` is a
     fraction (0.05 = 5 pp).  ``keep``: see :func:`strength_table`.  See
     :func:`strength_table`, :func:`observational`."""
-    _mystic_vale_only(game)
+    g = _observing_game(game)
+    if card_set is None:
+        card_set = g.default_card_set
     if cards is not None:
-        check_cards(resolve_card_set(card_set, players), cards)
+        check_cards(resolve_card_set(card_set, players, game=g.name), cards, g)
     obs = observational(card_set, observational_games or games, players, seed, baseline,
-                        explore_permille, rules, engine, workers, confidence)
+                        explore_permille, rules, engine, workers, confidence, game=g.name)
     if cards is not None:
         obs = obs[obs["card"].isin(list(cards))].reset_index(drop=True)
     if not paired:
@@ -728,7 +610,7 @@ def advancement_report(card_set="core", games: int = 2000, players: int = 2, see
     else:
         val = strength_table(card_set, games, players, seed, baseline, cards, rules, engine,
                              workers, confidence, tolerance, correction, precision, pilot,
-                             on_card, play, keep, margin=margin)
+                             on_card, play, keep, game=g.name, margin=margin)
         out = val.merge(obs, on=["card", "kind", "level"], how="left")
         out.attrs.update(val.attrs)
     out.attrs.update(note=ASSOCIATION_NOTE, observational_games=obs.attrs["games"])

@@ -1,11 +1,11 @@
-"""What both games' card-data readers share (card sets, maps; TOML and, for
-Mystic Vale, CSV): the one-line error, the field reader that names the file,
+"""What the games' card-data readers share (card sets, maps; TOML and, for
+one game, CSV): the one-line error, the field reader that names the file,
 the item and the field of every mistake, and the small lookups of card data.
 
 * :class:`CardFileError`: ``file: ITEM, field 'F': problem (fix)``; each game's
   ``CardSetError`` subclasses it and says how an item is named
-  (:meth:`CardFileError.item_text`: Mystic Vale ``card 'Stag'``, Mystic Lands
-  ``advance 'Stag'`` as the reader built it).
+  (:meth:`CardFileError.item_text`: e.g. ``card 'Stag'`` or ``advance 'Stag'``
+  as the reader built it).
 * :class:`FieldReader`: one item (a card, a row, a map space) of a file.  Built on
   a table with the fields it may have, it refuses any other (with "did you mean")
   and reads typed fields (:meth:`~FieldReader.int`, :meth:`~FieldReader.str`,
@@ -46,7 +46,7 @@ class CardFileError(ValueError):
 class PlayerCountMixin:
     """A player count the game does not have (not a fault of the card file); put it
     before the game's CardSetError: ``class PlayerCountError(PlayerCountMixin,
-    CardSetError)``.  ``TAIL`` ends the message (e.g. ": Mystic Lands plays 2-4")."""
+    CardSetError)``.  ``TAIL`` ends the message (e.g. ": the game plays 2-4")."""
     TAIL = ""
 
     def __init__(self, players, allowed: tuple = (2, 3, 4)):

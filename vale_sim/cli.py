@@ -5,12 +5,13 @@ Each sub-command lives in ``vale_sim/commands/<name>.py`` and exposes
 Errors a user can fix (bad card file, unknown policy, bad config) exit with
 status 2 and a one-line message; nothing half-written is left behind.
 
-Every command takes ``--game mystic-vale|mystic-lands`` (default mystic-vale,
-added to each sub-parser by :func:`add_game_option`); ``main`` resolves it
-with :func:`command_game` before the command runs.  ``play``, ``simulate``,
-``tournament``, ``bench`` and ``run`` apply to every game; the other commands
-are studies of the games that list them in ``Game.studies`` and exit 2 with
-one line for any other game.
+Every command takes ``--game`` (one of the registered games, default the
+registry's first; added to each sub-parser by :func:`add_game_option`); ``main``
+resolves it with :func:`command_game` before the command runs.  ``play``,
+``simulate``, ``tournament``, ``bench`` and ``run`` apply to every game; the
+other commands are the studies (:class:`vale_sim.study.Study` records) of the
+games that list them in ``Game.studies`` and exit 2 with one line for any other
+game.
 """
 from __future__ import annotations
 
@@ -25,17 +26,28 @@ from .errors import Terminated, UserError
 from .games import DEFAULT_GAME, GAMES, get_game
 from .limits import Parser          # one-line argparse errors (the counts and seeds are its types)
 
-COMMANDS = ("cards", "play", "simulate", "bench", "spoil_odds", "tournament",
-            "advancements", "pools", "run", "report", "golden", "optimize", "exploit", "meta", "wither_odds",
-            "seat_compensation", "end_trigger", "market_growth", "wither_rain", "what_if")
-
-
 #: Commands every game has; the others are studies (``Game.studies``).
-SHARED_COMMANDS = ("play", "simulate", "tournament", "bench", "what-if", "run")
+SHARED_COMMANDS = ("play", "simulate", "tournament", "bench", "run")
+
+
+def command_modules() -> list:
+    """The modules whose ``add_parser`` builds a sub-command: the shared commands,
+    then the parsers of every registered game's studies (each once)."""
+    from .study import SHARED, studies_of
+    mods = [f"vale_sim.commands.{name}" for name in SHARED_COMMANDS]
+    recs = list(SHARED)
+    for n in GAMES:
+        g = _game_or_none(n)
+        if g is not None:
+            recs.extend(studies_of(g))
+    for r in recs:                 # an option study ("bench --spoil") adds to its command
+        if r.parser and " " not in (r.command or "") and r.parser not in mods:
+            mods.append(r.parser)
+    return mods
 
 
 def add_game_option(p: argparse.ArgumentParser) -> None:
-    """``--game``: the one option every command shares (default mystic-vale; a
+    """``--game``: the one option every command shares (default the registry's first game; a
     study of another game says which --game to add)."""
     p.add_argument("--game", default=DEFAULT_GAME, metavar="|".join(GAMES),
                    help=f"the game to play or study (default {DEFAULT_GAME})")
@@ -50,15 +62,18 @@ def command_game(args):
         g = get_game(DEFAULT_GAME if name is None else name)
     except ValueError as e:
         raise UserError(f"--game: {e}") from None
+    from .study import find, owners, studies_of
     cmd = str(getattr(args, "command", "") or "").replace("_", "-")
-    if cmd and cmd not in SHARED_COMMANDS and cmd not in g.studies:
-        owners = [o for o in (_game_or_none(n) for n in GAMES) if o and cmd in o.studies]
-        if owners:
-            raise UserError(f"{cmd} does not apply to {g.name}: it is a {owners[0].title} "
-                            f"study; add --game {owners[0].name}")
+    if cmd and cmd not in SHARED_COMMANDS and find(g, command=cmd) is None:
+        have = owners(command=cmd)
+        if have:
+            raise UserError(f"{cmd} does not apply to {g.name}: it is a {have[0].title} "
+                            f"study; add --game {have[0].name}")
         raise UserError(f"{cmd} is not a command of {g.name}; with --game {g.name} use "
                         f"{', '.join(SHARED_COMMANDS[:-1])} or {SHARED_COMMANDS[-1]}"
-                        + "".join(f", {s}" for s in g.studies if " " not in s))
+                        + "".join(f", {s.command}" for s in studies_of(g)
+                                  if s.command and " " not in s.command
+                                  and s.command not in SHARED_COMMANDS))
     return g
 
 
@@ -69,11 +84,18 @@ def _game_or_none(name: str):
         return None
 
 
-def require_study(g, study: str) -> None:
-    """A UserError unless game ``g`` has ``study`` (e.g. "bench --spoil")."""
-    if study not in g.studies:
-        raise UserError(f"{study} does not apply to {g.name} (a {get_game(DEFAULT_GAME).title} "
-                        f"study); drop it or use --game {DEFAULT_GAME}")
+def require_study(g, command: str):
+    """The study of game ``g`` whose command line is ``command`` (e.g. an option of a
+    shared command, "bench --spoil"); a UserError naming a game that has it if ``g``
+    has not."""
+    from .study import find, owners
+    rec = find(g, command=command)
+    if rec is None:
+        have = owners(command=command)
+        where = (f" (a {have[0].title} study); drop it or use --game {have[0].name}" if have
+                 else f"; drop it")
+        raise UserError(f"{command} does not apply to {g.name}{where}")
+    return rec
 
 
 def check_players(g, players: int, option: str = "--players") -> int:
@@ -109,6 +131,45 @@ def _plain_help(parser: argparse.ArgumentParser) -> None:
                 _plain_help(sub)
 
 
+def add_rule_options(p: argparse.ArgumentParser) -> None:
+    """The rule options of every registered game as flags of ``p``: each field of a
+    game's ``rules_class`` whose metadata has ``"flag"`` (``--field-name``; its
+    ``choices`` or ``range``, ``metavar``, ``help``), default None (the game's)."""
+    import dataclasses
+    from .limits import int_range
+    seen = set()
+    for n in GAMES:
+        g = _game_or_none(n)
+        if g is None:
+            continue
+        for f in dataclasses.fields(g.rules_class):
+            flag = (f.metadata or {}).get("flag")
+            if flag is None or f.name in seen:
+                continue
+            seen.add(f.name)
+            kw = {"default": None, "dest": f.name,
+                  "help": f"{g.title} rule option{flag.get('help', '')}"}
+            if "choices" in f.metadata:
+                kw["choices"] = tuple(f.metadata["choices"])
+            elif "range" in f.metadata:
+                kw["type"] = int_range(*f.metadata["range"], flag.get("what", "value"))
+            if "metavar" in flag:
+                kw["metavar"] = flag["metavar"]
+            p.add_argument("--" + f.name.replace("_", "-"), **kw)
+
+
+def rule_options(args) -> dict:
+    """The rule options given on the command line (:func:`add_rule_options`)."""
+    import dataclasses
+    names = set()
+    for n in GAMES:
+        g = _game_or_none(n)
+        if g is not None:
+            names |= {f.name for f in dataclasses.fields(g.rules_class)
+                      if "flag" in (f.metadata or {})}
+    return {k: getattr(args, k) for k in sorted(names) if getattr(args, k, None) is not None}
+
+
 def game_rules(g, **options):
     """``g.rules_class`` with the rule options given on the command line (None:
     not given).  An option the game does not have is a UserError."""
@@ -127,11 +188,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="vale-sim", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"vale-sim {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in command_modules():
         try:
-            mod = importlib.import_module(f"vale_sim.commands.{name}")
+            mod = importlib.import_module(name)
         except ModuleNotFoundError as e:
-            if e.name == f"vale_sim.commands.{name}":
+            if e.name == name:
                 continue          # not built yet
             raise
         mod.add_parser(sub)

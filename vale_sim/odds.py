@@ -1,6 +1,5 @@
-"""What the two odds studies share: Mystic Vale's spoil odds
-(:mod:`vale_sim.games.mystic_vale.spoil`, docs/spoil-odds.md) and Mystic Lands'
-wither odds (:mod:`vale_sim.games.mystic_lands.wither`, docs/wither-odds.md).
+"""What the games' bad-turn odds studies share (the spoil odds, docs/spoil-odds.md,
+and the wither odds, docs/wither-odds.md; each in its game's package).
 
 Both answer "if I go on now, how likely is my turn to go bad, and what do I get
 if I stop after k more cards?" for a deck, exactly (over card-type compositions)
@@ -210,7 +209,7 @@ def best_stopping_rule(start: dict, horizon: int, zero, stop_value, steps, can_g
     a list of (probability, ended, next state); an ended turn (spoiled, Withered)
     is worth ``end_value(next state)``.  ``can_go(state)``: whether going on is
     possible there.  Ties stop.  ``first_forced``: the first card is always played
-    (Mystic Lands' first play of a Night), so k counts from 1.
+    (e.g. the first play of a Night), so k counts from 1.
 
     Returns ``(value, fixed, rows)``: the optimal rule's value from ``start``;
     ``fixed[k]``, the value of "go on exactly k times (while possible)"; and

@@ -68,7 +68,7 @@ LABELS = (ROBUST, NOT_ROBUST, NOT_SHOWN, NO_FLAG)
 # Baselines: NAME | FILE, with {P} standing for the player count
 # ---------------------------------------------------------------------------
 def resolve_baseline(spec, players: int, card_set=None, game=None):
-    """The baseline policy for ``players`` players of ``game`` (default Mystic Vale):
+    """The baseline policy for ``players`` players of ``game`` (default: the default game):
     :meth:`vale_sim.games.base.Game.resolve_baseline`."""
     from .games import DEFAULT_GAME, get_game
     return get_game(game or DEFAULT_GAME).resolve_baseline(spec, players, card_set)
@@ -390,7 +390,7 @@ def strength_side_by_side(cmp: StrengthComparison) -> pd.DataFrame:
 # Pool sizes
 # ---------------------------------------------------------------------------
 def rulebook_verdict(r) -> str:
-    """The rulebook pool's verdict of a :class:`vale_sim.games.mystic_vale.pools.Recommendation`:
+    """The rulebook pool's verdict of a pool study's ``Recommendation``:
     "equivalent", "shown different" (shown outside the margin) or "inconclusive"
     (``r.rulebook_verdict``, :func:`vale_sim.stats.equivalence_verdict`)."""
     return r.rulebook_verdict

@@ -37,8 +37,8 @@ ENGINES = ("fast", "reference")
 MANIFEST = "_manifest.json"        # "_" prefix: pandas/pyarrow skip it when reading the directory
 PART_PREFIX = "part-"
 PART_DIGITS = 12                    # zero-padded first game: file order = game order
-# "game" is written (and so part of the key) only when it is not mystic-vale: the
-# keys and manifests of Mystic Vale runs are those from before there were games.
+# "game" is written (and so part of the key) only when it is not the default game: the
+# keys and manifests of its runs are those from before there were games.
 KEY_FIELDS = ("card_set.digest", "players", "seed", "policies", "rules", "engine", "version.vale_sim",
               "game")
 DEFAULT_CHUNK = {"fast": 20_000, "reference": 200}
@@ -75,9 +75,8 @@ def fast_available(game: "str | Game" = DEFAULT_GAME) -> bool:
 
 
 def fast_engine_ok(g: Game) -> bool:
-    """fast_available(g), asked as fast_available() for the default game: the one
-    patch point the tests use."""
-    return fast_available() if g.name == DEFAULT_GAME else fast_available(g)
+    """fast_available(g): the one patch point the tests use."""
+    return fast_available(g)
 
 
 _fallback_warned: list = []      # warn once per process
@@ -232,7 +231,7 @@ def _get(d: dict, dotted: str):
 def manifest_key(manifest: dict) -> str:
     """The key of a manifest dict: sha256 of its KEY_FIELDS."""
     blob = json.dumps({f: _get(manifest, f) for f in KEY_FIELDS
-                       if f != "game" or _get(manifest, f) is not None},   # a Mystic Vale run
+                       if f != "game" or _get(manifest, f) is not None},   # a default-game run
                       sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
@@ -313,7 +312,7 @@ def summary_inputs(event: str = "spoils") -> tuple:
 
 def event_names(event: str = "spoils") -> tuple[str, str]:
     """The summary's names for events per game and the share of player-games with
-    one: ("spoils_per_game", "spoiled_game_share") in Mystic Vale, else
+    one: ("spoils_per_game", "spoiled_game_share") for spoils, else
     ("<event>_per_game", "<event>_game_share")."""
     if event == "spoils":
         return "spoils_per_game", "spoiled_game_share"
@@ -525,7 +524,7 @@ def _prepare_out(out: Path, cfg: RunConfig, resume: bool) -> dict[int, int]:
             raise _user_error(f"{mpath} is unreadable ({e}); choose another --out") from None
         if not isinstance(old, dict):
             raise _user_error(f"{mpath} is not a run manifest; choose another --out")
-        old_game = old.get("game") or DEFAULT_GAME          # Mystic Vale manifests name no game
+        old_game = old.get("game") or DEFAULT_GAME          # default-game manifests name no game
         if old_game != cfg.game:                             # one short line, not the rules diff
             try:
                 old_title = get_game(old_game).title

@@ -584,8 +584,8 @@ def stopping_rule_summary(table, state_keys, risk_key: str, go: str, min_reach: 
     Returns ``[(state, reach, p_go, go_up_to, stop_from)]`` sorted by state, for
     states met with probability at least ``min_reach``: how often the rule plays on
     there (``decision == go``), the largest risk it plays on at and the smallest
-    it stops at (None when it never does).  Used by the spoil odds (Mystic Vale)
-    and the wither odds (Mystic Lands)."""
+    it stops at (None when it never does).  Used by the games' bad-turn odds
+    (spoil odds, wither odds)."""
     groups: dict = {}
     for r in table:
         g = groups.setdefault(tuple(r[k] for k in state_keys), [0.0, 0.0, None, None])
@@ -627,7 +627,7 @@ def tost(diff: float, se: float, margin: float, df: float | None = None,
     point estimate's, ``p = 0`` when ``|diff| < margin`` and ``p = 1``
     otherwise, with the interval ``(diff, diff)``.  A caller whose ``se`` is 0
     only because too few observations were seen must not call this (it has no
-    estimate of the spread; see :func:`vale_sim.studies.common.paired`).  A
+    estimate of the spread; see the settings studies' ``paired``).  A
     non-finite ``diff`` or ``se`` gives ``p = 1`` and a nan interval.
     """
     if not (np.isfinite(diff) and np.isfinite(se)) or se < 0:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 def card_set_info(cs, game=None) -> dict:
     """Name, content hash and path of a card set, then what ``game`` adds
-    (:attr:`~vale_sim.games.base.Game.card_set_facts`; Mystic Vale: card kinds by
-    default source and numbers by source)."""
-    from .games import get_game
-    g = get_game(game if game is not None else "mystic-vale")
+    (:attr:`~vale_sim.games.base.Game.card_set_facts`), ``game`` default the
+    registry's default game."""
+    from .games import DEFAULT_GAME, get_game
+    g = get_game(game if game is not None else DEFAULT_GAME)
     info = {"name": cs.name, "digest": cs.digest(), "path": str(getattr(cs, "path", None))}
     if g.card_set_facts is not None:
         info.update(g.card_set_facts(cs))
@@ -64,10 +64,10 @@ class ChunkStore:
         return df
 
     def play_frame(self, card_set, players, seed, games, policies, rules=None, engine="fast",
-                   workers=1, game="mystic-vale"):
-        from .games import get_game
+                   workers=1, game=None):
+        from .games import DEFAULT_GAME, get_game
         from .runner import RunConfig
-        g = get_game(game)
+        g = get_game(game if game is not None else DEFAULT_GAME)
         cfg = RunConfig(card_set=card_set, players=players, seed=seed, games=games,
                         policies=tuple(policies), rules=rules or g.rules_class(), engine=engine,
                         game=g.name)

@@ -96,7 +96,7 @@ def focal_shares(card_set, players: int, seed: int, deals: int, focal, opponent,
 
 def _player(play, game):
     """``play`` (a :func:`play_frame`-like function; default play_frame) for ``game``:
-    ``game=`` is passed on only for a game other than Mystic Vale, so play
+    ``game=`` is passed on only for a game other than the default one, so play
     functions written before there were games keep working for it."""
     name = get_game(game).name
     play = play or play_frame
@@ -160,7 +160,7 @@ def lineup_plan(policies, players: int, mode: str | None = None, baseline=None, 
     of listed policies meets, there is no field).  The baseline need not be
     listed; it is played and ranked all the same.  Without a baseline the mode
     defaults to round-robin for 2 players and to field for 3–4, the field being
-    the first listed policy.  ``get_policy``: the game's (default Mystic Vale's).
+    the first listed policy.  ``get_policy``: the game's (default the default game's).
     """
     get_policy = get_policy or get_game(DEFAULT_GAME).get_policy
     pols = [get_policy(p) for p in policies]
@@ -497,7 +497,8 @@ def ranking(frame: pd.DataFrame, names, players: int, confidence: float = 0.95,
 # ---------------------------------------------------------------------------
 def coverage_study(policies, players: int = 2, deals: int = 60, reps: int = 150, seed: int = 1,
                    truth_deals: int = 10_000, truth_seed: int = 10_000, mode: str | None = None,
-                   card_set="core", n_boot: int = 200, confidence: float = 0.95) -> pd.DataFrame:
+                   card_set=None, n_boot: int = 200, confidence: float = 0.95,
+                   game: str = DEFAULT_GAME) -> pd.DataFrame:
     """How often the seat and ranking intervals cover the truth, clustered by deal or not.
 
     Plays one tournament of ``deals × reps`` deals and cuts it into ``reps``
@@ -515,18 +516,20 @@ def coverage_study(policies, players: int = 2, deals: int = 60, reps: int = 150,
     deal-clustered intervals, ``coverage_unclustered`` (``cluster=False``) and
     ``reps``.
     """
-    pols = [get_game(DEFAULT_GAME).get_policy(p) for p in policies]
+    g = get_game(game)
+    pols = [g.get_policy(p) for p in policies]
     names = [p.name for p in pols]
-    kw = dict(players=players, mode=mode, card_set=card_set, confidence=confidence)
+    kw = dict(players=players, mode=mode, confidence=confidence, game=g.name,
+              card_set=g.default_card_set if card_set is None else card_set)
     ref = tournament(pols, games=players * truth_deals, seed=truth_seed, **kw)
     truth = {"seat 1 win rate": float(ref.seats.query("policy == 'all' and seat == 1")["win_rate"].iloc[0])}
     truth |= {f"strength {r.name}": float(r.strength) for r in ref.ranking.itertuples()}
     t = tournament(pols, games=players * deals * reps, seed=seed, **kw)
     hits = {True: [], False: []}
-    for _, g in t.frame.groupby(t.frame["game"].to_numpy() // deals, sort=True):
+    for _, part in t.frame.groupby(t.frame["game"].to_numpy() // deals, sort=True):
         for cl in (True, False):
-            st = seat_table(g, confidence, cluster=cl).query("policy == 'all' and seat == 1").iloc[0]
-            rk = ranking(g, names, players, confidence, n_boot=n_boot, cluster=cl).set_index("name")
+            st = seat_table(part, confidence, cluster=cl).query("policy == 'all' and seat == 1").iloc[0]
+            rk = ranking(part, names, players, confidence, n_boot=n_boot, cluster=cl).set_index("name")
             row = {"seat 1 win rate": st.win_lo <= truth["seat 1 win rate"] <= st.win_hi}
             for n in names:
                 if n in rk.index:
@@ -544,39 +547,37 @@ def coverage_study(policies, players: int = 2, deals: int = 60, reps: int = 150,
 # ---------------------------------------------------------------------------
 # Per-turn curves (reference-engine turn records on a subsample)
 # ---------------------------------------------------------------------------
-def turn_curves(policies, players: int = 2, games: int = 40, seed: int = 0, card_set="core",
+def turn_curves(policies, players: int = 2, games: int = 40, seed: int = 0, card_set=None,
                 rules=None, mode: str | None = None, baseline=None,
-                engine: str = "fast", confidence: float = 0.95) -> pd.DataFrame:
-    """Mean VP, mana and cards crafted by round, per policy, with intervals.
+                engine: str = "fast", confidence: float = 0.95,
+                game: str = DEFAULT_GAME) -> pd.DataFrame:
+    """The game's per-turn measures by round, per policy, with intervals.
 
     Plays the tournament's matchups and seatings on ``ceil(games / S)`` deals
-    (``S`` seatings per deal, as :func:`tournament`) and reads the turn records: the fast
-    engine's trace
-    (``vale_sim.games.mystic_vale.fast.api.play_game_fast``, the same records) when available,
-    else the reference engine.
-    Columns: policy, round, n (turns averaged), vp (cumulative harvest VP
-    taken), mana (mana counted at this turn's Harvest), crafted (cumulative
-    advancements bought), spoiled_turn_share (share of that round's turns in
-    which the player spoiled, in Prep or Planting), each with ``_lo``/``_hi``:
-    a 95 % interval clustered by deal (the turns of one game, and the games of
-    one deal, are not independent).  Late rounds average only the games still
-    running (``n`` says how many turns that is, ``n_deals`` from how many deals).
+    (``S`` seatings per deal, as :func:`tournament`) and reads each game's turn
+    records through the game's hooks: ``Game.turn_records(cs, players, seed,
+    game_index, policies, rules, engine)`` (one row per turn: ``player``, ``round``
+    and the measures) and ``Game.turn_measures`` ((name, column, cumulative,
+    bounds), ...), e.g. vp (cumulative harvest VP taken), mana (mana counted at this
+    turn's Harvest), crafted (cumulative cards bought), spoiled_turn_share (share of
+    that round's turns in which the player had a bad turn).
+    Columns: policy, round, n (turns averaged), n_deals, each measure with
+    ``_lo``/``_hi``: a 95 % interval clustered by deal (the turns of one game, and
+    the games of one deal, are not independent).  Late rounds average only the
+    games still running.
     """
-    # Mystic Vale's turn records (mana, crafting, spoils): a Mystic Vale study
-    from vale_sim.games.mystic_vale.records import turns_frame
-    from vale_sim.games.mystic_vale.policy import get_policy
-    from vale_sim.games.mystic_vale.rules import Rules
     from .runner import effective_engine
-    _check_players(players)
+    g = get_game(game)
+    if g.turn_records is None or g.turn_measures is None:
+        raise ValueError(f"{g.name} has no turn records for per-turn curves "
+                         f"(Game.turn_records); use tournament")
+    _check_players(players, g.name)
     _check_engine(engine)
-    if effective_engine(engine) == "fast":
-        from vale_sim.games.mystic_vale.fast.api import play_game_fast as play_game
-    else:
-        from vale_sim.games.mystic_vale.reference.game import play_game
+    engine = effective_engine(engine, g)
     names, by_name, mode, baseline = lineup_plan(policies, players, mode, baseline,
-                                                 get_policy=get_policy)
-    cs = resolve_card_set(card_set, players)
-    rules = rules or Rules()
+                                                 get_policy=g.get_policy)
+    cs = resolve_card_set(g.default_card_set if card_set is None else card_set, players, g.name)
+    rules = rules or g.rules_class()
     frames = []
     serial = 0
     lineups = matchups(names, players, mode, baseline)
@@ -584,27 +585,26 @@ def turn_curves(policies, players: int = 2, games: int = 40, seed: int = 0, card
     for lineup in lineups:
         for rot in seatings(lineup):
             for i in range(deals):
-                rec = play_game(cs, players, seed, i, [by_name[n] for n in rot], rules)
-                t = turns_frame(rec)
+                t = g.turn_records(cs, players, seed, i, [by_name[n] for n in rot], rules, engine)
                 t["policy"] = [rot[p] for p in t["player"]]
                 t["game"] = serial
                 t["deal"] = i
                 serial += 1
                 frames.append(t)
     t = pd.concat(frames, ignore_index=True).sort_values(["game", "player", "round"])
-    t["crafted"] = t["bought"].map(len)
-    t["spoil"] = t["spoiled"] | t["spoiled_in_prep"]
     grp = t.groupby(["game", "player"], sort=False)
-    t["vp_cum"] = grp["vp_gained"].cumsum()
-    t["crafted_cum"] = grp["crafted"].cumsum()
-    t["spoil"] = t["spoil"].astype(float)
+    cols, bounds = {}, {}
+    for name, col, cumulative, bound in g.turn_measures:
+        if cumulative:
+            t[f"{col}_cum"] = grp[col].cumsum()
+            col = f"{col}_cum"
+        cols[name], bounds[name] = col, bound
     rows = []
-    cols = {"vp": "vp_cum", "mana": "mana", "crafted": "crafted_cum", "spoiled_turn_share": "spoil"}
-    for (pol, rnd), g in t.groupby(["policy", "round"], sort=True):
-        row = {"policy": pol, "round": rnd, "n": len(g), "n_deals": int(g["deal"].nunique())}
+    for (pol, rnd), part in t.groupby(["policy", "round"], sort=True):
+        row = {"policy": pol, "round": rnd, "n": len(part), "n_deals": int(part["deal"].nunique())}
         for name, col in cols.items():
-            e = stats.cluster_ratio(g[col].to_numpy(float), None, g["deal"].to_numpy(), confidence,
-                                    bounds=(0.0, 1.0) if name == "spoiled_turn_share" else None)
+            e = stats.cluster_ratio(part[col].to_numpy(float), None, part["deal"].to_numpy(),
+                                    confidence, bounds=bounds[name])
             row.update({name: e.value, f"{name}_lo": e.lo, f"{name}_hi": e.hi})
         rows.append(row)
     return pd.DataFrame(rows)

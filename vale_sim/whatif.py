@@ -2,7 +2,7 @@
 
     w = what_if(["Feral Chieftain.cost=+1"], players=(2,), games=400)
     w = what_if([], rules=["vp_pool=30"])                  # a rule edit
-    w = what_if(["Rain Lily.end_vp=+6"], game="mystic-lands")
+    w = what_if(["Rain Lily.end_vp=+6"], game=OTHER_GAME)   # any registered game
     print(w.text()); w.to_json()
 
 The **original** set (and rules) and the **edited** one are played on the same
@@ -24,8 +24,8 @@ inconclusive) come from :func:`vale_sim.advancements.strength_frame`; a verdict
 Game-level measures, from the natural arm (every player the baseline, both
 sets on the same deals): each seat's win rate minus 1/P (seat advantage), game
 length (rounds), score margin (winner minus runner-up) and the game's bad-turn
-rate (``Game.event_column`` per player and game: spoils in Mystic Vale, withers
-in Mystic Lands); paired per deal, with the same correction across them.
+rate (``Game.event_column`` per player and game, e.g. spoils or
+withers); paired per deal, with the same correction across them.
 
 When an edit changes nothing the games are identical deal by deal: every
 difference is exactly 0, no deal changed, and the interval is the zero-count

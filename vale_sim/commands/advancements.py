@@ -24,7 +24,7 @@ def add_parser(sub) -> None:
                     "mille of the time): acquisition, win rate when acquired / not, lift -- "
                     "associations, not causes.  JSON rates are fractions.  See "
                     "docs/statistics.md.")
-    from ..limits import count, seed, vp_pool
+    from ..limits import count, seed
     p.add_argument("--games", type=count(1), default=DEFAULT_GAMES,
                    help=f"games per card and arm (prefer, ban) for the strength: deals x players "
                         f"(default {DEFAULT_GAMES}); and of the observational run")
@@ -65,11 +65,8 @@ def add_parser(sub) -> None:
     p.add_argument("--engine", choices=("fast", "reference"), default="fast",
                    help="fast (numba; falls back to reference if unavailable) or reference "
                         "(default fast)")
-    p.add_argument("--prep-count", choices=("net", "gross"), default="net",
-                   help="Mystic Vale rule option (default net)")
-    p.add_argument("--vp-pool", type=vp_pool, default=None, metavar="VP",
-                   help="Mystic Vale rule option: VP tokens in the pool (default the rulebook's "
-                        "23/28/33 for 2/3/4 players)")
+    from ..cli import add_rule_options
+    add_rule_options(p)                   # the games' rule options (rules_class fields)
     p.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
     p.add_argument("--plot", default=None, metavar="FILE.png",
                    help="also save a forest plot of the strengths")
@@ -216,10 +213,11 @@ def format_compare(c: dict) -> str:
 
 
 def run_game(args) -> int:
-    """``advancements --game G`` for a game other than Mystic Vale: the strength (three
-    arms on common deals, multiplicity-corrected flags) through the game's hooks
-    (``Game.strength_arms``, ``strength_cards``; vale_sim.advancements.game_strength_run).
-    The observational run, --compare and --precision are Mystic Vale's only."""
+    """``advancements --game G`` for a game without observational card statistics
+    (``Game.strength_observations``): the strength (three arms on common deals,
+    multiplicity-corrected flags) through the game's hooks (``Game.strength_arms``,
+    ``strength_cards``; vale_sim.advancements.strength_run).  The observational run,
+    --compare, --precision and the rule flags need the full study."""
     from ..advancements import game_strength_run, report_records, strength_frame
     from ..cli import UserError
     from ..games import get_game
@@ -228,11 +226,13 @@ def run_game(args) -> int:
     g = get_game(args.game)
     check_outputs((args.plot, "file", "--plot"))
     check_workers(args.workers)
+    from ..cli import rule_options
     for opt, bad in (("--compare", args.compare is not None), ("--precision", args.precision is not None),
                      ("--only observational", args.only == "observational"),
-                     ("--vp-pool", args.vp_pool is not None), ("--prep-count", args.prep_count != "net")):
+                     *((f"--{k.replace('_', '-')}", True) for k in rule_options(args))):
         if bad:
-            raise UserError(f"{opt} is not available for {g.name} (a Mystic Vale option); drop it")
+            raise UserError(f"{opt} is not available for {g.name} (it has the strength "
+                            f"table only); drop it")
     if args.games < 2:
         raise UserError(f"--games must be >= 2, got {args.games}")
     if args.tolerance < 0:
@@ -276,14 +276,16 @@ def _save_plot(args, df) -> None:
 
 
 def run(args) -> int:
-    if getattr(args, "game", "mystic-vale") != "mystic-vale":
+    from ..games import DEFAULT_GAME, get_game
+    g = get_game(getattr(args, "game", None) or DEFAULT_GAME)
+    if g.strength_observations is None:            # the strength table only
         return run_game(args)
     from ..advancements import (advancement_report, check_cards, compare_strength,
                                 observational, report_records, strength_frame, strength_run,
                                 strength_table)
     from ..tournament import resolve_card_set
     from ..cli import UserError
-    from vale_sim.games.mystic_vale.rules import Rules
+    from ..cli import game_rules, rule_options
     from ..io import check_outputs, check_workers
     check_outputs((args.plot, "file", "--plot"))    # before any game is played
     for name in ("games", "pilot_games"):
@@ -319,7 +321,7 @@ def run(args) -> int:
     tol = args.tolerance / 100
     comp = None
     try:
-        rules = Rules(prep_count=args.prep_count, vp_pool=args.vp_pool)
+        rules = game_rules(g, **rule_options(args))
         cs = resolve_card_set(args.set, args.players)
         from ..robustness import resolve_baseline
         args.baseline = resolve_baseline(args.baseline, args.players, cs)   # before any game

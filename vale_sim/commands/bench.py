@@ -24,22 +24,29 @@ def add_parser(sub) -> None:
     p.add_argument("--workers", type=int, default=1,
                    help="also time the fast engine through the runner with this many processes "
                         "(text output only; includes worker start-up)")
-    p.add_argument("--spoil", action="store_true",
-                   help="benchmark the exact spoil-odds calculator instead: Python model vs "
-                        "compiled engine on played decks, and seconds per deck on the decks "
-                        "of --decks games and on --decks random crafted decks")
-    p.add_argument("--decks", type=count(1, "decks"), default=100,
-                   help="with --spoil: games whose players' decks are timed, and random "
-                        "crafted decks timed (default 100 each)")
-    p.add_argument("--profile", action="store_true",
-                   help="profile the fast engine instead: share of each compiled kernel "
-                        "in CPU samples of Linux perf over --games games (needs perf; "
-                        "docs/speed.md)")
+    from ..study import resolve
+    for parser in dict.fromkeys(r.parser for r in option_studies() if r.parser):
+        resolve(parser).add_options(p)     # a game's options of bench (e.g. --spoil)
     p.add_argument("--json", action="store_true",
                    help='print {"fast_games_per_s", "reference_games_per_s", "speedup", '
                         '"fast_games_per_s_per_core", "fast_games_per_s_runs", "games", '
                         '"reference_games", "repeats"}')
     p.set_defaults(func=run)
+
+
+def option_studies() -> list:
+    """The studies that are options of bench (``command = "bench --OPTION"``) of every
+    registered game, in registry order."""
+    from ..cli import _game_or_none
+    from ..games import GAMES
+    from ..study import studies_of
+    out = []
+    for n in GAMES:
+        g = _game_or_none(n)
+        for r in (studies_of(g) if g is not None else ()):
+            if (r.command or "").startswith("bench --") and r not in out:
+                out.append(r)
+    return out
 
 
 def _rate(cfg, n: int) -> float:
@@ -89,58 +96,13 @@ def measure(game, games: int = 5000, reference_games: int = 200, seed: int = 0,
             "games": games, "reference_games": reference_games, "repeats": repeats}
 
 
-def run_spoil(args) -> int:
-    from ..cli import UserError
-    from vale_sim.games.mystic_vale.spoil_bench import bench
-    games = args.decks
-    if games < 1:
-        raise UserError(f"--decks must be at least 1, got {games}")
-    r = bench(games=games, crafted=games, seed=args.seed)
-    if args.json:
-        print(json.dumps(r))
-        return 0
-    e = r["engines"]
-    print(f"exact spoil odds, K = {r['pushes']} pushes, one process")
-    print(f"the {e['decks']} played decks with most states ({e['states']:,} in all): Python "
-          f"model {e['python_seconds']:.2f} s, compiled {e['compiled_seconds']:.3f} s, "
-          f"speed-up {e['speedup']:.0f}x")
-    for name, what in (("played", f"decks at the end of {games} two-player games"),
-                       ("crafted", f"{games} random crafted decks (0-40 advancements, 0-3 "
-                                   f"vales)")):
-        s = r[name]
-        print(f"{what}: {s['under_1s']}/{s['decks']} under 1 s, median "
-              f"{s['median_seconds']:.3f} s, slowest {s['max_seconds']:.2f} s "
-              f"({s['slowest']}), most states {s['max_states']:,}")
-    return 0
-
-
-def run_profile(args) -> int:
-    from ..cli import UserError
-    from vale_sim.games.mystic_vale.fast.profile import print_profile, profile
-    games = 100_000 if args.games is None else args.games
-    if games < 1:
-        raise UserError(f"--games must be at least 1, got {games}")
-    try:
-        r = profile(games)
-    except RuntimeError as e:
-        raise UserError(f"bench --profile: {e}") from None
-    if args.json:
-        print(json.dumps(r))
-    else:
-        print_profile(r)
-    return 0
-
-
 def run(args) -> int:
     from ..cli import UserError, command_game, require_study
     from ..runner import fast_engine_ok
     g = command_game(args)
-    if args.spoil:
-        require_study(g, "bench --spoil")
-        return run_spoil(args)
-    if args.profile:
-        require_study(g, "bench --profile")
-        return run_profile(args)
+    for rec in option_studies():              # an option that is a game's study
+        if getattr(args, rec.command.split("--", 1)[1].replace("-", "_"), False):
+            return require_study(g, rec.command).call("main", args)
     if args.games is None:
         args.games = 5000
     if not fast_engine_ok(g):
@@ -158,7 +120,8 @@ def run(args) -> int:
         return 0
     fast_rate, ref_rate = result["fast_games_per_s"], result["reference_games_per_s"]
     runs = result["fast_games_per_s_runs"]
-    what = "2-player games" + ("" if g.name == "mystic-vale" else f" of {g.name}")
+    from ..games import DEFAULT_GAME
+    what = "2-player games" + ("" if g.name == DEFAULT_GAME else f" of {g.name}")
     print(f"workload: {what}, {g.default_card_set} set, policy {g.default_policy}, seed",
           args.seed)
     print(f"fast engine      {fast_rate:>10.1f} games/s  (median of {args.repeats} runs of "

@@ -10,7 +10,7 @@ def add_parser(sub) -> None:
                                    "turn-by-turn log (pushes, spoils, purchases, VP) and the "
                                    "final scores.")
     p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
-    from ..limits import game_index, seed, vp_pool
+    from ..limits import game_index, seed
     p.add_argument("--seed", type=seed, default=0, help="master seed (default 0)")
     p.add_argument("--game-index", type=game_index, default=0,
                    help="game index within the seed (default 0)")
@@ -18,11 +18,8 @@ def add_parser(sub) -> None:
                    help="policy preset or file; give once for all players or once per player")
     p.add_argument("--set", default=None,
                    help="card set: a bundled name or a file (default: the game's, core)")
-    p.add_argument("--prep-count", choices=("net", "gross"), default=None,
-                   help="Mystic Vale rule option (default net)")
-    p.add_argument("--vp-pool", type=vp_pool, default=None, metavar="VP",
-                   help="Mystic Vale rule option: VP tokens in the pool (default the rulebook's "
-                        "23/28/33 for 2/3/4 players)")
+    from ..cli import add_rule_options
+    add_rule_options(p)                   # the games' rule options (rules_class fields)
     p.add_argument("--json", action="store_true", help="print the game record as JSON")
     p.set_defaults(func=run)
 
@@ -52,13 +49,13 @@ def format_result(record) -> str:
 
 
 def run(args) -> int:
-    from ..cli import UserError, check_players, command_game, game_rules
+    from ..cli import UserError, check_players, command_game, game_rules, rule_options
     g = command_game(args)
     check_players(g, args.players)
     cs = g.load_card_set(args.set or g.default_card_set)
     g.validate_playable(cs, args.players)
     pols = g.check_policies(cs, policy_list(g, args.players, args.policy))  # as simulate checks
-    rules = game_rules(g, prep_count=args.prep_count, vp_pool=args.vp_pool)
+    rules = game_rules(g, **rule_options(args))
     try:
         record = g.play_reference(cs, args.players, args.seed, args.game_index, pols, rules)
     except ValueError as e:
@@ -66,8 +63,7 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(record.to_dict(), sort_keys=True))
         return 0
-    from .cards import mark_model_cards
-    print("\n".join(mark_model_cards(record.log, cs)))
+    print("\n".join(g.format_log(record, cs) if g.format_log else record.log))
     print()
     print((g.format_result or format_result)(record))
     return 0

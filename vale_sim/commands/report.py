@@ -1,28 +1,30 @@
 """``vale-sim report``: the balance report on the bundled defaults.
 
-Builds ``results/report/`` (or ``--out``; ``--game mystic-lands``:
-``results/report-mystic-lands/``): ``index.html`` (self-contained),
+Builds the game's report folder (``--out``; default its report's
+``DEFAULT_OUT``, e.g. ``results/report/``): ``index.html`` (self-contained),
 ``report.md`` with PNG figures, tables as CSV, ``manifest.json``.
 ``--index DIR`` writes ``DIR/index.html`` linking every report in DIR.  See
-docs/report.md and docs/mystic-lands-studies.md.
+docs/report.md; the sections are the game's (``Game.report``).
 """
 from __future__ import annotations
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("report", help="build the balance report (HTML + Markdown + CSV)",
-                       description="Build the balance report: card set and sources, spoil odds, "
-                                   "strategy tournament, advancement values, pool sizes by player "
-                                   "count, seat advantage, run manifest.  Default size finishes in "
+                       description="Build the balance report of the game: its sections (for "
+                                   "the default game: card set and sources, spoil odds, strategy "
+                                   "tournament, advancement values, pool sizes by player count, "
+                                   "seat advantage, robustness, exploitability), an executive "
+                                   "summary and the run manifest.  Default size finishes in "
                                    "under ten minutes on two cores with the fast engine; --quick "
                                    "in about a minute.")
     p.add_argument("--quick", action="store_true", help="a smaller, faster report (about a minute)")
-    p.add_argument("--out", default=None, help="output folder (default results/report/; "
-                   "with --game mystic-lands results/report-mystic-lands/)")
+    p.add_argument("--out", default=None, help="output folder (default: the game's, results/report/ "
+                   "for the default game, results/report-GAME/ for the others)")
     from ..limits import seed
     p.add_argument("--seed", type=seed, default=1, help="master seed (default 1)")
     p.add_argument("--set", dest="card_set", default=None,
-                   help="card set (default: the game's bundled set, core for Mystic Vale)")
+                   help="card set (default: the game's bundled set)")
     p.add_argument("--index", metavar="DIR", default=None,
                    help="only write DIR/index.html linking every report folder in DIR (no games)")
     p.add_argument("--engine", choices=("fast", "reference"), default="fast",
@@ -40,7 +42,7 @@ def run(args) -> int:
     import sys
     from ..cli import UserError
     from ..games import get_game
-    from ..report import ReportSettings, build_report, write_index
+    from ..report import build_report, game_report, write_index
     from ..io import check_output
     if args.index is not None:
         path = write_index(args.index)
@@ -49,26 +51,16 @@ def run(args) -> int:
     if args.seed < 0:
         raise UserError(f"--seed must be non-negative, got {args.seed}")
     g = get_game(args.game)
-    card_set = args.card_set or ("core" if g.name == "mystic-vale" else g.default_card_set)
-    out = args.out or ("results/report" if g.name == "mystic-vale" else f"results/report-{g.name}")
+    try:
+        mod = game_report(g)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    card_set = args.card_set or g.default_card_set
+    out = args.out or mod.DEFAULT_OUT
     cs = g.load_card_set(card_set)               # CardSetError -> exit 2 before any game runs
     check_output(out, "dir", "--out")            # an unwritable --out fails before any game runs
     try:
-        if g.name == "mystic-vale":
-            from vale_sim.games.mystic_vale.policy import PolicyError
-            from ..robustness import resolve_baseline
-            try:
-                settings = ReportSettings.make(quick=args.quick, engine=args.engine,
-                                               seed=args.seed, card_set=card_set,
-                                               robust_baseline=args.baseline)
-                for p in sorted(set(settings.pool_players) | {settings.adv_players}):
-                    resolve_baseline(args.baseline, p, cs)    # buy rules name cards of the set
-            except PolicyError as e:      # the only policy the report takes is --baseline
-                raise UserError(f"--baseline {args.baseline}: {e}") from None
-        else:
-            from ..report import _game_report
-            settings = _game_report(g.name).LandsReportSettings.make(
-                quick=args.quick, engine=args.engine, seed=args.seed, card_set=card_set)
+        settings = mod.settings_from_args(args, card_set, cs)
     except ValueError as e:
         raise UserError(str(e)) from None
     args.out = out

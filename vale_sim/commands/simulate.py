@@ -13,7 +13,7 @@ def add_parser(sub) -> None:
                                    "one row per game and player to a Parquet directory, and print "
                                    "win rates by seat and by policy with 95% Wilson intervals, "
                                    "mean scores, spoil rate and mean rounds.  See docs/runs.md.")
-    from ..limits import count, seed, vp_pool
+    from ..limits import count, seed
     p.add_argument("--games", type=count(1), default=1000, help="number of games (default 1000)")
     p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
     p.add_argument("--seed", type=seed, default=0, help="master seed (default 0)")
@@ -21,11 +21,8 @@ def add_parser(sub) -> None:
                    help="policy preset or file; give once for all players or once per player")
     p.add_argument("--set", default=None,
                    help="card set: a bundled name or a file (default: the game's, core)")
-    p.add_argument("--prep-count", choices=("net", "gross"), default=None,
-                   help="Mystic Vale rule option (default net)")
-    p.add_argument("--vp-pool", type=vp_pool, default=None, metavar="VP",
-                   help="Mystic Vale rule option: VP tokens in the pool (default the rulebook's "
-                        "23/28/33 for 2/3/4 players)")
+    from ..cli import add_rule_options
+    add_rule_options(p)                   # the games' rule options (rules_class fields)
     p.add_argument("--workers", type=int, default=1,
                    help="local worker processes, 1 to 4 x the cores (default 1)")
     p.add_argument("--chunk-size", type=count(1), default=None, help="games per chunk (default: automatic)")
@@ -51,7 +48,7 @@ def add_parser(sub) -> None:
 
 
 def _config(args):
-    from ..cli import UserError, check_players, command_game, game_rules
+    from ..cli import UserError, check_players, command_game, game_rules, rule_options
     from ..io import check_workers
     from ..runner import RunConfig
     g = command_game(args)
@@ -68,7 +65,7 @@ def _config(args):
     if args.summary_only and (args.out or args.resume):
         raise UserError("--summary-only writes no results; drop --out/--resume")
     try:
-        rules = game_rules(g, prep_count=args.prep_count, vp_pool=args.vp_pool)
+        rules = game_rules(g, **rule_options(args))
         return RunConfig(card_set=args.set or g.default_card_set, players=args.players,
                          seed=args.seed, games=args.games,
                          policies=tuple(args.policy or (g.default_policy,)), rules=rules,
@@ -136,6 +133,7 @@ def run(args) -> int:
 
 
 def _json_summary(cfg, engine, out, table) -> dict:
+    from ..games import DEFAULT_GAME
     from ..io import jsonable
     groups = {"seat": [], "policy": []}
     if len(table):
@@ -146,7 +144,7 @@ def _json_summary(cfg, engine, out, table) -> dict:
     out = {"games": cfg.games, "players": cfg.players, "seed": cfg.seed,
            "card_set": cfg.cards().name, "engine": engine, "key": cfg.key(), "out": out,
            "by_seat": groups["seat"], "by_policy": groups["policy"]}
-    if cfg.game != "mystic-vale":
+    if cfg.game != DEFAULT_GAME:               # as in run manifests: the default game names none
         out["game"] = cfg.game
     return out
 
@@ -154,7 +152,7 @@ def _json_summary(cfg, engine, out, table) -> dict:
 def format_table(table, event: str = "spoils") -> str:
     """The summary as aligned text: one line per seat (1 = the starting player), then
     per policy; every rate and mean with its 95% interval, clustered by game.
-    ``event``: the game's event column (spoils in Mystic Vale)."""
+    ``event``: the game's event column (e.g. spoils)."""
     from ..runner import event_names
     per, share = event_names(event)
     def iv(v, lo, hi, fmt):

@@ -25,7 +25,7 @@ def add_parser(sub) -> None:
     p.add_argument("--policies", required=True, metavar="A,B,...",
                    help="comma-separated presets or policy files")
     p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
-    from ..limits import count, seed, vp_pool
+    from ..limits import count, seed
     p.add_argument("--games", type=count(1), default=2600,
                    help="games per matchup, rounded up to a whole number of deals, each played "
                         "once per seating (--players seatings in field mode and at 2 players, "
@@ -46,11 +46,8 @@ def add_parser(sub) -> None:
                         "in --policies).  A preset, a bundled policy (optimized-2p) or a policy "
                         ".toml file; {P} stands for --players (optimized-{P}p).  Default in "
                         "field mode: the first of --policies")
-    p.add_argument("--prep-count", choices=("net", "gross"), default=None,
-                   help="Mystic Vale rule option (default net)")
-    p.add_argument("--vp-pool", type=vp_pool, default=None, metavar="VP",
-                   help="Mystic Vale rule option: VP tokens in the pool (default the rulebook's "
-                        "23/28/33 for 2/3/4 players)")
+    from ..cli import add_rule_options
+    add_rule_options(p)                   # the games' rule options (rules_class fields)
     p.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
     p.add_argument("--plot", default=None, metavar="FILE.png",
                    help="also save win rates, seats and ranking as a figure")
@@ -73,7 +70,7 @@ def format_tournament(t) -> str:
     """The three tables as aligned text (percentages), every rate and mean with n and interval."""
     c = t.config
     ev = next((col[:-len("_per_turn")] for col in t.table.columns if col.endswith("_per_turn")),
-              "spoils")                       # the game's event column (spoils in Mystic Vale)
+              "spoils")                       # the game's event column (e.g. spoils)
     clus = ("intervals clustered by deal (every matchup and seating replays the same deals)"
             if c.get("clustered_by_deal", True) else "intervals NOT clustered (independent games assumed)")
     per = c.get("seatings_per_deal", c["players"])
@@ -113,7 +110,7 @@ def format_tournament(t) -> str:
 
 
 def run(args) -> int:
-    from ..cli import UserError, check_players, command_game, game_rules
+    from ..cli import UserError, check_players, command_game, game_rules, rule_options
     from ..tournament import tournament
     g = command_game(args)
     check_players(g, args.players)
@@ -136,7 +133,7 @@ def run(args) -> int:
                             "plays every group of --policies: drop --baseline or --mode")
         baseline = baseline_spec(baseline, args.players)
     try:
-        rules = game_rules(g, prep_count=args.prep_count, vp_pool=args.vp_pool)
+        rules = game_rules(g, **rule_options(args))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", RuntimeWarning)
             t = tournament(names, players=args.players, games=args.games, seed=args.seed,

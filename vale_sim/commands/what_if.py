@@ -22,8 +22,8 @@ def add_parser(sub) -> None:
                     "across the cards (which cards moved); both sets' verdicts "
                     "(over/under/balanced/inconclusive) and which changed, said plainly, also "
                     "when the change is within noise; and the paired change of seat advantage, "
-                    "game length, score margin and the spoil (Mystic Vale) or wither (Mystic "
-                    "Lands) rate.  Edited numbers get source 'user'.  See docs/what-if.md.")
+                    "game length, score margin and the game's bad-turn (spoil, wither) "
+                    "rate.  Edited numbers get source 'user'.  See docs/what-if.md.")
     p.add_argument("--edit", action="append", default=[], metavar="CARD.FIELD=VALUE",
                    help="change one number of one card: VALUE a whole number, or +N / -N "
                         "relative to the current value (\"Feral Chieftain.cost=+1\"); repeat "
@@ -32,8 +32,8 @@ def add_parser(sub) -> None:
                    help="edits from a file: [cards.\"NAME\"] tables of FIELD = VALUE and a "
                         "[rules] table of NAME = VALUE (docs/what-if.md)")
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
-                   help="change a rule option of the game (Mystic Vale: vp_pool=30; Mystic "
-                        "Lands: end_vp=+2, seat_mana=0,1,1,2); repeat for more")
+                   help="change a rule option of the game (a field of its rules: e.g. "
+                        "vp_pool=30, end_vp=+2, seat_mana=0,1,1,2); repeat for more")
     p.add_argument("--players", default="2", metavar="2,3,4",
                    help="player counts, comma-separated (default 2)")
     p.add_argument("--games", type=GAMES_TYPE, default=DEFAULT_GAMES,

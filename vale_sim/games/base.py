@@ -37,7 +37,7 @@ the toy game of ``tests/pig.py``):
 * The per-game/player frame has at least :data:`RESULT_COLUMNS` (``seat`` 0 is
   the starting player; ``win_share`` is 1/k for a k-way shared win, else 0),
   then the game's own columns; ``event_column`` names the game's per-player
-  count of bad turns (``spoils`` in Mystic Vale, ``withers`` in Mystic Lands),
+  count of bad turns (e.g. ``spoils`` or ``withers``),
   which the summaries report.
 
 Optional hooks (every one has a default, so a game may leave them out):
@@ -49,12 +49,19 @@ Optional hooks (every one has a default, so a game may leave them out):
   compiles the fast engine in this process (before worker processes start).
 * ``card_set_facts(cs) -> dict``: what run manifests record about a card set
   besides its name, digest and path.
+* ``format_log(record, cs) -> [line, ...]``: the log ``vale-sim play`` prints
+  (default ``record.log``).
 * ``format_result(record) -> str``: the final-scores table ``vale-sim play``
   prints after the log (default: a table of RESULT_COLUMNS).
 * ``user_errors``: the exception classes the CLI prints as one line (exit 2);
   default ``(ValueError,)`` (the contract above).
-* ``studies``: the game's own commands (``pools``, ``spoil-odds``,
-  ``cards`` ...); for every other game they exit with a one-line error.
+* ``studies``: the game's studies, :class:`vale_sim.study.Study` records (name,
+  command line, config schema, checks, runner); the CLI and ``vale-sim run``
+  take them from here, and for every other game they exit with a one-line error.
+* ``report``: the module of the game's report (``"pkg.module"``): ``Settings``
+  (``.make(size=, quick=, engine=, seed=, card_set=, ...)``), ``sections()``,
+  ``title(settings)``, ``settings_from_config(config, **kw)``, ``DEFAULT_OUT``,
+  ``TAKES_BASELINE``; the shared shell :mod:`vale_sim.report` renders it.
 * ``golden_module``: the module of the game's golden playthroughs (``CASES``, each
   with ``.name`` and ``.players``; ``GOLDEN_DIR``; ``play_case(case, engine)``;
   ``render(case, record) -> str``, the whole file; ``record_lines(record)``, the
@@ -62,12 +69,19 @@ Optional hooks (every one has a default, so a game may leave them out):
   :func:`vale_sim.games.conformance.check_golden`.  ``None``: no golden games (the
   conformance suite asks for them).
 * ``strength_arms(card, baseline) -> (prefer, ban)`` and
-  ``strength_cards(cs) -> [(name, kind, level, column), ...]``: the card-strength
-  estimand of :mod:`vale_sim.advancements` through the game interface
-  (``game_strength_run``; Mystic Vale's ``advancements`` command has its own path, with
-  the same arms): the baseline policy buying ``card`` first whenever it
-  can / never buying it, and the cards a player can acquire with the results
-  frame column counting them.  ``None``: no card-strength study.
+  ``strength_cards(cs) -> [(name, kind, level, key), ...]``: the card-strength
+  estimand of :mod:`vale_sim.advancements`: the baseline policy buying ``card``
+  first whenever it can / never buying it, and the cards a player can acquire
+  (``key``: the results-frame column counting them, unless
+  ``strength_acquired(frame, cs, card) -> bool per row`` says it).  ``None``: no
+  card-strength study.  ``strength_observations(frame, cs) -> {card: {"acquired",
+  "first_round", "harvested": array per row}}`` and
+  ``strength_observation_frame(cs, players, seed, games, baseline, explore_permille,
+  rules, engine)`` (the run they read): the observational statistics.
+* ``turn_records(cs, players, seed, game_index, policies, rules, engine)`` (a
+  DataFrame, a row per turn with ``player``, ``round`` and the measures) and
+  ``turn_measures`` (``((name, column, cumulative, bounds), ...)``): the per-turn curves of
+  :func:`vale_sim.tournament.turn_curves`.
 * ``search_space() -> dict``: what ``vale-sim optimize`` and ``exploit`` may vary
   in a policy (:func:`vale_sim.optimize.policy_space`): ``policy`` (the policy
   dataclass), ``module`` (where categorical fields find their choices,
@@ -109,9 +123,9 @@ def baseline_label(spec) -> str:
 
 @dataclass(frozen=True)
 class Game:
-    name: str                                   # "mystic-vale": the --game value
-    title: str                                  # "Mystic Vale"
-    package: str                                # "vale_sim.games.mystic_vale"
+    name: str                                   # "some-game": the --game value
+    title: str                                  # "Some Game"
+    package: str                                # "vale_sim.games.some_game"
     default_card_set: str                       # a bundled set name
     bundled_card_sets: Callable[[], dict]       # name -> Path
     load_card_set: Callable[[Any], Any]
@@ -132,13 +146,23 @@ class Game:
     warm_up: Callable[[], Any] | None = None
     card_set_facts: Callable[[Any], dict] | None = None
     format_result: Callable[[Any], str] | None = None
+    format_log: Callable[[Any, Any], list] | None = None      # play's log lines: (record, cs)
     user_errors: tuple = (ValueError,)
-    studies: tuple = ()
+    studies: tuple = ()                         # vale_sim.study.Study records
+    report: str | None = None                   # the module of the game's report sections
     # ``vale-sim cards`` for a game that lists "cards" in studies: its text lines,
     # or (as_json=True) every number with its value and source.
     describe_cards: Callable[..., Any] | None = None
+    export_cards: Callable[[Any, Any], None] | None = None    # ``cards --csv``: (cs, path)
     strength_arms: Callable[[str, Any], tuple] | None = None
     strength_cards: Callable[[Any], list] | None = None
+    strength_acquired: Callable[[Any, Any, str], Any] | None = None
+    strength_observations: Callable[[Any, Any], dict] | None = None
+    strength_observation_frame: Callable[..., Any] | None = None
+    # per-turn curves (vale_sim.tournament.turn_curves): one game's turn rows and
+    # the measures to average by round: ((name, column, cumulative, bounds), ...)
+    turn_records: Callable[..., Any] | None = None
+    turn_measures: tuple | None = None
     golden_module: str | None = None
     search_space: Callable[[], dict] | None = None
     edit_card: Callable[..., tuple] | None = None
@@ -161,7 +185,7 @@ class Game:
 
 # ---------------------------------------------------------------------------
 # Golden playthrough files: the format every game's golden module shares
-# (vale_sim/games/mystic_vale/golden.py, vale_sim/games/mystic_lands/golden.py).
+# (vale_sim/games/<game>/golden.py).
 # A golden file is a header, the reference engine's "## log", then "## record": the
 # game's own first line, "## turns" (a field=value line per TurnRecord) and
 # "## results" (one per PlayerResult).  The record part is engine-independent: the

@@ -397,7 +397,7 @@ def check_one_line_errors(g: Game, cli: bool = True) -> None:
 
 
 #: The package template (docs/architecture.md): file -> names it defines or imports.
-#: "{Title}" is the game's title without spaces (MysticValeGame).
+#: "{Title}" is the game's title without spaces ("Some Game" -> SomeGameGame).
 TEMPLATE = {
     "__init__.py": ("GAME",),
     "cards.py": ("load_card_set", "validate_playable", "CardSetError"),

@@ -17,7 +17,7 @@ edit to ``state.py``, ``tables.py`` or ``rng.py`` (whose constants and helpers
 are compiled into ``engine.py``'s kernels) would leave stale machine code in
 use.  :func:`drop_stale_cache` clears an engine package's cache whenever any
 source file of its folder, of ``vale_sim/kernels`` or of the extra files it
-names (Mystic Lands: its ``cards.py`` vocabularies) changes.
+names (e.g. a game's ``cards.py`` vocabularies) changes.
 """
 from __future__ import annotations
 

@@ -31,7 +31,7 @@ MAX_SIZE = 1 << 16        # bytes: no kernel is larger (its end is the next one'
 
 
 def short_name(sym: str) -> str:
-    """``_ZN8vale_sim5games11mystic_vale4fast6engine10play_gamesB...`` -> ``play_games``,
+    """``_ZN8vale_sim5games4GAME4fast6engine10play_gamesB...`` -> ``play_games``,
     ``_ZN8vale_sim7kernels3rng7shuffleB...`` -> ``rng.shuffle`` (the last two names
     of the nested name: module, function; an engine's own module is left out)."""
     rest = sym[len("_ZN"):]

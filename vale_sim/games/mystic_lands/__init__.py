@@ -14,6 +14,7 @@ first use, so without numba the reference engine still plays.
 from __future__ import annotations
 
 from ..base import SEATS_NOTE, Game
+from vale_sim.study import CARDS, EXPLOIT, META, REPORT, Study
 from . import cards, policy, records, rules
 from .cards import bundled_card_sets, describe, load_card_set, validate_playable
 from .policy import DEFAULT_POLICY, check_policies, get_policy, presets
@@ -136,10 +137,22 @@ GAME = Game(
     user_errors=(cards.CardSetError, policy.PolicyError, ValueError),
     describe_cards=describe_cards,
     golden_module=__name__ + ".golden",
-    # the settings studies of vale_sim/studies (docs/mystic-lands-studies.md), the report,
+    # the settings studies of studies/ (docs/mystic-lands-studies.md), the report,
     # card strengths, the card listing and the wither odds
-    studies=("seat-compensation", "end-trigger", "market-growth", "wither-rain", "report",
-             "advancements", "cards", "wither-odds", "exploit", "meta"),
+    studies=tuple(Study(n, command=n.replace("_", "-"), parser=f"{__name__}.commands.{n}",
+                        schema=f"{__name__}.studies.experiments:{n}_schema",
+                        check=f"{__name__}.studies.experiments:check",
+                        run=f"{__name__}.studies.experiments:run",
+                        engine=f"{__name__}.studies.experiments:engine_used", varies_rules=True)
+                  for n in ("seat_compensation", "end_trigger", "market_growth", "wither_rain"))
+    + (Study("report", command=REPORT.command, parser=REPORT.parser, schema=REPORT.schema,
+             check=REPORT.check, run=REPORT.run,
+             engine=f"{__name__}.studies.experiments:engine_used", doc=REPORT.doc),
+       Study("advancement_value", command="advancements", parser="vale_sim.commands.advancements"),
+       CARDS,
+       Study("wither_odds", command="wither-odds", parser=f"{__name__}.commands.wither_odds"),
+       EXPLOIT, META),
+    report=__name__ + ".studies.report",
     card_set_facts=lambda cs: {"sources": cards.provenance_counts(cs)},
     strength_arms=_strength_arms,
     strength_cards=_strength_cards,

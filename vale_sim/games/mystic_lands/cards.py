@@ -33,7 +33,7 @@ POSITIONS = ("top-fg", "top-bg", "bottom-fg", "bottom-bg")
 HALVES = ("top", "bottom")
 ASPECTS = ("blue", "green", "red", "yellow")
 RESOURCES = ("mana", "spirit", "vp", "rain")
-SOURCES = ("manual", "estimate", "user")
+SOURCES = ("manual", "estimate", "user", "balance")
 
 #: Layers of one half of a card, back to front (rules doc §2.2).
 LAYER_BASIC, LAYER_BG, LAYER_FG = 0, 1, 2

@@ -20,6 +20,14 @@ from . import records as _records
 from .records import BASE_COLUMNS
 from .rules import Rules
 from ..base import SEATS_NOTE, Game
+from vale_sim.study import CARDS, EXPLOIT, META, REPORT, Study
+
+_S = __name__ + ".studies:"          # the config schemas, checks and runners of its studies
+
+
+def _load_card_set(spec):
+    """``cards.load_card_set``, looked up when called (one place to patch it)."""
+    return _cards.load_card_set(spec)
 
 
 def _bundled_card_sets() -> dict:
@@ -67,27 +75,31 @@ def _format_result(record) -> str:
     return "\n".join(lines)
 
 
-def _strength_arms(card: str, baseline):
-    """Card strength through the game interface (vale_sim.advancements.game_strength_run,
-    used by what-if): the same arms as vale_sim.advancements.prefer_policy / ban_policy --
-    "prefer X" = the baseline with a first buy rule ``card = X`` (then its own buy rules,
-    or ``best advancement``, ``best vale``); "ban X" = the baseline with X in ``never``."""
-    from dataclasses import replace
-    base = _policy.get_policy(baseline)
-    rest = base.rules or (_policy.BuyRule("best", "advancement"), _policy.BuyRule("best", "vale"))
-    prefer = replace(base, name=f"{base.name}:prefer:{card}",
-                     rules=(_policy.BuyRule("card", card),) + tuple(rest))
-    ban = replace(base, name=f"{base.name}:ban:{card}",
-                  never=tuple(base.never) + (() if card in base.never else (card,)))
-    return prefer, ban
+def _turn_records(cs, players, seed, game_index, policies, rules, engine):
+    """One game's turns for the per-turn curves: harvest VP, mana, cards crafted and
+    whether the player spoiled (the fast engine's trace gives the same records)."""
+    if engine == "fast":
+        from .fast.api import play_game_fast as play
+    else:
+        from .reference.game import play_reference as play
+    t = _records.turns_frame(play(cs, players, seed, game_index, policies, rules))
+    t["crafted"] = t["bought"].map(len)
+    t["spoil"] = (t["spoiled"] | t["spoiled_in_prep"]).astype(float)
+    return t
 
 
-def _strength_cards(cs) -> list:
-    """(name, kind, level, results-frame column) of every buyable card: commons and
-    Fertile Soil advancements, and vales (as vale_sim.advancements.analysed_cards)."""
-    return ([(a.name, "advancement", a.level, f"buy:{a.name}") for a in cs.advancements
-             if a.supply != "starter"]
-            + [(v.name, "vale", v.level, f"vale:{v.name}") for v in cs.vales])
+def _lazy(module: str, name: str):
+    """A hook whose module (``module``, relative to this package) is imported on first use."""
+    def hook(*args, **kw):
+        import importlib
+        return getattr(importlib.import_module(module, __name__), name)(*args, **kw)
+    hook.__name__ = name
+    return hook
+
+
+def _strength(name):
+    """A hook of the card-strength study (``strength.py``)."""
+    return _lazy(".strength", name)
 
 
 GAME = Game(
@@ -96,7 +108,7 @@ GAME = Game(
     package=__name__,
     default_card_set="core",
     bundled_card_sets=_bundled_card_sets,
-    load_card_set=_cards.load_card_set,
+    load_card_set=_load_card_set,
     validate_playable=_cards.validate_playable,
     presets=tuple(_policy.PRESETS),
     default_policy=_policy.DEFAULT_POLICY,
@@ -115,10 +127,46 @@ GAME = Game(
     format_result=_format_result,
     user_errors=(_cards.CardSetError, _policy.PolicyError),
     golden_module=__name__ + ".golden",
-    studies=("cards", "pools", "spoil-odds", "golden", "advancements", "optimize", "exploit", "meta", "report",
-             "bench --spoil", "bench --profile"),
+    turn_records=_turn_records,
+    turn_measures=(("vp", "vp_gained", True, None), ("mana", "mana", False, None),
+                   ("crafted", "crafted", True, None),
+                   ("spoiled_turn_share", "spoil", False, (0.0, 1.0))),
+    describe_cards=_lazy(".commands.cards", "describe_cards"),
+    format_log=_lazy(".commands.cards", "marked_log"),
+    export_cards=_lazy(".commands.cards", "export_cards"),
+    strength_arms=_strength("strength_arms"),
+    strength_cards=_strength("strength_cards"),
+    strength_acquired=_strength("strength_acquired"),
+    strength_observations=_strength("card_observations"),
+    strength_observation_frame=_strength("observation_frame"),
+    report=__name__ + ".report",
+    studies=(
+        CARDS,
+        Study("pool_sizes", command="pools", parser=__name__ + ".commands.pools",
+              schema=_S + "pool_sizes_schema", check=_S + "check_pool_sizes",
+              run=_S + "run_pool_sizes", estimate=_S + "estimate_pool_sizes",
+              engine=_S + "engine_used", doc="VP pool size by player count"),
+        Study("spoil_odds", command="spoil-odds", parser=__name__ + ".commands.spoil_odds",
+              schema=_S + "spoil_odds_schema", check=_S + "check_spoil_odds",
+              run=_S + "run_spoil_odds", estimate=_S + "estimate_spoil_odds",
+              engine=_S + "engine_used",
+              doc="exact spoil odds of decks, with a reference-engine simulation check"),
+        Study("golden", command="golden", parser=__name__ + ".commands.golden"),
+        Study("advancement_value", command="advancements", parser="vale_sim.commands.advancements",
+              schema=_S + "advancement_value_schema", check=_S + "check_advancement_value",
+              run=_S + "run_advancement_value", estimate=_S + "estimate_advancement_value",
+              engine=_S + "engine_used",
+              doc="observational and paired values of every card, with flags"),
+        Study("optimize", command="optimize", parser="vale_sim.commands.optimize"),
+        EXPLOIT,
+        META,
+        Study("report", command=REPORT.command, parser=REPORT.parser, schema=REPORT.schema,
+              check=REPORT.check, run=REPORT.run, engine=_S + "engine_used", doc=REPORT.doc),
+        Study("bench --spoil", command="bench --spoil", parser=__name__ + ".commands.bench",
+              main=__name__ + ".commands.bench:run_spoil"),
+        Study("bench --profile", command="bench --profile", parser=__name__ + ".commands.bench",
+              main=__name__ + ".commands.bench:run_profile"),
+    ),
     search_space=_policy.search_space,
-    strength_arms=_strength_arms,
-    strength_cards=_strength_cards,
     edit_card=_cards.apply_edit,
 )

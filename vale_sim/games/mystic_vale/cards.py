@@ -34,7 +34,7 @@ SPIRITS = ("animal", "forest", "sky", "wild")
 #   fan-list  the public fan transcription of vale costs (unverified)
 #   estimate  this project's estimate: not a printed value
 #   user      entered by the user (e.g. from printed cards they own)
-SOURCES = ("rulebook", "review", "fan-list", "estimate", "user")
+SOURCES = ("rulebook", "review", "fan-list", "estimate", "user", "balance")
 SUPPLIES = ("commons", "fertile", "starter")
 
 # The numbers of a card, each with its own source (an ability's `amount` counts

@@ -8,7 +8,9 @@ it is an option of :class:`Rules`, so an analysis can vary it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from vale_sim.limits import MAX_POOL
 
 VP_POOL = {2: 23, 3: 28, 4: 33}            # RB: Setup VP Tokens
 LEVEL1_DECK = {2: 12, 3: 15, 4: 18}        # RB: Setup The Commons
@@ -57,10 +59,16 @@ MAX_PHASE_PLAYS = 200
 @dataclass(frozen=True)
 class Rules:
     """Rule options.  ``None`` means "the rulebook's value for this player count"."""
-    prep_count: str = "net"          # prep stops at 3 decay showing: net of growth, or gross (I2)
-    vp_pool: int | None = None       # 23/28/33 for 2/3/4 players
-    level1_deck_size: int | None = None  # 12/15/18 for 2/3/4 players
-    max_rounds: int = 100            # safety cap; a capped game is flagged `truncated`
+    # metadata: the bounds of the [rules] keys of a `vale-sim run` config (vale_sim.experiments);
+    # "flag": the command-line option of play, simulate, tournament, advancements (vale_sim.cli)
+    prep_count: str = field(default="net", metadata={  # net of growth, or gross (I2)
+        "choices": PREP_COUNTS, "flag": {"help": " (default net)"}})
+    vp_pool: int | None = field(default=None, metadata={   # 23/28/33 for 2/3/4 players
+        "range": (1, MAX_POOL), "flag": {
+            "metavar": "VP", "what": "of VP tokens",
+            "help": ": VP tokens in the pool (default the rulebook's 23/28/33 for 2/3/4 players)"}})
+    level1_deck_size: int | None = field(default=None, metadata={"range": (1, 1000)})  # 12/15/18
+    max_rounds: int = field(default=100, metadata={"range": (1, 1000)})  # safety cap; capped: `truncated`
 
     def __post_init__(self):
         if self.prep_count not in PREP_COUNTS:

@@ -5,7 +5,7 @@ reference engine's ``Player`` -- turn i uses the random stream (seed, i): the
 20 cards are shuffled, an on-deck card is revealed, Prep fills the field, then
 up to K pushes -- built from the fast engine's own kernels (``reveal``,
 ``prep``, ``play_on_deck``, ``spoil_check``), so the draws are the same and
-so are the numbers (tests/test_hardening.py checks it deck by deck).
+so are the numbers (tests/test_spoil_simulation.py checks it deck by deck).
 
 Decks of 20 cards without a ``Situation`` only (the fast engine's state holds
 20 sleeves); others use the reference engine.

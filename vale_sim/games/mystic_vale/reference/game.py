@@ -534,9 +534,7 @@ def play_reference(cs, players: int = 2, seed: int = 0, game_index: int = 0,
     return MysticValeGame(cs, players, seed, game_index, policies, rules).play()
 
 
-# Deprecated names (before the one package template, docs/architecture.md): modules
-# that other work is changing still import them (tournament.py and advancements.py
-# ``play_game``, spoil_bench.py ``Game``).  tests/test_conformance.py fails once none
-# does, so they are removed then.
-play_game = play_reference
+# Deprecated name (before the one package template, docs/architecture.md): a module
+# that other work is changing still imports it (spoil_bench.py ``Game``).
+# tests/test_conformance.py fails once none does, so it is removed then.
 Game = MysticValeGame

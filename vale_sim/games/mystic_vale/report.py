@@ -1,93 +1,30 @@
-"""The balance report: one command, one folder, readable offline.
+"""The Mystic Vale report: the sections ``vale-sim report`` builds.
 
-    build_report("results/report", ReportSettings.make())          # `vale-sim report`
-    build_report(tmp, ReportSettings.make(size="tiny"))           # tests
-
-The report is a list of *section functions* (:data:`SECTIONS`).  Each takes
-the shared :class:`Context` and returns a :class:`Section` — a title,
-paragraphs, named tables (DataFrames) and figures ``(name, Figure,
-caption)`` whose caption is a one-line reading computed from the numbers.
-A section whose analysis module is not available raises
-:class:`SectionUnavailable`; the report then shows that message in its place.
-
-Output (built in a temporary folder, then moved into place, so a failed or
-interrupted build never leaves a half-written report):
-
-* ``index.html`` — self-contained (figures embedded as base64 PNG, no
-  external assets);
-* ``report.md`` with ``figures/*.png`` beside it;
-* ``tables/*.csv`` — every table at full precision;
-* ``manifest.json`` — settings, seeds, games, card-set hash and sources,
-  code version, engine, timings.
+The rendering, the executive summary, the atomic build and the manifest are
+the shared ones of :mod:`vale_sim.report` (the shell asks ``GAME.report``, this
+module, for its settings and sections): the card set and where its numbers come
+from, spoil odds, the strategy tournament, advancement values, pool sizes by
+player count, seat advantage, "Robust to the bots?" and the run manifest.
 """
 from __future__ import annotations
 
-import base64
 import dataclasses
-import datetime as dt
-import html
-import io
 import json
-import sys
-import time
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 import pandas as pd
 
-SIZES = ("full", "quick", "tiny")
+from vale_sim.report import (Context, Section, SectionUnavailable, _bar, _need, _new_fig, _pct,
+                             _store, section_exploitability, section_manifest,
+                             settings_from_preset)
 
-
-class SectionUnavailable(RuntimeError):
-    """A section cannot be built because a module it needs is not available."""
-
-
-@dataclass
-class Section:
-    title: str
-    paragraphs: list = field(default_factory=list)
-    tables: dict = field(default_factory=dict)          # name -> DataFrame
-    figures: list = field(default_factory=list)         # (name, Figure, caption)
-    bullets: list = field(default_factory=list)         # (heading, [sentence, ...])
-    top_tables: dict = field(default_factory=dict)      # shown open, before the paragraphs
-
-
-# ---------------------------------------------------------------------------
-# Settings
-# ---------------------------------------------------------------------------
-def settings_from_preset(cls, size: str, quick: bool, engine: str, overrides: dict,
-                         fast_available, fallback_note: str, tuple_fields=()):
-    """A report settings dataclass ``cls`` (a ``PRESETS`` dict: size -> (fast sizes,
-    reference sizes); fields ``size``, ``engine``, ``fallback_note``) for ``size``
-    (``quick=True`` means "quick"), with the fast sizes when ``engine`` is "fast" and
-    ``fast_available()`` (asked only then) is true, else the reference sizes and
-    ``fallback_note``.
-    ``overrides``: any other field (lists in ``tuple_fields`` become tuples).  Raises
-    ValueError naming a bad size, engine or field; calls the settings' ``check``."""
-    if quick and size == "full":
-        size = "quick"
-    if size not in SIZES:
-        raise ValueError(f"size must be one of {SIZES}, got {size!r}")
-    if engine not in ("fast", "reference"):
-        raise ValueError(f"engine must be 'fast' or 'reference', got {engine!r}")
-    names = {f.name for f in dataclasses.fields(cls)} - {"size", "engine", "fallback_note"}
-    for k in overrides:
-        if k not in names:
-            raise ValueError(f"unknown report size {k!r}; known: {', '.join(sorted(names))}")
-    note = ""
-    if engine == "fast" and not fast_available():
-        engine, note = "reference", fallback_note
-    fast_sizes, ref_sizes = cls.PRESETS[size]
-    base = dict(fast_sizes if engine == "fast" else ref_sizes)
-    base.update(overrides)
-    for k in tuple_fields:
-        if isinstance(base.get(k), list):
-            base[k] = tuple(base[k])
-    s = cls(size=size, engine=engine, fallback_note=note, **base)
-    s.check()
-    return s
+#: Where ``vale-sim report`` writes (``--out``), and the config that rebuilds it.
+DEFAULT_OUT = "results/report"
+EXPERIMENT_FILE = "experiments/report.toml"
+#: The report has a strong-baseline section ("Robust to the bots?"): ``--baseline``.
+TAKES_BASELINE = True
 
 
 @dataclass(frozen=True)
@@ -112,6 +49,10 @@ class ReportSettings:
     adv_tolerance: float = 0.05       # verdict band (fraction); see docs/statistics.md
     adv_margin: float = 0.02          # "balanced" = shown within this (fraction), TOST
     adv_correction: str = "fdr_bh"    # multiplicity correction across the cards tested
+    # Strength again at other player counts (it includes denial, so it is per count;
+    # docs/report.md): the same cards, seed and verdict rules, fewer games.
+    adv_other_players: tuple = (3, 4)
+    adv_other_games: int = 4000       # strength at those counts: games per card and arm
     pool_players: tuple = (2, 3, 4)
     pool_grid: str = "15:45:2"
     pool_games: int = 16000
@@ -127,26 +68,26 @@ class ReportSettings:
     PRESETS = {
         "full": ({}, dict(spoil_sim_games=2000, tournament_games=100,
                           tournament_policies=("balanced", "cautious", "greedy", "vp-rush"),
-                          adv_games=40, adv_observational_games=300,
+                          adv_games=40, adv_observational_games=300, adv_other_games=24,
                           pool_grid="17:41:6", pool_games=60)),
         "quick": (dict(spoil_sim_games=1000, tournament_games=1000,
                        tournament_policies=("balanced", "cautious", "greedy", "vp-rush"),
-                       adv_games=200, adv_observational_games=2000,
+                       adv_games=200, adv_observational_games=2000, adv_other_games=200,
                        pool_grid="17:41:4", pool_games=400),
                   dict(spoil_sim_games=500, tournament_games=20,
                        tournament_policies=("balanced", "greedy", "cautious"),
-                       adv_games=6, adv_observational_games=40,
+                       adv_games=6, adv_observational_games=40, adv_other_games=8,
                        adv_cards=("Podlings", "Peacekeeper Druid", "Hulking Thornhide",
                                   "Blooming Arbor"),
                        pool_grid="20:30:10", pool_games=16)),
         "tiny": (dict(spoil_decks=("starter", "druid"), spoil_sim_games=200, spoil_pushes=4,
                       tournament_policies=("balanced", "greedy"), tournament_games=20,
-                      adv_games=6, adv_observational_games=40,
+                      adv_games=6, adv_observational_games=40, adv_other_games=8,
                       adv_cards=("Podlings", "Peacekeeper Druid", "Blooming Arbor"),
                       pool_players=(2, 3), pool_grid="25", pool_games=16),
                  dict(spoil_decks=("starter", "druid"), spoil_sim_games=100, spoil_pushes=4,
                       tournament_policies=("balanced", "greedy"), tournament_games=6,
-                      adv_games=4, adv_observational_games=10,
+                      adv_games=4, adv_observational_games=10, adv_other_games=8,
                       adv_cards=("Podlings", "Blooming Arbor"),
                       pool_players=(2, 3), pool_grid="25", pool_games=6)),
     }
@@ -159,22 +100,23 @@ class ReportSettings:
         sizes (noted in the report).  ``overrides``: any field, e.g. pool_games=200;
         ``baseline=`` is ``robust_baseline``, the strong baseline of "Robust to the bots?".
         """
-        from vale_sim.games.mystic_vale.pools import fast_engine_available
+        from .pools import fast_engine_available
         if "baseline" in overrides:                 # the strong baseline, as on the command line
             overrides["robust_baseline"] = overrides.pop("baseline")
         return settings_from_preset(
             cls, size, quick, engine, overrides, fast_engine_available,
             "The fast (numba) engine is not available, so this report uses the reference "
             "engine with small sample sizes: intervals are wide.",
-            ("spoil_decks", "tournament_policies", "pool_players", "adv_cards"))
+            ("spoil_decks", "tournament_policies", "pool_players", "adv_cards",
+             "adv_other_players"))
 
     def check(self) -> None:
         for k in ("spoil_sim_games", "tournament_games", "adv_games", "adv_observational_games",
-                  "pool_games", "spoil_pushes", "workers"):
+                  "adv_other_games", "pool_games", "spoil_pushes", "workers"):
             v = getattr(self, k)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ValueError(f"{k} must be a positive whole number, got {v!r}")
-            from .limits import MAX_COUNT, count_problem
+            from vale_sim.limits import MAX_COUNT, count_problem
             if k.endswith("games") and v > MAX_COUNT:      # the one cap (vale_sim.limits)
                 raise ValueError(f"{k}: {count_problem(v)}")
         if len(self.tournament_policies) < 2:
@@ -182,65 +124,40 @@ class ReportSettings:
         if not 0 < self.adv_margin <= max(self.adv_tolerance, self.adv_margin) < 1:
             raise ValueError(f"adv_margin must be a fraction in (0, 1) (0.02 = 2 pp), "
                              f"got {self.adv_margin!r}")
-        from vale_sim.games.mystic_vale.pools import parse_players, parse_pools
+        from .pools import parse_players, parse_pools
         parse_pools(self.pool_grid, parse_players(list(self.pool_players)))
-        from .robustness import resolve_baseline
+        if not isinstance(self.adv_other_players, tuple) or not all(
+                type(p) is int and p in (2, 3, 4) for p in self.adv_other_players):
+            raise ValueError(f"adv_other_players must be a list of player counts among 2, 3 "
+                             f"and 4 (or empty), got {self.adv_other_players!r}")
+        from vale_sim.robustness import resolve_baseline
         for p in sorted(set(self.pool_players) | {self.adv_players}):
             resolve_baseline(self.robust_baseline, p)        # PolicyError names it
 
     def to_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
+    def other_players(self) -> tuple:
+        """The player counts the strength is measured at besides ``adv_players``, sorted."""
+        return tuple(sorted(set(self.adv_other_players) - {self.adv_players}))
 
-@dataclass
-class Context:
-    """What section functions share: settings, the game store, earlier results."""
-    settings: ReportSettings
-    store: object = None                   # store.ChunkStore (cached runs) or None
-    results: dict = field(default_factory=dict)
-    timings: dict = field(default_factory=dict)
-    progress: bool = True
-    game: str = "mystic-vale"              # the --game whose report this is
-
-    def card_set(self):
-        from .games import get_game
-        return get_game(self.game).load_card_set(self.settings.card_set)
-
-
-def _need(module: str, what: str):
-    import importlib
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as e:
-        if e.name and module.endswith(e.name.split(".")[-1]):
-            raise SectionUnavailable(f"the {what} section needs {module}, which is not built yet") from None
-        raise
-
-
-# ---------------------------------------------------------------------------
-# Small helpers
-# ---------------------------------------------------------------------------
-def _pct(x, digits=1) -> str:
-    return "n/a" if x is None or not np.isfinite(x) else f"{100 * x:.{digits}f}%"
-
-
-def _new_fig(w=7, h=4):
-    from matplotlib.figure import Figure
-    fig = Figure(figsize=(w, h))
-    return fig, fig.subplots()
-
-
-def _store(ctx):
-    from .store import ChunkStore
-    if ctx.store is None:
-        ctx.store = ChunkStore(None, progress=ctx.progress)
-    return ctx.store
+    def games(self) -> dict:
+        """Games per study for the manifest."""
+        return {"spoil_simulated_turns_per_deck": self.spoil_sim_games,
+                "tournament_per_matchup": self.tournament_games,
+                "advancement_strength_per_card_and_arm": self.adv_games,
+                "advancement_strength_other_players": list(self.other_players()),
+                "advancement_strength_other_players_per_card_and_arm": self.adv_other_games,
+                "advancement_observational": self.adv_observational_games,
+                "pool_per_cell": self.pool_games,
+                "robustness_strength_per_card_and_arm": self.adv_games,
+                "robustness_pool_per_cell": self.pool_games}
 
 
 def model_cards_sentence(cs) -> str:
     """How many of ``cs``'s advancements are model cards (stand-ins, not printed
     cards), and what they are; "" when it has none."""
-    from vale_sim.games.mystic_vale.cards import MODEL_CARDS_WHY, is_model_card
+    from .cards import MODEL_CARDS_WHY, is_model_card
     commons = [a for a in cs.advancements if a.supply == "commons"]
     model = [a for a in commons if is_model_card(a)]
     if not model:
@@ -257,7 +174,7 @@ def model_cards_sentence(cs) -> str:
 # ---------------------------------------------------------------------------
 def section_card_set(ctx: Context) -> Section:
     """The card set and where its numbers come from: every number is counted by source."""
-    from vale_sim.games.mystic_vale.cards import SOURCES, card_type, provenance_counts
+    from .cards import SOURCES, card_type, provenance_counts
     from .commands.cards import overrides
     cs = ctx.card_set()
     rows, numbers = [], []
@@ -341,7 +258,7 @@ def section_card_set(ctx: Context) -> Section:
 def section_spoil(ctx: Context) -> Section:
     """Spoil odds of the starter deck and crafted decks: exact, with a simulation check."""
     spoil = _need("vale_sim.games.mystic_vale.spoil", "spoil odds")
-    from vale_sim.games.mystic_vale.spoil import spoil_row
+    from .spoil import spoil_row
     s = ctx.settings
     cs = ctx.card_set()
     rows, exact = [], {}
@@ -445,7 +362,7 @@ def section_advancements(ctx: Context) -> Section:
     """Card strength per card with over/under verdicts (multiplicity-corrected), and the
     observational lift.  The frame is kept in ``ctx.results["advancements"]``."""
     adv = _need("vale_sim.advancements", "advancement values")
-    from .plots.advancements import plot_forest
+    from vale_sim.plots.advancements import plot_forest
     s = ctx.settings
     bar = _bar(ctx, total=None, desc="cards", unit="card")
     keep = {}
@@ -468,17 +385,31 @@ def section_advancements(ctx: Context) -> Section:
     finally:
         if bar is not None:
             bar.close()
-    from vale_sim.games.mystic_vale.cards import card_type
+    from .cards import card_type
     df.insert(df.columns.get_loc("kind") + 1, "card_type", [card_type(c) for c in df["card"]])
     ctx.results["advancements"] = df
     ctx.results["advancements_run"] = keep.get("run")
+    by_count = {s.adv_players: df}
+    for p in s.other_players():      # the same cards at the other player counts
+        bar = _bar(ctx, total=None, desc=f"cards ({p} players)", unit="card")
+        try:
+            by_count[p] = adv.strength_table(
+                s.card_set, games=s.adv_other_games, players=p, seed=s.seed,
+                cards=list(df["card"]), engine=s.engine, tolerance=s.adv_tolerance,
+                correction=s.adv_correction, on_card=on_card, play=_store(ctx).play_frame,
+                margin=s.adv_margin)
+        finally:
+            if bar is not None:
+                bar.close()
+    per_players = strength_by_players(by_count)
+    ctx.results["advancements_by_players"] = per_players
     cs = ctx.card_set()
     a = df.attrs
     df = df.copy()
     df.attrs.update(a)
     df["numbers"], df["estimated_numbers"] = zip(*(_estimated(cs, c) for c in df["card"]))
     tol = 100 * s.adv_tolerance
-    from .verdicts import CORRECTION_NAMES, strength_counts
+    from vale_sim.verdicts import CORRECTION_NAMES, strength_counts
     correction = CORRECTION_NAMES.get(a["correction"], a["correction"])
     flagged = df[df["flag"] != ""]
     same = df[df["deals_changed"] == 0]
@@ -523,8 +454,10 @@ def section_advancements(ctx: Context) -> Section:
              f"Strength is measured at {a['players']} players and includes **denial**: banning "
              f"a card leaves every copy to the opponents, so the value is what the card is worth "
              f"to you *and* what it would be worth to them.  It is not comparable across player "
-             f"counts (more opponents share the denial); run `vale-sim advancements --players "
-             f"3` (or 4) for another count."]
+             f"counts (more opponents share the denial)"
+             + (f"; it is measured again at {' and '.join(map(str, s.other_players()))} "
+                f"players, with fewer games, below (\"By player count\")." if s.other_players()
+                else f"; run `vale-sim advancements --players 3` (or 4) for another count.")]
     if n_model:
         paras.append(f"**Model cards**: {n_model} of the {len(df)} cards tested are model "
                      f"cards (column `card_type`: `model`; the others `printed`): stand-ins the "
@@ -547,6 +480,9 @@ def section_advancements(ctx: Context) -> Section:
                                 "lift_lo", "lift_hi", "acquire_rate", "acquire_rate_lo",
                                 "acquire_rate_hi"] if c in df.columns]
     tables = {"advancement_values": df[cols]}
+    if len(by_count) > 1:
+        tables["advancement_strength_by_players"] = per_players
+        paras.append(players_sentence(per_players, {p: t.attrs for p, t in by_count.items()}))
     top, lists = {}, []
     # First: the verdicts a designer acts on -- printed cards and model cards apart.
     for what, table in (("printed", "advancement_flagged_printed"),
@@ -573,6 +509,68 @@ def section_advancements(ctx: Context) -> Section:
                    top_tables=top)
 
 
+def strength_by_players(frames: dict) -> pd.DataFrame:
+    """One row per card, the strength at each player count side by side: ``frames``
+    maps a player count to its strength table (``vale_sim.advancements.strength_table``).
+    Columns per count P: ``strength (Pp)``, ``lo (Pp)``, ``hi (Pp)`` (raw 95% interval),
+    ``n_deals (Pp)`` and ``verdict (Pp)``; then ``verdicts_differ`` (any two verdicts
+    differ) and ``contradicted`` (two differ and neither is inconclusive).  Ordered as the
+    first count's table (by strength)."""
+    from .cards import card_type
+    counts = sorted(frames)
+    first = frames[counts[0]]
+    out = first[["card", "kind", "level"]].copy()
+    out.insert(2, "card_type", [card_type(c) for c in out["card"]])
+    for p in counts:
+        t = frames[p].set_index("card")
+        for col, src in (("strength", "strength"), ("lo", "strength_lo"),
+                         ("hi", "strength_hi"), ("n_deals", "n_deals"), ("verdict", "verdict")):
+            out[f"{col} ({p}p)"] = out["card"].map(t[src]).to_numpy()
+    verdicts = out[[f"verdict ({p}p)" for p in counts]]
+    out["verdicts_differ"] = verdicts.nunique(axis=1, dropna=False) > 1
+    out["contradicted"] = verdicts.apply(
+        lambda r: len({v for v in r if v != "inconclusive"}) > 1, axis=1).astype(bool)
+    return out.reset_index(drop=True)
+
+
+def players_sentence(table: pd.DataFrame, attrs: dict) -> str:
+    """The section's sentence on :func:`strength_by_players`: the sizes at each count,
+    the cards whose verdicts differ between counts (contradicted first, with their
+    verdicts) and why the numbers are not comparable across counts.  ``attrs``:
+    player count -> the attrs of its strength table."""
+    from vale_sim.verdicts import CORRECTION_NAMES, _n
+    counts = sorted(attrs)
+    corr = attrs[counts[0]]["correction"]
+    sizes = "; ".join(f"{p} players: {_n(attrs[p]['deals'] * p)} games per card and arm = "
+                      f"{_n(attrs[p]['deals'])} deals" for p in counts)
+    head = (f"**By player count** (table `advancement_strength_by_players`: every card's "
+            f"strength, raw 95% interval, n (deals) and verdict at "
+            f"{', '.join(map(str, counts[:-1]))} and {counts[-1]} players side by side; "
+            f"{sizes}; the same seed, baseline, band, margin and {CORRECTION_NAMES.get(corr, corr)}"
+            f" correction within each count): ")
+    differ = table[table["verdicts_differ"]]
+    if not len(differ):
+        body = f"the verdicts are the same at every count for all {len(table)} cards.  "
+    else:
+        con = differ[differ["contradicted"]]
+        rest = differ[~differ["contradicted"]]
+
+        def said(r):
+            return ", ".join(f"{p}p {r[f'verdict ({p}p)']}" for p in counts)
+        body = f"the verdicts differ for {len(differ)} of the {len(table)} cards.  "
+        if len(con):
+            body += ("Shown differently at different counts: " + "; ".join(
+                f"{r['card']} ({said(r)})" for _, r in con.iterrows()) + ".  ")
+        if len(rest):
+            body += ("Settled at one count and inconclusive at another (fewer deals at "
+                     "some counts, or a strength between the margin and the band): "
+                     + ", ".join(rest["card"]) + ".  ")
+    return (head + body + "These numbers are **not comparable across player counts**: the "
+            "strength includes denial, and a banned card's copies go to 1, 2 or 3 opponents "
+            "as the count grows, while a fair win share falls from 1/2 to 1/4; read each "
+            "count on its own.")
+
+
 def _verdict_counts(df) -> str:
     """"Verdicts: 2 over, 1 under, 30 balanced, 37 inconclusive." ("" without verdicts)."""
     if "verdict" not in df:
@@ -584,14 +582,14 @@ def _verdict_counts(df) -> str:
 
 def _estimated(cs, card: str) -> tuple[int, int]:
     """(numbers, estimated numbers) of one card (docs/card-format.md, sources)."""
-    from vale_sim.games.mystic_vale.cards import provenance_counts
+    from .cards import provenance_counts
     c = provenance_counts(cs, [card])
     return sum(c.values()), c.get("estimate", 0)
 
 
 def _pool_summary(ctx: Context):
     if "pools" not in ctx.results:
-        from vale_sim.games.mystic_vale import pools
+        from . import pools
         s = ctx.settings
         players = list(s.pool_players)
         grid = pools.parse_pools(s.pool_grid, players)
@@ -606,8 +604,8 @@ def _pool_summary(ctx: Context):
 
 def section_pools(ctx: Context) -> Section:
     """VP pool sizes by player count: length, score make-up, overflow; recommendations."""
-    from vale_sim.games.mystic_vale import pools
-    from vale_sim.games.mystic_vale.plots import pools as pplots
+    from . import pools
+    from .plots import pools as pplots
     s = ctx.settings
     summary, recs = _pool_summary(ctx)
     eq = recs.get("equal-length", [])
@@ -645,8 +643,8 @@ def section_robustness(ctx: Context) -> Section:
     """Robust to the bots?  Card strengths and the pool study again under the strong
     baseline (``settings.robust_baseline``, default the bundled ``optimized-{P}p``) on the
     same deals and seeds, side by side with the default (balanced) baseline."""
-    from . import robustness as R
-    from vale_sim.games.mystic_vale import pools
+    from vale_sim import robustness as R
+    from . import pools
     s = ctx.settings
     strong = {p: R.resolve_baseline(s.robust_baseline, p).name
               for p in sorted(set(s.pool_players) | {s.adv_players})}
@@ -694,12 +692,12 @@ def section_robustness(ctx: Context) -> Section:
                                   labels=(run_a.baseline.name, strong[s.adv_players]))
         found["cards"] = cmp
         ctx.results["advancements_strong"] = tb
-        from vale_sim.games.mystic_vale.cards import card_type
+        from .cards import card_type
         side = R.strength_side_by_side(cmp)
         side.insert(side.columns.get_loc("kind") + 1, "card_type",
                     [card_type(c) for c in side["card"]])
         top["robust_cards"] = side
-        from .verdicts import strength_counts
+        from vale_sim.verdicts import strength_counts
         paras.append("**Card strengths** ("
                      f"{strength_counts(cmp.n_deals, s.adv_players)}, under each baseline, "
                      f"seed {s.seed}): " + " ".join(cmp.sentences()))
@@ -778,7 +776,7 @@ def _robust_caption(cmp) -> str:
 
 def section_seats(ctx: Context) -> Section:
     """Seat advantage: by pool size (heat map) and in the tournament."""
-    from vale_sim.games.mystic_vale.plots import pools as pplots
+    from .plots import pools as pplots
     summary, _ = _pool_summary(ctx)
     fig = pplots.seat_heatmap(summary)
     rows = []
@@ -806,49 +804,43 @@ def section_seats(ctx: Context) -> Section:
                    [("seat_advantage", fig, pplots.seat_reading(summary))])
 
 
-def section_manifest(ctx: Context) -> Section:
-    """Everything needed to reproduce the report."""
-    m = ctx.results["manifest"]
-    rows = [{"item": k, "value": json.dumps(v, default=str) if isinstance(v, (dict, list, tuple))
-             else str(v)} for k, v in m.items() if k != "settings"]
-    settings = pd.DataFrame([{"setting": k, "value": str(v)} for k, v in m["settings"].items()])
-    paras = [f"Built {m['created']} in {m['seconds']:.0f} s with vale-sim {m['code']['vale_sim']} "
-             f"(git {m['code']['git'] or 'unknown'}), engine **{m['engine']}**, seed {m['seed']}, "
-             f"report size {m['size']}.  Re-run with `vale-sim report"
-             f"{'' if ctx.game == 'mystic-vale' else ' --game ' + ctx.game}"
-             f"{' --quick' if m['size'] == 'quick' else ''}` or `vale-sim run "
-             f"experiments/{'report' if ctx.game == 'mystic-vale' else ctx.game + '-report'}.toml`."]
-    if ctx.settings.fallback_note:
-        paras.append("**Note:** " + ctx.settings.fallback_note)
-    return Section("Run manifest", paras, {"manifest": pd.DataFrame(rows),
-                                           "settings": settings}, [])
+def estimated_share(ctx: Context):
+    """``cards -> (estimated numbers, all numbers)`` over the named cards of the
+    report's card set (``None``: every card)."""
+    from .cards import provenance_counts
+    cs = ctx.card_set()
+
+    def share(cards):
+        c = provenance_counts(cs, cards)
+        return c.get("estimate", 0), sum(c.values())
+    return share
 
 
-def section_exploitability(ctx: Context) -> Section:
-    """What a best response wins against each bundled policy: the precomputed table of
-    experiments/exploit_table.py (vale_sim/report_exploit.py; plays no game)."""
-    from .report_exploit import section_parts
-    title, paras, tables = section_parts(ctx.game)
-    return Section(title, paras, tables)
+SECTIONS: list[Callable[[Context], Section]] = [
+    section_card_set, section_spoil, section_tournament, section_advancements,
+    section_pools, section_seats, section_robustness, section_exploitability, section_manifest,
+]
 
 
-QUICK_NOTE = ("**This is a quick report**: small samples and wide intervals, for checking the "
-              "pipeline, not for decisions.  Run `vale-sim report` (or `make report`) for the "
-              "full sizes.")
+Settings = ReportSettings
 
 
-def section_summary(ctx: Context) -> Section:
-    """The executive summary: every verdict the other sections reached, one sentence each.
+def sections() -> list:
+    return list(SECTIONS)
 
-    Built after the other sections (it reads ``ctx.results``), shown first.
-    """
-    from . import verdicts as V
+
+def title(settings) -> str:
+    t = f"Mystic Vale balance report — {settings.card_set}"
+    if settings.size != "full":
+        t += f" ({settings.size.upper()} report: small samples)"
+    return t
+
+
+def verdicts(ctx) -> list:
+    """The executive summary's verdicts from what the sections found."""
+    from vale_sim import verdicts as V
     r = ctx.results
     found = []
-    share = None
-    if ctx.game != "mystic-vale":         # another game's sections give its verdicts
-        found, share = _game_report(ctx.game).verdicts(ctx), _game_report(ctx.game).estimated_share(ctx)
-        r = {}
     if "advancements" in r:
         found += V.card_verdicts(r["advancements"])
     if "pools" in r:
@@ -859,443 +851,37 @@ def section_summary(ctx: Context) -> Section:
         found += V.robust_verdicts(rb.get("cards"), rb.get("pools"), rb["strong"])
     if "spoil" in r:
         table, exact = r["spoil"]
-        from vale_sim.games.mystic_vale.spoil import as_deck
+        from .spoil import as_deck
         cs = ctx.card_set()
         deck = as_deck("starter", cs)
         names = {cs.advancements[k].name for c in deck.cards for k in c.slots if k >= 0}
         found += V.spoil_verdicts(table, exact, cards=tuple(sorted(names)))
-    paras = []
-    if ctx.settings.size != "full":
-        paras.append(QUICK_NOTE)
-    if ctx.game != "mystic-vale" and hasattr(_game_report(ctx.game), "summary_paragraphs"):
-        paras += _game_report(ctx.game).summary_paragraphs(ctx)
-    if ctx.game == "mystic-vale" and model_cards_sentence(ctx.card_set()):
-        paras.append(model_cards_sentence(ctx.card_set())
-                     + "  Their verdicts are listed apart from the printed cards' below.")
-    paras.append("Each verdict is one sentence with its 95% interval and the number of games or "
-                 "deals behind it; the sections below give the evidence and the full tables follow "
-                 "each section (collapsed).  Every card number the verdict rests on is either "
-                 "printed on the card (rulebook, or the draft manual), from reviews and fan lists, "
-                 "or an estimate: the share of estimates is given per verdict.")
-    if ctx.settings.fallback_note:
-        paras.append("**Note:** " + ctx.settings.fallback_note)
-    if not found:
-        paras.append("No section produced a verdict.")
-    return Section("Executive summary", paras,
-                   bullets=V.summary_bullets(found, share or estimated_share(ctx)))
+    return found
 
 
-def estimated_share(ctx: Context):
-    """``cards -> (estimated numbers, all numbers)`` over the named cards of the
-    report's card set (``None``: every card)."""
-    from vale_sim.games.mystic_vale.cards import provenance_counts
-    cs = ctx.card_set()
-
-    def share(cards):
-        c = provenance_counts(cs, cards)
-        return c.get("estimate", 0), sum(c.values())
-    return share
+def summary_paragraphs(ctx) -> list:
+    sentence = model_cards_sentence(ctx.card_set())
+    return ([sentence + "  Their verdicts are listed apart from the printed cards' below."]
+            if sentence else [])
 
 
-#: Reports of the other games: --game -> the module with their settings, sections,
-#: verdicts, estimated_share and title.
-GAME_REPORTS = {"mystic-lands": "vale_sim.studies.report"}
+def settings_from_config(c: dict, **kw):
+    """The settings of a ``report`` config of ``vale-sim run``."""
+    return ReportSettings.make(quick=c["quick"], **kw,
+                               **{"robust_baseline": c["baseline"], **(c["sizes"] or {})})
 
 
-def _game_report(game: str):
-    """The report module of ``game`` (ValueError, one line, when it has none)."""
-    import importlib
-    if game not in GAME_REPORTS:
-        raise ValueError(f"no report for {game} yet (use tournament or simulate)")
-    return importlib.import_module(GAME_REPORTS[game])
-
-
-SECTIONS: list[Callable[[Context], Section]] = [
-    section_card_set, section_spoil, section_tournament, section_advancements,
-    section_pools, section_seats, section_robustness, section_exploitability, section_manifest,
-]
-
-
-# ---------------------------------------------------------------------------
-# Rendering
-# ---------------------------------------------------------------------------
-def _slug(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
-
-
-#: Table columns shown in percent ("%": rates, shares) or percentage points ("pp":
-#: differences of rates) in index.html and report.md; the CSVs keep fractions.
-#: Regular expressions over the column names of every table ...
-UNIT_PATTERNS = (
-    ("%", r".*win_rate.*|win_(lo|hi)|tie_(rate|lo|hi)|p_spoil_(exact|sim)|sim_(lo|hi)"
-          r"|p_prep_spoil|.*_vp_share(_lo|_hi)?|(overflow|truncated|acquired|acquire)_rate.*"
-          r"|fair|ends_(VP|cubes|both|none)(_lo|_hi)?|seat1_win(_lo|_hi)?|trigger_win.*"
-          r"|(withers|spoils)_per_turn.*|level2_sold_out.*|expected_(vs_mean|lo|hi)"),
-    ("pp", r"(.*_)?max_seat_gap.*|(manual_|closest_|recommended_)?max_gap|spread(_lo|_hi)?"),
-    ("+pp", r"strength(_lo|_hi|_lo_adj|_hi_adj)?|natural_(value|lo|hi)|lift(_lo|_hi)?"
-            r"|(strength|lo|hi) \(.*\)|change.*|seat_advantage.*|gap(_lo90|_hi90)?"
-            r"|d_seat1_win.*|d_spread(_lo|_hi)?|effect(_lo|_hi)?|advantage(_lo|_hi)?"),
-)
-#: ... and per table, where a name means something else there ("" keeps the number).
-TABLE_UNITS = {
-    "tournament_ranking": {"strength": ""},          # Bradley–Terry log-strength
-    "pool_recommendation_seat_advantage": {
-        **dict.fromkeys(("margin", "value", "value_lo", "value_hi", "goal", "rulebook_value",
-                         "rulebook_value_lo", "rulebook_value_hi"), "pp"),
-        **dict.fromkeys(("difference", "difference_lo", "difference_hi", "rulebook_difference",
-                         "rulebook_difference_lo", "rulebook_difference_hi"), "+pp")},
-    "seat_recommendations": {"margin": "pp"},
-}
-
-#: How to read the tables (said once, at the top of the report).
-TABLE_LEGEND = ("How to read the tables: columns marked (%) are rates in percent and (pp) "
-                "differences of rates in percentage points (the CSVs in tables/ keep the "
-                "fractions, at full precision); other numbers are shown to 3 decimals.  "
-                "– : not applicable, not computed or not set (empty in the CSV); yes / no: true / "
-                "false; ∞: no finite number (e.g. no sample size would do).  Long tables are "
-                "collapsed: click a table's title to open it; wide tables scroll sideways.")
-
-
-def _unit(table: str, column: str) -> str:
-    import re
-    col = str(column)
-    own = TABLE_UNITS.get(table, {})
-    if col in own:
-        return own[col]
-    for unit, pat in UNIT_PATTERNS:
-        if re.fullmatch(pat, col):
-            return unit
-    return ""
-
-
-def _cell(x, unit: str = "", whole: bool = False) -> str:
-    """One value as the documents show it (see :data:`TABLE_LEGEND`); ``whole``: a
-    column of whole numbers stored as floats (shown without decimals)."""
-    if x is None or (isinstance(x, float) and np.isnan(x)) or x is pd.NA or x is pd.NaT:
-        return "–"
-    if isinstance(x, (bool, np.bool_)):
-        return "yes" if x else "no"
-    if isinstance(x, str) and x in _WORDS:       # a value already written as text
-        return _WORDS[x]
-    if isinstance(x, (float, np.floating)):
-        if np.isinf(x):
-            return "∞" if x > 0 else "−∞"
-        if unit == "%":
-            return f"{100 * x:.1f}"
-        if unit == "pp":
-            return f"{100 * x:.1f}"
-        if unit == "+pp":
-            return f"{100 * x:+.1f}"
-        return f"{x:.0f}" if whole else f"{x:.3f}"
-    return str(x)
-
-
-_WORDS = {"None": "–", "nan": "–", "NaN": "–", "True": "yes", "False": "no"}
-
-
-def _display(df: pd.DataFrame, max_rows: int = 80, name: str = "") -> pd.DataFrame:
-    """The first ``max_rows`` rows as text: rates in % and differences in pp (the
-    column header says which), missing values "–", booleans yes/no."""
-    d = df.head(max_rows).copy()
-    cols = {}
-    for c in d.columns:
-        numeric = pd.api.types.is_float_dtype(d[c])
-        unit = _unit(name, c) if numeric else ""
-        finite = d[c][np.isfinite(d[c])] if numeric else None
-        whole = bool(numeric and len(finite) and (finite == finite.round()).all()
-                     and not unit and finite.abs().max() >= 10)
-        d[c] = [_cell(x, unit, whole) for x in d[c]]
-        cols[c] = f"{c} ({unit.lstrip('+')})" if unit else c
-    return d.rename(columns=cols)
-
-
-def _md_table(df: pd.DataFrame, name: str = "") -> str:
-    d = _display(df, name=name)
-    esc = lambda x: str(x).replace("|", "\\|").replace("\n", " ")  # noqa: E731
-    lines = ["| " + " | ".join(esc(c) for c in d.columns) + " |",
-             "|" + "|".join("---" for _ in d.columns) + "|"]
-    lines += ["| " + " | ".join(esc(v) for v in row) + " |" for row in d.itertuples(index=False)]
-    if len(df) > len(d):
-        lines.append(f"\n*First {len(d)} of {len(df)} rows; the CSV has all.*")
-    return "\n".join(lines)
-
-
-def _md_inline(text: str) -> str:
-    """**bold** and `code` to HTML (the only markup paragraphs use)."""
-    import re
-    t = html.escape(text)
-    t = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", t)
-    return re.sub(r"`(.+?)`", r"<code>\1</code>", t)
-
-
-CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;font-size:12px;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:2px 6px}
-th{background:#f3f3f3}figure{margin:1em 0}figcaption{font-style:italic;color:#444}
-.tbl{overflow-x:auto;max-width:100%}code{background:#f3f3f3;padding:0 3px}
-nav li{margin:2px 0}details{margin:.3em 0}summary{cursor:pointer;font-weight:600}
-.legend{font-size:13px;color:#444;border-left:3px solid #ccc;padding-left:.6em}
-td.nw{white-space:nowrap}"""
-
-
-def _fig_png(fig) -> bytes:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
-    return buf.getvalue()
-
-
-#: A table shown open (a section's top table) with more rows than this is
-#: collapsed all the same: its title says so.
-OPEN_MAX_ROWS = 20
-
-
-def _table_html(name: str, df: pd.DataFrame, out: Path, shown: bool) -> str:
-    """Write ``tables/<name>.csv``; the table as a ``<details>`` block, open when
-    ``shown`` and at most :data:`OPEN_MAX_ROWS` rows long; it scrolls sideways
-    when wider than the page."""
-    fn = f"{_slug(name)}.csv"
-    df.to_csv(out / "tables" / fn, index=False)
-    more = f"<p><i>First 80 of {len(df)} rows; the CSV has all.</i></p>" if len(df) > 80 else ""
-    long = shown and len(df) > OPEN_MAX_ROWS
-    note = "; collapsed, click to open" if long else ""
-    return (f'<details id="tbl-{_slug(name)}"{" open" if shown and not long else ""}><summary>'
-            f'Table: {html.escape(name)} <small>({len(df)} rows{note}, tables/{fn})</small>'
-            '</summary><div class="tbl">'
-            + _nowrap(_display(df, name=name).to_html(index=False, border=0, escape=True))
-            + f"</div>{more}</details>")
-
-
-def _nowrap(table_html: str) -> str:
-    """Short cells (a card name, a schedule such as ``- / 1m1s``) kept on one line:
-    class ``nw``; long ones (notes, JSON) still wrap."""
-    import re
-    return re.sub(r"<td>([^<]{1,32})</td>", r'<td class="nw">\1</td>', table_html)
-
-
-def _table_md(name: str, df: pd.DataFrame, where: str = "", shown: bool = False) -> str:
-    """The table in Markdown; a shown table longer than :data:`OPEN_MAX_ROWS` rows
-    inside ``<details>`` (collapsed where the Markdown viewer supports it)."""
-    fn = f"{_slug(name)}.csv"
-    head = f"**Table: {name}** ({where}{len(df)} rows, [tables/{fn}](tables/{fn}))"
-    if shown and len(df) > OPEN_MAX_ROWS:
-        return (f"<details><summary>Table: {html.escape(name)} ({len(df)} rows; collapsed, "
-                f"tables/{fn})</summary>\n\n{head}\n\n{_md_table(df, name)}\n\n</details>")
-    return head + "\n\n" + _md_table(df, name)
-
-
-def render(sections: list[Section], out: Path, title: str) -> None:
-    """Write index.html, report.md, figures/*.png and tables/*.csv into ``out``.
-
-    Order: each section's ``top_tables`` (open), paragraphs, verdicts
-    (``bullets``) and figures; its full tables come last, collapsed in the
-    HTML and gathered in an appendix of the Markdown.
-    """
-    (out / "figures").mkdir(parents=True, exist_ok=True)
-    (out / "tables").mkdir(parents=True, exist_ok=True)
-    md = [f"# {title}", ""]
-    appendix = []
-    body = [f"<h1>{html.escape(title)}</h1>", "<nav><ol>"]
-    body += [f'<li><a href="#s{i}">{html.escape(s.title)}</a></li>' for i, s in enumerate(sections, 1)]
-    body.append("</ol></nav>")
-    body.append(f'<p class="legend">{_md_inline(TABLE_LEGEND)}</p>')
-    md += [f"{i}. [{s.title}](#s{i})" for i, s in enumerate(sections, 1)]
-    md += [f"{len(sections) + 1}. [Appendix: full tables](#tables)", "", f"*{TABLE_LEGEND}*", ""]
-    for i, s in enumerate(sections, 1):
-        body.append(f'<section id="s{i}"><h2>{i}. {html.escape(s.title)}</h2>')
-        md += [f'<a id="s{i}"></a>', f"## {i}. {s.title}", ""]
-        for name, df in s.top_tables.items():
-            body.append(_table_html(name, df, out, shown=True))
-            md += [_table_md(name, df, shown=True), ""]
-        for p in s.paragraphs:
-            body.append(f"<p>{_md_inline(p)}</p>")
-            md += [p, ""]
-        for heading, lines in s.bullets:
-            body.append(f"<h3>{html.escape(heading)}</h3><ul>"
-                        + "".join(f"<li>{_md_inline(x)}</li>" for x in lines) + "</ul>")
-            md += [f"**{heading}**", ""] + [f"- {x}" for x in lines] + [""]
-        for name, fig, caption in s.figures:
-            png = _fig_png(fig)
-            fn = f"{_slug(name)}.png"
-            (out / "figures" / fn).write_bytes(png)
-            b64 = base64.b64encode(png).decode()
-            body.append(f'<figure id="fig-{_slug(name)}"><img alt="{html.escape(name)}" '
-                        f'src="data:image/png;base64,{b64}" style="max-width:100%">'
-                        f"<figcaption>{html.escape(caption)}</figcaption></figure>")
-            md += [f"![{name}](figures/{fn})", "", f"*{caption}*", ""]
-        for name, df in s.tables.items():
-            body.append(_table_html(name, df, out, shown=False))
-            appendix += [_table_md(name, df, f"section {i}; "), ""]
-        body.append("</section>")
-    md += ['<a id="tables"></a>', f"## {len(sections) + 1}. Appendix: full tables", ""] + appendix
-    doc = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-           f"<style>{CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n")
-    (out / "index.html").write_text(doc, encoding="utf-8")
-    (out / "report.md").write_text("\n".join(md) + "\n", encoding="utf-8")
-
-
-# ---------------------------------------------------------------------------
-# Building
-# ---------------------------------------------------------------------------
-def _bar(ctx, total, desc, unit="game"):
-    if not ctx.progress:
-        return None
-    from tqdm.auto import tqdm
-    return tqdm(total=total, desc=desc, unit=unit, leave=False, file=sys.stderr,
-                disable=not sys.stderr.isatty())
-
-
-def _log(ctx, msg: str) -> None:
-    if ctx.progress:
-        print(msg, file=sys.stderr, flush=True)
-
-
-def _manifest(ctx: Context, started, seconds: float) -> dict:
-    from .store import card_set_info, code_version
-    s = ctx.settings
-    return {"created": started.isoformat(timespec="seconds"), "seconds": round(seconds, 1),
-            "size": s.size, "engine": s.engine, "seed": s.seed, "code": code_version(),
-            "card_set": card_set_info(ctx.card_set(), ctx.game), "python": sys.version.split()[0],
-            "section_seconds": {k: round(v, 1) for k, v in ctx.timings.items()},
-            "games": s.games() if hasattr(s, "games") else {
-                "spoil_simulated_turns_per_deck": s.spoil_sim_games,
-                "tournament_per_matchup": s.tournament_games,
-                "advancement_strength_per_card_and_arm": s.adv_games,
-                "advancement_observational": s.adv_observational_games,
-                "pool_per_cell": s.pool_games,
-                "robustness_strength_per_card_and_arm": s.adv_games,
-                "robustness_pool_per_cell": s.pool_games},
-            "robust_baseline": getattr(s, "robust_baseline", None),
-            "game": ctx.game, "settings": s.to_dict()}
-
-
-REPORT_MANIFEST = "manifest.json"
-#: What build_report writes into its folder (anything else there is not replaced).
-REPORT_ENTRIES = frozenset({"index.html", "report.md", REPORT_MANIFEST, "figures", "tables"})
-INDEX_TITLE = "<title>vale-sim reports</title>"
-
-
-def is_report_folder(path) -> bool:
-    """``path`` holds a vale-sim report: its ``manifest.json`` is a report's (size,
-    settings and code version), or a ``vale-sim run`` manifest of a report study."""
-    from .io import read_manifest
-    m = read_manifest(Path(path) / REPORT_MANIFEST)
-    if m is None:
-        return False
-    return ({"size", "settings", "code"} <= m.keys()
-            or (m.get("study") == "report" and "key" in m))
-
-
-def write_index(folder="results") -> Path:
-    """Write ``folder/index.html``: one link per report folder in ``folder`` (a
-    sub-folder with ``index.html`` and ``manifest.json``), with its game, size,
-    engine, date and seconds, read from the manifest.  Atomic; no games."""
-    from .errors import UserError
-    from .io import atomic_write, check_output
-    from .games import get_game
-    root = Path(folder)
-    page = root / "index.html"
-    check_output(page, "file", "--index")
-    if page.is_file():                  # only an earlier index is replaced, never another page
-        try:
-            ours = INDEX_TITLE in page.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            ours = False
-        if not ours:
-            raise UserError(f"refusing to replace --index {page}: it is not an index written by "
-                            f"vale-sim (a report's own page?); give the folder that holds the "
-                            f"report folders")
-    rows = []
-    for d in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
-        mf, page = d / "manifest.json", d / "index.html"
-        if not (mf.is_file() and page.is_file()):
-            continue
-        try:
-            m = json.loads(mf.read_text())
-        except (OSError, ValueError):
-            continue
-        if not isinstance(m, dict) or "size" not in m:
-            continue
-        game = m.get("game", "mystic-vale")
-        try:
-            title = get_game(game).title
-        except ValueError:
-            title = game
-        rows.append(f'<li><a href="{html.escape(d.name)}/index.html">{html.escape(title)}</a> '
-                    f'— {html.escape(d.name)}/: size {html.escape(str(m.get("size")))}, engine '
-                    f'{html.escape(str(m.get("engine")))}, built {html.escape(str(m.get("created")))}'
-                    f' in {m.get("seconds", "?")} s (<a href="{html.escape(d.name)}/report.md">'
-                    f'Markdown</a>, tables as CSV in {html.escape(d.name)}/tables/)</li>')
-    body = ("<h1>vale-sim balance reports</h1><p>One report per game, each self-contained "
-            "(figures embedded); every rate has its n and a 95% interval, every estimated "
-            "number is marked.  Rebuild with <code>make report</code>.</p><ul>"
-            + ("".join(rows) or "<li>No report built yet: run <code>make report</code>.</li>")
-            + "</ul>")
-    doc = (f"<!DOCTYPE html><html><head><meta charset='utf-8'>{INDEX_TITLE}"
-           f"<style>{CSS}</style></head><body>{body}</body></html>\n")
-    return atomic_write(root / "index.html", doc)
-
-
-def build_report(out="results/report", settings: ReportSettings | None = None, *,
-                 sections=None, progress: bool = True, store=None, keep=(),
-                 game: str = "mystic-vale") -> dict:
-    """Build the report into ``out`` (replaced as a whole when complete).
-
-    ``sections``: section functions (default :data:`SECTIONS`).  ``store``: a
-    :class:`vale_sim.store.ChunkStore` to cache games (re-use chunks).
-    ``keep``: names inside an existing ``out`` carried over into the new one
-    (e.g. a chunk cache).  Returns the manifest.  ``game``: whose report --
-    Mystic Vale's sections (:data:`SECTIONS`) or another game's
-    (:data:`GAME_REPORTS`: its settings class, sections, verdicts and title);
-    a game without a report raises ValueError.
-    """
-    from .games import DEFAULT_GAME, get_game
-    g = get_game(game)
-    if g.name != DEFAULT_GAME:
-        mod = _game_report(g.name)
-        settings = settings or mod.LandsReportSettings.make()
-        sections = sections or mod.sections()
-        title = mod._title(settings)
-    else:
-        settings = settings or ReportSettings.make()
-        title = f"Mystic Vale balance report — {settings.card_set}"
-        if settings.size != "full":
-            title += f" ({settings.size.upper()} report: small samples)"
-    from .errors import UserError
-    from .io import check_replaceable, os_error_message, replace_folder
-    out = Path(out)
-    # Before any game: an --out holding anything but an earlier report is refused.
-    check_replaceable(out, is_report_folder, "vale-sim report", keep=keep,
-                      allowed=REPORT_ENTRIES)
-    ctx = Context(settings, store=store, progress=progress, game=g.name)
-    sections = list(sections or SECTIONS)
-    started = dt.datetime.now(dt.timezone.utc)
-    t0 = time.perf_counter()
-    built = []
-    with replace_folder(out, keep=keep) as tmp:
-        _log(ctx, f"vale-sim report: size {settings.size}, engine {settings.engine}, "
-                  f"{len(sections)} sections -> {out}/")
-        if settings.fallback_note:
-            _log(ctx, "  note: " + settings.fallback_note)
-        for i, fn in enumerate(sections, 1):
-            name = fn.__name__.removeprefix("section_")
-            if fn is section_manifest:
-                ctx.results["manifest"] = _manifest(ctx, started, time.perf_counter() - t0)
-            _log(ctx, f"[{i}/{len(sections)}] {name} ...")
-            ts = time.perf_counter()
-            try:
-                sec = fn(ctx)
-            except SectionUnavailable as e:
-                _log(ctx, f"  unavailable: {e}")
-                sec = Section(f"{name.replace('_', ' ').capitalize()} (not available)",
-                              [f"This section could not be built: {e}."])
-            ctx.timings[name] = time.perf_counter() - ts
-            _log(ctx, f"[{i}/{len(sections)}] {name} done in {ctx.timings[name]:.1f} s")
-            built.append(sec)
-        manifest = _manifest(ctx, started, time.perf_counter() - t0)
-        try:
-            render([section_summary(ctx)] + built, tmp, title)
-            (tmp / REPORT_MANIFEST).write_text(json.dumps(manifest, indent=2, default=str))
-        except OSError as e:              # e.g. a full disk: one line naming --out, nothing half-written
-            raise UserError(os_error_message(e, out)) from None
-    _log(ctx, f"report written to {out}/index.html and {out}/report.md "
-              f"in {time.perf_counter() - t0:.0f} s")
-    return manifest
+def settings_from_args(args, card_set: str, cs):
+    """The settings of ``vale-sim report``; ``--baseline`` is checked against the set
+    (its buy rules name cards of it): a UserError naming it."""
+    from vale_sim.errors import UserError
+    from vale_sim.robustness import resolve_baseline
+    from .policy import PolicyError
+    try:
+        settings = ReportSettings.make(quick=args.quick, engine=args.engine, seed=args.seed,
+                                       card_set=card_set, robust_baseline=args.baseline)
+        for p in sorted(set(settings.pool_players) | {settings.adv_players}):
+            resolve_baseline(args.baseline, p, cs)
+    except PolicyError as e:      # the only policy the report takes is --baseline
+        raise UserError(f"--baseline {args.baseline}: {e}") from None
+    return settings

@@ -1,4 +1,4 @@
-"""Figures of the settings studies (vale_sim.studies): every point with its 95% interval.
+"""Figures of the settings studies (vale_sim.games.mystic_lands.studies): every point with its 95% interval.
 
 Each function returns ``(Figure, caption)``; the caption is a one-line
 reading computed from the numbers.  Figures are built with

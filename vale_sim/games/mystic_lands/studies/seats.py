@@ -123,7 +123,7 @@ def schedules(players: int, grid: str = "ladder", max_mana: int = 2, max_spirit:
 def schedule_rules(schedule, game: str = C.GAME, base=None):
     """The rule options with ``schedule`` as the starting resources (seats past
     ``len(schedule)`` keep the manual's values; they do not play)."""
-    from ..games import get_game
+    from vale_sim.games import get_game
     base = base if base is not None else get_game(game).rules_class()
     mana = tuple(m for m, _ in schedule) + tuple(base.seat_mana[len(schedule):])
     spirit = tuple(s for _, s in schedule) + tuple(base.seat_spirit[len(schedule):])
@@ -149,7 +149,7 @@ def auto_deals(players: int, margin: float = DEFAULT_MARGIN, alpha: float = DEFA
     (0/1 outcomes; shared wins only lower it), so no pilot is needed:
     ``n = ((z_(1−α/tests) + z_power)·sqrt(f(1−f)) / (margin − design_gap))²``.
     At ±3 pp: about 8,700 deals at 2 players, 7,700 at 3, 6,500 at 4."""
-    from .. import stats
+    from vale_sim import stats
     f = 1 / players
     gap = margin / 2 if design_gap is None else design_gap
     n = stats.n_for_equivalence(math.sqrt(f * (1 - f)), gap, margin, alpha / tests, power)
@@ -251,7 +251,7 @@ def evaluate(df: pd.DataFrame, players: int, scheds, margin: float, alpha: float
     its 90% interval, TOST p-value and the p-value of "beyond the margin"; per
     schedule: the largest gap, the IUT p-value (fair) and the Bonferroni-over-seats
     p-value of "some seat beyond the margin" (unfair)."""
-    from .. import stats
+    from vale_sim import stats
     fair = 1 / players
     seat_rows, sched_rows = [], []
     for order, sched in enumerate(scheds):
@@ -324,7 +324,7 @@ def deals_to_resolve(seat_rows: list, schedule: str, margin: float, alpha: float
     estimated gap is inside the margin (every seat's TOST at ``alpha/2``), else to
     be shown unfair (its worst seat beyond the margin at ``alpha/(2·seats)``).
     ``(deals, "fair" | "unfair")``."""
-    from .. import stats
+    from vale_sim import stats
     mine = [r for r in seat_rows if r["schedule"] == schedule]
     k = len(mine)
     if max(abs(r["gap"]) for r in mine) < margin:

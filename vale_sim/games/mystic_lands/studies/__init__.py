@@ -7,9 +7,9 @@ The studies reach the game only through :func:`vale_sim.games.get_game` and
 play through :func:`vale_sim.tournament.play_frame` (the runner: fast engine
 when the game has one, workers, seeds).
 
-* :mod:`vale_sim.studies.common` -- variants, paired comparisons, equivalence tests;
-* :mod:`vale_sim.studies.seats` -- seat compensation: win rate per seat and a
+* :mod:`vale_sim.games.mystic_lands.studies.common` -- variants, paired comparisons, equivalence tests;
+* :mod:`vale_sim.games.mystic_lands.studies.seats` -- seat compensation: win rate per seat and a
   search over small starting-resource schedules (TOST, Holm over schedules);
-* :mod:`vale_sim.studies.lands` -- end trigger, market growth, wither and rain;
-* :mod:`vale_sim.studies.report` -- the Mystic Lands report's sections.
+* :mod:`vale_sim.games.mystic_lands.studies.lands` -- end trigger, market growth, wither and rain;
+* :mod:`vale_sim.games.mystic_lands.studies.report` -- the Mystic Lands report's sections.
 """

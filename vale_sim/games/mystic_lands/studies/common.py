@@ -17,12 +17,12 @@ import sys
 import numpy as np
 import pandas as pd
 
-from .. import stats
-from ..inputs import parse_int
-from ..io import json_records, jsonable
-from ..games import get_game
-from ..seating import seatings, slots
-from ..tournament import play_frame
+from vale_sim import stats
+from vale_sim.inputs import parse_int
+from vale_sim.io import json_records, jsonable
+from vale_sim.games import get_game
+from vale_sim.seating import seatings, slots
+from vale_sim.tournament import play_frame
 
 GAME = "mystic-lands"
 CONFIDENCE = 0.95
@@ -43,7 +43,7 @@ def resolve_engine(engine: str = "auto", game: str = GAME) -> str:
         raise StudyError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     if engine != "auto":
         return engine
-    from ..runner import fast_available
+    from vale_sim.runner import fast_available
     return "fast" if fast_available(game) else "reference"
 
 
@@ -68,7 +68,7 @@ def variant_rules(changes: dict, game: str = GAME, base=None, where: str = "vari
 def check_count(name: str, v, least: int = 1) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or v < least:
         raise StudyError(f"{name} must be a whole number >= {least}, got {v!r}")
-    from ..limits import MAX_COUNT, count_problem
+    from vale_sim.limits import MAX_COUNT, count_problem
     if v > MAX_COUNT:                  # the one cap (vale_sim.limits)
         raise StudyError(f"{name}: {count_problem(v, least, 'deals' if 'deals' in name else 'games')}")
     return v

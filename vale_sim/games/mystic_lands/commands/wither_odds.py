@@ -1,7 +1,7 @@
 """``vale-sim wither-odds``: if I Grow now, how likely am I to Wither? (docs/wither-odds.md)"""
 from __future__ import annotations
 
-from .odds import check_common, distribution_lines, one_line, print_results, rule_lines
+from vale_sim.commands.odds import check_common, distribution_lines, one_line, print_results, rule_lines
 
 GAMES = ("mystic-lands",)
 
@@ -24,7 +24,7 @@ def add_parser(sub) -> None:
     mode.add_argument("--exact", action="store_true", help="exact computation (the default)")
     mode.add_argument("--simulate", action="store_true",
                       help="estimate by playing the reference engine's Night instead")
-    from ..limits import WITHER_MAX_STATES, count, seed
+    from vale_sim.limits import WITHER_MAX_STATES, count, seed
     p.add_argument("--games", type=count(1), default=10_000, help="Nights to simulate (default 10000)")
     p.add_argument("--seed", type=seed, default=0, help="master seed for --simulate (default 0)")
     p.add_argument("--policy", default="balanced",
@@ -50,10 +50,10 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..cli import UserError
-    from ..games.mystic_lands import wither as W
-    from ..games.mystic_lands.cards import CardSetError
-    from ..games.mystic_lands.policy import PolicyError, get_policy
+    from vale_sim.cli import UserError
+    from vale_sim.games.mystic_lands import wither as W
+    from vale_sim.games.mystic_lands.cards import CardSetError
+    from vale_sim.games.mystic_lands.policy import PolicyError, get_policy
 
     if args.game not in GAMES:
         raise UserError(f"--game {args.game!r} has no Withering: wither-odds takes only "
@@ -95,7 +95,7 @@ def run(args) -> int:
 
 
 def format_report(res, deck) -> str:
-    from ..stats import wilson_interval
+    from vale_sim.stats import wilson_interval
     sim = res.method == "simulated"
     z = 1.959963984540054
     pw, cw = (24, 24) if sim else (11, 8)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from . import common as C
-from ..rng import offset_seed
+from vale_sim.rng import offset_seed
 
 GAME = "mystic-lands"
 
@@ -74,7 +74,7 @@ class LandsReportSettings:
              **overrides) -> "LandsReportSettings":
         """Preset sizes for ``size`` for the fast engine when the game has one, else the
         smaller reference sizes (said in the report).  ``overrides``: any size field."""
-        from ..report import settings_from_preset
+        from vale_sim.report import settings_from_preset
         if overrides.get("card_set", "") in (None, "core"):
             overrides.pop("card_set")              # the game's own set
         return settings_from_preset(
@@ -144,8 +144,8 @@ def _common(ctx) -> dict:
 
 def section_rules(ctx):
     """The draft manual's numbers: rule options by source, card numbers by source."""
-    from ..games import get_game
-    from ..report import Section
+    from vale_sim.games import get_game
+    from vale_sim.report import Section
     g = get_game(GAME)
     rules = g.rules_class()
     rows = [{"option": f.name, "value": str(getattr(rules, f.name)),
@@ -197,8 +197,8 @@ def summary_paragraphs(ctx) -> list:
 
 
 def section_seats(ctx):
-    from ..plots.lands import seat_figure
-    from ..report import Section
+    from .plots import seat_figure
+    from vale_sim.report import Section
     from .seats import sentence, seat_study
     s = ctx.settings
     study = seat_study(s.seat_players, s.seat_deals, s.seed, s.seat_grid, s.seat_margin,
@@ -238,8 +238,8 @@ def section_seats(ctx):
 
 
 def section_end_trigger(ctx):
-    from ..plots.lands import end_trigger_figure
-    from ..report import Section
+    from .plots import end_trigger_figure
+    from vale_sim.report import Section
     from .lands import end_trigger_study
     s = ctx.settings
     study = end_trigger_study(s.end_players, s.end_deals, offset_seed(s.seed, 1), **_common(ctx))
@@ -266,8 +266,8 @@ def section_end_trigger(ctx):
 
 
 def section_market(ctx):
-    from ..plots.lands import market_figure
-    from ..report import Section
+    from .plots import market_figure
+    from vale_sim.report import Section
     from .lands import market_growth_study
     s = ctx.settings
     study = market_growth_study(4, s.growth_deals, offset_seed(s.seed, 2), **_common(ctx))
@@ -293,8 +293,8 @@ def section_market(ctx):
 
 
 def section_wither(ctx):
-    from ..plots.lands import wither_figure
-    from ..report import Section
+    from .plots import wither_figure
+    from vale_sim.report import Section
     from .lands import wither_rain_study
     s = ctx.settings
     study = wither_rain_study(4, s.wither_deals, offset_seed(s.seed, 3), value_deals=s.rain_value_deals,
@@ -324,10 +324,10 @@ def section_wither(ctx):
 def section_strength(ctx):
     """Advance and Vale strengths: the card-strength estimand of vale_sim.advancements
     (prefer X / ban X / natural on common deals, multiplicity-corrected flags)."""
-    from ..advancements import game_strength_run, strength_frame
-    from ..plots.advancements import plot_forest
-    from ..report import Section
-    from ..verdicts import CORRECTION_NAMES, strength_counts
+    from vale_sim.advancements import game_strength_run, strength_frame
+    from vale_sim.plots.advancements import plot_forest
+    from vale_sim.report import Section
+    from vale_sim.verdicts import CORRECTION_NAMES, strength_counts
     s = ctx.settings
     run = game_strength_run(GAME, s.card_set, s.strength_deals * s.strength_players,
                             s.strength_players, offset_seed(s.seed, 4), "balanced",
@@ -356,8 +356,9 @@ def section_strength(ctx):
              f"correction); else **inconclusive** (games_needed: games per card and arm that "
              f"would settle it).  The band is a choice that catches gross errors only: no flag "
              f"is not balanced.  Strength includes denial (a banned card is left to the "
-             f"opponents) and is measured at {a['players']} players: not comparable across "
-             f"player counts.  Every card text of this set except the few the manual names is "
+             f"opponents) and is measured at {a['players']} players only: not comparable across "
+             f"player counts; for another count run `vale-sim advancements --game mystic-lands "
+             f"--players 3` (or 4).  Every card text of this set except the few the manual names is "
              f"an estimate (M16)."]
     paras.insert(0, (f"**Flagged cards** ({len(flagged)} of {len(df)}): " + "; ".join(
         f"{r.card} ({r.flag}) {100 * r.strength:+.1f} pp, adjusted "
@@ -379,7 +380,7 @@ def section_strength(ctx):
 def estimated_share(ctx):
     """``cards -> (estimated, total)`` numbers of the card set (every verdict rests
     on the whole set)."""
-    from ..games import get_game
+    from vale_sim.games import get_game
     g = get_game(GAME)
     src = (g.card_set_facts(ctx.card_set()) if g.card_set_facts else {}).get("sources", {})
     est, tot = src.get("estimate", 0), sum(src.values())
@@ -387,23 +388,47 @@ def estimated_share(ctx):
 
 
 def verdicts(ctx) -> list:
-    from .. import verdicts as V
+    from vale_sim import verdicts as V
+    from . import verdicts as LV
     r = ctx.results
     out = []
     if "advancements" in r:
         out += V.card_verdicts(r["advancements"])
     if "seats" in r:
-        out += V.seat_compensation_verdicts(r["seats"])
+        out += LV.seat_compensation_verdicts(r["seats"])
     if "end_trigger" in r:
-        out += V.end_trigger_verdicts(r["end_trigger"].table)
+        out += LV.end_trigger_verdicts(r["end_trigger"].table)
     if "market" in r:
-        out += V.market_verdicts(r["market"])
+        out += LV.market_verdicts(r["market"])
     if "wither" in r:
-        out += V.wither_verdicts(r["wither"])
+        out += LV.wither_verdicts(r["wither"])
     return out
 
 
 def sections():
-    from ..report import section_exploitability, section_manifest
+    from vale_sim.report import section_exploitability, section_manifest
     return [section_rules, section_seats, section_end_trigger, section_market, section_wither,
             section_strength, section_exploitability, section_manifest]
+
+
+# ---------------------------------------------------------------------------
+# What the report shell (vale_sim.report) asks of a game's report
+# ---------------------------------------------------------------------------
+Settings = LandsReportSettings
+title = _title
+#: Where ``vale-sim report --game mystic-lands`` writes, and the config that rebuilds it.
+DEFAULT_OUT = "results/report-" + GAME
+EXPERIMENT_FILE = f"experiments/{GAME}-report.toml"
+#: No strong-baseline section: a config's ``baseline`` is not read.
+TAKES_BASELINE = False
+
+
+def settings_from_config(c: dict, **kw):
+    """The settings of a ``report`` config of ``vale-sim run``."""
+    return LandsReportSettings.make(quick=c["quick"], **kw, **(c["sizes"] or {}))
+
+
+def settings_from_args(args, card_set: str, cs):
+    """The settings of ``vale-sim report --game mystic-lands``."""
+    return LandsReportSettings.make(quick=args.quick, engine=args.engine, seed=args.seed,
+                                    card_set=card_set)

@@ -20,10 +20,10 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..games import get_game
-    from ..studies import common, lands
-    from ..studies.text import variant_text
-    from ..plots.lands import end_trigger_figure
+    from vale_sim.games import get_game
+    from vale_sim.games.mystic_lands.studies import common, lands
+    from vale_sim.games.mystic_lands.studies.text import variant_text
+    from vale_sim.games.mystic_lands.studies.plots import end_trigger_figure
     from .lands_common import check_common, finish, progress, values
     check_common(args)
     players = common.parse_players(args.players)

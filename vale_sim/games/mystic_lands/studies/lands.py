@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from . import common as C
-from ..games import get_game
+from vale_sim.games import get_game
 
 MANUAL = "manual"
 
@@ -158,7 +158,7 @@ def spread_table(frame: pd.DataFrame, players: int, variants, reps: int = 1000,
 
 def _seatings_per_deal(lineup) -> int:
     """Games per deal and variant of a line-up played in every seating (vale_sim.seating)."""
-    from ..seating import seatings
+    from vale_sim.seating import seatings
     return len(seatings(C.lineup_roles(lineup)))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import contextlib
 import re
 
-from .odds import check_common, distribution_lines, one_line, print_results, rule_lines
+from vale_sim.commands.odds import check_common, distribution_lines, one_line, print_results, rule_lines
 
 
 def add_parser(sub) -> None:
@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
     mode.add_argument("--exact", action="store_true", help="exact computation (the default)")
     mode.add_argument("--simulate", action="store_true",
                       help="estimate by playing turns instead (the fast engine when it can take the deck, else the reference engine: the same numbers)")
-    from ..limits import SPOIL_MAX_STATES, count, seed
+    from vale_sim.limits import SPOIL_MAX_STATES, count, seed
     p.add_argument("--games", type=count(1), default=10_000, help="games to simulate (default 10000)")
     p.add_argument("--max-states", type=count(1, "states", cap=SPOIL_MAX_STATES),
                    default=1_500_000,
@@ -47,7 +47,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from vale_sim.games.mystic_vale.cards import CardSetError
-    from ..cli import UserError
+    from vale_sim.cli import UserError
     from vale_sim.games.mystic_vale.rules import Rules
     from vale_sim.games.mystic_vale import spoil
 
@@ -82,7 +82,7 @@ def run(args) -> int:
     print_results(args, res, rule, deck, format_report, format_rule)
     if args.plot:                      # after the results: a full disk loses none of them
         from vale_sim.games.mystic_vale.plots.spoil import spoil_report_figure
-        from ..io import save_figure
+        from vale_sim.io import save_figure
         save_figure(spoil_report_figure(res), args.plot, dpi=110)
     return 0
 
@@ -93,7 +93,7 @@ def _without_compilation():
     (0 with a warm cache): the reported ``seconds`` leave the one-off compilation out.
     The compile notice itself comes from vale_sim.kernels.jit."""
     try:
-        from ..kernels.jit import compile_seconds
+        from vale_sim.kernels.jit import compile_seconds
     except ImportError:                        # no numba: nothing is compiled
         yield lambda: 0.0
         return

@@ -26,10 +26,10 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..games import get_game
-    from ..studies import lands
-    from ..studies.text import iv, policy_text, variant_text
-    from ..plots.lands import market_figure
+    from vale_sim.games import get_game
+    from vale_sim.games.mystic_lands.studies import lands
+    from vale_sim.games.mystic_lands.studies.text import iv, policy_text, variant_text
+    from vale_sim.games.mystic_lands.studies.plots import market_figure
     from .lands_common import check_common, finish, progress, values
     check_common(args)
     points = {"manual": (5, 15)}

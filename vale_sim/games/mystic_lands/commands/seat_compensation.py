@@ -19,7 +19,7 @@ def add_parser(sub) -> None:
     p.add_argument("--grid", default="ladder", choices=("ladder", "monotone"),
                    help="ladder (default): none, the manual's and a few neighbours; monotone: "
                         "every schedule with mana and spirit non-decreasing by seat")
-    from ..limits import count, int_range
+    from vale_sim.limits import count, int_range
     p.add_argument("--max-mana", type=int_range(0, 10, "of mana"), default=2, help="largest mana per seat (default 2)")
     p.add_argument("--max-spirit", type=int_range(0, 10, "of spirit"), default=1, help="largest spirit per seat (default 1)")
     p.add_argument("--margin", type=float, default=3.0,
@@ -39,11 +39,11 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..errors import UserError
-    from ..games import get_game
-    from ..studies import common, seats
-    from ..studies.text import seat_text
-    from ..plots.lands import seat_figure
+    from vale_sim.errors import UserError
+    from vale_sim.games import get_game
+    from vale_sim.games.mystic_lands.studies import common, seats
+    from vale_sim.games.mystic_lands.studies.text import seat_text
+    from vale_sim.games.mystic_lands.studies.plots import seat_figure
     from .lands_common import check_common, finish, progress
     check_common(args)
     if args.confirm_deals is not None and args.confirm_deals < 2:

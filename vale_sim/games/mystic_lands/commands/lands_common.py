@@ -9,7 +9,7 @@ import sys
 
 
 def add_common(p, deals: int | None, seed: int, deals_help: str | None = None) -> None:
-    from ..limits import count, seed as seed_type
+    from vale_sim.limits import count, seed as seed_type
     p.add_argument("--deals", type=count(2, "deals"), default=deals,
                    help=deals_help or f"deals per variant, played under every variant "
                                       f"(default {deals})")
@@ -25,8 +25,8 @@ def add_common(p, deals: int | None, seed: int, deals_help: str | None = None) -
 
 def check_common(args) -> None:
     """Everything a user may get wrong, before any game is played (one line, exit 2)."""
-    from ..errors import UserError
-    from ..io import check_outputs, check_workers
+    from vale_sim.errors import UserError
+    from vale_sim.io import check_outputs, check_workers
     check_outputs((args.plot, "dir", "--plot"))
     check_workers(args.workers)
     if args.deals is not None and args.deals < 2:
@@ -34,14 +34,14 @@ def check_common(args) -> None:
     if args.seed < 0:
         raise UserError(f"--seed must be non-negative, got {args.seed}")
     if args.card_set is not None:
-        from ..games import get_game
+        from vale_sim.games import get_game
         get_game("mystic-lands").load_card_set(args.card_set)
 
 
 def values(text: str, option: str, kind=int) -> list:
     """``"20,30"`` -> [20, 30]; a bad list is one line naming the option."""
-    from ..errors import UserError
-    from ..inputs import parse_int
+    from vale_sim.errors import UserError
+    from vale_sim.inputs import parse_int
     if kind is int:               # ASCII digits only (int() also takes 1_0, +3, '\uff12')
         kind = lambda x: parse_int(x, negative=True)   # noqa: E731
     try:
@@ -61,8 +61,8 @@ def finish(args, study, text: str, figure) -> int:
         print(text)
     if args.plot:
         from pathlib import Path
-        from ..errors import UserError
-        from ..io import os_error_message, save_figure
+        from vale_sim.errors import UserError
+        from vale_sim.io import os_error_message, save_figure
         sys.stdout.flush()
         d = Path(args.plot)
         try:

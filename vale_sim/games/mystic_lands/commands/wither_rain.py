@@ -16,7 +16,7 @@ def add_parser(sub) -> None:
                    help="one policy per player, every deal in every seating of the line-up, so its "
                         "order does not matter (default balanced,cautious,greedy,"
                         "rain-dancer: 4 players)")
-    from ..limits import count
+    from vale_sim.limits import count
     p.add_argument("--value-deals", type=count(0, "deals"), default=150,
                    help="deals for the value of Rain (2 players; 0 leaves it out; default 150)")
     from .lands_common import add_common
@@ -25,11 +25,11 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..errors import UserError
-    from ..games import get_game
-    from ..studies import lands
-    from ..studies.text import iv, policy_text, table, variant_text
-    from ..plots.lands import wither_figure
+    from vale_sim.errors import UserError
+    from vale_sim.games import get_game
+    from vale_sim.games.mystic_lands.studies import lands
+    from vale_sim.games.mystic_lands.studies.text import iv, policy_text, table, variant_text
+    from vale_sim.games.mystic_lands.studies.plots import wither_figure
     from .lands_common import check_common, finish, progress, values
     check_common(args)
     if args.value_deals < 0 or args.value_deals == 1:

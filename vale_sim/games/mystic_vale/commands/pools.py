@@ -12,7 +12,7 @@ def add_parser(sub) -> None:
                                    "The rulebook pools 23/28/33 are always included.")
     p.add_argument("--players", default="2,3,4", help="player counts, e.g. 2,3,4 (default)")
     p.add_argument("--pools", default="15:45:2", help="pool sizes lo:hi:step or a comma list (default 15:45:2)")
-    from ..limits import count, seed
+    from vale_sim.limits import count, seed
     p.add_argument("--games", type=count(2), required=True, help="games per (player count, pool size)")
     p.add_argument("--seed", type=seed, default=1, help="master seed (default 1)")
     p.add_argument("--set", dest="card_set", default="core", help="card set name or file (default core)")
@@ -37,9 +37,9 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..cli import UserError
+    from vale_sim.cli import UserError
     from vale_sim.games.mystic_vale import pools
-    from ..io import check_outputs, check_workers
+    from vale_sim.io import check_outputs, check_workers
     check_outputs((args.plot, "dir", "--plot"))      # before any game is played
     check_workers(args.workers)
     try:
@@ -59,7 +59,7 @@ def run(args) -> int:
     baseline = args.baseline
     if baseline is not None:
         from vale_sim.games.mystic_vale.cards import load_card_set
-        from ..robustness import resolve_baseline
+        from vale_sim.robustness import resolve_baseline
         cs = load_card_set(args.card_set)            # CardSetError -> exit 2
         # PolicyError -> one line, exit 2, before any game runs
         names = {p: resolve_baseline(baseline, p, cs).name for p in players}
@@ -115,8 +115,8 @@ def _save_plots(folder, summary, recs) -> None:
     if not folder:
         return
     from pathlib import Path
-    from ..io import os_error_message, save_figure
-    from ..errors import UserError
+    from vale_sim.io import os_error_message, save_figure
+    from vale_sim.errors import UserError
     from vale_sim.games.mystic_vale.plots import pools as pplots
     sys.stdout.flush()
     d = Path(folder)

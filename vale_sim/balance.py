@@ -1,0 +1,670 @@
+"""Balance: the smallest set of integer card edits after which every card is shown
+balanced (docs/balance.md).
+
+    b = balance(cards=["Stag", "Grassland"], players=(2,), games=2000)   # the default game
+    print(b.text()); b.to_json(); b.patched_toml()
+
+A sequential search on the search seeds, then a confirmation on a fresh seed:
+
+1. **Screen** (search seed 0): the card-strength study of ``advancements`` for the
+   cards considered; a card is a *target* when it is shown beyond ±margin after
+   the correction (``strength_frame`` with tolerance = margin) at some player
+   count.  Only targets are edited, one number each (fewest changed numbers).
+2. **Local model** (search seed 0, the screen's deals: common random numbers): per
+   target and allowed field, the card's strength with the field at ``v0 - h`` and
+   ``v0 + h``; per deal the least-squares slope over the three values, averaged over
+   deals (t interval).  Predicted strength of the change ``k``: ``s0 + slope * k``
+   per player count; the field whose smallest |k| brings every count's prediction
+   within margin/2 (else the nearest) is chosen.
+3. **Race** (search seeds 1, 2): the candidates ``k - 1, k, k + 1``, then the best two
+   again with twice the games on fresh deals; the winner is the smallest |k| whose
+   pooled strength is within margin/2 at every count, else the smallest pooled
+   max |strength|.
+4. **Confirmation** (a seed the search never used): the original and the patched set
+   (every winning edit together), every card considered, verdicts of
+   ``strength_frame`` with its correction across the cards and Bonferroni across the
+   player counts.  No optional stopping: the confirmation's games are fixed in
+   advance.
+
+The search's measurements are kept in a checkpoint (``checkpoint=``; ``resume=``).
+Shared code: the game only through :func:`vale_sim.games.get_game` and its hooks.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import stats
+from .errors import UserError
+from .games import DEFAULT_GAME, get_game
+from .rng import offset_seed
+
+DEFAULT_FIELDS = ("cost", "end_vp")
+DEFAULT_GAMES = 2000            # games per card and arm in the screen and in each race round
+PROBE_STEP = 2                  # the local model's probes: v0 - 2 and v0 + 2
+MAX_CHANGE = 10                 # the largest |change| of one number the search proposes
+CONFIRM_OFFSET = 2**63          # the confirmation seed: seed + 2**63 (the search uses seed + 0..2)
+BALANCE_SOURCE = "balance"      # the source of a number balance changed
+CHECKPOINT_VERSION = 1
+
+
+class BalanceError(UserError, ValueError):
+    """A bad balance request: one line naming the option, the item and the fix."""
+
+
+# ---------------------------------------------------------------------------
+# Measurements (cached: the checkpoint)
+# ---------------------------------------------------------------------------
+class _Runs:
+    """Strength runs keyed by (edits, cards, players, seed, games), kept in a JSON
+    checkpoint written atomically after every run (a resume replays nothing done)."""
+
+    def __init__(self, g, cs0, base_of, rules, engine, workers, play, checkpoint, config,
+                 resume, budget, progress):
+        self.g, self.cs0, self.base_of, self.rules = g, cs0, base_of, rules
+        self.engine, self.workers, self.play = engine, workers, play
+        self.path = Path(checkpoint) if checkpoint else None
+        self.config, self.budget, self.progress = config, budget, progress
+        self.runs: dict = {}
+        self.search_games = 0
+        self.confirm_games = 0
+        self.replayed = 0
+        self.loaded: set = set()
+        if resume:
+            if self.path is None or not self.path.exists():
+                raise BalanceError(f"--resume: no checkpoint {self.path} to resume; drop "
+                                   f"--resume or give the --checkpoint of the earlier run")
+            try:
+                data = json.loads(self.path.read_text())
+            except (OSError, ValueError) as e:
+                raise BalanceError(f"--checkpoint {self.path}: not a balance checkpoint "
+                                   f"({e}); give another file") from None
+            if not isinstance(data, dict) or data.get("version") != CHECKPOINT_VERSION \
+                    or data.get("config") != config:
+                raise BalanceError(f"--checkpoint {self.path}: written by a different balance "
+                                   f"run (other game, cards, fields, seed or games); drop "
+                                   f"--resume or use the same options")
+            self.runs = data.get("runs", {})
+        self.loaded = set(self.runs)
+
+    def _save(self):
+        if self.path is None:
+            return
+        from .io import atomic_write
+        atomic_write(self.path, json.dumps({"version": CHECKPOINT_VERSION,
+                                            "config": self.config, "runs": self.runs}))
+
+    def cost(self, names, p, games) -> int:
+        from .seating import deals_for
+        return deals_for(games, p) * p * (1 + 2 * len(names))
+
+    def affordable(self, n_games: int) -> bool:
+        """The budget counts the search's games, played now or read from a checkpoint."""
+        return self.budget is None or self.search_games + self.replayed + n_games <= self.budget
+
+    def strength(self, edits: tuple, names, p: int, seed: int, games: int,
+                 confirm: bool = False):
+        """A StrengthRun of ``names`` in the set with ``edits`` ((card, field, new), ...)."""
+        from .advancements import StrengthRun, game_strength_run
+        key = json.dumps([sorted(edits), list(names), p, seed, games])
+        cost = self.cost(names, p, games)
+        if key in self.loaded:                  # from the checkpoint of an earlier run
+            self.replayed += cost
+            self.loaded.discard(key)
+        elif key not in self.runs:              # (a run asked twice is played once)
+            if confirm:
+                self.confirm_games += cost
+            else:
+                self.search_games += cost
+        if key not in self.runs:
+            cs = self.cs0
+            for card, fld, new in edits:
+                cs, _, _ = self.g.edit_card(cs, card, fld, new, False)
+            run = game_strength_run(self.g.name, cs, games, p, seed, self.base_of[p],
+                                    list(names), self.rules, self.engine, self.workers,
+                                    play=self.play)
+            self.runs[key] = {"natural": run.natural.tolist(), "deals": run.deals,
+                              "arms": {n: [a.tolist(), b.tolist()] for n, (a, b) in run.arms.items()},
+                              "got": {n: np.asarray(v).tolist() for n, v in run.got.items()},
+                              "known": {n: list(v) for n, v in run.known.items()}}
+            self._save()
+        if self.progress is not None:
+            self.progress(self.search_games, self.confirm_games)
+        e = self.runs[key]
+        run = StrengthRun(None, p, seed, e["deals"], self.base_of[p],
+                          np.asarray(e["natural"], float),
+                          known={n: tuple(v) for n, v in e["known"].items()})
+        for n, (a, b) in e["arms"].items():
+            run.arms[n] = (np.asarray(a, float), np.asarray(b, float))
+            run.got[n] = np.asarray(e["got"][n], float)
+        return run
+
+
+def _est(d: np.ndarray, confidence: float) -> dict:
+    r = stats.paired_difference(d, np.zeros_like(d), confidence)
+    return {"mean": r.mean, "lo": r.lo, "hi": r.hi, "n": int(d.size),
+            "se": float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else math.nan}
+
+
+# ---------------------------------------------------------------------------
+# Result
+# ---------------------------------------------------------------------------
+@dataclass
+class Balance:
+    """Result of :func:`balance`: ``config``, the ``errata`` (one row per proposed edit
+    and player count), ``confirm`` (every card considered, before and after, per count),
+    ``unbalanced`` (card -> reason), ``search`` (the search log) and ``trace`` (the
+    convergence: per target card and step, the games spent and the estimate)."""
+    config: dict
+    edits: list[dict]
+    errata: pd.DataFrame
+    confirm: pd.DataFrame
+    unbalanced: dict
+    search: list[dict]
+    trace: list[dict]
+    patched_set: object = None
+    games: dict = field(default_factory=dict)
+
+    def text(self) -> str:
+        return format_text(self)
+
+    def to_json(self) -> dict:
+        from .tournament import json_records
+        return {**self.config, "edits": self.edits, "errata": json_records(self.errata),
+                "confirmation": json_records(self.confirm), "unbalanced": self.unbalanced,
+                "search": self.search, "trace": self.trace, "games_played": self.games}
+
+    def edits_toml(self) -> str:
+        """The proposed edits as an edits file (``what-if --edits`` reads it)."""
+        lines = [f"# vale-sim balance: proposed edits (source {BALANCE_SOURCE}); "
+                 f"card set {self.config['card_set']}, seed {self.config['seed']}"]
+        for e in self.edits:
+            lines += ["", f"[cards.{json.dumps(e['card'])}]", f"{e['field']} = {e['new']}"]
+        return "\n".join(lines) + "\n"
+
+    def patched_toml(self) -> str:
+        """The card file with the proposed numbers, each with source ``balance``."""
+        return patch_card_file(self.config["card_file"], self.edits)
+
+
+# ---------------------------------------------------------------------------
+# The patched card file (a faithful line edit of the TOML card file)
+# ---------------------------------------------------------------------------
+_TABLE = re.compile(r"^\s*\[\[\s*[A-Za-z_]+\s*\]\]\s*(#.*)?$")
+_NAME = re.compile(r"^\s*name\s*=\s*(\"(?:[^\"\\]|\\.)*\")\s*(#.*)?$")
+
+
+def _inline(d: dict) -> str:
+    return "{" + ", ".join(f"{k} = {json.dumps(v)}" for k, v in d.items()) + "}"
+
+
+def patch_card_file(path, edits) -> str:
+    """The text of card file ``path`` (TOML: ``[[kind]]`` tables of ``key = value``) with
+    each edit's ``field = new`` set in the table named ``card`` and ``field`` added to
+    its ``sources`` as ``balance``; every other line is kept as it is.  BalanceError
+    when the file is not such a TOML file or the card is not in it."""
+    p = Path(path) if path else None
+    if p is None or p.suffix.lower() != ".toml" or not p.is_file():
+        raise BalanceError(f"--out-cards: the card set's file {path or '(none)'} is not a TOML "
+                           f"card file; write the edits with --out-edits instead")
+    from .inputs import InputFileError, read_text, read_toml
+    try:
+        lines = read_text(p, "card file").splitlines()
+        parsed = read_toml(p, "card file")
+    except InputFileError as e:
+        raise BalanceError(f"--out-cards: {e}") from None
+    tables = {d["name"]: d for v in parsed.values() if isinstance(v, list)
+              for d in v if isinstance(d, dict) and isinstance(d.get("name"), str)}
+    starts = [i for i, s in enumerate(lines) if _TABLE.match(s)] + [len(lines)]
+    blocks = {}
+    for a, b in zip(starts, starts[1:]):
+        for i in range(a + 1, b):
+            m = _NAME.match(lines[i])
+            if m:
+                blocks.setdefault(json.loads(m.group(1)), (a, b, i))
+                break
+    by_card: dict = {}
+    for e in edits:
+        by_card.setdefault(e["card"], []).append(e)
+    inserts = {}
+    for card, es in by_card.items():
+        if card not in blocks:
+            raise BalanceError(f"--out-cards: card {card!r} is not a table of {p}; write the "
+                               f"edits with --out-edits instead")
+        a, b, name_line = blocks[card]
+        src_line = None
+        for i in range(a + 1, b):
+            if re.match(r"^\s*sources\s*=", lines[i]):
+                src_line = i
+        sources = dict(tables.get(card, {}).get("sources", {}))
+        if sources and src_line is None:
+            raise BalanceError(f"--out-cards: card {card!r} of {p} keeps its sources in a "
+                               f"sub-table; write the edits with --out-edits instead")
+        extra = []
+        for e in es:
+            fld = e["field"]
+            hit = next((i for i in range(a + 1, b)
+                        if re.match(rf"^\s*{re.escape(fld)}\s*=", lines[i])), None)
+            if hit is not None:
+                lines[hit] = f"{fld} = {e['new']}  # balance: printed {e['old']}"
+            else:
+                extra.append(f"{fld} = {e['new']}  # balance: printed {e['old']} (default)")
+            sources[fld] = BALANCE_SOURCE
+        if src_line is not None:
+            lines[src_line] = f"sources = {_inline(sources)}"
+        else:
+            extra.append(f"sources = {_inline(sources)}")
+        inserts[name_line] = extra
+    out = []
+    for i, s in enumerate(lines):
+        out.append(s)
+        out.extend(inserts.get(i, []))
+    head = (f"# Patched by vale-sim balance: {len(edits)} number(s) changed, each with source "
+            f"\"{BALANCE_SOURCE}\" (docs/balance.md).")
+    return head + "\n" + "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# The search
+# ---------------------------------------------------------------------------
+def _field_range(g, cs, card, fld):
+    """(current value, lo, hi) of ``card.fld``: probing the game's own edit checks."""
+    try:
+        _, old, _ = g.edit_card(cs, card, fld, 0, True)
+    except g.user_errors:
+        return None
+    lo = hi = old
+    for step in (1, 2, 5, 10, 20, 50):               # the edit's bounds, found by the game
+        for sign in (-1, 1):
+            v = old + sign * step
+            try:
+                g.edit_card(cs, card, fld, v, False)
+                lo, hi = min(lo, v), max(hi, v)
+            except g.user_errors:
+                pass
+    lo = max(lo, old - MAX_CHANGE)
+    hi = min(hi, old + MAX_CHANGE)
+    ok = [v for v in range(lo, hi + 1) if _editable(g, cs, card, fld, v)]
+    return old, min(ok), max(ok)
+
+
+def _editable(g, cs, card, fld, v) -> bool:
+    try:
+        g.edit_card(cs, card, fld, v, False)
+        return True
+    except g.user_errors:
+        return False
+
+
+def _score(s: dict) -> float:
+    return max(abs(v) for v in s.values())
+
+
+def balance(game: str = DEFAULT_GAME, card_set=None, fields=DEFAULT_FIELDS, cards=None,
+            margin: float = 0.02, players=(2,), baseline=None, budget: int | None = None,
+            games: int = DEFAULT_GAMES, confirm_games: int | None = None, seed: int = 0,
+            engine: str = "fast", workers: int = 1, confidence: float = 0.95,
+            tolerance: float = 0.05, correction: str = "holm", checkpoint=None,
+            resume: bool = False, progress=None, play=None) -> Balance:
+    """Search the smallest set of integer edits (of ``fields``) after which every card
+    considered (``cards``, default every card a player buys) is shown balanced
+    (within ±``margin``) at every count of ``players``; confirm it on a fresh seed
+    (module docstring, docs/balance.md).  ``games``: games per card and arm in the
+    screen and the first race round; ``confirm_games``: in the confirmation (default
+    2 x games); ``budget``: most games the search may play (the confirmation is not
+    counted).  BalanceError (one line) for a bad request, before any game."""
+    from .advancements import CORRECTIONS, strength_frame
+    from .tournament import play_frame
+    from .inputs import did_you_mean
+    g = get_game(game)
+    play = play or play_frame
+    if g.strength_arms is None or g.strength_cards is None or g.edit_card is None:
+        raise BalanceError(f"balance: {g.name} has no card-strength or card-edit hooks")
+    if correction not in CORRECTIONS:
+        raise BalanceError(f"--correction must be one of {', '.join(CORRECTIONS)}, got "
+                           f"{correction!r}")
+    if not 0 < margin < 1:
+        raise BalanceError(f"--margin must be above 0 and below 100 pp, got {100 * margin:g}")
+    counts = [players] if isinstance(players, int) else list(players)
+    for p in counts:
+        if p not in g.players:
+            raise BalanceError(f"--players: give counts from {', '.join(map(str, g.players))} "
+                               f"for {g.title}, got {p!r}")
+    fields = list(fields)
+    if not fields:
+        raise BalanceError("--fields: give at least one field, e.g. cost,end_vp")
+    confirm_games = confirm_games or 2 * games
+    cs0 = g.load_card_set(card_set if card_set is not None else g.default_card_set)
+    known = {n: (k, lv) for n, k, lv, _ in g.strength_cards(cs0)}
+    if cards is not None:
+        cards = list(dict.fromkeys(cards))
+        for c in cards:
+            if c not in known:
+                hint = did_you_mean(c, sorted(known))
+                raise BalanceError(f"--cards: unknown card {c!r} (not a card a player buys in "
+                                   f"set {cs0.name!r})" + (f"; {hint}" if hint else ""))
+        names = cards
+    else:
+        names = list(known)
+    if not names:
+        raise BalanceError("--cards: no card to balance")
+    editable_any = {f for c in names for f in fields if _field_range(g, cs0, c, f)}
+    for f in fields:
+        if f not in editable_any:
+            raise BalanceError(f"--fields: {f!r} is not an editable number of any card "
+                               f"considered (docs/what-if.md lists them); drop it")
+    base_of = {}
+    for p in counts:
+        try:
+            g.validate_playable(cs0, p)
+        except g.user_errors as e:
+            raise BalanceError(f"the card set at {p} players: {e}") from None
+        base_of[p] = g.resolve_baseline(baseline or g.default_policy, p, cs0)
+    config = {"game": g.name, "card_set": cs0.name, "card_file": str(cs0.path or ""),
+              "digest": cs0.digest(), "fields": fields, "cards": names, "margin": margin,
+              "players": counts, "baseline": baseline or g.default_policy, "seed": seed,
+              "games": games, "confirm_games": confirm_games, "budget": budget,
+              "engine": engine, "confidence": confidence, "tolerance": tolerance,
+              "correction": correction, "probe_step": PROBE_STEP, "max_change": MAX_CHANGE,
+              "search_seeds": [],
+              "confirm_seed": offset_seed(seed, CONFIRM_OFFSET)}
+    runs = _Runs(g, cs0, base_of, None, engine, workers, play, checkpoint,
+                 {k: v for k, v in config.items() if k not in ("budget", "search_seeds")}, resume, budget, progress)
+    alpha = 1 - confidence
+    log, trace, unbalanced, dropped = [], [], {}, []
+
+    # Rounds: screen the set with the edits so far; the most unbalanced target not yet
+    # edited gets its edit (local model, race); repeat until the screen shows no target.
+    edits, targets, rnd, flagged0 = [], [], 0, None
+    while True:
+        if flagged0 is not None and not [c for c in flagged0 if c not in
+                                         {e["card"] for e in edits} | set(unbalanced)
+                                         | set(dropped)]:
+            break
+        s_seed = [offset_seed(seed, 3 * rnd + j) for j in range(3)]
+        config["search_seeds"] += s_seed
+        current = tuple((e["card"], e["field"], e["new"]) for e in edits)
+        cs_cur = cs0
+        for e in edits:
+            cs_cur, _, _ = g.edit_card(cs_cur, e["card"], e["field"], e["new"], False)
+        need = sum(runs.cost(names, p, games) for p in counts)
+        if rnd and not runs.affordable(need):
+            log.append({"step": "screen", "round": rnd, "stopped": "budget"})
+            break
+        screen = {}
+        for p in counts:
+            run = runs.strength(current, names, p, s_seed[0], games)
+            sf = strength_frame(run, 1 - alpha / len(counts), margin, correction, margin)
+            screen[p] = (run, sf.set_index("card"))
+        done = {e["card"] for e in edits} | set(unbalanced) | set(dropped)
+        flagged = [c for c in names if any(screen[p][1].loc[c, "flag"] for p in counts)]
+        if flagged0 is None:              # the targets: the first screen alone decides them
+            flagged0 = flagged
+        score = {c: _score({p: float(screen[p][1].loc[c, "strength"]) for p in counts})
+                 for c in names}
+        for c in names:
+            log.append({"step": "screen", "round": rnd, "card": c,
+                        "strength": {p: float(screen[p][1].loc[c, "strength"]) for p in counts},
+                        "flagged": c in flagged, "games": games})
+        todo = [c for c in flagged0 if c not in done]
+        if not todo:
+            break
+        c = max(todo, key=lambda c: score[c])
+        targets.append(c)
+        trace.append({"card": c, "step": f"screen {rnd}", "edit": 0,
+                      "games": runs.search_games, "max_abs_strength": score[c]})
+        rnd += 1
+        s0 = {p: screen[p][0].strength_deals(c) for p in counts}
+        options, reasons = [], []
+        for f in fields:
+            fr = _field_range(g, cs_cur, c, f)
+            if fr is None:
+                continue
+            v0, lo, hi = fr
+            probes = [v for v in (v0 - PROBE_STEP, v0 + PROBE_STEP) if lo <= v <= hi]
+            if len(probes) < 2:
+                extra = [v for v in (v0 + 2 * PROBE_STEP, v0 - 2 * PROBE_STEP, v0 + 1, v0 - 1)
+                         if lo <= v <= hi and v not in probes]
+                probes = (probes + extra)[:2]
+            if len(probes) < 2:
+                reasons.append(f"{f} cannot move ({lo}..{hi})")
+                continue
+            need = sum(runs.cost([c], p, games) for p in counts) * 2
+            if not runs.affordable(need):
+                reasons.append(f"{f}: the budget ran out before its local model")
+                continue
+            vals = np.array([v0] + probes, float)
+            slope, pred_s0 = {}, {}
+            for p in counts:
+                ys = [s0[p]] + [runs.strength(current + ((c, f, v),), [c], p, s_seed[0], games)
+                                .strength_deals(c) for v in probes]
+                Y = np.vstack(ys)                      # (3, deals): per deal the 3 strengths
+                xc = vals - vals.mean()
+                per_deal = (xc[:, None] * Y).sum(axis=0) / (xc ** 2).sum()
+                slope[p] = _est(per_deal, confidence)
+                pred_s0[p] = float(Y.mean() - slope[p]["mean"] *
+                                   (vals.mean() - v0))
+            effect = any(abs(slope[p]["mean"]) > 2 * slope[p]["se"] for p in counts
+                         if slope[p]["se"] == slope[p]["se"])
+            ks = list(range(lo - v0, hi - v0 + 1))      # 0: no edit (after the others)
+            pred = {k: max(abs(pred_s0[p] + slope[p]["mean"] * k) for p in counts) for k in ks}
+            good = [k for k in ks if pred[k] <= margin / 2]
+            k = min(good, key=abs) if good else min(ks, key=lambda k: (pred[k], abs(k)))
+            log.append({"step": "model", "card": c, "field": f, "value": v0, "probes": probes,
+                        "slope_per_unit": {p: slope[p] for p in counts},
+                        "measurable_effect": bool(effect), "proposed_change": k,
+                        "predicted_max_abs_strength": pred[k], "range": [lo, hi]})
+            if not effect:
+                reasons.append(f"{f} has no measurable effect on its strength "
+                               f"(slope within 2 SE of 0)")
+                continue
+            options.append((0 if good else 1, abs(k) if good else pred[k], abs(k), f, v0, lo,
+                            hi, k, pred[k]))
+        if not options:
+            unbalanced[c] = "; ".join(reasons) or "no allowed field is editable on this card"
+            continue
+        _, _, _, f, v0, lo, hi, k, pk = min(options)
+        if k == 0:                        # within margin/2 after the edits of other cards
+            dropped.append(c)
+            log.append({"step": "drop", "card": c, "field": f, "predicted": pk})
+            continue
+        cands = [k + d for d in (-1, 0, 1) if lo <= v0 + k + d <= hi]
+        pooled: dict = {}
+        rounds = ((s_seed[1], games, cands), (s_seed[2], 2 * games, None))
+        for rno, (seed_r, n_r, which) in enumerate(rounds, 1):
+            if which is None:                     # round 2: the best two of round 1
+                which = sorted(pooled, key=lambda kk: (_score(pooled[kk]["s"]), abs(kk)))[:2]
+            need = sum(runs.cost([c], p, n_r) for p in counts) * len(which)
+            if not runs.affordable(need):
+                log.append({"step": "race", "card": c, "field": f, "stopped": "budget"})
+                break
+            for kk in which:
+                d = {p: runs.strength(current + ((c, f, v0 + kk),), [c], p, seed_r, n_r).strength_deals(c)
+                     for p in counts}
+                prev = pooled.get(kk, {"d": {p: np.array([]) for p in counts}})
+                dd = {p: np.concatenate([prev["d"][p], d[p]]) for p in counts}
+                pooled[kk] = {"d": dd, "s": {p: float(dd[p].mean()) for p in counts}}
+                trace.append({"card": c, "step": f"race {rno}",
+                              "edit": kk, "games": runs.search_games,
+                              "max_abs_strength": _score(pooled[kk]["s"])})
+        if pooled:
+            good = [kk for kk in pooled if _score(pooled[kk]["s"]) <= margin / 2]
+            win = min(good, key=abs) if good else min(
+                pooled, key=lambda kk: (_score(pooled[kk]["s"]), abs(kk)))
+            win_s = pooled[win]["s"]
+        else:
+            win, win_s = k, None
+        if win == 0:
+            dropped.append(c)
+            log.append({"step": "drop", "card": c, "field": f, "race": True})
+            continue
+        log.append({"step": "race", "card": c, "field": f, "candidates": cands,
+                    "pooled": {kk: {"strength": v["s"], "n_deals": {p: int(v["d"][p].size)
+                                                                    for p in counts}}
+                               for kk, v in pooled.items()},
+                    "winner": win})
+        at_bound = (v0 + win in (lo, hi)) and (win_s is None or _score(win_s) > margin)
+        edits.append({"card": c, "field": f, "old": v0, "new": v0 + win, "change": win,
+                      "source": BALANCE_SOURCE, "range": [lo, hi], "at_bound": bool(at_bound),
+                      "edit": f"{c}.{f}={v0 + win}"})
+
+    # 4. confirmation on a fresh seed, all cards considered, both sets
+    cs1 = cs0
+    for e in edits:
+        cs1, _, _ = g.edit_card(cs1, e["card"], e["field"], e["new"], False)
+    for p in counts:
+        try:
+            g.validate_playable(cs1, p)
+        except g.user_errors as err:
+            raise BalanceError(f"the proposed set at {p} players: {err}") from None
+    edited = tuple((e["card"], e["field"], e["new"]) for e in edits)
+    level = 1 - alpha / len(counts)
+    rows = []
+    for p in counts:
+        r0 = runs.strength((), names, p, config["confirm_seed"], confirm_games, confirm=True)
+        r1 = runs.strength(edited, names, p, config["confirm_seed"], confirm_games, confirm=True)
+        f0 = strength_frame(r0, level, tolerance, correction, margin).set_index("card")
+        f1 = strength_frame(r1, level, tolerance, correction, margin).set_index("card")
+        for c in names:
+            a, b = f0.loc[c], f1.loc[c]
+            rows.append({"players": p, "card": c, "edited": c in {e["card"] for e in edits},
+                         "strength_before": a["strength"], "strength_before_lo": a["strength_lo_adj"],
+                         "strength_before_hi": a["strength_hi_adj"], "verdict_before": a["verdict"],
+                         "strength_after": b["strength"], "strength_after_lo": b["strength_lo_adj"],
+                         "strength_after_hi": b["strength_hi_adj"], "verdict_after": b["verdict"],
+                         "n_deals": int(b["n_deals"])})
+            tr = next((t for t in trace if t["card"] == c), None)
+            if tr is not None:
+                trace.append({"card": c, "step": f"confirm ({p}p)",
+                              "edit": next((e["change"] for e in edits if e["card"] == c), 0),
+                              "games": runs.search_games + runs.confirm_games,
+                              "max_abs_strength": abs(float(b["strength"]))})
+    confirm = pd.DataFrame(rows)
+    conf_level = level
+    errata = []
+    for e in edits:
+        for p in counts:
+            r = confirm[(confirm["card"] == e["card"]) & (confirm["players"] == p)].iloc[0]
+            errata.append({"card": e["card"], "field": e["field"], "printed": e["old"],
+                           "proposed": e["new"], "players": p,
+                           **{k: r[k] for k in ("strength_before", "strength_before_lo",
+                                                "strength_before_hi", "strength_after",
+                                                "strength_after_lo", "strength_after_hi",
+                                                "verdict_before", "verdict_after", "n_deals")}})
+    errata = pd.DataFrame(errata)
+    for c in names:
+        sub = confirm[confirm["card"] == c]
+        if c in unbalanced or (sub["verdict_after"] == "balanced").all():
+            continue
+        e = next((e for e in edits if e["card"] == c), None)
+        if e is not None and e["at_bound"]:
+            unbalanced[c] = (f"{e['field']} reached its bound {e['new']} (allowed "
+                             f"{e['range'][0]}..{e['range'][1]}) before the strength reached "
+                             f"±margin")
+        elif e is not None:
+            unbalanced[c] = ("edited, but not shown balanced in the confirmation: "
+                             + ", ".join(f"{v} at {p} players" for p, v in
+                                         zip(sub["players"], sub["verdict_after"])))
+        elif c in dropped:
+            unbalanced[c] = ("shown beyond ±margin in the first screen, left unedited because "
+                             "the local model (fitted through the probes) or the race put it "
+                             "within margin/2 without an edit, after the earlier edits if any; "
+                             "not shown balanced in the confirmation: "
+                             + ", ".join(f"{v} at {p} players" for p, v in
+                                         zip(sub["players"], sub["verdict_after"])))
+        elif c in (flagged0 or []):
+            unbalanced[c] = "a target the search could not edit (budget)"
+        else:
+            unbalanced[c] = ("not edited (not shown beyond ±margin in the screen) and not "
+                             "shown balanced in the confirmation: "
+                             + ", ".join(f"{v} at {p} players" for p, v in
+                                         zip(sub["players"], sub["verdict_after"]))
+                             + " -- more games would decide")
+    config["confirm_confidence"] = conf_level
+    config["targets"] = flagged0 or []
+    config["dropped"] = dropped
+    return Balance(config, edits, errata, confirm, unbalanced, log, trace, cs1,
+                   {"search": runs.search_games, "confirmation": runs.confirm_games,
+                    "replayed_from_checkpoint": runs.replayed})
+
+
+# ---------------------------------------------------------------------------
+# Text and figure
+# ---------------------------------------------------------------------------
+def _pp(v) -> str:
+    return "-" if v != v else f"{100 * v:+.1f}"
+
+
+def _ci(lo, hi) -> str:
+    return "[no interval]" if lo != lo else f"[{100 * lo + 0.0:+.1f}, {100 * hi + 0.0:+.1f}]"
+
+
+def format_text(b: Balance) -> str:
+    c = b.config
+    lines = [f"Balance: {c['game']}, card set {c['card_set']}, fields {', '.join(c['fields'])}, "
+             f"margin ±{100 * c['margin']:g} pp, players {','.join(map(str, c['players']))}, "
+             f"baseline {c['baseline']}, seed {c['seed']}.",
+             f"Search: {b.games['search']:,} games on seeds {', '.join(map(str, c['search_seeds']))} "
+             f"({len(c['cards'])} cards screened, {len(c['targets'])} shown beyond ±margin after "
+             f"{c['correction']}: {', '.join(c['targets']) or 'none'}"
+             + (f"; left unedited, the local model or race putting them within margin/2 "
+                f"without an edit (after the earlier edits, if any): {', '.join(c['dropped'])}"
+                if c.get("dropped") else "") + ").  Confirmation: "
+             f"{b.games['confirmation']:,} games on the fresh seed {c['confirm_seed']}, "
+             f"{c['confirm_games']} games per card and arm, {c['correction']} across the cards "
+             f"and Bonferroni across the player counts (intervals at "
+             f"{100 * c['confirm_confidence']:.2f}% before the card correction)."]
+    if b.games.get("replayed_from_checkpoint"):
+        lines.append(f"Resumed: {b.games['replayed_from_checkpoint']:,} more games were read "
+                     f"from the checkpoint, not replayed.")
+    lines += ["", "Errata (strength = win share prefer X - ban X, pp, adjusted intervals):",
+              f"{'card':<26} {'field':<12} {'printed -> proposed':>20} {'P':>2} "
+              f"{'strength before':>24} {'after':>24} {'verdict after':>14} {'n deals':>8}"]
+    if not len(b.errata):
+        lines.append("(no edit proposed)")
+    for _, r in b.errata.iterrows():
+        lines.append(f"{r['card'][:26]:<26} {r['field']:<12} "
+                     f"{str(r['printed']) + ' -> ' + str(r['proposed']):>20} {r['players']:>2} "
+                     f"{_pp(r['strength_before']) + ' ' + _ci(r['strength_before_lo'], r['strength_before_hi']):>24} "
+                     f"{_pp(r['strength_after']) + ' ' + _ci(r['strength_after_lo'], r['strength_after_hi']):>24} "
+                     f"{r['verdict_after']:>14} {r['n_deals']:>8}")
+    lines += ["", "Every card considered, confirmation (before -> after):"]
+    for _, r in b.confirm.iterrows():
+        lines.append(f"  {'* ' if r['edited'] else ''}{r['card']} ({r['players']}p): "
+                     f"{r['verdict_before']} {_pp(r['strength_before'])} "
+                     f"{_ci(r['strength_before_lo'], r['strength_before_hi'])} -> "
+                     f"{r['verdict_after']} {_pp(r['strength_after'])} "
+                     f"{_ci(r['strength_after_lo'], r['strength_after_hi'])}, n={r['n_deals']} deals")
+    if b.unbalanced:
+        lines += ["", "Not balanced with the allowed fields:"]
+        lines += [f"  {k}: {v}" for k, v in b.unbalanced.items()]
+    else:
+        lines += ["", "Every card considered is shown balanced at every player count."]
+    return "\n".join(lines)
+
+
+def plot_convergence(b: Balance):
+    """Per target card: max |strength| over the counts at each search step against the
+    games spent so far; the ±margin band."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7, 4))
+    t = pd.DataFrame(b.trace)
+    if len(t):
+        for card, sub in t.groupby("card", sort=False):
+            ax.plot(sub["games"], 100 * sub["max_abs_strength"], marker="o", label=card)
+        ax.legend(fontsize=7)
+    ax.axhline(100 * b.config["margin"], color="grey", ls="--", lw=1)
+    ax.set_xlabel("games played (search, then confirmation)")
+    ax.set_ylabel("max |strength| over player counts (pp)")
+    ax.set_title("balance: convergence of the proposed edits")
+    return fig

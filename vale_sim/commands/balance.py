@@ -1,0 +1,115 @@
+"""``vale-sim balance``: the smallest integer card edits after which every card is shown
+balanced (docs/balance.md)."""
+from __future__ import annotations
+
+import json
+import sys
+
+from ..limits import count as _count, seed as _seed
+
+GAMES_TYPE, BUDGET_TYPE, SEED_TYPE = _count(2), _count(1), _seed
+
+
+def add_parser(sub) -> None:
+    from ..balance import DEFAULT_GAMES
+    p = sub.add_parser(
+        "balance", help="propose the fewest, smallest integer card edits after which every "
+                        "card is shown balanced (errata table, patched card file)",
+        description="Screen the cards' strengths (prefer X minus ban X, as in `advancements`), "
+                    "edit only the cards shown beyond ±margin after the correction, one number "
+                    "each, chosen by a local linear model of strength against the number and "
+                    "a race of the nearest integer changes; then replay the proposed set on a "
+                    "fresh seed the search never used, with a multiplicity correction, and "
+                    "report every card's verdict, the errata (printed -> proposed, strength "
+                    "before -> after with intervals, n) and the cards that could not be "
+                    "balanced and why.  Changed numbers get source 'balance'.  docs/balance.md.")
+    p.add_argument("--set", default=None, help="card set: a bundled name or a file "
+                                               "(default: the game's)")
+    p.add_argument("--fields", default="cost,end_vp", metavar="cost,end_vp,...",
+                   help="the numbers balance may change (default cost,end_vp; what-if's "
+                        "editable numbers, docs/what-if.md)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--cards", default=None, metavar="A,B,...",
+                   help="consider only these cards (default: every card a player buys)")
+    g.add_argument("--flagged", action="store_true",
+                   help="consider every card a player buys and edit those the screen flags "
+                        "(the default; stated for clarity)")
+    p.add_argument("--margin", type=float, default=2.0, metavar="PP",
+                   help="'balanced' = shown within ±margin percentage points (default 2)")
+    p.add_argument("--players", default="2", metavar="2,3,4",
+                   help="player counts, comma-separated (default 2)")
+    p.add_argument("--baseline", default=None, metavar="NAME|FILE",
+                   help="the bots (default: the game's default policy; {P} the player count)")
+    p.add_argument("--games", type=GAMES_TYPE, default=DEFAULT_GAMES,
+                   help=f"games per card and arm in the screen, the local model and the first "
+                        f"race round (default {DEFAULT_GAMES})")
+    p.add_argument("--confirm-games", type=GAMES_TYPE, default=None,
+                   help="games per card and arm in the confirmation (default 2 x --games)")
+    p.add_argument("--budget", type=BUDGET_TYPE, default=None, metavar="GAMES",
+                   help="most games the search may play (the confirmation is not counted); "
+                        "default no cap beyond the per-setting one")
+    p.add_argument("--seed", type=SEED_TYPE, default=0, help="master seed (default 0)")
+    p.add_argument("--tolerance", type=float, default=5.0, metavar="PP",
+                   help="over/under band of the verdicts, as in advancements (default 5)")
+    p.add_argument("--correction", choices=("holm", "bonferroni", "fdr_bh"), default="holm",
+                   help="multiplicity correction across the cards (default holm: the "
+                        "false-edit guarantee of docs/balance.md)")
+    p.add_argument("--engine", choices=("fast", "reference"), default="fast",
+                   help="fast (numba; falls back to reference) or reference (default fast)")
+    p.add_argument("--workers", type=_count(1, "workers"), default=1,
+                   help="local worker processes (default 1)")
+    p.add_argument("--checkpoint", default=None, metavar="FILE.json",
+                   help="keep every finished run here (written atomically after each)")
+    p.add_argument("--resume", action="store_true",
+                   help="reuse the runs of --checkpoint (same options)")
+    p.add_argument("--out-cards", default=None, metavar="FILE.toml",
+                   help="write the patched card file (changed numbers with source balance)")
+    p.add_argument("--out-edits", default=None, metavar="FILE.toml",
+                   help="write the proposed edits as an edits file (what-if --edits reads it)")
+    p.add_argument("--plot", default=None, metavar="FILE.png",
+                   help="save the convergence figure (written after the results are printed)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON (fractions)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..cli import UserError
+    from ..games import get_game
+    from ..io import atomic_write, check_outputs, check_workers, save_figure
+    from .what_if import _players
+    from .. import balance as B
+    g = get_game(args.game)
+    check_outputs((args.plot, "file", "--plot"), (args.out_cards, "file", "--out-cards"),
+                  (args.out_edits, "file", "--out-edits"),
+                  (args.checkpoint, "file", "--checkpoint"))
+    check_workers(args.workers)
+    if args.resume and not args.checkpoint:
+        raise UserError("--resume needs --checkpoint FILE (the earlier run's)")
+    if not 0 < args.margin < 100:
+        raise UserError(f"--margin must be above 0 and below 100 percentage points, got {args.margin}")
+    if not 0 <= args.tolerance < 100:
+        raise UserError(f"--tolerance must be from 0 to 100 percentage points, got {args.tolerance}")
+    players = _players(args.players, g)
+    fields = [f.strip() for f in args.fields.split(",") if f.strip()]
+    cards = [c.strip() for c in args.cards.split(",") if c.strip()] if args.cards else None
+    bar = None
+    if sys.stderr.isatty() and not args.json:
+        def bar(search, confirm):
+            print(f"\rbalance: {search:,} search + {confirm:,} confirmation games",
+                  end="", file=sys.stderr, flush=True)
+    b = B.balance(g.name, args.set, fields, cards, args.margin / 100, players, args.baseline,
+                  args.budget, args.games, args.confirm_games, args.seed, args.engine,
+                  args.workers, tolerance=args.tolerance / 100, correction=args.correction,
+                  checkpoint=args.checkpoint, resume=args.resume, progress=bar)
+    if bar is not None:
+        print(file=sys.stderr)
+    patched = b.patched_toml() if args.out_cards else None      # its errors before any output
+    print(json.dumps(b.to_json(), sort_keys=True, default=str) if args.json else b.text())
+    sys.stdout.flush()
+    if args.out_edits:
+        atomic_write(args.out_edits, b.edits_toml())
+    if patched is not None:
+        atomic_write(args.out_cards, patched)
+    if args.plot:
+        save_figure(B.plot_convergence(b), args.plot, dpi=120, bbox_inches="tight")
+    return 0

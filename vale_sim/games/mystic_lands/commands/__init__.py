@@ -1,0 +1,1 @@
+"""The command lines of Mystic Lands' studies (registered in ``GAME.studies``)."""

@@ -1,0 +1,1 @@
+"""The command lines of Mystic Vale's studies (registered in ``GAME.studies``)."""

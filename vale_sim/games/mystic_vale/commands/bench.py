@@ -1,0 +1,63 @@
+"""``vale-sim bench --spoil`` and ``bench --profile``: Mystic Vale's options of the
+shared ``bench`` command (its ``GAME.studies`` records name these functions)."""
+from __future__ import annotations
+
+import json
+
+
+def add_options(p) -> None:
+    """Mystic Vale's options of ``vale-sim bench``."""
+    from vale_sim.limits import count
+    p.add_argument("--spoil", action="store_true",
+                   help="benchmark the exact spoil-odds calculator instead: Python model vs "
+                        "compiled engine on played decks, and seconds per deck on the decks "
+                        "of --decks games and on --decks random crafted decks")
+    p.add_argument("--decks", type=count(1, "decks"), default=100,
+                   help="with --spoil: games whose players' decks are timed, and random "
+                        "crafted decks timed (default 100 each)")
+    p.add_argument("--profile", action="store_true",
+                   help="profile the fast engine instead: share of each compiled kernel "
+                        "in CPU samples of Linux perf over --games games (needs perf; "
+                        "docs/speed.md)")
+
+
+def run_spoil(args) -> int:
+    from vale_sim.cli import UserError
+    from ..spoil_bench import bench
+    games = args.decks
+    if games < 1:
+        raise UserError(f"--decks must be at least 1, got {games}")
+    r = bench(games=games, crafted=games, seed=args.seed)
+    if args.json:
+        print(json.dumps(r))
+        return 0
+    e = r["engines"]
+    print(f"exact spoil odds, K = {r['pushes']} pushes, one process")
+    print(f"the {e['decks']} played decks with most states ({e['states']:,} in all): Python "
+          f"model {e['python_seconds']:.2f} s, compiled {e['compiled_seconds']:.3f} s, "
+          f"speed-up {e['speedup']:.0f}x")
+    for name, what in (("played", f"decks at the end of {games} two-player games"),
+                       ("crafted", f"{games} random crafted decks (0-40 advancements, 0-3 "
+                                   f"vales)")):
+        s = r[name]
+        print(f"{what}: {s['under_1s']}/{s['decks']} under 1 s, median "
+              f"{s['median_seconds']:.3f} s, slowest {s['max_seconds']:.2f} s "
+              f"({s['slowest']}), most states {s['max_states']:,}")
+    return 0
+
+
+def run_profile(args) -> int:
+    from vale_sim.cli import UserError
+    from ..fast.profile import print_profile, profile
+    games = 100_000 if args.games is None else args.games
+    if games < 1:
+        raise UserError(f"--games must be at least 1, got {games}")
+    try:
+        r = profile(games)
+    except RuntimeError as e:
+        raise UserError(f"bench --profile: {e}") from None
+    if args.json:
+        print(json.dumps(r))
+    else:
+        print_profile(r)
+    return 0
