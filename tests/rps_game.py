@@ -112,6 +112,8 @@ def space():
             "ranges": {"throw": (0, 2), "noise": (0, 10)}, "excluded": ("name",)}
 
 
+from vale_sim.study import META  # noqa: E402
+
 GAME = Game(name="rps", title="Biased rock-paper-scissors", package="rps_game",
             default_card_set="hands", bundled_card_sets=lambda: {"hands": None},
             load_card_set=lambda spec: spec if isinstance(spec, Hands) else Hands(),
@@ -120,4 +122,4 @@ GAME = Game(name="rps", title="Biased rock-paper-scissors", package="rps_game",
             check_policies=lambda cs, pols: [get_policy(p) for p in pols],
             rules_class=RpsRules, play_reference=play, results_frame=frame, run_fast=None,
             event_column="busts", players=(2, 3, 4), search_space=space,
-            studies=("meta",))
+            studies=(META,))
