@@ -221,7 +221,6 @@ FOLDER_CASES = [
 ]
 
 
-@pytest.mark.skipif(not Path("/dev/null").exists(), reason="needs /dev/null")
 @pytest.mark.parametrize("argv, words", FOLDER_CASES)
 def test_a_folder_or_special_file_is_named_as_such(capsys, tmp_path, monkeypatch, argv, words):
     monkeypatch.chdir(tmp_path)

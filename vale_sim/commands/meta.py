@@ -21,7 +21,7 @@ def add_parser(sub) -> None:
                     "(95% interval clustered by deal); the best response joins the population "
                     "until it gains less than --epsilon (and its upper bound less than "
                     "--epsilon-hi) or after --iterations best responses.  docs/meta.md.")
-    from ..limits import count, seed
+    from ..limits import count
     p.add_argument("--players", type=int, required=True, choices=(2, 3, 4), help="2, 3 or 4")
     p.add_argument("--set", default=None, help="card set: a bundled name or a file "
                                                 "(default: the game's default set)")
@@ -38,10 +38,6 @@ def add_parser(sub) -> None:
                    help="common deals of the payoff matrix (default 200)")
     p.add_argument("--validate-deals", type=count(2, "deals"), default=500,
                    help="held-out deals of each best response's gain (default 500)")
-    p.add_argument("--select-deals", type=count(0, "deals"), default=100,
-                   help="deals of the choice among incumbents (default 100; 0: the last one)")
-    p.add_argument("--select", type=count(0, "incumbents"), default=4,
-                   help="incumbents with the best search scores in that choice (default 4)")
     p.add_argument("--epsilon", type=float, default=0.01,
                    help="converged when the best response gains less than this (default 0.01 "
                         "= 1 point) ...")
@@ -49,23 +45,17 @@ def add_parser(sub) -> None:
                    help="... and its interval's upper bound less than this (default 2 epsilon)")
     p.add_argument("--bootstrap", type=count(0, "resamples"), default=200,
                    help="deal resamples of the mixture's interval (default 200)")
-    p.add_argument("--seed", type=seed, default=0, help="master seed (default 0)")
-    p.add_argument("--popsize", type=count(2, "candidates"), default=None,
-                   help="CMA-ES population (default: cma's)")
-    p.add_argument("--sigma", type=float, default=None,
-                   help="CMA-ES initial step size on the 0..10 scale (default 1)")
+    from .exploit import add_run_options, add_search_options
+    add_search_options(p, select_deals=100,
+                       select_deals_help="deals of the choice among incumbents (default 100; 0: "
+                                         "the last one)")
     p.add_argument("--engine", default="auto", choices=("auto", "fast", "reference"),
                    help="auto (default): the fast engine when the game has one, else the "
                         "reference engine; both play the same games")
-    p.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
     p.add_argument("--out", default=None, metavar="DIR",
                    help="write the population as policy files, mixture.json, meta.json and "
                         "exploitability.png into DIR; the checkpoint is DIR.checkpoint.pkl")
-    p.add_argument("--resume", action="store_true",
-                   help="continue from the --out checkpoint (same options)")
-    p.add_argument("--progress", action="store_true",
-                   help="show the progress bar even when stderr is not a terminal")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_run_options(p)
     p.set_defaults(func=run)
 
 
