@@ -220,6 +220,50 @@ def test_every_worker_leaving_mid_run_is_one_line(tmp_path):
     assert runner._existing_parts(out, RunConfig(games=4000, engine="reference").key())
 
 
+class _LostResultFuture:
+    """A chunk the scheduler reported finished whose result then went with the only
+    worker: distributed's gather waits for a recomputation that, with no workers,
+    never comes (CI saw the run hang there)."""
+
+    def done(self):
+        return True
+
+    def result(self, timeout=None):
+        if timeout is None:
+            raise AssertionError("result() without a timeout would wait forever here")
+        raise TimeoutError
+
+    def release(self):
+        pass
+
+
+class _WorkersLeftClient:
+    def __init__(self):
+        self.cancelled = []
+
+    def nthreads(self):
+        return {}
+
+    def submit(self, *a, **k):
+        return _LostResultFuture()
+
+    def cancel(self, futures):
+        self.cancelled += futures
+
+    def close(self, timeout=None):
+        pass
+
+
+def test_a_finished_chunk_whose_result_was_lost_with_the_workers_ends_in_one_line(monkeypatch):
+    client = _WorkersLeftClient()
+    monkeypatch.setattr(runner, "connect_scheduler", lambda address, timeout: client)
+    monkeypatch.setattr(runner, "DASK_WORKER_CHECK_SECONDS", 0.01)
+    with pytest.raises(runner.NoDaskWorkers, match="has no workers"):
+        runner._execute_dask(runner.run_chunk, RunConfig(games=4), [(0, 2), (2, 2)],
+                             "tcp://127.0.0.1:1", lambda *a: None, worker_timeout=0.3)
+    assert len(client.cancelled) == 2          # the chunks still in flight are cancelled
+
+
 def test_ctrl_c_while_waiting_for_workers_prints_only_the_clean_message(no_workers, tmp_path):
     sched = no_workers.scheduler
     clients = len(sched.clients)

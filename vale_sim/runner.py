@@ -866,12 +866,23 @@ def _dask_threads(client) -> int:
         return 0
 
 
-def _dask_result(fut, first: int, n: int, address):
+class _NotYet(Exception):
+    """A finished chunk's result could not be fetched in time: its data was on a
+    worker that left and the scheduler is computing it again (or cannot, for want
+    of workers).  The future stays in flight; the worker check decides."""
+
+
+def _dask_result(fut, first: int, n: int, address, timeout: float | None = None):
     import asyncio
     import concurrent.futures
     from distributed import KilledWorker
     try:
-        return fut.result()
+        # never without a timeout: a future can report done and then lose its
+        # result with the worker holding it; a bare result() then waits for a
+        # recomputation that never comes if every worker has left
+        return fut.result(timeout=DASK_WORKER_CHECK_SECONDS if timeout is None else timeout)
+    except TimeoutError:                   # asyncio's and distributed's are this one
+        raise _NotYet() from None
     except (asyncio.CancelledError, concurrent.futures.CancelledError) as e:
         why = str(e).splitlines()[0] if str(e) else "cancelled"
         raise DaskRunStopped(f"the Dask scheduler {address} dropped games {first}..{first + n - 1} "
@@ -917,13 +928,18 @@ def _execute_dask(task, cfg, chunks, scheduler, consume,
                     running[f] = (first, n)
                 if not running:
                     break
-                done = [f for f in running if f.done()]
-                for fut in sorted(done, key=running.get):
-                    first, n = running.pop(fut)
-                    result = _dask_result(fut, first, n, address)
+                done = 0
+                for fut in sorted((f for f in running if f.done()), key=running.get):
+                    first, n = running[fut]
+                    try:
+                        result = _dask_result(fut, first, n, address)
+                    except _NotYet:
+                        continue
+                    del running[fut]
                     fut.release()
                     consume(first, n, result)
                     finished += 1
+                    done += 1
                 now = time.monotonic()
                 if now - checked >= DASK_WORKER_CHECK_SECONDS:
                     checked = now
