@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # and ~17 s on one core).  Compile them two at a time, before the first
 # report; redone only when their sources change.
 COMPILED := $(VENV)/.compiled
-FAST_SOURCES := $(wildcard vale_sim/kernels/*.py vale_sim/games/mystic_vale/fast/*.py) vale_sim/games/mystic_vale/spoil_fast.py
+FAST_SOURCES := $(wildcard vale_sim/kernels/*.py vale_sim/games/mystic_vale/fast/*.py vale_sim/games/mystic_vale/spoil/*.py)
 
 .PHONY: report test test-fast quick-report install clean compile
 

@@ -131,9 +131,14 @@ def test_the_layout_names_where_each_game_lives():
     for old in ("cards", "policy", "rules", "records", "reference", "fast", "spoil", "spoil_fast",
                 "spoil_bench", "golden", "synthetic", "pools", "data", "policies", "studies"):
         assert not (PKG / old).exists() and not (PKG / f"{old}.py").exists(), old
-    for old in ("cards", "policy", "rules", "records", "reference", "fast", "spoil", "spoil_fast",
-                "spoil_bench", "golden", "synthetic", "pools", "data", "policies", "report"):
+    for old in ("cards", "policy", "rules", "records", "reference", "fast", "spoil", "spoil/fast",
+                "spoil/bench", "golden", "synthetic", "pools", "data", "policies", "report"):
         assert any((PKG / "games" / "mystic_vale" / n).exists() for n in (old, f"{old}.py")), old
+    # the odds studies are packages on the shared vale_sim.odds (issue 25 section 3)
+    for game, study in (("mystic_vale", "spoil"), ("mystic_lands", "wither")):
+        assert (PKG / "games" / game / study / "__init__.py").is_file(), study
+        assert not (PKG / "games" / game / f"{study}.py").exists(), study
+    assert not list((PKG / "games" / "mystic_vale").glob("spoil_*.py"))
     for shared in ("runner", "tournament", "stats", "io", "rng", "cli", "experiments", "study",
                    "verdicts", "advancements", "optimize", "store"):
         assert (PKG / f"{shared}.py").is_file(), shared
@@ -284,7 +289,7 @@ def test_there_are_no_import_cycles():
 
 def test_the_graph_sees_lazy_imports():
     # the checks above would be empty if the walker missed imports inside functions
-    assert ("vale_sim.games.mystic_vale.spoil_fast", False) in GRAPH[f"{MV}.spoil"]
+    assert (f"{MV}.spoil.fast", False) in GRAPH[f"{MV}.spoil"]
     assert any(i == "vale_sim.report" and not top for i, top in GRAPH["vale_sim.experiments"])
 
 

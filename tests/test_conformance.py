@@ -198,9 +198,7 @@ def test_a_policy_that_does_not_survive_pickling_fails(monkeypatch):
 # Deprecated names (docs/architecture.md, "One template for every game"): kept only
 # while a module that other work is changing still imports them
 # ---------------------------------------------------------------------------
-DEPRECATED = {
-    r"from \.reference\.game import Game\b": ("vale_sim/games/mystic_vale/spoil_bench.py",),
-}
+DEPRECATED: dict = {}       # none left (the last, reference.game.Game, went with spoil/bench.py)
 
 
 @pytest.mark.parametrize("pattern", DEPRECATED)

@@ -38,7 +38,7 @@ from vale_sim.games.mystic_vale.reference.player import Player
 from vale_sim.games.mystic_vale.reference.symbols import Card
 from vale_sim.rng import GameRng
 from vale_sim.games.mystic_vale.rules import Rules
-from vale_sim.games.mystic_vale.spoil_bench import crafted_deck, crafted_decks, played_decks, scan, summarize
+from vale_sim.games.mystic_vale.spoil.bench import crafted_deck, crafted_decks, played_decks, scan, summarize
 from vale_sim.games.mystic_vale.spoil import (QUANTITIES, Deck, DeckError, PrepLoop, Situation, SpoilModel,
                             best_rule, benchmark, bundled_decks, deck_from_dict, load_deck, make_card,
                             simulate_spoil_odds, spoil_odds)
@@ -507,7 +507,7 @@ def test_best_rule_with_fractions_equals_floats():
 # ---------------------------------------------------------------------------
 # Size: any crafted 20-card deck stays small (no timed assertion)
 # ---------------------------------------------------------------------------
-crafted = crafted_deck       # vale_sim.games.mystic_vale.spoil_bench: the starter deck + random commons and vales
+crafted = crafted_deck       # vale_sim.games.mystic_vale.spoil.bench: the starter deck + random commons and vales
 
 
 @settings(max_examples=15, deadline=None, derandomize=True,
@@ -708,7 +708,7 @@ def test_state_limit_stops_with_advice(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------------------
-# vale_sim.games.mystic_vale.spoil_bench (vale-sim bench --spoil)
+# vale_sim.games.mystic_vale.spoil.bench (vale-sim bench --spoil)
 # ---------------------------------------------------------------------------
 def test_played_decks_are_the_players_decks_at_game_end():
     decks = played_decks(2, seed=3)

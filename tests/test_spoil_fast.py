@@ -1,4 +1,4 @@
-"""The compiled spoil engine (vale_sim.games.mystic_vale.spoil_fast, vale_sim.games.mystic_vale.fast.spoil_dp) against
+"""The compiled spoil engine (vale_sim.games.mystic_vale.spoil.fast, vale_sim.games.mystic_vale.fast.spoil_dp) against
 the readable Python model (vale_sim.games.mystic_vale.spoil.SpoilModel).
 
 Both engines must visit the same states (``SpoilOdds.states`` equal) and give
@@ -15,7 +15,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-import vale_sim.games.mystic_vale.spoil_fast as spoil_fast
+import vale_sim.games.mystic_vale.spoil.fast as spoil_fast
 from vale_sim.games.mystic_vale.cards import load_card_set
 from vale_sim.games.mystic_vale.fast import spoil_dp as K
 from vale_sim.games.mystic_vale.reference.symbols import Card
@@ -23,15 +23,15 @@ from vale_sim.games.mystic_vale.rules import Rules
 from vale_sim.games.mystic_vale.spoil import (AUTO_PYTHON_STATES, QUANTITIES, Deck, Situation, SpoilModel,
                             TooManyStates, best_rule, bundled_decks, deck_from_dict, load_deck,
                             spoil_odds)
-from vale_sim.games.mystic_vale.spoil_bench import crafted_deck
-from vale_sim.games.mystic_vale.spoil_fast import CompiledModel, unsupported
+from vale_sim.games.mystic_vale.spoil.bench import crafted_deck
+from vale_sim.games.mystic_vale.spoil.fast import CompiledModel, unsupported
 from vale_sim.games.mystic_vale.synthetic import random_card_set
 
 from test_spoil import BLANK, CL, card, deck_of, sleeve_randomly   # test_spoil's deck helpers
 
 CORE = load_card_set("core")
 TOL = 1e-12
-crafted = crafted_deck       # vale_sim.games.mystic_vale.spoil_bench, as in tests/test_spoil.py
+crafted = crafted_deck       # vale_sim.games.mystic_vale.spoil.bench, as in tests/test_spoil.py
 
 
 # ---------------------------------------------------------------------------

@@ -5,7 +5,7 @@ every game"): card sets (``cards``, ``data/``), policies (``policy``,
 ``policies/``), rule options (``rules``), records and the results frame
 (``records``), the readable reference engine (``reference/``), the numba fast
 engine (``fast/``), golden games (``golden``) and the Mystic Lands studies
-(``wither``).  Text for the CLI: ``render_play(record)`` (the ``play``
+(``wither/``).  Text for the CLI: ``render_play(record)`` (the ``play``
 command's lines) and ``cards.describe(cs)`` (``cards``).
 
 Importing this package imports neither numba nor pandas: the engines load on

@@ -4,7 +4,7 @@ Everything specific to Mystic Vale lives in this package: card sets
 (``cards``, ``data/``), policies (``policy``, ``policies/``), rule options
 (``rules``), records and the results frame (``records``), the readable reference engine
 (``reference/``), the numba fast engine (``fast/``) and the Mystic Vale
-studies: spoil odds (``spoil``, ``spoil_fast``, ``spoil_bench``), pool sizes
+studies: spoil odds (``spoil/``: the model, ``fast``, ``state``, ``bench``), pool sizes
 (``pools``), their figures (``plots/``), golden games (``golden``) and
 synthetic card sets (``synthetic``).  The shared layers reach it through
 ``GAME`` (``vale_sim.games.get_game("mystic-vale")``).

@@ -23,7 +23,7 @@ def add_options(p) -> None:
 
 def run_spoil(args) -> int:
     from vale_sim.cli import UserError
-    from ..spoil_bench import bench
+    from ..spoil.bench import bench
     games = args.decks
     if games < 1:
         raise UserError(f"--decks must be at least 1, got {games}")

@@ -532,9 +532,3 @@ def play_reference(cs, players: int = 2, seed: int = 0, game_index: int = 0,
         from ..cards import load_card_set
         cs = load_card_set(cs)
     return MysticValeGame(cs, players, seed, game_index, policies, rules).play()
-
-
-# Deprecated name (before the one package template, docs/architecture.md): a module
-# that other work is changing still imports it (spoil_bench.py ``Game``).
-# tests/test_conformance.py fails once none does, so it is removed then.
-Game = MysticValeGame

@@ -31,7 +31,7 @@ Numbers: floats by default (each probability is a sum of products of ratios
 of small integers; the relative error stays near 1e-15, checked against
 ``exact=True``, which computes in :class:`fractions.Fraction`).
 
-Engines: :class:`SpoilModel` is the readable definition; vale_sim.games.mystic_vale.spoil_fast runs
+Engines: :class:`SpoilModel` is the readable definition; vale_sim.games.mystic_vale.spoil.fast runs
 the same transitions compiled (numba) over the same states, 30-60x faster a
 state.  ``engine="auto"`` (the default) uses the Python model for small decks
 and the compiled one past AUTO_PYTHON_STATES states.
@@ -45,21 +45,21 @@ from dataclasses import dataclass, field as dc_field
 from fractions import Fraction
 from pathlib import Path
 
-from .cards import LIMITS, CardSet, load_card_set
-from .reference import symbols as sym
-from .reference.symbols import Card
+from ..cards import LIMITS, CardSet, load_card_set
+from ..reference import symbols as sym
+from ..reference.symbols import Card
 from vale_sim.rng import GameRng
 from vale_sim import odds
 from vale_sim.odds import DeckError  # noqa: F401  (spoil.DeckError)
-from .rules import Rules
-from .spoil_state import PrepLoop, TooManyStates, _S, unsupported  # noqa: F401  (spoil.X)
+from ..rules import Rules
+from .state import PrepLoop, TooManyStates, _S, unsupported  # noqa: F401  (spoil.X)
 
 SPOIL_AT = 4        # RB: Spoiling — 4 or more decay revealed (engine-spec §1)
 PREP_UNTIL = 3      # RB: Prep Phase — until three or more decay showing (§4.6)
 WHEN_PLAYED = ("when_played_discard_field", "when_played_peek", "when_played_search_deck")
 SPIRITS = ("animal", "forest", "sky", "wild")
 QUANTITIES = ("mana", "animal", "forest", "sky", "wild", "spirits", "vp")
-DECKS_DIR = Path(__file__).parent / "data" / "decks"
+DECKS_DIR = Path(__file__).parents[1] / "data" / "decks"
 DECK_LIMIT = LIMITS["deck_cards"]        # cards in a deck file without a base
 
 
@@ -830,7 +830,7 @@ def spoil_odds(deck, pushes: int = 6, situation: Situation | None = None,
     Every push is taken while possible (no on-deck card: the player must pass,
     and the turn stays as it is).  ``max_states``: raise :class:`TooManyStates`
     instead of computing past that many distinct states (None: no limit).
-    ``engine``: "compiled" (vale_sim.games.mystic_vale.spoil_fast), "python" (SpoilModel; needed for
+    ``engine``: "compiled" (vale_sim.games.mystic_vale.spoil.fast), "python" (SpoilModel; needed for
     ``exact=True``) or "auto" (Python up to AUTO_PYTHON_STATES states, then
     compiled): the same states and numbers either way.  Raises :class:`PrepLoop`
     for a deck whose Prep can come back to a state.
@@ -893,8 +893,8 @@ def spoil_odds(deck, pushes: int = 6, situation: Situation | None = None,
 
 
 def _spoil_odds_compiled(model: SpoilModel, pushes: int, max_states, t0: float) -> SpoilOdds:
-    """spoil_odds on vale_sim.games.mystic_vale.spoil_fast: the same quantities from the same states."""
-    from .spoil_fast import CompiledModel
+    """spoil_odds on vale_sim.games.mystic_vale.spoil.fast: the same quantities from the same states."""
+    from .fast import CompiledModel
     cm = CompiledModel(model, max_states).run(pushes, summarize=True)
     spoiled_at = cm.prep_spoil.copy()
     p_prep = float(spoiled_at.sum())
@@ -1011,10 +1011,10 @@ def best_rule(deck, goal: str = "mana", target: int | None = None, horizon: int 
 
 def _best_rule_compiled(m: SpoilModel, goal: str, target, horizon: int, max_states,
                         t0: float) -> BestRule:
-    """best_rule on vale_sim.games.mystic_vale.spoil_fast: backward induction over the same states, with
+    """best_rule on vale_sim.games.mystic_vale.spoil.fast: backward induction over the same states, with
     numpy over the edge lists (ties go to stopping, as in best_rule)."""
     import numpy as np
-    from .spoil_fast import CompiledModel
+    from .fast import CompiledModel
     H = horizon
     cm = CompiledModel(m, max_states).run(H + 1)     # layer H is pushed too: its risk
     n = len(cm.state_rows)
@@ -1073,7 +1073,7 @@ def simulate_spoil_odds(deck, pushes: int = 6, games: int = 10_000, seed: int = 
     (s the sample standard deviation; for "given no spoil", over the games
     that had not spoiled).
     """
-    from .reference.player import Player       # the engine is imported only when simulating
+    from ..reference.player import Player       # the engine is imported only when simulating
     deck = as_deck(deck, card_set)
     if games < 1:
         raise ValueError("games must be at least 1")
@@ -1089,7 +1089,7 @@ def simulate_spoil_odds(deck, pushes: int = 6, games: int = 10_000, seed: int = 
     if engine != "reference":
         from vale_sim.runner import fast_available
         if fast_available():
-            from .fast import spoil_sim
+            from ..fast import spoil_sim
             if spoil_sim.fast_simulation_supported(deck, situation):
                 fast = spoil_sim
         if fast is None and engine == "fast":

@@ -1,11 +1,11 @@
 """What both spoil-odds engines need: the Python model's state (``_S``), the
 compiled engine's limits (``unsupported``) and the errors both raise
 (``PrepLoop``, ``TooManyStates``).  Kept apart so that
-:mod:`.spoil` (the Python model, which loads :mod:`.spoil_fast` on demand) and
-:mod:`.spoil_fast` (the compiled engine) do not import each other."""
+:mod:`vale_sim.games.mystic_vale.spoil` (the Python model, which loads :mod:`.fast` on demand) and
+:mod:`.fast` (the compiled engine) do not import each other."""
 from __future__ import annotations
 
-from vale_sim.odds import TooManyStates  # noqa: F401  (the shared limit; spoil_state.X)
+from vale_sim.odds import TooManyStates  # noqa: F401  (the shared limit; state.X)
 
 
 class _S:
@@ -39,7 +39,7 @@ class _S:
 
 
 def unsupported(model: "SpoilModel") -> str | None:
-    """Why the compiled engine (vale_sim.games.mystic_vale.spoil_fast) cannot hold this model's states
+    """Why the compiled engine (vale_sim.games.mystic_vale.spoil.fast) cannot hold this model's states
     in its int8 rows (None if it can)."""
     n = len(model.deck.cards)
     if model.T > 63:

@@ -13,9 +13,9 @@ from __future__ import annotations
 import random
 import time
 
-from .cards import load_card_set
-from .policy import PRESETS
-from .spoil import Deck, TooManyStates, spoil_odds, starter_deck
+from ..cards import load_card_set
+from ..policy import PRESETS
+from . import Deck, TooManyStates, spoil_odds, starter_deck
 
 BENCH_PRESETS = ("balanced", "cautious", "greedy", "mana-target", "spirit-rush", "vp-rush")
 
@@ -23,14 +23,14 @@ BENCH_PRESETS = ("balanced", "cautious", "greedy", "mana-target", "spirit-rush",
 def played_decks(games: int = 100, seed: int = 0, players: int = 2, card_set="core") -> list[Deck]:
     """The decks (cards and vales) of every player at the end of ``games`` games
     (game i: GameRng(seed, i); the presets take turns in the seats)."""
-    from .reference.game import Game
+    from ..reference.game import MysticValeGame
     cs = load_card_set(card_set)
     # the six presets of docs/spoil-odds.md's numbers (later presets join no rotation)
     names = [n for n in sorted(PRESETS) if n in BENCH_PRESETS]
     out = []
     for g in range(games):
         pols = [names[(g + i) % len(names)] for i in range(players)]
-        game = Game(cs, players, seed, g, policies=pols)
+        game = MysticValeGame(cs, players, seed, g, policies=pols)
         game.play()
         for i, pl in enumerate(game.players):
             out.append(Deck(cs, [c.copy() for c in pl.cards],

@@ -1,6 +1,6 @@
 """Wither odds: "if I Grow now, how likely am I to Wither, given my Rain tokens?"
 
-The Mystic Lands counterpart of :mod:`vale_sim.spoil` (docs/wither-odds.md).
+The Mystic Lands counterpart of :mod:`vale_sim.games.mystic_vale.spoil` (docs/wither-odds.md).
 
 **What is computed.**  The start of a Night (rules doc §3, engine spec §4 N):
 the player's deck is uniformly shuffled (or its top card, the on-deck card, is
@@ -44,14 +44,14 @@ from pathlib import Path
 from vale_sim import odds
 from vale_sim.odds import DeckError, TooManyStates  # noqa: F401  (wither.X)
 
-from . import cards as C
-from .cards import CardSet, load_card_set
-from .policy import Policy, get_policy
-from .reference import cardmath as M
-from .reference.cardmath import NO_ADVANCE, Card
-from .rules import Rules
+from .. import cards as C
+from ..cards import CardSet, load_card_set
+from ..policy import Policy, get_policy
+from ..reference import cardmath as M
+from ..reference.cardmath import NO_ADVANCE, Card
+from ..rules import Rules
 
-DECKS_DIR = Path(__file__).parent / "decks"
+DECKS_DIR = Path(__file__).parents[1] / "decks"
 QUANTITIES = ("mana", "spirit", "vp")
 _NUMBER = re.compile(r"[0-9]+")
 PLACES = ("deck", "discard", "on-deck")
@@ -809,7 +809,7 @@ def _night_game(deck: WitherDeck, rules: Rules, rng):
     """A reference-engine game object holding only what its Night reads: the card set,
     the rules, the random stream, the Rain supply and the owned Vales (map spaces 0..
     holding them)."""
-    from .reference.game import MysticLandsGame
+    from ..reference.game import MysticLandsGame
 
     class NightGame(MysticLandsGame):
         def __init__(self):                    # no setup: a single Night, no other player
@@ -835,8 +835,8 @@ def play_night(deck: WitherDeck, plays: int, rain: int, rules: Rules, policy: Po
     for k = 1..plays, (withered by play k, can still grow, uncovered suns, (mana, spirit,
     VP) if Resting after k plays); for k below ``plays`` "Rest" is read at the k-th
     Grow/Rest decision, the Turtle swaps tried on a copy."""
-    from .records import TurnRecord
-    from .reference.game import PlayerState
+    from ..records import TurnRecord
+    from ..reference.game import PlayerState
     g = _night_game(deck, rules, rng)
     p = PlayerState(index=0, seat=0, policy=policy)
     p.cards = [Card(uid=c.uid, base=c.base, slots=list(c.slots)) for c in deck.cards]
@@ -895,7 +895,7 @@ def simulate_wither_odds(deck, plays: int = 6, rain: int = 0, games: int = 10_00
 
     Standard errors: sqrt(p(1-p)/n) for probabilities, s/sqrt(n) for means (for
     "given no Wither", over the games not Withered by play k)."""
-    from ...rng import GameRng
+    from vale_sim.rng import GameRng
     _check_plays(plays)
     deck = as_deck(deck, card_set)
     rules = rules or Rules()
@@ -974,7 +974,7 @@ def plot_report(res, path, others=()) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from ...io import save_figure
+    from vale_sim.io import save_figure
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))
     plot_wither_curves(sorted([res, *others], key=lambda r: (r.deck, r.rain)), a1)
     ks = list(range(1, res.plays + 1))
@@ -1000,7 +1000,7 @@ def plot_report(res, path, others=()) -> None:
 def played_decks(games: int = 20, players: int = 2, seed: int = 0, policies=None):
     """(deck, Rain tokens) at the start of every Night of ``games`` reference games
     (after the previous Dusk: the real Discard, on-deck card, Vales and Rain tokens)."""
-    from .reference.game import MysticLandsGame
+    from ..reference.game import MysticLandsGame
     out = []
 
     class Recording(MysticLandsGame):

@@ -19,8 +19,8 @@ import functools
 
 import numpy as np
 
-from .fast import spoil_dp as K
-from .spoil_state import unsupported
+from ..fast import spoil_dp as K
+from .state import unsupported
 
 # sizes to start from (entries; tables: slots); each grows fourfold when full
 _START = {"states": 1 << 20, "reveal": 1 << 19, "edges": 1 << 22,
@@ -145,7 +145,7 @@ class CompiledModel:
             old = self.sizes["states"]
             if self.max_states is not None:
                 if old >= self.max_states:
-                    from .spoil_state import TooManyStates
+                    from .state import TooManyStates
                     raise TooManyStates(self.model.deck.name, self.max_states)
                 new = min(GROWTH * old, self.max_states)
             else:
@@ -192,7 +192,7 @@ class CompiledModel:
             if n >= 0:
                 return n
             if n == -2:
-                from .spoil_state import PrepLoop
+                from .state import PrepLoop
                 raise PrepLoop(self.model.deck.name)
             self._grow()
 
@@ -374,7 +374,7 @@ class CompiledModel:
 
     def _field_state(self, u):
         """A SpoilModel state with field counts u[:T] and the guardian's card u[T]."""
-        from .spoil_state import _S
+        from .state import _S
         s = _S()
         s.field = [int(x) for x in u[:self.T]]
         s.temp = None if u[self.T] < 0 else (int(u[self.T]), True)
