@@ -125,12 +125,35 @@ def _is_game_study(mod: str) -> bool:
     return _is_game(mod) and len(parts) > 3 and parts[3] in GAME_STUDY_PARTS
 
 
+def _holds_source(p: Path) -> bool:
+    """A file, or a folder with anything in it but ``__pycache__`` folders: what git
+    leaves of a moved package in an old checkout (its untracked byte code) is no module."""
+    if p.is_file():
+        return True
+    return p.is_dir() and any(_holds_source(ch) for ch in p.iterdir() if ch.name != "__pycache__")
+
+
+def test_a_folder_holding_only_byte_code_is_not_a_module(tmp_path):
+    stale = tmp_path / "studies" / "__pycache__"
+    stale.mkdir(parents=True)
+    (stale / "lands.cpython-311.pyc").write_bytes(b"")
+    assert not _holds_source(tmp_path / "studies") and not _holds_source(tmp_path / "nothing")
+    (tmp_path / "studies" / "lands.py").write_text("")
+    assert _holds_source(tmp_path / "studies") and _holds_source(tmp_path / "studies" / "lands.py")
+    (tmp_path / "studies" / "lands.py").unlink()
+    (tmp_path / "studies" / "sub" / "__pycache__").mkdir(parents=True)
+    assert not _holds_source(tmp_path / "studies")
+    (tmp_path / "studies" / "sub" / "x.toml").write_text("")
+    assert _holds_source(tmp_path / "studies")
+
+
 def test_the_layout_names_where_each_game_lives():
     games = {_game_of(m) for m in MODULES if _is_game(m)}
     assert "mystic_vale" in games
     for old in ("cards", "policy", "rules", "records", "reference", "fast", "spoil", "spoil_fast",
                 "spoil_bench", "golden", "synthetic", "pools", "data", "policies", "studies"):
-        assert not (PKG / old).exists() and not (PKG / f"{old}.py").exists(), old
+        # (a folder of an old checkout that holds only __pycache__ is no module)
+        assert not _holds_source(PKG / old) and not (PKG / f"{old}.py").exists(), old
     for old in ("cards", "policy", "rules", "records", "reference", "fast", "spoil", "spoil/fast",
                 "spoil/bench", "golden", "synthetic", "pools", "data", "policies", "report"):
         assert any((PKG / "games" / "mystic_vale" / n).exists() for n in (old, f"{old}.py")), old
