@@ -22,7 +22,7 @@ import pandas as pd
 
 from vale_sim.games import Game
 from vale_sim.rng import GameRng
-from vale_sim.study import REPORT, Study
+from vale_sim.study import OPTIMIZE, REPORT, Study
 
 @dataclass(frozen=True)
 class Dice:
@@ -120,6 +120,12 @@ def pig_frame(records, cs):
                           "policy": r.policy, "score": r.score, "win_share": r.win_share,
                           "rounds": g.rounds, "truncated": g.truncated, "busts": r.busts}
                          for g in records for r in g.results])
+
+
+def search_space() -> dict:
+    """What ``vale-sim optimize`` may vary (``Game.search_space``): the hold threshold."""
+    return {"policy": PigPolicy, "module": sys.modules[__name__], "ranges": {"hold_at": (1, 40)},
+            "excluded": ("name",)}
 
 
 # -- card strength (vale_sim.advancements): the "cards" are hold thresholds ----------
@@ -263,8 +269,8 @@ PIG = Game(name="pig", title="Pig", package="pig", default_card_set="d6",
            rules_class=PigRules, play_reference=play_pig, results_frame=pig_frame,
            run_fast=None, event_column="busts", players=(2, 3), golden_module="pig",
            report="pig", strength_arms=strength_arms, strength_cards=strength_cards,
-           strength_acquired=strength_acquired,
-           studies=(REPORT,
+           strength_acquired=strength_acquired, search_space=search_space,
+           studies=(REPORT, OPTIMIZE,
                     Study("advancement_value", command="advancements",
                           parser="vale_sim.commands.advancements"),
                     Study("bust_odds", command="bust-odds", parser="pig",

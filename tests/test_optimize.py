@@ -15,6 +15,7 @@ from vale_sim.games.mystic_vale import policy as policy_mod
 from vale_sim.cli import main
 from vale_sim.games.mystic_vale.policy import Policy, load_policy
 from vale_sim.games.mystic_vale.spoil import best_rule
+from vale_sim.games.mystic_vale.spoil.objective import SpoilObjective
 
 
 # ---------------------------------------------------------------------------
@@ -25,7 +26,7 @@ def test_space_is_built_from_the_policy_fields():
     names = [p.name for p in space]
     # every int and bool field, and token, except the excluded ones, in field order
     expected = [f.name for f in fields(Policy)
-                if f.name not in opt.EXCLUDED
+                if f.name not in policy_mod.SEARCH_EXCLUDED
                 and isinstance(getattr(Policy(), f.name), (int, bool, str))
                 and (not isinstance(getattr(Policy(), f.name), str) or opt._choices_for(f.name))]
     assert names == expected
@@ -70,7 +71,7 @@ TOLERANCE = 0.02      # expected mana (of about 3.04)
 
 
 def test_search_finds_the_best_push_rule_of_a_one_player_deck():
-    obj = opt.SpoilObjective("seedling", deals=200)
+    obj = SpoilObjective("seedling", deals=200)
     best, t_best, target_best = obj.best_in_family()
     unrestricted = float(best_rule("seedling", horizon=6, card_set="core").value)
     assert best <= unrestricted + 1e-9                 # the family is inside best_rule's
@@ -88,10 +89,10 @@ def test_search_finds_the_best_push_rule_of_a_one_player_deck():
 
 
 def test_same_seed_same_policy_and_log():
-    obj = opt.SpoilObjective("seedling", deals=50)
+    obj = SpoilObjective("seedling", deals=50)
     cfg = dict(SYN, budget=50 * 8 * 10)
     a = opt.search(opt.SearchConfig(seed=3, **cfg), obj)
-    b = opt.search(opt.SearchConfig(seed=3, **cfg), opt.SpoilObjective("seedling", deals=50))
+    b = opt.search(opt.SearchConfig(seed=3, **cfg), SpoilObjective("seedling", deals=50))
     c = opt.search(opt.SearchConfig(seed=4, **cfg), obj)
     assert a.policy == b.policy and a.log == b.log
     assert a.log != c.log

@@ -1,25 +1,23 @@
-"""Policy search: CMA-ES over the numeric parameters of a game's policy (Mystic Vale's
-:class:`~vale_sim.games.mystic_vale.policy.Policy` by default; any game with a
-``Game.search_space``, e.g. Mystic Lands: ``policy_space(game="mystic-lands")``).
+"""Policy search: CMA-ES over the numeric parameters of a game's policy (any game with a
+``Game.search_space``; ``game=`` names it, default the registry's default game).
 
-    res = search(SearchConfig(players=2, budget=200_000, seed=0), GameObjective("core", 2))
+    res = search(SearchConfig(players=2, budget=200_000, seed=0), GameObjective(None, 2))
     res.policy          # the final policy (the incumbent of the last generation)
     res.log             # every candidate evaluated: parameters, score, n, interval
-    validate(res.policy, "core", 2, deals=2000, seed=0)   # held-out check against each preset
+    validate(res.policy, None, 2, deals=2000, seed=0)     # held-out check against each preset
+    # (None: the game's default card set; SearchConfig(game=...) and GameObjective(game=...))
 
 Design (docs/optimize.md):
 
 * **The space** is built from ``dataclasses.fields`` of the game's policy class
   (``Game.search_space()``: the class, its module, ranges, exclusions): every integer
   field, every boolean and every categorical string field whose choices the
-  policy module lists (``token`` -> ``TOKEN_MODES``, ``push_rule`` ->
-  ``PUSH_RULES``, any ``FIELD`` -> ``FIELD_MODES`` or ``FIELDS``) joins it,
-  except the game's exclusions (Mystic Vale: ``explore_permille``, random buying
-  for card statistics, and the lists ``rules``/``never``).  Each parameter is one
-  CMA-ES coordinate in ``[0, 10]``, mapped linearly onto its search range (the
-  game's ``ranges``, Mystic Vale's :data:`RANGES`, else
-  ``0..1000`` for ``*_permille`` fields, else ``-10..10``, always inside the
-  validation limits).  Integers: clip, then round half to even
+  policy module lists (any ``FIELD`` -> ``FIELD_MODES`` or ``FIELDS``, e.g.
+  ``token`` -> ``TOKEN_MODES``) joins it, except the game's exclusions (its
+  ``excluded``: the name, lists such as buy rules, fields meant for statistics
+  only).  Each parameter is one CMA-ES coordinate in ``[0, 10]``, mapped linearly
+  onto its search range (the game's ``ranges``, else ``0..1000`` for
+  ``*_permille`` fields, else ``-10..10``, always inside the game's ``int_limit``).  Integers: clip, then round half to even
   (:func:`numpy.rint`).  Booleans: true iff the mapped value is >= 0.5 on
   ``[0, 1]``.  Categories: index ``min(floor(u * k), k - 1)`` on ``[0, 1]``.
   The rounded policy is what is evaluated and logged.
@@ -48,18 +46,11 @@ from pathlib import Path
 
 import numpy as np
 
-from vale_sim.games.mystic_vale import policy as policy_mod
 from . import stats
 from .games import DEFAULT_GAME, get_game
-from vale_sim.games.mystic_vale.policy import PRESETS, Policy, get_policy
 
 SCALE = 10.0            # every CMA-ES coordinate lives in [0, SCALE]
 SIGMA0 = 1.0            # default initial step size, in those coordinates (a tenth of the range)
-# Mystic Vale's space (the default game): vale_sim.games.mystic_vale.policy.search_space
-EXCLUDED = policy_mod.SEARCH_EXCLUDED
-# Search ranges of integer parameters (inclusive); within the validation limits of
-# vale_sim.games.mystic_vale.policy.  Fields not listed: 0..1000 for *_permille, else -10..10.
-RANGES: dict[str, tuple[int, int]] = policy_mod.SEARCH_RANGES
 VALIDATION_SEED_TAG = 1     # SeedSequence([seed, tag, ...]): 0 = search generations, 1 = validation
 
 
@@ -108,8 +99,8 @@ class Param:
 
 def _choices_for(name: str, module=None) -> tuple | None:
     """The choices of categorical field ``name``: ``NAME_MODES`` or ``NAMES`` in the
-    policy module (default Mystic Vale's)."""
-    module = policy_mod if module is None else module
+    policy module (default: the default game's, ``Game.search_space()["module"]``)."""
+    module = game_space(DEFAULT_GAME).get("module") if module is None else module
     for attr in (f"{name.upper()}_MODES", f"{name.upper()}S"):
         v = getattr(module, attr, None)
         if isinstance(v, tuple) and v and all(isinstance(c, str) for c in v):
@@ -222,11 +213,11 @@ class GameObjective:
         """What determines the results (checked when a search is resumed)."""
         k = {"objective": "games", "card_set": self.cs.digest(), "players": self.players,
              "deals": self.deals, "rules": repr(self.rules), "engine": self.engine}
-        if self.game != DEFAULT_GAME:        # Mystic Vale keys stay as before games existed
+        if self.game != DEFAULT_GAME:        # the default game's keys stay as before games existed
             k["game"] = self.game
         return k
 
-    def focal_shares(self, focal: Policy, opponent: Policy, seed: int, deals: int) -> np.ndarray:
+    def focal_shares(self, focal, opponent, seed: int, deals: int) -> np.ndarray:
         """(rotations, deals): focal's win share at player index r in rotation r."""
         return _focal_shares(self.cs, self.players, self.rules, self.engine, self.scheduler,
                              focal, opponent, seed, deals, self.game)
@@ -284,135 +275,13 @@ def _focal_shares(cs, players, rules, engine, scheduler, focal, opponent, seed, 
                         partial(play_frame, scheduler=scheduler), game=game)[0]
 
 
-class SpoilObjective:
-    """A one-player push-your-luck problem with a known optimum, for tests.
-
-    One Planting on ``deck`` (vale_sim.games.mystic_vale.spoil's exact model): push while the exact
-    probability that the next push spoils is at most ``push_risk_permille/1000``,
-    at most ``horizon`` pushes, and pass once field mana reaches ``mana_target``
-    (if > 0), as engine-spec §6.1 with the exact risk.  The score of a deal is the
-    Harvest mana (0 on a spoil) of one trajectory drawn with the deal's uniforms,
-    the same for every candidate (common random numbers).  :meth:`exact_value`
-    is the expected mana of a rule, :meth:`best_in_family` the best rule of this
-    family by exhaustive search; ``vale_sim.games.mystic_vale.spoil.best_rule`` bounds them all."""
-    bounds = None
-
-    def __init__(self, deck="seedling", card_set="core", horizon: int = 6, deals: int = 200):
-        from vale_sim.games.mystic_vale.spoil import SpoilModel, as_deck
-        self.deck = as_deck(deck, card_set)
-        self.m = SpoilModel(self.deck, None, None, False, mode="mana")
-        self.start, _ = self.m.start()
-        self.horizon, self.deals, self.players = horizon, deals, 1
-        self._push, self._mana = {}, {}
-
-    def games(self, n_candidates: int, n_field: int) -> int:
-        return n_candidates * self.deals
-
-    def key(self) -> dict:
-        return {"objective": "spoil", "deck": self.deck.name, "horizon": self.horizon,
-                "deals": self.deals}
-
-    def push(self, key):
-        e = self._push.get(key)
-        if e is None:
-            e = self._push[key] = [(float(p), bool(sp), k2) for p, sp, _, k2 in self.m.push(key)]
-        return e
-
-    def mana(self, key) -> float:
-        v = self._mana.get(key)
-        if v is None:
-            v = self._mana[key] = float(self.m.harvest(key)["mana"])
-        return v
-
-    def risk(self, key) -> float:
-        return sum(p for p, sp, _ in self.push(key) if sp)
-
-    def pushes(self, key, h: int, t: int, target: int) -> bool:
-        if h <= 0 or self.m.on_deck(key) < 0:
-            return False
-        if target > 0 and self.mana(key) >= target:
-            return False
-        return self.risk(key) * 1000 <= t + 1e-9
-
-    def exact_value(self, t: int, target: int = 0) -> float:
-        memo = {}
-
-        def value(key, h):
-            mk = (key, h)
-            if mk not in memo:
-                if self.pushes(key, h, t, target):
-                    memo[mk] = sum(p * value(k2, h - 1) for p, sp, k2 in self.push(key) if not sp)
-                else:
-                    memo[mk] = self.mana(key)
-            return memo[mk]
-        return sum(float(p) * value(k, self.horizon) for k, p in self.start.items())
-
-    def best_in_family(self) -> tuple[float, int, int]:
-        """(value, push_risk_permille, mana_target) of the best rule of the family
-        (every permille at which a decision can change, every target 0..12)."""
-        cuts = {0, 1000}
-        for key in list(self._all_keys()):
-            if self.m.on_deck(key) >= 0:
-                cuts.add(min(1000, math.ceil(self.risk(key) * 1000 - 1e-9)))
-        best = (-1.0, 0, 0)
-        for target in range(0, RANGES["mana_target"][1] + 1):
-            for t in sorted(cuts):
-                v = self.exact_value(t, target)
-                if v > best[0] + 1e-12:
-                    best = (v, t, target)
-        return best
-
-    def _all_keys(self):
-        seen, frontier = set(), list(self.start)
-        for _ in range(self.horizon + 1):
-            nxt = []
-            for k in frontier:
-                if k in seen:
-                    continue
-                seen.add(k)
-                if self.m.on_deck(k) >= 0:
-                    nxt += [k2 for _, sp, k2 in self.push(k) if not sp]
-            frontier = nxt
-        return seen
-
-    def evaluate(self, policies, seed: int, field, on_games=None):
-        u = np.random.default_rng(seed).random((self.deals, self.horizon + 1))
-        starts = list(self.start.items())
-        cum0 = np.cumsum([float(p) for _, p in starts])
-        rows = []
-        for pol in policies:
-            t, target = pol.push_risk_permille, pol.mana_target
-            out = np.zeros(self.deals)
-            for d in range(self.deals):
-                i0 = int(np.searchsorted(cum0, u[d, 0], "right"))
-                if i0 >= len(starts):          # the Prep spoiled (the missing mass): 0
-                    continue
-                key = starts[i0][0]
-                h, score = self.horizon, None
-                while self.pushes(key, h, t, target):
-                    edges = self.push(key)
-                    c = np.cumsum([p for p, _, _ in edges])
-                    j = min(int(np.searchsorted(c, u[d, self.horizon - h + 1] * c[-1], "right")),
-                            len(edges) - 1)         # the edges of a push sum to 1
-                    _, sp, k2 = edges[j]
-                    if sp:
-                        score = 0.0
-                        break
-                    key, h = k2, h - 1
-                out[d] = self.mana(key) if score is None else score
-            rows.append(out)
-            if on_games:
-                on_games(self.deals)
-        return np.array(rows), np.arange(self.deals)
-
-
 # ---------------------------------------------------------------------------
 # The search
 # ---------------------------------------------------------------------------
 @dataclass
 class SearchConfig:
     players: int = 2
-    start: str = "balanced"
+    start: object = None             # a policy spec of the game; None: its default policy
     budget: int = 100_000           # games (the search stops before a generation would exceed it)
     seed: int = 0
     hall: int = 3                    # hall-of-fame members in the field (the latest)
@@ -422,6 +291,11 @@ class SearchConfig:
     confidence: float = 0.95
     sigma0: float = SIGMA0           # CMA-ES initial step size in [0, SCALE] coordinates
     game: str = DEFAULT_GAME         # whose policies are searched (Game.search_space)
+
+    def __post_init__(self):
+        # resolved here, so that a checkpoint's key (vars) names the policy as it always did
+        if self.start is None:
+            self.start = get_game(self.game).default_policy
 
     def check(self) -> None:
         if isinstance(self.budget, bool) or not isinstance(self.budget, int) or self.budget < 1:
@@ -444,7 +318,7 @@ class SearchState:
     es: object
     generation: int = 0
     games: int = 0
-    hall: list = field(default_factory=list)       # Policy, best of each generation
+    hall: list = field(default_factory=list)       # the game's policies, best of each generation
     log: list = field(default_factory=list)        # one dict per candidate evaluation
     curve: list = field(default_factory=list)      # one dict per generation (the incumbent)
     done: bool = False
@@ -452,7 +326,7 @@ class SearchState:
 
 @dataclass
 class SearchResult:
-    policy: Policy
+    policy: object                  # a policy of the searched game
     log: list
     curve: list
     games: int
@@ -481,7 +355,7 @@ class Normal:
         return self.rng.standard_normal(shape)
 
 
-def _new_state(cfg: SearchConfig, space, start: Policy, objective) -> SearchState:
+def _new_state(cfg: SearchConfig, space, start, objective) -> SearchState:
     import cma
     x0 = encode(space, start)
     opts = {"bounds": [0.0, SCALE], "verbose": -9, "randn": Normal()}
@@ -493,7 +367,7 @@ def _new_state(cfg: SearchConfig, space, start: Policy, objective) -> SearchStat
 
 def _config_key(cfg: SearchConfig, objective) -> dict:
     d = dict(vars(cfg))
-    if d.get("game") == DEFAULT_GAME:    # Mystic Vale checkpoints keep their key
+    if d.get("game") == DEFAULT_GAME:    # the default game's checkpoints keep their key
         del d["game"]
     d["objective"] = objective.key()
     d["only"] = list(cfg.only) if cfg.only else None
@@ -525,7 +399,7 @@ def search(cfg: SearchConfig, objective, checkpoint=None, resume: bool = False,
             with open(ck, "rb") as f:
                 state = pickle.load(f)
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError) as e:
-            # ImportError: a checkpoint written before Mystic Vale moved to vale_sim.games
+            # ImportError: a checkpoint written before the games moved to vale_sim.games
             raise SearchError(f"{ck}: not a readable optimize checkpoint ({type(e).__name__}); "
                               f"delete it or run without --resume") from None
         if not isinstance(state, SearchState) or state.config != _config_key(cfg, objective):
@@ -614,7 +488,7 @@ def _save_checkpoint(path: Path, state: SearchState) -> None:
 # ---------------------------------------------------------------------------
 # Validation on held-out seeds
 # ---------------------------------------------------------------------------
-def validate(pol: Policy, card_set, players: int, deals: int, seed: int, opponents=None,
+def validate(pol, card_set, players: int, deals: int, seed: int, opponents=None,
              rules=None, engine: str = "fast", workers: int = 1, scheduler=None,
              confidence: float = 0.95, on_games=None, game=DEFAULT_GAME) -> list[dict]:
     """The policy against each preset (``players - 1`` copies), seats rotated, on
@@ -637,22 +511,3 @@ def validate(pol: Policy, card_set, players: int, deals: int, seed: int, opponen
                      "n": e.n, "deals": e.clusters, "fair_share": fair, "seed": vseed,
                      "beats": bool(e.lo > fair)})
     return rows
-
-
-# ---------------------------------------------------------------------------
-# Outputs
-# ---------------------------------------------------------------------------
-def policy_toml(pol: Policy, space, header: str = "") -> str:
-    """A policy file (docs/policies.md) with every searched parameter spelled out."""
-    lines = [f"# {ln}" for ln in header.splitlines()]
-    lines.append('base = "balanced"')
-    lines.append(f'name = "{pol.name}"')
-    for p in space:
-        v = getattr(pol, p.name)
-        if isinstance(v, bool):
-            lines.append(f"{p.name} = {'true' if v else 'false'}")
-        elif isinstance(v, str):
-            lines.append(f'{p.name} = "{v}"')
-        else:
-            lines.append(f"{p.name} = {int(v)}")
-    return "\n".join(lines) + "\n"

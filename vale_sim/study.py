@@ -81,6 +81,9 @@ REPORT = Study("report", command="report", parser="vale_sim.commands.report",
 CARDS = Study("cards", command="cards", parser="vale_sim.commands.cards",
               doc="the card set, with where each number comes from")
 
+#: ``vale-sim optimize``: a game that lists it has ``Game.search_space`` (vale_sim.optimize).
+OPTIMIZE = Study("optimize", command="optimize", parser="vale_sim.commands.optimize",
+                 doc="policy search (CMA-ES) for a policy that maximises win share")
 #: ``vale-sim exploit``: a game that lists it has ``Game.search_space``.
 EXPLOIT = Study("exploit", command="exploit", parser="vale_sim.commands.exploit",
                 doc="exploitability: a best response to one policy")

@@ -1,4 +1,5 @@
-"""``vale-sim optimize``: search the policy space for a policy that maximises win share."""
+"""``vale-sim optimize``: search the policy space for a policy that maximises win share
+(any game with a ``Game.search_space``: ``--game``; docs/optimize.md)."""
 from __future__ import annotations
 
 import csv
@@ -11,8 +12,8 @@ from pathlib import Path
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "optimize", help="search the policy space (CMA-ES) for a policy that maximises win share",
-        description="CMA-ES over every numeric, boolean and categorical policy parameter "
-                    "(docs/optimize.md).  Objective: mean win share against the presets plus a "
+        description="CMA-ES over every numeric, boolean and categorical policy parameter of "
+                    "the game (its Game.search_space; docs/optimize.md).  Objective: mean win share against the presets plus a "
                     "hall of fame of earlier generations' bests, seats rotated, on fresh common "
                     "deals each generation.  The final policy (the rounded CMA-ES mean) is "
                     "validated against each preset on seeds never used in the search, with "
@@ -21,9 +22,11 @@ def add_parser(sub) -> None:
                     "OUT.manifest.json and OUT.checkpoint.pkl (for --resume).")
     p.add_argument("--players", type=int, required=True, choices=(2, 3, 4),
                    help="2, 3 or 4: the player count the policy is optimised for")
-    p.add_argument("--set", default="core", help="card set: core, starter or a file (default core)")
-    p.add_argument("--start", default="balanced", metavar="NAME|FILE",
-                   help="the starting policy (default balanced); also the base of unsearched fields")
+    p.add_argument("--set", default=None, help="card set: a bundled name or a file "
+                                                "(default: the game's default set)")
+    p.add_argument("--start", default=None, metavar="NAME|FILE",
+                   help="the starting policy (default: the game's default policy); also the base "
+                        "of unsearched fields")
     from ..limits import count, seed
     p.add_argument("--budget", type=count(1), default=200_000,
                    help="games the search may play (default 200000; validation not included)")
@@ -106,12 +109,18 @@ def format_validation(rows, players: int) -> str:
 
 
 def run(args) -> int:
-    from ..cli import UserError
+    from ..cli import UserError, check_players
+    from ..games import get_game
     from ..io import atomic_write, check_outputs, check_workers
     from ..store import card_set_info, code_version
     from .. import optimize as opt
-    from vale_sim.games.mystic_vale.policy import PRESETS, check_policies, get_policy
+    from ..exploit import policy_file_text
     t0 = time.time()
+    g = get_game(args.game)
+    if g.search_space is None:
+        raise UserError(f"optimize needs a policy search space, which {g.name} has none of")
+    check_players(g, args.players)
+    presets = tuple(g.presets)
     if args.budget < 1:
         raise UserError(f"--budget must be a positive number of games, got {args.budget}")
     if args.deals < 1:
@@ -126,10 +135,10 @@ def run(args) -> int:
         raise UserError(f"--sigma must be in (0, 10], got {args.sigma}")
     check_workers(args.workers)
     if args.popsize is not None:      # cma would draw all candidates of a generation at once
-        first = (args.popsize + 1) * len(PRESETS) * args.players * args.deals
+        first = (args.popsize + 1) * len(presets) * args.players * args.deals
         if first > args.budget:
             raise UserError(f"--popsize {args.popsize}: one generation plays up to {first:,} games "
-                            f"(({args.popsize} + 1 candidates) x {len(PRESETS)} presets x "
+                            f"(({args.popsize} + 1 candidates) x {len(presets)} presets x "
                             f"{args.players} seats x {args.deals} deals), more than --budget "
                             f"{args.budget}; lower --popsize or --deals, or raise --budget")
     out = args.out or f"optimized-{args.players}p.toml"
@@ -141,22 +150,25 @@ def run(args) -> int:
     ck = paths["checkpoint"]
     if ck.exists() and not args.resume:
         raise UserError(f"{ck} exists (an earlier search): add --resume to continue it, or delete it")
-    start = get_policy(args.start)
-    cfg = opt.SearchConfig(players=args.players, start=args.start, budget=args.budget,
-                           seed=args.seed, hall=args.hall, popsize=args.popsize,
+    start_spec = g.default_policy if args.start is None else args.start
+    start = g.get_policy(start_spec)
+    cfg = opt.SearchConfig(players=args.players, start=start_spec, budget=args.budget,
+                           seed=args.seed, hall=args.hall, popsize=args.popsize, game=g.name,
                            **({"sigma0": args.sigma} if args.sigma is not None else {}))
     scheduler = None
     if args.scheduler:
         from ..runner import connect_scheduler
         scheduler = connect_scheduler(args.scheduler)
     try:
-        obj = opt.GameObjective(args.set, args.players, args.deals, workers=args.workers,
-                                scheduler=scheduler)
-        check_policies(obj.cs, [start])
+        # the fast engine when the game has one (both engines play the same games)
+        engine = "fast" if g.has_fast_engine else "reference"
+        obj = opt.GameObjective(args.set, args.players, args.deals, engine=engine,
+                                workers=args.workers, scheduler=scheduler, game=g.name)
+        g.check_policies(obj.cs, [start])
         bar = None
         if args.progress or sys.stderr.isatty():
             from tqdm import tqdm
-            bar = tqdm(total=args.budget + len(PRESETS) * args.players * args.validate_deals, unit="game",
+            bar = tqdm(total=args.budget + len(presets) * args.players * args.validate_deals, unit="game",
                        unit_scale=True, dynamic_ncols=True, file=sys.stderr, desc="optimize")
         try:
             res = opt.search(cfg, obj, checkpoint=ck, resume=args.resume, progress=bar)
@@ -164,8 +176,8 @@ def run(args) -> int:
                 bar.n = args.budget
                 bar.refresh()
             val = (opt.validate(res.policy, obj.cs, args.players, args.validate_deals, args.seed,
-                                workers=args.workers, scheduler=scheduler,
-                                on_games=bar.update if bar else None)
+                                engine=engine, workers=args.workers, scheduler=scheduler,
+                                on_games=bar.update if bar else None, game=g.name)
                    if args.validate_deals else [])
         finally:
             if bar is not None:
@@ -180,13 +192,13 @@ def run(args) -> int:
     from dataclasses import replace
     res.policy = replace(res.policy, name=paths["policy"].stem)     # --policy NAME for a bundled file
     cmd = "vale-sim optimize " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["optimize"] else None
-    header = (f"vale-sim optimize: {args.players} players, set {obj.cs.name}, seed {args.seed}, "
+    header = (f"vale-sim optimize: {g.name}, {args.players} players, set {obj.cs.name}, seed {args.seed}, "
               f"budget {args.budget} games ({res.games} played in {res.generations} generations), "
               f"start {start.name}.\nSee docs/optimize.md and {paths['manifest'].name}.")
     from ..io import dumps, jsonable
     log = [{k: jsonable(v) for k, v in r.items()} for r in res.log]
     curve = [{k: jsonable(v) for k, v in r.items()} for r in res.curve]
-    manifest = {"command": cmd, "players": args.players, "seed": args.seed, "budget": args.budget,
+    manifest = {"command": cmd, "game": g.name, "players": args.players, "seed": args.seed, "budget": args.budget,
                 "games_played": res.games, "generations": res.generations, "deals": args.deals,
                 "hall": args.hall, "popsize": args.popsize, "sigma0": cfg.sigma0, "start": start.name,
                 "space": [p.describe() for p in res.space],
@@ -195,7 +207,7 @@ def run(args) -> int:
                 "validation": {"seed": opt.validation_seed(args.seed),
                                "deals_per_opponent": args.validate_deals, "rows": val},
                 "policy": opt.params_of(res.space, res.policy),
-                "card_set": card_set_info(obj.cs), "code": code_version(),
+                "card_set": card_set_info(obj.cs, g.name), "code": code_version(),
                 "workers": args.workers, "scheduler": args.scheduler,
                 "outputs": {k: str(v) for k, v in paths.items()},
                 "seconds": round(time.time() - t0, 1)}
@@ -204,7 +216,7 @@ def run(args) -> int:
         """After the results are printed: a full disk loses none of them (one line, exit 2;
         the checkpoint keeps the search).  The policy file first."""
         sys.stdout.flush()
-        atomic_write(paths["policy"], opt.policy_toml(res.policy, res.space, header))
+        atomic_write(paths["policy"], policy_file_text(res.policy, g, header))
         atomic_write(paths["csv"], _csv_text(log))
         atomic_write(paths["json"], dumps({"curve": curve, "candidates": log}, indent=1))
         from ..plots.optimize import plot_learning_curve

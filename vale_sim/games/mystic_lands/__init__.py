@@ -14,7 +14,7 @@ first use, so without numba the reference engine still plays.
 from __future__ import annotations
 
 from ..base import SEATS_NOTE, Game
-from vale_sim.study import CARDS, EXPLOIT, META, REPORT, Study
+from vale_sim.study import CARDS, EXPLOIT, META, OPTIMIZE, REPORT, Study
 from . import cards, policy, records, rules
 from .cards import bundled_card_sets, describe, load_card_set, validate_playable
 from .policy import DEFAULT_POLICY, check_policies, get_policy, presets
@@ -151,7 +151,7 @@ GAME = Game(
        Study("advancement_value", command="advancements", parser="vale_sim.commands.advancements"),
        CARDS,
        Study("wither_odds", command="wither-odds", parser=f"{__name__}.commands.wither_odds"),
-       EXPLOIT, META),
+       OPTIMIZE, EXPLOIT, META),
     report=__name__ + ".studies.report",
     card_set_facts=lambda cs: {"sources": cards.provenance_counts(cs)},
     strength_arms=_strength_arms,

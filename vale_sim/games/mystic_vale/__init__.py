@@ -20,7 +20,7 @@ from . import records as _records
 from .records import BASE_COLUMNS
 from .rules import Rules
 from ..base import SEATS_NOTE, Game
-from vale_sim.study import CARDS, EXPLOIT, META, REPORT, Study
+from vale_sim.study import CARDS, EXPLOIT, META, OPTIMIZE, REPORT, Study
 
 _S = __name__ + ".studies:"          # the config schemas, checks and runners of its studies
 
@@ -157,7 +157,7 @@ GAME = Game(
               run=_S + "run_advancement_value", estimate=_S + "estimate_advancement_value",
               engine=_S + "engine_used",
               doc="observational and paired values of every card, with flags"),
-        Study("optimize", command="optimize", parser="vale_sim.commands.optimize"),
+        OPTIMIZE,
         EXPLOIT,
         META,
         Study("report", command=REPORT.command, parser=REPORT.parser, schema=REPORT.schema,
