@@ -78,7 +78,8 @@ def test_summary_adds_the_share_of_estimated_numbers_per_verdict():
     def share(cards):
         seen.append(cards)
         return (3, 12) if cards == ("A",) else (40, 200)
-    out = V.summary_bullets(vs, share)
+    from vale_sim.games.mystic_vale import report as mv_report    # its topics (seats, spoil)
+    out = V.summary_bullets(vs, share, V.topics(mv_report))
     assert [h for h, _ in out] == ["Cards flagged over and under", "Seat advantage",
                                    "Spoil odds of the starting deck"]
     assert out[0][1] == ["C. (Card numbers behind this verdict: 3 of 12, 25%, are estimates.)"]

@@ -28,7 +28,8 @@ MAX_NAMED_CARDS = 8
 class Verdict:
     """One line of the executive summary.
 
-    ``topic``: "cards", "seats", "pools", "robust" or "spoil".  ``sentence``: plain
+    ``topic``: one of :data:`TOPICS` (the shared ones) or of the game report
+    module's ``TOPICS`` (e.g. "seats", "spoil"; :func:`topics`).  ``sentence``: plain
     words with the interval and n.  ``cards``: the card names whose numbers
     the verdict rests on; ``None`` means the whole card set.
     """
@@ -244,25 +245,36 @@ def spoil_verdicts(table: pd.DataFrame, exact: dict, deck: str = "starter",
 # ---------------------------------------------------------------------------
 # The summary
 # ---------------------------------------------------------------------------
+#: The summary's topics every game shares (the card strength), in order; a game's
+#: own follow them: its report module's ``TOPICS`` (:func:`topics`).
 TOPICS = (("cards", "Cards flagged over and under"),
           ("cards_printed", "Printed cards flagged over and under"),
-          ("cards_model", "Model cards (stand-ins, not printed cards) flagged over and under"),
-          ("seats", "Seat advantage"),
-          ("compensation", "Seat compensation"), ("end", "End trigger"),
-          ("market", "Market growth"), ("rain", "Wither and rain"),
-          ("pools", "VP pool sizes"), ("robust", "Robust to the bots?"),
-          ("spoil", "Spoil odds of the starting deck"))
+          ("cards_model", "Model cards (stand-ins, not printed cards) flagged over and under"))
 
 
-def summary_bullets(verdicts: list[Verdict], estimated_share=None) -> list[tuple[str, list[str]]]:
-    """``[(heading, [sentence, ...]), ...]`` in :data:`TOPICS` order.
+def topics(report_module=None) -> tuple:
+    """The summary's ``(topic, heading)`` pairs: the shared :data:`TOPICS`, then those of
+    the game's report module (its ``TOPICS``, if any)."""
+    own = tuple(getattr(report_module, "TOPICS", ()))
+    clash = {t for t, _ in own} & {t for t, _ in TOPICS}
+    if clash:
+        raise ValueError(f"{report_module.__name__}.TOPICS repeats the shared topic "
+                         f"{sorted(clash)[0]!r}")
+    return TOPICS + own
+
+
+def summary_bullets(verdicts: list[Verdict], estimated_share=None,
+                    topics: tuple = TOPICS) -> list[tuple[str, list[str]]]:
+    """``[(heading, [sentence, ...]), ...]`` in ``topics`` order (default the shared
+    :data:`TOPICS`; a game's report: :func:`topics` of its module); a verdict of a
+    topic not listed is not shown.
 
     ``estimated_share(cards) -> (estimated, total)`` counts the card numbers
     behind a verdict (``cards`` None: the whole set); when given, each
     sentence ends with that share.
     """
     out = []
-    for topic, heading in TOPICS:
+    for topic, heading in topics:
         lines = []
         for v in verdicts:
             if v.topic != topic:

@@ -46,7 +46,7 @@ from .index import INDEX_TITLE, is_report_folder, write_index
 from .manifest import REPORT_ENTRIES, REPORT_MANIFEST, _manifest
 from .rendering import (CSS, OPEN_MAX_ROWS, TABLE_LEGEND, TABLE_UNITS, UNIT_PATTERNS, _cell,
                         _display, _fig_png, _md_inline, _md_table, _nowrap, _slug, _table_html,
-                        _table_md, _unit, render)
+                        _table_md, _unit, render, table_units)
 from .sections import (QUICK_NOTE, Section, SectionUnavailable, section_exploitability,
                        section_manifest, section_summary)
 
@@ -102,7 +102,7 @@ def build_report(out=None, settings=None, *, sections=None, progress: bool = Tru
             built.append(sec)
         manifest = _manifest(ctx, started, time.perf_counter() - t0)
         try:
-            render([section_summary(ctx)] + built, tmp, title)
+            render([section_summary(ctx)] + built, tmp, title, units=table_units(mod))
             (tmp / REPORT_MANIFEST).write_text(json.dumps(manifest, indent=2, default=str))
         except OSError as e:              # e.g. a full disk: one line naming --out, nothing half-written
             raise UserError(os_error_message(e, out)) from None

@@ -32,16 +32,17 @@ UNIT_PATTERNS = (
             r"|(strength|lo|hi) \(.*\)|change.*|seat_advantage.*|gap(_lo90|_hi90)?"
             r"|d_seat1_win.*|d_spread(_lo|_hi)?|effect(_lo|_hi)?|advantage(_lo|_hi)?"),
 )
-#: ... and per table, where a name means something else there ("" keeps the number).
+#: ... and per table, where a name means something else there ("" keeps the number):
+#: the shared studies' tables here, a game's in its report module's ``TABLE_UNITS``
+#: (:func:`table_units` merges them).
 TABLE_UNITS = {
     "tournament_ranking": {"strength": ""},          # Bradley–Terry log-strength
-    "pool_recommendation_seat_advantage": {
-        **dict.fromkeys(("margin", "value", "value_lo", "value_hi", "goal", "rulebook_value",
-                         "rulebook_value_lo", "rulebook_value_hi"), "pp"),
-        **dict.fromkeys(("difference", "difference_lo", "difference_hi", "rulebook_difference",
-                         "rulebook_difference_lo", "rulebook_difference_hi"), "+pp")},
-    "seat_recommendations": {"margin": "pp"},
 }
+
+
+def table_units(report_module=None) -> dict:
+    """:data:`TABLE_UNITS` with the game's report module's ``TABLE_UNITS`` over it."""
+    return {**TABLE_UNITS, **getattr(report_module, "TABLE_UNITS", {})}
 
 #: How to read the tables (said once, at the top of the report).
 TABLE_LEGEND = ("How to read the tables: columns marked (%) are rates in percent and (pp) "
@@ -52,10 +53,12 @@ TABLE_LEGEND = ("How to read the tables: columns marked (%) are rates in percent
                 "collapsed: click a table's title to open it; wide tables scroll sideways.")
 
 
-def _unit(table: str, column: str) -> str:
+def _unit(table: str, column: str, units: dict | None = None) -> str:
+    """The unit of ``column`` of table ``table`` (``units``: per-table overrides,
+    default :data:`TABLE_UNITS`; a game's report: :func:`table_units`)."""
     import re
     col = str(column)
-    own = TABLE_UNITS.get(table, {})
+    own = (TABLE_UNITS if units is None else units).get(table, {})
     if col in own:
         return own[col]
     for unit, pat in UNIT_PATTERNS:
@@ -89,14 +92,15 @@ def _cell(x, unit: str = "", whole: bool = False) -> str:
 _WORDS = {"None": "–", "nan": "–", "NaN": "–", "True": "yes", "False": "no"}
 
 
-def _display(df: pd.DataFrame, max_rows: int = 80, name: str = "") -> pd.DataFrame:
+def _display(df: pd.DataFrame, max_rows: int = 80, name: str = "",
+             units: dict | None = None) -> pd.DataFrame:
     """The first ``max_rows`` rows as text: rates in % and differences in pp (the
     column header says which), missing values "–", booleans yes/no."""
     d = df.head(max_rows).copy()
     cols = {}
     for c in d.columns:
         numeric = pd.api.types.is_float_dtype(d[c])
-        unit = _unit(name, c) if numeric else ""
+        unit = _unit(name, c, units) if numeric else ""
         finite = d[c][np.isfinite(d[c])] if numeric else None
         whole = bool(numeric and len(finite) and (finite == finite.round()).all()
                      and not unit and finite.abs().max() >= 10)
@@ -105,8 +109,8 @@ def _display(df: pd.DataFrame, max_rows: int = 80, name: str = "") -> pd.DataFra
     return d.rename(columns=cols)
 
 
-def _md_table(df: pd.DataFrame, name: str = "") -> str:
-    d = _display(df, name=name)
+def _md_table(df: pd.DataFrame, name: str = "", units: dict | None = None) -> str:
+    d = _display(df, name=name, units=units)
     esc = lambda x: str(x).replace("|", "\\|").replace("\n", " ")  # noqa: E731
     lines = ["| " + " | ".join(esc(c) for c in d.columns) + " |",
              "|" + "|".join("---" for _ in d.columns) + "|"]
@@ -144,7 +148,8 @@ def _fig_png(fig) -> bytes:
 OPEN_MAX_ROWS = 20
 
 
-def _table_html(name: str, df: pd.DataFrame, out: Path, shown: bool) -> str:
+def _table_html(name: str, df: pd.DataFrame, out: Path, shown: bool,
+                units: dict | None = None) -> str:
     """Write ``tables/<name>.csv``; the table as a ``<details>`` block, open when
     ``shown`` and at most :data:`OPEN_MAX_ROWS` rows long; it scrolls sideways
     when wider than the page."""
@@ -156,7 +161,8 @@ def _table_html(name: str, df: pd.DataFrame, out: Path, shown: bool) -> str:
     return (f'<details id="tbl-{_slug(name)}"{" open" if shown and not long else ""}><summary>'
             f'Table: {html.escape(name)} <small>({len(df)} rows{note}, tables/{fn})</small>'
             '</summary><div class="tbl">'
-            + _nowrap(_display(df, name=name).to_html(index=False, border=0, escape=True))
+            + _nowrap(_display(df, name=name, units=units).to_html(index=False, border=0,
+                                                                   escape=True))
             + f"</div>{more}</details>")
 
 
@@ -167,19 +173,21 @@ def _nowrap(table_html: str) -> str:
     return re.sub(r"<td>([^<]{1,32})</td>", r'<td class="nw">\1</td>', table_html)
 
 
-def _table_md(name: str, df: pd.DataFrame, where: str = "", shown: bool = False) -> str:
+def _table_md(name: str, df: pd.DataFrame, where: str = "", shown: bool = False,
+              units: dict | None = None) -> str:
     """The table in Markdown; a shown table longer than :data:`OPEN_MAX_ROWS` rows
     inside ``<details>`` (collapsed where the Markdown viewer supports it)."""
     fn = f"{_slug(name)}.csv"
     head = f"**Table: {name}** ({where}{len(df)} rows, [tables/{fn}](tables/{fn}))"
     if shown and len(df) > OPEN_MAX_ROWS:
         return (f"<details><summary>Table: {html.escape(name)} ({len(df)} rows; collapsed, "
-                f"tables/{fn})</summary>\n\n{head}\n\n{_md_table(df, name)}\n\n</details>")
-    return head + "\n\n" + _md_table(df, name)
+                f"tables/{fn})</summary>\n\n{head}\n\n{_md_table(df, name, units)}\n\n</details>")
+    return head + "\n\n" + _md_table(df, name, units)
 
 
-def render(sections: list[Section], out: Path, title: str) -> None:
-    """Write index.html, report.md, figures/*.png and tables/*.csv into ``out``.
+def render(sections: list[Section], out: Path, title: str, units: dict | None = None) -> None:
+    """Write index.html, report.md, figures/*.png and tables/*.csv into ``out``
+    (``units``: the tables' unit overrides, :func:`table_units` of the game's report).
 
     Order: each section's ``top_tables`` (open), paragraphs, verdicts
     (``bullets``) and figures; its full tables come last, collapsed in the
@@ -199,8 +207,8 @@ def render(sections: list[Section], out: Path, title: str) -> None:
         body.append(f'<section id="s{i}"><h2>{i}. {html.escape(s.title)}</h2>')
         md += [f'<a id="s{i}"></a>', f"## {i}. {s.title}", ""]
         for name, df in s.top_tables.items():
-            body.append(_table_html(name, df, out, shown=True))
-            md += [_table_md(name, df, shown=True), ""]
+            body.append(_table_html(name, df, out, shown=True, units=units))
+            md += [_table_md(name, df, shown=True, units=units), ""]
         for p in s.paragraphs:
             body.append(f"<p>{_md_inline(p)}</p>")
             md += [p, ""]
@@ -218,8 +226,8 @@ def render(sections: list[Section], out: Path, title: str) -> None:
                         f"<figcaption>{html.escape(caption)}</figcaption></figure>")
             md += [f"![{name}](figures/{fn})", "", f"*{caption}*", ""]
         for name, df in s.tables.items():
-            body.append(_table_html(name, df, out, shown=False))
-            appendix += [_table_md(name, df, f"section {i}; "), ""]
+            body.append(_table_html(name, df, out, shown=False, units=units))
+            appendix += [_table_md(name, df, f"section {i}; ", units=units), ""]
         body.append("</section>")
     md += ['<a id="tables"></a>', f"## {len(sections) + 1}. Appendix: full tables", ""] + appendix
     doc = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"

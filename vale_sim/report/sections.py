@@ -81,6 +81,6 @@ def section_summary(ctx) -> Section:
     if not found:
         paras.append("No section produced a verdict.")
     return Section("Executive summary", paras,
-                   bullets=V.summary_bullets(found, share))
+                   bullets=V.summary_bullets(found, share, V.topics(mod)))
 
 

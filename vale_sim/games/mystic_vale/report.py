@@ -25,6 +25,19 @@ DEFAULT_OUT = "results/report"
 EXPERIMENT_FILE = "experiments/report.toml"
 #: The report has a strong-baseline section ("Robust to the bots?"): ``--baseline``.
 TAKES_BASELINE = True
+#: The executive summary's topics of this game's verdicts, after the shared ones
+#: (vale_sim.verdicts.TOPICS: the card strength).
+TOPICS = (("seats", "Seat advantage"), ("pools", "VP pool sizes"),
+          ("robust", "Robust to the bots?"), ("spoil", "Spoil odds of the starting deck"))
+#: Units of this game's tables where a column name means something else there (the
+#: shell's vale_sim.report.rendering.TABLE_UNITS; "" keeps the number).
+TABLE_UNITS = {
+    "pool_recommendation_seat_advantage": {
+        **dict.fromkeys(("margin", "value", "value_lo", "value_hi", "goal", "rulebook_value",
+                         "rulebook_value_lo", "rulebook_value_hi"), "pp"),
+        **dict.fromkeys(("difference", "difference_lo", "difference_hi", "rulebook_difference",
+                         "rulebook_difference_lo", "rulebook_difference_hi"), "+pp")},
+}
 
 
 @dataclass(frozen=True)

@@ -421,6 +421,12 @@ DEFAULT_OUT = "results/report-" + GAME
 EXPERIMENT_FILE = f"experiments/{GAME}-report.toml"
 #: No strong-baseline section: a config's ``baseline`` is not read.
 TAKES_BASELINE = False
+#: The executive summary's topics of this game's verdicts (after the shared ones,
+#: vale_sim.verdicts.TOPICS), and the units of its tables where a column name means
+#: something else there (after vale_sim.report.rendering.TABLE_UNITS).
+TOPICS = (("compensation", "Seat compensation"), ("end", "End trigger"),
+          ("market", "Market growth"), ("rain", "Wither and rain"))
+TABLE_UNITS = {"seat_recommendations": {"margin": "pp"}}
 
 
 def settings_from_config(c: dict, **kw):
