@@ -73,6 +73,7 @@ def pct(x) -> str:
 
 def lands(deals: int = 500, seed: int = 3) -> None:
     import vale_sim.games.mystic_lands.studies.common as C
+    import vale_sim.variants as V                  # play_variants' seating design
     from vale_sim.games.mystic_lands.studies.lands import policy_table
     rules = {"manual": C.variant_rules({})}
     orders = (("balanced", "greedy", "spirit", "vp"), ("balanced", "vp", "spirit", "greedy"))
@@ -80,12 +81,12 @@ def lands(deals: int = 500, seed: int = 3) -> None:
     print("|---|---|---|" + "---|" * 4)
     for design in (cyclic_rotations, seatings):
         for lineup in orders:
-            C.seatings = design
+            V.seatings = design
             try:
                 df = C.play_variants(rules, 4, deals, seed, lineup, rotate=True, engine="fast",
                                      progress=False)
             finally:
-                C.seatings = seatings
+                V.seatings = seatings
             p = policy_table(df, 4, rules).set_index("policy").sort_index()
             name = "cyclic" if design is cyclic_rotations else "all orders"
             cells = [pct((r.win_rate, r.win_rate_lo, r.win_rate_hi)) for r in p.itertuples()]

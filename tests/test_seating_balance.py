@@ -12,6 +12,7 @@ import pytest
 
 import vale_sim.games.mystic_lands.studies.common as C
 import vale_sim.tournament as T
+import vale_sim.variants as V
 from vale_sim import stats
 from vale_sim.games.mystic_vale.cards import load_card_set
 from vale_sim.games.mystic_vale.policy import get_policy
@@ -162,7 +163,7 @@ def test_gap_between_mirrored_policies_covers_zero(players, reps, block):
 @pytest.fixture
 def cyclic(monkeypatch):
     monkeypatch.setattr(T, "seatings", cyclic_rotations)
-    monkeypatch.setattr(C, "seatings", cyclic_rotations)
+    monkeypatch.setattr(V, "seatings", cyclic_rotations)     # play_variants' design
 
 
 @pytest.mark.parametrize("players", [3, 4])

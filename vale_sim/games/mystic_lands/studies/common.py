@@ -1,6 +1,13 @@
 """Building blocks of the settings studies: rule variants played on common deals,
 per-game outcomes, paired differences and equivalence tests.
 
+The game-neutral part -- variants played on common deals over the seatings of a
+line-up, estimates clustered by deal, paired differences, the deal bootstrap --
+is :mod:`vale_sim.variants` (re-exported here, with this game as the default);
+what is Mystic Lands' own stays: the per-game outcomes (:func:`per_game`, the end
+trigger of :func:`trigger_kind`) and the names the studies use for the shared
+tests (:func:`tost`, :func:`holm`, :func:`deals_needed`).
+
 Every variant of a study plays games ``0 .. deals-1`` of the same seed, so a
 deal (game index) has the same shuffles, Druid deal, market and starting
 player under every variant; differences are taken deal by deal
@@ -10,166 +17,61 @@ player under every variant; differences are taken deal by deal
 """
 from __future__ import annotations
 
-import dataclasses
 import math
-import sys
 
 import numpy as np
 import pandas as pd
 
 from vale_sim import stats
-from vale_sim.inputs import parse_int
+from vale_sim import variants as V
 from vale_sim.io import json_records, jsonable
-from vale_sim.games import get_game
-from vale_sim.seating import seatings, slots
-from vale_sim.tournament import play_frame
+from vale_sim.variants import (CONFIDENCE, ENGINES, VariantError, bootstrap_by_deal,  # noqa: F401
+                               check_count, deal_means, estimate_row, mean_by_deal, paired,
+                               paired_row, rate_by_deal, ratio_by_deal)
 
 GAME = "mystic-lands"
-CONFIDENCE = 0.95
 
 
-class StudyError(ValueError):
-    """A study setting a user gave is invalid; the text is one line."""
+#: A study setting a user gave is invalid (one line): the shared layer's error, so
+#: that ``except StudyError`` catches what vale_sim.variants raises.
+StudyError = VariantError
 
 
-ENGINES = ("auto", "fast", "reference")
-
-
+# ---------------------------------------------------------------------------
+# The shared variant play (vale_sim.variants) with this game as the default
+# ---------------------------------------------------------------------------
 def resolve_engine(engine: str = "auto", game: str = GAME) -> str:
-    """"auto": the fast engine when the game has one and numba works, else the
-    reference engine; "fast"/"reference" as given (a game without a fast engine
-    asked for "fast" is the runner's one-line error)."""
-    if engine not in ENGINES:
-        raise StudyError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
-    if engine != "auto":
-        return engine
-    from vale_sim.runner import fast_available
-    return "fast" if fast_available(game) else "reference"
+    """:func:`vale_sim.variants.resolve_engine` (default this game)."""
+    return V.resolve_engine(engine, game)
 
 
 def variant_rules(changes: dict, game: str = GAME, base=None, where: str = "variant"):
-    """The game's rule options with ``changes`` (option -> value) applied to ``base``
-    (default: the manual's game).  Unknown options or bad values: one-line StudyError."""
-    g = get_game(game)
-    base = base if base is not None else g.rules_class()
-    names = [f.name for f in dataclasses.fields(g.rules_class)]
-    clean = {}
-    for k, v in dict(changes).items():
-        if k not in names:
-            raise StudyError(f"{where}: unknown rule option {k!r} of {g.name} "
-                             f"(known: {', '.join(names)})")
-        clean[k] = tuple(v) if isinstance(v, list) else v
-    try:
-        return dataclasses.replace(base, **clean)
-    except (TypeError, ValueError) as e:
-        raise StudyError(f"{where}: {str(e).removeprefix('rules: ')}") from None
-
-
-def check_count(name: str, v, least: int = 1) -> int:
-    if isinstance(v, bool) or not isinstance(v, int) or v < least:
-        raise StudyError(f"{name} must be a whole number >= {least}, got {v!r}")
-    from vale_sim.limits import MAX_COUNT, count_problem
-    if v > MAX_COUNT:                  # the one cap (vale_sim.limits)
-        raise StudyError(f"{name}: {count_problem(v, least, 'deals' if 'deals' in name else 'games')}")
-    return v
+    """:func:`vale_sim.variants.variant_rules` (default this game)."""
+    return V.variant_rules(changes, game, base, where)
 
 
 def check_players(players, game: str = GAME) -> tuple:
-    allowed = tuple(get_game(game).players)
-    ps = tuple(players)
-    if not ps or any(p not in allowed for p in ps):
-        raise StudyError(f"players must be among {', '.join(map(str, allowed))}, got "
-                         f"{', '.join(map(str, ps)) or 'none'}")
-    return tuple(sorted(set(ps)))
+    """:func:`vale_sim.variants.check_players` (default this game)."""
+    return V.check_players(players, game)
 
 
 def parse_players(spec) -> tuple:
-    """``"2,3,4"`` or ``[2, 3]`` -> a sorted tuple (one-line StudyError)."""
-    if isinstance(spec, str):
-        try:
-            spec = [parse_int(x, negative=True) for x in spec.split(",") if x.strip()]
-        except ValueError:
-            raise StudyError(f"players must be a comma-separated list such as 2,3,4, "
-                             f"got {spec!r}") from None
-    return check_players(spec)
-
-
-def _bar(total: int, desc: str, progress: bool):
-    from tqdm.auto import tqdm
-    return tqdm(total=total, desc=desc, unit="game", leave=False, file=sys.stderr,
-                disable=not progress or not sys.stderr.isatty())
+    """``"2,3,4"`` or ``[2, 3]`` -> a sorted tuple of this game's player counts."""
+    return V.parse_players(spec, GAME)
 
 
 def lineup_roles(policies, roles=None, game: str = GAME) -> tuple:
-    """The seating labels of a line-up: ``roles`` (one per place, e.g. ``("focal",
-    "field", "field")``: places with equal roles must hold equal policies) or,
-    by default, the policies' names -- two places with one policy are then
-    interchangeable.  One-line StudyError for two different policies of one
-    name or roles that do not fit."""
-    g = get_game(game)
-    try:
-        pols = [g.get_policy(p) for p in policies]
-    except ValueError as e:
-        raise StudyError(str(e)) from None
-    labels = tuple(roles) if roles is not None else tuple(p.name for p in pols)
-    if len(labels) != len(pols):
-        raise StudyError(f"roles: {len(labels)} roles for a line-up of {len(pols)} policies")
-    seen = {}
-    for lab, p in zip(labels, pols):
-        if seen.setdefault(lab, p) != p:
-            raise StudyError(f"line-up: two different policies share the "
-                             f"{'role' if roles is not None else 'name'} {lab!r}: rename one")
-    return labels
+    """:func:`vale_sim.variants.lineup_roles` (default this game)."""
+    return V.lineup_roles(policies, roles, game)
 
 
 def play_variants(variants: dict, players: int, deals: int, seed: int, policies=("balanced",),
                   rotate: bool = False, card_set=None, engine: str = "fast", workers: int = 1,
                   game: str = GAME, progress: bool = True, desc: str = "",
                   roles=None) -> pd.DataFrame:
-    """Play deals ``0 .. deals-1`` of ``seed`` once per variant (label -> rules).
-
-    ``policies``: 1 policy (everyone plays it) or a line-up of ``players``;
-    ``rotate``: play every deal once per seating of the line-up
-    (:func:`vale_sim.seating.seatings`: every distinct ordering of its policies
-    -- 24 for four different ones, 6 for three, ``players`` for one focal
-    player against copies of one policy -- in a canonical order), so each
-    policy sits in every seat, and right after every other policy, equally
-    often, whatever order the line-up was listed in.  ``roles``: the seating
-    labels (:func:`lineup_roles`; default the policy names), e.g.
-    ``("focal", "field")`` to seat a focal player through every seat even when
-    it plays the field's policy.  Returns the per-game/player frame with
-    columns ``variant``, ``rotation`` (the seating's index), ``deal`` (= game
-    index) and ``slot`` (the player's place in ``policies``; copies of one
-    label take that label's places in order).
-    """
-    g = get_game(game)
-    cs = g.load_card_set(card_set if card_set is not None else g.default_card_set)
-    g.validate_playable(cs, players)
-    engine = resolve_engine(engine, g.name)
-    lineup = tuple(policies)
-    if rotate and len(lineup) > 1:
-        labels = lineup_roles(lineup, roles, g.name)
-        design = [slots(labels, s) for s in seatings(labels)]
-    else:
-        design = [list(range(len(lineup)))]
-    bar = _bar(len(variants) * len(design) * deals, desc or f"{players} players", progress)
-    frames = []
-    try:
-        for label, rules in variants.items():
-            for r, places in enumerate(design):
-                df = play_frame(cs, players, seed, deals, [lineup[k] for k in places], rules,
-                                engine, workers, game=g.name)
-                df.insert(0, "rotation", r)
-                df.insert(0, "variant", label)
-                df["deal"] = df["game"].astype(int)
-                player = df["player"].astype(int).to_numpy()
-                # one policy for everyone: the player index; else its place in the line-up
-                df["slot"] = np.asarray(places)[player] if len(lineup) > 1 else player
-                frames.append(df)
-                bar.update(deals)
-    finally:
-        bar.close()
-    return pd.concat(frames, ignore_index=True)
+    """:func:`vale_sim.variants.play_variants` (default this game, every seat ``balanced``)."""
+    return V.play_variants(variants, players, deals, seed, policies, rotate, card_set, engine,
+                           workers, game, progress, desc, roles)
 
 
 # ---------------------------------------------------------------------------
@@ -231,61 +133,6 @@ def per_game(frame: pd.DataFrame, rules_by_variant: dict | None = None) -> pd.Da
     return out
 
 
-def estimate_row(prefix: str, e: stats.Estimate) -> dict:
-    return {prefix: e.value, f"{prefix}_lo": e.lo, f"{prefix}_hi": e.hi}
-
-
-def mean_by_deal(values, deals, nonnegative: bool = True) -> stats.Estimate:
-    """Mean of ``values`` with an interval clustered by deal (clipped at 0 for a
-    measure that cannot be negative: rounds, scores, counts)."""
-    return stats.cluster_ratio(np.asarray(values, float), None, np.asarray(deals),
-                               bounds=(0.0, math.inf) if nonnegative else None)
-
-
-def ratio_by_deal(num, den, deals) -> stats.Estimate:
-    """``Σnum / Σden`` (e.g. withers per turn) clustered by deal, within [0, 1]."""
-    return stats.cluster_ratio(np.asarray(num, float), np.asarray(den, float), np.asarray(deals),
-                               bounds=(0.0, 1.0))
-
-
-def rate_by_deal(values, deals) -> stats.Estimate:
-    """A rate (values in [0, 1]) with an interval clustered by deal."""
-    return stats.cluster_rate(np.asarray(values, float), np.asarray(deals))
-
-
-def deal_means(values, deals) -> pd.Series:
-    """Per deal, the mean of ``values`` (e.g. over seat rotations): index deal."""
-    return pd.Series(np.asarray(values, float)).groupby(np.asarray(deals)).mean()
-
-
-def paired(a: pd.Series, b: pd.Series, confidence: float = CONFIDENCE,
-           bound: float | None = None) -> stats.PairedDifference:
-    """``a - b`` over the deals both have (Series indexed by deal): paired t interval.
-
-    When no deal changed at all, the t interval would be the point [0, 0] -- a
-    statement about these deals, not about the setting.  With ``bound`` (the
-    largest possible size of one deal's difference: 1 for win shares) the
-    interval is then the bound a zero count allows, ``±bound·u`` with
-    ``u = 1 - (1 - confidence)^(1/n)`` (the share of deals a change could touch,
-    Clopper-Pearson, as in vale_sim.advancements.paired_interval)."""
-    common = a.index.intersection(b.index)
-    x, y = a.loc[common].to_numpy(float), b.loc[common].to_numpy(float)
-    d = stats.paired_difference(x, y, confidence)
-    if bound is not None and d.n and (d.n < 2 or d.sd == 0):
-        # every deal moved by the same amount (often 0): no spread seen, so the
-        # t interval would be a point.  Bound the share of deals that could
-        # differ instead; one deal's difference can move by at most 2*bound.
-        u = 1.0 - (1.0 - confidence) ** (1.0 / d.n)
-        lo = max(-bound, d.mean - 2 * bound * u) if d.mean else -bound * u
-        hi = min(bound, d.mean + 2 * bound * u) if d.mean else bound * u
-        d = dataclasses.replace(d, lo=lo, hi=hi, method="zero-count bound")
-    return d
-
-
-def paired_row(prefix: str, d: stats.PairedDifference) -> dict:
-    return {prefix: d.mean, f"{prefix}_lo": d.lo, f"{prefix}_hi": d.hi}
-
-
 # ---------------------------------------------------------------------------
 # Equivalence and multiplicity
 # ---------------------------------------------------------------------------
@@ -306,20 +153,6 @@ def deals_needed(sd: float, gap: float, margin: float, alpha: float, power: floa
     true difference is ``gap`` and one deal's outcome has standard deviation ``sd``
     (:func:`vale_sim.stats.n_for_equivalence`).  Infinite when ``|gap| >= margin``."""
     return stats.n_for_equivalence(sd, gap, margin, alpha, power)
-
-
-def bootstrap_by_deal(stat, deals, reps: int = 1000, seed: int = 0, confidence: float = CONFIDENCE
-                      ) -> tuple[float, float]:
-    """Percentile interval of ``stat(sample_of_deals)`` over ``reps`` resamples of whole
-    deals (``deals``: the distinct deal labels; ``stat`` takes an array of them)."""
-    rng = np.random.default_rng(seed)
-    deals = np.asarray(deals)
-    vals = np.array([stat(rng.choice(deals, size=deals.size, replace=True)) for _ in range(reps)])
-    vals = vals[np.isfinite(vals)]
-    if not vals.size:
-        return math.nan, math.nan
-    a = (1 - confidence) / 2
-    return float(np.quantile(vals, a)), float(np.quantile(vals, 1 - a))
 
 
 clean = jsonable           # JSON-ready: numpy to Python, nan/inf to None (vale_sim.io)
