@@ -1,0 +1,525 @@
+"""The skill ladder: how much does good play matter? (issue 26; docs/skill-ladder.md)
+
+A matchup matrix of policies of increasing strength on common deals, for one game
+and player count, with the first player's win rate at each level.  Shared by every
+game: it reaches a game only through the registry (:func:`vale_sim.games.get_game`)
+and plays through :class:`vale_sim.optimize.GameObjective` (the fast engine when the
+game has one) and :func:`vale_sim.tournament.play_frame`.
+
+**Levels**, weakest first, one *kind* after the other (:data:`LEVEL_KINDS`; a kind
+with nothing for a game is left out and the ladder says so):
+
+* ``random`` -- the game's default policy buying at random (``explore_permille =
+  1000``), when the game's policy has that field;
+* ``preset`` -- the game's presets (``Game.presets``) in their listed order, except
+  ``lookahead`` and the bundled fields named ``optimized-{N}p`` / ``meta-{N}p``,
+  which have levels of their own;
+* ``lookahead`` -- the preset of that name, when the game has it;
+* ``optimized`` -- ``optimized-{P}p``, when the game bundles it;
+* ``added`` -- any policies given by name or file (``extra``: e.g. a search player
+  at several budgets), in the order given;
+* ``best response`` -- the best responses ``br*`` of a ``vale-sim meta`` run
+  (``meta_dir``), in the run's order;
+* ``mixture`` -- that run's equilibrium mixture (``mixture.json``).
+
+To add a kind of level for every game, insert ``(kind, provider)`` into
+:data:`LEVEL_KINDS` at its place; ``provider(game, players, card_set, options)``
+returns ``[(label, policy), ...]``.
+
+**The matrix**: cell (row i, column j) is the win share of ONE player of level i
+against ``P - 1`` players of level j, every seat of every deal (the ``P`` seat
+rotations), on the same ``deals`` deals of one seed for every cell, with a 95%
+interval clustered by deal (:func:`vale_sim.stats.cluster_rate`).  A level against
+itself is exactly ``1/P`` (every seat of every deal holds the same policy) and is
+marked ``exact``.  The mixture as a row: the weighted sum of its members' shares
+(the expected share of a member drawn per deal); as a column: the row against a
+field of one member drawn per deal.  The first player's win rate of a level: every
+player of that level, the win share of the starting player (seat 1) over one game
+per deal (``1/P`` = no seat advantage).
+
+Files: :func:`bundled_path` (``<game package>/data/meta/skill-ladder-{game}-{P}p.json``),
+checked by :func:`check_ladder` (a damaged file is one line naming it and the fix);
+the report section's parts: :func:`section_parts`.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import time
+from dataclasses import fields, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import stats
+from .errors import UserError
+
+#: The ``format`` field of a ladder file.
+FORMAT = "vale-sim skill ladder"
+#: SeedSequence([seed, 11]): the ladder's deals.
+LADDER_TAG = 11
+#: Presets that are bundled fields of another level (not listed as presets).
+FIELD_NAME = re.compile(r"(optimized|meta)-\d+p")
+#: The script that writes ladder files (its command is recorded in each).
+SCRIPT = "experiments/skill_ladder.py"
+FILE_NAME = "skill-ladder-{game}-{players}p.json"
+
+
+# ---------------------------------------------------------------------------
+# Levels
+# ---------------------------------------------------------------------------
+def _random(g, players, cs, opts):
+    base = g.resolve_baseline(g.default_policy, players, cs)
+    if "explore_permille" not in {f.name for f in fields(base)}:
+        return []
+    return [("random", replace(base, name="random", explore_permille=1000))]
+
+
+def _presets(g, players, cs, opts):
+    return [(name, g.resolve_baseline(name, players, cs)) for name in g.presets
+            if name != "lookahead" and not FIELD_NAME.fullmatch(name)]
+
+
+def _lookahead(g, players, cs, opts):
+    return ([("lookahead", g.resolve_baseline("lookahead", players, cs))]
+            if "lookahead" in g.presets else [])
+
+
+def _optimized(g, players, cs, opts):
+    try:
+        return [(f"optimized-{players}p", g.resolve_baseline("optimized-{P}p", players, cs))]
+    except ValueError:                   # the game bundles no optimised bot
+        return []
+
+
+def _added(g, players, cs, opts):
+    out = []
+    for spec in opts.get("extra") or ():
+        try:
+            pol = g.resolve_baseline(spec, players, cs)
+        except ValueError as e:
+            raise UserError(f"--level {spec}: {e}") from None
+        out.append((Path(spec).stem if str(spec).endswith(".toml") else str(spec), pol))
+    return out
+
+
+def _meta_manifest(meta_dir) -> dict:
+    from .io import read_manifest
+    m = read_manifest(Path(meta_dir) / "mixture.json")
+    if not m or not isinstance(m.get("files"), dict) or not isinstance(m.get("mixture"), dict):
+        raise UserError(f"--meta {meta_dir}: no mixture.json of vale-sim meta in it (give the "
+                        f"--out folder of a vale-sim meta run)")
+    return m
+
+
+def _best_responses(g, players, cs, opts):
+    meta_dir = opts.get("meta_dir")
+    if meta_dir is None:
+        return []
+    m = _meta_manifest(meta_dir)
+    return [(name, g.get_policy(str(Path(meta_dir) / f))) for name, f in m["files"].items()
+            if name.startswith("br")]
+
+
+#: (kind, provider) weakest first; see the module docstring.
+LEVEL_KINDS = [("random", _random), ("preset", _presets), ("lookahead", _lookahead),
+               ("optimized", _optimized), ("added", _added),
+               ("best response", _best_responses)]
+#: Every kind a ladder file may name (the mixture is the last level, not a provider).
+KINDS = tuple(k for k, _ in LEVEL_KINDS) + ("mixture",)
+
+
+def levels(g, players: int, meta_dir=None, cs=None, extra=()) -> tuple[list, dict | None]:
+    """``[(label, policy, kind)]`` weakest first and the meta mixture ``{member: (weight,
+    policy)}`` (None without ``meta_dir``)."""
+    opts = {"meta_dir": meta_dir, "extra": tuple(extra)}
+    out = []
+    for kind, provider in LEVEL_KINDS:
+        out += [(label, pol, kind) for label, pol in provider(g, players, cs, opts)]
+    mixture = None
+    if meta_dir is not None:
+        m = _meta_manifest(meta_dir)
+        mixture = {name: (float(w), g.get_policy(str(Path(meta_dir) / m["files"][name])))
+                   for name, w in m["mixture"].items() if w > 1e-9}
+    return out, mixture
+
+
+# ---------------------------------------------------------------------------
+# The ladder
+# ---------------------------------------------------------------------------
+def _progress(total: int, show: bool):
+    if not show:
+        return None
+    import sys
+    from tqdm.auto import tqdm
+    return tqdm(total=total, desc="skill ladder", unit="game", file=sys.stderr,
+                mininterval=2.0)
+
+
+def ladder(game: str, players: int, deals: int, seed: int, meta_dir=None, engine="fast",
+           extra=(), progress: bool = False, workers: int = 1) -> dict:
+    """The ladder of ``game`` at ``players`` players on ``deals`` deals of ``seed``
+    (the file's content, :func:`check_ladder`'s format)."""
+    from . import optimize as opt
+    from .games import get_game
+    from .tournament import play_frame
+    g = get_game(game)
+    t0 = time.time()
+    obj = opt.GameObjective(None, players, deals, None, engine, workers, None, g.name)
+    lv, mixture = levels(g, players, meta_dir, obj.cs, extra)
+    pols = [p for _, p, _ in lv]
+    # mixture members: the level that plays the same policy, else a policy of their own
+    member_at, mix_w, allp = [], [], list(pols)
+    for w, p in ([] if mixture is None else mixture.values()):
+        same = [i for i, q in enumerate(pols) if q == p]
+        if not same:
+            allp.append(p)
+        member_at.append(same[0] if same else len(allp) - 1)
+        mix_w.append(w)
+    mix_w = np.array(mix_w, float)
+    if len(mix_w):
+        mix_w = mix_w / mix_w.sum()
+    seed_l = opt.derived_seed(seed, LADDER_TAG)
+    n = len(allp)
+    pairs = [(i, j) for i in range(n) for j in range(n) if i != j]
+    own = sorted(set(range(len(pols))) | set(member_at))
+    bar = _progress(len(pairs) * players * deals + len(own) * deals, progress)
+    try:
+        shares = obj.many_shares([(allp[i], allp[j]) for i, j in pairs], seed_l, deals,
+                                 on_games=bar.update if bar else None)
+    finally:
+        obj.close()
+    sh = dict(zip(pairs, shares))
+    fair = np.full((players, deals), 1.0 / players)
+
+    def S(i, j):
+        return fair if i == j else sh[(i, j)]
+    k0 = len(pols)
+    rows = list(range(k0)) + (["mixture"] if mixture else [])
+
+    def members(r):
+        return ([r], [1.0]) if r != "mixture" else (member_at, mix_w)
+
+    clusters = np.tile(np.arange(deals), players)
+    matrix = []
+    for r in rows:
+        line = []
+        for c in rows:
+            (ri, rw), (ci, cw) = members(r), members(c)
+            v = sum(a * b * S(i, j) for i, a in zip(ri, rw) for j, b in zip(ci, cw))
+            e = stats.cluster_rate(v.ravel(), clusters)
+            if np.allclose(v.mean(axis=0), 1.0 / players, atol=1e-12):
+                # the same policy in every seat of every deal: 1/P exactly, no interval
+                line.append({"value": 1.0 / players, "lo": 1.0 / players, "hi": 1.0 / players,
+                             "n": e.n, "deals": e.clusters, "exact": True})
+            else:
+                line.append({"value": e.value, "lo": e.lo, "hi": e.hi, "n": e.n,
+                             "deals": e.clusters})
+        matrix.append(line)
+    seat1 = {}
+    for i in own:                           # every player of level i: the starting player's share
+        df = play_frame(obj.cs, players, seed_l, deals, [allp[i]], None, engine, game=g.name)
+        seat1[i] = df[df["seat"] == 0].sort_values("game")["win_share"].to_numpy(float)
+        if bar:
+            bar.update(deals)
+    if bar:
+        bar.close()
+    first = []
+    for r in rows:
+        ri, rw = members(r)
+        e = stats.cluster_rate(sum(w * seat1[i] for i, w in zip(ri, rw)), np.arange(deals))
+        first.append({"value": e.value, "lo": e.lo, "hi": e.hi, "n": e.n})
+    names = [lab for lab, _, _ in lv] + (["meta mixture"] if mixture else [])
+    kinds = [k for _, _, k in lv] + (["mixture"] if mixture else [])
+    missing = [k for k, _ in LEVEL_KINDS if k not in kinds and k != "added"
+               and not (k == "best response" and meta_dir is None)]
+    return {"format": FORMAT, "game": g.name, "players": players, "deals": deals,
+            "seed": seed, "deal_seed": seed_l, "engine": engine, "card_set": obj.cs.name,
+            "levels": names, "kinds": kinds, "missing_kinds": missing,
+            "matrix": matrix, "first_player": first,
+            "mixture": None if mixture is None else {k: w for k, (w, _) in mixture.items()},
+            "meta": None if meta_dir is None else str(meta_dir),
+            "seconds": round(time.time() - t0, 1)}
+
+
+# ---------------------------------------------------------------------------
+# Files
+# ---------------------------------------------------------------------------
+def bundled_path(game, players: int) -> Path:
+    """Where ``game``'s bundled ladder at ``players`` players lives."""
+    from .games import get_game
+    g = get_game(game)
+    return (Path(importlib.import_module(g.package).__file__).parent / "data" / "meta"
+            / FILE_NAME.format(game=g.name, players=int(players)))
+
+
+def _number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and np.isfinite(x)
+
+
+def ladder_problem(doc) -> str | None:
+    """What is wrong with a ladder file's content (None: nothing)."""
+    if not isinstance(doc, dict):
+        return "not a JSON object"
+    for key in ("game", "players", "deals", "levels", "matrix", "first_player"):
+        if key not in doc:
+            return f"no {key!r} field"
+    P, names = doc["players"], doc["levels"]
+    if not (isinstance(P, int) and P >= 2):
+        return f"'players' must be a whole number of at least 2, got {P!r}"
+    if not (isinstance(doc["deals"], int) and doc["deals"] >= 1):
+        return f"'deals' must be a whole number of at least 1, got {doc['deals']!r}"
+    if not (isinstance(names, list) and names and all(isinstance(x, str) for x in names)):
+        return "'levels' must be a non-empty list of names"
+    k = len(names)
+    kinds = doc.get("kinds")
+    if kinds is not None and (not isinstance(kinds, list) or len(kinds) != k
+                              or any(x not in KINDS for x in kinds)):
+        return f"'kinds' must list one of {', '.join(KINDS)} per level ({k})"
+    m = doc["matrix"]
+    if not (isinstance(m, list) and len(m) == k and all(isinstance(r, list) and len(r) == k
+                                                        for r in m)):
+        return f"'matrix' must be {k} rows of {k} cells (one per level)"
+    fp = doc["first_player"]
+    if not (isinstance(fp, list) and len(fp) == k):
+        return f"'first_player' must have one entry per level ({k})"
+    for where, c in ([(f"matrix[{i}][{j}]", c) for i, r in enumerate(m) for j, c in enumerate(r)]
+                     + [(f"first_player[{i}]", c) for i, c in enumerate(fp)]):
+        if not isinstance(c, dict) or not all(_number(c.get(f)) for f in ("value", "lo", "hi")):
+            return f"{where} needs numbers value, lo and hi"
+        if not 0 <= c["lo"] <= c["value"] + 1e-9 <= c["hi"] + 2e-9 <= 1 + 3e-9:
+            return (f"{where}: the interval [{c['lo']}, {c['hi']}] must hold the value "
+                    f"{c['value']} within [0, 1]")
+        if not (isinstance(c.get("n"), int) and c["n"] >= 1):
+            return f"{where} needs its sample size n (a whole number of at least 1)"
+    return None
+
+
+def check_ladder(doc, path) -> dict:
+    """``doc`` if it is a ladder file's content, else a UserError naming ``path``."""
+    problem = ladder_problem(doc)
+    if problem:
+        raise UserError(f"{path}: not a skill ladder file ({problem}); regenerate it with "
+                        f"{SCRIPT} (docs/skill-ladder.md)")
+    return doc
+
+
+def read_ladder(path) -> dict:
+    """The checked content of ladder file ``path`` (UserError, one line, otherwise)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such skill ladder file; write one with {SCRIPT}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise UserError(f"{path}: cannot read it ({e.__class__.__name__}: "
+                        f"{getattr(e, 'strerror', None) or e})") from None
+    try:
+        doc = json.loads(text)
+    except ValueError as e:
+        raise UserError(f"{path}: not a skill ladder file (not JSON: {e}); regenerate it "
+                        f"with {SCRIPT} (docs/skill-ladder.md)") from None
+    return check_ladder(doc, path)
+
+
+# ---------------------------------------------------------------------------
+# Tables, text, figure
+# ---------------------------------------------------------------------------
+def _pct(v) -> str:
+    return f"{100 * v:.1f}"
+
+
+def cell_text(c) -> str:
+    return f"{_pct(c['value'])} (exact)" if c.get("exact") else \
+        f"{_pct(c['value'])} [{_pct(c['lo'])}, {_pct(c['hi'])}]"
+
+
+def _kinds(r) -> list:
+    return r.get("kinds") or ["level"] * len(r["levels"])
+
+
+def markdown(r) -> str:
+    """The ladder as a Markdown table with a line saying what it is."""
+    head = "| row vs field | " + " | ".join(r["levels"]) + " | first player wins |"
+    lines = [head, "|" + "---|" * (len(r["levels"]) + 2)]
+    for name, line, fp in zip(r["levels"], r["matrix"], r["first_player"]):
+        lines.append(f"| {name} | " + " | ".join(cell_text(c) for c in line)
+                     + f" | {cell_text(fp)} |")
+    lines.append("\n" + caption(r))
+    return "\n".join(lines)
+
+
+def caption(r) -> str:
+    P = r["players"]
+    n = max(c["n"] for row in r["matrix"] for c in row)
+    return (f"{r['game']}, {P} players, set {r.get('card_set', '?')}: win share % of one row "
+            f"player against {P - 1} of the column (fair {_pct(1 / P)}), 95% intervals "
+            f"clustered by deal, n = {n} player-games per cell on {r['deals']} common deals "
+            f"(seed {r.get('seed')}); first player: {r['deals']} games of the row level against "
+            f"itself, one per deal.")
+
+
+def long_frame(r) -> pd.DataFrame:
+    """One row per cell: row, column, the win rate with its interval, n, deals, fair."""
+    kinds = _kinds(r)
+    rows = []
+    for a, ka, line in zip(r["levels"], kinds, r["matrix"]):
+        for b, kb, c in zip(r["levels"], kinds, line):
+            rows.append({"players": r["players"], "row": a, "row_kind": ka, "column": b,
+                         "column_kind": kb, "win_rate": c["value"], "win_lo": c["lo"],
+                         "win_hi": c["hi"], "n": c["n"], "deals": c.get("deals", r["deals"]),
+                         "exact": bool(c.get("exact", False)), "fair": 1 / r["players"]})
+    return pd.DataFrame(rows)
+
+
+def wide_frame(r) -> pd.DataFrame:
+    """The matrix as text cells ("52.1 [49.1, 55.2]"), a column per opposing level."""
+    rows = []
+    for a, line, fp in zip(r["levels"], r["matrix"], r["first_player"]):
+        d = {"one player of": a}
+        d.update({f"vs {b}": cell_text(c) for b, c in zip(r["levels"], line)})
+        d["first player wins"] = cell_text(fp)
+        rows.append(d)
+    return pd.DataFrame(rows)
+
+
+def exploit_rows(game) -> dict:
+    """``{(players, target): row}`` of the game's bundled exploitability table."""
+    from .report_exploit import load_table, table_frame
+    doc = load_table(game)
+    if doc is None or not doc["rows"]:
+        return {}
+    return {(int(x.players), x.target): x for x in table_frame(doc).itertuples()}
+
+
+def _exploit_target(r, i) -> str:
+    """The bundled policy name a level stands for in the exploitability table."""
+    kind = _kinds(r)[i]
+    if kind == "mixture":
+        return f"meta-{r['players']}p"
+    return r["levels"][i]
+
+
+def level_frame(r, exploit=None) -> pd.DataFrame:
+    """Per level: its kind, the first player's win rate with its interval, the level's
+    mean share against every other level, and what a best response wins against it
+    (the bundled exploitability table, where it has the level)."""
+    exploit = exploit or {}
+    P, rows = r["players"], []
+    m = r["matrix"]
+    for i, (name, kind, fp) in enumerate(zip(r["levels"], _kinds(r), r["first_player"])):
+        others = [m[i][j]["value"] for j in range(len(m)) if j != i]
+        x = exploit.get((P, _exploit_target(r, i)))
+        rows.append({"players": P, "level": name, "kind": kind,
+                     "seat1_win": fp["value"], "seat1_win_lo": fp["lo"],
+                     "seat1_win_hi": fp["hi"], "n_first": fp["n"], "fair": 1 / P,
+                     "mean_win_rate_vs_others": float(np.mean(others)) if others else np.nan,
+                     "br_target": None if x is None else x.target,
+                     "br_win_rate": np.nan if x is None else x.win_share,
+                     "br_win_rate_lo": np.nan if x is None else x.win_lo,
+                     "br_win_rate_hi": np.nan if x is None else x.win_hi,
+                     "br_n": None if x is None else int(x.n)})
+    return pd.DataFrame(rows)
+
+
+def figure(r):
+    """A heatmap of the matrix: the win share % of one row player against the column's
+    field, coloured around the fair share; lines between kinds of level."""
+    from matplotlib.colors import TwoSlopeNorm
+    from vale_sim.report import _new_fig
+    k, P = len(r["levels"]), r["players"]
+    vals = np.array([[c["value"] for c in row] for row in r["matrix"]])
+    fig, ax = _new_fig(1.2 + 0.55 * k, 0.9 + 0.45 * k)
+    im = ax.imshow(100 * vals, cmap="RdBu_r", aspect="auto",
+                   norm=TwoSlopeNorm(vcenter=100 / P, vmin=0, vmax=100))
+    for i in range(k):
+        for j in range(k):
+            v = 100 * vals[i, j]
+            ax.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=7,
+                    color="white" if abs(v - 100 / P) > 30 else "black")
+    labels = r["levels"]
+    ax.set_xticks(range(k), labels, rotation=60, ha="right", fontsize=7)
+    ax.set_yticks(range(k), labels, fontsize=7)
+    kinds = _kinds(r)
+    for i in range(1, k):
+        if kinds[i] != kinds[i - 1]:
+            ax.axhline(i - 0.5, color="k", lw=0.6)
+            ax.axvline(i - 0.5, color="k", lw=0.6)
+    ax.set_xlabel(f"against {P - 1} player{'s' if P > 2 else ''} of")
+    ax.set_ylabel("one player of")
+    ax.set_title(f"{P} players: win share % (fair {100 / P:.0f})", fontsize=9)
+    fig.colorbar(im, ax=ax, shrink=0.8)
+    return fig
+
+
+def reading(r) -> str:
+    """One sentence computed from the numbers: the strongest level against the weakest,
+    against the strongest other, and the spread of the first player's rate."""
+    m, names, P = r["matrix"], r["levels"], r["players"]
+    k = len(names)
+    if k < 2:
+        return f"{P} players: one level only."
+    top = k - 1
+    weak = 0
+    others = [j for j in range(k) if j != top and not m[top][j].get("exact")]
+    # the strongest other level: the one the top level beats least
+    close = min(others, key=lambda j: m[top][j]["value"]) if others else 0
+    fp = [c["value"] for c in r["first_player"]]
+    return (f"{P} players: one `{names[top]}` player against {P - 1} `{names[weak]}` wins "
+            f"{cell_text(m[top][weak])}%, against {P - 1} `{names[close]}` (its closest "
+            f"rival) {cell_text(m[top][close])}% (fair {_pct(1 / P)}); the first player "
+            f"wins {_pct(min(fp))}-{_pct(max(fp))}% across the levels "
+            f"(n = {r['first_player'][0]['n']} games each).")
+
+
+def section_parts(game) -> tuple[str, list, dict, list, dict]:
+    """(title, paragraphs, tables, figures, top tables) of the report's skill-ladder
+    section of ``game``, from the bundled ladder files (plays no game)."""
+    from .games import get_game
+    g = get_game(game)
+    title = "How much does skill matter? The skill ladder"
+    exploit = exploit_rows(g.name)
+    paras = [f"Precomputed by `{SCRIPT}` (the command of each player count below; not "
+             f"recomputed by this report).  Each cell: the win share of **one** player of the "
+             f"row's level against P - 1 players of the column's level, every seat of every "
+             f"deal, on the same deals for every cell; 95% intervals clustered by deal, one "
+             f"interval per cell (no correction across cells).  A level against itself is "
+             f"1/P exactly.  Levels weakest first: random buying → presets → lookahead → "
+             f"the optimised bot → best responses of the meta run → its equilibrium mixture "
+             f"(the bundled `meta-{{P}}p` field).  \"First player wins\": every player of the "
+             f"row's level, the starting player's win share (fair 1/P).  The exploitability "
+             f"columns: what a best response found by `vale-sim exploit` wins against the "
+             f"level (the bundled table of the next section), where that table has it.  "
+             f"docs/skill-ladder.md."]
+    tables, figures, top, missing = {}, [], {}, []
+    for P in g.players:
+        path = bundled_path(g.name, P)
+        if not path.is_file():
+            missing.append(P)
+            continue
+        try:
+            r = read_ladder(path)
+        except UserError as e:
+            paras.append(f"**{P} players: not shown.** {e}")
+            continue
+        absent = r.get("missing_kinds") or []
+        note = (f"  No {', no '.join(absent)} level: {g.title} has none."
+                if absent else "")
+        paras.append(f"**{P} players** (`{r.get('command', SCRIPT)}`; {r['deals']} common "
+                     f"deals, seed {r.get('seed')}): " + reading(r) + note)
+        top[f"skill_ladder_{P}p"] = wide_frame(r)
+        tables[f"skill_ladder_{P}p_cells"] = long_frame(r)
+        lf = level_frame(r, exploit)
+        tables[f"skill_ladder_{P}p_levels"] = lf
+        figures.append((f"skill_ladder_{P}p", figure(r), caption(r)))
+        for row in lf[lf.br_target.notna() & lf.kind.isin(["optimized", "mixture"])].itertuples():
+            paras.append(f"At {P} players a best response beats `{row.br_target}` "
+                         f"{_pct(row.br_win_rate)}% [{_pct(row.br_win_rate_lo)}, "
+                         f"{_pct(row.br_win_rate_hi)}] (fair {_pct(1 / P)}%, n = {row.br_n} "
+                         f"player-games on held-out deals).")
+    if missing:
+        paras.append(f"No bundled ladder at {', '.join(map(str, missing))} players "
+                     f"({FILE_NAME.format(game=g.name, players='P')} missing): run `{SCRIPT} "
+                     f"--game {g.name} --players P` (docs/skill-ladder.md).")
+    return title, paras, tables, figures, top
