@@ -20,6 +20,9 @@ with nothing for a game is left out and the ladder says so):
   at several budgets), in the order given;
 * ``best response`` -- the best responses ``br*`` of a ``vale-sim meta`` run
   (``meta_dir``), in the run's order;
+* ``other count`` -- the bundled fields of the other player counts (``optimized-{N}p``,
+  ``meta-{N}p`` for ``N != P``): strong policies the meta run at ``P`` may not have
+  met, a check on its equilibrium;
 * ``mixture`` -- that run's equilibrium mixture (``mixture.json``).
 
 To add a kind of level for every game, insert ``(kind, provider)`` into
@@ -101,7 +104,9 @@ def _added(g, players, cs, opts):
             pol = g.resolve_baseline(spec, players, cs)
         except ValueError as e:
             raise UserError(f"--level {spec}: {e}") from None
-        out.append((Path(spec).stem if str(spec).endswith(".toml") else str(spec), pol))
+        label = (Path(spec).stem if isinstance(spec, str) and spec.endswith(".toml")
+                 else spec if isinstance(spec, str) else getattr(pol, "name", str(spec)))
+        out.append((label, pol))
     return out
 
 
@@ -123,10 +128,29 @@ def _best_responses(g, players, cs, opts):
             if name.startswith("br")]
 
 
+def _other_counts(g, players, cs, opts):
+    out = []
+    for base in ("optimized", "meta"):
+        for n in g.players:
+            if n != players:
+                try:
+                    out.append((f"{base}-{n}p", g.resolve_baseline(f"{base}-{n}p", players, cs)))
+                except ValueError:       # not bundled for this game
+                    pass
+    return out
+
+
 #: (kind, provider) weakest first; see the module docstring.
 LEVEL_KINDS = [("random", _random), ("preset", _presets), ("lookahead", _lookahead),
                ("optimized", _optimized), ("added", _added),
-               ("best response", _best_responses)]
+               ("best response", _best_responses), ("other count", _other_counts)]
+#: Why a game has no level of a kind (the report says so).
+WHY_MISSING = {"random": "the game's policy has no random-buying field (explore_permille)",
+               "lookahead": "the game has no lookahead preset",
+               "optimized": "the game bundles no optimized-{P}p policy",
+               "best response": "no vale-sim meta run was given (--meta)",
+               "other count": "the game bundles no optimized-{{N}}p / meta-{{N}}p field for "
+                              "another player count"}
 #: Every kind a ladder file may name (the mixture is the last level, not a provider).
 KINDS = tuple(k for k, _ in LEVEL_KINDS) + ("mixture",)
 
@@ -503,9 +527,8 @@ def section_parts(game) -> tuple[str, list, dict, list, dict]:
         except UserError as e:
             paras.append(f"**{P} players: not shown.** {e}")
             continue
-        absent = r.get("missing_kinds") or []
-        note = (f"  No {', no '.join(absent)} level: {g.title} has none."
-                if absent else "")
+        absent = [k for k in r.get("missing_kinds") or [] if k in WHY_MISSING]
+        note = "".join(f"  No {k} level: {WHY_MISSING[k].format(P=P)}." for k in absent)
         paras.append(f"**{P} players** (`{r.get('command', SCRIPT)}`; {r['deals']} common "
                      f"deals, seed {r.get('seed')}): " + reading(r) + note)
         top[f"skill_ladder_{P}p"] = wide_frame(r)
@@ -523,3 +546,14 @@ def section_parts(game) -> tuple[str, list, dict, list, dict]:
                      f"({FILE_NAME.format(game=g.name, players='P')} missing): run `{SCRIPT} "
                      f"--game {g.name} --players P` (docs/skill-ladder.md).")
     return title, paras, tables, figures, top
+
+
+def section_skill_ladder(ctx):
+    """The report section "How much does skill matter?": the bundled ladders of the
+    report's game at every player count it plays (plays no game)."""
+    from vale_sim.report import Section, _log
+    title, paras, tables, figures, top = section_parts(ctx.game)
+    for p in paras:
+        if p.startswith("**") and "not shown" in p[:40]:
+            _log(ctx, "  " + p.replace("**", ""))
+    return Section(title, paras, tables, figures, top_tables=top)
