@@ -234,7 +234,7 @@ def ladder(game: str, players: int, deals: int, seed: int, meta_dir=None, engine
             (ri, rw), (ci, cw) = members(r), members(c)
             v = sum(a * b * S(i, j) for i, a in zip(ri, rw) for j, b in zip(ci, cw))
             e = stats.cluster_rate(v.ravel(), clusters)
-            if np.allclose(v.mean(axis=0), 1.0 / players, atol=1e-12):
+            if (ri, list(rw)) == (ci, list(cw)):
                 # the same policy in every seat of every deal: 1/P exactly, no interval
                 line.append({"value": 1.0 / players, "lo": 1.0 / players, "hi": 1.0 / players,
                              "n": e.n, "deals": e.clusters, "exact": True})
@@ -444,7 +444,24 @@ def level_frame(r, exploit=None) -> pd.DataFrame:
                      "br_win_rate_lo": np.nan if x is None else x.win_lo,
                      "br_win_rate_hi": np.nan if x is None else x.win_hi,
                      "br_n": None if x is None else int(x.n)})
-    return pd.DataFrame(rows)
+        j = best_in_ladder(r, i)
+        c = None if j is None else m[j][i]
+        rows[-1].update({"ladder_br": None if j is None else r["levels"][j],
+                         "ladder_br_win_rate": np.nan if c is None else c["value"],
+                         "ladder_br_win_rate_lo": np.nan if c is None else c["lo"],
+                         "ladder_br_win_rate_hi": np.nan if c is None else c["hi"]})
+    df = pd.DataFrame(rows)
+    df["br_n"] = df["br_n"].astype("Int64")
+    return df
+
+
+def best_in_ladder(r, i):
+    """The level that wins most as one player against ``P - 1`` of level ``i`` (the best
+    response *within the ladder*: a lower bound on how exploitable level ``i`` is, up to
+    the choice of the largest of several noisy cells); None if there is no other."""
+    m = r["matrix"]
+    others = [j for j in range(len(m)) if j != i and not m[j][i].get("exact")]
+    return max(others, key=lambda j: m[j][i]["value"]) if others else None
 
 
 def figure(r):
@@ -477,24 +494,68 @@ def figure(r):
     return fig
 
 
-def reading(r) -> str:
-    """One sentence computed from the numbers: the strongest level against the weakest,
-    against the strongest other, and the spread of the first player's rate."""
+def strength_order(r) -> list:
+    """Level indexes by their mean win share against the other levels, strongest first
+    (cells of a level against itself, or against the same policy, left out)."""
+    m, k = r["matrix"], len(r["levels"])
+
+    def mean_vs(i):
+        v = [m[i][j]["value"] for j in range(k) if j != i and not m[i][j].get("exact")]
+        return float(np.mean(v)) if v else 1.0 / r["players"]
+    return sorted(range(k), key=lambda i: (-mean_vs(i), i))
+
+
+def mixture_beaten_by(r) -> list:
+    """Levels that beat the meta mixture significantly: one of them against ``P - 1``
+    mixture players wins more than the fair share (the lower bound above ``1/P``),
+    most first."""
+    kinds = _kinds(r)
+    if "mixture" not in kinds:
+        return []
+    mi = kinds.index("mixture")
+    m, fair = r["matrix"], 1.0 / r["players"]
+    out = [j for j in range(len(m)) if j != mi and not m[j][mi].get("exact")
+           and m[j][mi]["lo"] > fair]
+    return sorted(out, key=lambda j: -m[j][mi]["value"])
+
+
+def reading(r, default=None) -> str:
+    """Sentences computed from the numbers: the strongest level against the weakest,
+    against ``default`` (the game's default policy) and against its closest rival; the
+    spread of the first player's rate; whether a level beats the meta mixture."""
     m, names, P = r["matrix"], r["levels"], r["players"]
     k = len(names)
     if k < 2:
         return f"{P} players: one level only."
-    top = k - 1
-    weak = 0
-    others = [j for j in range(k) if j != top and not m[top][j].get("exact")]
-    # the strongest other level: the one the top level beats least
-    close = min(others, key=lambda j: m[top][j]["value"]) if others else 0
+    order = strength_order(r)
+    top, weak = order[0], order[-1]
+    mean = np.mean([m[top][j]["value"] for j in range(k) if j != top
+                    and not m[top][j].get("exact")])
+    opp = f"{P - 1} player{'s' if P > 2 else ''}"
+    out = [f"the strongest level is `{names[top]}` (mean win share {_pct(mean)}% against "
+           f"the others; fair {_pct(1 / P)}%): one `{names[top]}` player against {opp} of "
+           f"`{names[weak]}` (the weakest) wins {cell_text(m[top][weak])}%"]
+    if default in names and names.index(default) not in (top, weak):
+        d = names.index(default)
+        out.append(f"against {opp} of `{default}` {cell_text(m[top][d])}%")
+    rivals = [j for j in range(k) if j != top and not m[top][j].get("exact")]
+    if rivals:
+        c = min(rivals, key=lambda j: m[top][j]["value"])
+        out.append(f"against its closest rival `{names[c]}` {cell_text(m[top][c])}%")
     fp = [c["value"] for c in r["first_player"]]
-    return (f"{P} players: one `{names[top]}` player against {P - 1} `{names[weak]}` wins "
-            f"{cell_text(m[top][weak])}%, against {P - 1} `{names[close]}` (its closest "
-            f"rival) {cell_text(m[top][close])}% (fair {_pct(1 / P)}); the first player "
-            f"wins {_pct(min(fp))}-{_pct(max(fp))}% across the levels "
-            f"(n = {r['first_player'][0]['n']} games each).")
+    text = (", ".join(out) + f".  The first player wins {_pct(min(fp))}-{_pct(max(fp))}% "
+            f"across the levels (n = {r['first_player'][0]['n']} games each, fair "
+            f"{_pct(1 / P)}%).")
+    beaten = mixture_beaten_by(r)
+    if beaten:
+        mi = _kinds(r).index("mixture")
+        j = beaten[0]
+        text += (f"  **The meta mixture is not an equilibrium of this ladder**: one `{names[j]}` "
+                 f"player against {opp} of the mixture wins {cell_text(m[j][mi])}%"
+                 + (f" ({len(beaten)} levels beat it significantly: "
+                    f"{', '.join('`' + names[x] + '`' for x in beaten)})" if len(beaten) > 1
+                    else "") + ".")
+    return text
 
 
 def section_parts(game) -> tuple[str, list, dict, list, dict]:
@@ -530,17 +591,26 @@ def section_parts(game) -> tuple[str, list, dict, list, dict]:
         absent = [k for k in r.get("missing_kinds") or [] if k in WHY_MISSING]
         note = "".join(f"  No {k} level: {WHY_MISSING[k].format(P=P)}." for k in absent)
         paras.append(f"**{P} players** (`{r.get('command', SCRIPT)}`; {r['deals']} common "
-                     f"deals, seed {r.get('seed')}): " + reading(r) + note)
+                     f"deals, seed {r.get('seed')}): " + reading(r, g.default_policy) + note)
         top[f"skill_ladder_{P}p"] = wide_frame(r)
         tables[f"skill_ladder_{P}p_cells"] = long_frame(r)
         lf = level_frame(r, exploit)
         tables[f"skill_ladder_{P}p_levels"] = lf
         figures.append((f"skill_ladder_{P}p", figure(r), caption(r)))
-        for row in lf[lf.br_target.notna() & lf.kind.isin(["optimized", "mixture"])].itertuples():
-            paras.append(f"At {P} players a best response beats `{row.br_target}` "
+        for row in lf[lf.kind.isin(["optimized", "mixture"])].itertuples():
+            name = row.br_target if isinstance(row.br_target, str) else row.level
+            text = f"At {P} players"
+            if isinstance(row.br_target, str):
+                text += (f" a best response (`vale-sim exploit`) beats `{row.br_target}` "
                          f"{_pct(row.br_win_rate)}% [{_pct(row.br_win_rate_lo)}, "
-                         f"{_pct(row.br_win_rate_hi)}] (fair {_pct(1 / P)}%, n = {row.br_n} "
-                         f"player-games on held-out deals).")
+                         f"{_pct(row.br_win_rate_hi)}] (fair {_pct(1 / P)}%, n = "
+                         f"{int(row.br_n)} player-games on held-out deals); within the ladder")
+            if isinstance(row.ladder_br, str):
+                text += (f" one `{row.ladder_br}` player beats `{name}` "
+                         f"{_pct(row.ladder_br_win_rate)}% [{_pct(row.ladder_br_win_rate_lo)}, "
+                         f"{_pct(row.ladder_br_win_rate_hi)}] (n = {P * r['deals']} "
+                         f"player-games).")
+                paras.append(text)
     if missing:
         paras.append(f"No bundled ladder at {', '.join(map(str, missing))} players "
                      f"({FILE_NAME.format(game=g.name, players='P')} missing): run `{SCRIPT} "
