@@ -143,7 +143,7 @@ def test_the_bundled_ladder_is_complete_and_reproducible_by_its_command(game, pl
         for i in range(k):
             for j in range(k):
                 v = r["matrix"][i][j]["value"] + r["matrix"][j][i]["value"]
-                assert v == pytest.approx(1, abs=0.02), (r["levels"][i], r["levels"][j])
+                assert v == pytest.approx(1, abs=1e-9), (r["levels"][i], r["levels"][j])
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -173,7 +173,10 @@ def test_the_report_section_renders_the_bundled_ladders_with_n_and_intervals(gam
     md = (tmp_path / "report.md").read_text()
     assert "How much does skill matter?" in md and "first player wins" in md
     assert (tmp_path / "figures" / "skill_ladder_3p.png").stat().st_size > 5000
-    assert "a best response beats" in " ".join(sec.paragraphs)
+    # the exploitability of the mixture at 2 players, from the bundled exploit table
+    x = sl.exploit_rows(game)[(2, "meta-2p")]
+    assert (f"a best response (`vale-sim exploit`) beats `meta-2p` {100 * x.win_share:.1f}% "
+            f"[{100 * x.win_lo:.1f}, {100 * x.win_hi:.1f}]") in " ".join(sec.paragraphs)
 
 
 def test_both_reports_list_the_section():
