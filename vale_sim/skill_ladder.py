@@ -606,10 +606,10 @@ def section_parts(game) -> tuple[str, list, dict, list, dict]:
                          f"{_pct(row.br_win_rate_hi)}] (fair {_pct(1 / P)}%, n = "
                          f"{int(row.br_n)} player-games on held-out deals); within the ladder")
             if isinstance(row.ladder_br, str):
-                text += (f" one `{row.ladder_br}` player beats `{name}` "
+                text += (f" the strongest answer to `{name}` is one `{row.ladder_br}` player: "
                          f"{_pct(row.ladder_br_win_rate)}% [{_pct(row.ladder_br_win_rate_lo)}, "
-                         f"{_pct(row.ladder_br_win_rate_hi)}] (n = {P * r['deals']} "
-                         f"player-games).")
+                         f"{_pct(row.ladder_br_win_rate_hi)}] against {P - 1} `{name}` "
+                         f"(n = {P * r['deals']} player-games).")
                 paras.append(text)
     if missing:
         paras.append(f"No bundled ladder at {', '.join(map(str, missing))} players "
