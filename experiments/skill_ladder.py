@@ -14,6 +14,9 @@ gives the same file.  Results: ``--out FILE.json`` (default
 ``results/meta/skill-ladder-{game}-{P}p.json``; an existing file is replaced only if it
 is a ladder file) with the command that wrote it, and a Markdown table on stdout.
 ``--show FILE``: print a ladder file's table (a damaged file: one line, exit 2).
+Interrupted (Ctrl-C), a run keeps the matchups it played in ``FILE.partial.npz`` next to
+``--out``; the same command continues from them (other settings ignore it) and removes
+it once the file is written.
 """
 from __future__ import annotations
 
@@ -27,8 +30,8 @@ if str(ROOT) not in sys.path:
 
 from vale_sim import limits                                     # noqa: E402
 from vale_sim.errors import UserError                           # noqa: E402
-from vale_sim.skill_ladder import (LADDER_TAG, ladder, ladder_problem, markdown,  # noqa: E402,F401
-                                   read_ladder)
+from vale_sim.skill_ladder import (LADDER_TAG, is_checkpoint, ladder,  # noqa: E402,F401
+                                   ladder_problem, markdown, read_ladder)
 
 PROG = "skill_ladder.py"
 
@@ -54,12 +57,22 @@ def parser():
     return ap
 
 
+def checkpoint_path(out: Path) -> Path:
+    """Where an interrupted run keeps its matchups: next to ``--out``; the same command
+    continues from it."""
+    return out.with_name(out.stem + ".partial.npz")
+
+
 def _check_out(out: Path) -> None:
     from vale_sim.io import check_output, read_manifest
     check_output(out, "file", "--out")
     if out.exists() and ladder_problem(read_manifest(out)):
         raise UserError(f"--out {out}: exists and is not a skill ladder file; refusing to "
                         f"replace it (choose another path)")
+    partial = checkpoint_path(out)
+    if partial.exists() and not is_checkpoint(partial):
+        raise UserError(f"{partial}: exists and is not a skill ladder checkpoint; refusing to "
+                        f"replace it (move it, or choose another --out)")
 
 
 def run(argv=None) -> int:
@@ -79,15 +92,17 @@ def run(argv=None) -> int:
     if not a.out:
         out.parent.mkdir(parents=True, exist_ok=True)
     _check_out(out)
+    partial = checkpoint_path(out)
     try:
         r = ladder(g.name, a.players, a.deals, a.seed, a.meta, a.engine, extra=a.level,
-                   progress=not a.no_progress, workers=a.workers)
+                   progress=not a.no_progress, workers=a.workers, checkpoint=partial)
     except g.user_errors as e:          # e.g. a policy file of --meta the game refuses
         raise UserError(str(e).splitlines()[0] if str(e) else repr(e)) from None
     r["command"] = "experiments/skill_ladder.py " + " ".join(
         argv if argv is not None else sys.argv[1:])
     from vale_sim.io import atomic_write
     atomic_write(out, json.dumps(r, indent=1, default=float))
+    partial.unlink(missing_ok=True)          # ours: the matchups are in the file now
     print(markdown(r))
     print(f"wrote {out}")
     return 0
@@ -99,6 +114,10 @@ def main(argv=None) -> int:
     except UserError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted; the matchups played are kept next to --out "
+              f"(*.partial.npz): run the same command to continue", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -261,3 +261,47 @@ def test_bad_options_are_one_line(script, capsys, argv, word):
     assert rc == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and word in err
+
+
+# ---------------------------------------------------------------------------
+# Interrupted runs keep what they played
+# ---------------------------------------------------------------------------
+def test_an_interrupted_ladder_continues_from_its_checkpoint(rps, tmp_path, monkeypatch):
+    from vale_sim import optimize as opt
+    fresh = sl.ladder("rps", 3, 60, 2, engine="reference", extra=[_twin()])
+    real, calls, stop = opt.GameObjective.many_shares, [], [True]
+
+    def breaks(self, pairs, *a, **k):
+        calls.append(len(pairs))
+        if len(calls) == 4 and stop[0]:
+            stop[0] = False
+            raise KeyboardInterrupt
+        return real(self, pairs, *a, **k)
+    ck = tmp_path / "l.partial.npz"
+    monkeypatch.setattr(opt.GameObjective, "many_shares", breaks)
+    with pytest.raises(KeyboardInterrupt):
+        sl.ladder("rps", 3, 60, 2, engine="reference", extra=[_twin()], checkpoint=ck)
+    assert sl.is_checkpoint(ck)
+    kept = sl._load_checkpoint(ck, sl._checkpoint_key(
+        "rps", 3, 60, fresh["deal_seed"], "reference", rps_game.Hands(),
+        [p for _, p, _ in sl.levels(rps_game.GAME, 3, extra=[_twin()])[0]]), 3, 60)
+    assert len(kept) == sum(calls[:3])                # the three chunks played before the stop
+    calls.clear()
+    again = sl.ladder("rps", 3, 60, 2, engine="reference", extra=[_twin()], checkpoint=ck)
+    assert sum(calls) == 12 - len(kept)               # 4 levels: 12 matchups in all
+    for d in (fresh, again):
+        d.pop("seconds")
+    assert again == fresh
+    # another seed does not use it
+    calls.clear()
+    sl.ladder("rps", 3, 60, 9, engine="reference", extra=[_twin()], checkpoint=ck)
+    assert sum(calls) == 12
+
+
+def test_the_script_refuses_a_checkpoint_path_it_did_not_write(script, tmp_path, capsys):
+    out = tmp_path / "l.json"
+    mine = tmp_path / "l.partial.npz"
+    mine.write_text("my notes")
+    assert script.main(["--game", "mystic-vale", "--deals", "1", "--out", str(out)]) == 2
+    assert mine.read_text() == "my notes" and not out.exists()
+    assert "not a skill ladder checkpoint" in capsys.readouterr().err

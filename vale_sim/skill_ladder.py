@@ -182,10 +182,58 @@ def _progress(total: int, show: bool):
                 mininterval=2.0)
 
 
+#: A checkpoint is written at most this often (and when the run is interrupted).
+CHECKPOINT_SECONDS = 15.0
+
+
+def _checkpoint_key(game, players, deals, seed_l, engine, cs, pols) -> str:
+    """What the matchups' games depend on: a checkpoint of other settings is not used."""
+    import hashlib
+    text = json.dumps([game, players, deals, seed_l, engine, cs.digest(),
+                       [repr(p) for p in pols]])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _load_checkpoint(path, key, players, deals) -> dict:
+    """The matchups a checkpoint of the same settings holds ({} if none or other)."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if str(z["key"]) != key:
+                return {}
+            out = {}
+            for i, j in z["pairs"].reshape(-1, 2):
+                a = z[f"s{i}_{j}"]
+                if a.shape == (players, deals):
+                    out[(int(i), int(j))] = a
+            return out
+    except (OSError, ValueError, KeyError, EOFError):
+        return {}
+
+
+def is_checkpoint(path) -> bool:
+    """``path`` is a checkpoint of :func:`ladder` (of any settings)."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return {"key", "pairs"} <= set(z.files)
+    except (OSError, ValueError, EOFError):
+        return False
+
+
+def _save_checkpoint(path, key, sh) -> None:
+    from .io import atomic_path
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as f:
+            np.savez(f, key=np.array(key), pairs=np.array(sorted(sh), dtype=np.int64),
+                     **{f"s{i}_{j}": np.asarray(v, float) for (i, j), v in sh.items()})
+
+
 def ladder(game: str, players: int, deals: int, seed: int, meta_dir=None, engine="fast",
-           extra=(), progress: bool = False, workers: int = 1) -> dict:
+           extra=(), progress: bool = False, workers: int = 1, checkpoint=None) -> dict:
     """The ladder of ``game`` at ``players`` players on ``deals`` deals of ``seed``
-    (the file's content, :func:`check_ladder`'s format)."""
+    (the file's content, :func:`check_ladder`'s format).  ``checkpoint``: a file that
+    keeps the matchups played so far when the run is interrupted (and every
+    :data:`CHECKPOINT_SECONDS`); a run with the same settings and policies starts from
+    it and gives the same result.  The caller removes it when done."""
     from . import optimize as opt
     from .games import get_game
     from .tournament import play_frame
@@ -210,12 +258,25 @@ def ladder(game: str, players: int, deals: int, seed: int, meta_dir=None, engine
     pairs = [(i, j) for i in range(n) for j in range(n) if i != j]
     own = sorted(set(range(len(pols))) | set(member_at))
     bar = _progress(len(pairs) * players * deals + len(own) * deals, progress)
+    key = _checkpoint_key(g.name, players, deals, seed_l, engine, obj.cs, allp)
+    sh = _load_checkpoint(checkpoint, key, players, deals) if checkpoint else {}
+    if bar and sh:
+        bar.update(len(sh) * players * deals)
+    todo = [p for p in pairs if p not in sh]
+    step, saved = max(1, 2 * workers), time.time()
     try:
-        shares = obj.many_shares([(allp[i], allp[j]) for i, j in pairs], seed_l, deals,
-                                 on_games=bar.update if bar else None)
+        for k in range(0, len(todo), step):
+            chunk = todo[k:k + step]
+            shares = obj.many_shares([(allp[i], allp[j]) for i, j in chunk], seed_l, deals,
+                                     on_games=bar.update if bar else None)
+            sh.update(zip(chunk, shares))
+            if checkpoint and time.time() - saved > CHECKPOINT_SECONDS:
+                _save_checkpoint(checkpoint, key, sh)
+                saved = time.time()
     finally:
         obj.close()
-    sh = dict(zip(pairs, shares))
+        if checkpoint and sh and len(sh) < len(pairs):     # interrupted: keep what was played
+            _save_checkpoint(checkpoint, key, sh)
     fair = np.full((players, deals), 1.0 / players)
 
     def S(i, j):
