@@ -113,6 +113,48 @@ def test_the_level_kinds_are_extensible(rps, monkeypatch):
     assert mix is None
 
 
+def test_a_cell_is_the_deal_clustered_share_of_its_games(rps):
+    """The cell of (paper, rock) at 3 players: the win share of one paper player over the
+    3 seatings of each deal, with the interval clustered by deal, from the games
+    themselves (tournament.focal_shares)."""
+    import numpy as np
+    from vale_sim import optimize as opt
+    from vale_sim import stats
+    from vale_sim.tournament import focal_shares
+    r = sl.ladder("rps", 3, 150, 4, engine="reference")
+    c = _cells(r)[("paper", "rock")]
+    sh, _ = focal_shares(rps_game.Hands(), 3, opt.derived_seed(4, sl.LADDER_TAG), 150,
+                         rps_game.PRESETS["paper"], rps_game.PRESETS["rock"], engine="reference",
+                         game="rps")
+    e = stats.cluster_rate(sh.ravel(), np.tile(np.arange(150), 3))
+    assert (c["value"], c["lo"], c["hi"], c["n"], c["deals"]) == pytest.approx(
+        (e.value, e.lo, e.hi, 450, 150))
+    naive = stats.cluster_rate(sh.ravel())            # as if the 450 games were independent
+    assert (naive.lo, naive.hi) != pytest.approx((c["lo"], c["hi"]))
+
+
+def test_a_mixed_mixture_weights_its_members(rps, tmp_path):
+    """A 0.25 / 0.75 mixture of rock and paper: as a column, the row's shares against
+    each member weighted; as a row, the members' shares weighted."""
+    meta = tmp_path / "meta"
+    meta.mkdir()
+    (meta / "mixture.json").write_text(json.dumps({
+        "files": {"rock": "rock.toml", "paper": "paper.toml"},
+        "mixture": {"rock": 0.25, "paper": 0.75}}))
+    (meta / "rock.toml").write_text('base = "rock"\nname = "rock"\n')
+    (meta / "paper.toml").write_text('base = "paper"\nname = "paper"\nthrow = 1\n')
+    r = sl.ladder("rps", 3, 120, 6, meta_dir=meta, engine="reference")
+    m = _cells(r)
+    assert r["mixture"] == {"rock": 0.25, "paper": 0.75}
+    for lv in ("rock", "paper", "scissors"):
+        want = 0.25 * m[(lv, "rock")]["value"] + 0.75 * m[(lv, "paper")]["value"]
+        assert m[(lv, "meta mixture")]["value"] == pytest.approx(want, abs=1e-12)
+    want = 0.25 * m[("rock", "scissors")]["value"] + 0.75 * m[("paper", "scissors")]["value"]
+    assert m[("meta mixture", "scissors")]["value"] == pytest.approx(want, abs=1e-12)
+    assert not m[("meta mixture", "rock")].get("exact")
+    assert m[("meta mixture", "meta mixture")]["exact"]
+
+
 # ---------------------------------------------------------------------------
 # The bundled files and the report section
 # ---------------------------------------------------------------------------
