@@ -516,6 +516,26 @@ def level_frame(r, exploit=None) -> pd.DataFrame:
     return df
 
 
+def summary_frame(lf: pd.DataFrame, P: int, deals: int) -> pd.DataFrame:
+    """:func:`level_frame` as text cells with their intervals: per level, the first
+    player's win rate and the two best responses (exploit's and the ladder's)."""
+    def iv(v, lo, hi):
+        return "–" if not np.isfinite(v) else f"{_pct(v)} [{_pct(lo)}, {_pct(hi)}]"
+    rows = []
+    for x in lf.itertuples():
+        rows.append({
+            "level": x.level, "kind": x.kind,
+            f"first player wins, % (n = {deals}; fair {_pct(1 / P)})":
+                iv(x.seat1_win, x.seat1_win_lo, x.seat1_win_hi),
+            "a best response (vale-sim exploit) wins, %":
+                iv(x.br_win_rate, x.br_win_rate_lo, x.br_win_rate_hi)
+                + ("" if pd.isna(x.br_n) else f" (n = {int(x.br_n)})"),
+            "strongest answer in the ladder": x.ladder_br or "–",
+            f"it wins, % (n = {P * deals})":
+                iv(x.ladder_br_win_rate, x.ladder_br_win_rate_lo, x.ladder_br_win_rate_hi)})
+    return pd.DataFrame(rows)
+
+
 def best_in_ladder(r, i):
     """The level that wins most as one player against ``P - 1`` of level ``i`` (the best
     response *within the ladder*: a lower bound on how exploitable level ``i`` is, up to
@@ -657,6 +677,7 @@ def section_parts(game) -> tuple[str, list, dict, list, dict]:
         tables[f"skill_ladder_{P}p_cells"] = long_frame(r)
         lf = level_frame(r, exploit)
         tables[f"skill_ladder_{P}p_levels"] = lf
+        top[f"skill_ladder_{P}p_by_level"] = summary_frame(lf, P, r["deals"])
         figures.append((f"skill_ladder_{P}p", figure(r), caption(r)))
         for row in lf[lf.kind.isin(["optimized", "mixture"])].itertuples():
             name = row.br_target if isinstance(row.br_target, str) else row.level
