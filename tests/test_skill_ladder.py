@@ -353,3 +353,17 @@ def test_the_script_refuses_a_checkpoint_path_it_did_not_write(script, tmp_path,
     assert script.main(["--game", "mystic-vale", "--deals", "1", "--out", str(out)]) == 2
     assert mine.read_text() == "my notes" and not out.exists()
     assert "not a skill ladder checkpoint" in capsys.readouterr().err
+
+
+def test_the_bundled_ladders_ship_in_a_wheel():
+    """pyproject's package-data holds a pattern that matches every bundled ladder file
+    (the report reads them from the installed package)."""
+    import fnmatch
+    import tomllib
+    pats = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]["vale_sim"]
+    for game in GAMES:
+        for P in (2, 3, 4):
+            rel = sl.bundled_path(game, P).relative_to(ROOT / "vale_sim").as_posix()
+            assert any(fnmatch.fnmatchcase(rel, p) and rel.count("/") == p.count("/")
+                       for p in pats), rel
