@@ -264,11 +264,13 @@ def _break(doc, how):
         doc["matrix"][3] = doc["matrix"][3][:-1]
     elif how == "a list":
         doc = [doc]
+    elif how == "kinds short":
+        doc["kinds"] = doc["kinds"][:-1]
     return json.dumps(doc)
 
 
 @pytest.mark.parametrize("how", ["not json", "no matrix", "lo above value", "no n", "ragged",
-                                 "a list"])
+                                 "a list", "kinds short"])
 def test_a_damaged_ladder_file_is_one_line_and_exit_2(script, tmp_path, capsys, how):
     bad = tmp_path / "ladder.json"
     bad.write_text(_break(_good(), how))

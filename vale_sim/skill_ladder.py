@@ -361,8 +361,8 @@ def ladder_problem(doc) -> str | None:
     k = len(names)
     kinds = doc.get("kinds")
     if kinds is not None and (not isinstance(kinds, list) or len(kinds) != k
-                              or any(x not in KINDS for x in kinds)):
-        return f"'kinds' must list one of {', '.join(KINDS)} per level ({k})"
+                              or not all(isinstance(x, str) and x for x in kinds)):
+        return f"'kinds' must name one kind per level ({k}; e.g. {', '.join(KINDS)})"
     m = doc["matrix"]
     if not (isinstance(m, list) and len(m) == k and all(isinstance(r, list) and len(r) == k
                                                         for r in m)):
