@@ -111,6 +111,10 @@ def test_the_level_kinds_are_extensible(rps, monkeypatch):
                                           ("scissors", "preset"), ("search-k2", "search"),
                                           ("rock-twin", "added")]
     assert mix is None
+    # its ladder file passes the check and renders, with the new kind recorded
+    r = sl.ladder("rps", 2, 50, 0, engine="reference")
+    assert sl.check_ladder(r, "x")["kinds"][3] == "search"
+    assert "search-k2" in sl.markdown(r) and len(sl.wide_frame(r)) == 4
 
 
 def test_a_cell_is_the_deal_clustered_share_of_its_games(rps):
