@@ -1,183 +1,123 @@
-"""The skill ladder: how much does good play matter? (issue 26; docs/meta.md §6)
+"""The skill ladder: how much does good play matter? (issue 26; docs/skill-ladder.md)
 
     PYTHONPATH=. .venv/bin/python experiments/skill_ladder.py --game mystic-vale --players 2 \\
-        --meta results/meta/mystic-vale-2p --deals 500
+        --meta vale_sim/games/mystic_vale/data/meta/2p --deals 2000 \\
+        --out vale_sim/games/mystic_vale/data/meta/skill-ladder-mystic-vale-2p.json
+    PYTHONPATH=. .venv/bin/python experiments/skill_ladder.py --show FILE.json
 
-Levels, weakest first: ``random`` (the game's default policy buying at random, when its
-policy has an ``explore_permille`` field), the presets (``lookahead`` last among them when
-the game has it), ``optimized-{P}p`` (when bundled), the best responses of a ``vale-sim
-meta`` run (``--meta DIR``: its population's ``br*`` members) and that run's mixture.
-
-The matrix: cell (row i, column j) is the win share of ONE player of level i against
-``P - 1`` players of level j, every seat of every deal (the ``P`` rotations), on the same
-``--deals`` deals of one seed for every cell, with a 95% interval clustered by deal
-(:func:`vale_sim.stats.cluster_rate`).  The mixture as a row: ``sum_k x_k`` times member
-k's share (its expected share when a member is drawn per deal); as a column: the row
-against a field of one member drawn per deal (``sum_k x_k`` times the row's share against
-k); the per-unit weighted shares are what the interval is computed from.  The first-player
-win rate of a level: all ``P`` players of that level, the win share of the starting player
-(seat 1) over ``--deals`` games (one per deal; 1/P would be no seat advantage).  Results:
-``--out FILE.json`` (default ``results/meta/skill-ladder-{game}-{P}p.json``) and a Markdown
-table on stdout.
+The levels, the matrix, the first player's win rate and the file format are those of
+:mod:`vale_sim.skill_ladder` (weakest first: random -> presets -> lookahead ->
+``optimized-{P}p`` -> ``--level`` policies -> the best responses of ``--meta`` -> its
+mixture; a kind the game lacks is left out and recorded in ``missing_kinds``).  Every
+cell on the same ``--deals`` deals of ``SeedSequence([--seed, 11])``: the same command
+gives the same file.  Results: ``--out FILE.json`` (default
+``results/meta/skill-ladder-{game}-{P}p.json``; an existing file is replaced only if it
+is a ladder file) with the command that wrote it, and a Markdown table on stdout.
+``--show FILE``: print a ladder file's table (a damaged file: one line, exit 2).
+Interrupted (Ctrl-C), a run keeps the matchups it played in ``FILE.partial.npz`` next to
+``--out``; the same command continues from them (other settings ignore it) and removes
+it once the file is written.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-import time
-from dataclasses import fields, replace
 from pathlib import Path
 
-import numpy as np
-
-from vale_sim import optimize as opt
-from vale_sim import stats
-from vale_sim.games import get_game
-from vale_sim.io import atomic_write, read_manifest
-
 ROOT = Path(__file__).resolve().parent.parent
-LADDER_TAG = 11          # SeedSequence([seed, 11]): the ladder's deals
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from vale_sim import limits                                     # noqa: E402
+from vale_sim.errors import UserError                           # noqa: E402
+from vale_sim.skill_ladder import (LADDER_TAG, is_checkpoint, ladder,  # noqa: E402,F401
+                                   ladder_problem, markdown, read_ladder)
+
+PROG = "skill_ladder.py"
 
 
-def levels(g, players: int, meta_dir=None, cs=None) -> tuple[list, dict | None]:
-    """[(label, policy)] weakest first, and the meta mixture {member name: weight}."""
-    out = []
-    base = g.resolve_baseline(g.default_policy, players, cs)
-    if "explore_permille" in {f.name for f in fields(base)}:
-        out.append(("random", replace(base, name="random", explore_permille=1000)))
-    presets = [p for p in g.presets if p != "lookahead"]
-    presets += [p for p in g.presets if p == "lookahead"]
-    for name in presets:
-        out.append((name, g.resolve_baseline(name, players, cs)))
-    try:
-        out.append(("optimized", g.resolve_baseline("optimized-{P}p", players, cs)))
-    except ValueError:
-        pass
-    mixture = None
-    if meta_dir is not None:
-        m = read_manifest(Path(meta_dir) / "mixture.json")
-        if not m:
-            raise SystemExit(f"--meta {meta_dir}: no mixture.json of vale-sim meta in it")
-        files = m["files"]
-        for name, f in files.items():
-            if name.startswith("br"):
-                out.append((name, g.get_policy(str(Path(meta_dir) / f))))
-        mixture = {}
-        for name, w in m["mixture"].items():
-            if w > 1e-9:
-                mixture[name] = (w, g.get_policy(str(Path(meta_dir) / files[name])))
-    return out, mixture
-
-
-def ladder(game: str, players: int, deals: int, seed: int, meta_dir=None, engine="fast"):
-    g = get_game(game)
-    obj = opt.GameObjective(None, players, deals, None, engine, 1, None, g.name)
-    lv, mixture = levels(g, players, meta_dir, obj.cs)
-    pols = [p for _, p in lv]
-    labels = [lab for lab, _ in lv]
-    mix_pols = [] if mixture is None else [p for _, p in mixture.values()]
-    mix_w = np.array([] if mixture is None else [w for w, _ in mixture.values()])
-    allp = pols + mix_pols
-    seed_l = opt.derived_seed(seed, LADDER_TAG)
-    n = len(allp)
-    pairs = [(i, j) for i in range(n) for j in range(n) if i != j]
-    try:
-        sh = dict(zip(pairs, obj.many_shares([(allp[i], allp[j]) for i, j in pairs], seed_l,
-                                              deals)))
-    finally:
-        obj.close()
-    fair = np.full((players, deals), 1.0 / players)
-
-    def S(i, j):
-        return fair if i == j else sh[(i, j)]
-    k0 = len(pols)
-    rows = list(range(k0)) + (["mixture"] if mixture else [])
-
-    def cell(r, c):
-        ri = [r] if r != "mixture" else list(range(k0, n))
-        rw = [1.0] if r != "mixture" else mix_w
-        ci = [c] if c != "mixture" else list(range(k0, n))
-        cw = [1.0] if c != "mixture" else mix_w
-        return sum(a * b * S(i, j) for i, a in zip(ri, rw) for j, b in zip(ci, cw))
-
-    clusters = np.tile(np.arange(deals), players)
-    names = labels + (["meta mixture"] if mixture else [])
-    matrix = []
-    for r in rows:
-        line = []
-        for c in rows:
-            v = cell(r, c)
-            e = stats.cluster_rate(v.ravel(), clusters)
-            if np.allclose(v.mean(axis=0), 1.0 / players, atol=1e-12):
-                # a level against itself: every seat of every deal, 1/P exactly (no interval)
-                line.append({"value": 1.0 / players, "lo": 1.0 / players, "hi": 1.0 / players,
-                             "n": e.n, "deals": e.clusters, "exact": True})
-                continue
-            line.append({"value": e.value, "lo": e.lo, "hi": e.hi, "n": e.n, "deals": e.clusters})
-        matrix.append(line)
-    # the first player's win rate at each level (all players of that level)
-    from vale_sim.tournament import play_frame
-    first = []
-    for r in rows:
-        if r == "mixture":
-            rates = []
-            for w, (i, p) in zip(mix_w, enumerate(mix_pols)):
-                df = play_frame(obj.cs, players, seed_l, deals, [p], None, engine, game=g.name)
-                rates.append((w, df[df["seat"] == 0].sort_values("game")["win_share"].to_numpy(float)))
-            vals = sum(w * v for w, v in rates)
-        else:
-            df = play_frame(obj.cs, players, seed_l, deals, [allp[r]], None, engine,
-                            game=g.name)
-            vals = df[df["seat"] == 0].sort_values("game")["win_share"].to_numpy(float)
-        e = stats.cluster_rate(vals, np.arange(deals))
-        first.append({"value": e.value, "lo": e.lo, "hi": e.hi, "n": e.n})
-    return {"game": g.name, "players": players, "deals": deals, "seed": seed,
-            "deal_seed": seed_l, "card_set": obj.cs.name, "levels": names,
-            "matrix": matrix, "first_player": first,
-            "mixture": None if mixture is None else {k: w for k, (w, _) in mixture.items()},
-            "meta": None if meta_dir is None else str(meta_dir)}
-
-
-def markdown(r) -> str:
-    pct = lambda v: f"{100 * v:.1f}"                                         # noqa: E731
-    head = "| row vs field | " + " | ".join(r["levels"]) + " | first player wins |"
-    lines = [head, "|" + "---|" * (len(r["levels"]) + 2)]
-    for name, line, fp in zip(r["levels"], r["matrix"], r["first_player"]):
-        cells = [f"{pct(c['value'])} (exact)" if c.get("exact") else
-                 f"{pct(c['value'])} [{pct(c['lo'])}, {pct(c['hi'])}]" for c in line]
-        lines.append(f"| {name} | " + " | ".join(cells)
-                     + f" | {pct(fp['value'])} [{pct(fp['lo'])}, {pct(fp['hi'])}] |")
-    n = r["matrix"][0][-1]["n"]
-    lines.append(f"\n{r['game']}, {r['players']} players, set {r['card_set']}: win share % of "
-                 f"one row player against {r['players'] - 1} of the column, 95% intervals "
-                 f"clustered by deal, n = {n} player-games per cell on {r['deals']} common "
-                 f"deals (seed {r['deal_seed']}); the first-player column: {r['deals']} games "
-                 f"of the row level against itself (fair {pct(1 / r['players'])}).")
-    return "\n".join(lines)
-
-
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parser():
+    ap = limits.Parser(prog=PROG, description=__doc__.splitlines()[0])
     ap.add_argument("--game", default="mystic-vale")
-    ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
-    ap.add_argument("--deals", type=int, default=500)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--meta", default=None, help="a vale-sim meta --out folder")
+    ap.add_argument("--players", type=limits.int_range(2, 4, "of players"), default=2)
+    ap.add_argument("--deals", type=limits.count(1, "deals"), default=500,
+                    help="common deals of every cell (each cell plays P x deals games)")
+    ap.add_argument("--seed", type=limits.seed, default=0)
+    ap.add_argument("--meta", default=None, help="a vale-sim meta --out folder: its best "
+                    "responses and mixture are the top levels")
+    ap.add_argument("--level", action="append", default=[], metavar="NAME|FILE",
+                    help="a further level (a preset, bundled policy or policy file), placed "
+                    "after the optimised bot and before the best responses; repeatable")
     ap.add_argument("--engine", default="fast", choices=("fast", "reference"))
+    ap.add_argument("--workers", type=limits.count(1, "workers", cap=256), default=1)
     ap.add_argument("--out", default=None)
-    a = ap.parse_args(argv)
-    t0 = time.time()
-    r = ladder(a.game, a.players, a.deals, a.seed, a.meta, a.engine)
-    r["seconds"] = round(time.time() - t0, 1)
-    r["command"] = "experiments/skill_ladder.py " + " ".join(sys.argv[1:])
+    ap.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    ap.add_argument("--show", default=None, metavar="FILE",
+                    help="print the table of a ladder file and stop")
+    return ap
+
+
+def checkpoint_path(out: Path) -> Path:
+    """Where an interrupted run keeps its matchups: next to ``--out``; the same command
+    continues from it."""
+    return out.with_name(out.stem + ".partial.npz")
+
+
+def _check_out(out: Path) -> None:
+    from vale_sim.io import check_output, read_manifest
+    check_output(out, "file", "--out")
+    if out.exists() and ladder_problem(read_manifest(out)):
+        raise UserError(f"--out {out}: exists and is not a skill ladder file; refusing to "
+                        f"replace it (choose another path)")
+    partial = checkpoint_path(out)
+    if partial.exists() and not is_checkpoint(partial):
+        raise UserError(f"{partial}: exists and is not a skill ladder checkpoint; refusing to "
+                        f"replace it (move it, or choose another --out)")
+
+
+def run(argv=None) -> int:
+    a = parser().parse_args(argv)
+    if a.show:
+        print(markdown(read_ladder(a.show)))
+        return 0
+    from vale_sim.games import get_game
+    try:
+        g = get_game(a.game)
+    except ValueError as e:
+        raise UserError(f"--game: {e}") from None
+    if a.players not in g.players:
+        raise UserError(f"--players must be one of {g.players} for {g.title} (got {a.players})")
     out = Path(a.out) if a.out else ROOT / "results" / "meta" / \
-        f"skill-ladder-{a.game}-{a.players}p.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
+        f"skill-ladder-{g.name}-{a.players}p.json"
+    if not a.out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    _check_out(out)
+    partial = checkpoint_path(out)
+    try:
+        r = ladder(g.name, a.players, a.deals, a.seed, a.meta, a.engine, extra=a.level,
+                   progress=not a.no_progress, workers=a.workers, checkpoint=partial)
+    except g.user_errors as e:          # e.g. a policy file of --meta the game refuses
+        raise UserError(str(e).splitlines()[0] if str(e) else repr(e)) from None
+    r["command"] = "experiments/skill_ladder.py " + " ".join(
+        argv if argv is not None else sys.argv[1:])
+    from vale_sim.io import atomic_write
     atomic_write(out, json.dumps(r, indent=1, default=float))
+    partial.unlink(missing_ok=True)          # ours: the matchups are in the file now
     print(markdown(r))
     print(f"wrote {out}")
     return 0
+
+
+def main(argv=None) -> int:
+    try:
+        return run(argv)
+    except UserError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted; the matchups played are kept next to --out "
+              f"(*.partial.npz): run the same command to continue", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

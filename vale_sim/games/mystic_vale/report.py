@@ -19,6 +19,7 @@ import pandas as pd
 from vale_sim.report import (Context, Section, SectionUnavailable, _bar, _need, _new_fig, _pct,
                              _store, section_exploitability, section_manifest,
                              settings_from_preset)
+from vale_sim.skill_ladder import section_skill_ladder
 
 #: Where ``vale-sim report`` writes (``--out``), and the config that rebuilds it.
 DEFAULT_OUT = "results/report"
@@ -831,7 +832,8 @@ def estimated_share(ctx: Context):
 
 SECTIONS: list[Callable[[Context], Section]] = [
     section_card_set, section_spoil, section_tournament, section_advancements,
-    section_pools, section_seats, section_robustness, section_exploitability, section_manifest,
+    section_pools, section_seats, section_robustness, section_skill_ladder,
+    section_exploitability, section_manifest,
 ]
 
 
