@@ -75,7 +75,8 @@ def section_summary(ctx) -> Section:
                  "deals behind it; the sections below give the evidence and the full tables follow "
                  "each section (collapsed).  Every card number the verdict rests on is either "
                  "printed on the card (rulebook, or the draft manual), from reviews and fan lists, "
-                 "or an estimate: the share of estimates is given per verdict.")
+                 "or an estimate: the share of estimates is given once under each heading, for "
+                 "all its verdicts together (the advancement tables give it per card).")
     if ctx.settings.fallback_note:
         paras.append("**Note:** " + ctx.settings.fallback_note)
     if not found:
