@@ -855,8 +855,10 @@ def _seat_panel(summary):
         groups.append((f"seat {seat + 1}" + (" (starts)" if seat == 0 else ""), xs, v, lo, hi))
     points_panel(ax, groups)
     ax.axhline(0, color="grey", lw=1, ls="--")
-    ax.set_xticks(list(rb["players"]), [f"{p} players\n(pool {q})" for p, q in
+    ticks = [int(p) for p in rb["players"]]
+    ax.set_xticks(ticks, [f"{p} players\n(pool {q})" for p, q in
                                          zip(rb["players"], rb["pool"])], fontsize=7)
+    ax.set_xlim(min(ticks) - 0.6, max(ticks) + 0.6)
     ax.set_ylabel("win rate − fair share (pp)", fontsize=7)
     ax.tick_params(axis="y", labelsize=7)
     ax.set_title("Seat advantage at the rulebook pools", fontsize=8)

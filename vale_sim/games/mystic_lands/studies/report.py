@@ -423,7 +423,9 @@ def _seat_panel(study):
     margin = 100 * study.config["margin"]
     ax.axhspan(-margin, margin, color="grey", alpha=0.13, lw=0, label=f"margin ±{margin:g} pp")
     ax.axhline(0, color="grey", lw=1, ls="--")
+    ticks = players
     ax.set_xticks(players, [f"{k} players\n{recs[k]['manual']}" for k in players], fontsize=7)
+    ax.set_xlim(min(ticks) - 0.6, max(ticks) + 0.6)
     ax.set_ylabel("win rate − fair share (pp)", fontsize=7)
     ax.tick_params(axis="y", labelsize=7)
     ax.set_title("Seat advantage with the manual's compensation", fontsize=8)
