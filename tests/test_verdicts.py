@@ -71,7 +71,7 @@ def test_spoil_verdict_is_exact_and_checked_by_simulation():
     assert V.spoil_verdicts(table, {}) == []
 
 
-def test_summary_adds_the_share_of_estimated_numbers_per_verdict():
+def test_summary_adds_the_share_of_estimated_numbers_once_per_heading():
     vs = [V.Verdict("spoil", "S."), V.Verdict("cards", "C.", ("A",)), V.Verdict("seats", "T.")]
     seen = []
 
@@ -79,10 +79,10 @@ def test_summary_adds_the_share_of_estimated_numbers_per_verdict():
         seen.append(cards)
         return (3, 12) if cards == ("A",) else (40, 200)
     out = V.summary_bullets(vs, share)
-    assert [h for h, _ in out] == ["Cards flagged over and under", "Seat advantage",
-                                   "Spoil odds of the starting deck"]
-    assert out[0][1] == ["C. (Card numbers behind this verdict: 3 of 12, 25%, are estimates.)"]
-    assert "40 of 200, 20%" in out[1][1][0]
+    assert [h for h, *_ in out] == ["Cards flagged over and under", "Seat advantage",
+                                    "Spoil odds of the starting deck"]
+    assert out[0][1:] == (["C."], "Card numbers behind this verdict: 3 of 12, 25%, are estimates.")
+    assert "40 of 200, 20%" in out[1][2] and out[1][1] == ["T."]
     assert ("A",) in seen and None in seen
 
 

@@ -161,9 +161,10 @@ def link_terms(html_text: str, seen: set) -> str:
 
 
 GLOSSARY_TITLE = "Glossary: the report's words in plain words"
-GLOSSARY_INTRO = ("For designers: what the statistical words of this report mean, without "
-                  "formulas. In the web page the first use of a word in each section links "
-                  "here; docs/statistics.md gives the exact definitions.")
+GLOSSARY_INTRO = ("For designers: what the statistical words of the vale-sim reports mean, "
+                  "without formulas. Every report ends with this glossary, and in its web page "
+                  "the first use of a word in each section links to it; docs/statistics.md "
+                  "gives the exact definitions.")
 
 
 def glossary_html() -> str:

@@ -218,11 +218,11 @@ def render(sections: list[Section], out: Path, title: str, first=(), glossary: b
         for p in first:
             png = _fig_png(p.figure)
             (out / "figures" / f"{_slug(p.name)}.png").write_bytes(png)
-            title = html.escape(p.title)
+            head = html.escape(p.title)
             if p.link in where:
-                title = f'<a href="#s{where[p.link]}">{title}</a>'
+                head = f'<a href="#s{where[p.link]}">{head}</a>'
             body.append(_figure_html(p.name, png, p.caption.removeprefix(p.title + ": "), seen,
-                                     head=f"<b>{title}</b>: "))
+                                     head=f"<b>{head}</b>: "))
             md += [f"![{p.name}](figures/{_slug(p.name)}.png)", "", f"*{p.caption}*", ""]
         body.append("</div>")
     n_gl = len(sections) + 1 if glossary else None

@@ -934,10 +934,12 @@ def _spoil_panel(table, exact):
     deck = "starter" if "starter" in exact else decks[0]
     t = table[table.deck == deck].set_index("pushes")
     ks = [k for k in (1, 2, 3) if k in t.index]
+    k0 = ks[0]
     reading = (f"the {deck} deck spoils " + ", ".join(
         f"{_pct(t.loc[k, 'p_spoil_exact'])} within {k} push{'es' if k > 1 else ''}" for k in ks)
-        + f" (exact); the simulation's interval holds the exact value in "
-          f"{int(table['agrees'].sum())} of {len(table)} cells.")
+        + f" (exact; simulated within {k0}: {_pct(t.loc[k0, 'p_spoil_sim'])} "
+          f"[{_pct(t.loc[k0, 'sim_lo'])}, {_pct(t.loc[k0, 'sim_hi'])}]); the simulation's "
+          f"interval holds the exact value in {int(table['agrees'].sum())} of {len(table)} cells.")
     n = f"{int(table['sim_n'].min()):,} simulated turns per deck"
     return Panel("first_spoil", "Spoil odds", fig, reading, n,
                  "Wilson 95% (simulation); lines exact", "Spoil odds: starter and crafted decks")
