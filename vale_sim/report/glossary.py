@@ -1,7 +1,9 @@
 """The report's glossary: the statistical words of the report in plain words.
 
-Each report ends with this glossary (before the appendix), and the first use of
-a term in each section of ``index.html`` links to its entry (:func:`link_terms`).
+Each report ends with this glossary (before the appendix), and in ``index.html``
+the first use of a term in the first screen's captions and in the executive
+summary links to its entry (:func:`link_terms` in captions; :func:`terms_line`
+after the summary's paragraphs and each heading's verdicts).
 ``docs/glossary.md`` is :func:`glossary_markdown` (a test keeps them equal).
 """
 from __future__ import annotations
@@ -160,11 +162,22 @@ def link_terms(html_text: str, seen: set) -> str:
     return "".join(out)
 
 
+def terms_line(texts, seen: set) -> str:
+    """``<p class="terms">`` linking the glossary terms ``texts`` use that are not in
+    ``seen`` (which gets them); "" when there is none."""
+    new = [t for t in terms_in(" ".join(texts)) if t.key not in seen]
+    if not new:
+        return ""
+    seen.update(t.key for t in new)
+    return ('<p class="terms">In plain words (glossary): ' + ", ".join(
+        f'<a class="gl" href="#{t.anchor}">{html.escape(t.name)}</a>' for t in new) + ".</p>")
+
+
 GLOSSARY_TITLE = "Glossary: the report's words in plain words"
 GLOSSARY_INTRO = ("For designers: what the statistical words of the vale-sim reports mean, "
                   "without formulas. Every report ends with this glossary, and in its web page "
-                  "the first use of a word in each section links to it; docs/statistics.md "
-                  "gives the exact definitions.")
+                  "the first screen's captions and the executive summary link the words they "
+                  "use to it; docs/statistics.md gives the exact definitions.")
 
 
 def glossary_html() -> str:

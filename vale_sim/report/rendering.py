@@ -134,7 +134,7 @@ td.nw{white-space:nowrap}
 .first-screen{display:grid;grid-template-columns:1fr 1fr;gap:.2em 1.2em;margin:0 0 .6em}
 .first-screen figure{margin:0}.first-screen img{width:100%;height:auto}
 .first-screen figcaption{font-size:11.5px;line-height:1.3;font-style:normal}
-p.provenance{font-size:13px;color:#555;margin-top:-.4em}a.gl{color:inherit;text-decoration:underline dotted}
+p.provenance,p.terms{font-size:13px;color:#555;margin-top:-.4em}a.gl{color:inherit;text-decoration:underline dotted}
 dl.glossary dt{font-weight:600;margin-top:.6em}dl.glossary dd{margin-left:1.2em}"""
 
 
@@ -193,6 +193,19 @@ def _figure_html(name: str, png: bytes, caption: str, seen: set, head: str = "")
             f"<figcaption>{head}{link_terms(html.escape(caption), seen)}</figcaption></figure>")
 
 
+class _Everything(set):
+    """A ``seen`` set that holds every term: nothing is linked."""
+
+    def __contains__(self, item):
+        return True
+
+    def add(self, item):
+        pass
+
+
+_ALL_TERMS = _Everything()
+
+
 def render(sections: list[Section], out: Path, title: str, first=(), glossary: bool = True) -> None:
     """Write index.html, report.md, figures/*.png and tables/*.csv into ``out``.
 
@@ -202,10 +215,12 @@ def render(sections: list[Section], out: Path, title: str, first=(), glossary: b
     said once after them) and figures; its full tables come last, collapsed in the
     HTML and gathered in an appendix of the Markdown.  ``glossary``: the glossary
     (:mod:`.glossary`) as the last section; in the HTML the first use of a term in
-    each section links to it.
+    the first screen's captions links to it, and in a section with ``glossary_links``
+    (the executive summary) a line after its paragraphs and after each heading's
+    verdicts links the terms they use (the sentences themselves are left as they are).
     """
     from .glossary import GLOSSARY_INTRO, GLOSSARY_TITLE, glossary_html, glossary_markdown, \
-        link_terms
+        terms_line
     (out / "figures").mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     md = [f"# {title}", ""]
@@ -232,33 +247,37 @@ def render(sections: list[Section], out: Path, title: str, first=(), glossary: b
     body.append("</ol></nav>")
     body.append(f'<p class="legend">{_md_inline(TABLE_LEGEND)}'
                 + (f'  Words such as TOST, Benjamini–Hochberg or deal clustering are explained '
-                   f'in plain words in the <a href="#s{n_gl}">glossary</a>; their first use in '
-                   f'each section links there.' if glossary else "") + "</p>")
+                   f'in plain words in the <a href="#s{n_gl}">glossary</a>; the figures above and '
+                   f'the executive summary link the ones they use.'
+                   if glossary else "") + "</p>")
     md += [f"{i}. [{t}](#s{i})" for i, t in enumerate(titles, 1)]
     md += [f"{len(titles) + 1}. [Appendix: full tables](#tables)", "", f"*{TABLE_LEGEND}*", ""]
     for i, s in enumerate(sections, 1):
-        seen = set()
+        seen = set()                       # the glossary terms already listed here
         body.append(f'<section id="s{i}"><h2>{i}. {html.escape(s.title)}</h2>')
         md += [f'<a id="s{i}"></a>', f"## {i}. {s.title}", ""]
         for name, df in s.top_tables.items():
             body.append(_table_html(name, df, out, shown=True))
             md += [_table_md(name, df, shown=True), ""]
         for p in s.paragraphs:
-            body.append(f"<p>{link_terms(_md_inline(p), seen)}</p>")
+            body.append(f"<p>{_md_inline(p)}</p>")
             md += [p, ""]
+        if s.glossary_links:
+            body.append(terms_line(s.paragraphs, seen))
         for heading, lines, *note in s.bullets:
             body.append(f"<h3>{html.escape(heading)}</h3><ul>"
-                        + "".join(f"<li>{link_terms(_md_inline(x), seen)}</li>" for x in lines)
-                        + "</ul>")
+                        + "".join(f"<li>{_md_inline(x)}</li>" for x in lines) + "</ul>")
             md += [f"**{heading}**", ""] + [f"- {x}" for x in lines] + [""]
             if note and note[0]:
-                body.append(f'<p class="provenance">{link_terms(_md_inline(note[0]), seen)}</p>')
+                body.append(f'<p class="provenance">{_md_inline(note[0])}</p>')
                 md += [f"*{note[0]}*", ""]
+            if s.glossary_links:
+                body.append(terms_line(list(lines) + note[:1], seen))
         for name, fig, caption in s.figures:
             png = _fig_png(fig)
             fn = f"{_slug(name)}.png"
             (out / "figures" / fn).write_bytes(png)
-            body.append(_figure_html(name, png, caption, seen))
+            body.append(_figure_html(name, png, caption, _ALL_TERMS))
             md += [f"![{name}](figures/{fn})", "", f"*{caption}*", ""]
         for name, df in s.tables.items():
             body.append(_table_html(name, df, out, shown=False))

@@ -23,6 +23,9 @@ class Section:
     figures: list = field(default_factory=list)         # (name, Figure, caption)
     bullets: list = field(default_factory=list)         # (heading, [sentence, ...])
     top_tables: dict = field(default_factory=dict)      # shown open, before the paragraphs
+    #: In index.html, link the first use of each glossary term to the glossary
+    #: (the executive summary does; vale_sim/report/glossary.py).
+    glossary_links: bool = False
 
 
 def section_manifest(ctx) -> Section:
@@ -82,6 +85,6 @@ def section_summary(ctx) -> Section:
     if not found:
         paras.append("No section produced a verdict.")
     return Section("Executive summary", paras,
-                   bullets=V.summary_bullets(found, share))
+                   bullets=V.summary_bullets(found, share), glossary_links=True)
 
 
