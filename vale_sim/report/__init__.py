@@ -108,7 +108,10 @@ def build_report(out=None, settings=None, *, sections=None, progress: bool = Tru
             _log(ctx, f"[{i}/{len(sections)}] {name} done in {ctx.timings[name]:.1f} s")
             built.append(sec)
         summary = section_summary(ctx)
+        ts = time.perf_counter()
         panels = first_screen(ctx)           # from what the sections found: no games
+        ctx.timings["first_screen"] = time.perf_counter() - ts
+        _log(ctx, f"first screen: {len(panels)} figures in {ctx.timings['first_screen']:.1f} s")
         manifest = _manifest(ctx, started, time.perf_counter() - t0)
         manifest["first_screen"] = [p.record() for p in panels]
         manifest["verdicts"] = [{"heading": h, "sentences": list(lines),
