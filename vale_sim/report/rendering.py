@@ -134,6 +134,7 @@ td.nw{white-space:nowrap}
 .first-screen{display:grid;grid-template-columns:1fr 1fr;gap:.2em 1.2em;margin:0 0 .6em}
 .first-screen figure{margin:0}.first-screen img{width:100%;height:auto}
 .first-screen figcaption{font-size:11.5px;line-height:1.3;font-style:normal}
+@media (max-width:800px){.first-screen{grid-template-columns:1fr}}
 p.provenance,p.terms{font-size:13px;color:#555;margin-top:-.4em}a.gl{color:inherit;text-decoration:underline dotted}
 dl.glossary dt{font-weight:600;margin-top:.6em}dl.glossary dd{margin-left:1.2em}"""
 
@@ -183,27 +184,18 @@ def _table_md(name: str, df: pd.DataFrame, where: str = "", shown: bool = False)
     return head + "\n\n" + _md_table(df, name)
 
 
-def _figure_html(name: str, png: bytes, caption: str, seen: set, head: str = "") -> str:
-    """A figure with its caption (glossary terms linked); ``head``: HTML put before
-    the caption (the first screen's title, linked to its section)."""
+def _figure_html(name: str, png: bytes, caption: str, seen: set | None = None,
+                 head: str = "") -> str:
+    """A figure with its caption; ``seen``: link the caption's glossary terms not in
+    it (None: none); ``head``: HTML put before the caption (the first screen's
+    title, linked to its section)."""
     from .glossary import link_terms
     b64 = base64.b64encode(png).decode()
+    text = html.escape(caption)
     return (f'<figure id="fig-{_slug(name)}"><img alt="{html.escape(name)}" '
             f'src="data:image/png;base64,{b64}" style="max-width:100%">'
-            f"<figcaption>{head}{link_terms(html.escape(caption), seen)}</figcaption></figure>")
-
-
-class _Everything(set):
-    """A ``seen`` set that holds every term: nothing is linked."""
-
-    def __contains__(self, item):
-        return True
-
-    def add(self, item):
-        pass
-
-
-_ALL_TERMS = _Everything()
+            f"<figcaption>{head}{text if seen is None else link_terms(text, seen)}"
+            f"</figcaption></figure>")
 
 
 def render(sections: list[Section], out: Path, title: str, first=(), glossary: bool = True) -> None:
@@ -277,7 +269,7 @@ def render(sections: list[Section], out: Path, title: str, first=(), glossary: b
             png = _fig_png(fig)
             fn = f"{_slug(name)}.png"
             (out / "figures" / fn).write_bytes(png)
-            body.append(_figure_html(name, png, caption, _ALL_TERMS))
+            body.append(_figure_html(name, png, caption))
             md += [f"![{name}](figures/{fn})", "", f"*{caption}*", ""]
         for name, df in s.tables.items():
             body.append(_table_html(name, df, out, shown=False))
