@@ -248,3 +248,24 @@ def test_the_index_lists_the_verdicts_of_both_manifests(tmp_path, mv):
     assert "Seat 1 wins 30% &lt;of&gt; games." in idx
     assert idx.index(">Mystic Lands</a>") < idx.index("2 over &amp;")
     assert "built before reports recorded their verdicts" in idx
+
+
+def test_the_card_reading_names_the_flagged_cards_strongest_first():
+    import pandas as pd
+    from vale_sim.report.first_screen import NAMED, forest_panel
+    n = NAMED + 2
+    df = pd.DataFrame({"card": [f"Over{i}" for i in range(n)] + ["Under", "Fine"],
+                       "strength": [0.10 + 0.01 * i for i in range(n)] + [-0.2, 0.0],
+                       "flag": ["over"] * n + ["under", ""],
+                       "verdict": ["over"] * n + ["under", "balanced"], "n_deals": 50})
+    for c in ("strength_lo", "strength_lo_adj"):
+        df[c] = df["strength"] - 0.03
+    for c in ("strength_hi", "strength_hi_adj"):
+        df[c] = df["strength"] + 0.03
+    df.attrs.update(tolerance=0.05, margin=0.02, correction="holm", players=2)
+    p = forest_panel(df)
+    strongest = ", ".join(f"Over{i}" for i in range(n - 1, n - 1 - NAMED, -1))
+    assert f"over: {strongest} and 2 more; under: Under." in p.reading
+    assert f"of {n + 2} cards tested at 2 players, {n} over, 1 under, 1 balanced, 0 inconclusive" \
+        in p.reading and "Holm-adjusted" in p.reading
+    assert p.n == "50 deals per card (100 games in each arm)"

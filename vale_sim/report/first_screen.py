@@ -24,6 +24,9 @@ import numpy as np
 #: report's 1100-pixel column and two rows fit a 1280x900 window with the title.
 PANEL_SIZE = (5.4, 3.0)
 
+#: How many flagged cards of each direction the card reading names.
+NAMED = 5
+
 #: Verdict -> colour, for the first-screen forest plot.
 VERDICT_COLOURS = {"over": "tab:red", "under": "tab:blue", "balanced": "tab:green",
                    "inconclusive": "dimgrey"}
@@ -128,7 +131,15 @@ def forest_panel(df, name: str = "first_cards", show: int = 16, link: str = "") 
     players = a.get("players")
     reading = (f"of {len(df)} cards tested{f' at {players} players' if players else ''}, "
                f"{said} (flagged: beyond the ±{100 * tol:g} pp band; balanced: within the "
-               f"±{100 * margin:g} pp margin; {corr}-adjusted).")
+               f"±{100 * margin:g} pp margin; {corr}-adjusted)")
+    named = []
+    for flag in ("over", "under"):
+        part = df[df["flag"] == flag].sort_values("strength", ascending=flag == "under")
+        if len(part):
+            names = ", ".join(part["card"].head(NAMED))
+            more = f" and {len(part) - NAMED} more" if len(part) > NAMED else ""
+            named.append(f"{flag}: {names}{more}")
+    reading += ("; " + "; ".join(named) + "." if named else ".")
     per = int(df["n_deals"].max())
     n = f"{_n(per)} deals per card" + (f" ({_n(per * players)} games in each arm)"
                                        if players else "")

@@ -865,10 +865,10 @@ def _seat_panel(summary):
     ax.legend(fontsize=6, ncol=2)
     ax.grid(alpha=0.25, axis="y")
     fig.tight_layout()
-    reading = "seat 1 (the starting player) " + ", ".join(
+    reading = "seat 1 (the starting player) against the fair share: " + ", ".join(
         f"{100 * (row.seat_win_rates[0] - 1 / row.players):+.1f} pp "
         f"{_ci_pp(row.seat_win_rates_ci[0][0] - 1 / row.players, row.seat_win_rates_ci[0][1] - 1 / row.players)}"
-        f" at {row.players}p" for row in rb.itertuples()) + " of the fair share."
+        f" at {row.players}p" for row in rb.itertuples()) + "."
     n = " / ".join(f"{int(row.n_games):,}" for row in rb.itertuples()) + \
         f" games at {' / '.join(str(p) for p in rb['players'])} players"
     return Panel("first_seats", "Seat advantage", fig, reading, n,
