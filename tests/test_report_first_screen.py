@@ -28,8 +28,8 @@ def _body(html):
 def _section(html, title):
     """The HTML of the report section titled ``title``."""
     import html as H
-    m = re.search(r'<section id="s\d+"><h2>\d+\. ' + re.escape(H.escape(title)) + r"</h2>(.*?)</section>",
-                  html, re.S)
+    m = re.search(r'<section id="s\d+"><h2>\d+\. ' + re.escape(H.escape(title))
+                  + r"</h2>(.*?)</section>", html, re.S)
     assert m, title
     return m.group(1)
 
@@ -50,7 +50,8 @@ def test_the_first_block_before_any_prose_holds_the_figures(mv):
     assert '<div class="first-screen"' in before
     assert before.index("</h1>") < before.index('<div class="first-screen"') < before.index("<nav")
     block = before[before.index('<div class="first-screen"'):before.index("<nav")]
-    names = re.findall(r'<figure id="fig-([^"]+)"><img alt="[^"]+" src="data:image/png;base64,', block)
+    names = re.findall(r'<figure id="fig-([^"]+)"><img alt="[^"]+" src="data:image/png;base64,',
+                       block)
     assert names == ["first_cards", "first_seats", "first_length", "first_spoil"]
     for n in names:                                   # the PNGs beside report.md too
         assert (out / "figures" / f"{n}.png").stat().st_size > 1000
@@ -67,8 +68,9 @@ def test_each_first_screen_caption_has_its_n_and_interval(mv):
     for c in captions:
         assert re.search(r"\bn = [\d,]+", c), c
         assert re.search(r"bars: .*(95%|interval)", c), c
-        assert re.search(r"\[[-+]?\d", c) or "band" in c, c   # an interval or the band in the reading
-    # The numbers are the sections' own: tiny sizes (3 deals per card, 16 games per pool, 200 turns).
+        assert re.search(r"\[[-+]?\d", c) or "band" in c, c   # an interval or the band
+    # The numbers are the sections' own: tiny sizes (3 deals per card, 16 games per pool,
+    # 200 turns).
     rec = {p["name"]: p for p in m["first_screen"]}
     assert rec["first_cards"]["n"].startswith("3 deals per card")
     assert "16 / 16 games at 2 / 3 players" == rec["first_seats"]["n"]
@@ -223,7 +225,8 @@ def _fake_report(folder: Path, game: str, reading: str, sentence: str):
                           "n": "9 deals per card", "interval": "95% CI",
                           "figure": "figures/first_cards.png"}],
         "verdicts": [{"heading": "Seat advantage", "sentences": [sentence],
-                      "provenance": "Card numbers behind this verdict: 1 of 2, 50%, are estimates."}]}))
+                      "provenance": "Card numbers behind this verdict: 1 of 2, 50%, "
+                                    "are estimates."}]}))
 
 
 def test_the_index_lists_the_verdicts_of_both_manifests(tmp_path, mv):

@@ -135,7 +135,8 @@ td.nw{white-space:nowrap}
 .first-screen figure{margin:0}.first-screen img{width:100%;height:auto}
 .first-screen figcaption{font-size:11.5px;line-height:1.3;font-style:normal}
 @media (max-width:800px){.first-screen{grid-template-columns:1fr}}
-p.provenance,p.terms{font-size:13px;color:#555;margin-top:-.4em}a.gl{color:inherit;text-decoration:underline dotted}
+p.provenance,p.terms{font-size:13px;color:#555;margin-top:-.4em}
+a.gl{color:inherit;text-decoration:underline dotted}
 dl.glossary dt{font-weight:600;margin-top:.6em}dl.glossary dd{margin-left:1.2em}"""
 
 

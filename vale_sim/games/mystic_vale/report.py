@@ -865,10 +865,12 @@ def _seat_panel(summary):
     ax.legend(fontsize=6, ncol=2)
     ax.grid(alpha=0.25, axis="y")
     fig.tight_layout()
+    def gap(row):
+        f = 1 / row.players
+        lo, hi = row.seat_win_rates_ci[0]
+        return f"{100 * (row.seat_win_rates[0] - f):+.1f} pp {_ci_pp(lo - f, hi - f)}"
     reading = "seat 1 (the starting player) against the fair share: " + ", ".join(
-        f"{100 * (row.seat_win_rates[0] - 1 / row.players):+.1f} pp "
-        f"{_ci_pp(row.seat_win_rates_ci[0][0] - 1 / row.players, row.seat_win_rates_ci[0][1] - 1 / row.players)}"
-        f" at {row.players}p" for row in rb.itertuples()) + "."
+        f"{gap(row)} at {row.players}p" for row in rb.itertuples()) + "."
     n = " / ".join(f"{int(row.n_games):,}" for row in rb.itertuples()) + \
         f" games at {' / '.join(str(p) for p in rb['players'])} players"
     return Panel("first_seats", "Seat advantage", fig, reading, n,
