@@ -124,6 +124,11 @@ def test_the_mystic_lands_first_screen(tmp_path):
     assert rec["first_length"]["n"] == "3 deals per variant and player count"
     assert "at the manual's Rain supply a turn withers" in rec["first_wither"]["reading"]
     assert rec["first_wither"]["interval"] == "95% CI clustered by deal"
+    # Every verdict rests on the whole (mostly estimated) set: said once per heading.
+    summary = _section(body, "Executive summary")
+    blocks = re.split(r"<h3>", summary)[1:]
+    assert len(blocks) >= 3 and all(b.count("Card numbers behind") == 1 for b in blocks)
+    assert summary.count("Card numbers behind") == len(m["verdicts"])
 
 
 # ---------------------------------------------------------------------------
