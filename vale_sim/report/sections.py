@@ -21,10 +21,11 @@ class Section:
     paragraphs: list = field(default_factory=list)
     tables: dict = field(default_factory=dict)          # name -> DataFrame
     figures: list = field(default_factory=list)         # (name, Figure, caption)
-    bullets: list = field(default_factory=list)         # (heading, [sentence, ...])
+    bullets: list = field(default_factory=list)         # (heading, [sentence, ...][, note])
     top_tables: dict = field(default_factory=dict)      # shown open, before the paragraphs
-    #: In index.html, link the first use of each glossary term to the glossary
-    #: (the executive summary does; vale_sim/report/glossary.py).
+    #: In index.html, a line after the paragraphs and after each heading's bullets
+    #: links the glossary terms they use (the executive summary does;
+    #: vale_sim/report/glossary.py).
     glossary_links: bool = False
 
 
