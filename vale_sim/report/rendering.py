@@ -244,7 +244,10 @@ def render(sections: list[Section], out: Path, title: str, first=(), glossary: b
                    f'the executive summary link the ones they use.'
                    if glossary else "") + "</p>")
     md += [f"{i}. [{t}](#s{i})" for i, t in enumerate(titles, 1)]
-    md += [f"{len(titles) + 1}. [Appendix: full tables](#tables)", "", f"*{TABLE_LEGEND}*", ""]
+    md += [f"{len(titles) + 1}. [Appendix: full tables](#tables)", "",
+           f"*{TABLE_LEGEND}*" + (f"  *Words such as TOST, Benjamini–Hochberg or deal clustering "
+                                  f"are explained in plain words in the [glossary](#s{n_gl}).*"
+                                  if glossary else ""), ""]
     for i, s in enumerate(sections, 1):
         seen = set()                       # the glossary terms already listed here
         body.append(f'<section id="s{i}"><h2>{i}. {html.escape(s.title)}</h2>')
