@@ -40,10 +40,11 @@ def test_each_game_keeps_its_summary_order():
 def test_a_verdict_is_shown_under_its_games_topic_only():
     vs = [V.Verdict("rain", "R."), V.Verdict("spoil", "S."), V.Verdict("cards", "C.")]
     assert V.summary_bullets(vs, topics=V.topics(ML)) == [
-        ("Cards flagged over and under", ["C."]), ("Wither and rain", ["R."])]
+        ("Cards flagged over and under", ["C."], ""), ("Wither and rain", ["R."], "")]
     assert V.summary_bullets(vs, topics=V.topics(MV)) == [
-        ("Cards flagged over and under", ["C."]), ("Spoil odds of the starting deck", ["S."])]
-    assert V.summary_bullets(vs) == [("Cards flagged over and under", ["C."])]
+        ("Cards flagged over and under", ["C."], ""),
+        ("Spoil odds of the starting deck", ["S."], "")]
+    assert V.summary_bullets(vs) == [("Cards flagged over and under", ["C."], "")]
 
 
 def test_a_game_topic_may_not_repeat_a_shared_one():

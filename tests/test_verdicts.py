@@ -71,7 +71,7 @@ def test_spoil_verdict_is_exact_and_checked_by_simulation():
     assert V.spoil_verdicts(table, {}) == []
 
 
-def test_summary_adds_the_share_of_estimated_numbers_per_verdict():
+def test_summary_adds_the_share_of_estimated_numbers_once_per_heading():
     vs = [V.Verdict("spoil", "S."), V.Verdict("cards", "C.", ("A",)), V.Verdict("seats", "T.")]
     seen = []
 
@@ -80,10 +80,10 @@ def test_summary_adds_the_share_of_estimated_numbers_per_verdict():
         return (3, 12) if cards == ("A",) else (40, 200)
     from vale_sim.games.mystic_vale import report as mv_report    # its topics (seats, spoil)
     out = V.summary_bullets(vs, share, V.topics(mv_report))
-    assert [h for h, _ in out] == ["Cards flagged over and under", "Seat advantage",
-                                   "Spoil odds of the starting deck"]
-    assert out[0][1] == ["C. (Card numbers behind this verdict: 3 of 12, 25%, are estimates.)"]
-    assert "40 of 200, 20%" in out[1][1][0]
+    assert [h for h, *_ in out] == ["Cards flagged over and under", "Seat advantage",
+                                    "Spoil odds of the starting deck"]
+    assert out[0][1:] == (["C."], "Card numbers behind this verdict: 3 of 12, 25%, are estimates.")
+    assert "40 of 200, 20%" in out[1][2] and out[1][1] == ["T."]
     assert ("A",) in seen and None in seen
 
 

@@ -264,28 +264,29 @@ def topics(report_module=None) -> tuple:
 
 
 def summary_bullets(verdicts: list[Verdict], estimated_share=None,
-                    topics: tuple = TOPICS) -> list[tuple[str, list[str]]]:
-    """``[(heading, [sentence, ...]), ...]`` in ``topics`` order (default the shared
-    :data:`TOPICS`; a game's report: :func:`topics` of its module); a verdict of a
+                    topics: tuple = TOPICS) -> list[tuple]:
+    """``[(heading, [sentence, ...], provenance), ...]`` in ``topics`` order (default the
+    shared :data:`TOPICS`; a game's report: :func:`topics` of its module); a verdict of a
     topic not listed is not shown.
 
     ``estimated_share(cards) -> (estimated, total)`` counts the card numbers
-    behind a verdict (``cards`` None: the whole set); when given, each
-    sentence ends with that share.
+    behind a verdict (``cards`` None: the whole set); when given, each heading's
+    provenance says once, for all its verdicts together (the union of their
+    cards), how many of those numbers are estimates ("" without it).
     """
     out = []
     for topic, heading in topics:
-        lines = []
-        for v in verdicts:
-            if v.topic != topic:
-                continue
-            s = v.sentence
-            if estimated_share is not None:
-                est, total = estimated_share(v.cards)
-                if total:
-                    s += (f" (Card numbers behind this verdict: {est} of {total}, "
-                          f"{100 * est / total:.0f}%, are estimates.)")
-            lines.append(s)
-        if lines:
-            out.append((heading, lines))
+        mine = [v for v in verdicts if v.topic == topic]
+        if not mine:
+            continue
+        note = ""
+        if estimated_share is not None:
+            cards = (None if any(v.cards is None for v in mine)
+                     else tuple(sorted({c for v in mine for c in v.cards})))
+            est, total = estimated_share(cards)
+            if total:
+                behind = "this verdict" if len(mine) == 1 else f"these {len(mine)} verdicts"
+                note = (f"Card numbers behind {behind}: {est} of {total}, "
+                        f"{100 * est / total:.0f}%, are estimates.")
+        out.append((heading, [v.sentence for v in mine], note))
     return out

@@ -18,7 +18,8 @@ def plot_forest(df, value="strength", lo="strength_lo", hi="strength_hi", tolera
     """Forest plot: each card's strength (percentage points) with its raw 95%
     interval (thick) and, if ``adjusted`` and present, its multiplicity-adjusted
     interval (thin), grouped by level and sorted inside a group; the
-    ±tolerance band shaded; flagged cards coloured (red over, blue under);
+    ±tolerance band shaded and the ±margin of "balanced" (``df.attrs["margin"]``)
+    dashed green; flagged cards coloured (red over, blue under);
     cards whose arms never differed (``deals_changed`` 0) drawn hollow; model
     cards (column ``card_type`` "model": stand-ins, not printed cards) named in
     grey italics.  With
@@ -57,6 +58,10 @@ def plot_forest(df, value="strength", lo="strength_lo", hi="strength_hi", tolera
                     color=colour, mfc="white" if hollow else colour, elinewidth=2)
     if tolerance:
         ax.axvspan(-100 * tolerance, 100 * tolerance, color="grey", alpha=0.12, lw=0)
+    margin = df.attrs.get("margin")          # "balanced": shown within ±margin (TOST)
+    if margin:
+        for v in (-margin, margin):
+            ax.axvline(100 * v, color="tab:green", lw=0.8, ls="--")
     ax.axvline(0, color="grey", lw=1)
     ax.set_yticks([t[0] for t in ticks], [t[1] for t in ticks], fontsize=7)
     models = 0
@@ -69,7 +74,11 @@ def plot_forest(df, value="strength", lo="strength_lo", hi="strength_hi", tolera
         ax.annotate(g, xy=(1.01, yy), xycoords=("axes fraction", "data"), fontsize=8,
                     va="center", weight="bold")
     ax.invert_yaxis()
-    ax.set_title(f"Card strength: {title} (red over, blue under; hollow: no deal changed)"
+    ax.set_title(f"Card strength: {title} (red over, blue under; hollow: no deal changed"
+                 + ")" + (f"\nshaded: the ±{100 * tolerance:g} pp band of the flags" if tolerance
+                          else "")
+                 + (f"; dashed green: the ±{100 * margin:g} pp margin of \"balanced\""
+                    if margin else "")
                  + ("\ngrey italic names: model cards (stand-ins, not printed cards)"
                     if models else ""), fontsize=9)
     ax.set_xlabel("strength: win share preferring the card minus never buying it (pp; thick "

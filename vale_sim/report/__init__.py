@@ -7,7 +7,8 @@ This package is the shell every game's report shares; the game gives its
 sections.  ``Game.report`` names the game's report module, which provides
 ``Settings`` (sizes per preset, ``.make``), ``sections()`` (a list of *section
 functions*), ``title(settings)``, ``verdicts(ctx)`` and ``estimated_share(ctx)``
-for the executive summary (optionally ``summary_paragraphs(ctx)``),
+for the executive summary (optionally ``summary_paragraphs(ctx)``, and
+``first_screen(ctx)``: the figures shown before any prose, see :mod:`.first_screen`),
 ``settings_from_config`` / ``settings_from_args`` (``vale-sim run`` and
 ``vale-sim report``), ``DEFAULT_OUT``, ``EXPERIMENT_FILE`` and
 ``TAKES_BASELINE``.  Each section function takes the shared :class:`Context`
@@ -20,7 +21,11 @@ message in its place.
 * :mod:`.sections` -- :class:`Section`, the manifest and executive-summary sections;
 * :mod:`.context` -- :class:`Context`, the settings presets, helpers;
 * :mod:`.rendering` -- ``index.html`` and ``report.md``;
-* :mod:`.index` -- report folders and the index of a folder of reports;
+* :mod:`.first_screen` -- the first screen: the game's :class:`Panel` figures
+  (its optional hook ``first_screen(ctx)``), shown before any prose;
+* :mod:`.glossary` -- the plain-words glossary every report ends with;
+* :mod:`.index` -- report folders and the index of a folder of reports (with each
+  report's headline verdicts, read from its ``manifest.json``);
 * :mod:`.manifest` -- ``manifest.json``.
 
 Output (built in a temporary folder, then moved into place, so a failed or
@@ -31,7 +36,8 @@ interrupted build never leaves a half-written report):
 * ``report.md`` with ``figures/*.png`` beside it;
 * ``tables/*.csv`` — every table at full precision;
 * ``manifest.json`` — settings, seeds, games, card-set hash and sources,
-  code version, engine, timings.
+  code version, engine, timings; the first screen's readings (``first_screen``)
+  and the executive summary's verdicts (``verdicts``), which the index shows.
 """
 from __future__ import annotations
 
@@ -42,6 +48,7 @@ from pathlib import Path
 
 from .context import (SIZES, Context, _bar, _log, _need, _new_fig, _pct, _store, game_report,
                       settings_from_preset)
+from .first_screen import Panel, first_screen
 from .index import INDEX_TITLE, is_report_folder, write_index
 from .manifest import REPORT_ENTRIES, REPORT_MANIFEST, _manifest
 from .rendering import (CSS, OPEN_MAX_ROWS, TABLE_LEGEND, TABLE_UNITS, UNIT_PATTERNS, _cell,
@@ -100,9 +107,18 @@ def build_report(out=None, settings=None, *, sections=None, progress: bool = Tru
             ctx.timings[name] = time.perf_counter() - ts
             _log(ctx, f"[{i}/{len(sections)}] {name} done in {ctx.timings[name]:.1f} s")
             built.append(sec)
+        summary = section_summary(ctx)
+        ts = time.perf_counter()
+        panels = first_screen(ctx)           # from what the sections found: no games
+        ctx.timings["first_screen"] = time.perf_counter() - ts
+        _log(ctx, f"first screen: {len(panels)} figures in {ctx.timings['first_screen']:.1f} s")
         manifest = _manifest(ctx, started, time.perf_counter() - t0)
+        manifest["first_screen"] = [p.record() for p in panels]
+        manifest["verdicts"] = [{"heading": h, "sentences": list(lines),
+                                 **({"provenance": rest[0]} if rest and rest[0] else {})}
+                                for h, lines, *rest in summary.bullets]
         try:
-            render([section_summary(ctx)] + built, tmp, title, units=table_units(mod))
+            render([summary] + built, tmp, title, first=panels, units=table_units(mod))
             (tmp / REPORT_MANIFEST).write_text(json.dumps(manifest, indent=2, default=str))
         except OSError as e:              # e.g. a full disk: one line naming --out, nothing half-written
             raise UserError(os_error_message(e, out)) from None

@@ -134,7 +134,14 @@ th{background:#f3f3f3}figure{margin:1em 0}figcaption{font-style:italic;color:#44
 .tbl{overflow-x:auto;max-width:100%}code{background:#f3f3f3;padding:0 3px}
 nav li{margin:2px 0}details{margin:.3em 0}summary{cursor:pointer;font-weight:600}
 .legend{font-size:13px;color:#444;border-left:3px solid #ccc;padding-left:.6em}
-td.nw{white-space:nowrap}"""
+td.nw{white-space:nowrap}
+.first-screen{display:grid;grid-template-columns:1fr 1fr;gap:.2em 1.2em;margin:0 0 .6em}
+.first-screen figure{margin:0}.first-screen img{width:100%;height:auto}
+.first-screen figcaption{font-size:11.5px;line-height:1.3;font-style:normal}
+@media (max-width:800px){.first-screen{grid-template-columns:1fr}}
+p.provenance,p.terms{font-size:13px;color:#555;margin-top:-.4em}
+a.gl{color:inherit;text-decoration:underline dotted}
+dl.glossary dt{font-weight:600;margin-top:.6em}dl.glossary dd{margin-left:1.2em}"""
 
 
 def _fig_png(fig) -> bytes:
@@ -185,25 +192,73 @@ def _table_md(name: str, df: pd.DataFrame, where: str = "", shown: bool = False,
     return head + "\n\n" + _md_table(df, name, units)
 
 
-def render(sections: list[Section], out: Path, title: str, units: dict | None = None) -> None:
+def _figure_html(name: str, png: bytes, caption: str, seen: set | None = None,
+                 head: str = "") -> str:
+    """A figure with its caption; ``seen``: link the caption's glossary terms not in
+    it (None: none); ``head``: HTML put before the caption (the first screen's
+    title, linked to its section)."""
+    from .glossary import link_terms
+    b64 = base64.b64encode(png).decode()
+    text = html.escape(caption)
+    return (f'<figure id="fig-{_slug(name)}"><img alt="{html.escape(name)}" '
+            f'src="data:image/png;base64,{b64}" style="max-width:100%">'
+            f"<figcaption>{head}{text if seen is None else link_terms(text, seen)}"
+            f"</figcaption></figure>")
+
+
+def render(sections: list[Section], out: Path, title: str, first=(), glossary: bool = True,
+           units: dict | None = None) -> None:
     """Write index.html, report.md, figures/*.png and tables/*.csv into ``out``
     (``units``: the tables' unit overrides, :func:`table_units` of the game's report).
 
-    Order: each section's ``top_tables`` (open), paragraphs, verdicts
-    (``bullets``) and figures; its full tables come last, collapsed in the
-    HTML and gathered in an appendix of the Markdown.
+    Order: the first screen (``first``: :class:`.first_screen.Panel` figures, before
+    any prose), then each section's ``top_tables`` (open), paragraphs, verdicts
+    (``bullets``: ``(heading, sentences)`` or ``(heading, sentences, note)``, the note
+    said once after them) and figures; its full tables come last, collapsed in the
+    HTML and gathered in an appendix of the Markdown.  ``glossary``: the glossary
+    (:mod:`.glossary`) as the last section; in the HTML the first use of a term in
+    the first screen's captions links to it, and in a section with ``glossary_links``
+    (the executive summary) a line after its paragraphs and after each heading's
+    verdicts links the terms they use (the sentences themselves are left as they are).
     """
+    from .glossary import GLOSSARY_INTRO, GLOSSARY_TITLE, glossary_html, glossary_markdown, \
+        terms_line
     (out / "figures").mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     md = [f"# {title}", ""]
     appendix = []
-    body = [f"<h1>{html.escape(title)}</h1>", "<nav><ol>"]
-    body += [f'<li><a href="#s{i}">{html.escape(s.title)}</a></li>' for i, s in enumerate(sections, 1)]
+    body = [f"<h1>{html.escape(title)}</h1>"]
+    if first:                       # one screen of pictures, before any prose
+        seen = set()
+        where = {s.title: i for i, s in enumerate(sections, 1)}
+        body.append('<div class="first-screen" id="first-screen">')
+        for p in first:
+            png = _fig_png(p.figure)
+            (out / "figures" / f"{_slug(p.name)}.png").write_bytes(png)
+            head = html.escape(p.title)
+            if p.link in where:
+                head = f'<a href="#s{where[p.link]}">{head}</a>'
+            body.append(_figure_html(p.name, png, p.caption.removeprefix(p.title + ": "), seen,
+                                     head=f"<b>{head}</b>: "))
+            md += [f"![{p.name}](figures/{_slug(p.name)}.png)", "", f"*{p.caption}*", ""]
+        body.append("</div>")
+    n_gl = len(sections) + 1 if glossary else None
+    titles = [s.title for s in sections] + ([GLOSSARY_TITLE] if glossary else [])
+    body.append("<nav><ol>")
+    body += [f'<li><a href="#s{i}">{html.escape(t)}</a></li>' for i, t in enumerate(titles, 1)]
     body.append("</ol></nav>")
-    body.append(f'<p class="legend">{_md_inline(TABLE_LEGEND)}</p>')
-    md += [f"{i}. [{s.title}](#s{i})" for i, s in enumerate(sections, 1)]
-    md += [f"{len(sections) + 1}. [Appendix: full tables](#tables)", "", f"*{TABLE_LEGEND}*", ""]
+    body.append(f'<p class="legend">{_md_inline(TABLE_LEGEND)}'
+                + (f'  Words such as TOST, Benjamini–Hochberg or deal clustering are explained '
+                   f'in plain words in the <a href="#s{n_gl}">glossary</a>; the figures above and '
+                   f'the executive summary link the ones they use.'
+                   if glossary else "") + "</p>")
+    md += [f"{i}. [{t}](#s{i})" for i, t in enumerate(titles, 1)]
+    md += [f"{len(titles) + 1}. [Appendix: full tables](#tables)", "",
+           f"*{TABLE_LEGEND}*" + (f"  *Words such as TOST, Benjamini–Hochberg or deal clustering "
+                                  f"are explained in plain words in the [glossary](#s{n_gl}).*"
+                                  if glossary else ""), ""]
     for i, s in enumerate(sections, 1):
+        seen = set()                       # the glossary terms already listed here
         body.append(f'<section id="s{i}"><h2>{i}. {html.escape(s.title)}</h2>')
         md += [f'<a id="s{i}"></a>', f"## {i}. {s.title}", ""]
         for name, df in s.top_tables.items():
@@ -212,24 +267,32 @@ def render(sections: list[Section], out: Path, title: str, units: dict | None = 
         for p in s.paragraphs:
             body.append(f"<p>{_md_inline(p)}</p>")
             md += [p, ""]
-        for heading, lines in s.bullets:
+        if s.glossary_links:
+            body.append(terms_line(s.paragraphs, seen))
+        for heading, lines, *note in s.bullets:
             body.append(f"<h3>{html.escape(heading)}</h3><ul>"
                         + "".join(f"<li>{_md_inline(x)}</li>" for x in lines) + "</ul>")
             md += [f"**{heading}**", ""] + [f"- {x}" for x in lines] + [""]
+            if note and note[0]:
+                body.append(f'<p class="provenance">{_md_inline(note[0])}</p>')
+                md += [f"*{note[0]}*", ""]
+            if s.glossary_links:
+                body.append(terms_line(list(lines) + note[:1], seen))
         for name, fig, caption in s.figures:
             png = _fig_png(fig)
             fn = f"{_slug(name)}.png"
             (out / "figures" / fn).write_bytes(png)
-            b64 = base64.b64encode(png).decode()
-            body.append(f'<figure id="fig-{_slug(name)}"><img alt="{html.escape(name)}" '
-                        f'src="data:image/png;base64,{b64}" style="max-width:100%">'
-                        f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+            body.append(_figure_html(name, png, caption))
             md += [f"![{name}](figures/{fn})", "", f"*{caption}*", ""]
         for name, df in s.tables.items():
             body.append(_table_html(name, df, out, shown=False, units=units))
             appendix += [_table_md(name, df, f"section {i}; ", units=units), ""]
         body.append("</section>")
-    md += ['<a id="tables"></a>', f"## {len(sections) + 1}. Appendix: full tables", ""] + appendix
+    if glossary:
+        body.append(f'<section id="s{n_gl}"><h2>{n_gl}. {html.escape(GLOSSARY_TITLE)}</h2>'
+                    f"<p>{html.escape(GLOSSARY_INTRO)}</p>{glossary_html()}</section>")
+        md += [f'<a id="s{n_gl}"></a>', glossary_markdown(f"## {n_gl}. {GLOSSARY_TITLE}"), ""]
+    md += ['<a id="tables"></a>', f"## {len(titles) + 1}. Appendix: full tables", ""] + appendix
     doc = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
            f"<style>{CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n")
     (out / "index.html").write_text(doc, encoding="utf-8")

@@ -21,8 +21,12 @@ class Section:
     paragraphs: list = field(default_factory=list)
     tables: dict = field(default_factory=dict)          # name -> DataFrame
     figures: list = field(default_factory=list)         # (name, Figure, caption)
-    bullets: list = field(default_factory=list)         # (heading, [sentence, ...])
+    bullets: list = field(default_factory=list)         # (heading, [sentence, ...][, note])
     top_tables: dict = field(default_factory=dict)      # shown open, before the paragraphs
+    #: In index.html, a line after the paragraphs and after each heading's bullets
+    #: links the glossary terms they use (the executive summary does;
+    #: vale_sim/report/glossary.py).
+    glossary_links: bool = False
 
 
 def section_manifest(ctx) -> Section:
@@ -75,12 +79,13 @@ def section_summary(ctx) -> Section:
                  "deals behind it; the sections below give the evidence and the full tables follow "
                  "each section (collapsed).  Every card number the verdict rests on is either "
                  "printed on the card (rulebook, or the draft manual), from reviews and fan lists, "
-                 "or an estimate: the share of estimates is given per verdict.")
+                 "or an estimate: the share of estimates is given once under each heading, for "
+                 "all its verdicts together (the advancement tables give it per card).")
     if ctx.settings.fallback_note:
         paras.append("**Note:** " + ctx.settings.fallback_note)
     if not found:
         paras.append("No section produced a verdict.")
     return Section("Executive summary", paras,
-                   bullets=V.summary_bullets(found, share, V.topics(mod)))
+                   bullets=V.summary_bullets(found, share, V.topics(mod)), glossary_links=True)
 
 

@@ -830,6 +830,137 @@ def estimated_share(ctx: Context):
     return share
 
 
+# ---------------------------------------------------------------------------
+# The first screen (vale_sim.report.first_screen): figures of what the sections found
+# ---------------------------------------------------------------------------
+def first_screen(ctx) -> list:
+    """The report's first screen, from ``ctx.results`` (no game is played): the card
+    verdicts, the seat advantage and the game length per player count at the rulebook
+    pools, and the spoil odds; a panel whose section did not run is left out."""
+    from vale_sim.report.first_screen import forest_panel
+    r, out = ctx.results, []
+    if "advancements" in r:
+        out.append(forest_panel(r["advancements"], link="Advancement values"))
+    if "pools" in r:
+        summary, _ = r["pools"]
+        out += [_seat_panel(summary), _length_panel(summary)]
+    if "spoil" in r:
+        out.append(_spoil_panel(*r["spoil"]))
+    return out
+
+
+def _seat_panel(summary):
+    """Every seat's win rate minus 1/players at each player count's rulebook pool."""
+    from vale_sim.report.first_screen import Panel, new_panel_figure, points_panel
+    from vale_sim.verdicts import _ci_pp
+    rb = summary[summary.rulebook].sort_values("players")
+    fig, ax = new_panel_figure()
+    seats = max(int(p) for p in rb["players"])
+    groups = []
+    for seat in range(seats):
+        xs, v, lo, hi = [], [], [], []
+        for row in rb.itertuples():
+            if seat < row.players:
+                fair = 1 / row.players
+                xs.append(row.players)
+                v.append(100 * (row.seat_win_rates[seat] - fair))
+                lo.append(100 * (row.seat_win_rates_ci[seat][0] - fair))
+                hi.append(100 * (row.seat_win_rates_ci[seat][1] - fair))
+        groups.append((f"seat {seat + 1}" + (" (starts)" if seat == 0 else ""), xs, v, lo, hi))
+    points_panel(ax, groups)
+    ax.axhline(0, color="grey", lw=1, ls="--")
+    ticks = [int(p) for p in rb["players"]]
+    ax.set_xticks(ticks, [f"{p} players\n(pool {q})" for p, q in
+                                         zip(rb["players"], rb["pool"])], fontsize=7)
+    ax.set_xlim(min(ticks) - 0.6, max(ticks) + 0.6)
+    ax.set_ylabel("win rate − fair share (pp)", fontsize=7)
+    ax.tick_params(axis="y", labelsize=7)
+    ax.set_title("Seat advantage at the rulebook pools", fontsize=8)
+    ax.legend(fontsize=6, ncol=2)
+    ax.grid(alpha=0.25, axis="y")
+    fig.tight_layout()
+    def gap(row):
+        f = 1 / row.players
+        lo, hi = row.seat_win_rates_ci[0]
+        return f"{100 * (row.seat_win_rates[0] - f):+.1f} pp {_ci_pp(lo - f, hi - f)}"
+    reading = "seat 1 (the starting player) against the fair share: " + ", ".join(
+        f"{gap(row)} at {row.players}p" for row in rb.itertuples()) + "."
+    n = " / ".join(f"{int(row.n_games):,}" for row in rb.itertuples()) + \
+        f" games at {' / '.join(str(p) for p in rb['players'])} players"
+    return Panel("first_seats", "Seat advantage", fig, reading, n,
+                 "Wilson 95% intervals (one game per deal)", "Seat advantage")
+
+
+def _length_panel(summary):
+    """Mean game length against the VP pool, per player count (stars: rulebook pools)."""
+    from vale_sim.report.first_screen import Panel, new_panel_figure
+    from .plots.pools import COLORS
+    from .pools import RULEBOOK_POOLS
+    fig, ax = new_panel_figure()
+    rb = []
+    for p, part in summary.groupby("players", sort=True):
+        part = part.sort_values("pool")
+        c = COLORS.get(int(p))
+        lo = np.array([v[0] for v in part["mean_rounds_ci"]], float)
+        hi = np.array([v[1] for v in part["mean_rounds_ci"]], float)
+        m = part["mean_rounds"].to_numpy(float)
+        ax.errorbar(part["pool"], m, yerr=[m - lo, hi - m], fmt="-o", ms=2.5, capsize=2, color=c,
+                    lw=1, label=f"{p} players")
+        row = part[part.pool == RULEBOOK_POOLS.get(int(p))]
+        if len(row):
+            ax.plot(row["pool"], row["mean_rounds"], "*", ms=11, color=c, mec="black", zorder=5)
+            r0 = row.iloc[0]
+            rb.append(f"{p}p/{int(r0.pool)} VP {r0.mean_rounds:.1f} rounds "
+                      f"[{r0.mean_rounds_ci[0]:.1f}, {r0.mean_rounds_ci[1]:.1f}]")
+    ax.set_xlabel("VP pool", fontsize=7)
+    ax.set_ylabel("game length (rounds)", fontsize=7)
+    ax.tick_params(labelsize=7)
+    ax.set_title("Game length by pool (★ rulebook pool)", fontsize=8)
+    ax.legend(fontsize=6)
+    ax.grid(alpha=0.25)
+    fig.tight_layout()
+    reading = "at the rulebook pools " + ", ".join(rb) + "." if rb else "no rulebook pool played."
+    n = f"{int(summary['n_games'].min()):,} games per pool and player count"
+    return Panel("first_length", "Game length", fig, reading, n, "95% CI of the mean",
+                 "Pool sizes by player count")
+
+
+def _spoil_panel(table, exact):
+    """The spoil odds of each deck (exact lines) with the simulation's intervals."""
+    from vale_sim.report.first_screen import Panel, new_panel_figure
+    fig, ax = new_panel_figure()
+    decks = list(dict.fromkeys(table["deck"]))
+    for d in decks:
+        t = table[table.deck == d]
+        line, = ax.plot(t["pushes"], 100 * t["p_spoil_exact"], "-", lw=1.2 + 0.8 * (d == "starter"),
+                        label=d)
+        ax.errorbar(t["pushes"], 100 * t["p_spoil_sim"],
+                    yerr=[100 * (t["p_spoil_sim"] - t["sim_lo"]),
+                          100 * (t["sim_hi"] - t["p_spoil_sim"])],
+                    fmt="o", ms=2, color=line.get_color(), capsize=1.5, lw=0.8)
+    ax.set_xlabel("pushes this turn", fontsize=7)
+    ax.set_ylabel("P(spoiled within k pushes), %", fontsize=7)
+    ax.set_xticks(sorted(table["pushes"].unique()))
+    ax.set_ylim(0, 100)
+    ax.tick_params(labelsize=7)
+    ax.set_title("Spoil odds: exact (lines), simulated (points)", fontsize=8)
+    ax.legend(fontsize=6, ncol=2)
+    ax.grid(alpha=0.25)
+    fig.tight_layout()
+    deck = "starter" if "starter" in exact else decks[0]
+    t = table[table.deck == deck].set_index("pushes")
+    ks = [k for k in (1, 2, 3) if k in t.index]
+    k0 = ks[0]
+    reading = (f"the {deck} deck spoils " + ", ".join(
+        f"{_pct(t.loc[k, 'p_spoil_exact'])} within {k} push{'es' if k > 1 else ''}" for k in ks)
+        + f" (exact; simulated within {k0}: {_pct(t.loc[k0, 'p_spoil_sim'])} "
+          f"[{_pct(t.loc[k0, 'sim_lo'])}, {_pct(t.loc[k0, 'sim_hi'])}]); the simulation's "
+          f"interval holds the exact value in {int(table['agrees'].sum())} of {len(table)} cells.")
+    n = f"{int(table['sim_n'].min()):,} simulated turns per deck"
+    return Panel("first_spoil", "Spoil odds", fig, reading, n,
+                 "Wilson 95% (simulation); lines exact", "Spoil odds: starter and crafted decks")
+
+
 SECTIONS: list[Callable[[Context], Section]] = [
     section_card_set, section_spoil, section_tournament, section_advancements,
     section_pools, section_seats, section_robustness, section_skill_ladder,

@@ -377,6 +377,130 @@ def section_strength(ctx):
                    [("card_strength", fig, cap)])
 
 
+# ---------------------------------------------------------------------------
+# The first screen (vale_sim.report.first_screen): figures of what the sections found
+# ---------------------------------------------------------------------------
+def first_screen(ctx) -> list:
+    """The report's first screen, from ``ctx.results`` (no game is played): the card
+    verdicts, the seat advantage under the manual's compensation per player count, the
+    game length under the manual's end trigger and the wither odds per policy; a panel
+    whose section did not run is left out."""
+    from vale_sim.report.first_screen import forest_panel
+    r, out = ctx.results, []
+    if "advancements" in r:
+        out.append(forest_panel(r["advancements"], link="Advance and Vale strengths"))
+    if "seats" in r:
+        out.append(_seat_panel(r["seats"]))
+    if "end_trigger" in r:
+        out.append(_length_panel(r["end_trigger"]))
+    if "wither" in r:
+        out.append(_wither_panel(r["wither"]))
+    return out
+
+
+def _seat_panel(study):
+    """Each seat's win rate minus the fair share under the manual's schedule, on the
+    confirmation deals (the estimates its verdict rests on), per player count."""
+    from vale_sim.report.first_screen import Panel, new_panel_figure, points_panel
+    recs = {r["players"]: r for r in study.recommendations}
+    players = sorted(recs)
+    s = study.seats
+    fig, ax = new_panel_figure()
+    groups, n = [], []
+    for seat in range(1, max(players) + 1):
+        xs, v, lo, hi = [], [], [], []
+        for k in players:
+            x = s[(s["players"] == k) & (s["schedule"] == recs[k]["manual"])
+                  & (s["stage"] == "confirmation") & (s["seat"] == seat)]
+            if len(x):
+                f = 1 / k
+                xs.append(k)
+                v.append(100 * (x["win_rate"].iloc[0] - f))
+                lo.append(100 * (x["win_rate_lo"].iloc[0] - f))
+                hi.append(100 * (x["win_rate_hi"].iloc[0] - f))
+        groups.append((f"seat {seat}" + (" (starts)" if seat == 1 else ""), xs, v, lo, hi))
+    points_panel(ax, groups)
+    margin = 100 * study.config["margin"]
+    ax.axhspan(-margin, margin, color="grey", alpha=0.13, lw=0, label=f"margin ±{margin:g} pp")
+    ax.axhline(0, color="grey", lw=1, ls="--")
+    ticks = players
+    ax.set_xticks(players, [f"{k} players\n{recs[k]['manual']}" for k in players], fontsize=7)
+    ax.set_xlim(min(ticks) - 0.6, max(ticks) + 0.6)
+    ax.set_ylabel("win rate − fair share (pp)", fontsize=7)
+    ax.tick_params(axis="y", labelsize=7)
+    ax.set_title("Seat advantage with the manual's compensation", fontsize=8)
+    ax.legend(fontsize=6, ncol=2)
+    ax.grid(alpha=0.25, axis="y")
+    fig.tight_layout()
+    reading = "the manual's schedule is " + ", ".join(
+        f"{recs[k]['manual_verdict']} at {k}p (largest seat gap "
+        f"{100 * recs[k]['manual_max_gap']:.1f} pp)" for k in players) + \
+        f" against a ±{margin:g} pp margin."
+    n = " / ".join(f"{int(recs[k]['confirm_deals']):,}" for k in players) + \
+        f" confirmation deals at {' / '.join(map(str, players))} players"
+    return Panel("first_seats", "Seat advantage", fig, reading, n,
+                 "95% CI over deals; band: the fairness margin", "Seat compensation")
+
+
+def _length_panel(study):
+    """Game length (rounds) of every end-trigger variant, per player count."""
+    from vale_sim.report.first_screen import Panel, new_panel_figure, points_panel
+    t = study.table
+    variants = list(dict.fromkeys(t["variant"]))
+    fig, ax = new_panel_figure()
+    groups = []
+    for k, part in t.groupby("players", sort=True):
+        part = part.set_index("variant").reindex(variants)
+        groups.append((f"{k} players", range(len(variants)), part["rounds"],
+                       part["rounds_lo"], part["rounds_hi"]))
+    points_panel(ax, groups, offset=0.2)
+    ax.set_xticks(range(len(variants)), variants, rotation=30, ha="right", fontsize=6.5)
+    ax.set_ylabel("game length (rounds)", fontsize=7)
+    ax.tick_params(axis="y", labelsize=7)
+    ax.set_title("Game length by end trigger (first: the manual's)", fontsize=8)
+    ax.legend(fontsize=6)
+    ax.grid(alpha=0.25, axis="y")
+    fig.tight_layout()
+    man = t[t["variant"] == "manual"].sort_values("players")
+    reading = "with the manual's end trigger " + ", ".join(
+        f"{r.rounds:.1f} rounds [{r.rounds_lo:.1f}, {r.rounds_hi:.1f}] at {int(r.players)}p"
+        for r in man.itertuples()) + "."
+    n = f"{int(t['n_deals'].min()):,} deals per variant and player count"
+    return Panel("first_length", "Game length", fig, reading, n, "95% CI over deals",
+                 "End trigger")
+
+
+def _wither_panel(study):
+    """Withers per turn of each policy at each Rain supply (the wither odds of play)."""
+    from vale_sim.report.first_screen import Panel, new_panel_figure, points_panel
+    p = study.extra["policies"]
+    variants = list(dict.fromkeys(p["variant"]))
+    fig, ax = new_panel_figure()
+    groups = []
+    for pol in dict.fromkeys(p["policy"]):
+        part = p[p["policy"] == pol].set_index("variant").reindex(variants)
+        groups.append((pol, range(len(variants)), 100 * part["withers_per_turn"],
+                       100 * part["withers_per_turn_lo"], 100 * part["withers_per_turn_hi"]))
+    points_panel(ax, groups, offset=0.12)
+    ax.set_xticks(range(len(variants)), variants, rotation=20, ha="right", fontsize=6.5)
+    ax.set_ylabel("withers per turn, %", fontsize=7)
+    ax.tick_params(axis="y", labelsize=7)
+    ax.set_title("Wither odds by policy and Rain supply (first: the manual's)", fontsize=8)
+    ax.legend(fontsize=6, ncol=2)
+    ax.grid(alpha=0.25, axis="y")
+    fig.tight_layout()
+    man = p[p["variant"] == "manual"].sort_values("withers_per_turn")
+    reading = "at the manual's Rain supply a turn withers " + ", ".join(
+        f"{100 * r.withers_per_turn:.1f}% [{100 * r.withers_per_turn_lo:.1f}, "
+        f"{100 * r.withers_per_turn_hi:.1f}] ({r.policy})" for r in man.itertuples()) + \
+        " of the time."
+    c = study.config
+    n = (f"{c['deals']:,} deals × {c['seatings_per_deal']} seatings per supply, "
+         f"{c['players']} players")
+    return Panel("first_wither", "Wither odds", fig, reading, n, "95% CI clustered by deal",
+                 "Wither and rain")
+
+
 def estimated_share(ctx):
     """``cards -> (estimated, total)`` numbers of the card set (every verdict rests
     on the whole set)."""
