@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import sys
-import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
+from toy_game import ToyRecord, policy_getter, register, seat_results, shared_wins, toy_frame, toy_game
 from vale_sim.games import Game
 from vale_sim.rng import GameRng
 from vale_sim.study import OPTIMIZE, REPORT, Study
@@ -47,41 +47,9 @@ class PigRules:
 
 
 PRESETS = {"bold": PigPolicy("bold", 25), "cautious": PigPolicy("cautious", 8)}
-
-
-def load_dice(spec):
-    if isinstance(spec, Dice):
-        return spec
-    if spec == "d6":
-        return Dice()
-    raise ValueError(f"{spec}: unknown dice set; use d6")
-
-
-def validate_dice(cs, players):
-    if players not in (2, 3):
-        raise ValueError(f"{cs.name}: {players} players is not supported (use 2 or 3 players)")
-
-
-def get_pig_policy(spec):
-    if isinstance(spec, PigPolicy):
-        return spec
-    if spec in PRESETS:
-        return PRESETS[spec]
-    raise ValueError(f"unknown policy {spec!r}: use one of {', '.join(PRESETS)}")
-
-
-@dataclass
-class PigRecord:
-    game_index: int
-    results: list
-    log: list
-    rounds: int
-    truncated: bool
-    turns: list = field(default_factory=list)
-
-    def to_dict(self) -> dict:
-        return {"game": self.game_index, "rounds": self.rounds, "truncated": self.truncated,
-                "results": [vars(r) for r in self.results]}
+get_pig_policy = policy_getter(PRESETS, PigPolicy, "cautious")   # presets and policy files
+PigRecord = ToyRecord
+pig_frame = toy_frame
 
 
 def play_pig(cs, players, seed, game_index=0, policies=None, rules=None):
@@ -106,20 +74,8 @@ def play_pig(cs, players, seed, game_index=0, policies=None, rules=None):
             score[p] += total
             turns.append((rounds, p, total))
             log.append(f"round {rounds}: P{p} banks {total}")
-    best = max(score)
-    winners = [p for p in range(players) if score[p] == best]
-    results = [types.SimpleNamespace(player=p, seat=(p - start) % players, policy=pols[p].name,
-                                     score=score[p], busts=busts[p],
-                                     win_share=1 / len(winners) if p in winners else 0.0)
-               for p in range(players)]
-    return PigRecord(game_index, results, log, rounds, max(score) < rules.target, turns)
-
-
-def pig_frame(records, cs):
-    return pd.DataFrame([{"game": g.game_index, "player": r.player, "seat": r.seat,
-                          "policy": r.policy, "score": r.score, "win_share": r.win_share,
-                          "rounds": g.rounds, "truncated": g.truncated, "busts": r.busts}
-                         for g in records for r in g.results])
+    results = seat_results(pols, start, score, shared_wins(score), busts)
+    return ToyRecord(game_index, results, log, turns, rounds, max(score) < rules.target)
 
 
 def search_space() -> dict:
@@ -262,15 +218,12 @@ EXPERIMENT_FILE = "experiments/pig-report.toml"
 TAKES_BASELINE = False
 
 
-PIG = Game(name="pig", title="Pig", package="pig", default_card_set="d6",
-           bundled_card_sets=lambda: {"d6": None}, load_card_set=load_dice,
-           validate_playable=validate_dice, presets=tuple(PRESETS), default_policy="cautious",
-           get_policy=get_pig_policy, check_policies=lambda cs, pols: [get_pig_policy(p) for p in pols],
-           rules_class=PigRules, play_reference=play_pig, results_frame=pig_frame,
-           run_fast=None, event_column="busts", players=(2, 3), golden_module="pig",
-           report="pig", strength_arms=strength_arms, strength_cards=strength_cards,
-           strength_acquired=strength_acquired, search_space=search_space,
-           studies=(REPORT, OPTIMIZE,
+PIG = toy_game(name="pig", title="Pig", package="pig", card_set=Dice(), presets=PRESETS,
+               default_policy="cautious", get_policy=get_pig_policy, rules_class=PigRules,
+               play=play_pig, players=(2, 3), golden_module="pig",
+               report="pig", strength_arms=strength_arms, strength_cards=strength_cards,
+               strength_acquired=strength_acquired, search_space=search_space,
+               studies=(REPORT, OPTIMIZE,
                     Study("advancement_value", command="advancements",
                           parser="vale_sim.commands.advancements"),
                     Study("bust_odds", command="bust-odds", parser="pig",
@@ -320,10 +273,7 @@ def render(case: Case, rec: PigRecord) -> str:
 
 def registered(monkeypatch) -> Game:
     """Register pig as --game pig for one test (GAMES and sys.modules, undone after)."""
-    from vale_sim import games as games_mod
-    monkeypatch.setitem(sys.modules, "pig", sys.modules[__name__])
-    monkeypatch.setitem(games_mod.GAMES, "pig", "pig")
-    return PIG
+    return register(monkeypatch, PIG, sys.modules[__name__])
 
 
 if __name__ == "__main__":                      # pragma: no cover

@@ -9,13 +9,11 @@ so the uniform mixture is its equilibrium."""
 from __future__ import annotations
 
 import sys
-import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-import pandas as pd
-
-from vale_sim.games import Game
+from toy_game import ToyRecord, policy_getter, seat_results, shared_wins, toy_frame, toy_game
 from vale_sim.rng import GameRng
+from vale_sim.study import META
 
 A, B, C = 0.2, 0.3, 0.4          # paper > rock, rock > scissors, scissors > paper
 NASH_2P = tuple(v / (A + B + C) for v in (C, B, A))
@@ -47,32 +45,7 @@ class RpsRules:
     rounds: int = 1
 
 
-def get_policy(spec):
-    if isinstance(spec, RpsPolicy):
-        return spec
-    if spec in PRESETS:
-        return PRESETS[spec]
-    if isinstance(spec, str) and spec.endswith(".toml"):      # a file vale-sim meta wrote
-        import tomllib
-        from dataclasses import replace
-        with open(spec, "rb") as f:
-            data = tomllib.load(f)
-        base = PRESETS[data.get("base", "rock")]
-        return replace(base, **{k: data[k] for k in ("name", "throw", "noise") if k in data})
-    raise ValueError(f"unknown policy {spec!r}: use one of {', '.join(PRESETS)}")
-
-
-@dataclass
-class Record:
-    game_index: int
-    results: list
-    log: list = field(default_factory=list)
-    turns: list = field(default_factory=list)
-    rounds: int = 1
-    truncated: bool = False
-
-    def to_dict(self) -> dict:
-        return {"game": self.game_index, "results": [vars(r) for r in self.results]}
+get_policy = policy_getter(PRESETS, RpsPolicy, "rock")    # presets and the files meta writes
 
 
 def play(cs, players, seed, game_index=0, policies=None, rules=None):
@@ -91,20 +64,7 @@ def play(cs, players, seed, game_index=0, policies=None, rules=None):
                 wins[p] += 1
             else:
                 wins[q] += 1
-    top = max(wins)
-    k = wins.count(top)
-    results = [types.SimpleNamespace(player=p, seat=(p - start) % players, policy=pols[p].name,
-                                     score=wins[p], busts=0,
-                                     win_share=1.0 / k if wins[p] == top else 0.0)
-               for p in range(players)]
-    return Record(game_index, results)
-
-
-def frame(records, cs):
-    return pd.DataFrame([{"game": g.game_index, "player": r.player, "seat": r.seat,
-                          "policy": r.policy, "score": r.score, "win_share": r.win_share,
-                          "rounds": 1, "truncated": False, "busts": r.busts}
-                         for g in records for r in g.results])
+    return ToyRecord(game_index, seat_results(pols, start, wins, shared_wins(wins)))
 
 
 def space():
@@ -112,14 +72,7 @@ def space():
             "ranges": {"throw": (0, 2), "noise": (0, 10)}, "excluded": ("name",)}
 
 
-from vale_sim.study import META  # noqa: E402
-
-GAME = Game(name="rps", title="Biased rock-paper-scissors", package="rps_game",
-            default_card_set="hands", bundled_card_sets=lambda: {"hands": None},
-            load_card_set=lambda spec: spec if isinstance(spec, Hands) else Hands(),
-            validate_playable=lambda cs, players: None, presets=tuple(PRESETS),
-            default_policy="rock", get_policy=get_policy,
-            check_policies=lambda cs, pols: [get_policy(p) for p in pols],
-            rules_class=RpsRules, play_reference=play, results_frame=frame, run_fast=None,
-            event_column="busts", players=(2, 3, 4), search_space=space,
-            studies=(META,))
+GAME = toy_game(name="rps", title="Biased rock-paper-scissors", package="rps_game",
+                card_set=Hands(), presets=PRESETS, default_policy="rock", get_policy=get_policy,
+                rules_class=RpsRules, play=play, players=(2, 3, 4), search_space=space,
+                studies=(META,))

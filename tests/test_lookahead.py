@@ -3,7 +3,7 @@
 * brute force: the rule's expected gain and loss equal an enumeration of the
   next reveal over the remaining cards, each outcome played by the reference
   engine's own push, spoil check and Harvest count;
-* the exact spoil-odds calculator (vale_sim/games/mystic_vale/spoil.py) gives the same one-push
+* the exact spoil-odds calculator (vale_sim/games/mystic_vale/spoil/) gives the same one-push
   spoil probability and the same expected change of the Harvest;
 * both engines play the same games with it; the default keeps the risk rule.
 """

@@ -80,6 +80,8 @@ def test_optimize_searches_the_toy_game_on_its_reference_engine(pig, tmp_path, c
     data = tomllib.loads(out.read_text())
     assert data["base"] == pig.default_policy and data["hold_at"] == man["policy"]["hold_at"]
     assert 1 <= data["hold_at"] <= 40
+    pol = pig.get_policy(str(out))                      # the toy game reads it back
+    assert (pol.name, pol.hold_at) == ("p", man["policy"]["hold_at"])
     log = json.loads((tmp_path / "p.log.json").read_text())
     assert log["candidates"] and all(1 <= c["hold_at"] <= 40 for c in log["candidates"])
 

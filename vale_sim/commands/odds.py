@@ -1,11 +1,27 @@
-"""What ``spoil-odds`` and ``wither-odds`` share: the checks of their common
-options, one-line errors for a bad deck or an impossible computation, and the
-printing of results (text or JSON, before any figure is written)."""
+"""What ``spoil-odds`` and ``wither-odds`` share: their common options and the
+checks of them, one-line errors for a bad deck or an impossible computation, and the
+printing of results (text or JSON, before any figure is written; the best rule's
+table)."""
 from __future__ import annotations
 
 import sys
 
 from ..errors import UserError
+
+
+def add_method_options(p, simulate_help: str, games_help: str) -> None:
+    """``--exact`` (the default) or ``--simulate``, and ``--games`` of a simulation."""
+    from ..limits import count
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--exact", action="store_true", help="exact computation (the default)")
+    mode.add_argument("--simulate", action="store_true", help=simulate_help)
+    p.add_argument("--games", type=count(1), default=10_000, help=games_help)
+
+
+def add_output_options(p, plot_help: str) -> None:
+    """``--json`` (the result as one JSON object) and ``--plot OUT.png``."""
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--plot", metavar="OUT.png", default=None, help=plot_help)
 
 
 def check_common(args, k_option: str, k_max: int) -> int:
@@ -68,6 +84,19 @@ def distribution_lines(dists: dict, ks, label: str) -> list[str]:
 
 
 RULE_MIN_REACH = 0.001      # the rule's table leaves out states met less often than this
+
+
+def rule_text(rule, title: str, fixed: dict, fixed_label, state: tuple, columns: str, row,
+              go: str, stop: str) -> str:
+    """The best rule as text: ``title`` with the rule's value, the values of the
+    fixed rules (``fixed``: k -> value, each as ``fixed_label(k)``), the two lines
+    saying what a state is (``state``) and the column names, then its table
+    (:func:`rule_lines`)."""
+    head = [f"{title}: {float(rule.value):.4f}",
+            "fixed rules: " + ", ".join(f"{fixed_label(k)}: {float(v):.4f}"
+                                        for k, v in fixed.items()),
+            *state, columns]
+    return "\n".join(rule_lines(rule, head, row, go, stop))
 
 
 def rule_lines(rule, head: list[str], row, go: str, stop: str) -> list[str]:

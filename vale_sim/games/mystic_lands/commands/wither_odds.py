@@ -1,7 +1,8 @@
 """``vale-sim wither-odds``: if I Grow now, how likely am I to Wither? (docs/wither-odds.md)"""
 from __future__ import annotations
 
-from vale_sim.commands.odds import check_common, distribution_lines, one_line, print_results, rule_lines
+from vale_sim.commands.odds import (add_method_options, add_output_options, check_common,
+                                    distribution_lines, one_line, print_results, rule_text)
 
 GAMES = ("mystic-lands",)
 
@@ -20,12 +21,9 @@ def add_parser(sub) -> None:
                    help="K: plays to report, the forced first one included (default 6)")
     p.add_argument("--rain", type=int, default=0,
                    help="Rain tokens held at the start of the Night (default 0)")
-    mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--exact", action="store_true", help="exact computation (the default)")
-    mode.add_argument("--simulate", action="store_true",
-                      help="estimate by playing the reference engine's Night instead")
+    add_method_options(p, "estimate by playing the reference engine's Night instead",
+                       "Nights to simulate (default 10000)")
     from vale_sim.limits import WITHER_MAX_STATES, count, seed
-    p.add_argument("--games", type=count(1), default=10_000, help="Nights to simulate (default 10000)")
     p.add_argument("--seed", type=seed, default=0, help="master seed for --simulate (default 0)")
     p.add_argument("--policy", default="balanced",
                    help="preset or policy file giving the Rain mode and the Wither choice "
@@ -42,10 +40,8 @@ def add_parser(sub) -> None:
     p.add_argument("--rule", metavar="GOAL", default=None,
                    help="also find the best Rest/Grow rule: mana, spirit, vp, value "
                         "(2 mana + 2 spirit + 3 VP) or RES>=N, e.g. mana>=5")
-    p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--plot", metavar="OUT.png", default=None,
-                   help="write P(Wither within k) (exact: also with 0, 1 and 2 Rain tokens) "
-                        "and E[mana, spirit, VP] against k to a PNG")
+    add_output_options(p, "write P(Wither within k) (exact: also with 0, 1 and 2 Rain tokens) "
+                          "and E[mana, spirit, VP] against k to a PNG")
     p.set_defaults(func=run)
 
 
@@ -150,15 +146,13 @@ def format_report(res, deck) -> str:
 def format_rule(rule) -> str:
     what = (f"P({rule.goal} >= {rule.target})" if rule.target is not None else
             "E[2 mana + 2 spirit + 3 VP]" if rule.goal == "value" else f"E[{rule.goal}]")
-    head = [f"best Rest/Grow rule (max {what}, at most {rule.horizon} plays, exact): "
-             f"{float(rule.value):.4f}",
-             "fixed rules: " + ", ".join(f"{k} plays: {float(v):.4f}"
-                                         for k, v in rule.fixed.items()),
-             "by state met (plays made, uncovered suns, Rain tokens held): how often the rule",
-             "Grows there, and its threshold on P(next play Withers)",
-             f"{'plays':>5} {'suns':>4} {'rain':>4} {'P(here)':>8} {'grows%':>7} "
-             f"{'grow if risk <=':>15} {'rest if risk >=':>15}"]
-    return "\n".join(rule_lines(
-        rule, head, lambda r: (f"{r['plays']:>5} {r['suns']:>4} {r['rain']:>4} "
-                               f"{r['reach']:>8.3f} {100 * r['p_grow']:>6.0f}%"),
-        "grow", "rest"))
+    return rule_text(
+        rule, f"best Rest/Grow rule (max {what}, at most {rule.horizon} plays, exact)",
+        rule.fixed, lambda k: f"{k} plays",
+        ("by state met (plays made, uncovered suns, Rain tokens held): how often the rule",
+         "Grows there, and its threshold on P(next play Withers)"),
+        f"{'plays':>5} {'suns':>4} {'rain':>4} {'P(here)':>8} {'grows%':>7} "
+        f"{'grow if risk <=':>15} {'rest if risk >=':>15}",
+        lambda r: (f"{r['plays']:>5} {r['suns']:>4} {r['rain']:>4} "
+                   f"{r['reach']:>8.3f} {100 * r['p_grow']:>6.0f}%"),
+        "grow", "rest")

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from vale_sim.kernels.layout import blocks, state_array
+
 from .tables import (MAX_ADV, MAX_CARDS, MAX_PLAYERS, MAX_ROWS, MAX_SPACE, MAX_TRACK, OPTS,
                      O_DRUID_DEAL, O_HELD_CAP, O_LEN, O_ML1, O_ML2, O_NGROWTH)
 
@@ -61,39 +63,27 @@ LN_X = 5                              # 6 bits: that half's suns a cloud there w
 LN_G = 11                             # 1: a sun or cloud there changes the half's count
 LN_EMPTY = 12                         # 1: the slot is free
 LN_NOSUN = 13                         # 1: the card shows no uncovered sun
-DECK = CARD + CW * MAX_CARDS
-DISC = DECK + MAX_CARDS
-LAND = DISC + MAX_CARDS
-CUBE = LAND + MAX_CARDS
-TRACK = CUBE + 2 * MAX_SPACE
-NOD = TRACK + MAX_SPACE
-ON = NOD + MAX_SPACE
-ACQ = ON + MAX_SPACE
-HELD = ACQ + MAX_ADV
+# after the cards: blocks of DECK, DISC, LAND (a card each), CUBE (space, row of each
+# cube), TRACK, NOD, ON (a space each), ACQ (an Advance each); HELD: the rest of the row
+DECK, DISC, LAND, CUBE, TRACK, NOD, ON, ACQ, HELD = blocks(
+    CARD + CW * MAX_CARDS, MAX_CARDS, MAX_CARDS, MAX_CARDS, 2 * MAX_SPACE, MAX_SPACE,
+    MAX_SPACE, MAX_SPACE, MAX_ADV)
 # -- game row ---------------------------------------------------------------------
 (G_START, G_ROUND, G_TRIGGER, G_INDAY, G_GROWTHS, G_RAINSUP, G_NM1, G_NM2, G_AH, _, _,
  G_AN, _, _, G_TRACE, G_TRUNC, G_ROUNDS, G_TURNIDX, G_NEV, G_EVB) = range(20)
-G_LAYOUT = 32
-G_OWNER = G_LAYOUT + MAX_SPACE        # + MAX_ROWS s + r
-G_ONSP = G_OWNER + MAX_ROWS * MAX_SPACE
-G_SPNR = G_ONSP + MAX_SPACE           # per space of this game's layout: rows, printed cost
-G_SPCOST = G_SPNR + MAX_SPACE
-G_WIDTH = G_SPCOST + MAX_SPACE
+# from cell 32: per space the layout (G_LAYOUT), the owner of each row (G_OWNER + MAX_ROWS
+# s + r), the players on it (G_ONSP), its rows and printed cost in this game's layout
+# (G_SPNR, G_SPCOST); G_WIDTH: the cells of the game row
+G_LAYOUT, G_OWNER, G_ONSP, G_SPNR, G_SPCOST, G_WIDTH = blocks(
+    32, MAX_SPACE, MAX_ROWS * MAX_SPACE, MAX_SPACE, MAX_SPACE, MAX_SPACE)
 # -- rows -----------------------------------------------------------------------------
-G = MAX_PLAYERS
-DK = G + 1
-MK1 = DK + 3
-MK2 = MK1 + 1
-REC = MK2 + 1
-LSNAP = REC + 1
-CSNAP = LSNAP + 1
-CAND = CSNAP + 1
-STK = CAND + 1
-SCR = STK + 1
-RNG = SCR + 1                     # the random stream: (key, draws) as int64 bits
-SPOT = RNG + 1                    # rows SPOT + p: spot scores of this game's layout
-BCR = SPOT + MAX_PLAYERS          # the starting cards unsleeved: slots and cache (as a
-N_ROWS = BCR + 1                  # player row's CARD part), built once per play_games
+# after the player rows 0..MAX_PLAYERS-1: the game row G, the Advance decks DK (3 rows),
+# the Market rows MK1, MK2, the TurnRecord REC, the scratch rows LSNAP .. SCR, the random
+# stream RNG ((key, draws) as int64 bits), SPOT + p (p's spot scores of this game's
+# layout, MAX_PLAYERS rows), BCR (the starting cards unsleeved: slots and cache as a
+# player row's CARD part, built once per play_games); N_ROWS rows
+G, DK, MK1, MK2, REC, LSNAP, CSNAP, CAND, STK, SCR, RNG, SPOT, BCR, N_ROWS = blocks(
+    MAX_PLAYERS, 1, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, MAX_PLAYERS, 1)
 SP_NEVER = MAX_ROWS * MAX_SPACE   # SPOT row: score without cost at MAX_ROWS s + r, then
 #                                   at SP_NEVER + s 1 if p's policy never enchants s
 # -- the TurnRecord row ------------------------------------------------------------
@@ -126,5 +116,4 @@ def state_width(T) -> int:
 
 
 def new_state(T) -> np.ndarray:
-    w = -(-state_width(T) // 8) * 8                  # rows start on 64-byte boundaries
-    return np.zeros((N_ROWS, w), np.int64)
+    return state_array(N_ROWS, state_width(T), align=8)   # rows start on 64-byte boundaries

@@ -4,7 +4,8 @@ from __future__ import annotations
 import contextlib
 import re
 
-from vale_sim.commands.odds import check_common, distribution_lines, one_line, print_results, rule_lines
+from vale_sim.commands.odds import (add_method_options, add_output_options, check_common,
+                                    distribution_lines, one_line, print_results, rule_text)
 
 
 def add_parser(sub) -> None:
@@ -16,12 +17,10 @@ def add_parser(sub) -> None:
                    help="bundled deck (starter, druid, grovetender, seedling, thornhide) or a "
                         "deck .toml file (default starter)")
     p.add_argument("--pushes", type=int, default=6, help="K: pushes to report (default 6)")
-    mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--exact", action="store_true", help="exact computation (the default)")
-    mode.add_argument("--simulate", action="store_true",
-                      help="estimate by playing turns instead (the fast engine when it can take the deck, else the reference engine: the same numbers)")
+    add_method_options(p, "estimate by playing turns instead (the fast engine when it can take "
+                          "the deck, else the reference engine: the same numbers)",
+                       "games to simulate (default 10000)")
     from vale_sim.limits import SPOIL_MAX_STATES, count, seed
-    p.add_argument("--games", type=count(1), default=10_000, help="games to simulate (default 10000)")
     p.add_argument("--max-states", type=count(1, "states", cap=SPOIL_MAX_STATES),
                    default=1_500_000,
                    help="stop an exact computation past this many distinct states (about "
@@ -39,9 +38,7 @@ def add_parser(sub) -> None:
     p.add_argument("--rule", metavar="GOAL", default=None,
                    help="also find the best push/stop rule: 'mana' (max expected mana) or "
                         "a number M (max P(mana >= M))")
-    p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--plot", metavar="OUT.png", default=None,
-                   help="write P(spoil within k) and the mana/risk frontier to a PNG")
+    add_output_options(p, "write P(spoil within k) and the mana/risk frontier to a PNG")
     p.set_defaults(func=run)
 
 
@@ -131,15 +128,13 @@ def format_report(res, deck) -> str:
 
 def format_rule(rule) -> str:
     what = ("expected mana" if rule.goal == "mana" else f"P(mana >= {rule.target})")
-    head = [f"best push/stop rule (max {what}, at most {rule.horizon} pushes): "
-             f"{float(rule.value):.4f}",
-             "fixed rules: " + ", ".join(f"push {k}: {float(v):.4f}"
-                                         for k, v in rule.always_push.items()),
-             "by state met (pushes made, decay showing, mana in the field): how often the",
-             "rule pushes there, and its threshold on P(next push spoils)",
-             f"{'pushes':>6} {'showing':>7} {'mana':>5} {'P(here)':>8} {'pushes%':>8} "
-             f"{'push if risk <=':>15} {'stop if risk >=':>15}"]
-    return "\n".join(rule_lines(
-        rule, head, lambda r: (f"{r['pushes']:>6} {r['decay_showing']:>7} {r['mana']:>5.1f} "
-                               f"{r['reach']:>8.3f} {100 * r['p_push']:>7.0f}%"),
-        "push", "stop"))
+    return rule_text(
+        rule, f"best push/stop rule (max {what}, at most {rule.horizon} pushes)",
+        rule.always_push, lambda k: f"push {k}",
+        ("by state met (pushes made, decay showing, mana in the field): how often the",
+         "rule pushes there, and its threshold on P(next push spoils)"),
+        f"{'pushes':>6} {'showing':>7} {'mana':>5} {'P(here)':>8} {'pushes%':>8} "
+        f"{'push if risk <=':>15} {'stop if risk >=':>15}",
+        lambda r: (f"{r['pushes']:>6} {r['decay_showing']:>7} {r['mana']:>5.1f} "
+                   f"{r['reach']:>8.3f} {100 * r['p_push']:>7.0f}%"),
+        "push", "stop")

@@ -66,17 +66,15 @@ from collections import namedtuple
 
 import numpy as np
 
+from vale_sim.kernels.layout import blocks, state_array
+
 from .tables import (N_CARDS, N_COMMONS, N_VALE_SLOTS, MAX_KINDS, MAX_VALE_KINDS,
                      MAX_OWNED_VALES, MAX_PLAYERS, O_PLAYERS, O_N_ADV, O_N_VALE, O_LVL_LEN,
                      O_VALE_LEN, O_TRACE_W, OPTS)
 
 # -- rows ---------------------------------------------------------------------
-GAME = MAX_PLAYERS               # rows 0..3 are the players
-ADECK = GAME + 1                 # 3 rows
-VDECK = ADECK + 3                # 2 rows
-TR = VDECK + 2
-STARTING = TR + 1
-N_ROWS = STARTING + 1
+# rows 0..3 are the players; then GAME, ADECK (3 rows), VDECK (2 rows), TR, STARTING
+GAME, ADECK, VDECK, TR, STARTING, N_ROWS = blocks(MAX_PLAYERS, 1, 3, 2, 1, 1)
 
 # -- player row ---------------------------------------------------------------
 (PS_TOKEN, PS_SKIP, PS_TURN, PS_DRUID_USED, PS_CONC_USED, PS_SUN_USED,
@@ -93,51 +91,32 @@ N_ROWS = STARTING + 1
 (CC_DECAY, CC_GROWTH, CC_GPG, CC_GUARD, CC_MANA, CC_NPERG, CC_OCC, CC_WP,
  CC_DRUID, CC_CHORUS, CC_CHORUS_AMT, CC_ANIMAL, CC_FOREST, CC_SKY, CC_WILD, CC_HVP,
  CC_HARVEST_AB, CC_HPERG, CC_SLOT_MASK, CC_NET, CC_N) = range(21)
-SLOTS = PS_N
-LWTOP = SLOTS + 3 * N_CARDS
-ACT = LWTOP + N_CARDS
-ACT_AMT = ACT + 3 * N_CARDS
-CC = ACT_AMT + 3 * N_CARDS
-HARV_SLOTS = CC + CC_N * N_CARDS
-TEMP = HARV_SLOTS + N_CARDS
-CHORUS_USED = TEMP + N_CARDS
-RESERVED = CHORUS_USED + N_CARDS
-DECK = RESERVED + 3 * N_CARDS
-DISC = DECK + N_CARDS
-FIELD = DISC + N_CARDS
-VOWN = FIELD + N_CARDS
-VTURN = VOWN + MAX_OWNED_VALES
-ACQ = VTURN + MAX_OWNED_VALES
-FIRST_ROUND = ACQ + MAX_KINDS
-HARVESTED = FIRST_ROUND + MAX_KINDS
-VACQ = HARVESTED + MAX_KINDS
-PLAYER_W = VACQ + MAX_VALE_KINDS
+# after the scalars, blocks of: per card 3 slots (SLOTS, ACT, ACT_AMT, RESERVED), 1 cell
+# (LWTOP, HARV_SLOTS, TEMP, CHORUS_USED, DECK, DISC, FIELD) or CC_N cells (CC); per owned
+# vale (VOWN, VTURN); per kind (ACQ, FIRST_ROUND, HARVESTED); per vale kind (VACQ)
+(SLOTS, LWTOP, ACT, ACT_AMT, CC, HARV_SLOTS, TEMP, CHORUS_USED, RESERVED, DECK, DISC, FIELD,
+ VOWN, VTURN, ACQ, FIRST_ROUND, HARVESTED, VACQ, PLAYER_W) = blocks(
+    PS_N, 3 * N_CARDS, N_CARDS, 3 * N_CARDS, 3 * N_CARDS, CC_N * N_CARDS, N_CARDS, N_CARDS,
+    N_CARDS, 3 * N_CARDS, N_CARDS, N_CARDS, N_CARDS, MAX_OWNED_VALES, MAX_OWNED_VALES,
+    MAX_KINDS, MAX_KINDS, MAX_KINDS, MAX_VALE_KINDS)
 STARTING_READY = HARV_SLOTS      # the cell after the block, in row STARTING
 
 # -- game row -----------------------------------------------------------------
 G_POOL, G_ROUND, G_START, G_TRUNC, G_NTRACE, G_GAME, G_RNG = range(7)   # G_RNG: 2 cells
-AHEAD = G_RNG + 2
-AN = AHEAD + 3
-VHEAD = AN + 3
-VN = VHEAD + 2
-COMMONS = VN + 2
-VSLOTS = COMMONS + N_COMMONS
-SPIRITS = VSLOTS + N_VALE_SLOTS
-BOUGHT_COMMON = SPIRITS + 4
-BOUGHT_VSLOT = BOUGHT_COMMON + N_COMMONS
-FERT_LEFT = BOUGHT_VSLOT + N_VALE_SLOTS
 N_CAND = N_COMMONS + MAX_KINDS
-CAND_KIND = FERT_LEFT + MAX_KINDS
-CAND_SRC = CAND_KIND + N_CAND
-CAND_CARD = CAND_SRC + N_CAND
-CAND_COST = CAND_CARD + N_CAND
-CAND_CHORUS = CAND_COST + N_CAND
-CAND_OK = CAND_CHORUS + N_CAND     # 1 buyable, 0 not, -1 placement not looked at yet
-CAND_SCORE = CAND_OK + N_CAND      # the policy's score of the candidate's kind
-CAND_BCOST = CAND_SCORE + N_CAND    # its cost, or NEVER_COST if the policy never buys it
-G_TRACING = CAND_BCOST + N_CAND     # 1: play_one writes trace rows (the whole turn row is kept)
-G_NO_DETAILS = G_TRACING + 1        # 1: play_games keeps no first_round / harvested (no HARV_SLOTS)
-GAME_W = G_NO_DETAILS + 1
+# after G_RNG's 2 cells, blocks of: AHEAD, AN (3: a commons deck each), VHEAD, VN (2: a vale
+# deck each), COMMONS, VSLOTS (the face-up ones), SPIRITS (4), BOUGHT_COMMON, BOUGHT_VSLOT,
+# FERT_LEFT (a kind each), the candidates of one Harvest (N_CAND each): CAND_KIND, CAND_SRC,
+# CAND_CARD, CAND_COST, CAND_CHORUS, CAND_OK (1 buyable, 0 not, -1 placement not looked at
+# yet), CAND_SCORE (the policy's score of the candidate's kind), CAND_BCOST (its cost, or
+# NEVER_COST if the policy never buys it); G_TRACING (1: play_one writes trace rows, the
+# whole turn row is kept), G_NO_DETAILS (1: play_games keeps no first_round / harvested, no
+# HARV_SLOTS); GAME_W: the cells of the game row
+(AHEAD, AN, VHEAD, VN, COMMONS, VSLOTS, SPIRITS, BOUGHT_COMMON, BOUGHT_VSLOT, FERT_LEFT,
+ CAND_KIND, CAND_SRC, CAND_CARD, CAND_COST, CAND_CHORUS, CAND_OK, CAND_SCORE, CAND_BCOST,
+ G_TRACING, G_NO_DETAILS, GAME_W) = blocks(
+    G_RNG + 2, 3, 3, 2, 2, N_COMMONS, N_VALE_SLOTS, 4, N_COMMONS, N_VALE_SLOTS, MAX_KINDS,
+    N_CAND, N_CAND, N_CAND, N_CAND, N_CAND, N_CAND, N_CAND, N_CAND, 1, 1)
 
 # -- trace row, fixed part ----------------------------------------------------
 (TR_GAME, TR_ROUND, TR_PLAYER, TR_TURN, TR_SKIPPED, TR_PUSHES, TR_SPOILED,
@@ -158,8 +137,7 @@ def trace_width(max_buys: int) -> int:
 
 def new_state(T) -> np.ndarray:
     """Allocate the state for one game of the tables' card set (reused per game)."""
-    width = max(PLAYER_W, GAME_W, T.shape[1], int(T[OPTS, O_TRACE_W]))
-    return np.zeros((N_ROWS, width), dtype=np.int64)
+    return state_array(N_ROWS, max(PLAYER_W, GAME_W, T.shape[1], int(T[OPTS, O_TRACE_W])))
 
 
 # -- readable numpy views, for tests and tools (not used by the kernels) -------
