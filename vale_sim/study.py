@@ -91,6 +91,11 @@ EXPLOIT = Study("exploit", command="exploit", parser="vale_sim.commands.exploit"
 META = Study("meta", command="meta", parser="vale_sim.commands.meta",
              doc="a population of policies and its meta-game equilibrium (vale_sim.metagame)")
 
+#: ``vale-sim strategy``: the strategy guide (a game that lists it sets ``Game.strategy``).
+STRATEGY = Study("strategy", command="strategy", parser="vale_sim.commands.strategy",
+                 doc="the strategy guide: when the strongest player pushes, what it buys "
+                     "first, which decisions matter (vale_sim.strategy)")
+
 
 def studies_of(game) -> tuple:
     """Every study of ``game``: the shared ones, then the game's own (``Game.studies``)."""

@@ -91,6 +91,9 @@ Optional hooks (every one has a default, so a game may leave them out):
   set with one number of one card changed (``vale-sim what-if --edit``,
   :mod:`vale_sim.whatif`); the number's source becomes ``user``; a bad edit is the
   game's one-line card-set error.  ``None``: no card edits (rule edits still work).
+* ``strategy``: the module of the game's part of the strategy guide
+  (:mod:`vale_sim.strategy`: ``DECISION_KINDS``, ``hybrid``, ``observe_game``,
+  ``EVENT``, ``SHOWING``).  ``None``: no guide.
 """
 from __future__ import annotations
 
@@ -166,6 +169,8 @@ class Game:
     golden_module: str | None = None
     search_space: Callable[[], dict] | None = None
     edit_card: Callable[..., tuple] | None = None
+    # the game's part of the strategy guide (vale_sim/strategy.py): a module path
+    strategy: str | None = None
 
     def resolve_baseline(self, spec, players: int, card_set=None):
         """The baseline policy for ``players`` players: a preset or bundled policy

@@ -14,7 +14,7 @@ first use, so without numba the reference engine still plays.
 from __future__ import annotations
 
 from ..base import SEATS_NOTE, Game
-from vale_sim.study import CARDS, EXPLOIT, META, OPTIMIZE, REPORT, Study
+from vale_sim.study import CARDS, EXPLOIT, META, OPTIMIZE, REPORT, STRATEGY, Study
 from . import cards, policy, records, rules
 from .cards import bundled_card_sets, describe, load_card_set, validate_playable
 from .policy import DEFAULT_POLICY, check_policies, get_policy, presets
@@ -151,13 +151,14 @@ GAME = Game(
        Study("advancement_value", command="advancements", parser="vale_sim.commands.advancements"),
        CARDS,
        Study("wither_odds", command="wither-odds", parser=f"{__name__}.commands.wither_odds"),
-       OPTIMIZE, EXPLOIT, META),
+       OPTIMIZE, EXPLOIT, META, STRATEGY),
     report=__name__ + ".studies.report",
     card_set_facts=lambda cs: {"sources": cards.provenance_counts(cs)},
     strength_arms=_strength_arms,
     strength_cards=_strength_cards,
     search_space=policy.search_space,
     edit_card=cards.apply_edit,
+    strategy=__name__ + ".strategy",
 )
 
 __all__ = ["GAME", "render_play", "describe", "cards", "policy", "records", "rules"]

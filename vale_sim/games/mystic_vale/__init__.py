@@ -20,7 +20,7 @@ from . import records as _records
 from .records import BASE_COLUMNS
 from .rules import Rules
 from ..base import SEATS_NOTE, Game
-from vale_sim.study import CARDS, EXPLOIT, META, OPTIMIZE, REPORT, Study
+from vale_sim.study import CARDS, EXPLOIT, META, OPTIMIZE, REPORT, STRATEGY, Study
 
 _S = __name__ + ".studies:"          # the config schemas, checks and runners of its studies
 
@@ -160,6 +160,7 @@ GAME = Game(
         OPTIMIZE,
         EXPLOIT,
         META,
+        STRATEGY,
         Study("report", command=REPORT.command, parser=REPORT.parser, schema=REPORT.schema,
               check=REPORT.check, run=REPORT.run, engine=_S + "engine_used", doc=REPORT.doc),
         Study("bench --spoil", command="bench --spoil", parser=__name__ + ".commands.bench",
@@ -169,4 +170,5 @@ GAME = Game(
     ),
     search_space=_policy.search_space,
     edit_card=_cards.apply_edit,
+    strategy=__name__ + ".strategy",
 )

@@ -1,0 +1,448 @@
+"""The strategy guide (docs/strategy.md): what the strongest player does, measured.
+
+Game-neutral: a game gives it, through ``Game.strategy`` (the module of its part),
+
+* ``DECISION_KINDS``: ``((kind, words, fields), ...)``, the kinds of decision a
+  policy makes ("push": go on or stop in the bad-turn phase; "advancement" and
+  "vale": what to buy) and the policy fields deciding each;
+* ``hybrid(cs, strong, other, kind)``: ``strong`` with ``other``'s decisions of
+  ``kind`` (a policy object);
+* ``observe_game(cs, players, seed, game_index, policies, rules)``: one reference
+  game's ``(decisions, buys, record)``: a row per go-on decision (``player``,
+  ``round``, ``turn``, ``pushes``, ``showing``, ``pool``, ``bad``, ``decay_share``,
+  ``risk``: the exact chance that going on turns the turn bad, ``pushed``) and a row
+  per buying phase (``mana``, ``first``: the first advancement bought or "",
+  ``vale``: the first vale or "");
+* ``EVENT`` and ``SHOWING``: the go-on decision's and the counter's names in words.
+
+What it measures, for any policy (a name, ``{P}`` standing for the player count, a
+file or a policy object, so a stronger player plugs in by name):
+
+1. :func:`push_table`: how often the player goes on, by what is showing and by the
+   exact odds of going bad, with intervals clustered by game;
+2. :func:`buy_table`: what it buys first, by round and by mana;
+3. :func:`ablation`: the win share lost when one kind of its decisions is made by
+   another policy (``balanced``): a hybrid plays against ``P - 1`` copies of the
+   strong policy, every seat of every deal (:func:`vale_sim.tournament.focal_shares`),
+   and the cost is ``1/P`` (the strong policy's own share against itself, exact
+   under these seatings) minus the hybrid's, paired by deal
+   (:func:`vale_sim.variants.paired`).
+
+:func:`guide` runs all three into one JSON-ready dict; the games' reports render a
+bundled one (``data/strategy-guide.json``, written by ``vale-sim strategy``) with
+:func:`section_parts`.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import stats
+from .errors import UserError
+from .games import get_game
+from .games.base import baseline_label, baseline_spec
+
+GUIDE_NAME = "strategy-guide.json"
+#: Risk bands of the push table (upper edges; the first band is "no risk").
+RISK_EDGES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 1.0)
+ROUND_BINS = ((1, 2), (3, 4), (5, 6), (7, 8), (9, 10), (11, 99))
+MANA_BINS = ((0, 2), (3, 4), (5, 6), (7, 8), (9, 10), (11, 999))
+TOP = 3            # first buys named per bin
+MANA_CAP = 6       # field mana of the push table: 0, 1, ..., 6+
+
+
+def hooks(game):
+    """The module of ``game``'s strategy-guide part; UserError when it has none."""
+    g = get_game(game)
+    ref = getattr(g, "strategy", None)
+    if not ref:
+        raise UserError(f"{g.name} has no strategy guide (its Game sets no strategy hook)")
+    return importlib.import_module(ref)
+
+
+def kinds(game) -> list[str]:
+    return [k for k, _, _ in hooks(game).DECISION_KINDS]
+
+
+# ---------------------------------------------------------------------------
+# Observing games
+# ---------------------------------------------------------------------------
+def observe(game, cs, players: int, seed: int, games: int, policy, rules=None,
+            progress=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Games ``0 .. games-1`` of ``seed`` with every player playing ``policy`` (the
+    reference engine, recorded): (decisions, buys) frames with a ``game`` column."""
+    h = hooks(game)
+    dec, buys = [], []
+    for gi in range(games):
+        d, b, _ = h.observe_game(cs, players, seed, gi, [policy] * players, rules)
+        for row in d:
+            row["game"] = gi
+        for row in b:
+            row["game"] = gi
+        dec.extend(d)
+        buys.extend(b)
+        if progress is not None:
+            progress(1)
+    dcols = ["game", "player", "round", "turn", "pushes", "showing", "mana", "pool", "bad",
+             "decay_share", "risk", "pushed"]
+    bcols = ["game", "player", "round", "turn", "mana", "first", "vale"]
+    return pd.DataFrame(dec, columns=dcols), pd.DataFrame(buys, columns=bcols)
+
+
+def _band(risk: float) -> str:
+    if risk != risk:
+        return "unknown"
+    if risk <= 0:
+        return "0%"
+    for lo, hi in zip(RISK_EDGES[:-1], RISK_EDGES[1:]):
+        if risk <= hi:
+            return f"{100 * lo:.0f}-{100 * hi:.0f}%"
+    return f"{100 * RISK_EDGES[-2]:.0f}-100%"
+
+
+def _rate(values, clusters) -> stats.Estimate:
+    return stats.cluster_rate(np.asarray(values, float), np.asarray(clusters))
+
+
+def push_table(decisions: pd.DataFrame, by: str = "risk") -> pd.DataFrame:
+    """Push rate by ``by``: "risk" (bands of the exact odds that going on turns bad),
+    "showing" (the counter showing) or "both".  A row per group: ``n`` decisions,
+    ``games``, ``push_rate`` with its 95% interval clustered by game, the mean exact
+    risk, the mean share of risky cards in the pool (``decay_share``) and the mean
+    pool size."""
+    d = decisions.copy()
+    d["band"] = d["risk"].map(_band)
+    keys = {"risk": ["band"], "showing": ["showing"], "both": ["showing", "band"],
+            "mana": ["mana_band"], "mana_risk": ["mana_band", "band"]}[by]
+    d["mana_band"] = d["mana"].clip(upper=MANA_CAP).map(
+        lambda m: f"{m}+" if m >= MANA_CAP else str(m))
+    order = {b: i for i, b in enumerate(["0%"] + [_band(e) for e in RISK_EDGES[1:]]
+                                        + ["unknown"])}
+    rows = []
+    for key, g in d.groupby(keys, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        e = _rate(g["pushed"], g["game"])
+        row = dict(zip(keys, key))
+        row.update(n=len(g), games=int(g["game"].nunique()), push_rate=e.value,
+                   push_lo=e.lo, push_hi=e.hi, mean_risk=float(g["risk"].mean()),
+                   decay_share=float(g["decay_share"].mean()), pool=float(g["pool"].mean()))
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    if not len(out):
+        return out
+    sort = [k if k != "band" else "_b" for k in keys]
+    if "mana_band" in keys:
+        out["mana_band"] = out["mana_band"].astype(str)
+        sort = [k if k != "mana_band" else "_m" for k in sort]
+        out["_m"] = out["mana_band"].str.rstrip("+").astype(int)
+    if "band" in keys:
+        out["_b"] = out["band"].map(order)
+    out = out.sort_values(sort).drop(columns=[c for c in ("_b", "_m") if c in out]).reset_index(drop=True)
+    return out
+
+
+def threshold(table: pd.DataFrame) -> "str | None":
+    """The last risk band (in order) where the player still goes on at least half the
+    time, or None."""
+    if not len(table) or "band" not in table:
+        return None
+    ok = table[(table["push_rate"] >= 0.5) & (table["band"] != "unknown")]
+    return None if not len(ok) else str(ok["band"].iloc[-1])
+
+
+def _bin_label(lo, hi, top) -> str:
+    return f"{lo}+" if hi >= top else f"{lo}-{hi}"
+
+
+def buy_table(buys: pd.DataFrame, by: str = "round", column: str = "first",
+              top: int = TOP) -> pd.DataFrame:
+    """What is bought first (``column``: "first" advancement or "vale"), by ``by``
+    ("round" or "mana") bins: a row per bin and choice among its ``top`` most common
+    (and "nothing"), with its share of the bin's buying phases, the 95% interval
+    clustered by game, ``n`` phases and ``games``."""
+    bins = ROUND_BINS if by == "round" else MANA_BINS
+    rows = []
+    for lo, hi in bins:
+        g = buys[(buys[by] >= lo) & (buys[by] <= hi)]
+        if not len(g):
+            continue
+        counts = g[column].replace("", "nothing").value_counts()
+        names = [n for n in counts.index[:top]]
+        if "nothing" not in names and "nothing" in counts.index:
+            names.append("nothing")
+        for name in names:
+            hit = (g[column].replace("", "nothing") == name)
+            e = _rate(hit, g["game"])
+            rows.append({by: _bin_label(lo, hi, bins[-1][1]), "choice": name, "n": len(g),
+                         "games": int(g["game"].nunique()), "share": e.value, "lo": e.lo,
+                         "hi": e.hi, "mean_mana": float(g["mana"].mean())})
+    return pd.DataFrame(rows, columns=[by, "choice", "n", "games", "share", "lo", "hi",
+                                       "mean_mana"])
+
+
+# ---------------------------------------------------------------------------
+# Which decisions matter: the ablation
+# ---------------------------------------------------------------------------
+def _same_play(a, b) -> bool:
+    """Whether two policies differ in nothing but their names."""
+    import dataclasses
+    return dataclasses.replace(a, name="x") == dataclasses.replace(b, name="x")
+
+
+def cost_estimate(shares: np.ndarray, players: int) -> dict:
+    """The win share a focal policy gives up against the strong field: ``shares``
+    (seatings, deals) of the focal player; cost = 1/P - its share, paired by deal
+    (:func:`vale_sim.variants.paired`, bounded when no deal moved)."""
+    from .variants import paired
+    shares = np.asarray(shares, float)
+    deals = shares.shape[1]
+    mine = pd.Series(shares.mean(axis=0), index=range(deals))
+    fair = pd.Series(np.full(deals, 1.0 / players), index=range(deals))
+    d = paired(fair, mine, bound=1.0)
+    return {"win_share": float(mine.mean()), "cost": d.mean, "cost_lo": d.lo, "cost_hi": d.hi,
+            "n": int(shares.size), "deals": deals, "interval": d.method}
+
+
+def ablation(game, cs, players: int, strong, other, deals: int, seed: int, rules=None,
+             engine: str = "fast", which=None, progress=None) -> pd.DataFrame:
+    """A row per decision kind (``which``: default all, then "all": ``other`` itself):
+    the hybrid's win share against ``P - 1`` copies of ``strong`` on deals
+    ``0 .. deals-1`` of ``seed``, every seat of every deal, and the share it costs."""
+    from .tournament import focal_shares
+    g = get_game(game)
+    h = hooks(g)
+    words = {k: w for k, w, _ in h.DECISION_KINDS}
+    rows = []
+    for kind in list(which or words) + ["all"]:
+        pol = other if kind == "all" else h.hybrid(cs, strong, other, kind)
+        shares, _ = focal_shares(cs, players, seed, deals, pol, strong, rules, engine,
+                                 game=g.name)
+        row = {"kind": kind, "decisions": words.get(kind, f"every decision ({other.name})"),
+               "policy": pol.name, "unchanged": _same_play(pol, strong)}
+        row.update(cost_estimate(shares, players))
+        rows.append(row)
+        if progress is not None:
+            progress(players * deals)
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------
+# The whole guide
+# ---------------------------------------------------------------------------
+def guide(game, players=(2,), policy: str = "meta-{P}p", baseline: str = "balanced",
+          games: int = 100, deals: int = 500, seed: int = 0, card_set=None, rules=None,
+          engine: str = "fast", progress=None) -> dict:
+    """The strategy guide of ``policy`` (the strong player) against ``baseline`` at each
+    player count: push tables, first buys, the ablation.  JSON-ready."""
+    from .io import jsonable
+    g = get_game(game)
+    h = hooks(g)
+    cs = g.load_card_set(card_set if card_set is not None else g.default_card_set)
+    out = {"game": g.name, "card_set": cs.name, "card_set_digest": cs.digest(),
+           "policy": baseline_label(policy), "baseline": baseline_label(baseline),
+           "event": h.EVENT, "showing": h.SHOWING,
+           "kinds": [{"kind": k, "decisions": w, "fields": list(f)}
+                     for k, w, f in h.DECISION_KINDS],
+           "settings": {"games": games, "deals": deals, "seed": seed, "engine": engine,
+                        "players": list(players)},
+           "players": {}}
+    for p in players:
+        g.validate_playable(cs, p)
+        strong = g.resolve_baseline(policy, p, cs)
+        other = g.resolve_baseline(baseline, p, cs)
+        dec, buys = observe(g, cs, p, seed, games, strong, rules, progress)
+        ab = ablation(g, cs, p, strong, other, deals, seed, rules, engine, progress=progress)
+        risk = push_table(dec, "risk")
+        out["players"][str(p)] = {
+            "strong": strong.name, "other": other.name,
+            "decisions": len(dec), "buy_phases": len(buys),
+            "overall_push": _est(_rate(dec["pushed"], dec["game"])) if len(dec) else None,
+            "push_by_risk": risk.to_dict("records"),
+            "push_by_showing": push_table(dec, "showing").to_dict("records"),
+            "push_by_both": push_table(dec, "both").to_dict("records"),
+            "push_by_mana": push_table(dec, "mana").to_dict("records"),
+            "push_by_mana_risk": push_table(dec, "mana_risk").to_dict("records"),
+            "threshold": threshold(risk),
+            "first_by_round": buy_table(buys, "round").to_dict("records"),
+            "first_by_mana": buy_table(buys, "mana").to_dict("records"),
+            "vale_by_round": buy_table(buys, "round", "vale").to_dict("records"),
+            "ablation": ab.to_dict("records")}
+    return jsonable(out)
+
+
+def _est(e: stats.Estimate) -> dict:
+    return {"value": e.value, "lo": e.lo, "hi": e.hi, "n": e.n, "clusters": e.clusters}
+
+
+# ---------------------------------------------------------------------------
+# The report section (a bundled guide; plays no game)
+# ---------------------------------------------------------------------------
+def guide_path(game) -> Path:
+    g = get_game(game)
+    return Path(importlib.import_module(g.package).__file__).parent / "data" / GUIDE_NAME
+
+
+def load_guide(game, path=None) -> dict | None:
+    try:
+        doc = json.loads(Path(path or guide_path(game)).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) and isinstance(doc.get("players"), dict) else None
+
+
+def _pct(x) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
+
+
+def _iv(v, lo, hi, signed=False) -> str:
+    if v is None:
+        return "n/a"
+    f = "{:+.1f}" if signed else "{:.1f}"
+    lo_s = "n/a" if lo is None else f.format(100 * lo)
+    hi_s = "n/a" if hi is None else f.format(100 * hi)
+    return f"{f.format(100 * v)}{'' if signed else '%'} [{lo_s}, {hi_s}]"
+
+
+def push_sentences(doc: dict, p: str) -> list[str]:
+    r = doc["players"][p]
+    ev, show = doc["event"], doc["showing"]
+    out = []
+    if r.get("overall_push"):
+        o = r["overall_push"]
+        out.append(f"At {p} players `{r['strong']}` chose to {ev} in "
+                   f"{_iv(o['value'], o['lo'], o['hi'])} of its {o['n']} decisions "
+                   f"({o['clusters']} games).")
+    rows = r["push_by_risk"]
+    for row in rows:
+        out.append(f"When the exact chance that one more {ev} goes bad is {row['band']} "
+                   f"(mean {_pct(row['mean_risk'])}; {_pct(row['decay_share'])} of the cards "
+                   f"left are risky), it goes on {_iv(row['push_rate'], row['push_lo'], row['push_hi'])}"
+                   f" of the time (n = {row['n']} decisions, {row['games']} games).")
+    if r.get("threshold"):
+        out.append(f"Rule of thumb: it goes on while the odds of going bad are at most about "
+                   f"{r['threshold'].split('-')[-1]} and stops above.")
+    return out
+
+
+def ablation_sentences(doc: dict, p: str) -> list[str]:
+    r = doc["players"][p]
+    rows = sorted([x for x in r["ablation"] if x["kind"] != "all"], key=lambda x: -x["cost"])
+    out = []
+    for x in rows:
+        out.append(f"Playing {x['decisions']} like `{r['other']}` costs "
+                   f"{_iv(x['cost'], x['cost_lo'], x['cost_hi'], signed=True)} points of win "
+                   f"share (n = {x['n']} player-games on {x['deals']} deals"
+                   + ("; the same play: nothing changes" if x["unchanged"] else "") + ").")
+    whole = [x for x in r["ablation"] if x["kind"] == "all"]
+    if whole:
+        x = whole[0]
+        out.append(f"All of them at once (`{r['other']}` itself) costs "
+                   f"{_iv(x['cost'], x['cost_lo'], x['cost_hi'], signed=True)} points "
+                   f"(n = {x['n']}).")
+    return out
+
+
+def buy_sentences(doc: dict, p: str, column="first_by_round", by="round") -> list[str]:
+    r = doc["players"][p]
+    t = pd.DataFrame(r[column])
+    out = []
+    if not len(t):
+        return out
+    for b, g in t.groupby(by, sort=False):
+        g = g.sort_values("share", ascending=False)
+        top = g.iloc[0]
+        out.append(f"{by.capitalize()} {b}: first buy {top['choice']} "
+                   f"{_iv(top['share'], top['lo'], top['hi'])} of {top['n']} buying phases"
+                   + "".join(f"; {x.choice} {_iv(x.share, x.lo, x.hi)}"
+                             for x in g.iloc[1:].itertuples()) + ".")
+    return out
+
+
+def push_figure(doc: dict):
+    """Push rate against the exact odds of going bad, a line per player count."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for p, r in doc["players"].items():
+        t = pd.DataFrame(r["push_by_risk"])
+        if not len(t):
+            continue
+        t = t[t["band"] != "unknown"]
+        ax.errorbar(100 * t["mean_risk"], 100 * t["push_rate"],
+                    yerr=[100 * (t["push_rate"] - t["push_lo"]),
+                          100 * (t["push_hi"] - t["push_rate"])],
+                    fmt="o-", capsize=3, label=f"{p} players ({r['strong']})")
+    ax.set_xlabel(f"exact chance that one more {doc['event']} goes bad, % (band mean)")
+    ax.set_ylabel(f"share of decisions to {doc['event']}, %")
+    ax.set_ylim(-2, 102)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title(f"When does `{doc['policy']}` {doc['event']}? (95% CI, clustered by game)")
+    fig.tight_layout()
+    return fig
+
+
+def ablation_figure(doc: dict):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    items = [(p, x) for p, r in doc["players"].items() for x in r["ablation"]]
+    fig, ax = plt.subplots(figsize=(6.5, 0.4 * len(items) + 1.5))
+    y = np.arange(len(items))[::-1]
+    c = np.array([x["cost"] for _, x in items]) * 100
+    lo = np.array([x["cost_lo"] for _, x in items]) * 100
+    hi = np.array([x["cost_hi"] for _, x in items]) * 100
+    ax.errorbar(c, y, xerr=[c - lo, hi - c], fmt="o", capsize=3)
+    ax.set_yticks(y, [f"{p}p: {x['kind']}" for p, x in items])
+    ax.axvline(0, color="grey", lw=1, ls="--")
+    ax.set_xlabel(f"win share lost when playing that decision like `{doc['baseline']}`, "
+                  f"points (95% CI)")
+    ax.grid(alpha=0.3, axis="x")
+    fig.tight_layout()
+    return fig
+
+
+def section_parts(game, path=None):
+    """(title, paragraphs, tables, figures) of the report's "Strategy guide" section,
+    from the bundled guide of ``game`` (plays no game)."""
+    title = "Strategy guide"
+    doc = load_guide(game, path)
+    where = path or guide_path(game)
+    if doc is None or not doc["players"]:
+        return (title, [f"No bundled strategy guide for {get_game(game).name} "
+                        f"({Path(where).name} is missing); run `vale-sim strategy --game "
+                        f"{get_game(game).name} --out {where}` (docs/strategy.md)."], {}, [], [])
+    st = doc["settings"]
+    paras = [f"How the strongest bundled player, `{doc['policy']}` (the meta-game field, "
+             f"docs/meta.md), plays, measured (precomputed by `{doc.get('command', 'vale-sim strategy')}`,"
+             f" not recomputed by this report; seed {st['seed']}, card set {doc['card_set']}).  "
+             f"Its decisions are recorded in {st['games']} reference-engine games of it against "
+             f"itself per player count; every rate has n and a 95% interval clustered by game.  "
+             f"The ablation plays a hybrid (one kind of decision made like `{doc['baseline']}`) "
+             f"against P - 1 copies of `{doc['policy']}` on {st['deals']} common deals, every "
+             f"seat of every deal ({st['engine']} engine): its cost is the fair share 1/P "
+             f"minus its win share, paired by deal, 95% interval.  docs/strategy.md."]
+    tables, bullets = {}, []
+    for p in doc["players"]:
+        bullets.append((f"{p} players: when to {doc['event']}", push_sentences(doc, p)))
+        bullets.append((f"{p} players: what to buy first", buy_sentences(doc, p)))
+        bullets.append((f"{p} players: which decisions matter", ablation_sentences(doc, p)))
+        r = doc["players"][p]
+        tables[f"strategy_push_{p}p"] = pd.DataFrame(r["push_by_both"])
+        tables[f"strategy_first_round_{p}p"] = pd.DataFrame(r["first_by_round"])
+        tables[f"strategy_first_mana_{p}p"] = pd.DataFrame(r["first_by_mana"])
+        tables[f"strategy_vale_round_{p}p"] = pd.DataFrame(r["vale_by_round"])
+        tables[f"strategy_ablation_{p}p"] = pd.DataFrame(r["ablation"])
+    figs = [("strategy_push", push_figure(doc),
+             f"Share of decisions to {doc['event']} against the exact odds that it goes bad "
+             f"(95% CI clustered by game)."),
+            ("strategy_ablation", ablation_figure(doc),
+             f"Win share lost by making one kind of decision like `{doc['baseline']}` against "
+             f"a field of `{doc['policy']}` (95% CI paired by deal).")]
+    return title, paras, tables, figs, bullets
