@@ -13,7 +13,8 @@ Game-neutral: a game gives it, through ``Game.strategy`` (the module of its part
   ``risk``: the exact chance that going on turns the turn bad, ``pushed``) and a row
   per buying phase (``mana``, ``first``: the first advancement bought or "",
   ``vale``: the first vale or "");
-* ``EVENT`` and ``SHOWING``: the go-on decision's and the counter's names in words.
+* ``EVENT``, ``SHOWING`` and ``RISKY``: the go-on decision's and the counter's names
+  in words, and what the risky cards (``decay_share``) do.
 
 What it measures, for any policy (a name, ``{P}`` standing for the player count, a
 file or a policy object, so a stronger player plugs in by name):
@@ -49,7 +50,7 @@ from .games.base import baseline_label, baseline_spec
 
 GUIDE_NAME = "strategy-guide.json"
 #: Risk bands of the push table (upper edges; the first band is "no risk").
-RISK_EDGES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 1.0)
+RISK_EDGES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0)
 ROUND_BINS = ((1, 2), (3, 4), (5, 6), (7, 8), (9, 10), (11, 99))
 MANA_BINS = ((0, 2), (3, 4), (5, 6), (7, 8), (9, 10), (11, 999))
 TOP = 3            # first buys named per bin
@@ -146,13 +147,19 @@ def push_table(decisions: pd.DataFrame, by: str = "risk") -> pd.DataFrame:
     return out
 
 
-def threshold(table: pd.DataFrame) -> "str | None":
-    """The last risk band (in order) where the player still goes on at least half the
-    time, or None."""
+def threshold(table: pd.DataFrame) -> "dict | None":
+    """Where the player stops going on: the first risk band (in order, "no risk"
+    included) whose push rate is below one half, and the band before it: {"stops":
+    band, "goes": band or None}; None when it goes on at least half the time in
+    every band seen."""
     if not len(table) or "band" not in table:
         return None
-    ok = table[(table["push_rate"] >= 0.5) & (table["band"] != "unknown")]
-    return None if not len(ok) else str(ok["band"].iloc[-1])
+    t = table[table["band"] != "unknown"].reset_index(drop=True)
+    low = t.index[t["push_rate"] < 0.5]
+    if not len(low):
+        return None
+    i = int(low[0])
+    return {"stops": str(t["band"].iloc[i]), "goes": str(t["band"].iloc[i - 1]) if i else None}
 
 
 def _bin_label(lo, hi, top) -> str:
@@ -245,7 +252,7 @@ def guide(game, players=(2,), policy: str = "meta-{P}p", baseline: str = "balanc
     cs = g.load_card_set(card_set if card_set is not None else g.default_card_set)
     out = {"game": g.name, "card_set": cs.name, "card_set_digest": cs.digest(),
            "policy": baseline_label(policy), "baseline": baseline_label(baseline),
-           "event": h.EVENT, "showing": h.SHOWING,
+           "event": h.EVENT, "showing": h.SHOWING, "risky": h.RISKY,
            "kinds": [{"kind": k, "decisions": w, "fields": list(f)}
                      for k, w, f in h.DECISION_KINDS],
            "settings": {"games": games, "deals": deals, "seed": seed, "engine": engine,
@@ -321,11 +328,29 @@ def push_sentences(doc: dict, p: str) -> list[str]:
     for row in rows:
         out.append(f"When the exact chance that one more {ev} goes bad is {row['band']} "
                    f"(mean {_pct(row['mean_risk'])}; {_pct(row['decay_share'])} of the cards "
-                   f"left are risky), it goes on {_iv(row['push_rate'], row['push_lo'], row['push_hi'])}"
+                   f"left {doc.get('risky', 'are risky')}), it goes on {_iv(row['push_rate'], row['push_lo'], row['push_hi'])}"
                    f" of the time (n = {row['n']} decisions, {row['games']} games).")
-    if r.get("threshold"):
-        out.append(f"Rule of thumb: it goes on while the odds of going bad are at most about "
-                   f"{r['threshold'].split('-')[-1]} and stops above.")
+    th = r.get("threshold")
+    seen = [x["band"] for x in rows if x["band"] != "unknown"]
+    if th and th.get("goes"):
+        out.append(f"Rule of thumb: it goes on at odds of {th['goes']} and mostly stops from "
+                   f"{th['stops']} on.")
+    elif th:
+        out.append(f"Rule of thumb: it hardly ever goes on when there is any risk at all "
+                   f"(below one half already at {th['stops']}).")
+    elif seen:
+        out.append(f"Rule of thumb: it goes on at least half the time whatever the odds "
+                   f"(up to {seen[-1]}).")
+    mana = r.get("push_by_mana") or []
+    stop = [x for x in mana if x["push_rate"] < 0.5]
+    go = [x for x in mana if x["push_rate"] >= 0.5]
+    if stop and go:
+        x = stop[0]
+        out.append(f"It also stops on mana: with {x['mana_band']} mana in the field it goes on "
+                   f"{_iv(x['push_rate'], x['push_lo'], x['push_hi'])} of the time (n = "
+                   f"{x['n']}), with {go[-1]['mana_band']} "
+                   f"{_iv(go[-1]['push_rate'], go[-1]['push_lo'], go[-1]['push_hi'])} (n = "
+                   f"{go[-1]['n']}).")
     return out
 
 
@@ -446,3 +471,10 @@ def section_parts(game, path=None):
              f"Win share lost by making one kind of decision like `{doc['baseline']}` against "
              f"a field of `{doc['policy']}` (95% CI paired by deal).")]
     return title, paras, tables, figs, bullets
+
+
+def section_strategy(ctx):
+    """The report's "Strategy guide" section of ``ctx.game`` (a bundled guide)."""
+    from .report.sections import Section
+    title, paras, tables, figs, bullets = section_parts(ctx.game)
+    return Section(title, paras, tables, figs, bullets)

@@ -27,6 +27,7 @@ DECISION_KINDS = (
      ("w_vale_vp", "w_vale_reward", "w_vale_effect", "w_vale_cost", "vale_min_score")),
 )
 EVENT = "grow"
+RISKY = "show a sun"
 SHOWING = "suns showing"
 
 

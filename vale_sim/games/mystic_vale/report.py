@@ -20,6 +20,7 @@ from vale_sim.report import (Context, Section, SectionUnavailable, _bar, _need, 
                              _store, section_exploitability, section_manifest,
                              settings_from_preset)
 from vale_sim.skill_ladder import section_skill_ladder
+from vale_sim.strategy import section_strategy
 
 #: Where ``vale-sim report`` writes (``--out``), and the config that rebuilds it.
 DEFAULT_OUT = "results/report"
@@ -964,7 +965,7 @@ def _spoil_panel(table, exact):
 SECTIONS: list[Callable[[Context], Section]] = [
     section_card_set, section_spoil, section_tournament, section_advancements,
     section_pools, section_seats, section_robustness, section_skill_ladder,
-    section_exploitability, section_manifest,
+    section_exploitability, section_strategy, section_manifest,
 ]
 
 

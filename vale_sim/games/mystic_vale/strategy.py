@@ -29,6 +29,7 @@ DECISION_KINDS = (
      ("w_vale_vp", "w_vale_ability", "vale_min_score", "use_sunstone")),
 )
 EVENT = "push"          # the go-on decision's name in the guide's words
+RISKY = "carry decay"
 SHOWING = "decay showing"
 
 
