@@ -215,13 +215,26 @@ def test_section_renders_with_n_and_intervals(tiny_guide, name):
     lines = [s for _, ls, *_ in bullets for s in ls]
     assert lines and all("n = " in s or "(n =" in s or "decisions" in s or "buying phases" in s
                          for s in lines if "[" in s)
-    rates = [s for s in lines if "%" in s and "Rule of thumb" not in s]
+    rates = [s for s in lines if "%" in s and not s.startswith(("Rule of thumb", "(Bands"))]
     assert rates and all("[" in s for s in rates)
     ab = tables["strategy_ablation_2p"]
-    assert {"cost", "cost_lo", "cost_hi", "n", "deals"} <= set(ab.columns)
+    assert {"win_cost", "win_cost_lo", "win_cost_hi", "n", "deals"} <= set(ab.columns)
     assert set(ab["kind"]) == set(S.kinds(name)) | {"all"}
     assert [f[0] for f in figs] == ["strategy_push", "strategy_ablation"]
     assert doc["players"]["2"]["strong"] == "meta-2p"
+
+
+def test_section_renders_into_a_report(tiny_guide, tmp_path):
+    from vale_sim.report.rendering import render, table_units
+    from vale_sim.report.sections import Section
+    from vale_sim.games.mystic_vale import report as mv_report
+    title, paras, tables, figs, bullets = S.section_parts("mystic-vale", tiny_guide["mystic-vale"][1])
+    render([Section(title, paras, tables, figs, bullets)], tmp_path, "t", glossary=False,
+           units=table_units(mv_report))
+    md = (tmp_path / "report.md").read_text()
+    assert "## Strategy guide" in md and "which decisions matter" in md
+    assert (tmp_path / "figures" / "strategy_push.png").exists()
+    assert (tmp_path / "tables" / "strategy_ablation_2p.csv").exists()
 
 
 def test_section_without_a_bundled_guide_says_how_to_make_it(tmp_path):

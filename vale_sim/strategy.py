@@ -55,6 +55,7 @@ ROUND_BINS = ((1, 2), (3, 4), (5, 6), (7, 8), (9, 10), (11, 99))
 MANA_BINS = ((0, 2), (3, 4), (5, 6), (7, 8), (9, 10), (11, 999))
 TOP = 3            # first buys named per bin
 MANA_CAP = 6       # field mana of the push table: 0, 1, ..., 6+
+MIN_SENTENCE_N = 30   # a push band gets a sentence from this many decisions (all are tabled)
 
 
 def hooks(game):
@@ -324,15 +325,24 @@ def push_sentences(doc: dict, p: str) -> list[str]:
         out.append(f"At {p} players `{r['strong']}` chose to {ev} in "
                    f"{_iv(o['value'], o['lo'], o['hi'])} of its {o['n']} decisions "
                    f"({o['clusters']} games).")
-    rows = r["push_by_risk"]
+    rows = [x for x in r["push_by_risk"] if x["band"] != "unknown"]
+    few = [x for x in rows if x["n"] < MIN_SENTENCE_N]
     for row in rows:
+        if row["n"] < MIN_SENTENCE_N:
+            continue
         out.append(f"When the exact chance that one more {ev} goes bad is {row['band']} "
                    f"(mean {_pct(row['mean_risk'])}; {_pct(row['decay_share'])} of the cards "
                    f"left {doc.get('risky', 'are risky')}), it goes on {_iv(row['push_rate'], row['push_lo'], row['push_hi'])}"
                    f" of the time (n = {row['n']} decisions, {row['games']} games).")
-    th = r.get("threshold")
+    th = r.get("threshold") if isinstance(r.get("threshold"), dict) else None
     seen = [x["band"] for x in rows if x["band"] != "unknown"]
-    if th and th.get("goes"):
+    if few:
+        out.append(f"(Bands with fewer than {MIN_SENTENCE_N} decisions are in the table only: "
+                   + ", ".join(f"{x['band']} n = {x['n']}" for x in few) + ".)")
+    if th and th.get("goes") == "0%":
+        out.append(f"Rule of thumb: it goes on only when the next card cannot go bad, and "
+                   f"stops at any risk.")
+    elif th and th.get("goes"):
         out.append(f"Rule of thumb: it goes on at odds of {th['goes']} and mostly stops from "
                    f"{th['stops']} on.")
     elif th:
@@ -381,7 +391,8 @@ def buy_sentences(doc: dict, p: str, column="first_by_round", by="round") -> lis
     for b, g in t.groupby(by, sort=False):
         g = g.sort_values("share", ascending=False)
         top = g.iloc[0]
-        out.append(f"{by.capitalize()} {b}: first buy {top['choice']} "
+        label = f"With {b} mana" if by == "mana" else f"{by.capitalize()} {b}"
+        out.append(f"{label}: first buy {top['choice']} "
                    f"{_iv(top['share'], top['lo'], top['hi'])} of {top['n']} buying phases"
                    + "".join(f"; {x.choice} {_iv(x.share, x.lo, x.hi)}"
                              for x in g.iloc[1:].itertuples()) + ".")
@@ -456,14 +467,19 @@ def section_parts(game, path=None):
     tables, bullets = {}, []
     for p in doc["players"]:
         bullets.append((f"{p} players: when to {doc['event']}", push_sentences(doc, p)))
-        bullets.append((f"{p} players: what to buy first", buy_sentences(doc, p)))
+        bullets.append((f"{p} players: what to buy first, by round", buy_sentences(doc, p)))
+        bullets.append((f"{p} players: what to buy first, by mana",
+                        buy_sentences(doc, p, "first_by_mana", "mana")))
         bullets.append((f"{p} players: which decisions matter", ablation_sentences(doc, p)))
         r = doc["players"][p]
         tables[f"strategy_push_{p}p"] = pd.DataFrame(r["push_by_both"])
-        tables[f"strategy_first_round_{p}p"] = pd.DataFrame(r["first_by_round"])
-        tables[f"strategy_first_mana_{p}p"] = pd.DataFrame(r["first_by_mana"])
-        tables[f"strategy_vale_round_{p}p"] = pd.DataFrame(r["vale_by_round"])
-        tables[f"strategy_ablation_{p}p"] = pd.DataFrame(r["ablation"])
+        buys = {"share": "first_share", "lo": "first_lo", "hi": "first_hi"}
+        tables[f"strategy_first_round_{p}p"] = pd.DataFrame(r["first_by_round"]).rename(columns=buys)
+        tables[f"strategy_first_mana_{p}p"] = pd.DataFrame(r["first_by_mana"]).rename(columns=buys)
+        tables[f"strategy_vale_round_{p}p"] = pd.DataFrame(r["vale_by_round"]).rename(columns=buys)
+        tables[f"strategy_ablation_{p}p"] = pd.DataFrame(r["ablation"]).rename(columns={
+            "win_share": "hybrid_share", "cost": "win_cost", "cost_lo": "win_cost_lo",
+            "cost_hi": "win_cost_hi"})
     figs = [("strategy_push", push_figure(doc),
              f"Share of decisions to {doc['event']} against the exact odds that it goes bad "
              f"(95% CI clustered by game)."),

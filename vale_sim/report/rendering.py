@@ -26,11 +26,13 @@ UNIT_PATTERNS = (
     ("%", r".*win_rate.*|win_(lo|hi)|tie_(rate|lo|hi)|p_spoil_(exact|sim)|sim_(lo|hi)"
           r"|p_prep_spoil|.*_vp_share(_lo|_hi)?|(overflow|truncated|acquired|acquire)_rate.*"
           r"|fair|ends_(VP|cubes|both|none)(_lo|_hi)?|seat1_win(_lo|_hi)?|trigger_win.*"
-          r"|(withers|spoils)_per_turn.*|level2_sold_out.*|expected_(vs_mean|lo|hi)"),
+          r"|(withers|spoils)_per_turn.*|level2_sold_out.*|expected_(vs_mean|lo|hi)"
+          r"|push_(rate|lo|hi)|mean_risk|decay_share|first_(share|lo|hi)|hybrid_share"),
     ("pp", r"(.*_)?max_seat_gap.*|(manual_|closest_|recommended_)?max_gap|spread(_lo|_hi)?"),
     ("+pp", r"strength(_lo|_hi|_lo_adj|_hi_adj)?|natural_(value|lo|hi)|lift(_lo|_hi)?"
             r"|(strength|lo|hi) \(.*\)|change.*|seat_advantage.*|gap(_lo90|_hi90)?"
-            r"|d_seat1_win.*|d_spread(_lo|_hi)?|effect(_lo|_hi)?|advantage(_lo|_hi)?"),
+            r"|d_seat1_win.*|d_spread(_lo|_hi)?|effect(_lo|_hi)?|advantage(_lo|_hi)?"
+            r"|win_cost(_lo|_hi)?"),
 )
 #: ... and per table, where a name means something else there ("" keeps the number):
 #: the shared studies' tables here, a game's in its report module's ``TABLE_UNITS``
