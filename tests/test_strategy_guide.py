@@ -232,7 +232,7 @@ def test_section_renders_into_a_report(tiny_guide, tmp_path):
     render([Section(title, paras, tables, figs, bullets)], tmp_path, "t", glossary=False,
            units=table_units(mv_report))
     md = (tmp_path / "report.md").read_text()
-    assert "## Strategy guide" in md and "which decisions matter" in md
+    assert "Strategy guide" in md and "which decisions matter" in md and "n = " in md
     assert (tmp_path / "figures" / "strategy_push.png").exists()
     assert (tmp_path / "tables" / "strategy_ablation_2p.csv").exists()
 
