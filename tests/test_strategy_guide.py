@@ -69,6 +69,15 @@ def test_push_rates_by_showing_and_mana():
     assert by_mana.loc["2", "push_rate"] == pytest.approx(6 / 9)
 
 
+def test_risk_read_below_the_mana_stop():
+    d = planted_decisions()
+    below = S.below_mana_stop(d)
+    assert len(below) == 9 and (below["mana"] == 2).all()      # at mana 5 it never went on
+    t = S.push_table(below, "risk").set_index("band")
+    assert t.loc["30-40%", "push_rate"] == pytest.approx(1 / 3)
+    assert "80-100%" not in t.index
+
+
 def test_first_buys_by_round_and_mana():
     buys = pd.DataFrame([
         {"game": 0, "player": 0, "round": 1, "turn": 1, "mana": 4, "first": "A", "vale": ""},

@@ -111,6 +111,22 @@ def _rate(values, clusters) -> stats.Estimate:
     return stats.cluster_rate(np.asarray(values, float), np.asarray(clusters))
 
 
+def mana_band(mana: pd.Series) -> pd.Series:
+    """The field-mana label of each decision: "0", "1", ..., "6+"."""
+    return mana.clip(upper=MANA_CAP).map(lambda m: f"{m}+" if m >= MANA_CAP else str(m))
+
+
+def below_mana_stop(decisions: pd.DataFrame) -> pd.DataFrame:
+    """The decisions taken with a field mana at which the player goes on at least half
+    the time: a player that also stops on mana (a mana target) is read there, where
+    the odds, not the mana, decide."""
+    t = push_table(decisions, "mana")
+    if not len(t):
+        return decisions
+    go = set(t.loc[t["push_rate"] >= 0.5, "mana_band"])
+    return decisions[mana_band(decisions["mana"]).isin(go)]
+
+
 def push_table(decisions: pd.DataFrame, by: str = "risk") -> pd.DataFrame:
     """Push rate by ``by``: "risk" (bands of the exact odds that going on turns bad),
     "showing" (the counter showing) or "both".  A row per group: ``n`` decisions,
@@ -121,8 +137,7 @@ def push_table(decisions: pd.DataFrame, by: str = "risk") -> pd.DataFrame:
     d["band"] = d["risk"].map(_band)
     keys = {"risk": ["band"], "showing": ["showing"], "both": ["showing", "band"],
             "mana": ["mana_band"], "mana_risk": ["mana_band", "band"]}[by]
-    d["mana_band"] = d["mana"].clip(upper=MANA_CAP).map(
-        lambda m: f"{m}+" if m >= MANA_CAP else str(m))
+    d["mana_band"] = mana_band(d["mana"])
     order = {b: i for i, b in enumerate(["0%"] + [_band(e) for e in RISK_EDGES[1:]]
                                         + ["unknown"])}
     rows = []
@@ -266,6 +281,8 @@ def guide(game, players=(2,), policy: str = "meta-{P}p", baseline: str = "balanc
         dec, buys = observe(g, cs, p, seed, games, strong, rules, progress)
         ab = ablation(g, cs, p, strong, other, deals, seed, rules, engine, progress=progress)
         risk = push_table(dec, "risk")
+        below = below_mana_stop(dec)
+        risk_below = push_table(below, "risk")
         out["players"][str(p)] = {
             "strong": strong.name, "other": other.name,
             "decisions": len(dec), "buy_phases": len(buys),
@@ -275,7 +292,9 @@ def guide(game, players=(2,), policy: str = "meta-{P}p", baseline: str = "balanc
             "push_by_both": push_table(dec, "both").to_dict("records"),
             "push_by_mana": push_table(dec, "mana").to_dict("records"),
             "push_by_mana_risk": push_table(dec, "mana_risk").to_dict("records"),
-            "threshold": threshold(risk),
+            "push_by_risk_below_mana_stop": risk_below.to_dict("records"),
+            "below_mana_stop": len(below),
+            "threshold": threshold(risk_below),
             "first_by_round": buy_table(buys, "round").to_dict("records"),
             "first_by_mana": buy_table(buys, "mana").to_dict("records"),
             "vale_by_round": buy_table(buys, "round", "vale").to_dict("records"),
@@ -335,6 +354,14 @@ def push_sentences(doc: dict, p: str) -> list[str]:
                    f"left {doc.get('risky', 'are risky')}), it goes on {_iv(row['push_rate'], row['push_lo'], row['push_hi'])}"
                    f" of the time (n = {row['n']} decisions, {row['games']} games).")
     th = r.get("threshold") if isinstance(r.get("threshold"), dict) else None
+    below = r.get("push_by_risk_below_mana_stop")
+    if below and r.get("below_mana_stop", 0) < r.get("decisions", 0):
+        out.append(f"Read where the mana in the field does not stop it ({r['below_mana_stop']} "
+                   f"of the {r['decisions']} decisions): "
+                   + "; ".join(f"at {x['band']} it goes on "
+                               f"{_iv(x['push_rate'], x['push_lo'], x['push_hi'])} (n = {x['n']})"
+                               for x in below if x["band"] != "unknown"
+                               and x["n"] >= MIN_SENTENCE_N) + ".")
     seen = [x["band"] for x in rows if x["band"] != "unknown"]
     if few:
         out.append(f"(Bands with fewer than {MIN_SENTENCE_N} decisions are in the table only: "
