@@ -276,3 +276,24 @@ def test_bad_out_folder_one_line_and_nothing_written(capsys, tmp_path):
     rc = main(["strategy", "--out", str(tmp_path / "missing" / "g.json")])
     one_line_error(capsys, rc, "--out")
     assert not (tmp_path / "missing").exists()
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_bundled_guide_is_current(name):
+    """The report's bundled guide: made for the current card set (a changed card set
+    means rerunning its command, docs/strategy.md), for meta-{P}p at 2-4 players,
+    with every kind ablated and every rate carrying n and an interval."""
+    doc = S.load_guide(name)
+    assert doc is not None, f"rerun: vale-sim strategy --game {name} (docs/strategy.md)"
+    g, cs = _cs(name)
+    assert doc["card_set_digest"] == cs.digest(), doc["command"]
+    assert doc["policy"] == "meta-{P}p" and sorted(doc["players"]) == ["2", "3", "4"]
+    for p, r in doc["players"].items():
+        assert r["strong"] == f"meta-{p}p"
+        assert {x["kind"] for x in r["ablation"]} == set(S.kinds(name)) | {"all"}
+        for x in r["ablation"]:
+            assert x["n"] == int(p) * doc["settings"]["deals"]
+            assert x["cost_lo"] <= x["cost"] <= x["cost_hi"]
+        for x in r["push_by_risk"]:
+            assert x["n"] > 0
+            assert x["push_lo"] is None or x["push_lo"] <= x["push_rate"] <= x["push_hi"]
