@@ -433,19 +433,24 @@ def push_figure(doc: dict):
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(6.5, 4))
     for p, r in doc["players"].items():
-        t = pd.DataFrame(r["push_by_risk"])
-        if not len(t):
-            continue
-        t = t[t["band"] != "unknown"]
-        ax.errorbar(100 * t["mean_risk"], 100 * t["push_rate"],
-                    yerr=[100 * (t["push_rate"] - t["push_lo"]),
-                          100 * (t["push_hi"] - t["push_rate"])],
-                    fmt="o-", capsize=3, label=f"{p} players ({r['strong']})")
+        below = pd.DataFrame(r.get("push_by_risk_below_mana_stop") or [])
+        every = pd.DataFrame(r["push_by_risk"])
+        line = None
+        for t, fmt, what in ((below, "o-", "below its mana stop"), (every, "x:", "all")):
+            if not len(t):
+                continue
+            t = t[(t["band"] != "unknown") & t["push_lo"].notna()]
+            kw = {"color": line[0].get_color()} if line is not None else {}
+            line = ax.errorbar(100 * t["mean_risk"], 100 * t["push_rate"],
+                               yerr=[100 * (t["push_rate"] - t["push_lo"]),
+                                     100 * (t["push_hi"] - t["push_rate"])],
+                               fmt=fmt, capsize=3, alpha=1.0 if what != "all" else 0.5,
+                               label=f"{p} players ({r['strong']}), {what}", **kw)
     ax.set_xlabel(f"exact chance that one more {doc['event']} goes bad, % (band mean)")
     ax.set_ylabel(f"share of decisions to {doc['event']}, %")
     ax.set_ylim(-2, 102)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7, loc="lower left")
     ax.set_title(f"When does `{doc['policy']}` {doc['event']}? (95% CI, clustered by game)")
     fig.tight_layout()
     return fig
@@ -508,7 +513,8 @@ def section_parts(game, path=None):
             "win_share": "hybrid_share", "cost": "win_cost", "cost_lo": "win_cost_lo",
             "cost_hi": "win_cost_hi"})
     figs = [("strategy_push", push_figure(doc),
-             f"Share of decisions to {doc['event']} against the exact odds that it goes bad "
+             f"Share of decisions to {doc['event']} against the exact odds that it goes bad: "
+             f"solid where the mana in the field does not stop it, dotted all decisions "
              f"(95% CI clustered by game)."),
             ("strategy_ablation", ablation_figure(doc),
              f"Win share lost by making one kind of decision like `{doc['baseline']}` against "
