@@ -246,6 +246,18 @@ def test_section_renders_into_a_report(tiny_guide, tmp_path):
     assert (tmp_path / "tables" / "strategy_ablation_2p.csv").exists()
 
 
+def test_a_guide_of_another_policy_reads_out_of_date(tiny_guide, tmp_path):
+    doc, _ = tiny_guide["mystic-vale"]
+    assert S.stale_players(doc, "mystic-vale") == []
+    doc = json.loads(json.dumps(doc))
+    doc["players"]["2"]["strong_digest"] = "0" * 16
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(doc))
+    assert S.stale_players(doc, "mystic-vale") == ["2"]
+    paras = S.section_parts("mystic-vale", path)[1]
+    assert any(p.startswith("**Out of date:** at 2 players") for p in paras)
+
+
 def test_section_without_a_bundled_guide_says_how_to_make_it(tmp_path):
     title, paras, tables, figs, bullets = S.section_parts("mystic-vale", tmp_path / "none.json")
     assert "vale-sim strategy --game mystic-vale" in paras[0] and not tables
@@ -288,6 +300,7 @@ def test_bundled_guide_is_current(name):
     g, cs = _cs(name)
     assert doc["card_set_digest"] == cs.digest(), doc["command"]
     assert doc["policy"] == "meta-{P}p" and sorted(doc["players"]) == ["2", "3", "4"]
+    assert S.stale_players(doc, name) == [], f"rerun {doc['command']} (docs/strategy.md)"
     for p, r in doc["players"].items():
         assert r["strong"] == f"meta-{p}p"
         assert {x["kind"] for x in r["ablation"]} == set(S.kinds(name)) | {"all"}

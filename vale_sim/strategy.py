@@ -285,6 +285,7 @@ def guide(game, players=(2,), policy: str = "meta-{P}p", baseline: str = "balanc
         risk_below = push_table(below, "risk")
         out["players"][str(p)] = {
             "strong": strong.name, "other": other.name,
+            "strong_digest": policy_digest(strong), "other_digest": policy_digest(other),
             "decisions": len(dec), "buy_phases": len(buys),
             "overall_push": _est(_rate(dec["pushed"], dec["game"])) if len(dec) else None,
             "push_by_risk": risk.to_dict("records"),
@@ -300,6 +301,30 @@ def guide(game, players=(2,), policy: str = "meta-{P}p", baseline: str = "balanc
             "vale_by_round": buy_table(buys, "round", "vale").to_dict("records"),
             "ablation": ab.to_dict("records")}
     return jsonable(out)
+
+
+def policy_digest(pol) -> str:
+    """What a guide was measured on: a digest of the policy (as experiments/exploit_table.py
+    digests its targets); a re-bundled field reads as a different policy."""
+    import hashlib
+    return hashlib.sha256(repr(pol).encode()).hexdigest()[:16]
+
+
+def stale_players(doc: dict, game) -> list[str]:
+    """The player counts of a guide whose strong or baseline policy is no longer what
+    its spec resolves to (rerun the guide's command)."""
+    g = get_game(game)
+    out = []
+    for p, r in doc["players"].items():
+        try:
+            now = (policy_digest(g.resolve_baseline(doc["policy"], int(p))),
+                   policy_digest(g.resolve_baseline(doc["baseline"], int(p))))
+        except ValueError:
+            out.append(p)
+            continue
+        if now != (r.get("strong_digest"), r.get("other_digest")):
+            out.append(p)
+    return out
 
 
 def _est(e: stats.Estimate) -> dict:
@@ -496,6 +521,11 @@ def section_parts(game, path=None):
              f"against P - 1 copies of `{doc['policy']}` on {st['deals']} common deals, every "
              f"seat of every deal ({st['engine']} engine): its cost is the fair share 1/P "
              f"minus its win share, paired by deal, 95% interval.  docs/strategy.md."]
+    stale = stale_players(doc, game)
+    if stale:
+        paras.append(f"**Out of date:** at {', '.join(stale)} players `{doc['policy']}` or "
+                     f"`{doc['baseline']}` is no longer the policy this guide measured (a "
+                     f"re-bundled field); rerun `{doc.get('command', 'vale-sim strategy')}`.")
     tables, bullets = {}, []
     for p in doc["players"]:
         bullets.append((f"{p} players: when to {doc['event']}", push_sentences(doc, p)))

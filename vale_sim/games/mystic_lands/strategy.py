@@ -79,34 +79,40 @@ def observe_game(cs, players: int, seed: int, game_index: int, policies, rules=N
     Advance bought, "" for none), ``vale`` (the first spot enchanted, "")."""
     from .reference import cardmath as M
     from .reference.game import MysticLandsGame
-    game = MysticLandsGame(cs, players, seed, game_index, policies, rules, log=False)
     decisions: list[dict] = []
     buys: list[dict] = []
-    decide, buy = game.decide_grow, game.buy
+    root: list = []
 
-    def decide_grow(p, suns):
-        go = decide(p, suns)
-        pool = p.deck[1:] if len(p.deck) >= 2 else p.discard
-        if pool:
-            limit = game.wither_limit(p, extra_card=p.deck[0])
-            need = limit - suns + (p.rain if p.policy.rain == "needed" else 0)
-            exposed = [M.exposed_suns(cs, p.cards[u]) for u in pool]
-            bad = sum(1 for e in exposed if e >= need)
-            decisions.append({"player": p.index, "round": game.round, "turn": p.turns,
-                              "showing": suns, "pool": len(pool),
-                              "mana": sum(M.resources(cs, p.cards[u])[0] for u in p.land), "bad": bad,
-                              "decay_share": sum(1 for e in exposed if e >= 1) / len(pool),
-                              "risk": bad / len(pool), "pushed": bool(go)})
-        return go
+    class Observed(MysticLandsGame):
+        """Records the game's own decisions (not those of copies a search would play)."""
+        def decide_grow(self, p, suns):
+            go = super().decide_grow(p, suns)
+            pool = p.deck[1:] if len(p.deck) >= 2 else p.discard
+            if pool and root and self is root[0]:
+                limit = self.wither_limit(p, extra_card=p.deck[0])
+                need = limit - suns + (p.rain if p.policy.rain == "needed" else 0)
+                exposed = [M.exposed_suns(cs, p.cards[u]) for u in pool]
+                bad = sum(1 for e in exposed if e >= need)
+                decisions.append({"player": p.index, "round": self.round, "turn": p.turns,
+                                  "showing": suns, "pool": len(pool),
+                                  "mana": sum(M.resources(cs, p.cards[u])[0] for u in p.land),
+                                  "bad": bad,
+                                  "decay_share": sum(1 for e in exposed if e >= 1) / len(pool),
+                                  "risk": bad / len(pool), "pushed": bool(go)})
+            return go
 
-    def watched_buy(p, rec):
-        mana = p.mana
-        buy(p, rec)
-        buys.append({"player": p.index, "round": game.round, "turn": p.turns, "mana": mana,
-                     "first": game.adv_name(rec.bought[0]) if rec.bought else "",
-                     "vale": game.spot_name(rec.enchanted[0][0]) if rec.enchanted else ""})
+        def buy(self, p, rec):
+            mana = p.mana
+            super().buy(p, rec)
+            if root and self is root[0]:
+                buys.append({"player": p.index, "round": self.round, "turn": p.turns,
+                             "mana": mana,
+                             "first": self.adv_name(rec.bought[0]) if rec.bought else "",
+                             "vale": self.spot_name(rec.enchanted[0][0]) if rec.enchanted
+                             else ""})
 
-    game.decide_grow, game.buy = decide_grow, watched_buy
+    game = Observed(cs, players, seed, game_index, policies, rules, log=False)
+    root.append(game)
     rec = game.play()
     last, k = None, 0
     for row in decisions:

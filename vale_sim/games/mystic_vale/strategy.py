@@ -82,45 +82,76 @@ def _exact_risk(pl, cs, rules) -> float:
         return float("nan")
 
 
-def observe_game(cs, players: int, seed: int, game_index: int, policies, rules=None):
-    """(decisions, buys) of one reference-engine game: lists of dicts.
-
-    A decision row per call of the push rule where a push is possible (an on-deck
-    card and cards left to reveal): ``player``, ``round``, ``turn``, ``pushes`` (before
-    this one), ``showing`` (decay showing), ``mana`` (mana symbols in the field), ``pool`` (cards the next reveal comes
-    from), ``bad`` (of them, cards that would spoil: the push rule's count),
-    ``decay_share`` (share of the pool with net decay >= 1), ``risk`` (the exact
-    chance the push spoils), ``pushed``.  A buy row per Harvest: ``player``,
-    ``round``, ``turn``, ``mana`` (harvested, before the token), ``first`` (the first
-    advancement bought, "" for none), ``vale`` (the first vale bought, "")."""
+def _game_class(players: int, policies):
+    """The reference engine's game class for these players: the search player's game
+    when one of them searches and the engine has one (reference/search.py), else the
+    plain game."""
     from .reference.game import MysticValeGame
+    try:
+        from .policy import SearchPolicy, policies_for
+        from .reference.search import SearchGame
+    except ImportError:
+        return MysticValeGame
+    if any(isinstance(p, SearchPolicy) for p in policies_for(players, policies)):
+        return SearchGame
+    return MysticValeGame
+
+
+def observe_game(cs, players: int, seed: int, game_index: int, policies, rules=None):
+    """(decisions, buys, record) of one reference-engine game: lists of dicts and the
+    game's record.
+
+    A decision row per push decision where a push is possible (an on-deck
+    card and cards left to reveal): ``player``, ``round``, ``turn``, ``pushes`` (before
+    this one), ``showing`` (decay showing), ``mana`` (mana symbols in the field),
+    ``pool`` (cards the next reveal comes from), ``bad`` (of them, cards that would
+    spoil: the push rule's count), ``decay_share`` (share of the pool with net decay
+    >= 1), ``risk`` (the exact chance the push spoils), ``pushed``.  A buy row per
+    Harvest: ``player``, ``round``, ``turn``, ``mana`` (harvested, before the token),
+    ``first`` (the first advancement bought, "" for none), ``vale`` (the first vale
+    bought, "").
+
+    The decision recorded is the game's final one: where the engine decides pushes
+    in the game (``wants_push(pl, policy, pushes)``, which a search player
+    overrides) the recording overrides it in a subclass and records only the game
+    itself, not the copies a search plays out; else it wraps each player's rule."""
     from .rules import Rules
     rules = rules or Rules()
-    game = MysticValeGame(cs, players, seed, game_index, policies, rules)
+    base = _game_class(players, policies)
     decisions: list[dict] = []
     spoil_at = 4                                   # RB: Spoiling (engine-spec §1)
+    root: list = []
 
-    def watch(pl):
-        decide = pl.wants_push
+    def situation(game, pl):
+        pool = pl.deck if pl.deck else pl.discard
+        if pl.on_deck < 0 or not pool:
+            return None
+        s = pl.decay_showing()
+        return {"player": pl.index, "round": game.round, "turn": pl.turn_number,
+                "showing": s, "mana": pl.field_mana_symbols(), "pool": len(pool),
+                "bad": sum(1 for c in pool if pl.net(c) >= spoil_at - s),
+                "decay_share": sum(1 for c in pool if pl.net(c) >= 1) / len(pool),
+                "risk": _exact_risk(pl, cs, rules)}
 
-        def wants_push(policy):
-            pool = pl.deck if pl.deck else pl.discard
-            if pl.on_deck < 0 or not pool:
-                return decide(policy)
-            s = pl.decay_showing()
-            row = {"player": pl.index, "round": game.round, "turn": pl.turn_number,
-                   "showing": s, "mana": pl.field_mana_symbols(), "pool": len(pool),
-                   "bad": sum(1 for c in pool if pl.net(c) >= spoil_at - s),
-                   "decay_share": sum(1 for c in pool if pl.net(c) >= 1) / len(pool),
-                   "risk": _exact_risk(pl, cs, rules)}
-            go = decide(policy)
+    def note(row, go):
+        if row is not None:
             row["pushed"] = bool(go)
             decisions.append(row)
-            return go
-        pl.wants_push = wants_push
+        return go
 
-    for pl in game.players:
-        watch(pl)
+    if hasattr(base, "wants_push"):
+        class Observed(base):
+            def wants_push(self, pl, policy, pushes):
+                row = situation(self, pl) if root and self is root[0] else None
+                return note(row, super().wants_push(pl, policy, pushes))
+        game = Observed(cs, players, seed, game_index, policies, rules)
+        root.append(game)
+    else:
+        game = base(cs, players, seed, game_index, policies, rules)
+        for pl in game.players:
+            def watch(pl, decide=pl.wants_push):
+                pl.wants_push = lambda policy: note(situation(game, pl), decide(policy))
+            watch(pl)
     rec = game.play()
     # pushes before each decision: its place in the turn's sequence
     last, k = None, 0
