@@ -182,6 +182,8 @@ def test_cost_of_planted_shares():
     c = S.cost_estimate(shares, 2)
     assert c["win_share"] == pytest.approx(0.25) and c["cost"] == pytest.approx(0.25)
     assert c["cost_lo"] < 0.25 < c["cost_hi"] and c["n"] == 8 and c["deals"] == 4
+    wide = S.cost_estimate(np.array([[0, 1], [0, 0]], float), 2)       # 2 deals: a wide t
+    assert -0.5 <= wide["cost_lo"] and wide["cost_hi"] <= 0.5
     same = S.cost_estimate(np.array([[1, 0, 1], [0, 1, 0]], float), 2)
     assert same["cost"] == 0 and same["cost_lo"] < 0 < same["cost_hi"]
 

@@ -220,14 +220,16 @@ def _same_play(a, b) -> bool:
 def cost_estimate(shares: np.ndarray, players: int) -> dict:
     """The win share a focal policy gives up against the strong field: ``shares``
     (seatings, deals) of the focal player; cost = 1/P - its share, paired by deal
-    (:func:`vale_sim.variants.paired`, bounded when no deal moved)."""
+    (:func:`vale_sim.variants.paired`, bounded when no deal moved), its interval
+    clipped to what a share in [0, 1] allows: [1/P - 1, 1/P]."""
     from .variants import paired
     shares = np.asarray(shares, float)
     deals = shares.shape[1]
     mine = pd.Series(shares.mean(axis=0), index=range(deals))
     fair = pd.Series(np.full(deals, 1.0 / players), index=range(deals))
     d = paired(fair, mine, bound=1.0)
-    return {"win_share": float(mine.mean()), "cost": d.mean, "cost_lo": d.lo, "cost_hi": d.hi,
+    lo, hi = max(d.lo, 1.0 / players - 1.0), min(d.hi, 1.0 / players)   # shares lie in [0, 1]
+    return {"win_share": float(mine.mean()), "cost": d.mean, "cost_lo": lo, "cost_hi": hi,
             "n": int(shares.size), "deals": deals, "interval": d.method}
 
 
