@@ -514,8 +514,9 @@ def section_parts(game, path=None):
                         f"({Path(where).name} is missing); run `vale-sim strategy --game "
                         f"{get_game(game).name} --out {where}` (docs/strategy.md)."], {}, [], [])
     st = doc["settings"]
-    paras = [f"How the strongest bundled player, `{doc['policy']}` (the meta-game field, "
-             f"docs/meta.md), plays, measured (precomputed by `{doc.get('command', 'vale-sim strategy')}`,"
+    who = (f"the strongest bundled player, `{doc['policy']}` (the meta-game field, docs/meta.md),"
+           if str(doc["policy"]).startswith("meta-") else f"`{doc['policy']}`")
+    paras = [f"How {who} plays, measured (precomputed by `{doc.get('command', 'vale-sim strategy')}`,"
              f" not recomputed by this report; seed {st['seed']}, card set {doc['card_set']}).  "
              f"Its decisions are recorded in {st['games']} reference-engine games of it against "
              f"itself per player count; every rate has n and a 95% interval clustered by game.  "
@@ -537,6 +538,9 @@ def section_parts(game, path=None):
         bullets.append((f"{p} players: which decisions matter", ablation_sentences(doc, p)))
         r = doc["players"][p]
         tables[f"strategy_push_{p}p"] = pd.DataFrame(r["push_by_both"])
+        tables[f"strategy_push_below_mana_stop_{p}p"] = pd.DataFrame(
+            r.get("push_by_risk_below_mana_stop") or [])
+        tables[f"strategy_push_mana_{p}p"] = pd.DataFrame(r.get("push_by_mana") or [])
         buys = {"share": "first_share", "lo": "first_lo", "hi": "first_hi"}
         tables[f"strategy_first_round_{p}p"] = pd.DataFrame(r["first_by_round"]).rename(columns=buys)
         tables[f"strategy_first_mana_{p}p"] = pd.DataFrame(r["first_by_mana"]).rename(columns=buys)
