@@ -39,7 +39,11 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_configure(config):
-    """A seed asks for a random search: the derandomized ci profile would ignore it."""
+    """A seed asks for a random search: the derandomized ci profile would ignore it.
+    Also registers the ``browser`` marker (tests/test_workbench_browser.py)."""
+    config.addinivalue_line(
+        "markers", "browser: drives vale-sim serve in headless Chromium (Playwright); skipped "
+                   "without Chromium unless CI is set, where it never skips (docs/workbench.md)")
     chose = os.environ.get("HYPOTHESIS_PROFILE") or config.getoption("--hypothesis-profile")
     if config.getoption("--hypothesis-seed") is not None and not chose:
         settings.load_profile("explore")
