@@ -104,6 +104,10 @@ MARKS: dict[str, tuple[str, ...]] = {
     "test_advancements.py::test_flag_stability_scaled_down": ("slow",),                 # 6 s
     "test_runner_bounded.py::test_every_worker_leaving_mid_run_is_one_line": ("slow",), # 6 s
     "test_pools_paired.py::test_paired_se_matches_the_spread_over_replications": ("slow",),  # 5 s
+    "test_workbench_api.py::test_a_small_what_if_runs_to_its_numbers_and_two_tabs_keep_their_own":
+        ("slow",),                                                                      # 15 s
+    "test_workbench_browser.py::test_a_small_what_if_runs_to_completion_and_its_number_is_on_the_page":
+        ("slow",),                                                                      # 6 s
 }
 SLOW_WARN_SECONDS = 15.0
 
