@@ -163,6 +163,10 @@ def test_a_small_what_if_runs_to_completion_and_its_number_is_on_the_page(page, 
     assert shown == row["change"]
     assert text == (f"{100 * shown:+.1f}" if shown else "0.0")
     assert page.locator('#wi-progress').evaluate("e => e.value === e.max")
+    img = page.locator("#wi-result img.figure")               # the project's what-if figure
+    img.wait_for()
+    page.wait_for_function("document.querySelector('#wi-result img.figure').complete")
+    assert img.evaluate("e => e.naturalWidth") > 100
 
 
 def test_cancel_stops_the_run(page, server):

@@ -247,16 +247,20 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
                           "or add one here)")
             only = p.get("cards", "edited")
             cards = None if only == "all" else [e["card"] for e in edits]
+            out = Path(tempfile.mkdtemp(prefix="what-if-", dir=wb.tmpdir))
             params = {"game": g.name, "card_set": ws.base, "edits": texts,
                       "players": _players(p, g), "games": _int(p, "games", 200, 2, MAX_GAMES),
-                      "seed": seed, "engine": engine, "cards": cards}
+                      "seed": seed, "engine": engine, "cards": cards,
+                      "figure": str(out / "what-if.png")}
             from ..whatif import WhatIfError, apply_card_edits, parse_edit
             try:                               # a bad edit is refused now, before a process
                 apply_card_edits(g, ws.base, [parse_edit(t) for t in texts])
             except (WhatIfError, *g.user_errors) as e:
                 raise Bad(one_line(e)) from None
+            def done(run, out=out):
+                wb.reports[run.id] = out
             return _start(ws, kind, params, {"edits": texts, "players": params["players"],
-                                             "games": params["games"]})
+                                             "games": params["games"]}, on_done=done)
         if kind == "balance":
             fields = p.get("fields", ["cost", "end_vp"])
             if isinstance(fields, str):

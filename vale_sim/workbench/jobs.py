@@ -88,6 +88,11 @@ def what_if_job(params: dict, report):
                 params.get("engine", "fast"), 1, progress=bar)
     out = w.to_json()
     out["text"] = w.text()
+    if params.get("figure"):                  # the project's what-if figure
+        from ..io import save_figure
+        from ..plots.whatif import plot_changes
+        save_figure(plot_changes(w), params["figure"], dpi=90, bbox_inches="tight")
+        out["figure"] = True
     return out
 
 

@@ -22,6 +22,8 @@ import threading
 import time
 import uuid
 
+from .workspace import one_line
+
 FINAL = ("done", "failed", "cancelled")
 
 
@@ -93,7 +95,8 @@ class RunManager:
             run.process.start()
         except Exception as e:                  # noqa: BLE001 -- e.g. out of processes
             with run.lock:
-                run.status, run.error, run.ended = "failed", f"could not start a worker: {e}", time.time()
+                run.status, run.ended = "failed", time.time()
+                run.error = f"could not start a worker process: {one_line(e)}"
             return run
         with run.lock:
             if run.status == "starting":
@@ -137,11 +140,12 @@ class RunManager:
                 with run.lock:
                     run.done, run.total, run.text = msg[1], msg[2], msg[3]
             elif msg[0] == "done":
-                if self._finish(run, "done", result=msg[1]) and on_done is not None:
-                    try:
+                if on_done is not None and run.status not in FINAL:
+                    try:                                     # before the page can see "done"
                         on_done(run)
                     except Exception as e:                   # noqa: BLE001
                         print(f"vale-sim serve: after run {run.id[:8]}: {e}", file=sys.stderr)
+                self._finish(run, "done", result=msg[1])
                 break
             elif msg[0] == "error":
                 self._finish(run, "failed", error=msg[1])

@@ -309,8 +309,9 @@ function runWhatIf() {
                         cards: $("#wi-cards").value, engine: $("#wi-engine").value, seed: Number($("#wi-seed").value) },
     runUI("wi"), showWhatIf);
 }
-function showWhatIf(r) {
+function showWhatIf(r, run) {
   const out = $("#wi-result"); out.replaceChildren();
+  if (r.figure) out.append(el("img", { src: `/reports/${run.id}/what-if.png`, alt: "strength change of each card, edited minus original", class: "figure" }));
   for (const pc of r.players) {
     out.append(el("h3", { text: `${pc.players} players: ${pc.deals} deals × ${pc.players} seatings per arm` }));
     for (const line of pc.summary) out.append(el("p", { text: line }));
