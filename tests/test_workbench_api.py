@@ -288,3 +288,31 @@ def test_serve_refuses_a_bad_port_and_a_taken_one_with_one_line(capsys):
         assert err.count("\n") == 1 and "--port" in err and "in use" in err
     finally:
         s.close()
+
+
+def test_errata_applied_from_the_balance_page_carry_source_balance(client, tmp_path):
+    """What the Balance page's "apply" sends: every edit at once with source balance
+    (shown in the table and written into the downloaded TOML), or none when one is bad."""
+    g = get_game("mystic-vale")
+    ws, table = _ws(client)
+    cards = [c["name"] for c in table["cards"]
+             if any(n["field"] == "cost" and n["editable"] for n in c["numbers"])][:2]
+    errata = [{"card": c, "field": "cost", "old": _number(table, c, "cost")["value"],
+               "new": _number(table, c, "cost")["value"] + 1} for c in cards]
+    bad = errata + [{"card": cards[0], "field": "cost", "new": 999}]
+    r = client.post(f"/api/ws/{ws}/apply", json={"edits": bad, "source": "balance"})
+    assert r.status_code == 400 and "999" in r.json()["error"]
+    assert not client.get(f"/api/ws/{ws}/cards").json()["edits"]          # all or none
+    r = client.post(f"/api/ws/{ws}/apply", json={"edits": errata, "source": "balance"})
+    assert r.status_code == 200
+    t = r.json()
+    for e in errata:
+        n = _number(t, e["card"], "cost")
+        assert (n["value"], n["source"]) == (e["new"], "balance")
+    path = tmp_path / "errata.toml"
+    path.write_bytes(client.get(f"/api/ws/{ws}/download?format=toml").content)
+    back = {(c["name"], f): v for c in g.describe_cards(g.load_card_set(str(path)),
+                                                       as_json=True)["cards"]
+            if c["type"] != "starting" for f, v in c["numbers"].items()}
+    for e in errata:
+        assert back[(e["card"], "cost")] == {"value": e["new"], "source": "balance"}

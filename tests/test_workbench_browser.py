@@ -279,3 +279,40 @@ def _own_addresses() -> set:
                 continue
             out.add(socket.inet_ntoa(raw[20:24]))
     return out
+
+
+def test_two_tabs_keep_their_own_table_and_run(browser, server):
+    """Two tabs (one browser, so one cookie jar) each edit the same cost to another
+    value and run at the same time: each tab's table and result show its own edit."""
+    ctx = browser.new_context()
+    tabs = [ctx.new_page(), ctx.new_page()]
+    try:
+        for pg in tabs:
+            pg.goto(server["url"])
+            pg.wait_for_selector("#cards-table tbody tr")
+        card, _ = _a_cost(tabs[0])
+        old = int(tabs[0].locator(f'#cards-table tr[data-card="{card}"] input[data-field="cost"]')
+                  .input_value())
+        values = [old + 1, old + 3]
+        for pg, v in zip(tabs, values):
+            inp = pg.locator(f'#cards-table tr[data-card="{card}"] input[data-field="cost"]')
+            inp.fill(str(v))
+            inp.press("Enter")
+            pg.wait_for_selector(f'#cards-table tr[data-card="{card}"] .n.edited')
+        for pg, v in zip(tabs, values):             # each table kept its own value
+            assert pg.locator(f'#cards-table tr[data-card="{card}"] input[data-field="cost"]') \
+                .input_value() == str(v)
+        for pg in tabs:
+            pg.click('nav button[data-tab="whatif"]')
+            pg.click("#wi-from-table")
+            pg.fill("#wi-games", "4")
+            pg.select_option("#wi-engine", "reference")
+            pg.click("#wi-run")
+        ids = []
+        for pg, v in zip(tabs, values):
+            pg.wait_for_selector('#wi-result[data-status="done"] .wi-what', timeout=120_000)
+            assert f"{card}.cost {old} → {v}?" in pg.inner_text("#wi-result .wi-what")
+            ids.append(pg.get_attribute("#wi-result", "data-run"))
+        assert ids[0] != ids[1]
+    finally:
+        ctx.close()
