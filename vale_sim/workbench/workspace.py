@@ -14,12 +14,11 @@ import json
 import re
 import tempfile
 import threading
-import tomllib
 import uuid
 from pathlib import Path
 
 from ..games import get_game
-from ..inputs import parse_int
+from ..inputs import InputFileError, parse_int, parse_toml
 
 MAX_UPLOAD_BYTES = 2_000_000
 UPLOAD_SUFFIXES = (".toml", ".csv")
@@ -348,7 +347,7 @@ def patch_toml(text: str, changes) -> str:
             lines[hit] = f"{fld} = {new}  # workbench: was {old}"
         elif sub is not None and "{" in lines[sub] and "}" in lines[sub]:
             raw = lines[sub][:lines[sub].rindex("}") + 1]
-            table = tomllib.loads(raw)[head]
+            table = parse_toml(raw)[head]
             table[key] = new
             lines[sub] = f"{head} = {_inline(table)}  # workbench: {key} was {old}"
         else:
@@ -358,8 +357,8 @@ def patch_toml(text: str, changes) -> str:
         src_line = _line_of(lines, a, b, "sources")
         if src_line is not None:
             try:
-                sources = tomllib.loads(lines[src_line][:lines[src_line].rindex("}") + 1])["sources"]
-            except (tomllib.TOMLDecodeError, ValueError, KeyError):
+                sources = parse_toml(lines[src_line][:lines[src_line].rindex("}") + 1])["sources"]
+            except (InputFileError, ValueError, KeyError):
                 raise WorkbenchError(f"its sources span several lines in the TOML file; download "
                                      f"the edits file") from None
             sources.update(srcs)
