@@ -248,30 +248,46 @@ def test_the_run_manager_reports_a_crash_and_stops_an_abandoned_run():
 
 
 @pytest.mark.parametrize("game", ["mystic-vale", "mystic-lands"])
-def test_the_odds_of_a_bundled_deck_come_from_the_game(client, game):
+def test_the_odds_of_a_usual_deck_come_at_once_from_the_game(client, game):
+    from vale_sim.study import resolve
     ws, _ = _ws(client, game)
     d = client.get(f"/api/ws/{ws}/decks").json()
     assert d["available"]
     deck = d["decks"]["starter"]
     r = client.post(f"/api/ws/{ws}/runs", json={"kind": "odds", "params": {
         "deck": deck, "pushes": 3, "goal": "mana"}}).json()
-    res = _wait(client, r["id"])
-    assert res["status"] == "done", res
-    out = res["result"]
+    assert r["status"] == "done" and r["instant"]             # in the request: a small deck
+    out = r["result"]
     assert [row[0] for row in out["rows"]] == [1, 2, 3]
     probs = [row[1] for row in out["rows"]]
     assert probs == sorted(probs) and all(0 <= p <= 1 for p in probs)   # P(bad within k) grows
     assert out["rule"]["value"] >= out["rule"]["best_fixed_value"] - 1e-12
-    # the same numbers as the game's own module
-    from vale_sim.study import resolve
-    page = resolve(get_game(game).workbench)
-    cs = get_game(game).load_card_set(get_game(game).default_card_set)
-    assert page.deck_odds(cs, deck, 3, "mana")["rows"] == out["rows"]
+    g = get_game(game)                                        # the game module's own numbers
+    page = resolve(g.workbench)
+    assert page.deck_odds(g.load_card_set(g.default_card_set), deck, 3, "mana")["rows"] == out["rows"]
     bad = dict(deck, cards=[{"nonsense": 1}])
     r = client.post(f"/api/ws/{ws}/runs", json={"kind": "odds", "params": {
-        "deck": bad, "pushes": 3, "goal": "mana"}}).json()
+        "deck": bad, "pushes": 3, "goal": "mana"}})
+    assert r.status_code == 400 and "\n" not in r.json()["error"] and "card 1" in r.json()["error"]
+
+
+def test_the_odds_of_a_large_deck_are_a_run_in_a_worker(client):
+    from vale_sim.odds import TooManyStates
+    from vale_sim.study import resolve
+    from vale_sim.workbench.app import INSTANT_STATES
+    g = get_game("mystic-lands")
+    page = resolve(g.workbench)
+    cs = g.load_card_set(g.default_card_set)
+    deck = page.bundled_decks(cs)["willow"]
+    with pytest.raises(TooManyStates):                        # too large for the request
+        page.deck_odds(cs, deck, 6, "mana", INSTANT_STATES)
+    ws, _ = _ws(client, g.name)
+    r = client.post(f"/api/ws/{ws}/runs", json={"kind": "odds", "params": {
+        "deck": deck, "pushes": 6, "goal": "mana"}}).json()
+    assert r["status"] == "running" and r["pid"]
     res = _wait(client, r["id"])
-    assert res["status"] == "failed" and "\n" not in res["error"] and "card 1" in res["error"]
+    assert res["status"] == "done", res
+    assert res["result"]["rows"] == page.deck_odds(cs, deck, 6, "mana")["rows"]
 
 
 def test_serve_refuses_a_bad_port_and_a_taken_one_with_one_line(capsys):

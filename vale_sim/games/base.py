@@ -94,7 +94,8 @@ Optional hooks (every one has a default, so a game may leave them out):
 * ``workbench``: the module (``"pkg.module"``) of the game's bad-turn odds page of
   ``vale-sim serve`` (:mod:`vale_sim.workbench`, docs/workbench.md): ``TITLE``,
   ``WORDS``, ``MAX_PUSHES``, ``deck_form(cs)``, ``bundled_decks(cs)`` and
-  ``deck_odds(cs, deck, pushes, goal) -> dict``.  ``None``: the page says the game
+  ``deck_odds(cs, deck, pushes, goal, max_states) -> dict`` (``vale_sim.odds.TooManyStates``
+  past ``max_states``).  ``None``: the page says the game
   has none.
 """
 from __future__ import annotations

@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -31,6 +32,7 @@ from .workspace import WorkbenchError, Workspace, one_line
 STATIC = Path(__file__).parent / "static"
 MAX_WORKSPACES = 100
 MAX_GAMES = 200_000            # games per card and arm a page may ask for
+INSTANT_STATES = 2_000         # odds of a deck this small are computed in the request
 TEST_NOTE = "docs/workbench.md"
 
 
@@ -304,6 +306,19 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
                 raise Bad("deck: build a deck first")
             params = {"game": g.name, "card_set": ws.current, "deck": deck,
                       "pushes": _int(p, "pushes", 6, 1, 12), "goal": str(p.get("goal", "mana"))}
+            if g.workbench is None:
+                raise Bad(f"{g.title} has no odds page")
+            from ..odds import TooManyStates
+            from ..study import resolve
+            page = resolve(g.workbench)
+            try:                # a usual deck: at once, in a thread (the readable model only)
+                res = await run_in_threadpool(page.deck_odds, ws.current, deck, params["pushes"],
+                                              params["goal"], INSTANT_STATES)
+                return JSONResponse({"status": "done", "result": res, "instant": True})
+            except TooManyStates:
+                pass            # a large deck: a run in a worker process
+            except (ValueError, *g.user_errors) as e:
+                raise Bad(one_line(e)) from None
             return _start(ws, kind, params, {"pushes": params["pushes"]})
         raise Bad(f"kind: use what-if, balance, report or odds, got {kind!r}")
 

@@ -53,7 +53,8 @@ def _clean(deck: dict) -> dict:
     return d
 
 
-def deck_odds(cs, deck: dict, pushes: int = 6, goal: str = "mana") -> dict:
+def deck_odds(cs, deck: dict, pushes: int = 6, goal: str = "mana",
+              max_states: int = MAX_STATES) -> dict:
     """The exact wither odds of ``deck`` after k = 1..plays plays and the best
     Rest/Grow rule for ``goal`` (mana, spirit, vp or value), as page tables."""
     from vale_sim.odds import DeckError
@@ -61,9 +62,9 @@ def deck_odds(cs, deck: dict, pushes: int = 6, goal: str = "mana") -> dict:
     if isinstance(pushes, bool) or not isinstance(pushes, int) or not 1 <= pushes <= MAX_PUSHES:
         raise DeckError(f"plays: give a whole number from 1 to {MAX_PUSHES}, got {pushes!r}")
     d = deck_from_dict(_clean(deck), "deck", cs)
-    res = wither_odds(d, pushes, max_states=MAX_STATES)
+    res = wither_odds(d, pushes, max_states=max_states)
     g, target = parse_goal(goal)
-    rule = best_rule(d, g, target, horizon=pushes, max_states=MAX_STATES)
+    rule = best_rule(d, g, target, horizon=pushes, max_states=max_states)
     rows = []
     for k in range(1, pushes + 1):
         e = res.expected_given_no_wither[k]["mana"]

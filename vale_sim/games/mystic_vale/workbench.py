@@ -57,17 +57,20 @@ def _clean(deck: dict) -> dict:
     return d
 
 
-def deck_odds(cs, deck: dict, pushes: int = 6, goal: str = "mana") -> dict:
+def deck_odds(cs, deck: dict, pushes: int = 6, goal: str = "mana",
+              max_states: int = MAX_STATES) -> dict:
     """The exact spoil odds of ``deck`` after k = 1..pushes pushes and the best
-    push/stop rule for ``goal`` ("mana" or a number of mana), as page tables."""
+    push/stop rule for ``goal`` ("mana" or a number of mana), as page tables.
+    ``max_states``: TooManyStates past that many states (at most the spoil module's
+    AUTO_PYTHON_STATES: the readable Python model only, nothing compiled)."""
     from vale_sim.odds import DeckError
     from .spoil import best_rule, deck_from_dict, spoil_odds
     if isinstance(pushes, bool) or not isinstance(pushes, int) or not 1 <= pushes <= MAX_PUSHES:
         raise DeckError(f"pushes: give a whole number from 1 to {MAX_PUSHES}, got {pushes!r}")
     d = deck_from_dict(_clean(deck), "deck", cs)
-    res = spoil_odds(d, pushes, max_states=MAX_STATES)
+    res = spoil_odds(d, pushes, max_states=max_states)
     g, target = ("mana", None) if goal == "mana" else ("reach", int(goal))
-    rule = best_rule(d, g, target, horizon=pushes, max_states=MAX_STATES)
+    rule = best_rule(d, g, target, horizon=pushes, max_states=max_states)
     rows = []
     for k in range(1, pushes + 1):
         e = res.expected_given_no_spoil[k]["mana"]

@@ -158,6 +158,12 @@ async function startRun(kind, params, ui, onDone) {
   let run;
   try { run = await api(`/api/ws/${state.ws}/runs`, { body: { kind, params } }); }
   catch (e) { say(ui.message, e.message); return; }
+  if (run.instant) {                     // computed at once (the odds of a usual deck)
+    ui.result.dataset.status = "done";
+    if (ui.status) ui.status.textContent = "done (at once)";
+    onDone(run.result, run);
+    return;
+  }
   state.runs[run.id] = kind;
   ui.run.disabled = true;
   if (ui.cancel) { ui.cancel.disabled = false; ui.cancel.onclick = () => cancelRun(run.id, ui); }
