@@ -28,7 +28,9 @@ def add_parser(sub) -> None:
     p.add_argument("--heartbeat", type=int_range(5, 3600, "seconds"), default=90,
                    help="stop a run whose page has not asked about it for this many seconds "
                         "(default 90: a closed page)")
-    p.add_argument("--quiet", action="store_true", help="no request log")
+    p.add_argument("--quiet", action="store_true", help="only warnings and errors on the console")
+    p.add_argument("--log-requests", action="store_true",
+                   help="also log every request (the page polls its runs twice a second)")
     p.set_defaults(func=run)
 
 
@@ -72,7 +74,7 @@ def run(args) -> int:
         print(f"vale-sim serve: listening on {host}: other machines can reach it, and it has "
               f"no login", file=sys.stderr, flush=True)
     config = uvicorn.Config(app, log_level="warning" if args.quiet else "info",
-                            access_log=not args.quiet, lifespan="on")
+                            access_log=args.log_requests, lifespan="on")
     server = uvicorn.Server(config)
     try:
         server.run(sockets=[sock])

@@ -27,7 +27,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..games import DEFAULT_GAME, GAMES, get_game
 from .runs import RunError, RunManager
-from .workspace import WorkbenchError, Workspace, one_line
+from .workspace import MAX_UPLOAD_BYTES, WorkbenchError, Workspace, one_line
 
 STATIC = Path(__file__).parent / "static"
 MAX_WORKSPACES = 100
@@ -165,6 +165,10 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
 
     async def upload(request):
         ws = wb.ws(request.path_params["ws"])
+        size = request.headers.get("content-length", "")
+        if size.isdigit() and int(size) > MAX_UPLOAD_BYTES + 65_536:     # before reading it
+            raise Bad(f"the file is larger than the limit of {MAX_UPLOAD_BYTES:,} bytes "
+                      f"(give a card set file)")
         try:
             form = await request.form(max_files=1, max_fields=5)
         except Exception as e:                              # noqa: BLE001 -- a malformed body

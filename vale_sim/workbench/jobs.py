@@ -30,15 +30,15 @@ def _watch_parent(ppid: int) -> None:
     threading.Thread(target=loop, daemon=True).start()
 
 
-def worker_main(job: str, params: dict, queue, ppid: int) -> None:
+def worker_main(job: str, params: dict, conn, ppid: int) -> None:
     """Run job ``job`` ("module:function" or a name in :data:`JOBS`) and send its
-    outcome on ``queue``."""
+    outcome on ``conn`` (the sending end of a pipe)."""
     _watch_parent(ppid)
     from ..study import resolve
     from .workspace import one_line
 
     def report(done, total=None, text=""):
-        queue.put(("progress", done, total, str(text)))
+        conn.send(("progress", done, total, str(text)))
 
     try:
         fn = JOBS[job] if job in JOBS else resolve(job)
@@ -49,9 +49,12 @@ def worker_main(job: str, params: dict, queue, ppid: int) -> None:
             msg = one_line(e)
         else:
             msg = f"the run failed: {type(e).__name__}: {one_line(e)}"
-        queue.put(("error", msg))
+        conn.send(("error", msg))
         return
-    queue.put(("done", result))
+    try:
+        conn.send(("done", result))
+    except Exception as e:                      # noqa: BLE001 -- e.g. a result that won't pickle
+        conn.send(("error", f"the run's result could not be sent back: {one_line(e)}"))
 
 
 class _Bar:

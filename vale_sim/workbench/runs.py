@@ -3,7 +3,7 @@
 * Every run is its own ``spawn`` process (:func:`vale_sim.workbench.jobs.worker_main`)
   with its own id: two tabs, or two runs of one tab, never share a process or a
   result.  A request only starts, reads or cancels a run; none waits for one.
-* Progress, the result and errors come back on the run's queue (a thread per run
+* Progress, the result and errors come back on the run's pipe (a thread per run
   reads it).  A run whose process ends without a result -- killed, out of
   memory -- is "failed" with one line saying so; the server goes on.
 * Cancel ends the process (SIGTERM, then SIGKILL).  The page polls its runs; a
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
-import queue as queue_mod
 import sys
 import threading
 import time
@@ -43,7 +42,7 @@ class Run:
         self.ended = None
         self.last_seen = time.monotonic()
         self.process = None
-        self.queue = None
+        self.conn = None
         self.lock = threading.Lock()
 
     @property
@@ -87,12 +86,13 @@ class RunManager:
             self.runs[run.id] = run
             self._forget_old()
         from .jobs import worker_main
-        run.queue = self.ctx.Queue()
+        run.conn, send = self.ctx.Pipe(duplex=False)     # a pipe: no lock a kill could leak
         run.process = self.ctx.Process(target=worker_main, name=f"vale-sim-serve-{kind}",
-                                       args=(job or kind, params, run.queue, os.getpid()),
+                                       args=(job or kind, params, send, os.getpid()),
                                        daemon=True)
         try:
             run.process.start()
+            send.close()                                   # the worker holds the other end
         except Exception as e:                  # noqa: BLE001 -- e.g. out of processes
             with run.lock:
                 run.status, run.ended = "failed", time.time()
@@ -122,19 +122,16 @@ class RunManager:
             return True
 
     def _watch(self, run: Run, on_done):
-        p, q = run.process, run.queue
+        p, conn = run.process, run.conn
         while True:
             try:
-                msg = q.get(timeout=0.25)
-            except queue_mod.Empty:
-                if not p.is_alive():
-                    try:                                     # anything sent just before it ended
-                        msg = q.get(timeout=0.5)
-                    except queue_mod.Empty:
+                if not conn.poll(0.25):
+                    if p.is_alive():
+                        continue
+                    if not conn.poll(0.5):                   # anything sent just before it ended
                         break
-                else:
-                    continue
-            except (EOFError, OSError):
+                msg = conn.recv()
+            except (EOFError, OSError):                      # the worker is gone
                 break
             if msg[0] == "progress":
                 with run.lock:
@@ -161,7 +158,7 @@ class RunManager:
             self._finish(run, "failed", error=f"the worker process {how} before the run "
                                               f"finished; start the run again")
         try:
-            q.close()
+            conn.close()
         except Exception:                                    # noqa: BLE001
             pass
 
