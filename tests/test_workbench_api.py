@@ -12,13 +12,11 @@ import time
 import tomllib
 
 import pytest
+from starlette.testclient import TestClient      # a dependency of vale-sim: never skipped
 
-pytest.importorskip("starlette")
-from starlette.testclient import TestClient  # noqa: E402
-
-from vale_sim.games import get_game  # noqa: E402
-from vale_sim.workbench.app import create_app  # noqa: E402
-from vale_sim.workbench.runs import RunManager  # noqa: E402
+from vale_sim.games import get_game
+from vale_sim.workbench.app import create_app
+from vale_sim.workbench.runs import RunManager
 
 
 # jobs for the run manager's own tests (a spawned worker imports this module)

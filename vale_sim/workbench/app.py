@@ -33,7 +33,6 @@ STATIC = Path(__file__).parent / "static"
 MAX_WORKSPACES = 100
 MAX_GAMES = 200_000            # games per card and arm a page may ask for
 INSTANT_STATES = 2_000         # odds of a deck this small are computed in the request
-TEST_NOTE = "docs/workbench.md"
 
 
 class Bad(Exception):
