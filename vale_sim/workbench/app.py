@@ -277,7 +277,8 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
             params = {"game": g.name, "card_set": ws.current, "fields": fields, "cards": cards,
                       "margin": _int(p, "margin_pp", 2, 1, 50) / 100,
                       "players": _players(p, g), "games": games,
-                      "confirm_games": 2 * games, "budget": p.get("budget") or None,
+                      "confirm_games": 2 * games,
+                      "budget": _int(p, "budget", 0, 0, 10**8) or None,
                       "seed": seed, "engine": engine}
             return _start(ws, kind, params, {"fields": fields, "games": games,
                                              "digest": ws.current.digest()})
