@@ -85,13 +85,16 @@ def browser():
 def page(browser, server):
     ctx = browser.new_context(viewport={"width": 1280, "height": 860})
     pg = ctx.new_page()
-    errors = []
+    errors, outside = [], []
     pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("request", lambda r: None if r.url.startswith((server["url"], "data:"))
+          else outside.append(r.url))
     pg.goto(server["url"])
     pg.wait_for_selector("#cards-table tbody tr")
     yield pg
     ctx.close()
     assert not errors, errors
+    assert not outside, f"the page asked for something not on the server: {outside}"  # no CDN
 
 
 def _get(server, path):
@@ -316,3 +319,30 @@ def test_two_tabs_keep_their_own_table_and_run(browser, server):
         assert ids[0] != ids[1]
     finally:
         ctx.close()
+
+
+def test_a_failing_run_and_a_killed_worker_are_one_line_in_the_page(page, server):
+    page.click('nav button[data-tab="balance"]')
+    page.fill("#bal-fields", "nonsense")               # the balancer refuses it, in the worker
+    page.click("#bal-run")
+    page.wait_for_selector('#bal-result[data-status="failed"]', state="attached", timeout=60_000)
+    text = page.inner_text("#bal-message")
+    assert "nonsense" in text and "\n" not in text.strip() and "Traceback" not in text
+    # a worker killed under a what-if: the page says so, and the server goes on
+    card, inp = _a_cost(page)
+    page.click('nav button[data-tab="cards"]')
+    inp.fill(str(int(inp.input_value()) + 1))
+    inp.press("Enter")
+    page.wait_for_selector(f'#cards-table tr[data-card="{card}"] .n.edited')
+    page.click('nav button[data-tab="whatif"]')
+    page.click("#wi-from-table")
+    page.fill("#wi-games", "200000")
+    page.select_option("#wi-engine", "reference")
+    page.click("#wi-run")
+    page.wait_for_selector('#wi-result[data-status="running"]', state="attached")
+    os.kill(_get(server, f"/api/runs/{page.get_attribute('#wi-result', 'data-run')}")["pid"], 9)
+    page.wait_for_selector('#wi-result[data-status="failed"]', state="attached", timeout=30_000)
+    text = page.inner_text("#wi-message")
+    assert "worker process was killed" in text and "\n" not in text.strip()
+    assert server["proc"].poll() is None                 # the server is still up
+    assert page.is_enabled("#wi-run")
