@@ -330,3 +330,23 @@ def test_errata_applied_from_the_balance_page_carry_source_balance(client, tmp_p
             if c["type"] != "starting" for f, v in c["numbers"].items()}
     for e in errata:
         assert back[(e["card"], "cost")] == {"value": e["new"], "source": "balance"}
+
+
+def test_a_what_if_with_a_rule_edit_plays_the_rule(client):
+    ws, table = _ws(client)
+    card = next(c["name"] for c in table["cards"]
+                if any(n["field"] == "cost" and n["editable"] for n in c["numbers"]))
+    edits = [{"card": card, "field": "cost", "new": _number(table, card, "cost")["value"] + 1}]
+    r = client.post(f"/api/ws/{ws}/runs", json={"kind": "what-if", "params": {
+        "edits": edits, "rules": "vp_pool=nonsense", "games": 4, "engine": "reference"}})
+    assert r.status_code == 400 and "vp_pool" in r.json()["error"]        # before any process
+    r = client.post(f"/api/ws/{ws}/runs", json={"kind": "what-if", "params": {
+        "edits": [], "rules": "vp_pool=20", "games": 4, "engine": "reference"}})
+    assert r.status_code == 400 and "every card" in r.json()["error"]
+    r = client.post(f"/api/ws/{ws}/runs", json={"kind": "what-if", "params": {
+        "edits": edits, "rules": "max_rounds=60\nvp_pool=20", "games": 4,
+        "engine": "reference"}}).json()
+    res = _wait(client, r["id"])
+    assert res["status"] == "done", res
+    assert {(x["name"], x["new"]) for x in res["result"]["rules"]} == {("max_rounds", 60),
+                                                                        ("vp_pool", 20)}

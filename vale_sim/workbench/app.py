@@ -247,24 +247,36 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
             if not isinstance(edits, list) or not all(isinstance(e, dict) for e in edits):
                 raise Bad("edits: give a list of {card, field, new}")
             texts = [f"{e.get('card')}.{e.get('field')}={e.get('new')}" for e in edits]
-            if not texts:
+            rules = p.get("rules", [])
+            if isinstance(rules, str):
+                rules = [r.strip() for r in rules.splitlines() if r.strip()]
+            if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
+                raise Bad("rules: give NAME=VALUE lines")
+            if not texts and not rules:
                 raise Bad("what-if: add at least one edit (change a number in the Cards table, "
-                          "or add one here)")
+                          "or add one here) or a rule NAME=VALUE")
             only = p.get("cards", "edited")
+            if only != "all" and not texts:
+                raise Bad("rule edits change every card: choose Measure: every card")
             cards = None if only == "all" else [e["card"] for e in edits]
             out = Path(tempfile.mkdtemp(prefix="what-if-", dir=wb.tmpdir))
             params = {"game": g.name, "card_set": ws.base, "edits": texts,
                       "players": _players(p, g), "games": _int(p, "games", 200, 2, MAX_GAMES),
                       "seed": seed, "engine": engine, "cards": cards,
                       "figure": str(out / "what-if.png")}
-            from ..whatif import WhatIfError, apply_card_edits, parse_edit
+            from ..whatif import (WhatIfError, apply_card_edits, apply_rule_edits, parse_edit,
+                                  parse_rule)
             try:                               # a bad edit is refused now, before a process
                 apply_card_edits(g, ws.base, [parse_edit(t) for t in texts])
+                apply_rule_edits(g, g.rules_class(), [parse_rule(r, g, "rule") for r in rules],
+                                 "rule")
             except (WhatIfError, *g.user_errors) as e:
                 raise Bad(one_line(e)) from None
+            params["rules"] = rules
             def done(run, out=out):
                 wb.reports[run.id] = out
-            return _start(ws, kind, params, {"edits": texts, "players": params["players"],
+            return _start(ws, kind, params, {"edits": texts, "rules": rules,
+                                             "players": params["players"],
                                              "games": params["games"]}, on_done=done)
         if kind == "balance":
             fields = p.get("fields", ["cost", "end_vp"])

@@ -311,13 +311,14 @@ function addWiEdit() {
   say("#wi-message", ""); renderWiEdits();
 }
 function runWhatIf() {
-  startRun("what-if", { edits: state.wiEdits, players: players("#wi-players"), games: Number($("#wi-games").value),
+  startRun("what-if", { edits: state.wiEdits, rules: $("#wi-rules").value, players: players("#wi-players"), games: Number($("#wi-games").value),
                         cards: $("#wi-cards").value, engine: $("#wi-engine").value, seed: Number($("#wi-seed").value) },
     runUI("wi"), showWhatIf);
 }
 function showWhatIf(r, run) {
   const out = $("#wi-result"); out.replaceChildren();
-  out.append(el("p", { class: "wi-what", text: "What if " + r.edits.map((e) => `${e.card}.${e.field} ${e.old} → ${e.new}`).join(", ") +
+  out.append(el("p", { class: "wi-what", text: "What if " + r.edits.map((e) => `${e.card}.${e.field} ${e.old} → ${e.new}`)
+    .concat(r.rules.map((x) => `rule ${x.name} ${JSON.stringify(x.old)} → ${JSON.stringify(x.new)}`)).join(", ") +
     `? Card set ${r.card_set}, seed ${r.seed}, engine ${r.engine}, ${r.games} games per card and arm.` }));
   if (r.figure) out.append(el("img", { src: `/reports/${run.id}/what-if.png`, alt: "strength change of each card, edited minus original", class: "figure" }));
   for (const pc of r.players) {
