@@ -350,3 +350,17 @@ def test_a_what_if_with_a_rule_edit_plays_the_rule(client):
     assert res["status"] == "done", res
     assert {(x["name"], x["new"]) for x in res["result"]["rules"]} == {("max_rounds", 60),
                                                                         ("vp_pool", 20)}
+
+
+def test_a_page_of_another_site_and_another_host_name_are_refused():
+    """A web page elsewhere cannot drive the workbench: a POST from another origin
+    is refused, and a loopback server answers only requests naming a loopback host
+    (no DNS rebinding)."""
+    app = create_app("mystic-vale", allowed_hosts=["127.0.0.1", "localhost"])
+    with TestClient(app, base_url="http://127.0.0.1:8765") as c:
+        assert c.get("/api/games").status_code == 200
+        r = c.post("/api/workspaces", json={}, headers={"Origin": "http://evil.example"})
+        assert r.status_code == 403 and "evil.example" in r.json()["error"]
+        r = c.post("/api/workspaces", json={}, headers={"Origin": "http://127.0.0.1:8765"})
+        assert r.status_code == 200
+        assert c.get("/api/games", headers={"Host": "evil.example"}).status_code == 400

@@ -67,10 +67,14 @@ def run(args) -> int:
     sock = bind(args.host, args.port)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    app = create_app(g.name, heartbeat=args.heartbeat)
+    loopback = host in (LOOPBACK, "::1") or host.startswith("127.")
+    # on the loopback address only requests naming it get in (no DNS rebinding)
+    app = create_app(g.name, heartbeat=args.heartbeat,
+                     allowed_hosts=[host, "127.0.0.1", "localhost", "::1", "[::1]"]
+                     if loopback else None)
     print(f"vale-sim serve: {g.title} workbench at http://{shown}:{port}/  (Ctrl-C stops it)",
           flush=True)
-    if host not in (LOOPBACK, "::1", "localhost"):
+    if not loopback:
         print(f"vale-sim serve: listening on {host}: other machines can reach it, and it has "
               f"no login", file=sys.stderr, flush=True)
     config = uvicorn.Config(app, log_level="warning" if args.quiet else "info",

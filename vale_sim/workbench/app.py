@@ -103,11 +103,19 @@ class Workbench:
 
 
 def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: int = 2,
-               quiet: bool = False) -> Starlette:
+               allowed_hosts=None) -> Starlette:
+    """The application.  ``allowed_hosts``: the host names a request may name (its
+    ``Host``; e.g. 127.0.0.1 and localhost for a loopback server, so that a web
+    page elsewhere cannot reach it through DNS rebinding); None: any."""
     wb = Workbench(game, heartbeat, max_running)
 
     def endpoint(fn):
         async def wrapped(request: Request):
+            origin = request.headers.get("origin")
+            if request.method != "GET" and origin not in (None, "null") and \
+                    origin.split("://", 1)[-1] != request.headers.get("host"):
+                return JSONResponse({"error": f"refused: a page of {origin} may not use the "
+                                              f"workbench"}, status_code=403)
             try:
                 return await fn(request)
             except (Bad, WorkbenchError, RunError) as e:
@@ -388,6 +396,11 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
             yield
         finally:
             wb.close()
-    app = Starlette(routes=routes, lifespan=lifespan)
+    middleware = []
+    if allowed_hosts is not None:
+        from starlette.middleware import Middleware
+        from starlette.middleware.trustedhost import TrustedHostMiddleware
+        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
     app.state.workbench = wb
     return app
