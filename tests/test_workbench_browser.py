@@ -346,3 +346,21 @@ def test_a_failing_run_and_a_killed_worker_are_one_line_in_the_page(page, server
     assert "worker process was killed" in text and "\n" not in text.strip()
     assert server["proc"].poll() is None                 # the server is still up
     assert page.is_enabled("#wi-run")
+
+
+def test_the_edited_set_downloads_as_toml_that_loads(page, tmp_path):
+    from vale_sim.games import get_game
+    card, inp = _a_cost(page)
+    inp.fill(str(int(inp.input_value()) + 1))
+    inp.press("Enter")
+    page.wait_for_selector(f'#cards-table tr[data-card="{card}"] .n.edited')
+    with page.expect_download() as d:
+        page.click('#downloads a[data-format="toml"]')
+    path = tmp_path / d.value.suggested_filename
+    d.value.save_as(path)
+    assert path.name.endswith("-edited.toml")
+    g = get_game("mystic-vale")
+    cs = g.load_card_set(str(path))
+    got = {(c["name"], f): v for c in g.describe_cards(cs, as_json=True)["cards"]
+           if c["type"] != "starting" for f, v in c["numbers"].items()}
+    assert got[(card, "cost")] == {"value": int(inp.input_value()), "source": "user"}

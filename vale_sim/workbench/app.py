@@ -199,7 +199,10 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
         edits = data.get("edits")
         if not isinstance(edits, list) or not all(isinstance(e, dict) for e in edits):
             raise Bad("edits: give a list of {card, field, new}")
-        ws.apply(edits, source=str(data.get("source", "balance")))
+        source = data.get("source", "balance")
+        if source not in ("user", "balance"):
+            raise Bad(f"source: use user or balance, got {source!r}")
+        ws.apply(edits, source=source)
         return JSONResponse(ws.table())
 
     async def reset(request):

@@ -214,7 +214,8 @@ class Workspace:
             done = []
             try:
                 for e in edits:
-                    done.append(self.edit(e["card"], e["field"], e["new"], source))
+                    done.append(self.edit(e.get("card", ""), e.get("field", ""),
+                                          e.get("new", ""), source))
             except Exception:
                 self.edits, self.current = saved
                 raise

@@ -76,7 +76,7 @@ function showTable(t) {
   const d = $("#downloads"); d.replaceChildren("Download: ");
   for (const f of t.downloads) {
     d.append(el("a", { href: `/api/ws/${state.ws}/download?format=${f}`, class: "dl", "data-format": f,
-                       text: { toml: "TOML", csv: "CSV", edits: "edits file" }[f] }), " ");
+                       text: { toml: "TOML", csv: "CSV", edits: "edits file" }[f], onclick: download }), " ");
   }
   $("#edits-summary").textContent = t.edits.length ? "Edits: " + t.edits.map((e) =>
     `${e.card}.${e.field} ${e.old} → ${e.new} (${e.source})`).join("; ") : "No edits: the table is the loaded set.";
@@ -130,6 +130,23 @@ async function editCell(inp) {
     inp.title = e.message;
     say("#cards-message", e.message);
   }
+}
+async function download(ev) {            // a refused download is a line on the page, not a JSON page
+  ev.preventDefault();
+  const a = ev.currentTarget;
+  let r;
+  try { r = await fetch(a.href); } catch (e) { say("#cards-message", "the server does not answer (stopped?)"); return; }
+  if (!r.ok) {
+    let msg = `error ${r.status}`;
+    try { msg = (await r.json()).error || msg; } catch (e) { /* keep the status */ }
+    say("#cards-message", msg); return;
+  }
+  const name = (/filename="([^"]+)"/.exec(r.headers.get("Content-Disposition") || "") || [])[1] || "cards";
+  const url = URL.createObjectURL(await r.blob());
+  const tmp = el("a", { href: url, download: name });
+  document.body.append(tmp); tmp.click(); tmp.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+  say("#cards-message", `downloaded ${name}`, false);
 }
 async function loadBundled() {
   try { showTable(await api(`/api/ws/${state.ws}/load`, { body: { set: $("#bundled").value } })); say("#cards-message", ""); state.decks = null; }
