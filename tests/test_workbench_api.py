@@ -364,3 +364,24 @@ def test_a_page_of_another_site_and_another_host_name_are_refused():
         r = c.post("/api/workspaces", json={}, headers={"Origin": "http://127.0.0.1:8765"})
         assert r.status_code == 200
         assert c.get("/api/games", headers={"Host": "evil.example"}).status_code == 400
+
+
+def test_a_run_again_reads_the_games_it_finished_back(client):
+    """The tab's chunk store: the same what-if again plays nothing new and gives the
+    same numbers (a cancelled run's finished chunks are kept the same way)."""
+    ws, table = _ws(client)
+    card = next(c["name"] for c in table["cards"]
+                if any(n["field"] == "cost" and n["editable"] for n in c["numbers"]))
+    params = {"edits": [{"card": card, "field": "cost",
+                         "new": _number(table, card, "cost")["value"] + 1}],
+              "games": 4, "engine": "reference"}
+    out = []
+    for _ in range(2):
+        r = client.post(f"/api/ws/{ws}/runs", json={"kind": "what-if", "params": params}).json()
+        res = _wait(client, r["id"])
+        assert res["status"] == "done", res
+        out.append(res["result"])
+    first = out[0]["chunks"]
+    assert first["played"] > 0
+    assert out[1]["chunks"] == {"reused": first["played"] + first["reused"], "played": 0}
+    assert out[1]["players"] == out[0]["players"]

@@ -284,6 +284,7 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
             except (WhatIfError, *g.user_errors) as e:
                 raise Bad(one_line(e)) from None
             params["rules"] = rules
+            params["store"] = str(wb.tmpdir / "chunks" / ws.id)
             def done(run, out=out):
                 wb.reports[run.id] = out
             return _start(ws, kind, params, {"edits": texts, "rules": rules,
@@ -302,7 +303,8 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
                       "players": _players(p, g), "games": games,
                       "confirm_games": 2 * games,
                       "budget": _int(p, "budget", 0, 0, 10**8) or None,
-                      "seed": seed, "engine": engine}
+                      "seed": seed, "engine": engine,
+                      "store": str(wb.tmpdir / "chunks" / ws.id)}
             return _start(ws, kind, params, {"fields": fields, "games": games,
                                              "digest": ws.current.digest()})
         if kind == "report":

@@ -83,6 +83,15 @@ def _warm(g, engine: str, report) -> None:
             pass
 
 
+def _store(params):
+    """The tab's chunk store (``params["store"]``): games a cancelled or earlier run
+    finished are read back, not played again (docs/runs.md, resume)."""
+    if not params.get("store"):
+        return None
+    from ..store import ChunkStore
+    return ChunkStore(params["store"])
+
+
 def what_if_job(params: dict, report):
     from ..games import get_game
     from ..whatif import what_if
@@ -97,12 +106,15 @@ def what_if_job(params: dict, report):
         known = {c[0] for c in g.strength_cards(cs)}
         n = len(set(cards) | ({e.split(".")[0] for e in edits} & known))
     _warm(g, params.get("engine", "fast"), report)
+    store = _store(params)
     bar = _Bar(report, max(1, 2 * n * len(players)), "cards measured")
     w = what_if(edits, params.get("rules", []), g.name, cs, players, params["games"],
                 params.get("seed", 0), params.get("baseline"), cards, None,
-                params.get("engine", "fast"), 1, progress=bar)
+                params.get("engine", "fast"), 1, progress=bar,
+                play=store.play_frame if store else None)
     out = w.to_json()
     out["text"] = w.text()
+    out["chunks"] = {"reused": store.reused, "played": store.played} if store else None
     if params.get("figure"):                  # the project's what-if figure
         from ..io import save_figure
         from ..plots.whatif import plot_changes
@@ -121,13 +133,15 @@ def balance_job(params: dict, report):
     def progress(search, confirm):
         report(search + confirm, params.get("budget"),
                f"{search:,} search and {confirm:,} confirmation games played")
+    store = _store(params)
     b = balance(g.name, params["card_set"], params.get("fields", ("cost", "end_vp")),
                 params.get("cards"), params.get("margin", 0.02), params.get("players", [2]),
                 params.get("baseline"), params.get("budget"), params["games"],
                 params.get("confirm_games"), params.get("seed", 0), params.get("engine", "fast"),
-                1, progress=progress)
+                1, progress=progress, play=store.play_frame if store else None)
     out = b.to_json()
     out["text"] = b.text()
+    out["chunks"] = {"reused": store.reused, "played": store.played} if store else None
     return out
 
 

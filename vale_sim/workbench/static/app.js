@@ -336,7 +336,8 @@ function showWhatIf(r, run) {
   const out = $("#wi-result"); out.replaceChildren();
   out.append(el("p", { class: "wi-what", text: "What if " + r.edits.map((e) => `${e.card}.${e.field} ${e.old} → ${e.new}`)
     .concat(r.rules.map((x) => `rule ${x.name} ${JSON.stringify(x.old)} → ${JSON.stringify(x.new)}`)).join(", ") +
-    `? Card set ${r.card_set}, seed ${r.seed}, engine ${r.engine}, ${r.games} games per card and arm.` }));
+    `? Card set ${r.card_set}, seed ${r.seed}, engine ${r.engine}, ${r.games} games per card and arm.` +
+    (r.chunks && r.chunks.reused ? ` ${r.chunks.reused} chunk(s) of games read back from earlier runs, ${r.chunks.played} played.` : "") }));
   if (r.figure) out.append(el("img", { src: `/reports/${run.id}/what-if.png`, alt: "strength change of each card, edited minus original", class: "figure" }));
   for (const pc of r.players) {
     out.append(el("h3", { text: `${pc.players} players: ${pc.deals} deals × ${pc.players} seatings per arm` }));
