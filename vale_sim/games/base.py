@@ -91,6 +91,12 @@ Optional hooks (every one has a default, so a game may leave them out):
   set with one number of one card changed (``vale-sim what-if --edit``,
   :mod:`vale_sim.whatif`); the number's source becomes ``user``; a bad edit is the
   game's one-line card-set error.  ``None``: no card edits (rule edits still work).
+* ``workbench``: the module (``"pkg.module"``) of the game's bad-turn odds page of
+  ``vale-sim serve`` (:mod:`vale_sim.workbench`, docs/workbench.md): ``TITLE``,
+  ``WORDS``, ``MAX_PUSHES``, ``deck_form(cs)``, ``bundled_decks(cs)`` and
+  ``deck_odds(cs, deck, pushes, goal, max_states) -> dict`` (``vale_sim.odds.TooManyStates``
+  past ``max_states``).  ``None``: the page says the game
+  has none.
 """
 from __future__ import annotations
 
@@ -166,6 +172,7 @@ class Game:
     golden_module: str | None = None
     search_space: Callable[[], dict] | None = None
     edit_card: Callable[..., tuple] | None = None
+    workbench: str | None = None                # the module of the odds page of `serve`
 
     def resolve_baseline(self, spec, players: int, card_set=None):
         """The baseline policy for ``players`` players: a preset or bundled policy

@@ -158,6 +158,7 @@ GAME = Game(
     strength_cards=_strength_cards,
     search_space=policy.search_space,
     edit_card=cards.apply_edit,
+    workbench=__name__ + ".workbench",
 )
 
 __all__ = ["GAME", "render_play", "describe", "cards", "policy", "records", "rules"]

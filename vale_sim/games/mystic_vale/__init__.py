@@ -169,4 +169,5 @@ GAME = Game(
     ),
     search_space=_policy.search_space,
     edit_card=_cards.apply_edit,
+    workbench=__name__ + ".workbench",
 )
