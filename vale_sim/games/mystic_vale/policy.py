@@ -136,6 +136,72 @@ def check_policies(cs, policies) -> list[Policy]:
     return BOOK.check_cards(policies, names, cs.name, "an advancement or vale")
 
 
+# ---------------------------------------------------------------------------
+# The search player (docs/search.md)
+# ---------------------------------------------------------------------------
+#: The rollout policy of ``search`` when none is given.
+SEARCH_DEFAULT_ROLLOUT = "balanced"
+
+
+@dataclass(frozen=True)
+class SearchPolicy(Policy):
+    """A search player: the fields of its rollout policy (every choice the search does
+    not make is that policy's), and how it searches: ``search_k`` rollouts per option,
+    ``search_halving``, and the policy its rollouts give the opponents
+    (``search_opponents``; None: the rollout policy)."""
+    search_k: int = 64
+    search_halving: bool = False
+    search_opponents: Policy | None = None
+
+    def __post_init__(self):
+        pass          # made by make_search_policy from checked policies only
+
+
+def make_search_policy(spec, name: str | None = None) -> SearchPolicy:
+    """A SearchSpec (vale_sim.search) as a SearchPolicy of scripted policies."""
+    from dataclasses import fields as _fields
+    base = _book_get(spec.rollout or SEARCH_DEFAULT_ROLLOUT)
+    opp = _book_get(spec.opponents) if spec.opponents else None
+    if isinstance(base, SearchPolicy) or isinstance(opp, SearchPolicy):
+        raise PolicyError(f"policy {spec.label()!r}: a rollout policy cannot be a search")
+    values = {f.name: getattr(base, f.name) for f in _fields(Policy)}
+    values["name"] = name or spec.label()
+    return SearchPolicy(**values, search_k=spec.k, search_halving=spec.halving,
+                        search_opponents=opp)
+
+
+def _get_policy(spec):
+    from vale_sim.search import is_search_spec, parse_spec
+    if is_search_spec(spec):
+        return make_search_policy(parse_spec(str(spec), SEARCH_DEFAULT_ROLLOUT))
+    return _book_get(spec)
+
+
+def _load_policy(path):
+    """A policy file; ``kind = "search"`` makes it a search player (docs/search.md)."""
+    from vale_sim.inputs import read_policy_toml
+    from vale_sim.search import spec_from_table
+    path = Path(path)
+    data = read_policy_toml(path, PolicyError, MAX_FILE_BYTES)
+    if data.get("kind") is None:
+        return _book_load(path)
+    if data["kind"] != "search":
+        raise PolicyError(f"{path}: field 'kind': unknown kind {data['kind']!r} (the one kind "
+                          "is \"search\"; leave it out for a scripted policy)")
+    spec = spec_from_table(str(path), data, SEARCH_DEFAULT_ROLLOUT)
+    name = data.get("name", path.stem)
+    if not isinstance(name, str) or not name.strip():
+        raise PolicyError(f"{path}: field 'name' must be a non-empty string")
+    pol = make_search_policy(spec, name)
+    BOOK.files[pol] = str(path)
+    return pol
+
+
+_book_get, _book_load = BOOK.get, BOOK.load
+BOOK.get, BOOK.load = _get_policy, _load_policy        # the book's for_players uses them too
+get_policy, load_policy = _get_policy, _load_policy
+
+
 # Baselines: NAME | FILE, with {P} standing for the player count (--baseline)
 
 
