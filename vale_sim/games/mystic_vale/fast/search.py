@@ -30,18 +30,19 @@ from .engine import (game_shuffle, decide_push, play_on_deck, spoil_check, harve
                      buy_advancements_from, discard_phase, prep, take_turn, setup,
                      score_game, write_trace_row, mark_harvested, vale_summary,
                      choose_vale, vale_affordable, sunstone_cost, owns_vale, placement,
-                     token_bonus, decay_showing)
+                     token_bonus, decay_showing, advancement_candidates, pick_advancement)
 from .state import (GAME, ADECK, VDECK, TR, VOWN, VTURN, VOWN_N, ACQ, DHEAD, DN, DECK,
                     ON_DECK, PS_TOKEN, PS_SPOILS, PS_SKIP, PS_TURN, PS_VALES_NEW,
                     G_RNG, G_POOL, G_ROUND, G_START, G_TRUNC, G_NTRACE, G_GAME, G_TRACING,
                     G_NO_DETAILS, AHEAD, VHEAD, VN, VSLOTS, SPIRITS, COMMONS, FERT_LEFT,
-                    CAND_KIND, FIELD_N, DISC_N,
+                    CAND_KIND, CAND_OK, FIELD_N, DISC_N, FIELD, PS_N_CHORUS, CC, CC_N,
+                    CC_CHORUS, CC_CHORUS_AMT, CHORUS_USED,
                     TR_GAME, TR_ROUND, TR_PLAYER, TR_TURN, TR_SKIPPED, TR_PUSHES,
                     TR_SPOILED, TR_FIXED_N, TR_POOL_AFTER, TR_FIELD, TR_DECK, TR_DISCARD,
                     TR_DECAY, TR_N_BOUGHT, TR_N_VALES, FIRST_ROUND, HARVESTED, VACQ, R_N, GO_START, GO_ROUNDS, GO_TRUNC, GO_POOL_LEFT)
 from .tables import (OPTS, O_PLAYERS, O_N_ADV, O_N_VALE, O_LVL_LEN, O_VALE_LEN, O_TRACE_W,
                      O_MAX_ROUNDS, O_MIN_VALE_COST, O_N_FERTILE, FERTILE_KINDS, VALE,
-                     V_UNIQUE, P_DISCARD_PLAYS, N_COMMONS, N_VALE_SLOTS, MAX_KINDS)
+                     V_UNIQUE, P_DISCARD_PLAYS, P_EXPLORE, P_N_RULES, P_MIN_KEY, N_COMMONS, N_VALE_SLOTS, MAX_KINDS)
 
 # -- search parameters X[p, .] ---------------------------------------------------
 X_ON, X_K, X_HALVING, X_N = range(4)
@@ -299,10 +300,34 @@ def vale_options(T, S, Q, p, W, mana, rnd):
 
 
 @kernel
-def adv_options(T, S, Q, p, W, mana):
+def policy_advancement(T, S, Q, p, mana, rnd):
+    """The kind the policy Q[p] would buy now (exploration aside), or -1 (buy_advancements'
+    first step; only the candidate scratch of S changes)."""
+    ex = Q[p, P_EXPLORE]
+    Q[p, P_EXPLORE] = 0
+    discount = 0
+    for i in range(S[p, FIELD_N] if S[p, PS_N_CHORUS] > 0 else 0):
+        c = S[p, FIELD + i]
+        if (S[p, CC + CC_N * c + CC_CHORUS] != 0 and S[p, CHORUS_USED + c] == 0
+                and S[p, CC + CC_N * c + CC_CHORUS_AMT] > discount):
+            discount = S[p, CC + CC_N * c + CC_CHORUS_AMT]
+    cached = Q[p, P_N_RULES] > 0
+    budget = mana + token_bonus(S, Q, p)
+    nc = advancement_candidates(T, S, Q, p, budget, discount, 0 if cached else Q[p, P_MIN_KEY])
+    if cached:
+        for i in range(nc):
+            S[GAME, CAND_OK + i] = -1
+    pick = pick_advancement(T, S, Q, p, nc, budget, discount, mana, rnd)
+    Q[p, P_EXPLORE] = ex
+    return S[GAME, CAND_KIND + pick] if pick >= 0 else -1
+
+
+@kernel
+def adv_options(T, S, Q, p, W, mana, rnd):
     """Advancements that can be bought now, one per kind (commons slots in order, then
     Fertile Soil kinds), each (kind, source, card, cost, Earthchant) where the rollout
-    policy would sleeve it; then "stop buying" (kind -1)."""
+    policy would sleeve it, and "stop buying" (kind -1) last; then the rollout policy's
+    own choice is moved to the front."""
     n = 0
     budget = mana + token_bonus(S, Q, p)
     for src in range(N_COMMONS + T[OPTS, O_N_FERTILE]):
@@ -332,7 +357,25 @@ def adv_options(T, S, Q, p, W, mana):
         W[n, W_E] = ch
         n += 1
     W[n, W_A] = -1
-    return n + 1
+    n += 1
+    if n < 2:
+        return n
+    own = policy_advancement(T, S, Q, p, mana, rnd)
+    first = n - 1
+    for o in range(n - 1):
+        if W[o, W_A] == own:
+            first = o
+    if first > 0:
+        a, b, c, d, e = W[first, W_A], W[first, W_B], W[first, W_C], W[first, W_D], W[first, W_E]
+        for o in range(first, 0, -1):
+            for x in range(W_E + 1):
+                W[o, x] = W[o - 1, x]
+        W[0, W_A] = a
+        W[0, W_B] = b
+        W[0, W_C] = c
+        W[0, W_D] = d
+        W[0, W_E] = e
+    return n
 
 
 # ---------------------------------------------------------------------------
@@ -397,7 +440,7 @@ def search_turn(T, S, D, Q, Qr, X, W, RES, SH, p, rnd, decisions):
                 nv += 1
             nb = 0
             while nb < limit:
-                n = adv_options(T, S, Q, p, W, mana)
+                n = adv_options(T, S, Qr, p, W, mana, rnd)   # Qr[p] = Q[p], writable
                 if n < 2:
                     break
                 o = decide(T, S, D, Qr, W, RES, SH, p, rnd, PH_ADV, n, k, hv, mana, nb,
