@@ -164,6 +164,8 @@ GAME = Game(
               check=REPORT.check, run=REPORT.run, engine=_S + "engine_used", doc=REPORT.doc),
         Study("bench --spoil", command="bench --spoil", parser=__name__ + ".commands.bench",
               main=__name__ + ".commands.bench:run_spoil"),
+        Study("bench --search", command="bench --search", parser=__name__ + ".commands.bench",
+              main=__name__ + ".commands.bench:run_search"),
         Study("bench --profile", command="bench --profile", parser=__name__ + ".commands.bench",
               main=__name__ + ".commands.bench:run_profile"),
     ),
