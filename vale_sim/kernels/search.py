@@ -57,7 +57,7 @@ def keep_best(total, alive, n_alive):
     """Keep the (n_alive + 1) // 2 best of alive[:n_alive] (option indexes, ascending)
     by total (ties: the lower index) in place, in index order; returns their number."""
     m = (n_alive + 1) // 2
-    w = 0
+    cut = -1                      # the m-th best: ranks read the list before it changes
     for a in range(n_alive):
         o = alive[a]
         rank = 0
@@ -65,8 +65,13 @@ def keep_best(total, alive, n_alive):
             q = alive[b]
             if total[q] > total[o] or (total[q] == total[o] and q < o):
                 rank += 1
-        if rank < m:
-            alive[w] = o          # w <= a: the ones before were read already
+        if rank == m - 1:
+            cut = o
+    w = 0
+    for a in range(n_alive):
+        o = alive[a]
+        if total[o] > total[cut] or (total[o] == total[cut] and o <= cut):
+            alive[w] = o          # w <= a: alive[a:] is not written yet
             w += 1
     return w
 
