@@ -86,6 +86,7 @@ def test_kernel_schedule_matches_the_python_one():
 # ---------------------------------------------------------------------------
 # Differential: both engines play the same search game
 # ---------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("players,lineup,pool,seed,game", [
     (2, ["search:k=2:rollout=optimized-2p", "optimized-2p"], 8, 7, 0),
     (2, ["balanced", "search:k=3:rollout=balanced:opponents=greedy:halving=1"], 6, 3, 1),
@@ -94,7 +95,7 @@ def test_kernel_schedule_matches_the_python_one():
 def test_engines_play_the_same_search_game(players, lineup, pool, seed, game):
     from vale_sim.games.mystic_vale.fast import api
     from vale_sim.games.mystic_vale.fast.api import play_game_fast
-    from vale_sim.games.mystic_vale.reference.game import play_reference
+    from vale_sim.games.mystic_vale.reference.search import play_reference
     rules = Rules(vp_pool=pool)
     fast = play_game_fast(CS, players, seed, game, lineup, rules)
     assert api.LAST_STATS["decisions"] > 0

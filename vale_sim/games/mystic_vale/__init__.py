@@ -35,7 +35,7 @@ def _bundled_card_sets() -> dict:
 
 
 def _play_reference(cs, players, seed, game_index=0, policies=None, rules=None):
-    from .reference.game import play_reference
+    from .reference.search import play_reference     # search players too (docs/search.md)
     return play_reference(cs, players, seed, game_index, policies, rules)
 
 
@@ -81,7 +81,7 @@ def _turn_records(cs, players, seed, game_index, policies, rules, engine):
     if engine == "fast":
         from .fast.api import play_game_fast as play
     else:
-        from .reference.game import play_reference as play
+        from .reference.search import play_reference as play
     t = _records.turns_frame(play(cs, players, seed, game_index, policies, rules))
     t["crafted"] = t["bought"].map(len)
     t["spoil"] = (t["spoiled"] | t["spoiled_in_prep"]).astype(float)

@@ -542,11 +542,6 @@ def play_reference(cs, players: int = 2, seed: int = 0, game_index: int = 0,
     if not isinstance(cs, CardSet):
         from ..cards import load_card_set
         cs = load_card_set(cs)
-    from ..policy import SearchPolicy
-    if players in (2, 3, 4) and any(isinstance(p, SearchPolicy)
-                                    for p in policies_for(players, policies)):
-        from .search import SearchGame                              # docs/search.md
-        return SearchGame(cs, players, seed, game_index, policies, rules).play()
     return MysticValeGame(cs, players, seed, game_index, policies, rules).play()
 
 

@@ -18,6 +18,7 @@ from dataclasses import fields
 
 from vale_sim.search import decide, rollout_key, win_points
 from ..policy import Policy, SearchPolicy
+from . import game as _game
 from .game import MysticValeGame, pay
 
 SPIRIT_NAMES = ("animal", "forest", "sky")
@@ -218,3 +219,17 @@ class SearchGame(MysticValeGame):
         opts = self.advancement_options(pl, policy, reserved, mana)
         return (opts[self.choose(pl, len(opts))] if len(opts) > 1 else None), False
 
+
+
+def play_reference(cs, players: int = 2, seed: int = 0, game_index: int = 0,
+                   policies=None, rules=None):
+    """``game.play_reference``, with SearchGame when a player searches (the Game
+    interface's reference engine plays through this)."""
+    from ..policy import policies_for
+    if players in (2, 3, 4) and any(isinstance(p, SearchPolicy)
+                                    for p in policies_for(players, policies)):
+        if not isinstance(cs, _game.CardSet):
+            from ..cards import load_card_set
+            cs = load_card_set(cs)
+        return SearchGame(cs, players, seed, game_index, policies, rules).play()
+    return _game.play_reference(cs, players, seed, game_index, policies, rules)
