@@ -170,36 +170,26 @@ def make_search_policy(spec, name: str | None = None) -> SearchPolicy:
                         search_opponents=opp)
 
 
-def _get_policy(spec):
+def _search_named(spec):
     from vale_sim.search import is_search_spec, parse_spec
     if is_search_spec(spec):
         return make_search_policy(parse_spec(str(spec), SEARCH_DEFAULT_ROLLOUT))
-    return _book_get(spec)
+    return None
 
 
-def _load_policy(path):
-    """A policy file; ``kind = "search"`` makes it a search player (docs/search.md)."""
-    from vale_sim.inputs import read_policy_toml
+def _search_file(path, data):
+    """A policy file with ``kind = "search"`` (docs/search.md)."""
     from vale_sim.search import spec_from_table
-    path = Path(path)
-    data = read_policy_toml(path, PolicyError, MAX_FILE_BYTES)
-    if data.get("kind") is None:
-        return _book_load(path)
-    if data["kind"] != "search":
-        raise PolicyError(f"{path}: field 'kind': unknown kind {data['kind']!r} (the one kind "
-                          "is \"search\"; leave it out for a scripted policy)")
     spec = spec_from_table(str(path), data, SEARCH_DEFAULT_ROLLOUT)
-    name = data.get("name", path.stem)
+    name = data.get("name", Path(path).stem)
     if not isinstance(name, str) or not name.strip():
         raise PolicyError(f"{path}: field 'name' must be a non-empty string")
-    pol = make_search_policy(spec, name)
-    BOOK.files[pol] = str(path)
-    return pol
+    return make_search_policy(spec, name)
 
 
-_book_get, _book_load = BOOK.get, BOOK.load
-BOOK.get, BOOK.load = _get_policy, _load_policy        # the book's for_players uses them too
-get_policy, load_policy = _get_policy, _load_policy
+_book_get = BOOK.get
+BOOK.named = _search_named
+BOOK.kinds["search"] = _search_file
 
 
 # Baselines: NAME | FILE, with {P} standing for the player count (--baseline)
