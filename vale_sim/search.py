@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from .errors import UserError
+from .policy_files import PolicyError
 from .rng import GOLDEN, MASK, mix
 
 SALT = 0x5EA2C4B1D0E5A11D
@@ -107,45 +107,45 @@ def parse_spec(text: str, default_rollout: str | None = None) -> SearchSpec:
         key, sep, val = part.partition("=")
         key, val = key.strip(), val.strip()
         if not sep or not val:
-            raise UserError(f"policy {text!r}: {part!r} is not key=value; write e.g. "
+            raise PolicyError(f"policy {text!r}: {part!r} is not key=value; write e.g. "
                             "search:k=64:rollout=optimized-2p:halving=1")
         if key == "k":
             if not val.isdigit() or not 1 <= int(val) <= MAX_K:
-                raise UserError(f"policy {text!r}: k must be a whole number 1..{MAX_K}, got {val!r}")
+                raise PolicyError(f"policy {text!r}: k must be a whole number 1..{MAX_K}, got {val!r}")
             fields["k"] = int(val)
         elif key in ("rollout", "opponents"):
             if is_search_spec(val):
-                raise UserError(f"policy {text!r}: the {key} policy cannot itself be a search")
+                raise PolicyError(f"policy {text!r}: the {key} policy cannot itself be a search")
             fields[key] = val
         elif key == "halving":
             if val not in ("0", "1", "true", "false", "on", "off"):
-                raise UserError(f"policy {text!r}: halving must be 0 or 1, got {val!r}")
+                raise PolicyError(f"policy {text!r}: halving must be 0 or 1, got {val!r}")
             fields["halving"] = val in ("1", "true", "on")
         else:
-            raise UserError(f"policy {text!r}: unknown key {key!r}; the keys are k, rollout, "
+            raise PolicyError(f"policy {text!r}: unknown key {key!r}; the keys are k, rollout, "
                             "opponents, halving")
     return SearchSpec(**fields)
 
 
 def spec_from_table(where: str, data: dict, default_rollout: str | None = None) -> SearchSpec:
     """A policy file's table with ``kind = "search"`` (keys name, k, rollout, opponents,
-    halving) as a SearchSpec; UserError naming ``where`` and the key otherwise."""
+    halving) as a SearchSpec; PolicyError naming ``where`` and the key otherwise."""
     known = {"kind", "name", "k", "rollout", "opponents", "halving"}
     for key in data:
         if key not in known:
-            raise UserError(f"{where}: unknown field {key!r} of a search policy (known: "
+            raise PolicyError(f"{where}: unknown field {key!r} of a search policy (known: "
                             f"{', '.join(sorted(known))})")
     k = data.get("k", DEFAULT_K)
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-        raise UserError(f"{where}: field 'k' must be a whole number 1..{MAX_K}, got {k!r}")
+        raise PolicyError(f"{where}: field 'k' must be a whole number 1..{MAX_K}, got {k!r}")
     halving = data.get("halving", False)
     if not isinstance(halving, bool):
-        raise UserError(f"{where}: field 'halving' must be true or false, got {halving!r}")
+        raise PolicyError(f"{where}: field 'halving' must be true or false, got {halving!r}")
     out = {}
     for key in ("rollout", "opponents"):
         v = data.get(key)
         if v is not None and (not isinstance(v, str) or not v.strip() or is_search_spec(v)):
-            raise UserError(f"{where}: field {key!r} must name a scripted policy, got {v!r}")
+            raise PolicyError(f"{where}: field {key!r} must name a scripted policy, got {v!r}")
         out[key] = v
     return SearchSpec(k=k, rollout=out["rollout"] or default_rollout, opponents=out["opponents"],
                       halving=halving)
