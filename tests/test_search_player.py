@@ -89,6 +89,7 @@ def test_kernel_schedule_matches_the_python_one():
 @pytest.mark.parametrize("players,lineup,pool,seed,game", [
     (2, ["search:k=2:rollout=optimized-2p", "optimized-2p"], 8, 7, 0),
     (2, ["balanced", "search:k=3:rollout=balanced:opponents=greedy:halving=1"], 6, 3, 1),
+    (2, ["search:k=3:rollout=optimized-2p:decide=vale+advancement", "vp-rush"], 7, 5, 2),
     (3, ["search:k=2:rollout=balanced:halving=1", "optimized-3p", "vp-rush"], 6, 11, 0),
 ])
 def test_engines_play_the_same_search_game(players, lineup, pool, seed, game):
@@ -216,13 +217,18 @@ def test_search_names_and_files(tmp_path):
     pol = get_policy(str(f))
     assert (pol.name, pol.search_k, pol.search_opponents.name) == ("deep", 16, "balanced")
     assert policies_for(2, ["search:k=4", "balanced"])[0].search_k == 4
+    assert default.search_decides == ("push", "vale", "advancement")
+    pol = get_policy("search:k=4:decide=advancement+push")
+    assert pol.search_decides == ("push", "advancement")
+    assert pol.name == "search:k=4:rollout=balanced:decide=advancement+push"
 
 
 @pytest.mark.parametrize("spec,words", [
     ("search:k=0", "k must be a whole number"), ("search:k=x", "k must be a whole number"),
     ("search:depth=3", "unknown key 'depth'"), ("search:k", "is not key=value"),
     ("search:rollout=search", "cannot itself be a search"),
-    ("search:rollout=nosuch", "unknown policy 'nosuch'")])
+    ("search:rollout=nosuch", "unknown policy 'nosuch'"),
+    ("search:decide=buy", "decide must be some of push+vale+advancement, got 'buy'")])
 def test_bad_search_names_are_one_line(spec, words):
     with pytest.raises(PolicyError) as e:
         get_policy(spec)

@@ -80,6 +80,7 @@ class SearchSpec:
     rollout: str | None = None
     opponents: str | None = None
     halving: bool = False
+    decides: tuple | None = None          # the kinds of decision searched (None: all)
 
     def label(self) -> str:
         parts = [f"k={self.k}"]
@@ -89,6 +90,8 @@ class SearchSpec:
             parts.append(f"opponents={self.opponents}")
         if self.halving:
             parts.append("halving=1")
+        if self.decides is not None:
+            parts.append("decide=" + "+".join(self.decides))
         return "search:" + ":".join(parts)
 
 
@@ -121,16 +124,18 @@ def parse_spec(text: str, default_rollout: str | None = None) -> SearchSpec:
             if val not in ("0", "1", "true", "false", "on", "off"):
                 raise PolicyError(f"policy {text!r}: halving must be 0 or 1, got {val!r}")
             fields["halving"] = val in ("1", "true", "on")
+        elif key == "decide":
+            fields["decides"] = tuple(d.strip() for d in val.split("+") if d.strip())
         else:
             raise PolicyError(f"policy {text!r}: unknown key {key!r}; the keys are k, rollout, "
-                            "opponents, halving")
+                            "opponents, halving, decide")
     return SearchSpec(**fields)
 
 
 def spec_from_table(where: str, data: dict, default_rollout: str | None = None) -> SearchSpec:
     """A policy file's table with ``kind = "search"`` (keys name, k, rollout, opponents,
     halving) as a SearchSpec; PolicyError naming ``where`` and the key otherwise."""
-    known = {"kind", "name", "k", "rollout", "opponents", "halving"}
+    known = {"kind", "name", "k", "rollout", "opponents", "halving", "decide"}
     for key in data:
         if key not in known:
             raise PolicyError(f"{where}: unknown field {key!r} of a search policy (known: "
@@ -147,5 +152,10 @@ def spec_from_table(where: str, data: dict, default_rollout: str | None = None) 
         if v is not None and (not isinstance(v, str) or not v.strip() or is_search_spec(v)):
             raise PolicyError(f"{where}: field {key!r} must name a scripted policy, got {v!r}")
         out[key] = v
+    decide = data.get("decide")
+    if decide is not None and (not isinstance(decide, list)
+                               or not all(isinstance(d, str) for d in decide)):
+        raise PolicyError(f"{where}: field 'decide' must be a list of decision kinds, got "
+                          f"{decide!r}")
     return SearchSpec(k=k, rollout=out["rollout"] or default_rollout, opponents=out["opponents"],
-                      halving=halving)
+                      halving=halving, decides=None if decide is None else tuple(decide))

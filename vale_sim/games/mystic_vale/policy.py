@@ -141,6 +141,8 @@ def check_policies(cs, policies) -> list[Policy]:
 # ---------------------------------------------------------------------------
 #: The rollout policy of ``search`` when none is given.
 SEARCH_DEFAULT_ROLLOUT = "balanced"
+#: The kinds of decision a search player makes (fast/search.py PH_PUSH, PH_VALE, PH_ADV).
+DECISION_KINDS = ("push", "vale", "advancement")
 
 
 @dataclass(frozen=True)
@@ -152,6 +154,7 @@ class SearchPolicy(Policy):
     search_k: int = 64
     search_halving: bool = False
     search_opponents: Policy | None = None
+    search_decides: tuple = ("push", "vale", "advancement")   # the others: the policy's
 
     def __post_init__(self):
         pass          # made by make_search_policy from checked policies only
@@ -164,10 +167,16 @@ def make_search_policy(spec, name: str | None = None) -> SearchPolicy:
     opp = _book_get(spec.opponents) if spec.opponents else None
     if isinstance(base, SearchPolicy) or isinstance(opp, SearchPolicy):
         raise PolicyError(f"policy {spec.label()!r}: a rollout policy cannot be a search")
+    decides = DECISION_KINDS if spec.decides is None else spec.decides
+    bad = [d for d in decides if d not in DECISION_KINDS]
+    if bad or not decides:
+        raise PolicyError(f"policy {spec.label()!r}: decide must be some of "
+                          f"{'+'.join(DECISION_KINDS)}, got {bad[0] if bad else 'nothing'!r}")
     values = {f.name: getattr(base, f.name) for f in _fields(Policy)}
     values["name"] = name or spec.label()
     return SearchPolicy(**values, search_k=spec.k, search_halving=spec.halving,
-                        search_opponents=opp)
+                        search_opponents=opp,
+                        search_decides=tuple(d for d in DECISION_KINDS if d in decides))
 
 
 def _search_named(spec):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..cards import CardSet
-from ..policy import Policy, SearchPolicy, policies_for
+from ..policy import DECISION_KINDS, Policy, SearchPolicy, policies_for
 from ..records import GameRecord, PlayerResult, TurnRecord
 from vale_sim.rng import check_seed
 from ..rules import Rules
@@ -129,6 +129,8 @@ def search_tables(cs, pols):
             X[p, search.X_ON] = 1
             X[p, search.X_K] = pol.search_k
             X[p, search.X_HALVING] = int(pol.search_halving)
+            X[p, search.X_DECIDES] = sum(1 << i for i, kind in enumerate(DECISION_KINDS)
+                                         if kind in pol.search_decides)
             base = rollout_policy(pol)
             opp = pol.search_opponents or base
             tabs.append(policy_tables(cs, [base if q == p else opp for q in range(P)]))

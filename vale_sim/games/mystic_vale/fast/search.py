@@ -15,7 +15,8 @@ Arrays, besides ``T``, ``S``, ``Q`` (``engine``):
 Row p of ``Q`` of a search player holds its rollout policy: the choices the search does
 not make (placements, the mana token, Sunstone, When Played discards) are that policy's,
 in the game and in the rollouts.  Push / pass, each vale step and each advancement step
-are decisions (a step with one legal option -- "buy nothing" only -- is not).
+are decisions (a step with one legal option -- "buy nothing" only -- is not); the kinds
+the search does not decide (X_DECIDES) take option 0, the rollout policy's own choice.
 """
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ from .tables import (OPTS, O_PLAYERS, O_N_ADV, O_N_VALE, O_LVL_LEN, O_VALE_LEN, 
                      V_UNIQUE, P_DISCARD_PLAYS, P_EXPLORE, P_N_RULES, P_MIN_KEY, N_COMMONS, N_VALE_SLOTS, MAX_KINDS)
 
 # -- search parameters X[p, .] ---------------------------------------------------
-X_ON, X_K, X_HALVING, X_N = range(4)
+X_ON, X_K, X_HALVING, X_DECIDES, X_N = range(5)   # X_DECIDES: bit 1 << phase
 # -- options W[o, .]: (a, b, c, d, e) of the option, its total, the survivors list ----
 W_A, W_B, W_C, W_D, W_E, W_TOTAL, W_ALIVE, W_N = range(8)
 MAX_OPTIONS = N_COMMONS + MAX_KINDS + 1
@@ -408,9 +409,11 @@ def search_turn(T, S, D, Q, Qr, X, W, RES, SH, p, rnd, decisions):
         spoiled = False
         while S[p, ON_DECK] >= 0 and pushes < MAX_PHASE_PLAYS:
             n = push_options(T, S, Q, p, W)
-            o = decide(T, S, D, Qr, W, RES, SH, p, rnd, PH_PUSH, n, k, hv, 0, pushes, 0,
-                       decisions)
-            decisions += 1
+            o = 0                            # the rollout policy's choice (option 0) ...
+            if (X[p, X_DECIDES] >> PH_PUSH) & 1:     # ... unless the search decides pushes
+                o = decide(T, S, D, Qr, W, RES, SH, p, rnd, PH_PUSH, n, k, hv, 0, pushes, 0,
+                           decisions)
+                decisions += 1
             if W[o, W_A] == 0:
                 break
             pushes += 1
@@ -431,9 +434,11 @@ def search_turn(T, S, D, Q, Qr, X, W, RES, SH, p, rnd, decisions):
                 n = vale_options(T, S, Q, p, W, mana, rnd)
                 if n < 2:
                     break
-                o = decide(T, S, D, Qr, W, RES, SH, p, rnd, PH_VALE, n, k, hv, mana, nv,
-                           limit, decisions)
-                decisions += 1
+                o = 0
+                if (X[p, X_DECIDES] >> PH_VALE) & 1:
+                    o = decide(T, S, D, Qr, W, RES, SH, p, rnd, PH_VALE, n, k, hv, mana, nv,
+                               limit, decisions)
+                    decisions += 1
                 if W[o, W_A] < 0:
                     break
                 mana = take_vale(T, S, p, W[o, W_A], W[o, W_B], W[o, W_C], mana, nv)
@@ -443,9 +448,11 @@ def search_turn(T, S, D, Q, Qr, X, W, RES, SH, p, rnd, decisions):
                 n = adv_options(T, S, Qr, p, W, mana, rnd)   # Qr[p] = Q[p], writable
                 if n < 2:
                     break
-                o = decide(T, S, D, Qr, W, RES, SH, p, rnd, PH_ADV, n, k, hv, mana, nb,
-                           limit, decisions)
-                decisions += 1
+                o = 0
+                if (X[p, X_DECIDES] >> PH_ADV) & 1:
+                    o = decide(T, S, D, Qr, W, RES, SH, p, rnd, PH_ADV, n, k, hv, mana, nb,
+                               limit, decisions)
+                    decisions += 1
                 if W[o, W_A] < 0:
                     break
                 mana = take_advancement(T, S, p, W[o, W_A], W[o, W_B], W[o, W_C], W[o, W_D],

@@ -38,8 +38,10 @@ class SearchGame(MysticValeGame):
         self.replay = None               # in a rollout copy: the turn being replayed
         self.searching = True            # False in rollout copies: nobody searches there
         self.rollout_policies = {}
+        self.decides = {}
         for p, pol in enumerate(self.policies):
             if isinstance(pol, SearchPolicy):
+                self.decides[p] = pol.search_decides
                 base = rollout_policy(pol)
                 opp = pol.search_opponents or base
                 self.rollout_policies[p] = [base if q == p else opp for q in range(self.n)]
@@ -111,8 +113,11 @@ class SearchGame(MysticValeGame):
             return self.replay["player"] == pl.index
         return self.searching and pl.index in self.rollout_policies
 
-    def choose(self, pl, n: int) -> int:
-        """The option (0..n-1) of a decision of search player pl."""
+    def choose(self, pl, n: int, kind: str) -> int:
+        """The option (0..n-1) of a decision of search player pl: option 0 (its policy's
+        own choice) for a kind of decision it does not search."""
+        if kind not in self.decides[pl.index]:
+            return 0
         if self.replay is not None:                  # a rollout copy replaying the turn
             r = self.replay
             if r["forced"]:
@@ -144,7 +149,7 @@ class SearchGame(MysticValeGame):
         if not self.searcher(pl) or pl.on_deck < 0:
             return super().wants_push(pl, policy, pushes)
         d = pl.wants_push(policy)                    # options: its policy's choice first
-        return (d, not d)[self.choose(pl, 2)]
+        return (d, not d)[self.choose(pl, 2, "push")]
 
     def vale_options(self, pl, policy, spirits: dict, mana: int) -> list:
         """[(slot, spirits left, Sunstone mana) or None]: one per kind that can be bought
@@ -186,7 +191,7 @@ class SearchGame(MysticValeGame):
         if not self.searcher(pl):
             return super().pick_vale(pl, policy, spirits, mana, n_bought)
         opts = self.vale_options(pl, policy, spirits, mana)
-        return opts[self.choose(pl, len(opts))] if len(opts) > 1 else None
+        return opts[self.choose(pl, len(opts), "vale")] if len(opts) > 1 else None
 
     def advancement_options(self, pl, policy, reserved, mana: int) -> list:
         """Advancements that can be bought now, one per kind (commons slots in order, then
@@ -217,7 +222,7 @@ class SearchGame(MysticValeGame):
         if not self.searcher(pl):
             return super().pick_advancement(pl, policy, reserved, mana, n_bought)
         opts = self.advancement_options(pl, policy, reserved, mana)
-        return (opts[self.choose(pl, len(opts))] if len(opts) > 1 else None), False
+        return (opts[self.choose(pl, len(opts), "advancement")] if len(opts) > 1 else None), False
 
 
 
