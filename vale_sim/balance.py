@@ -36,6 +36,7 @@ import hashlib
 import json
 import math
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,6 +61,11 @@ class BalanceError(UserError, ValueError):
     """A bad balance request: one line naming the option, the item and the fix."""
 
 
+class BalanceCancelled(Exception):
+    """The caller's ``cancel()`` asked the search to stop; the finished runs are kept
+    in the checkpoint (``resume=True`` continues)."""
+
+
 # ---------------------------------------------------------------------------
 # Measurements (cached: the checkpoint)
 # ---------------------------------------------------------------------------
@@ -68,7 +74,8 @@ class _Runs:
     checkpoint written atomically after every run (a resume replays nothing done)."""
 
     def __init__(self, g, cs0, base_of, rules, engine, workers, play, checkpoint, config,
-                 resume, budget, progress):
+                 resume, budget, progress, cancel=None):
+        self.cancel = cancel
         self.g, self.cs0, self.base_of, self.rules = g, cs0, base_of, rules
         self.engine, self.workers, self.play = engine, workers, play
         self.path = Path(checkpoint) if checkpoint else None
@@ -125,6 +132,9 @@ class _Runs:
             else:
                 self.search_games += cost
         if key not in self.runs:
+            if self.cancel is not None and self.cancel():
+                raise BalanceCancelled("balance: cancelled; the finished runs are in the "
+                                       "checkpoint" if self.path else "balance: cancelled")
             cs = self.cs0
             for card, fld, new in edits:
                 cs, _, _ = self.g.edit_card(cs, card, fld, new, False)
@@ -313,19 +323,75 @@ def balance(game: str = DEFAULT_GAME, card_set=None, fields=DEFAULT_FIELDS, card
             games: int = DEFAULT_GAMES, confirm_games: int | None = None, seed: int = 0,
             engine: str = "fast", workers: int = 1, confidence: float = 0.95,
             tolerance: float = 0.05, correction: str = "holm", checkpoint=None,
-            resume: bool = False, progress=None, play=None) -> Balance:
+            resume: bool = False, progress=None, play=None, scheduler=None,
+            cancel=None) -> Balance:
     """Search the smallest set of integer edits (of ``fields``) after which every card
     considered (``cards``, default every card a player buys) is shown balanced
     (within ±``margin``) at every count of ``players``; confirm it on a fresh seed
     (module docstring, docs/balance.md).  ``games``: games per card and arm in the
     screen and the first race round; ``confirm_games``: in the confirmation (default
     2 x games); ``budget``: most games the search may play (the confirmation is not
-    counted).  BalanceError (one line) for a bad request, before any game."""
+    counted).  BalanceError (one line) for a bad request, before any game.
+
+    ``progress(search_games, confirmation_games)`` is called after every strength run;
+    ``cancel()`` is asked before every run: when it returns true the search stops with
+    :class:`BalanceCancelled` (every finished run is already in the checkpoint, so
+    ``resume=True`` continues).  ``scheduler``: a Dask scheduler address or
+    ``dask.distributed.Client`` -- the games run on that cluster, with the same
+    result as locally for any number of workers."""
+    dask = None
+    if play is None and scheduler is not None:
+        dask = play = _DaskPlay(scheduler)
+    try:
+        return _balance(game, card_set, fields, cards, margin, players, baseline, budget,
+                        games, confirm_games, seed, engine, workers, confidence, tolerance,
+                        correction, checkpoint, resume, progress, play, cancel)
+    finally:
+        if dask is not None:
+            dask.close()
+
+
+class _DaskPlay:
+    """play_frame on a Dask cluster: connects on the first game (so a bad request is
+    refused before any connection) and keeps one client for the whole search."""
+
+    def __init__(self, scheduler):
+        self.scheduler, self.client = scheduler, None
+
+    def __call__(self, *a, **k):
+        from .tournament import play_frame
+        if self.client is None:
+            if isinstance(self.scheduler, str):
+                from .runner import connect_scheduler
+                self.client = connect_scheduler(self.scheduler)
+                self._own = True
+            else:
+                self.client, self._own = self.scheduler, False
+        return play_frame(*a, scheduler=self.client, **k)
+
+    def close(self):
+        if self.client is not None and getattr(self, "_own", False):
+            self.client.close()
+
+
+def _balance(game, card_set, fields, cards, margin, players, baseline, budget, games,
+             confirm_games, seed, engine, workers, confidence, tolerance, correction,
+             checkpoint, resume, progress, play, cancel) -> Balance:
     from .advancements import CORRECTIONS, strength_frame
     from .tournament import play_frame
     from .inputs import did_you_mean
     g = get_game(game)
     play = play or play_frame
+    t_start = time.perf_counter()
+    timing = {"play_seconds": 0.0}
+
+    def timed_play(*a, _play=play, **k):          # the time inside the games (engine + runner)
+        t = time.perf_counter()
+        try:
+            return _play(*a, **k)
+        finally:
+            timing["play_seconds"] += time.perf_counter() - t
+    play = timed_play
     if g.strength_arms is None or g.strength_cards is None or g.edit_card is None:
         raise BalanceError(f"balance: {g.name} has no card-strength or card-edit hooks")
     if correction not in CORRECTIONS:
@@ -377,7 +443,7 @@ def balance(game: str = DEFAULT_GAME, card_set=None, fields=DEFAULT_FIELDS, card
               "search_seeds": [],
               "confirm_seed": offset_seed(seed, CONFIRM_OFFSET)}
     runs = _Runs(g, cs0, base_of, None, engine, workers, play, checkpoint,
-                 {k: v for k, v in config.items() if k not in ("budget", "search_seeds")}, resume, budget, progress)
+                 {k: v for k, v in config.items() if k not in ("budget", "search_seeds")}, resume, budget, progress, cancel)
     alpha = 1 - confidence
     log, trace, unbalanced, dropped = [], [], {}, []
 
@@ -593,7 +659,9 @@ def balance(game: str = DEFAULT_GAME, card_set=None, fields=DEFAULT_FIELDS, card
     config["dropped"] = dropped
     return Balance(config, edits, errata, confirm, unbalanced, log, trace, cs1,
                    {"search": runs.search_games, "confirmation": runs.confirm_games,
-                    "replayed_from_checkpoint": runs.replayed})
+                    "replayed_from_checkpoint": runs.replayed,
+                    "wall_seconds": round(time.perf_counter() - t_start, 2),
+                    "play_seconds": round(timing["play_seconds"], 2)})
 
 
 # ---------------------------------------------------------------------------

@@ -58,6 +58,9 @@ def add_parser(sub) -> None:
                    help="fast (numba; falls back to reference) or reference (default fast)")
     p.add_argument("--workers", type=_count(1, "workers"), default=1,
                    help="local worker processes (default 1)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="play the games on an existing Dask cluster, e.g. tcp://host:8786 "
+                        "(the same result as locally, for any number of workers)")
     p.add_argument("--checkpoint", default=None, metavar="FILE.json",
                    help="keep every finished run here (written atomically after each)")
     p.add_argument("--resume", action="store_true",
@@ -100,7 +103,8 @@ def run(args) -> int:
     b = B.balance(g.name, args.set, fields, cards, args.margin / 100, players, args.baseline,
                   args.budget, args.games, args.confirm_games, args.seed, args.engine,
                   args.workers, tolerance=args.tolerance / 100, correction=args.correction,
-                  checkpoint=args.checkpoint, resume=args.resume, progress=bar)
+                  checkpoint=args.checkpoint, resume=args.resume, progress=bar,
+                  scheduler=args.scheduler)
     if bar is not None:
         print(file=sys.stderr)
     patched = b.patched_toml() if args.out_cards else None      # its errors before any output
