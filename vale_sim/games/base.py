@@ -91,6 +91,8 @@ Optional hooks (every one has a default, so a game may leave them out):
   set with one number of one card changed (``vale-sim what-if --edit``,
   :mod:`vale_sim.whatif`); the number's source becomes ``user``; a bad edit is the
   game's one-line card-set error.  ``None``: no card edits (rule edits still work).
+* ``open_numbers(cs) -> [vale_sim.draft.OpenNumber, ...]``: the open numbers of a draft
+  rulebook (``vale-sim balance --draft``).  ``None``: the rules are final.
 """
 from __future__ import annotations
 
@@ -166,6 +168,7 @@ class Game:
     golden_module: str | None = None
     search_space: Callable[[], dict] | None = None
     edit_card: Callable[..., tuple] | None = None
+    open_numbers: Callable[[Any], list] | None = None
 
     def resolve_baseline(self, spec, players: int, card_set=None):
         """The baseline policy for ``players`` players: a preset or bundled policy

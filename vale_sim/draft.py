@@ -1,0 +1,355 @@
+"""Fill in the X's: a proposed value, with its evidence, for every open number of a draft
+rulebook (``vale-sim balance --draft``, docs/balance.md "Filling in the X's").
+
+    d = fill_in(GAME, players=(2, 3, 4), deals=2000)    # a game with an open_numbers hook
+    print(d.text()); d.to_json()
+
+The game lists its open numbers (``Game.open_numbers(card_set)``: :class:`OpenNumber`
+records, each with the manual's wording, the value played now and its source --
+``estimate`` when the manual prints an X, ``manual`` when it prints a number --, the
+candidate values and one of two criteria):
+
+* ``enough`` (a supply or a count of cards: "X Rain tokens", "X Advances"): the smallest
+  value that does not change the game.  Every candidate is played against the
+  **reference** (the largest candidate, a supply that never runs short) on common deals,
+  everyone the baseline bots; per deal the paired difference of the game-level measures
+  of ``what-if`` (each seat's win rate, game length, score margin, the game's bad-turn
+  rate).  A candidate is **enough** when every difference's 95% interval lies inside its
+  equivalence bound (``BOUNDS``; seats: ±margin) at every player count -- an
+  intersection-union test, no correction needed.  The value played now is kept when it
+  is shown enough (fewest changes); else the proposal is the smallest candidate shown
+  enough (the reference when none is).
+* ``seats`` (a number printed in the manual: the seat schedule, the end trigger, the
+  market growth points): every seat's win rate minus 1/P within ±margin.  The value is
+  changed only when some seat is **shown** beyond ±margin with it (95% interval,
+  Bonferroni across the seats and counts, wholly outside): then the proposal is the
+  candidate nearest the printed value whose largest seat gap is within margin/2, else
+  the one with the smallest largest gap.  Otherwise the printed value is kept.
+
+The numbers are handled one after another in the game's order, each measured with the
+proposals before it applied.  Each number's candidates play the deals of its own
+selection seed (``seed + i``); its proposal is then replayed, with the value played now
+(and, for ``enough``, the reference), on the fresh deals of a confirmation seed
+(``seed + 2**62 + i``, never used by a selection), a size fixed in advance: the
+evidence reported is the confirmation's.
+
+Shared code: the game only through :func:`vale_sim.games.get_game` and its hooks.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from . import stats
+from .errors import UserError
+from .games import get_game
+from .rng import offset_seed
+
+DEFAULT_DEALS = 2000
+DEFAULT_PLAYERS = (2, 3, 4)
+CONFIRM_OFFSET = 2**62
+# equivalence bounds of the "enough" criterion, per measure (seat gaps use the margin)
+BOUNDS = {"rounds": 0.25, "score_margin": 1.0, "event_per_player": 0.1}
+
+
+class DraftError(UserError, ValueError):
+    """A bad --draft request: one line naming the option and the fix."""
+
+
+class DraftCancelled(Exception):
+    """The caller's ``cancel()`` asked the fill-in to stop."""
+
+
+@dataclass(frozen=True)
+class OpenNumber:
+    """One open number of a draft rulebook (``Game.open_numbers``).  ``apply(cs, rules,
+    value) -> (cs, rules)`` plays ``value``; ``show(value)`` is its text; ``distance(a,
+    b)`` the size of a change (fewest changed numbers, then the smallest change)."""
+    key: str
+    label: str
+    manual: str
+    source: str                    # "estimate" (the manual prints X) or "manual"
+    criterion: str                 # "enough" or "seats"
+    current: Any
+    candidates: tuple
+    apply: Callable
+    show: Callable = str
+    distance: Callable = lambda a, b: abs(a - b)
+    note: str = ""
+
+
+@dataclass
+class Draft:
+    config: dict
+    numbers: list[dict] = field(default_factory=list)
+    games: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {**self.config, "numbers": self.numbers, "games_played": self.games}
+
+    def text(self) -> str:
+        return format_text(self.to_json())
+
+
+def _mean_ci(x: np.ndarray, level: float) -> tuple[float, float, float]:
+    r = stats.paired_difference(np.asarray(x, float), np.zeros(len(x)), level)
+    return float(r.mean), float(r.lo), float(r.hi)
+
+
+def _measures(g, frame, players: int) -> dict[str, np.ndarray]:
+    from .whatif import _per_deal
+    m = _per_deal(frame, players, g.event_column)
+    m["event_per_player"] = m.pop(f"{g.event_column}_per_player")
+    return m
+
+
+def fill_in(game: str, card_set=None, players=DEFAULT_PLAYERS, deals: int = DEFAULT_DEALS,
+            confirm_deals: int | None = None, seed: int = 0, margin: float = 0.02,
+            baseline=None, engine: str = "fast", workers: int = 1, keys=None,
+            progress=None, cancel=None, play=None, scheduler=None) -> Draft:
+    """A proposed value and its evidence for every open number of ``game``'s draft
+    rulebook (module docstring).  ``deals``: deals per candidate and player count in a
+    selection; ``confirm_deals`` (default ``deals``): in each confirmation.  ``keys``:
+    only these open numbers.  ``progress(games_played)`` after every batch of games;
+    ``cancel()`` before each (true: :class:`DraftCancelled`).  ``scheduler``: a Dask
+    address or client (the same result)."""
+    import time
+    from .tournament import play_frame
+    g = get_game(game)
+    if getattr(g, "open_numbers", None) is None:
+        raise DraftError(f"--draft: {g.title} has no open numbers (no draft rulebook); "
+                         f"drop --draft")
+    counts = [players] if isinstance(players, int) else list(players)
+    for p in counts:
+        if p not in g.players:
+            raise DraftError(f"--players: give counts from {', '.join(map(str, g.players))} "
+                             f"for {g.title}, got {p!r}")
+    if not 0 < margin < 1:
+        raise DraftError(f"--margin must be above 0 and below 100 pp, got {100 * margin:g}")
+    confirm_deals = confirm_deals or deals
+    cs0 = g.load_card_set(card_set if card_set is not None else g.default_card_set)
+    rules0 = g.rules_class()
+    numbers = list(g.open_numbers(cs0))
+    if keys is not None:
+        known = [n.key for n in numbers]
+        for k in keys:
+            if k not in known:
+                raise DraftError(f"--numbers: unknown open number {k!r} (known: "
+                                 f"{', '.join(known)})")
+        numbers = [n for n in numbers if n.key in keys]
+    base_of = {p: g.resolve_baseline(baseline or g.default_policy, p, cs0) for p in counts}
+    if play is None and scheduler is not None:
+        import functools
+        play = functools.partial(play_frame, scheduler=scheduler)
+    play = play or play_frame
+    t0 = time.perf_counter()
+    played = {"games": 0, "play_seconds": 0.0}
+
+    def measure(cs, rules, p, s, n):
+        if cancel is not None and cancel():
+            raise DraftCancelled("balance --draft: cancelled")
+        t = time.perf_counter()
+        f = play(cs, p, s, n, [base_of[p]], rules, engine, workers, game=g.name)
+        played["play_seconds"] += time.perf_counter() - t
+        played["games"] += n
+        if progress is not None:
+            progress(played["games"])
+        return _measures(g, f, p)
+
+    config = {"game": g.name, "card_set": cs0.name, "players": counts, "deals": deals,
+              "confirm_deals": confirm_deals, "seed": seed, "margin": margin,
+              "baseline": baseline or g.default_policy, "engine": engine, "bounds": BOUNDS,
+              "confidence": 0.95}
+    out = Draft(config)
+    cs, rules = cs0, rules0
+    for i, num in enumerate(numbers):
+        s_sel = offset_seed(seed, i)
+        s_conf = offset_seed(seed, CONFIRM_OFFSET + i)
+        for v in num.candidates:               # every candidate must be playable
+            try:
+                c2, r2 = num.apply(cs, rules, v)
+                for p in counts:
+                    g.validate_playable(c2, p)
+            except g.user_errors as e:
+                raise DraftError(f"--draft: {num.key} = {num.show(v)} cannot be played: "
+                                 f"{e}") from None
+        sel = {v: {p: measure(*num.apply(cs, rules, v), p, s_sel, deals) for p in counts}
+               for v in num.candidates}
+        if num.criterion == "enough":
+            rec = _enough(num, sel, counts, margin, lambda v, s, n: {
+                p: measure(*num.apply(cs, rules, v), p, s, n) for p in counts}, s_conf,
+                confirm_deals)
+        else:
+            rec = _seats(num, sel, counts, margin, lambda v, s, n: {
+                p: measure(*num.apply(cs, rules, v), p, s, n) for p in counts}, s_conf,
+                confirm_deals)
+        rec.update({"key": num.key, "label": num.label, "manual": num.manual,
+                    "source": num.source, "criterion": num.criterion, "note": num.note,
+                    "current": num.show(num.current), "current_value": _plain(num.current),
+                    "selection_seed": s_sel, "confirm_seed": s_conf,
+                    "candidates": [num.show(v) for v in num.candidates]})
+        rec["proposed"] = num.show(rec.pop("_proposed"))
+        rec["changed"] = rec["proposed"] != rec["current"]
+        out.numbers.append(rec)
+        if rec["changed"]:
+            cs, rules = num.apply(cs, rules, _unshow(num, rec["proposed"]))
+    out.games = {"games": played["games"], "wall_seconds": round(time.perf_counter() - t0, 2),
+                 "play_seconds": round(played["play_seconds"], 2)}
+    return out
+
+
+def _unshow(num, text):
+    return next(v for v in num.candidates if num.show(v) == text)
+
+
+def _plain(v):
+    return list(v) if isinstance(v, tuple) else v
+
+
+def _seat_keys(m: dict) -> list[str]:
+    return [k for k in m if k.startswith("seat_")]
+
+
+def _seat_table(meas: dict, counts, level: float) -> list[dict]:
+    rows = []
+    for p in counts:
+        for k in _seat_keys(meas[p]):
+            mean, lo, hi = _mean_ci(meas[p][k], level)
+            rows.append({"players": p, "seat": int(k.split("_")[1]), "gap": mean, "lo": lo,
+                         "hi": hi, "n_deals": int(meas[p][k].size)})
+    return rows
+
+
+def _seats(num, sel, counts, margin, replay, s_conf, n_conf) -> dict:
+    m = sum(len(_seat_keys(sel[num.current][p])) for p in counts)
+    level = 1 - 0.05 / m                          # Bonferroni across the seats and counts
+    cur = _seat_table(sel[num.current], counts, level)
+    shown = [r for r in cur if r["lo"] > margin or r["hi"] < -margin]
+    worst = {v: max(abs(r["gap"]) for r in _seat_table(sel[v], counts, level))
+             for v in num.candidates}
+    if shown:
+        good = [v for v in num.candidates if worst[v] <= margin / 2]
+        pick = (min(good, key=lambda v: (num.distance(v, num.current), worst[v])) if good
+                else min(num.candidates, key=lambda v: (worst[v], num.distance(v, num.current))))
+        where = ", ".join(f"{r['seat']} at {r['players']}p" for r in shown)
+        why = (f"with the value played now seat(s) {where} are shown beyond ±{100 * margin:g} pp; "
+               + (f"the nearest candidate whose largest seat gap is within ±{50 * margin:g} pp"
+                  if good else "no candidate within margin/2: the smallest largest gap"))
+    else:
+        pick = num.current
+        why = (f"no seat is shown beyond ±{100 * margin:g} pp with the value played now: "
+               f"kept (fewest changes)")
+    conf = {"current": _seat_table(replay(num.current, s_conf, n_conf), counts, level)}
+    if pick != num.current:
+        conf["proposed"] = _seat_table(replay(pick, s_conf, n_conf), counts, level)
+
+    def verdict(rows):
+        if any(r["lo"] > margin or r["hi"] < -margin for r in rows):
+            return "shown unfair"
+        if all(-margin < r["lo"] and r["hi"] < margin for r in rows):
+            return "shown fair"
+        return "inconclusive"
+    return {"_proposed": pick, "why": why, "interval_level": level,
+            "selection": {num.show(v): {"largest_seat_gap": worst[v]} for v in num.candidates},
+            "selection_current": cur,
+            "confirmation": {k: {"seats": v, "verdict": verdict(v)} for k, v in conf.items()}}
+
+
+def _diffs(a: dict, b: dict, counts, margin) -> tuple[list[dict], bool]:
+    """Paired differences a - b of every measure, per count; every one within bound?"""
+    rows, ok = [], True
+    for p in counts:
+        for k in a[p]:
+            bound = margin if k.startswith("seat_") else BOUNDS[k]
+            d = a[p][k] - b[p][k]
+            changed = int((d != 0).sum())
+            if changed == 0:                        # the same games deal by deal
+                # at most a share u of deals could differ (one-sided Clopper-Pearson);
+                # a seat's win share moves by at most 1 per deal: the interval +-u.
+                # Other measures have no such bound: "no deal changed" is the evidence.
+                u = 1 - 0.05 ** (1 / d.size)
+                mean, lo, hi = (0.0, -u, u) if k.startswith("seat_") else (0.0, 0.0, 0.0)
+            else:
+                mean, lo, hi = _mean_ci(d, 0.95)
+            inside = -bound < lo and hi < bound
+            ok &= inside
+            rows.append({"players": p, "measure": k, "diff": mean, "lo": lo, "hi": hi,
+                         "bound": bound, "within": bool(inside), "deals_changed": changed,
+                         "n_deals": int(d.size)})
+    return rows, ok
+
+
+def _enough(num, sel, counts, margin, replay, s_conf, n_conf) -> dict:
+    ref = max(num.candidates)                  # the largest supply: never short
+    res = {}
+    for v in num.candidates:
+        rows, ok = _diffs(sel[v], sel[ref], counts, margin)
+        res[v] = {"enough": ok or v == ref,          # the reference is enough by definition
+                  "worst": max(rows, key=lambda r: abs(r["diff"]) / r["bound"])}
+    enough = sorted(v for v in num.candidates if res[v]["enough"])
+    if res[num.current]["enough"]:
+        pick = num.current
+        why = (f"the value played now is shown enough (every measure within its bound of "
+               f"the reference {num.show(ref)}): kept (fewest changes)"
+               + (f"; the smallest shown enough is {num.show(enough[0])}" if enough else ""))
+    elif enough:
+        pick = enough[0]
+        why = f"the value played now is not shown enough; the smallest candidate shown enough"
+    else:
+        pick = ref
+        why = "no smaller candidate is shown enough: the reference"
+    conf_ref = replay(ref, s_conf, n_conf)
+    conf = {}
+    for label, v in (("current", num.current), ("proposed", pick)):
+        if label == "proposed" and v == num.current:
+            continue
+        if v == ref:
+            conf[label] = {"value": num.show(v), "enough": True, "is_reference": True,
+                           "differences": []}
+            continue
+        rows, ok = _diffs(replay(v, s_conf, n_conf), conf_ref, counts, margin)
+        conf[label] = {"value": num.show(v), "enough": bool(ok), "differences": rows}
+    return {"_proposed": pick, "why": why, "reference": num.show(ref),
+            "selection": {num.show(v): {"enough": bool(res[v]["enough"]),
+                                        "worst_measure": res[v]["worst"]}
+                          for v in num.candidates},
+            "confirmation": conf}
+
+
+def _pp(x) -> str:
+    return f"{100 * x:+.1f}"
+
+
+def format_text(d: dict) -> str:
+    lines = [f"Filling in the X's: {d['game']}, card set {d['card_set']}, players "
+             f"{','.join(map(str, d['players']))}, {d['deals']} deals per candidate and count "
+             f"(confirmation {d['confirm_deals']} fresh deals), margin ±{100 * d['margin']:g} pp, "
+             f"bots {d['baseline']}, seed {d['seed']}; {d['games_played']['games']:,} games.", ""]
+    for n in d["numbers"]:
+        lines.append(f"{n['label']} [{n['source']}; the manual: {n['manual']}]: "
+                     f"{n['current']} -> {n['proposed']}"
+                     + (" (changed)" if n["changed"] else " (kept)"))
+        lines.append(f"  criterion {n['criterion']}: {n['why']}")
+        for k, c in n["confirmation"].items():
+            if n["criterion"] == "seats":
+                gaps = "; ".join(f"{r['players']}p seat {r['seat']} {_pp(r['gap'])} "
+                                 f"[{_pp(r['lo'])}, {_pp(r['hi'])}]" for r in c["seats"])
+                lines.append(f"  confirmation, {k}: {c['verdict']} -- {gaps} "
+                             f"(n={c['seats'][0]['n_deals']} deals per count)")
+            elif c.get("is_reference"):
+                lines.append(f"  confirmation: {k} {c['value']} is the reference (the largest "
+                             f"candidate)")
+            else:
+                w = max(c["differences"], key=lambda r: abs(r["diff"]) / r["bound"])
+                lines.append(f"  confirmation, {k} {c['value']} vs the reference "
+                             f"{n['reference']}: {'enough' if c['enough'] else 'not shown enough'}"
+                             f"; largest difference {w['measure']} at {w['players']}p "
+                             f"{w['diff']:+.3f} [{w['lo']:+.3f}, {w['hi']:+.3f}] (bound "
+                             f"±{w['bound']:g}, n={w['n_deals']} deals)")
+        if n.get("note"):
+            lines.append(f"  note: {n['note']}")
+    return "\n".join(lines)
