@@ -719,19 +719,22 @@ def format_text(b: Balance) -> str:
     return "\n".join(lines)
 
 
-def plot_convergence(b: Balance):
+def plot_convergence(b):
     """Per target card: max |strength| over the counts at each search step against the
-    games spent so far; the ±margin band."""
+    games spent so far; the ±margin band.  ``b``: a :class:`Balance` or its
+    :meth:`~Balance.to_json` (a bundled result)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    trace, margin = ((b.trace, b.config["margin"]) if isinstance(b, Balance)
+                     else (b["trace"], b["margin"]))
     fig, ax = plt.subplots(figsize=(7, 4))
-    t = pd.DataFrame(b.trace)
+    t = pd.DataFrame(trace)
     if len(t):
         for card, sub in t.groupby("card", sort=False):
             ax.plot(sub["games"], 100 * sub["max_abs_strength"], marker="o", label=card)
         ax.legend(fontsize=7)
-    ax.axhline(100 * b.config["margin"], color="grey", ls="--", lw=1)
+    ax.axhline(100 * margin, color="grey", ls="--", lw=1)
     ax.set_xlabel("games played (search, then confirmation)")
     ax.set_ylabel("max |strength| over player counts (pp)")
     ax.set_title("balance: convergence of the proposed edits")

@@ -224,6 +224,14 @@ def _seat_table(meas: dict, counts, level: float) -> list[dict]:
     return rows
 
 
+def _seat_verdict(rows, margin) -> str:
+    if any(r["lo"] > margin or r["hi"] < -margin for r in rows):
+        return "shown unfair"
+    if all(-margin < r["lo"] and r["hi"] < margin for r in rows):
+        return "shown fair"
+    return "inconclusive"
+
+
 def _seats(num, sel, counts, margin, replay, s_conf, n_conf) -> dict:
     m = sum(len(_seat_keys(sel[num.current][p])) for p in counts)
     level = 1 - 0.05 / m                          # Bonferroni across the seats and counts
@@ -231,37 +239,43 @@ def _seats(num, sel, counts, margin, replay, s_conf, n_conf) -> dict:
     shown = [r for r in cur if r["lo"] > margin or r["hi"] < -margin]
     worst = {v: max(abs(r["gap"]) for r in _seat_table(sel[v], counts, level))
              for v in num.candidates}
-    if shown:
-        good = [v for v in num.candidates if worst[v] <= margin / 2]
-        pick = (min(good, key=lambda v: (num.distance(v, num.current), worst[v])) if good
-                else min(num.candidates, key=lambda v: (worst[v], num.distance(v, num.current))))
-        where = ", ".join(f"{r['seat']} at {r['players']}p" for r in shown)
-        why = (f"with the value played now seat(s) {where} are shown beyond ±{100 * margin:g} pp; "
-               + (f"the nearest candidate whose largest seat gap is within ±{50 * margin:g} pp"
-                  if good else "no candidate within margin/2: the smallest largest gap"))
-    else:
-        pick = num.current
-        why = (f"no seat is shown beyond ±{100 * margin:g} pp with the value played now: "
-               f"kept (fewest changes)")
     conf = {"current": _seat_table(replay(num.current, s_conf, n_conf), counts, level)}
-    if pick != num.current:
-        conf["proposed"] = _seat_table(replay(pick, s_conf, n_conf), counts, level)
-
-    def verdict(rows):
-        if any(r["lo"] > margin or r["hi"] < -margin for r in rows):
-            return "shown unfair"
-        if all(-margin < r["lo"] and r["hi"] < margin for r in rows):
-            return "shown fair"
-        return "inconclusive"
+    vals = {"current": num.current}
+    verdicts = {"current": _seat_verdict(conf["current"], margin)}
+    pick = num.current
+    if not shown:
+        why = (f"selection: no seat is shown beyond ±{100 * margin:g} pp with the value played "
+               f"now; kept (fewest changes)")
+    else:
+        good = [v for v in num.candidates if worst[v] <= margin / 2]
+        alt = (min(good, key=lambda v: (num.distance(v, num.current), worst[v])) if good
+               else min(num.candidates, key=lambda v: (worst[v], num.distance(v, num.current))))
+        where = ", ".join(f"{r['seat']} at {r['players']}p" for r in shown)
+        why = (f"selection: seat(s) {where} shown beyond ±{100 * margin:g} pp with the value "
+               f"played now; candidate {num.show(alt)} ("
+               + ("the nearest whose largest seat gap is within margin/2" if good
+                  else "no candidate within margin/2: the smallest largest gap") + ")")
+        if alt != num.current:
+            vals["proposed"] = alt
+            conf["proposed"] = _seat_table(replay(alt, s_conf, n_conf), counts, level)
+            verdicts["proposed"] = _seat_verdict(conf["proposed"], margin)
+            if verdicts["current"] == "shown unfair" and verdicts["proposed"] == "shown fair":
+                pick = alt
+                why += "; confirmed: the value played now shown unfair, the candidate fair"
+            else:
+                why += (f"; not confirmed on the fresh deals (value played now "
+                        f"{verdicts['current']}, candidate {verdicts['proposed']}): kept")
     return {"_proposed": pick, "why": why, "interval_level": level,
             "selection": {num.show(v): {"largest_seat_gap": worst[v]} for v in num.candidates},
             "selection_current": cur,
-            "confirmation": {k: {"seats": v, "verdict": verdict(v)} for k, v in conf.items()}}
+            "confirmation": {k: {"value": num.show(vals[k]), "seats": v,
+                                 "verdict": verdicts[k]} for k, v in conf.items()}}
 
 
-def _diffs(a: dict, b: dict, counts, margin) -> tuple[list[dict], bool]:
-    """Paired differences a - b of every measure, per count; every one within bound?"""
-    rows, ok = [], True
+def _diffs(a: dict, b: dict, counts, margin, level: float = 0.95) -> tuple[list[dict], bool, bool]:
+    """Paired differences a - b of every measure, per count; (rows, every one shown within
+    its bound, some one shown beyond its bound)."""
+    rows, ok, beyond = [], True, False
     for p in counts:
         for k in a[p]:
             bound = margin if k.startswith("seat_") else BOUNDS[k]
@@ -274,47 +288,64 @@ def _diffs(a: dict, b: dict, counts, margin) -> tuple[list[dict], bool]:
                 u = 1 - 0.05 ** (1 / d.size)
                 mean, lo, hi = (0.0, -u, u) if k.startswith("seat_") else (0.0, 0.0, 0.0)
             else:
-                mean, lo, hi = _mean_ci(d, 0.95)
+                mean, lo, hi = _mean_ci(d, level)
             inside = -bound < lo and hi < bound
+            out = lo > bound or hi < -bound
             ok &= inside
+            beyond |= out
             rows.append({"players": p, "measure": k, "diff": mean, "lo": lo, "hi": hi,
-                         "bound": bound, "within": bool(inside), "deals_changed": changed,
-                         "n_deals": int(d.size)})
-    return rows, ok
+                         "bound": bound, "within": bool(inside), "beyond": bool(out),
+                         "deals_changed": changed, "n_deals": int(d.size)})
+    return rows, ok, beyond
 
 
 def _enough(num, sel, counts, margin, replay, s_conf, n_conf) -> dict:
     ref = max(num.candidates)                  # the largest supply: never short
+    m = sum(len(sel[ref][p]) for p in counts)
+    level = 1 - 0.05 / m                       # "beyond": Bonferroni across measures, counts
     res = {}
     for v in num.candidates:
-        rows, ok = _diffs(sel[v], sel[ref], counts, margin)
-        res[v] = {"enough": ok or v == ref,          # the reference is enough by definition
+        if v == ref:                           # the reference is enough by definition
+            res[v] = {"enough": True, "binds": False, "worst": None}
+            continue
+        rows, ok, _ = _diffs(sel[v], sel[ref], counts, margin)
+        _, _, binds = _diffs(sel[v], sel[ref], counts, margin, level)
+        res[v] = {"enough": ok, "binds": binds,
                   "worst": max(rows, key=lambda r: abs(r["diff"]) / r["bound"])}
     enough = sorted(v for v in num.candidates if res[v]["enough"])
-    if res[num.current]["enough"]:
-        pick = num.current
-        why = (f"the value played now is shown enough (every measure within its bound of "
-               f"the reference {num.show(ref)}): kept (fewest changes)"
-               + (f"; the smallest shown enough is {num.show(enough[0])}" if enough else ""))
-    elif enough:
-        pick = enough[0]
-        why = f"the value played now is not shown enough; the smallest candidate shown enough"
-    else:
-        pick = ref
-        why = "no smaller candidate is shown enough: the reference"
-    conf_ref = replay(ref, s_conf, n_conf)
-    conf = {}
-    for label, v in (("current", num.current), ("proposed", pick)):
-        if label == "proposed" and v == num.current:
-            continue
+    conf_ref = replay(ref, s_conf, n_conf) if num.current != ref else None
+
+    def confirm(v):
         if v == ref:
-            conf[label] = {"value": num.show(v), "enough": True, "is_reference": True,
-                           "differences": []}
-            continue
-        rows, ok = _diffs(replay(v, s_conf, n_conf), conf_ref, counts, margin)
-        conf[label] = {"value": num.show(v), "enough": bool(ok), "differences": rows}
-    return {"_proposed": pick, "why": why, "reference": num.show(ref),
+            return {"value": num.show(v), "enough": True, "binds": False,
+                    "is_reference": True, "differences": []}
+        x = replay(v, s_conf, n_conf)
+        rows, ok, _ = _diffs(x, conf_ref, counts, margin)
+        _, _, binds = _diffs(x, conf_ref, counts, margin, level)
+        return {"value": num.show(v), "enough": bool(ok), "binds": bool(binds),
+                "differences": rows}
+    conf = {"current": confirm(num.current)}
+    pick = num.current
+    small = f"; the smallest shown enough in the selection is {num.show(enough[0])}" if enough else ""
+    if not res[num.current]["binds"]:
+        why = ("selection: the value played now is not shown to change the game (no measure "
+               f"shown beyond its bound of the reference {num.show(ref)}): kept"
+               + (" -- shown enough" if res[num.current]["enough"] else
+                  " -- not shown enough either, more deals would decide") + small)
+    else:
+        alt = next((v for v in enough if v > num.current), ref)
+        why = (f"selection: the value played now is shown to change the game against the "
+               f"reference {num.show(ref)}; candidate {num.show(alt)} (the smallest larger "
+               f"one shown enough, else the reference)")
+        conf["proposed"] = confirm(alt)
+        if conf["current"]["binds"] and conf["proposed"]["enough"]:
+            pick = alt
+            why += "; confirmed on the fresh deals"
+        else:
+            why += "; not confirmed on the fresh deals: kept"
+    return {"_proposed": pick, "why": why, "reference": num.show(ref), "interval_level": level,
             "selection": {num.show(v): {"enough": bool(res[v]["enough"]),
+                                        "binds": bool(res[v]["binds"]),
                                         "worst_measure": res[v]["worst"]}
                           for v in num.candidates},
             "confirmation": conf}
@@ -338,16 +369,18 @@ def format_text(d: dict) -> str:
             if n["criterion"] == "seats":
                 gaps = "; ".join(f"{r['players']}p seat {r['seat']} {_pp(r['gap'])} "
                                  f"[{_pp(r['lo'])}, {_pp(r['hi'])}]" for r in c["seats"])
-                lines.append(f"  confirmation, {k}: {c['verdict']} -- {gaps} "
+                lines.append(f"  confirmation, {k} {c['value']}: {c['verdict']} -- {gaps} "
                              f"(n={c['seats'][0]['n_deals']} deals per count)")
             elif c.get("is_reference"):
                 lines.append(f"  confirmation: {k} {c['value']} is the reference (the largest "
                              f"candidate)")
             else:
-                w = max(c["differences"], key=lambda r: abs(r["diff"]) / r["bound"])
+                w = max(c["differences"], key=lambda r: max(abs(r["lo"]), abs(r["hi"])) / r["bound"])
                 lines.append(f"  confirmation, {k} {c['value']} vs the reference "
-                             f"{n['reference']}: {'enough' if c['enough'] else 'not shown enough'}"
-                             f"; largest difference {w['measure']} at {w['players']}p "
+                             f"{n['reference']}: "
+                             + ("shown to change the game" if c["binds"] else
+                                "shown enough" if c["enough"] else "inconclusive")
+                             + f"; largest difference {w['measure']} at {w['players']}p "
                              f"{w['diff']:+.3f} [{w['lo']:+.3f}, {w['hi']:+.3f}] (bound "
                              f"±{w['bound']:g}, n={w['n_deals']} deals)")
         if n.get("note"):

@@ -816,9 +816,16 @@ def estimated_share(ctx: Context):
     return share
 
 
+def section_errata(ctx: Context) -> Section:
+    """Proposed errata: the bundled ``vale-sim balance`` result (errata.py)."""
+    from .errata import section_errata as build
+    return build(ctx)
+
+
 SECTIONS: list[Callable[[Context], Section]] = [
     section_card_set, section_spoil, section_tournament, section_advancements,
-    section_pools, section_seats, section_robustness, section_exploitability, section_manifest,
+    section_pools, section_seats, section_robustness, section_errata, section_exploitability,
+    section_manifest,
 ]
 
 

@@ -407,8 +407,9 @@ def verdicts(ctx) -> list:
 
 def sections():
     from vale_sim.report import section_exploitability, section_manifest
+    from .fill_in import section_fill_in
     return [section_rules, section_seats, section_end_trigger, section_market, section_wither,
-            section_strength, section_exploitability, section_manifest]
+            section_strength, section_fill_in, section_exploitability, section_manifest]
 
 
 # ---------------------------------------------------------------------------

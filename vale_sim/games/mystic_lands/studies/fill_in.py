@@ -1,0 +1,93 @@
+"""The "Filling in the X's" section of the Mystic Lands report: the bundled result of
+``vale-sim balance --game mystic-lands --draft`` (data/balance/draft.json, made by
+:data:`COMMAND`; docs/balance.md).  The report reads it and plays no game for it."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+BUNDLED = Path(__file__).resolve().parents[1] / "data" / "balance" / "draft.json"
+COMMAND = ("vale-sim balance --game mystic-lands --draft --games 2000 --json "
+           "> vale_sim/games/mystic_lands/data/balance/draft.json")
+
+
+def _pp(x) -> str:
+    return f"{100 * x:+.1f}"
+
+
+def evidence(n: dict) -> str:
+    """One number's confirmation evidence in a sentence (intervals and n)."""
+    out = []
+    for k, c in n["confirmation"].items():
+        if n["criterion"] == "seats":
+            worst = max(c["seats"], key=lambda r: abs(r["gap"]))
+            out.append(f"{k} ({c['value']}): "
+                       f"{c['verdict']}, largest seat gap {worst['players']}p seat "
+                       f"{worst['seat']} {_pp(worst['gap'])} [{_pp(worst['lo'])}, "
+                       f"{_pp(worst['hi'])}] pp, n = {worst['n_deals']} deals per count")
+        elif c.get("is_reference"):
+            out.append(f"{k} {c['value']} is the reference (the largest candidate)")
+        else:
+            w = max(c["differences"], key=lambda r: max(abs(r["lo"]), abs(r["hi"])) / r["bound"])
+            out.append(f"{k} {c['value']} vs the reference {n['reference']}: "
+                       + ("shown to change the game" if c["binds"] else "shown enough"
+                          if c["enough"] else "inconclusive") + ", largest "
+                       f"difference {w['measure']} at {w['players']}p {w['diff']:+.3f} "
+                       f"[{w['lo']:+.3f}, {w['hi']:+.3f}] (bound ±{w['bound']:g}), "
+                       f"n = {w['n_deals']} deals")
+    return "; ".join(out)
+
+
+def table(res: dict) -> pd.DataFrame:
+    return pd.DataFrame([{"number": n["label"], "the manual says": n["manual"],
+                          "source now": n["source"], "criterion": n["criterion"],
+                          "played now": n["current"], "proposed": n["proposed"],
+                          "changed": n["changed"], "evidence (confirmation)": evidence(n)}
+                         for n in res["numbers"]])
+
+
+def section_fill_in(ctx):
+    from vale_sim.report import Section, SectionUnavailable
+    try:
+        res = json.loads(BUNDLED.read_text())
+    except (OSError, ValueError) as e:
+        raise SectionUnavailable(f"the bundled --draft result {BUNDLED} cannot be read ({e})")
+    cs = ctx.card_set()
+    if res.get("card_set") != cs.name:
+        return Section("Filling in the X's", [
+            f"The bundled result is for card set {res.get('card_set')!r}, this report's is "
+            f"{cs.name!r}: run `{COMMAND.split(' >')[0]} --set ...` for it."])
+    t = table(res)
+    g = res["games_played"]
+    paras = [
+        f"The draft manual leaves numbers open.  `vale-sim balance --game mystic-lands "
+        f"--draft` (docs/balance.md, \"Filling in the X's\") proposes a value for each with "
+        f"its evidence: every candidate value is played on common deals, everyone the "
+        f"`{res['baseline']}` bots, at {', '.join(map(str, res['players']))} players, "
+        f"{res['deals']:,} deals per candidate and count; the proposal is then replayed on "
+        f"{res['confirm_deals']:,} fresh deals per count (the evidence column), "
+        f"{g['games']:,} games in all.  This is a **precomputed bundled result**, made by "
+        f"`{COMMAND}` (seed {res['seed']}); the report plays no game for it.",
+        "Two criteria.  *enough* (the manual's \"X\" counts, our estimates): the smallest "
+        "value whose games do not differ from those of a generous reference (every seat's "
+        f"win rate within ±{100 * res['margin']:g} pp, game length within "
+        f"±{res['bounds']['rounds']:g} rounds, score margin within "
+        f"±{res['bounds']['score_margin']:g} VP, Withers per player within "
+        f"±{res['bounds']['event_per_player']:g}: 95% intervals of the paired differences); "
+        "the value played now is kept when it is shown enough.  *seats* (numbers the manual "
+        f"prints): changed only when some seat is shown beyond ±{100 * res['margin']:g} pp "
+        "of a fair share with it (Bonferroni across seats and counts).  The numbers are "
+        "handled in the order listed, each with the proposals before it applied.",
+    ]
+    est = [n for n in res["numbers"] if n["source"] == "estimate"]
+    man = [n for n in res["numbers"] if n["source"] != "estimate"]
+    bullets = [
+        ("The manual's X's (our estimates)",
+         [f"{n['label']}: {n['current']} → **{n['proposed']}** — {n['why']}" for n in est]),
+        ("Numbers the manual prints",
+         [f"{n['label']}: {n['current']} → **{n['proposed']}** — {n['why']}" for n in man]),
+    ]
+    return Section("Filling in the X's", paras, {"fill_in_the_xs": t}, [], bullets,
+                   top_tables={"fill_in_the_xs": t})
