@@ -255,7 +255,9 @@ def _seats(num, sel, counts, margin, replay, s_conf, n_conf) -> dict:
                f"played now; candidate {num.show(alt)} ("
                + ("the nearest whose largest seat gap is within margin/2" if good
                   else "no candidate within margin/2: the smallest largest gap") + ")")
-        if alt != num.current:
+        if alt == num.current:
+            why += "; it is the value played now: kept"
+        else:
             vals["proposed"] = alt
             conf["proposed"] = _seat_table(replay(alt, s_conf, n_conf), counts, level)
             verdicts["proposed"] = _seat_verdict(conf["proposed"], margin)

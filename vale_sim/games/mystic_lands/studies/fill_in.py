@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 BUNDLED = Path(__file__).resolve().parents[1] / "data" / "balance" / "draft.json"
-COMMAND = ("vale-sim balance --game mystic-lands --draft --games 2000 --json "
+COMMAND = ("vale-sim balance --game mystic-lands --draft --games 6000 --json "
            "> vale_sim/games/mystic_lands/data/balance/draft.json")
 
 
