@@ -40,13 +40,13 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable
 
 import numpy as np
 
 from . import stats
 from .errors import UserError
 from .games import get_game
+from .games.base import OpenNumber  # noqa: F401  (the record a game's open_numbers returns)
 from .rng import offset_seed
 
 DEFAULT_DEALS = 2000
@@ -62,24 +62,6 @@ class DraftError(UserError, ValueError):
 
 class DraftCancelled(Exception):
     """The caller's ``cancel()`` asked the fill-in to stop."""
-
-
-@dataclass(frozen=True)
-class OpenNumber:
-    """One open number of a draft rulebook (``Game.open_numbers``).  ``apply(cs, rules,
-    value) -> (cs, rules)`` plays ``value``; ``show(value)`` is its text; ``distance(a,
-    b)`` the size of a change (fewest changed numbers, then the smallest change)."""
-    key: str
-    label: str
-    manual: str
-    source: str                    # "estimate" (the manual prints X) or "manual"
-    criterion: str                 # "enough" or "seats"
-    current: Any
-    candidates: tuple
-    apply: Callable
-    show: Callable = str
-    distance: Callable = lambda a, b: abs(a - b)
-    note: str = ""
 
 
 @dataclass

@@ -73,7 +73,7 @@ def add_parser(sub) -> None:
                    help="save the convergence figure (written after the results are printed)")
     p.add_argument("--draft", action="store_true",
                    help="fill in the X's: a proposed value with its evidence for every open "
-                        "number of the game's draft rulebook (Mystic Lands; --players default "
+                        "number of the game's draft rulebook (a game with one; --players default "
                         "2,3,4 here, --games = deals per candidate and count)")
     p.add_argument("--numbers", default=None, metavar="A,B,...",
                    help="with --draft: only these open numbers (keys as printed)")

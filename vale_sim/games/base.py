@@ -231,3 +231,21 @@ def write_cases(directory: Path, cases, render, play_case) -> list[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     return [atomic_write(directory / f"{case.name}.txt", render(case, play_case(case)))
             for case in cases]
+
+
+@dataclass(frozen=True)
+class OpenNumber:
+    """One open number of a draft rulebook (``Game.open_numbers``; ``vale-sim balance --draft``, vale_sim/draft.py).  ``apply(cs, rules,
+    value) -> (cs, rules)`` plays ``value``; ``show(value)`` is its text; ``distance(a,
+    b)`` the size of a change (fewest changed numbers, then the smallest change)."""
+    key: str
+    label: str
+    manual: str
+    source: str                    # "estimate" (the manual prints X) or "manual"
+    criterion: str                 # "enough" or "seats"
+    current: Any
+    candidates: tuple
+    apply: Callable
+    show: Callable = str
+    distance: Callable = lambda a, b: abs(a - b)
+    note: str = ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ...draft import OpenNumber
+from ..base import OpenNumber
 from . import cards
 
 
