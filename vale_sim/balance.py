@@ -731,8 +731,10 @@ def plot_convergence(b):
     fig, ax = plt.subplots(figsize=(7, 4))
     t = pd.DataFrame(trace)
     if len(t):
-        for card, sub in t.groupby("card", sort=False):
-            ax.plot(sub["games"], 100 * sub["max_abs_strength"], marker="o", label=card)
+        colours = plt.cm.tab20.colors               # distinct for up to 20 cards
+        for i, (card, sub) in enumerate(t.groupby("card", sort=False)):
+            ax.plot(sub["games"], 100 * sub["max_abs_strength"], marker="o", label=card,
+                    color=colours[i % len(colours)], ls="-" if i < 20 else "--")
         ax.legend(fontsize=7)
     ax.axhline(100 * margin, color="grey", ls="--", lw=1)
     ax.set_xlabel("games played (search, then confirmation)")

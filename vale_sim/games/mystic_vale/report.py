@@ -913,6 +913,14 @@ def section_errata(ctx) -> Section:
         f"strength before → after on the confirmation deals with the adjusted intervals and "
         f"n (deals).",
     ]
+    if len(et):
+        est = int((et["source_of_number"] == "estimate").sum())
+        paras.append(
+            f"**{est} of the {len(et)} proposed numbers are the project's estimates** "
+            f"(source `estimate` in the card data; for those, \"printed\" is the estimate "
+            f"played now), {len(et) - est} are printed numbers.  A proposed estimate is a "
+            f"refit of a guess, not an erratum of the game; the verdicts below are kept apart "
+            f"by where each card's cost and end VP come from.")
     bullets = []
     for kind, head in (("printed", "Verdicts on printed numbers (cost and end VP printed)"),
                        ("estimated", "Verdicts on estimated numbers (printed card, its cost or "

@@ -11,6 +11,9 @@ import pandas as pd
 BUNDLED = Path(__file__).resolve().parents[1] / "data" / "balance" / "draft.json"
 COMMAND = ("vale-sim balance --game mystic-lands --draft --games 6000 --json "
            "> vale_sim/games/mystic_lands/data/balance/draft.json")
+CARDS_BUNDLED = BUNDLED.with_name("cards-2p.json")
+CARDS_COMMAND = ("vale-sim balance --game mystic-lands --players 2 --json "
+                 "> vale_sim/games/mystic_lands/data/balance/cards-2p.json")
 
 
 def _pp(x) -> str:
@@ -89,5 +92,51 @@ def section_fill_in(ctx):
         ("Numbers the manual prints",
          [f"{n['label']}: {n['current']} → **{n['proposed']}** — {n['why']}" for n in man]),
     ]
-    return Section("Filling in the X's", paras, {"fill_in_the_xs": t}, [], bullets,
+    tables = {"fill_in_the_xs": t}
+    cards = card_numbers(cs)
+    if cards is not None:
+        res_c, ct = cards
+        tables["estimated_card_numbers_balance_changed"] = ct
+        g2 = res_c["games_played"]
+        paras.append(
+            f"The estimated **card** numbers: `{CARDS_COMMAND}` (the card search of "
+            f"docs/balance.md at {', '.join(map(str, res_c['players']))} players, fields "
+            f"{', '.join(res_c['fields'])}, margin ±{100 * res_c['margin']:g} pp; "
+            f"{g2['search']:,} search and {g2['confirmation']:,} confirmation games, "
+            f"bundled).  {len(res_c['targets'])} of {len(res_c['cards'])} cards were shown "
+            f"beyond the margin; {len(res_c['edits'])} numbers are proposed, each an "
+            f"estimate of the project unless the table's source column says otherwise "
+            f"(printed numbers are the manual's).")
+        bullets.append(("Estimated card numbers balance changed",
+                        [f"{r['card']}: {r['field']} {r['printed']} → {r['proposed']} "
+                         f"({r['source']}); strength {_pp(r['strength_before'])} "
+                         f"[{_pp(r['strength_before_lo'])}, {_pp(r['strength_before_hi'])}] → "
+                         f"{_pp(r['strength_after'])} [{_pp(r['strength_after_lo'])}, "
+                         f"{_pp(r['strength_after_hi'])}] pp, {r['verdict_after']} after, n = "
+                         f"{r['n_deals']} deals" for r in ct.to_dict("records")]
+                        or ["none"]))
+    return Section("Filling in the X's", paras, tables, [], bullets,
                    top_tables={"fill_in_the_xs": t})
+
+
+def card_numbers(cs):
+    """(bundled card-balance result, its errata with each number's source), or None when
+    no such result is bundled or it was made from another card set."""
+    try:
+        res = json.loads(CARDS_BUNDLED.read_text())
+    except (OSError, ValueError):
+        return None
+    if res.get("card_set") != cs.name or res.get("digest") != cs.digest():
+        return None
+    src = {c.name: dict(c.sources) for c in list(cs.advances) + list(cs.vales)}
+    rows = [{**{k: r[k] for k in ("card", "field", "printed", "proposed", "players",
+                                  "strength_before", "strength_before_lo", "strength_before_hi",
+                                  "strength_after", "strength_after_lo", "strength_after_hi",
+                                  "verdict_after", "n_deals")},
+             "source": src.get(r["card"], {}).get(r["field"], "estimate")}
+            for r in res["errata"]]
+    return res, pd.DataFrame(rows, columns=["card", "field", "printed", "proposed", "players",
+                                            "source", "strength_before", "strength_before_lo",
+                                            "strength_before_hi", "strength_after",
+                                            "strength_after_lo", "strength_after_hi",
+                                            "verdict_after", "n_deals"])
