@@ -63,7 +63,25 @@ def test_cancel_stops_the_search_and_resume_finishes_it(tmp_path):
     with pytest.raises(B.BalanceCancelled):
         B.balance(cards=["Podlings"], fields=["cost"], games=200, checkpoint=ck,
                   cancel=cancel)
-    kept = json.loads(ck.read_text())["runs"]
-    assert len(kept) == 1
+    head, *kept = ck.read_text().splitlines()
+    assert json.loads(head)["version"] == B.CHECKPOINT_VERSION and len(kept) == 1
+    with open(ck, "a") as f:                   # a second run whose append was cut short
+        f.write(kept[0][: len(kept[0]) // 2])
     b = B.balance(cards=["Podlings"], fields=["cost"], games=200, checkpoint=ck, resume=True)
     assert b.games["replayed_from_checkpoint"] > 0
+    full = B.balance(cards=["Podlings"], fields=["cost"], games=200)
+    assert b.to_json()["confirmation"] == full.to_json()["confirmation"]
+
+
+def test_each_run_is_appended_not_the_whole_checkpoint_rewritten(tmp_path, monkeypatch):
+    """The checkpoint grew to 32 MB in the bundled core run and was rewritten after each
+    of its 108 runs (about 8 s a write at the end); now each run is one appended line."""
+    from vale_sim import io
+    writes = []
+    real = io.atomic_write
+    monkeypatch.setattr(io, "atomic_write", lambda p, d: (writes.append(len(d)), real(p, d))[1])
+    ck = tmp_path / "bal.json"
+    B.balance(cards=["Podlings", "Calm Weather"], fields=["cost"], games=200, checkpoint=ck)
+    lines = ck.read_text().splitlines()
+    assert len(lines) >= 3                      # the header and the runs
+    assert len(writes) == 1 and writes[0] < 2000    # only the header was written whole

@@ -54,7 +54,7 @@ PROBE_STEP = 2                  # the local model's probes: v0 - 2 and v0 + 2
 MAX_CHANGE = 10                 # the largest |change| of one number the search proposes
 CONFIRM_OFFSET = 2**63          # the confirmation seed: seed + 2**63 (the search uses seed + 0..2)
 BALANCE_SOURCE = "balance"      # the source of a number balance changed
-CHECKPOINT_VERSION = 1
+CHECKPOINT_VERSION = 2        # 1: one JSON object rewritten after each run (read still)
 
 
 class BalanceError(UserError, ValueError):
@@ -70,8 +70,8 @@ class BalanceCancelled(Exception):
 # Measurements (cached: the checkpoint)
 # ---------------------------------------------------------------------------
 class _Runs:
-    """Strength runs keyed by (edits, cards, players, seed, games), kept in a JSON
-    checkpoint written atomically after every run (a resume replays nothing done)."""
+    """Strength runs keyed by (edits, cards, players, seed, games), kept in a checkpoint
+    of JSON lines, one appended after every run (a resume replays nothing done)."""
 
     def __init__(self, g, cs0, base_of, rules, engine, workers, play, checkpoint, config,
                  resume, budget, progress, cancel=None):
@@ -89,25 +89,58 @@ class _Runs:
             if self.path is None or not self.path.exists():
                 raise BalanceError(f"--resume: no checkpoint {self.path} to resume; drop "
                                    f"--resume or give the --checkpoint of the earlier run")
-            try:
-                data = json.loads(self.path.read_text())
-            except (OSError, ValueError) as e:
-                raise BalanceError(f"--checkpoint {self.path}: not a balance checkpoint "
-                                   f"({e}); give another file") from None
-            if not isinstance(data, dict) or data.get("version") != CHECKPOINT_VERSION \
-                    or data.get("config") != config:
-                raise BalanceError(f"--checkpoint {self.path}: written by a different balance "
-                                   f"run (other game, cards, fields, seed or games); drop "
-                                   f"--resume or use the same options")
-            self.runs = data.get("runs", {})
+            self.runs = self._read(config)
+            self._rewrite()                     # drops a line an interruption cut short
+        elif self.path is not None:
+            self._rewrite()
         self.loaded = set(self.runs)
 
-    def _save(self):
+    def _read(self, config) -> dict:
+        """The runs of the checkpoint: a header line (version, config), then one JSON line
+        per finished run.  A last line cut short by an interruption is dropped."""
+        bad = BalanceError(f"--checkpoint {self.path}: written by a different balance run "
+                           f"(other game, cards, fields, seed or games); drop --resume or use "
+                           f"the same options")
+        try:
+            lines = self.path.read_text().splitlines()
+            head = json.loads(lines[0]) if lines else None
+        except (OSError, ValueError, UnicodeDecodeError) as e:
+            raise BalanceError(f"--checkpoint {self.path}: not a balance checkpoint ({e}); "
+                               f"give another file") from None
+        if not isinstance(head, dict) or head.get("config") != config:
+            raise bad
+        if head.get("version") == 1:            # the first format: one JSON object
+            return dict(head.get("runs", {}))
+        if head.get("version") != CHECKPOINT_VERSION:
+            raise bad
+        runs = {}
+        for i, line in enumerate(lines[1:], 2):
+            try:
+                rec = json.loads(line)
+                runs[rec["key"]] = rec["run"]
+            except (ValueError, KeyError, TypeError):
+                if i == len(lines):             # an append cut short: the run is replayed
+                    break
+                raise BalanceError(f"--checkpoint {self.path}: line {i} is not a finished "
+                                   f"run; give another file or drop --resume") from None
+        return runs
+
+    def _rewrite(self):
+        """The checkpoint with the header and every run so far, written atomically."""
+        from .io import atomic_write
+        head = json.dumps({"version": CHECKPOINT_VERSION, "config": self.config})
+        atomic_write(self.path, "\n".join([head] + [json.dumps({"key": k, "run": v})
+                                                    for k, v in self.runs.items()]) + "\n")
+
+    def _save(self, key):
+        """Append one finished run (one line, flushed to disk): O(run), not O(checkpoint)."""
         if self.path is None:
             return
-        from .io import atomic_write
-        atomic_write(self.path, json.dumps({"version": CHECKPOINT_VERSION,
-                                            "config": self.config, "runs": self.runs}))
+        import os
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"key": key, "run": self.runs[key]}) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
 
     def cost(self, names, p, games) -> int:
         from .seating import deals_for
@@ -145,7 +178,7 @@ class _Runs:
                               "arms": {n: [a.tolist(), b.tolist()] for n, (a, b) in run.arms.items()},
                               "got": {n: np.asarray(v).tolist() for n, v in run.got.items()},
                               "known": {n: list(v) for n, v in run.known.items()}}
-            self._save()
+            self._save(key)
         if self.progress is not None:
             self.progress(self.search_games, self.confirm_games)
         e = self.runs[key]
