@@ -62,7 +62,7 @@ def add_parser(sub) -> None:
                    help="play the games on an existing Dask cluster, e.g. tcp://host:8786 "
                         "(the same result as locally, for any number of workers)")
     p.add_argument("--checkpoint", default=None, metavar="FILE.json",
-                   help="keep every finished run here (written atomically after each)")
+                   help="keep every finished run here (one line appended after each)")
     p.add_argument("--resume", action="store_true",
                    help="reuse the runs of --checkpoint (same options)")
     p.add_argument("--out-cards", default=None, metavar="FILE.toml",
