@@ -42,8 +42,8 @@ def test_a_planted_seat_schedule_is_changed_to_a_fair_one(monkeypatch):
     n = d.numbers[0]
     assert n["changed"] and n["proposed"] == str(manual), n["why"]
     assert n["confirmation"]["current"]["verdict"] == "shown unfair"
-    assert n["confirmation"]["proposed"]["verdict"] == "shown fair"
-    assert n["confirmation"]["proposed"]["seats"][0]["n_deals"] == 1500
+    assert n["confirmation"]["candidate"]["verdict"] == "shown fair"
+    assert n["confirmation"]["candidate"]["seats"][0]["n_deals"] == 1500
 
 
 def test_a_planted_empty_rain_supply_is_filled_and_a_fine_one_kept(monkeypatch):

@@ -240,15 +240,15 @@ def _seats(num, sel, counts, margin, replay, s_conf, n_conf) -> dict:
         if alt == num.current:
             why += "; it is the value played now: kept"
         else:
-            vals["proposed"] = alt
-            conf["proposed"] = _seat_table(replay(alt, s_conf, n_conf), counts, level)
-            verdicts["proposed"] = _seat_verdict(conf["proposed"], margin)
-            if verdicts["current"] == "shown unfair" and verdicts["proposed"] == "shown fair":
+            vals["candidate"] = alt
+            conf["candidate"] = _seat_table(replay(alt, s_conf, n_conf), counts, level)
+            verdicts["candidate"] = _seat_verdict(conf["candidate"], margin)
+            if verdicts["current"] == "shown unfair" and verdicts["candidate"] == "shown fair":
                 pick = alt
                 why += "; confirmed: the value played now shown unfair, the candidate fair"
             else:
                 why += (f"; not confirmed on the fresh deals (value played now "
-                        f"{verdicts['current']}, candidate {verdicts['proposed']}): kept")
+                        f"{verdicts['current']}, candidate {verdicts['candidate']}): kept")
     return {"_proposed": pick, "why": why, "interval_level": level,
             "selection": {num.show(v): {"largest_seat_gap": worst[v]} for v in num.candidates},
             "selection_current": cur,
@@ -321,8 +321,8 @@ def _enough(num, sel, counts, margin, replay, s_conf, n_conf) -> dict:
         why = (f"selection: the value played now is shown to change the game against the "
                f"reference {num.show(ref)}; candidate {num.show(alt)} (the smallest larger "
                f"one shown enough, else the reference)")
-        conf["proposed"] = confirm(alt)
-        if conf["current"]["binds"] and conf["proposed"]["enough"]:
+        conf["candidate"] = confirm(alt)
+        if conf["current"]["binds"] and conf["candidate"]["enough"]:
             pick = alt
             why += "; confirmed on the fresh deals"
         else:
