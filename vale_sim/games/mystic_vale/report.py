@@ -953,9 +953,11 @@ def section_errata(ctx) -> Section:
     tables = {"errata": et, "errata_confirmation": conf}
     return Section("Proposed errata", paras, tables,
                    [("errata_convergence", fig,
-                     "Per edited card, the largest |strength| over the player counts at each "
-                     "step of the search (screen, race candidates) and in the confirmation, "
-                     "against the games played so far; dashed: the margin.")],
+                     f"Per card the search handled ({len(res['targets'])}), the largest "
+                     f"|strength| over the player counts at each step of the search (screen, "
+                     f"race candidates) and in the confirmation, against the games played so "
+                     f"far ({g['search'] + g['confirmation']:,} in all); dashed: the margin "
+                     f"±{100 * res['margin']:g} pp.")],
                    bullets, top_tables={"errata": et})
 
 

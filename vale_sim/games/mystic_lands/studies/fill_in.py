@@ -96,7 +96,8 @@ def section_fill_in(ctx):
     cards = card_numbers(cs)
     if cards is not None:
         res_c, ct = cards
-        tables["estimated_card_numbers_balance_changed"] = ct
+        if len(ct):
+            tables["estimated_card_numbers_balance_changed"] = ct
         g2 = res_c["games_played"]
         paras.append(
             f"The estimated **card** numbers: `{CARDS_COMMAND}` (the card search of "
