@@ -39,12 +39,14 @@ def test_the_section_has_the_errata_table_figure_and_separate_verdicts():
     s = E.section_errata(Ctx(_core()))
     t = s.tables["errata"]
     assert len(t) == len(res["edits"]) * len(res["players"])
-    for r in t.itertuples():
-        assert r.strength_before_lo <= r.strength_before <= r.strength_before_hi
-        assert r.strength_after_lo <= r.strength_after <= r.strength_after_hi
-        assert r.n_deals == res["confirm_games"] // 2
-        assert r.card_numbers in ("printed", "estimated", "model")
-        assert r.source_of_number != "?"
+    for r in t.to_dict("records"):
+        for w in ("before", "after"):          # named so the report shows them in pp
+            assert r[f"lo ({w})"] <= r[f"strength ({w})"] <= r[f"hi ({w})"]
+        assert r["n_deals"] == res["confirm_games"] // 2
+        assert r["card_numbers"] in ("printed", "estimated", "model")
+        assert r["source_of_number"] != "?"
+    from vale_sim.report.rendering import _unit
+    assert _unit("errata", "strength (after)") == _unit("errata", "lo (before)") == "+pp"
     heads = [h for h, _ in s.bullets]
     assert any(h.startswith("Verdicts on printed numbers") for h in heads)
     assert any(h.startswith("Verdicts on estimated numbers") for h in heads)

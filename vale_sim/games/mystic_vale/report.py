@@ -950,7 +950,10 @@ def section_errata(ctx) -> Section:
             [f"{quiet} more cards were not edited (not shown beyond the margin in the screen) "
              f"and are not shown balanced either: more games would decide."] if quiet else [])))
     fig = plot_convergence(res)
-    tables = {"errata": et, "errata_confirmation": conf}
+    show = {f"{w}_{t}{e}": (f"strength ({t})" if not e else f"{e[1:]} ({t})")
+            for t in ("before", "after") for w in ("strength",) for e in ("", "_lo", "_hi")}
+    et = et.rename(columns=show)                   # shown in pp (report/rendering.py)
+    tables = {"errata": et, "errata_confirmation": conf.rename(columns=show)}
     return Section("Proposed errata", paras, tables,
                    [("errata_convergence", fig,
                      f"Per card the search handled ({len(res['targets'])}), the largest "

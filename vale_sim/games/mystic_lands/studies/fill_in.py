@@ -97,7 +97,9 @@ def section_fill_in(ctx):
     if cards is not None:
         res_c, ct = cards
         if len(ct):
-            tables["estimated_card_numbers_balance_changed"] = ct
+            tables["estimated_card_numbers_balance_changed"] = ct.rename(columns={
+                f"strength_{t}{e}": (f"strength ({t})" if not e else f"{e[1:]} ({t})")
+                for t in ("before", "after") for e in ("", "_lo", "_hi")})
         g2 = res_c["games_played"]
         paras.append(
             f"The estimated **card** numbers: `{CARDS_COMMAND}` (the card search of "
