@@ -44,6 +44,7 @@ def test_the_section_has_the_errata_table_figure_and_separate_verdicts():
             assert r[f"lo ({w})"] <= r[f"strength ({w})"] <= r[f"hi ({w})"]
         assert r["n_deals"] == res["confirm_games"] // 2
         assert r["card_numbers"] in ("printed", "estimated", "model")
+        assert r["card_type"] == ("model" if r["card_numbers"] == "model" else "printed")
         assert r["source_of_number"] != "?"
     from vale_sim.report.rendering import _unit
     assert _unit("errata", "strength (after)") == _unit("errata", "lo (before)") == "+pp"

@@ -850,6 +850,12 @@ def errata_number_source(cs, card: str, fld: str) -> str:
     return "?" if c is None else c.numbers().get(fld, "?")
 
 
+def _errata_card_type(cs, card: str) -> str:
+    from .cards import card_type
+    c = next((a for a in list(cs.advancements) + list(cs.vales) if a.name == card), None)
+    return "?" if c is None else card_type(c)
+
+
 def errata_card_kind(cs, card: str) -> str:
     """``printed`` when the card's cost and end VP are printed numbers (its verdict is a
     verdict on the printed card), ``estimated`` when either is the project's estimate,
@@ -868,7 +874,8 @@ def errata_card_kind(cs, card: str) -> str:
 def errata_table(res: dict, cs) -> pd.DataFrame:
     rows = []
     for r in res["errata"]:
-        rows.append({"card": r["card"], "card_numbers": errata_card_kind(cs, r["card"]),
+        rows.append({"card": r["card"], "card_type": _errata_card_type(cs, r["card"]),
+                     "card_numbers": errata_card_kind(cs, r["card"]),
                      "field": r["field"], "source_of_number": errata_number_source(cs, r["card"], r["field"]),
                      "printed": r["printed"], "proposed": r["proposed"], "players": r["players"],
                      "strength_before": r["strength_before"],
@@ -894,6 +901,7 @@ def section_errata(ctx) -> Section:
             f"Run `{ERRATA_COMMAND.split(' >')[0]}` with `--set` for this set."])
     et = errata_table(res, cs)
     conf = pd.DataFrame(res["confirmation"])
+    conf.insert(1, "card_type", [_errata_card_type(cs, c) for c in conf["card"]])
     conf["card_numbers"] = [errata_card_kind(cs, c) for c in conf["card"]]
     g = res["games_played"]
     paras = [
