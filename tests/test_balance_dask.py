@@ -85,3 +85,13 @@ def test_each_run_is_appended_not_the_whole_checkpoint_rewritten(tmp_path, monke
     lines = ck.read_text().splitlines()
     assert len(lines) >= 3                      # the header and the runs
     assert len(writes) == 1 and writes[0] < 2000    # only the header was written whole
+
+
+def test_draft_on_dask_gives_the_local_answer(cluster):
+    from vale_sim.draft import fill_in
+    kw = dict(players=(2,), deals=50, keys=["rain_supply", "end_cubes"])
+    local = fill_in("mystic-lands", **kw).to_json()
+    on_dask = fill_in("mystic-lands", scheduler=cluster.scheduler_address, **kw).to_json()
+    for d in (local, on_dask):
+        d["games_played"].pop("wall_seconds"), d["games_played"].pop("play_seconds")
+    assert on_dask == local

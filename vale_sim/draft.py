@@ -99,7 +99,6 @@ def fill_in(game: str, card_set=None, players=DEFAULT_PLAYERS, deals: int = DEFA
     only these open numbers.  ``progress(games_played)`` after every batch of games;
     ``cancel()`` before each (true: :class:`DraftCancelled`).  ``scheduler``: a Dask
     address or client (the same result)."""
-    import time
     from .tournament import play_frame
     g = get_game(game)
     if getattr(g, "open_numbers", None) is None:
@@ -124,10 +123,22 @@ def fill_in(game: str, card_set=None, players=DEFAULT_PLAYERS, deals: int = DEFA
                                  f"{', '.join(known)})")
         numbers = [n for n in numbers if n.key in keys]
     base_of = {p: g.resolve_baseline(baseline or g.default_policy, p, cs0) for p in counts}
+    dask = None
     if play is None and scheduler is not None:
-        import functools
-        play = functools.partial(play_frame, scheduler=scheduler)
+        from .balance import _DaskPlay          # one client for the whole fill-in
+        dask = play = _DaskPlay(scheduler)
     play = play or play_frame
+    try:
+        return _fill_in(g, cs0, rules0, numbers, counts, deals, confirm_deals, seed, margin,
+                        baseline, engine, workers, base_of, progress, cancel, play)
+    finally:
+        if dask is not None:
+            dask.close()
+
+
+def _fill_in(g, cs0, rules0, numbers, counts, deals, confirm_deals, seed, margin, baseline,
+             engine, workers, base_of, progress, cancel, play) -> Draft:
+    import time
     t0 = time.perf_counter()
     played = {"games": 0, "play_seconds": 0.0}
 
