@@ -91,3 +91,22 @@ def test_the_report_section_reads_the_bundled_result():
     assert len(t) == len(keys)
     assert (ev.str.contains("n = ") | ev.str.contains("is the reference")).all()
     assert fill_in.COMMAND.split(" >")[0].endswith(f"--games {res['deals']} --json")
+
+
+def test_the_section_lists_the_estimated_card_numbers_balance_changed():
+    """The bundled card-balance result of mystic-lands (cards-2p.json): each proposed
+    number with its source (an estimate or the manual's), its strengths and n."""
+    from vale_sim.games.mystic_lands.studies import fill_in
+    res = json.loads(fill_in.CARDS_BUNDLED.read_text())
+    g = get_game("mystic-lands")
+    cs = g.load_card_set(g.default_card_set)
+    assert res["digest"] == cs.digest() and res["card_set"] == cs.name
+
+    class Ctx:
+        def card_set(self):
+            return cs
+    s = fill_in.section_fill_in(Ctx())
+    t = s.tables["estimated_card_numbers_balance_changed"]
+    assert len(t) == len(res["edits"]) and set(t["source"]) <= {"estimate", "manual"}
+    assert (t["n_deals"] == res["confirm_games"] // 2).all()
+    assert fill_in.CARDS_COMMAND.split(" >")[0] in " ".join(s.paragraphs)

@@ -109,7 +109,12 @@ def section_fill_in(ctx):
             f"bundled).  {len(res_c['targets'])} of {len(res_c['cards'])} cards were shown "
             f"beyond the margin; {len(res_c['edits'])} numbers are proposed, each an "
             f"estimate of the project unless the table's source column says otherwise "
-            f"(printed numbers are the manual's).")
+            f"(printed numbers are the manual's).  On the confirmation deals, over the "
+            f"{len(res_c['cards'])} cards: {_counts(res_c, 'verdict_before')} before the "
+            f"edits, {_counts(res_c, 'verdict_after')} after; the cards still not balanced "
+            f"and why are in the bundled result (`unbalanced`): the search fixes one card at "
+            f"a time, and in this set the cards interact strongly (a card fixed early can "
+            f"move another beyond the margin).")
         bullets.append(("Estimated card numbers balance changed",
                         [f"{r['card']}: {r['field']} {r['printed']} → {r['proposed']} "
                          f"({r['source']}); strength {_pp(r['strength_before'])} "
@@ -120,6 +125,11 @@ def section_fill_in(ctx):
                         or ["none"]))
     return Section("Filling in the X's", paras, tables, [], bullets,
                    top_tables={"fill_in_the_xs": t})
+
+
+def _counts(res, col) -> str:
+    c = pd.Series([r[col] for r in res["confirmation"]]).value_counts()
+    return ", ".join(f"{c.get(v, 0)} {v}" for v in ("over", "under", "balanced", "inconclusive"))
 
 
 def card_numbers(cs):
