@@ -110,3 +110,18 @@ def test_the_section_lists_the_estimated_card_numbers_balance_changed():
     assert len(t) == len(res["edits"]) and set(t["source"]) <= {"estimate", "manual"}
     assert (t["n_deals"] == res["confirm_games"] // 2).all()
     assert fill_in.CARDS_COMMAND.split(" >")[0] in " ".join(s.paragraphs)
+
+
+def test_an_unplayable_candidate_is_refused_before_any_game(monkeypatch):
+    """A candidate with fewer level 1 Vales than the map's spaces: one DraftError naming
+    it, and no game is played (also when it belongs to a later number)."""
+    g = get_game("mystic-lands")
+    real = MLD.open_numbers(g.load_card_set(g.default_card_set))
+    vales = next(n for n in real if n.key == "vales_level_1")
+    bad = dataclasses.replace(vales, candidates=(2,) + tuple(vales.candidates))
+    _only(monkeypatch, real[0], bad)
+
+    def no_game(*a, **k):
+        raise AssertionError("a game was played")
+    with pytest.raises(D.DraftError, match="vales_level_1 = 2 cannot be played"):
+        D.fill_in("mystic-lands", players=(2,), deals=10, play=no_game)

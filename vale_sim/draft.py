@@ -122,6 +122,11 @@ def fill_in(game: str, card_set=None, players=DEFAULT_PLAYERS, deals: int = DEFA
                 raise DraftError(f"--numbers: unknown open number {k!r} (known: "
                                  f"{', '.join(known)})")
         numbers = [n for n in numbers if n.key in keys]
+    for n, what in ((deals, "deals"), (confirm_deals, "confirm_deals")):
+        if isinstance(n, bool) or not isinstance(n, int) or n < 2:
+            raise DraftError(f"--games ({what}) must be a whole number of at least 2, got {n!r}")
+    for num in numbers:                         # every candidate playable, before any game
+        _check_playable(g, num, cs0, rules0, counts)
     base_of = {p: g.resolve_baseline(baseline or g.default_policy, p, cs0) for p in counts}
     dask = None
     if play is None and scheduler is not None:
@@ -162,14 +167,7 @@ def _fill_in(g, cs0, rules0, numbers, counts, deals, confirm_deals, seed, margin
     for i, num in enumerate(numbers):
         s_sel = offset_seed(seed, i)
         s_conf = offset_seed(seed, CONFIRM_OFFSET + i)
-        for v in num.candidates:               # every candidate must be playable
-            try:
-                c2, r2 = num.apply(cs, rules, v)
-                for p in counts:
-                    g.validate_playable(c2, p)
-            except g.user_errors as e:
-                raise DraftError(f"--draft: {num.key} = {num.show(v)} cannot be played: "
-                                 f"{e}") from None
+        _check_playable(g, num, cs, rules, counts)     # with the proposals so far
         sel = {v: {p: measure(*num.apply(cs, rules, v), p, s_sel, deals) for p in counts}
                for v in num.candidates}
         if num.criterion == "enough":
@@ -193,6 +191,17 @@ def _fill_in(g, cs0, rules0, numbers, counts, deals, confirm_deals, seed, margin
     out.games = {"games": played["games"], "wall_seconds": round(time.perf_counter() - t0, 2),
                  "play_seconds": round(played["play_seconds"], 2)}
     return out
+
+
+def _check_playable(g, num, cs, rules, counts) -> None:
+    for v in num.candidates:
+        try:
+            c2, _ = num.apply(cs, rules, v)
+            for p in counts:
+                g.validate_playable(c2, p)
+        except g.user_errors as e:
+            raise DraftError(f"--draft: {num.key} = {num.show(v)} cannot be played: "
+                             f"{e}") from None
 
 
 def _unshow(num, text):
