@@ -532,8 +532,10 @@ def verdicts(ctx) -> list:
 def sections():
     from vale_sim.report import section_exploitability, section_manifest
     from vale_sim.skill_ladder import section_skill_ladder
+    from .fill_in import section_fill_in
     return [section_rules, section_seats, section_end_trigger, section_market, section_wither,
-            section_strength, section_skill_ladder, section_exploitability, section_manifest]
+            section_strength, section_fill_in, section_skill_ladder, section_exploitability,
+            section_manifest]
 
 
 # ---------------------------------------------------------------------------
