@@ -430,25 +430,28 @@ def below_zero_p_value(d: np.ndarray, changed: int) -> float:
     return float(t.cdf(m / se, n - 1))
 
 
-def natural_flags(natural, natural_hi, reject_natural, strength, reject_forced,
+def natural_flags(natural, natural_lo, natural_hi, reject_natural, strength, reject_forced,
                   margin: float) -> list[str]:
     """The flags of the "natural" estimand (docs/statistics.md §5.6), per card:
 
     * **over**: the natural value (natural − ban X under the field) is shown beyond
       the band (``reject_natural``: the correction rejects |natural| <= tolerance)
       and is positive -- having the card is worth more than the band to strong play;
-    * **under**: strong play gains less than ``margin`` from it (the raw upper bound
-      ``natural_hi`` of its natural value is below ``+margin``) *and* taking it
+    * **under**: strong play is not shown to gain anything from it (the raw 95%
+      interval of its natural value reaches 0 or lies below it: ``natural_lo <= 0``)
+      and gains less than ``margin`` (``natural_hi < margin``), *and* taking it
       costs: the forced value (prefer X − ban X) is shown below −tolerance
       (``reject_forced`` and ``strength < 0``);
     * "" otherwise.
-    """
+
+    Monotone by construction: raising the natural value or the forced value never
+    moves a card from "" to "under" or from "over" to anything else."""
     out = []
-    for nv, nhi, rn, fv, rf in zip(natural, natural_hi, reject_natural, strength,
-                                   reject_forced):
+    for nv, nlo, nhi, rn, fv, rf in zip(natural, natural_lo, natural_hi, reject_natural,
+                                        strength, reject_forced):
         if rn and nv > 0:
             out.append("over")
-        elif rf and fv < 0 and nhi < margin:
+        elif rf and fv < 0 and nlo <= 0 and nhi < margin:
             out.append("under")
         else:
             out.append("")
@@ -550,11 +553,15 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
             out["verdict"] = verdicts_for(out["strength"], out["flag"], p_eq_adj, alpha)
             head, sd_col, ch_col = "strength", "strength_sd", "deals_changed"
         else:
-            out["flag"] = natural_flags(out["natural_value"], out["natural_hi"], reject_n,
-                                        out["strength"], reject, margin)
-            # balanced: shown within ±margin when played naturally, and forcing it is
-            # shown to cost less than the band (raw lower bound of the forced value)
-            shown_ok = (p_neq_adj <= alpha) & (out["strength_lo"].to_numpy(float) > -tolerance)
+            out["flag"] = natural_flags(out["natural_value"], out["natural_lo"],
+                                        out["natural_hi"], reject_n, out["strength"], reject,
+                                        margin)
+            # balanced: shown within ±margin when played naturally, forcing it is shown
+            # to cost less than the band (raw lower bound of the forced value), and the
+            # field does take it (some deal changed: a card it never buys has a natural
+            # value of exactly 0 by design, which shows nothing)
+            shown_ok = ((p_neq_adj <= alpha) & (out["strength_lo"].to_numpy(float) > -tolerance)
+                        & (out["natural_deals_changed"].to_numpy() > 0))
             out["verdict"] = [f if f else ("balanced" if ok else "inconclusive")
                               for f, ok in zip(out["flag"], shown_ok)]
             head, sd_col, ch_col = "natural", "natural_sd", "natural_deals_changed"
