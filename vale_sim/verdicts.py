@@ -138,6 +138,64 @@ def card_verdicts(df: pd.DataFrame, max_named: int = MAX_NAMED_CARDS) -> list[Ve
     return out
 
 
+def field_card_verdicts(table: pd.DataFrame, attrs: dict, settlement, rationality=None,
+                        max_named: int = MAX_NAMED_CARDS) -> list[Verdict]:
+    """The headline card verdicts under the strongest field (the natural estimand,
+    docs/statistics.md §5.6), from :func:`vale_sim.strong_field.verdict_table`'s table,
+    the strong frame's ``attrs``, the :class:`~vale_sim.advancements.Settlement` and
+    the :func:`~vale_sim.strong_field.rationality_table` (optional).  Each flagged
+    card is marked settled or not; model cards (``card_type``) are listed apart."""
+    if table is None or not len(table):
+        return []
+    field, second = settlement.labels
+    comp = [c[len("verdict ("):-1] for c in table.columns
+            if c.startswith("verdict (") and c != f"verdict ({second})"]
+    corr = CORRECTION_NAMES.get(attrs.get("correction"), attrs.get("correction", ""))
+    n_deals = int(table["n_deals"].max())
+    flagged = table[table["verdict"].isin(["over", "under"])]
+    c = settlement.counts()
+    head = (f"Under the strongest field, {field}, of {len(table)} cards tested at "
+            f"{attrs.get('players')} players (n = {strength_counts(n_deals, int(attrs['players']))}"
+            f"), {int((flagged['verdict'] == 'over').sum())} read over and "
+            f"{int((flagged['verdict'] == 'under').sum())} under when played well (natural "
+            f"value beyond ±{100 * float(attrs['tolerance']):.0f} pp, {corr}-adjusted; under: "
+            f"not shown to help the field and costly when forced); "
+            f"{c['flagged_settled']} of the {c['flagged']} are settled (the same verdict "
+            f"under {second}). " + settlement.sentence())
+    out = [Verdict("cards", head, tuple(table["card"]))]
+    types = table["card_type"] if "card_type" in table.columns else pd.Series("printed",
+                                                                                table.index)
+    split = bool((types == "model").any())
+    groups = ((("cards_printed", flagged[types[flagged.index] == "printed"]),
+               ("cards_model", flagged[types[flagged.index] == "model"])) if split
+              else (("cards", flagged),))
+    for topic, part in groups:
+        ranked = part.reindex(part["natural_value"].abs().sort_values(ascending=False).index)
+        for r in ranked.head(max_named).to_dict("records"):
+            also = "; ".join(f"under {k}: {r[f'verdict ({k})']}" for k in comp)
+            out.append(Verdict(topic, (
+                f"{r['card']} (level {r['level']} {r['kind']}) reads {r['verdict']} under "
+                f"{field} ({'settled' if r['settled'] else 'not settled'}: {r[f'verdict ({second})']}"
+                f" under {second}{'; ' + also if also else ''}): having it is worth "
+                f"{_pp(r['natural_value'])} of win share to the field's own play, 95% CI "
+                f"{_ci_pp(r['natural_lo'], r['natural_hi'])} ({corr}-adjusted "
+                f"{_ci_pp(r['natural_lo_adj'], r['natural_hi_adj'])}); taking it whenever "
+                f"possible {_pp(r['forced_value'])} {_ci_pp(r['forced_lo'], r['forced_hi'])}; "
+                f"n = {_n(r['n_deals'])} deals."), (r["card"],)))
+        if len(ranked) > max_named:
+            rest = ", ".join(ranked["card"].iloc[max_named:])
+            out.append(Verdict(topic, f"Also flagged: {rest} (see the advancement section).",
+                               tuple(ranked["card"].iloc[max_named:])))
+    if rationality is not None and len(rationality):
+        parts = [f"{r.field} {r.below_zero} of {r.cards_tested} (sum "
+                 f"{_pp(r.below_zero_sum or 0.0)})" for r in rationality.itertuples()]
+        out.append(Verdict("cards", (
+            "Rationality check (cards whose natural value is significantly below 0, "
+            "Holm-adjusted: mistakes of the field, not properties of the cards): "
+            + "; ".join(parts) + "."), None))
+    return out
+
+
 # ---------------------------------------------------------------------------
 # Seats
 # ---------------------------------------------------------------------------
