@@ -856,7 +856,8 @@ def settle(a: pd.DataFrame, b: pd.DataFrame, labels=None, runs=None,
     t["change_lo"], t["change_hi"] = lo, hi
     t["settled"] = (t["verdict_a"] == t["verdict_b"]) & (t["verdict_a"] != "inconclusive")
     ok = np.isfinite(t["value_a"]) & np.isfinite(t["value_b"])
-    rho = (float(spearmanr(t.loc[ok, "value_a"], t.loc[ok, "value_b"]).statistic)
-           if ok.sum() > 2 else math.nan)
+    va, vb = t.loc[ok, "value_a"], t.loc[ok, "value_b"]
+    rho = (float(spearmanr(va, vb).statistic)
+           if ok.sum() > 2 and va.nunique() > 1 and vb.nunique() > 1 else math.nan)
     largest = t.loc[t["change"].abs().idxmax()] if len(t) else None
     return Settlement(t.reset_index(drop=True), rho, largest, labels)

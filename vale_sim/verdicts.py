@@ -153,15 +153,17 @@ def field_card_verdicts(table: pd.DataFrame, attrs: dict, settlement, rationalit
     corr = CORRECTION_NAMES.get(attrs.get("correction"), attrs.get("correction", ""))
     n_deals = int(table["n_deals"].max())
     flagged = table[table["verdict"].isin(["over", "under"])]
-    c = settlement.counts()
     head = (f"Under the strongest field, {field}, of {len(table)} cards tested at "
             f"{attrs.get('players')} players (n = {strength_counts(n_deals, int(attrs['players']))}"
             f"), {int((flagged['verdict'] == 'over').sum())} read over and "
             f"{int((flagged['verdict'] == 'under').sum())} under when played well (natural "
             f"value beyond ±{100 * float(attrs['tolerance']):.0f} pp, {corr}-adjusted; under: "
-            f"not shown to help the field and costly when forced); "
-            f"{c['flagged_settled']} of the {c['flagged']} are settled (the same verdict "
-            f"under {second}). " + settlement.sentence())
+            f"not shown to help the field and costly when forced). " + settlement.sentence())
+    for k in comp:
+        v = table[f"verdict ({k})"]
+        head += (f"  The same estimand under {k} (comparison): {int((v == 'over').sum())} "
+                 f"over, {int((v == 'under').sum())} under; {int((v == table['verdict']).sum())}"
+                 f" of {len(table)} verdicts agree with {field}'s.")
     out = [Verdict("cards", head, tuple(table["card"]))]
     types = table["card_type"] if "card_type" in table.columns else pd.Series("printed",
                                                                                 table.index)
@@ -199,8 +201,20 @@ def field_card_verdicts(table: pd.DataFrame, attrs: dict, settlement, rationalit
 # ---------------------------------------------------------------------------
 # Seats
 # ---------------------------------------------------------------------------
-def seat_verdicts(summary: pd.DataFrame) -> list[Verdict]:
-    """The starting player's win rate at each player count's rulebook pool."""
+#: The default bot, shown as the comparison of the strong-field verdicts.
+COMPARISON_FIELD = "balanced"
+
+
+def _field_prefix(field, players: int) -> str:
+    """``"[meta-2p] "``: ``field`` a name or a function of the player count."""
+    if callable(field):
+        field = field(players)
+    return f"[{field}] " if field else ""
+
+
+def seat_verdicts(summary: pd.DataFrame, field=None) -> list[Verdict]:
+    """The starting player's win rate at each player count's rulebook pool
+    (``field``: the policies every seat played, named at the start of each sentence)."""
     out = []
     for r in summary[summary.rulebook].sort_values("players").itertuples():
         fair = 1 / r.players
@@ -212,7 +226,7 @@ def seat_verdicts(summary: pd.DataFrame) -> list[Verdict]:
             reading = "a disadvantage"
         else:
             reading = "no detectable advantage"
-        out.append(Verdict("seats", (
+        out.append(Verdict("seats", _field_prefix(field, r.players) + (
             f"At {r.players} players (rulebook pool {r.pool} VP), seat 1 (the starting player) "
             f"wins {_pct(w)} of games, 95% CI {_ci_pct(lo, hi)}, n = {_n(r.n_games)}, against a "
             f"fair share of {_pct(fair)}: {reading}.")))
@@ -222,15 +236,16 @@ def seat_verdicts(summary: pd.DataFrame) -> list[Verdict]:
 # ---------------------------------------------------------------------------
 # Pools
 # ---------------------------------------------------------------------------
-def pool_verdicts(recs: dict) -> list[Verdict]:
+def pool_verdicts(recs: dict, field=None) -> list[Verdict]:
     """One sentence per player count and target, from the pool recommendations
-    (a pool study's ``Recommendation``: an equivalence test within a margin)."""
+    (a pool study's ``Recommendation``: an equivalence test within a margin;
+    ``field``: the policies every seat played, named at the start)."""
     out = []
     for target, rs in recs.items():
         for r in rs:
             if target == "equal-length" and r.players == 2:
                 continue              # the 2-player rulebook game is the target itself
-            out.append(Verdict("pools", _pool_sentence(r)))
+            out.append(Verdict("pools", _field_prefix(field, r.players) + _pool_sentence(r)))
     return out
 
 

@@ -43,6 +43,8 @@ TABLE_UNITS = {
         **dict.fromkeys(("difference", "difference_lo", "difference_hi", "rulebook_difference",
                          "rulebook_difference_lo", "rulebook_difference_hi"), "+pp")},
     "seat_recommendations": {"margin": "pp"},
+    "card_verdicts_settled": dict.fromkeys(
+        [f"value_{x}{k}" for x in "ab" for k in ("", "_lo", "_hi")], "+pp"),
 }
 
 #: How to read the tables (said once, at the top of the report).

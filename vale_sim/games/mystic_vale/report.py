@@ -58,7 +58,7 @@ class ReportSettings:
     pool_games: int = 16000
     # "Robust to the bots?": both studies again under this strong baseline, on the
     # same deals, seeds and sizes ({P} = the player count; docs/report.md).
-    robust_baseline: str = "optimized-{P}p"
+    robust_baseline: str = "meta-{P}p"
     # The headline card verdicts (natural estimand, docs/statistics.md §5.6): under the
     # strongest field, "settled" when they hold under the second one as well; the
     # default-baseline run above is their comparison column.  Same cards, seed, size.
@@ -573,7 +573,7 @@ def _field_verdicts(ctx: Context, base_df, base_run):
     ctx.results["field_verdicts"] = {"frame": frames[strong], "settlement": st,
                                      "table": table, "rationality": ratio,
                                      "comparison": (base_name, base_nat)}
-    ctx.results["advancements_settle"] = (frames[second], runs[second])
+    ctx.results["field_runs"] = {n: (frames[n], runs[n]) for n in names}
     a = frames[strong].attrs
     c = table["verdict"].value_counts()
     counts = ", ".join(f"{c.get(v, 0)} {v}" for v in ("over", "under", "balanced",
@@ -589,7 +589,7 @@ def _field_verdicts(ctx: Context, base_df, base_run):
              f"it whenever possible (the forced value, prefer − ban) is shown to cost more "
              f"than {100 * s.adv_tolerance:g} pp; **balanced** when the natural value is shown "
              f"within ±{100 * s.adv_margin:g} pp, the field does take it and forcing it costs "
-             f"less than the band; else inconclusive.  Unlike "prefer X" alone this never "
+             f"less than the band; else inconclusive.  Unlike “prefer X” alone this never "
              f"reads a strictly better printing lower when the field plays well.  Verdicts: "
              f"{counts}.  **Settled** = the same verdict under `{second}` as well (and not "
              f"inconclusive): " + st.sentence() + f"  The column `verdict ({base_name})` is "
@@ -775,7 +775,7 @@ def section_robustness(ctx: Context) -> Section:
                 bar.set_postfix_str(name[:24])
                 bar.refresh()
         keep = {}
-        done = ctx.results.get("advancements_settle")
+        done = ctx.results.get("field_runs", {}).get(strong[s.adv_players])
         try:
             if (done is not None and done[1].baseline.name == strong[s.adv_players]
                     and done[1].deals == run_a.deals and list(done[1].arms) == list(run_a.arms)):
@@ -956,7 +956,25 @@ def verdicts(ctx) -> list:
                                        fv["rationality"])
     elif "advancements" in r:
         found += V.card_verdicts(r["advancements"])
-    if "pools" in r:
+    if "pools_strong" in r and "robustness" in r:
+        # the headline seat and pool verdicts: every seat played by the strong field
+        # (settings.robust_baseline, default meta-{P}p); balanced as the comparison
+        from vale_sim.robustness import resolve_baseline
+
+        def strong(p):
+            return resolve_baseline(ctx.settings.robust_baseline, p).name
+        summary, recs = r["pools_strong"]
+        found += (V.seat_verdicts(summary, field=strong)
+                  + V.pool_verdicts(recs, field=strong))
+        found.append(V.Verdict("seats", (
+            "The seat and pool verdicts above are played by the strong field (every seat); "
+            "they are not marked settled: this report plays them under one strong field "
+            "only, with the default bot (balanced) as the comparison.")))
+        if "pools" in r:
+            summary, recs = r["pools"]
+            found += (V.seat_verdicts(summary, field=f"{V.COMPARISON_FIELD} (comparison)")
+                      + V.pool_verdicts(recs, field=f"{V.COMPARISON_FIELD} (comparison)"))
+    elif "pools" in r:
         summary, recs = r["pools"]
         found += V.seat_verdicts(summary) + V.pool_verdicts(recs)
     if "robustness" in r:
