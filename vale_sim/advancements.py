@@ -805,11 +805,14 @@ class Settlement:
         c = self.counts()
         rho = "n/a" if not np.isfinite(self.rho) else f"{self.rho:.2f}"
         lg = self.largest
+        n = ""
+        if "n_deals_a" in self.table:
+            n = f", n = {int(self.table['n_deals_a'].max()):,} deals under each"
         s = (f"Settled (the same verdict under {a} and {b}, not inconclusive): {c['settled']} "
              f"of {c['cards']} cards, {c['flagged_settled']} of the {c['flagged']} flagged "
-             f"under {a}; Spearman rank correlation of the values {rho}")
+             f"under {a}{n}; Spearman rank correlation of the values {rho}")
         if lg is not None:
-            iv = (f" [{100 * lg['change_lo']:+.1f}, {100 * lg['change_hi']:+.1f}]"
+            iv = (f", 95% CI [{100 * lg['change_lo']:+.1f}, {100 * lg['change_hi']:+.1f}]"
                   if np.isfinite(lg["change_lo"]) else "")
             s += (f"; the largest change is {lg['card']}, {100 * lg['value_a']:+.1f} pp under "
                   f"{a} and {100 * lg['value_b']:+.1f} pp under {b} ({100 * lg['change']:+.1f} "
@@ -835,6 +838,8 @@ def settle(a: pd.DataFrame, b: pd.DataFrame, labels=None, runs=None,
     t = a[["card", "kind", "level"]].copy()
     t["verdict_a"] = a["verdict"].to_numpy()
     t["verdict_b"] = t["card"].map(tb["verdict"]).to_numpy()
+    t["n_deals_a"] = a["n_deals"].to_numpy()
+    t["n_deals_b"] = t["card"].map(tb["n_deals"]).to_numpy()
     for side, f in (("a", a.set_index("card")), ("b", tb)):
         for k in ("", "_lo", "_hi"):
             t[f"value_{side}{k}"] = t["card"].map(f[f"value{k}"]).to_numpy(float)

@@ -47,7 +47,12 @@ def rationality_table(frames: dict, game, players: int) -> pd.DataFrame:
     for name, df in frames.items():
         r = df.attrs.get("rationality") or {}
         ex = exploitability(game, name, players) or {}
+        w = df.loc[df["natural_value"].idxmin()] if len(df) else None
         rows.append({"field": name, "players": players, "cards_tested": r.get("cards_tested"),
+                     "lowest_card": None if w is None else w["card"],
+                     "lowest_natural_value": math.nan if w is None else float(w["natural_value"]),
+                     "lowest_natural_lo": math.nan if w is None else float(w["natural_lo"]),
+                     "lowest_natural_hi": math.nan if w is None else float(w["natural_hi"]),
                      "n_deals": int(df["n_deals"].max()) if len(df) else 0,
                      "below_zero": r.get("below_zero"), "below_zero_sum": r.get("sum"),
                      "below_zero_cards": ", ".join(

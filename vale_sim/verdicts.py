@@ -190,11 +190,14 @@ def field_card_verdicts(table: pd.DataFrame, attrs: dict, settlement, rationalit
                                tuple(ranked["card"].iloc[max_named:])))
     if rationality is not None and len(rationality):
         parts = [f"{r.field} {r.below_zero} of {r.cards_tested} (sum "
-                 f"{_pp(r.below_zero_sum or 0.0)})" for r in rationality.itertuples()]
+                 f"{_pp(r.below_zero_sum or 0.0)}; lowest {r.lowest_card} "
+                 f"{_pp(r.lowest_natural_value)}, 95% CI "
+                 f"{_ci_pp(r.lowest_natural_lo, r.lowest_natural_hi)}; n = {_n(r.n_deals)} deals)"
+                 for r in rationality.itertuples()]
         out.append(Verdict("cards", (
             "Rationality check (cards whose natural value is significantly below 0, "
-            "Holm-adjusted: mistakes of the field, not properties of the cards): "
-            + "; ".join(parts) + "."), None))
+            "one-sided, Holm-adjusted: mistakes of the field, not properties of the cards; "
+            "a field that plays well has none): " + "; ".join(parts) + "."), None))
     return out
 
 

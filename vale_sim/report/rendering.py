@@ -29,7 +29,7 @@ UNIT_PATTERNS = (
           r"|(withers|spoils)_per_turn.*|level2_sold_out.*|expected_(vs_mean|lo|hi)"),
     ("pp", r"(.*_)?max_seat_gap.*|(manual_|closest_|recommended_)?max_gap|spread(_lo|_hi)?"),
     ("+pp", r"strength(_lo|_hi|_lo_adj|_hi_adj)?|natural_(value|lo|hi)(_adj)?( \(.*\))?"
-            r"|natural_(lo|hi)_adj|forced_(value|lo|hi)|below_zero_sum"
+            r"|natural_(lo|hi)_adj|forced_(value|lo|hi)|below_zero_sum|lowest_natural_.*"
             r"|exploitability(_lo|_hi)?|lift(_lo|_hi)?"
             r"|(strength|lo|hi) \(.*\)|change.*|seat_advantage.*|gap(_lo90|_hi90)?"
             r"|d_seat1_win.*|d_spread(_lo|_hi)?|effect(_lo|_hi)?|advantage(_lo|_hi)?"),

@@ -961,15 +961,12 @@ def verdicts(ctx) -> list:
         # (settings.robust_baseline, default meta-{P}p); balanced as the comparison
         from vale_sim.robustness import resolve_baseline
 
-        def strong(p):
-            return resolve_baseline(ctx.settings.robust_baseline, p).name
+        def strong(p):      # not marked settled: one strong field only for these
+            return (f"{resolve_baseline(ctx.settings.robust_baseline, p).name} in every "
+                    f"seat; not settled-checked: one strong field")
         summary, recs = r["pools_strong"]
         found += (V.seat_verdicts(summary, field=strong)
                   + V.pool_verdicts(recs, field=strong))
-        found.append(V.Verdict("seats", (
-            "The seat and pool verdicts above are played by the strong field (every seat); "
-            "they are not marked settled: this report plays them under one strong field "
-            "only, with the default bot (balanced) as the comparison.")))
         if "pools" in r:
             summary, recs = r["pools"]
             found += (V.seat_verdicts(summary, field=f"{V.COMPARISON_FIELD} (comparison)")
