@@ -538,7 +538,12 @@ def _field_verdicts(ctx: Context, base_df, base_run):
     if base_run is None:
         return [], {}, {}
     cards = list(base_run.arms)
-    names = [resolve_baseline(f, s.adv_players).name for f in (s.field, s.settle_field)]
+    pols = {resolve_baseline(f, s.adv_players).name: resolve_baseline(f, s.adv_players)
+            for f in (s.field, s.settle_field)}
+    names = list(pols)
+    if len(names) < 2:
+        raise ValueError(f"field and settle_field must be two different policies, got "
+                         f"{s.field!r} twice")
     frames, runs = {}, {}
     for name in names:
         bar = _bar(ctx, total=None, desc=f"cards ({name})", unit="card")
@@ -552,7 +557,7 @@ def _field_verdicts(ctx: Context, base_df, base_run):
         try:
             frames[name] = adv.strength_table(
                 s.card_set, games=s.adv_games, players=s.adv_players, seed=s.seed,
-                baseline=name, cards=cards, engine=s.engine, tolerance=s.adv_tolerance,
+                baseline=pols[name], cards=cards, engine=s.engine, tolerance=s.adv_tolerance,
                 correction=s.adv_correction, on_card=on_card, play=_store(ctx).play_frame,
                 keep=keep, margin=s.adv_margin, estimand="natural")
         finally:
