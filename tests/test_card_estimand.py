@@ -64,6 +64,23 @@ def test_useless_card_reads_under_and_a_card_the_field_never_takes_is_not_balanc
     assert df.loc["Harmless", "verdict"] == "inconclusive"
 
 
+def test_a_card_the_field_gains_from_is_not_under_however_costly_forcing_it():
+    # Fertile Soil (bottom) under meta-2p: natural +0.9 pp, shown above 0; forced -21 pp.
+    # The field takes it and gains: not under (the old estimand says under).
+    run = _run({"Soil": (0.3, 0.5)}, deals=2000)
+    ban = run.arms["Soil"][1]
+    nat = ban.copy()
+    rows, cols = np.nonzero(ban == 0)
+    pick = np.random.default_rng(3).choice(rows.size, size=40, replace=False)
+    nat[rows[pick], cols[pick]] = 1.0        # 40 more wins of 4,000 games: +1 pp
+    run.natural = nat
+    df = strength_frame(run, estimand="natural").set_index("card")
+    r = df.loc["Soil"]
+    assert 0 < r["natural_lo"] and r["natural_hi"] < 0.02 and r["strength_hi_adj"] < -0.05
+    assert r["flag"] == "" and r["verdict"] == "inconclusive"
+    assert strength_frame(run, estimand="prefer").set_index("card").loc["Soil", "flag"] == "under"
+
+
 def test_natural_flags_are_monotone_in_both_values():
     """Raising the natural value (its interval with it) or the forced value never lowers
     a flag: the rule is monotone by construction, whatever the field."""
