@@ -758,7 +758,7 @@ def section_robustness(ctx: Context) -> Section:
              f"pool size tuned for it may not suit better play.  So both studies are played "
              f"again with a strong baseline, **{label}** ("
              + ", ".join(f"{p} players: {n}" for p, n in strong.items())
-             + "; the bundled optimised policies, docs/optimize.md), on the same deals, seeds "
+             + "; by default the bundled meta-game fields, docs/meta.md), on the same deals, seeds "
              "and sizes, and compared side by side.  Rules (docs/statistics.md §9): a card's "
              "flag is **robust** when it is the same under both bots; **not robust** when it is "
              "flagged under one and, under the other, flagged the opposite way or measured "
