@@ -606,7 +606,9 @@ def _field_verdicts(ctx: Context, base_df, base_run):
                  for r in flagged.itertuples()) + ".") if len(flagged) else
              "No card is flagged over or under under the strong field.",
              SF.rationality_sentence(ratio)]
-    top = {"card_verdicts_strong_field": table, "field_rationality": ratio}
+    top = ({"card_verdicts_flagged_strong_field": flagged.reset_index(drop=True)}
+           if len(flagged) else {})
+    top.update(field_rationality=ratio, card_verdicts_strong_field=table)
     tables = {"card_verdicts_settled": st.table}
     return paras, top, tables
 

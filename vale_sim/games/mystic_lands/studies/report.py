@@ -461,7 +461,10 @@ def _field_verdicts(ctx, base_run):
              SF.rationality_sentence(ratio),
              "The strength table below is the old estimand (prefer X − ban X) under "
              "`balanced`, kept as the comparison."]
-    return paras, {"card_verdicts_strong_field": table, "field_rationality": ratio}
+    top = ({"card_verdicts_flagged_strong_field": flagged.reset_index(drop=True)}
+           if len(flagged) else {})
+    top.update(field_rationality=ratio, card_verdicts_strong_field=table)
+    return paras, top
 
 
 def estimated_share(ctx):
