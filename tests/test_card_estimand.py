@@ -277,3 +277,14 @@ def test_mystic_lands_planted_twins_under_the_strong_field(tmp_path):
     m, lo, hi = _difference(run, "Same twin", "Meadow")
     assert lo < 0 < hi
     assert _monotone_violations(run, df, [("Meadow cost-1", "Meadow")]) == []
+
+
+def test_seat_and_pool_verdicts_are_settled_only_when_the_second_field_agrees():
+    from vale_sim.verdicts import Verdict, mark_settled
+    vs = [Verdict("seats", "A."), Verdict("seats", "B."), Verdict("seats", "C.")]
+    a = [(2, "an advantage"), (3, "an advantage"), (4, "no detectable advantage")]
+    b = [(2, "an advantage"), (3, "no detectable advantage"), (4, "no detectable advantage")]
+    out = mark_settled(vs, a, b, lambda p: f"optimized-{p}p")
+    assert out[0].sentence == "A. Settled: the same under optimized-2p."
+    assert out[1].sentence.startswith("B. Not settled: under optimized-3p, no detectable")
+    assert "Not settled" in out[2].sentence and "nothing is shown" in out[2].sentence

@@ -236,6 +236,55 @@ def seat_verdicts(summary: pd.DataFrame, field=None) -> list[Verdict]:
     return out
 
 
+def seat_reading(r) -> str:
+    """A rulebook-pool row's reading of seat 1: "an advantage", "a disadvantage" or
+    "no detectable advantage" (its 95% interval against the fair share)."""
+    lo, hi = r.seat_win_rates_ci[0]
+    fair = 1 / r.players
+    return ("an advantage" if lo > fair else "a disadvantage" if hi < fair
+            else "no detectable advantage")
+
+
+def seat_readings(summary: pd.DataFrame) -> list[tuple[int, str]]:
+    """``[(players, reading), ...]`` in :func:`seat_verdicts`' order."""
+    return [(r.players, seat_reading(r))
+            for r in summary[summary.rulebook].sort_values("players").itertuples()]
+
+
+def pool_readings(recs: dict) -> list[tuple[int, str]]:
+    """``[(players, "target: verdict; pools ..."), ...]`` in :func:`pool_verdicts`' order."""
+    out = []
+    for target, rs in recs.items():
+        for r in rs:
+            if target == "equal-length" and r.players == 2:
+                continue
+            verdict = getattr(r, "rulebook_verdict", None) or (
+                "equivalent" if r.rulebook_equivalent else "inconclusive")
+            pools = r.range_text() if r.pool_range else "none"
+            out.append((r.players, f"{verdict} (pools that give the target: {pools})"))
+    return out
+
+
+#: Readings that say nothing was shown: a verdict resting on one is never "settled".
+UNSETTLED_READINGS = ("no detectable advantage", "inconclusive")
+
+
+def mark_settled(verdicts: list, readings_a: list, readings_b: list, field_b) -> list:
+    """``verdicts`` (one per reading, same order) with "Settled" / "Not settled" appended:
+    settled when the reading under the second field (``field_b``: a name or a function
+    of the player count) is the same and shows something (not
+    :data:`UNSETTLED_READINGS`)."""
+    out = []
+    for v, (p, a), (_, b) in zip(verdicts, readings_a, readings_b):
+        name = field_b(p) if callable(field_b) else field_b
+        shows = not any(a.startswith(u) for u in UNSETTLED_READINGS)
+        tail = (f" Settled: the same under {name}." if a == b and shows else
+                f" Not settled: under {name}, {b}." if a != b else
+                f" Not settled: the same under {name}, but nothing is shown.")
+        out.append(Verdict(v.topic, v.sentence + tail, v.cards))
+    return out
+
+
 # ---------------------------------------------------------------------------
 # Pools
 # ---------------------------------------------------------------------------

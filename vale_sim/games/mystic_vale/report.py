@@ -834,6 +834,16 @@ def section_robustness(ctx: Context) -> Section:
     summary_b = pools.summarize_pools(frame)
     recs_b = {t: pools.recommend(summary_b, t, frame=frame) for t in recs_a}
     ctx.results["pools_strong"] = (summary_b, recs_b)
+    if s.settle_field and R.baseline_label(s.settle_field) != label:
+        # the same pool study under the second strong field: settled seat and pool verdicts
+        frame_c = pools.simulate_pools(s.card_set, players, grid, games=s.pool_games,
+                                       seed=s.seed, engine=s.engine, out=_store(ctx),
+                                       progress=ctx.progress, baseline=s.settle_field)
+        summary_c = pools.summarize_pools(frame_c)
+        ctx.results["pools_settle"] = (summary_c, {t: pools.recommend(summary_c, t,
+                                                                      frame=frame_c)
+                                                   for t in recs_a})
+        tables["pool_sizes_settle"] = pools.flat_table(summary_c, digits=4)
     pc = R.compare_pools(recs_a, recs_b, baseline_a=R.DEFAULT_BASELINE,
                          baseline_b=lambda p: strong[p])
     found["pools"] = pc
@@ -968,12 +978,21 @@ def verdicts(ctx) -> list:
         # (settings.robust_baseline, default meta-{P}p); balanced as the comparison
         from vale_sim.robustness import resolve_baseline
 
-        def strong(p):      # not marked settled: one strong field only for these
-            return (f"{resolve_baseline(ctx.settings.robust_baseline, p).name} in every "
-                    f"seat; not settled-checked: one strong field")
+        def strong(p):
+            return f"{resolve_baseline(ctx.settings.robust_baseline, p).name} in every seat"
         summary, recs = r["pools_strong"]
-        found += (V.seat_verdicts(summary, field=strong)
-                  + V.pool_verdicts(recs, field=strong))
+        seats, pools_v = (V.seat_verdicts(summary, field=strong),
+                          V.pool_verdicts(recs, field=strong))
+        if "pools_settle" in r:       # settled: the same reading under the second field
+            summary_c, recs_c = r["pools_settle"]
+
+            def second(p):
+                return resolve_baseline(ctx.settings.settle_field, p).name
+            seats = V.mark_settled(seats, V.seat_readings(summary),
+                                   V.seat_readings(summary_c), second)
+            pools_v = V.mark_settled(pools_v, V.pool_readings(recs), V.pool_readings(recs_c),
+                                     second)
+        found += seats + pools_v
         if "pools" in r:
             summary, recs = r["pools"]
             found += (V.seat_verdicts(summary, field=f"{V.COMPARISON_FIELD} (comparison)")
