@@ -30,6 +30,7 @@ UNIT_PATTERNS = (
     ("pp", r"(.*_)?max_seat_gap.*|(manual_|closest_|recommended_)?max_gap|spread(_lo|_hi)?"),
     ("+pp", r"strength(_lo|_hi|_lo_adj|_hi_adj)?|natural_(value|lo|hi)(_adj)?( \(.*\))?"
             r"|natural_(lo|hi)_adj|forced_(value|lo|hi)|below_zero_sum|lowest_natural_.*"
+            r"|value_(a|b)(_lo|_hi)?"
             r"|exploitability(_lo|_hi)?|lift(_lo|_hi)?"
             r"|(strength|lo|hi) \(.*\)|change.*|seat_advantage.*|gap(_lo90|_hi90)?"
             r"|d_seat1_win.*|d_spread(_lo|_hi)?|effect(_lo|_hi)?|advantage(_lo|_hi)?"),
@@ -43,8 +44,6 @@ TABLE_UNITS = {
         **dict.fromkeys(("difference", "difference_lo", "difference_hi", "rulebook_difference",
                          "rulebook_difference_lo", "rulebook_difference_hi"), "+pp")},
     "seat_recommendations": {"margin": "pp"},
-    "card_verdicts_settled": dict.fromkeys(
-        [f"value_{x}{k}" for x in "ab" for k in ("", "_lo", "_hi")], "+pp"),
 }
 
 #: How to read the tables (said once, at the top of the report).
