@@ -288,3 +288,7 @@ def test_seat_and_pool_verdicts_are_settled_only_when_the_second_field_agrees():
     assert out[0].sentence == "A. Settled: the same under optimized-2p."
     assert out[1].sentence.startswith("B. Not settled: under optimized-3p, no detectable")
     assert "Not settled" in out[2].sentence and "nothing is shown" in out[2].sentence
+    # pools: the rulebook pool's verdict decides; the second field's range is shown
+    p = mark_settled([Verdict("pools", "P.")], [(2, "equivalent", "pools ...: 15-41")],
+                     [(2, "equivalent", "pools ...: 15-45")], "optimized-2p")
+    assert p[0].sentence == "P. Settled: the same under optimized-2p (pools ...: 15-45)."

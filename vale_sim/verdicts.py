@@ -252,7 +252,8 @@ def seat_readings(summary: pd.DataFrame) -> list[tuple[int, str]]:
 
 
 def pool_readings(recs: dict) -> list[tuple[int, str]]:
-    """``[(players, "target: verdict; pools ..."), ...]`` in :func:`pool_verdicts`' order."""
+    """``[(players, the rulebook pool's verdict, "pools that give the target there: ..."),
+    ...]`` in :func:`pool_verdicts`' order."""
     out = []
     for target, rs in recs.items():
         for r in rs:
@@ -261,7 +262,7 @@ def pool_readings(recs: dict) -> list[tuple[int, str]]:
             verdict = getattr(r, "rulebook_verdict", None) or (
                 "equivalent" if r.rulebook_equivalent else "inconclusive")
             pools = r.range_text() if r.pool_range else "none"
-            out.append((r.players, f"{verdict} (pools that give the target: {pools})"))
+            out.append((r.players, verdict, f"pools that give the target there: {pools}"))
     return out
 
 
@@ -273,14 +274,17 @@ def mark_settled(verdicts: list, readings_a: list, readings_b: list, field_b) ->
     """``verdicts`` (one per reading, same order) with "Settled" / "Not settled" appended:
     settled when the reading under the second field (``field_b``: a name or a function
     of the player count) is the same and shows something (not
-    :data:`UNSETTLED_READINGS`)."""
+    :data:`UNSETTLED_READINGS`).  Readings: ``(players, reading)`` or ``(players,
+    reading, detail)``; the second field's detail is appended in brackets."""
     out = []
-    for v, (p, a), (_, b) in zip(verdicts, readings_a, readings_b):
+    for v, ra, rb in zip(verdicts, readings_a, readings_b):
+        p, a, b = ra[0], ra[1], rb[1]
+        extra = f" ({rb[2]})" if len(rb) > 2 else ""
         name = field_b(p) if callable(field_b) else field_b
-        shows = not any(a.startswith(u) for u in UNSETTLED_READINGS)
-        tail = (f" Settled: the same under {name}." if a == b and shows else
-                f" Not settled: under {name}, {b}." if a != b else
-                f" Not settled: the same under {name}, but nothing is shown.")
+        shows = a not in UNSETTLED_READINGS
+        tail = (f" Settled: the same under {name}{extra}." if a == b and shows else
+                f" Not settled: under {name}, {b}{extra}." if a != b else
+                f" Not settled: the same under {name}, but nothing is shown{extra}.")
         out.append(Verdict(v.topic, v.sentence + tail, v.cards))
     return out
 
