@@ -139,6 +139,19 @@ def card_verdicts(df: pd.DataFrame, max_named: int = MAX_NAMED_CARDS) -> list[Ve
     return out
 
 
+def headline_card_verdicts(results: dict) -> list:
+    """The summary's card verdicts from a report's results: under the strong field
+    (``results["field_verdicts"]``) when the report ran it, else the advancement
+    section's (``results["advancements"]``), else none."""
+    if "field_verdicts" in results:
+        fv = results["field_verdicts"]
+        return field_card_verdicts(fv["table"], fv["frame"].attrs, fv["settlement"],
+                                   fv["rationality"])
+    if "advancements" in results:
+        return card_verdicts(results["advancements"])
+    return []
+
+
 def field_card_verdicts(table: pd.DataFrame, attrs: dict, settlement, rationality=None,
                         max_named: int = MAX_NAMED_CARDS) -> list[Verdict]:
     """The headline card verdicts under the strongest field (the natural estimand,

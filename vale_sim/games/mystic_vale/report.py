@@ -1269,12 +1269,7 @@ def verdicts(ctx) -> list:
     from vale_sim import verdicts as V
     r = ctx.results
     found = []
-    if "field_verdicts" in r:
-        fv = r["field_verdicts"]
-        found += V.field_card_verdicts(fv["table"], fv["frame"].attrs, fv["settlement"],
-                                       fv["rationality"])
-    elif "advancements" in r:
-        found += V.card_verdicts(r["advancements"])
+    found += V.headline_card_verdicts(r)
     if "pools_strong" in r and "robustness" in r:
         # the headline seat and pool verdicts: every seat played by the strong field
         # (settings.robust_baseline, default meta-{P}p); balanced as the comparison

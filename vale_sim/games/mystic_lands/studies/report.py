@@ -606,12 +606,7 @@ def verdicts(ctx) -> list:
     from . import verdicts as LV
     r = ctx.results
     out = []
-    if "field_verdicts" in r:
-        fv = r["field_verdicts"]
-        out += V.field_card_verdicts(fv["table"], fv["frame"].attrs, fv["settlement"],
-                                     fv["rationality"])
-    elif "advancements" in r:
-        out += V.card_verdicts(r["advancements"])
+    out += V.headline_card_verdicts(r)
     if "seats" in r:
         out += LV.seat_compensation_verdicts(r["seats"])
     if "end_trigger" in r:
