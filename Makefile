@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 COMPILED := $(VENV)/.compiled
 FAST_SOURCES := $(wildcard vale_sim/kernels/*.py vale_sim/games/mystic_vale/fast/*.py vale_sim/games/mystic_vale/spoil/*.py)
 
-.PHONY: report test test-fast quick-report install clean compile
+.PHONY: report test test-fast quick-report install clean compile serve
 
 compile: $(COMPILED)
 
@@ -42,6 +42,10 @@ quick-report: $(STAMP) $(COMPILED)
 	$(BIN)/vale-sim report --index results
 
 install: $(STAMP)
+
+# The designer's workbench in the browser (docs/workbench.md): http://127.0.0.1:8765/
+serve: $(STAMP)
+	$(BIN)/vale-sim serve
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)

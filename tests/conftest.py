@@ -39,7 +39,11 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_configure(config):
-    """A seed asks for a random search: the derandomized ci profile would ignore it."""
+    """A seed asks for a random search: the derandomized ci profile would ignore it.
+    Also registers the ``browser`` marker (tests/test_workbench_browser.py)."""
+    config.addinivalue_line(
+        "markers", "browser: drives vale-sim serve in headless Chromium (Playwright); skipped "
+                   "without Chromium unless CI is set, where it never skips (docs/workbench.md)")
     chose = os.environ.get("HYPOTHESIS_PROFILE") or config.getoption("--hypothesis-profile")
     if config.getoption("--hypothesis-seed") is not None and not chose:
         settings.load_profile("explore")
@@ -100,6 +104,12 @@ MARKS: dict[str, tuple[str, ...]] = {
     "test_advancements.py::test_flag_stability_scaled_down": ("slow",),                 # 6 s
     "test_runner_bounded.py::test_every_worker_leaving_mid_run_is_one_line": ("slow",), # 6 s
     "test_pools_paired.py::test_paired_se_matches_the_spread_over_replications": ("slow",),  # 5 s
+    "test_workbench_api.py::test_a_small_what_if_runs_to_its_numbers_and_two_tabs_keep_their_own":
+        ("slow",),                                                                      # 15 s
+    "test_workbench_browser.py::test_a_small_what_if_runs_to_completion_and_its_number_is_on_the_page":
+        ("slow",),                                                                      # 6 s
+    "test_workbench_browser.py::test_two_tabs_keep_their_own_table_and_run": ("slow",),  # 28 s
+    "test_workbench_api.py::test_a_what_if_with_a_rule_edit_plays_the_rule": ("slow",),  # 19 s
 }
 SLOW_WARN_SECONDS = 15.0
 

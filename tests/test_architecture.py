@@ -92,7 +92,8 @@ def _under(mod: str, prefix: str) -> bool:
 # and the numba kernels (game-neutral), stats and io (helpers).
 GAME_MAY_IMPORT = ("vale_sim.games.base", "vale_sim.study", "vale_sim.rng", "vale_sim.kernels",
                    "vale_sim.stats", "vale_sim.io", "vale_sim.errors", "vale_sim.inputs",
-                   "vale_sim.limits", "vale_sim.policy_files", "vale_sim.odds", "vale_sim.card_data")
+                   "vale_sim.limits", "vale_sim.policy_files", "vale_sim.odds", "vale_sim.card_data",
+                   "vale_sim.search")
 # A game's studies -- their commands, report sections, figures and config runners -- live
 # in its package (issue 25 §1) and use the shared analysis layers: these modules of a game.
 GAME_STUDY_PARTS = ("studies", "report", "commands", "plots", "pools", "spoil", "strength")
@@ -109,7 +110,7 @@ CORE = ("vale_sim.runner", "vale_sim.store", "vale_sim.stats", "vale_sim.io", "v
         "vale_sim.games.base", "vale_sim.commands.play", "vale_sim.commands.simulate",
         "vale_sim.commands.tournament", "vale_sim.commands.run", "vale_sim.report",
         "vale_sim.experiments", "vale_sim.study", "vale_sim.commands.report",
-        "vale_sim.commands.bench")
+        "vale_sim.commands.bench", "vale_sim.search")
 ANALYSIS_LAYERS = ("vale_sim.report", "vale_sim.experiments", "vale_sim.commands", "vale_sim.cli",
                    "vale_sim.tournament", "vale_sim.advancements", "vale_sim.optimize",
                    "vale_sim.store", "vale_sim.verdicts", "vale_sim.plots")

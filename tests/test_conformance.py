@@ -192,22 +192,3 @@ def test_a_policy_that_does_not_survive_pickling_fails(monkeypatch):
     monkeypatch.setitem(pig.PRESETS, "bold", Fickle("bold", 25))
     with pytest.raises(C.ConformanceError, match="'bold' is not the same policy after pickling"):
         C.check_policies_round_trip(pig.PIG)
-
-
-# ---------------------------------------------------------------------------
-# Deprecated names (docs/architecture.md, "One template for every game"): kept only
-# while a module that other work is changing still imports them
-# ---------------------------------------------------------------------------
-DEPRECATED: dict = {}       # none left (the last, reference.game.Game, went with spoil/bench.py)
-
-
-@pytest.mark.parametrize("pattern", DEPRECATED)
-def test_a_deprecated_name_is_kept_only_while_it_is_used(pattern):
-    users = sorted(str(p.relative_to(ROOT)) for folder in ("vale_sim", "tests", "notebooks",
-                                                            "experiments")
-                   for p in (ROOT / folder).rglob("*") if p.suffix in (".py", ".ipynb")
-                   and "__pycache__" not in p.parts and p.name != "test_conformance.py"
-                   and re.search(pattern, p.read_text(errors="replace")))
-    assert users, f"nothing imports {pattern!r} any more: remove the deprecated name"
-    assert users == sorted(DEPRECATED[pattern]), (
-        f"{pattern!r} is imported by {users}: new code uses the template's names")

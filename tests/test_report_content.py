@@ -49,14 +49,23 @@ def strength_report(tmp_path_factory):
     nothing), so both lists are drawn."""
     from vale_sim import advancements as adv
     real = adv.advancement_report
+    real_table = adv.strength_table
 
     def flagged(*a, **kw):
         df = real(*a, **kw)
         df.loc[df["card"] == MODEL, "flag"] = "under"
         df.loc[df["card"] == PRINTED, "flag"] = "over"
         return df
+
+    def field_flagged(*a, **kw):       # the headline verdicts: under the strong field
+        df = real_table(*a, **kw)
+        if kw.get("estimand") == "natural":
+            df.loc[df["card"] == MODEL, ["flag", "verdict"]] = "under"
+            df.loc[df["card"] == PRINTED, ["flag", "verdict"]] = "over"
+        return df
     mp = pytest.MonkeyPatch()
     mp.setattr(adv, "advancement_report", flagged)
+    mp.setattr(adv, "strength_table", field_flagged)
     out = tmp_path_factory.mktemp("content") / "r"
     try:
         build_report(out, _tiny(), progress=False,
@@ -73,7 +82,7 @@ def test_report_opens_by_saying_what_a_model_card_is(strength_report):
         assert "Model cards: 26 of the 45 advancement kinds in the commons" in doc
         assert "not printed cards" in doc and "stand-ins" in doc
         # ... before the first verdict
-        assert doc.index("not printed cards") < doc.index("Of 3 cards tested")
+        assert doc.index("not printed cards") < doc.index("Under the strongest field, meta-2p")
 
 
 def test_printed_and_model_cards_are_listed_apart(strength_report):

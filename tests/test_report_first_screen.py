@@ -192,7 +192,7 @@ def test_the_report_has_the_glossary_and_links_every_term_of_the_summary(mv):
     assert f'<li><a href="#s{n}">{H.escape(GLOSSARY_TITLE)}</a></li>' in html
     summary = _section(html, "Executive summary")
     used = terms_in(_text(summary))
-    assert {t.key for t in used} >= {"ci", "bh", "tost", "band", "n"}
+    assert {t.key for t in used} >= {"ci", "bh", "n"}          # the check is not vacuous
     for t in used:
         assert f'href="#{t.anchor}"' in summary, t.name
     # Linked once per section, and never inside code.

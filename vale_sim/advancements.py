@@ -286,6 +286,9 @@ class StrengthRun:
         self.known = known        # name -> (kind, level) of the cards played
         self.arms: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self.got: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        # per deal: the share of rotations in which the focal player of the natural
+        # arm (the baseline itself) bought the card ("do strong players take it?")
+        self.got_natural: dict[str, np.ndarray] = {}
 
     def strength_deals(self, card: str) -> np.ndarray:
         """Per deal: focal win share (mean over rotations) prefer X minus ban X."""
@@ -313,8 +316,8 @@ def strength_run(card_set=None, games: int = 2000, players: int = 2, seed: int =
     deals = deals_for(games, players)
     known = _known(g, cs)
     names = check_cards(cs, cards, g) if cards is not None else list(known)
-    nat, _ = focal_shares(cs, players, seed, deals, base, base, rules, engine, workers, play,
-                          game=g.name)
+    nat, nat_df = focal_shares(cs, players, seed, deals, base, base, rules, engine, workers,
+                               play, game=g.name)
     run = StrengthRun(cs, players, seed, deals, base, nat,
                       known={n: (k, lv) for n, (k, lv, _) in known.items()})
     for i, name in enumerate(names):
@@ -328,6 +331,8 @@ def strength_run(card_set=None, games: int = 2000, players: int = 2, seed: int =
         got = _acquired(g, df, cs, name, known)
         run.arms[name] = (pre, ban)
         run.got[name] = got.reshape(players, deals).mean(axis=0)
+        run.got_natural[name] = _acquired(g, nat_df, cs, name, known).reshape(
+            players, deals).mean(axis=0)
     if on_card is not None:
         on_card(len(names), len(names), "")
     return run
@@ -401,11 +406,72 @@ def games_needed(sd: float, strength: float, tolerance: float, margin: float, al
     return float(n * players) if math.isfinite(n) else math.nan
 
 
+ESTIMANDS = ("prefer", "natural")
+#: The estimand of ``strength_table``'s flags and verdicts by default ("prefer": the
+#: forced value prefer X − ban X, the historical one).  The report's headline verdicts
+#: use "natural" under the strongest field (docs/statistics.md §5.6).
+DEFAULT_ESTIMAND = "prefer"
+#: Multiplicity correction of the rationality check (natural value below 0): Holm, a
+#: family-wise guarantee, because its claim is "no card at all" (docs/statistics.md §5.6).
+RATIONALITY_CORRECTION = "holm"
+
+
+def below_zero_p_value(d: np.ndarray, changed: int) -> float:
+    """One-sided p-value of H0 ``mean >= 0`` against ``mean < 0`` (paired t over the
+    deals, ``n − 1`` df); 1 when no deal changed (the arms are the same games)."""
+    from scipy.stats import t
+    n = d.size
+    if n < 2 or changed == 0:
+        return 1.0
+    se = float(d.std(ddof=1)) / math.sqrt(n)
+    m = float(d.mean())
+    if se == 0:
+        return 0.0 if m < 0 else 1.0
+    return float(t.cdf(m / se, n - 1))
+
+
+def natural_flags(natural, natural_lo, natural_hi, reject_natural, strength, reject_forced,
+                  margin: float) -> list[str]:
+    """The flags of the "natural" estimand (docs/statistics.md §5.6), per card:
+
+    * **over**: the natural value (natural − ban X under the field) is shown beyond
+      the band (``reject_natural``: the correction rejects |natural| <= tolerance)
+      and is positive -- having the card is worth more than the band to strong play;
+    * **under**: strong play is not shown to gain anything from it (the raw 95%
+      interval of its natural value reaches 0 or lies below it: ``natural_lo <= 0``)
+      and gains less than ``margin`` (``natural_hi < margin``), *and* taking it
+      costs: the forced value (prefer X − ban X) is shown below −tolerance
+      (``reject_forced`` and ``strength < 0``);
+    * "" otherwise.
+
+    Monotone by construction: raising the natural value or the forced value never
+    moves a card from "" to "under" or from "over" to anything else."""
+    out = []
+    for nv, nlo, nhi, rn, fv, rf in zip(natural, natural_lo, natural_hi, reject_natural,
+                                        strength, reject_forced):
+        if rn and nv > 0:
+            out.append("over")
+        elif rf and fv < 0 and nlo <= 0 and nhi < margin:
+            out.append("under")
+        else:
+            out.append("")
+    return out
+
+
 def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float = 0.05,
-                   correction: str = "fdr_bh", margin: float = DEFAULT_MARGIN) -> pd.DataFrame:
-    """The strength table of a :class:`StrengthRun` (see :func:`strength_table`)."""
+                   correction: str = "fdr_bh", margin: float = DEFAULT_MARGIN,
+                   estimand: str = DEFAULT_ESTIMAND) -> pd.DataFrame:
+    """The strength table of a :class:`StrengthRun` (see :func:`strength_table`).
+
+    ``estimand``: "prefer" (flags and verdicts from the forced value ``strength`` =
+    prefer − ban) or "natural" (from the natural value and the forced value together,
+    :func:`natural_flags`; docs/statistics.md §5.6).  Columns ``value``/``value_lo``/
+    ``value_hi``/``value_lo_adj``/``value_hi_adj`` are the estimand's headline number
+    (``strength`` or ``natural_value``); the rows are sorted by it."""
     if correction not in CORRECTIONS:
         raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
+    if estimand not in ESTIMANDS:
+        raise ValueError(f"estimand must be one of {', '.join(ESTIMANDS)}, got {estimand!r}")
     if not (isinstance(margin, (int, float)) and 0 < margin < 1):
         raise ValueError(f"margin must be a fraction in (0, 1) (0.02 = 2 pp), got {margin!r}")
     stats._check_confidence(confidence)
@@ -423,6 +489,8 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
         wp = _mean_ci(pre.mean(axis=0), confidence)
         wb = _mean_ci(ban.mean(axis=0), confidence)
         ga = _mean_ci(run.got[name], confidence)
+        gn = (_mean_ci(run.got_natural[name], confidence)
+              if name in getattr(run, "got_natural", {}) else (math.nan,) * 3)
         rows.append({"card": name, "kind": kind, "level": level,
                      "strength": m, "strength_lo": lo, "strength_hi": hi,
                      "strength_se": float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else math.nan,
@@ -430,14 +498,21 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
                      "p_value": band_p_value(d, tolerance, ch),
                      "p_equivalent": equivalence_p_value(d, margin, ch),
                      "natural_value": nm, "natural_lo": nlo, "natural_hi": nhi,
+                     "natural_sd": float(dn.std(ddof=1)) if dn.size > 1 else math.nan,
+                     "p_natural": band_p_value(dn, tolerance, chn),
+                     "p_natural_equivalent": equivalence_p_value(dn, margin, chn),
+                     "p_natural_below": below_zero_p_value(dn, chn),
                      "n_deals": int(d.size), "deals_changed": ch, "natural_deals_changed": chn,
                      "win_rate_prefer": wp[0], "win_rate_prefer_lo": wp[1], "win_rate_prefer_hi": wp[2],
                      "win_rate_ban": wb[0], "win_rate_ban_lo": wb[1], "win_rate_ban_hi": wb[2],
                      "acquired_rate": ga[0], "acquired_rate_lo": ga[1], "acquired_rate_hi": ga[2],
+                     "natural_acquired_rate": gn[0], "natural_acquired_rate_lo": gn[1],
+                     "natural_acquired_rate_hi": gn[2],
                      "note": INDISTINGUISHABLE if ch == 0 else "",
                      "natural_note": INDISTINGUISHABLE if chn == 0 else ""})
     out = pd.DataFrame(rows)
     m_cards = len(rows)
+    level = level_nat = confidence
     if rows:
         alpha = 1 - confidence
         reject, p_adj = stats.adjust_pvalues(out["p_value"].to_numpy(float), correction, alpha)
@@ -447,35 +522,89 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
                                            alpha)
         out["p_equivalent_adjusted"] = p_eq_adj
         level = _adjusted_level(correction, confidence, m_cards, int(reject.sum()))
-        lo_adj, hi_adj = [], []
+        # the natural value's band test, equivalence test and adjusted intervals
+        reject_n, p_n_adj = stats.adjust_pvalues(out["p_natural"].to_numpy(float), correction,
+                                                 alpha)
+        out["p_natural_adjusted"] = p_n_adj
+        _, p_neq_adj = stats.adjust_pvalues(out["p_natural_equivalent"].to_numpy(float),
+                                            correction, alpha)
+        out["p_natural_equivalent_adjusted"] = p_neq_adj
+        level_nat = _adjusted_level(correction, confidence, m_cards, int(reject_n.sum()))
+        # the rationality check: natural value significantly below 0 (Holm)
+        below, p_below_adj = stats.adjust_pvalues(out["p_natural_below"].to_numpy(float),
+                                                  RATIONALITY_CORRECTION, alpha)
+        out["p_natural_below_adjusted"] = p_below_adj
+        out["natural_below_zero"] = below & (out["natural_value"].to_numpy(float) < 0)
+        lo_adj, hi_adj, nlo_adj, nhi_adj = [], [], [], []
         for name in out["card"]:
             pre, ban = run.arms[name]
-            d = run.strength_deals(name)
-            _, a, b = paired_interval(d, deals_changed(pre, ban), level)
+            _, a, b = paired_interval(run.strength_deals(name), deals_changed(pre, ban), level)
             lo_adj.append(a)
             hi_adj.append(b)
+            _, a, b = paired_interval(run.natural_deals(name), deals_changed(run.natural, ban),
+                                      level_nat)
+            nlo_adj.append(a)
+            nhi_adj.append(b)
         out["strength_lo_adj"], out["strength_hi_adj"] = lo_adj, hi_adj
-        out["flag"] = [("over" if s > 0 else "under") if r else ""
-                       for s, r in zip(out["strength"], reject)]
-        out["verdict"] = verdicts_for(out["strength"], out["flag"], p_eq_adj, alpha)
+        out["natural_lo_adj"], out["natural_hi_adj"] = nlo_adj, nhi_adj
+        if estimand == "prefer":
+            out["flag"] = [("over" if s > 0 else "under") if r else ""
+                           for s, r in zip(out["strength"], reject)]
+            out["verdict"] = verdicts_for(out["strength"], out["flag"], p_eq_adj, alpha)
+            head, sd_col, ch_col = "strength", "strength_sd", "deals_changed"
+        else:
+            out["flag"] = natural_flags(out["natural_value"], out["natural_lo"],
+                                        out["natural_hi"], reject_n, out["strength"], reject,
+                                        margin)
+            # balanced: shown within ±margin when played naturally, forcing it is shown
+            # to cost less than the band (raw lower bound of the forced value), and the
+            # field does take it (some deal changed: a card it never buys has a natural
+            # value of exactly 0 by design, which shows nothing)
+            shown_ok = ((p_neq_adj <= alpha) & (out["strength_lo"].to_numpy(float) > -tolerance)
+                        & (out["natural_deals_changed"].to_numpy() > 0))
+            out["verdict"] = [f if f else ("balanced" if ok else "inconclusive")
+                              for f, ok in zip(out["flag"], shown_ok)]
+            head, sd_col, ch_col = "natural", "natural_sd", "natural_deals_changed"
         out["margin"] = margin
         out["players"] = run.players      # strength includes denial: per player count
+        val = out["strength"] if head == "strength" else out["natural_value"]
         out["games_needed"] = [
             games_needed(sd, m, tolerance, margin, alpha / m_cards, run.players)
             if v == "inconclusive" and ch else math.nan
-            for v, sd, m, ch in zip(out["verdict"], out["strength_sd"], out["strength"],
-                                    out["deals_changed"])]
-        out = out.sort_values("strength", ascending=False, ignore_index=True)
-    else:
-        level = confidence
+            for v, sd, m, ch in zip(out["verdict"], out[sd_col], val, out[ch_col])]
+        src = {"value": val, "value_lo": out[f"{head}_lo"], "value_hi": out[f"{head}_hi"],
+               "value_lo_adj": out[f"{head}_lo_adj"], "value_hi_adj": out[f"{head}_hi_adj"]}
+        for k, v in src.items():
+            out[k] = v.to_numpy(float)
+        out = out.sort_values("value", ascending=False, ignore_index=True)
     nat = _mean_ci(nat_share, confidence) if run.deals > 1 else (math.nan,) * 3
     out.attrs.update(games_per_card=run.deals * run.players * 2, deals=run.deals,
                      players=run.players, seed=run.seed, baseline=run.baseline.name,
                      natural_win_rate=nat[0], natural_win_rate_lo=nat[1],
                      natural_win_rate_hi=nat[2], tolerance=tolerance, confidence=confidence,
-                     correction=correction, adjusted_confidence=level, cards_tested=m_cards,
-                     margin=margin)
+                     correction=correction, adjusted_confidence=level,
+                     natural_adjusted_confidence=level_nat, cards_tested=m_cards,
+                     margin=margin, estimand=estimand,
+                     rationality=rationality(out) if rows else None)
     return out
+
+
+def rationality(df: pd.DataFrame) -> dict:
+    """The rationality check of a field (docs/statistics.md §5.6): a player who plays
+    well is never hurt by one more option, so no card's natural value (natural − ban
+    X) should be significantly below 0.  Returns ``{"cards_tested", "below_zero"
+    (the count), "sum" (of their natural values, a fraction), "cards": [{card,
+    natural_value, natural_ci, p_adjusted}, ...] (most negative first),
+    "correction"}`` from a strength frame's ``natural_below_zero`` column (one-sided
+    paired t over the deals, Holm across the cards at the frame's confidence)."""
+    below = df[df["natural_below_zero"].astype(bool)].sort_values("natural_value")
+    return {"cards_tested": int(len(df)), "below_zero": int(len(below)),
+            "sum": float(below["natural_value"].sum()),
+            "cards": [{"card": r.card, "natural_value": float(r.natural_value),
+                       "natural_ci": [float(r.natural_lo), float(r.natural_hi)],
+                       "p_adjusted": float(r.p_natural_below_adjusted)}
+                      for r in below.itertuples()],
+            "correction": RATIONALITY_CORRECTION}
 
 
 def deals_for_precision(sd: float, halfwidth: float, confidence: float = 0.95,
@@ -516,8 +645,10 @@ def strength_table(card_set=None, games: int = 2000, players: int = 2, seed: int
                    precision: float | None = None, pilot: int = 400,
                    on_card: Callable[[int, int, str], None] | None = None,
                    play=play_frame, keep: dict | None = None, game: str = DEFAULT_GAME,
-                   margin: float = DEFAULT_MARGIN) -> pd.DataFrame:
-    """Card strength, one row per card, sorted by strength.
+                   margin: float = DEFAULT_MARGIN,
+                   estimand: str = DEFAULT_ESTIMAND) -> pd.DataFrame:
+    """Card strength, one row per card, sorted by strength (by ``value``: the
+    estimand's headline number; ``estimand`` see :func:`strength_frame`).
 
     Three focal arms on the same deals (common random numbers), the focal
     player rotated through every player index, against baseline opponents:
@@ -556,7 +687,7 @@ def strength_table(card_set=None, games: int = 2000, players: int = 2, seed: int
                        on_card, play, game)
     if keep is not None:
         keep["run"] = run
-    out = strength_frame(run, confidence, tolerance, correction, margin)
+    out = strength_frame(run, confidence, tolerance, correction, margin, estimand)
     out.attrs.update(info)
     return out
 
@@ -591,7 +722,8 @@ def advancement_report(card_set=None, games: int = 2000, players: int = 2, seed:
                        play=play_frame, correction: str = "fdr_bh",
                        precision: float | None = None, pilot: int = 400,
                        keep: dict | None = None, game: str = DEFAULT_GAME,
-                       margin: float = DEFAULT_MARGIN) -> pd.DataFrame:
+                       margin: float = DEFAULT_MARGIN,
+                       estimand: str = DEFAULT_ESTIMAND) -> pd.DataFrame:
     """Card strength and observational statistics per card, one row each,
     sorted by strength (or by lift when ``paired=False``).  ``tolerance`` is a
     fraction (0.05 = 5 pp).  ``keep``: see :func:`strength_table`.  See
@@ -610,7 +742,8 @@ def advancement_report(card_set=None, games: int = 2000, players: int = 2, seed:
     else:
         val = strength_table(card_set, games, players, seed, baseline, cards, rules, engine,
                              workers, confidence, tolerance, correction, precision, pilot,
-                             on_card, play, keep, game=g.name, margin=margin)
+                             on_card, play, keep, game=g.name, margin=margin,
+                             estimand=estimand)
         out = val.merge(obs, on=["card", "kind", "level"], how="left")
         out.attrs.update(val.attrs)
     out.attrs.update(note=ASSOCIATION_NOTE, observational_games=obs.attrs["games"])
@@ -634,3 +767,102 @@ def report_records(df: pd.DataFrame) -> list[dict]:
                 folded[k] = v
         out.append(folded)
     return out
+
+
+# ---------------------------------------------------------------------------
+# Settled or not: one verdict under the two strongest fields
+# ---------------------------------------------------------------------------
+class Settlement:
+    """The verdicts of the same cards under two fields (:func:`settle`).
+
+    ``table``: one row per card (order of ``a``): ``verdict_a``, ``verdict_b``,
+    ``value_a``/``_lo``/``_hi`` and ``value_b``/..., ``change`` = value_b − value_a
+    (``change_lo``/``_hi``: paired t over the shared deals when the runs are given,
+    else nan), ``settled`` (the same verdict under both, and not inconclusive).
+    ``rho``: Spearman rank correlation of the values; ``largest``: the row with the
+    largest |change|; ``labels``: the two fields' names."""
+
+    def __init__(self, table, rho, largest, labels):
+        self.table, self.rho, self.largest, self.labels = table, rho, largest, labels
+
+    def counts(self) -> dict:
+        t = self.table
+        flagged = t["verdict_a"].isin(["over", "under"])
+        return {"cards": int(len(t)), "settled": int(t["settled"].sum()),
+                "flagged": int(flagged.sum()),
+                "flagged_settled": int((flagged & t["settled"]).sum())}
+
+    def to_dict(self) -> dict:
+        lg = self.largest
+        return {"fields": list(self.labels), "rho": self.rho, **self.counts(),
+                "largest_change": None if lg is None else {
+                    "card": lg["card"], "change": float(lg["change"]),
+                    "change_ci": [float(lg["change_lo"]), float(lg["change_hi"])],
+                    "value_a": float(lg["value_a"]), "value_b": float(lg["value_b"])}}
+
+    def sentence(self) -> str:
+        a, b = self.labels
+        c = self.counts()
+        rho = "n/a" if not np.isfinite(self.rho) else f"{self.rho:.2f}"
+        lg = self.largest
+        n = ""
+        if "n_deals_a" in self.table:
+            n = f", n = {int(self.table['n_deals_a'].max()):,} deals under each"
+        s = (f"Settled (the same verdict under {a} and {b}, not inconclusive): {c['settled']} "
+             f"of {c['cards']} cards, {c['flagged_settled']} of the {c['flagged']} flagged "
+             f"under {a}{n}; Spearman rank correlation of the values {rho}")
+        if lg is not None:
+            iv = (f", 95% CI [{100 * lg['change_lo']:+.1f}, {100 * lg['change_hi']:+.1f}]"
+                  if np.isfinite(lg["change_lo"]) else "")
+            s += (f"; the largest change is {lg['card']}, {100 * lg['value_a']:+.1f} pp under "
+                  f"{a} and {100 * lg['value_b']:+.1f} pp under {b} ({100 * lg['change']:+.1f} "
+                  f"pp{iv})")
+        return s + "."
+
+
+def settle(a: pd.DataFrame, b: pd.DataFrame, labels=None, runs=None,
+           confidence: float = 0.95) -> Settlement:
+    """Compare the verdicts of two strength frames of the same cards (e.g. under
+    ``meta-2p`` and ``optimized-2p``): a verdict is **settled** only when it is the
+    same under both and is not "inconclusive".  ``runs``: the two
+    :class:`StrengthRun` behind the frames, on the same deals, for a paired interval
+    of each card's change (of the estimand's value: the natural value for
+    "natural", the strength for "prefer")."""
+    from scipy.stats import spearmanr
+    labels = tuple(labels or (a.attrs.get("baseline", "a"), b.attrs.get("baseline", "b")))
+    est = a.attrs.get("estimand", DEFAULT_ESTIMAND)
+    tb = b.set_index("card")
+    missing = [c for c in a["card"] if c not in tb.index]
+    if missing:
+        raise ValueError(f"settle: cards missing from the second frame: {', '.join(missing)}")
+    t = a[["card", "kind", "level"]].copy()
+    t["verdict_a"] = a["verdict"].to_numpy()
+    t["verdict_b"] = t["card"].map(tb["verdict"]).to_numpy()
+    t["n_deals_a"] = a["n_deals"].to_numpy()
+    t["n_deals_b"] = t["card"].map(tb["n_deals"]).to_numpy()
+    for side, f in (("a", a.set_index("card")), ("b", tb)):
+        for k in ("", "_lo", "_hi"):
+            t[f"value_{side}{k}"] = t["card"].map(f[f"value{k}"]).to_numpy(float)
+    t["change"] = t["value_b"] - t["value_a"]
+    lo, hi = [], []
+    for card in t["card"]:
+        if runs is None or runs[0].deals != runs[1].deals:
+            lo.append(math.nan)
+            hi.append(math.nan)
+            continue
+        ra, rb = runs
+        if est == "natural":
+            da, db = ra.natural_deals(card), rb.natural_deals(card)
+        else:
+            da, db = ra.strength_deals(card), rb.strength_deals(card)
+        _, x, y = paired_interval(db - da, int((da != db).sum()), confidence)
+        lo.append(x)
+        hi.append(y)
+    t["change_lo"], t["change_hi"] = lo, hi
+    t["settled"] = (t["verdict_a"] == t["verdict_b"]) & (t["verdict_a"] != "inconclusive")
+    ok = np.isfinite(t["value_a"]) & np.isfinite(t["value_b"])
+    va, vb = t.loc[ok, "value_a"], t.loc[ok, "value_b"]
+    rho = (float(spearmanr(va, vb).statistic)
+           if ok.sum() > 2 and va.nunique() > 1 and vb.nunique() > 1 else math.nan)
+    largest = t.loc[t["change"].abs().idxmax()] if len(t) else None
+    return Settlement(t.reset_index(drop=True), rho, largest, labels)

@@ -36,6 +36,7 @@ import hashlib
 import json
 import math
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,22 +54,28 @@ PROBE_STEP = 2                  # the local model's probes: v0 - 2 and v0 + 2
 MAX_CHANGE = 10                 # the largest |change| of one number the search proposes
 CONFIRM_OFFSET = 2**63          # the confirmation seed: seed + 2**63 (the search uses seed + 0..2)
 BALANCE_SOURCE = "balance"      # the source of a number balance changed
-CHECKPOINT_VERSION = 1
+CHECKPOINT_VERSION = 2        # 1: one JSON object rewritten after each run (read still)
 
 
 class BalanceError(UserError, ValueError):
     """A bad balance request: one line naming the option, the item and the fix."""
 
 
+class BalanceCancelled(Exception):
+    """The caller's ``cancel()`` asked the search to stop; the finished runs are kept
+    in the checkpoint (``resume=True`` continues)."""
+
+
 # ---------------------------------------------------------------------------
 # Measurements (cached: the checkpoint)
 # ---------------------------------------------------------------------------
 class _Runs:
-    """Strength runs keyed by (edits, cards, players, seed, games), kept in a JSON
-    checkpoint written atomically after every run (a resume replays nothing done)."""
+    """Strength runs keyed by (edits, cards, players, seed, games), kept in a checkpoint
+    of JSON lines, one appended after every run (a resume replays nothing done)."""
 
     def __init__(self, g, cs0, base_of, rules, engine, workers, play, checkpoint, config,
-                 resume, budget, progress):
+                 resume, budget, progress, cancel=None):
+        self.cancel = cancel
         self.g, self.cs0, self.base_of, self.rules = g, cs0, base_of, rules
         self.engine, self.workers, self.play = engine, workers, play
         self.path = Path(checkpoint) if checkpoint else None
@@ -82,25 +89,58 @@ class _Runs:
             if self.path is None or not self.path.exists():
                 raise BalanceError(f"--resume: no checkpoint {self.path} to resume; drop "
                                    f"--resume or give the --checkpoint of the earlier run")
-            try:
-                data = json.loads(self.path.read_text())
-            except (OSError, ValueError) as e:
-                raise BalanceError(f"--checkpoint {self.path}: not a balance checkpoint "
-                                   f"({e}); give another file") from None
-            if not isinstance(data, dict) or data.get("version") != CHECKPOINT_VERSION \
-                    or data.get("config") != config:
-                raise BalanceError(f"--checkpoint {self.path}: written by a different balance "
-                                   f"run (other game, cards, fields, seed or games); drop "
-                                   f"--resume or use the same options")
-            self.runs = data.get("runs", {})
+            self.runs = self._read(config)
+            self._rewrite()                     # drops a line an interruption cut short
+        elif self.path is not None:
+            self._rewrite()
         self.loaded = set(self.runs)
 
-    def _save(self):
+    def _read(self, config) -> dict:
+        """The runs of the checkpoint: a header line (version, config), then one JSON line
+        per finished run.  A last line cut short by an interruption is dropped."""
+        bad = BalanceError(f"--checkpoint {self.path}: written by a different balance run "
+                           f"(other game, cards, fields, seed or games); drop --resume or use "
+                           f"the same options")
+        try:
+            lines = self.path.read_text().splitlines()
+            head = json.loads(lines[0]) if lines else None
+        except (OSError, ValueError, UnicodeDecodeError) as e:
+            raise BalanceError(f"--checkpoint {self.path}: not a balance checkpoint ({e}); "
+                               f"give another file") from None
+        if not isinstance(head, dict) or head.get("config") != config:
+            raise bad
+        if head.get("version") == 1:            # the first format: one JSON object
+            return dict(head.get("runs", {}))
+        if head.get("version") != CHECKPOINT_VERSION:
+            raise bad
+        runs = {}
+        for i, line in enumerate(lines[1:], 2):
+            try:
+                rec = json.loads(line)
+                runs[rec["key"]] = rec["run"]
+            except (ValueError, KeyError, TypeError):
+                if i == len(lines):             # an append cut short: the run is replayed
+                    break
+                raise BalanceError(f"--checkpoint {self.path}: line {i} is not a finished "
+                                   f"run; give another file or drop --resume") from None
+        return runs
+
+    def _rewrite(self):
+        """The checkpoint with the header and every run so far, written atomically."""
+        from .io import atomic_write
+        head = json.dumps({"version": CHECKPOINT_VERSION, "config": self.config})
+        atomic_write(self.path, "\n".join([head] + [json.dumps({"key": k, "run": v})
+                                                    for k, v in self.runs.items()]) + "\n")
+
+    def _save(self, key):
+        """Append one finished run (one line, flushed to disk): O(run), not O(checkpoint)."""
         if self.path is None:
             return
-        from .io import atomic_write
-        atomic_write(self.path, json.dumps({"version": CHECKPOINT_VERSION,
-                                            "config": self.config, "runs": self.runs}))
+        import os
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"key": key, "run": self.runs[key]}) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
 
     def cost(self, names, p, games) -> int:
         from .seating import deals_for
@@ -125,6 +165,9 @@ class _Runs:
             else:
                 self.search_games += cost
         if key not in self.runs:
+            if self.cancel is not None and self.cancel():
+                raise BalanceCancelled("balance: cancelled; the finished runs are in the "
+                                       "checkpoint" if self.path else "balance: cancelled")
             cs = self.cs0
             for card, fld, new in edits:
                 cs, _, _ = self.g.edit_card(cs, card, fld, new, False)
@@ -135,7 +178,7 @@ class _Runs:
                               "arms": {n: [a.tolist(), b.tolist()] for n, (a, b) in run.arms.items()},
                               "got": {n: np.asarray(v).tolist() for n, v in run.got.items()},
                               "known": {n: list(v) for n, v in run.known.items()}}
-            self._save()
+            self._save(key)
         if self.progress is not None:
             self.progress(self.search_games, self.confirm_games)
         e = self.runs[key]
@@ -313,19 +356,75 @@ def balance(game: str = DEFAULT_GAME, card_set=None, fields=DEFAULT_FIELDS, card
             games: int = DEFAULT_GAMES, confirm_games: int | None = None, seed: int = 0,
             engine: str = "fast", workers: int = 1, confidence: float = 0.95,
             tolerance: float = 0.05, correction: str = "holm", checkpoint=None,
-            resume: bool = False, progress=None, play=None) -> Balance:
+            resume: bool = False, progress=None, play=None, scheduler=None,
+            cancel=None) -> Balance:
     """Search the smallest set of integer edits (of ``fields``) after which every card
     considered (``cards``, default every card a player buys) is shown balanced
     (within ±``margin``) at every count of ``players``; confirm it on a fresh seed
     (module docstring, docs/balance.md).  ``games``: games per card and arm in the
     screen and the first race round; ``confirm_games``: in the confirmation (default
     2 x games); ``budget``: most games the search may play (the confirmation is not
-    counted).  BalanceError (one line) for a bad request, before any game."""
+    counted).  BalanceError (one line) for a bad request, before any game.
+
+    ``progress(search_games, confirmation_games)`` is called after every strength run;
+    ``cancel()`` is asked before every run: when it returns true the search stops with
+    :class:`BalanceCancelled` (every finished run is already in the checkpoint, so
+    ``resume=True`` continues).  ``scheduler``: a Dask scheduler address or
+    ``dask.distributed.Client`` -- the games run on that cluster, with the same
+    result as locally for any number of workers."""
+    dask = None
+    if play is None and scheduler is not None:
+        dask = play = _DaskPlay(scheduler)
+    try:
+        return _balance(game, card_set, fields, cards, margin, players, baseline, budget,
+                        games, confirm_games, seed, engine, workers, confidence, tolerance,
+                        correction, checkpoint, resume, progress, play, cancel)
+    finally:
+        if dask is not None:
+            dask.close()
+
+
+class _DaskPlay:
+    """play_frame on a Dask cluster: connects on the first game (so a bad request is
+    refused before any connection) and keeps one client for the whole search."""
+
+    def __init__(self, scheduler):
+        self.scheduler, self.client = scheduler, None
+
+    def __call__(self, *a, **k):
+        from .tournament import play_frame
+        if self.client is None:
+            if isinstance(self.scheduler, str):
+                from .runner import connect_scheduler
+                self.client = connect_scheduler(self.scheduler)
+                self._own = True
+            else:
+                self.client, self._own = self.scheduler, False
+        return play_frame(*a, scheduler=self.client, **k)
+
+    def close(self):
+        if self.client is not None and getattr(self, "_own", False):
+            self.client.close()
+
+
+def _balance(game, card_set, fields, cards, margin, players, baseline, budget, games,
+             confirm_games, seed, engine, workers, confidence, tolerance, correction,
+             checkpoint, resume, progress, play, cancel) -> Balance:
     from .advancements import CORRECTIONS, strength_frame
     from .tournament import play_frame
     from .inputs import did_you_mean
     g = get_game(game)
     play = play or play_frame
+    t_start = time.perf_counter()
+    timing = {"play_seconds": 0.0}
+
+    def timed_play(*a, _play=play, **k):          # the time inside the games (engine + runner)
+        t = time.perf_counter()
+        try:
+            return _play(*a, **k)
+        finally:
+            timing["play_seconds"] += time.perf_counter() - t
+    play = timed_play
     if g.strength_arms is None or g.strength_cards is None or g.edit_card is None:
         raise BalanceError(f"balance: {g.name} has no card-strength or card-edit hooks")
     if correction not in CORRECTIONS:
@@ -377,7 +476,7 @@ def balance(game: str = DEFAULT_GAME, card_set=None, fields=DEFAULT_FIELDS, card
               "search_seeds": [],
               "confirm_seed": offset_seed(seed, CONFIRM_OFFSET)}
     runs = _Runs(g, cs0, base_of, None, engine, workers, play, checkpoint,
-                 {k: v for k, v in config.items() if k not in ("budget", "search_seeds")}, resume, budget, progress)
+                 {k: v for k, v in config.items() if k not in ("budget", "search_seeds")}, resume, budget, progress, cancel)
     alpha = 1 - confidence
     log, trace, unbalanced, dropped = [], [], {}, []
 
@@ -593,7 +692,9 @@ def balance(game: str = DEFAULT_GAME, card_set=None, fields=DEFAULT_FIELDS, card
     config["dropped"] = dropped
     return Balance(config, edits, errata, confirm, unbalanced, log, trace, cs1,
                    {"search": runs.search_games, "confirmation": runs.confirm_games,
-                    "replayed_from_checkpoint": runs.replayed})
+                    "replayed_from_checkpoint": runs.replayed,
+                    "wall_seconds": round(time.perf_counter() - t_start, 2),
+                    "play_seconds": round(timing["play_seconds"], 2)})
 
 
 # ---------------------------------------------------------------------------
@@ -651,19 +752,24 @@ def format_text(b: Balance) -> str:
     return "\n".join(lines)
 
 
-def plot_convergence(b: Balance):
+def plot_convergence(b):
     """Per target card: max |strength| over the counts at each search step against the
-    games spent so far; the ±margin band."""
+    games spent so far; the ±margin band.  ``b``: a :class:`Balance` or its
+    :meth:`~Balance.to_json` (a bundled result)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    trace, margin = ((b.trace, b.config["margin"]) if isinstance(b, Balance)
+                     else (b["trace"], b["margin"]))
     fig, ax = plt.subplots(figsize=(7, 4))
-    t = pd.DataFrame(b.trace)
+    t = pd.DataFrame(trace)
     if len(t):
-        for card, sub in t.groupby("card", sort=False):
-            ax.plot(sub["games"], 100 * sub["max_abs_strength"], marker="o", label=card)
+        colours = plt.cm.tab20.colors               # distinct for up to 20 cards
+        for i, (card, sub) in enumerate(t.groupby("card", sort=False)):
+            ax.plot(sub["games"], 100 * sub["max_abs_strength"], marker="o", label=card,
+                    color=colours[i % len(colours)], ls="-" if i < 20 else "--")
         ax.legend(fontsize=7)
-    ax.axhline(100 * b.config["margin"], color="grey", ls="--", lw=1)
+    ax.axhline(100 * margin, color="grey", ls="--", lw=1)
     ax.set_xlabel("games played (search, then confirmation)")
     ax.set_ylabel("max |strength| over player counts (pp)")
     ax.set_title("balance: convergence of the proposed edits")

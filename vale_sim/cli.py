@@ -27,7 +27,7 @@ from .games import DEFAULT_GAME, GAMES, get_game
 from .limits import Parser          # one-line argparse errors (the counts and seeds are its types)
 
 #: Commands every game has; the others are studies (``Game.studies``).
-SHARED_COMMANDS = ("play", "simulate", "tournament", "bench", "run")
+SHARED_COMMANDS = ("play", "simulate", "tournament", "bench", "serve", "run")
 
 
 def command_modules() -> list:

@@ -201,7 +201,7 @@ def tournament_schema() -> dict:
 def report_schema() -> dict:
     return {
         "quick": (_bool, False),
-        "baseline": (_str, "optimized-{P}p"),    # the strong baseline of "Robust to the bots?"
+        "baseline": (_str, "meta-{P}p"),    # the strong field of "Robust to the bots?"
         "sizes": (dict, None),           # sub-table: the game's report settings fields
         # a "What if" section when the config names edits (vale_sim.whatif, docs/what-if.md)
         "edits": (dict, None),

@@ -93,6 +93,15 @@ def read_toml(path, what: str = "file", max_bytes: int | None = None) -> dict:
         raise InputFileError(path, f"not valid TOML: {e}", "fix the syntax at that line") from None
 
 
+def parse_toml(text: str, where="text") -> dict:
+    """``text`` parsed as TOML (e.g. one line of a card file being edited);
+    InputFileError naming ``where`` for bad syntax."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise InputFileError(where, f"not valid TOML: {e}", "fix the syntax") from None
+
+
 def parse_int(text: str, negative: bool = False) -> int:
     """``text`` (spaces around it ignored) as a whole number written with ASCII
     digits only, a leading ``-`` only if ``negative`` (and never ``-0``).

@@ -101,7 +101,9 @@ class PolicyBook:
 
     ``check_target(target, value)`` returns the error text (after ``buy rule i: ``)
     for a bad value of a buy rule's target, or None; ``card_only`` lists the
-    conditions that apply only to a ``card`` rule."""
+    conditions that apply only to a ``card`` rule.  ``named(spec)``: a policy a name
+    makes that is no preset or file (e.g. ``search:k=64``, docs/search.md), or None;
+    ``kinds``: ``kind = "..."`` of a policy file -> ``make(path, table)`` of that kind."""
     policy_cls: type
     rule_cls: type
     presets: dict
@@ -113,6 +115,8 @@ class PolicyBook:
     card_only: tuple = ()
     max_bytes: int = MAX_FILE_BYTES
     files: dict = field(default_factory=dict)   # Policy -> the file it came from (messages)
+    named: "Callable | None" = None
+    kinds: dict = field(default_factory=dict)
 
     def functions(self) -> tuple:
         """What a game's policy module exposes, in this order: ``get_policy``,
@@ -137,6 +141,10 @@ class PolicyBook:
                               "or a policy .toml file")
         if spec in self.presets:
             return self.presets[spec]
+        if self.named is not None:
+            pol = self.named(spec)
+            if pol is not None:
+                return pol
         bundled = self.bundled_files()
         if spec in bundled:
             return self.load(bundled[spec])
@@ -165,6 +173,14 @@ class PolicyBook:
         rules; parsed and validated, never evaluated as code."""
         path = Path(path)
         data = read_policy_toml(path, PolicyError, self.max_bytes)
+        if "kind" in data and self.kinds:
+            make = self.kinds.get(data["kind"])
+            if make is None:
+                raise PolicyError(f"{path}: field 'kind': unknown kind {data['kind']!r} (known: "
+                                  f"{', '.join(self.kinds)}; leave it out for a scripted policy)")
+            pol = make(path, data)
+            self.files[pol] = str(path)
+            return pol
         base_name = data.pop("base", self.default)
         if not isinstance(base_name, str) or base_name not in self.presets:
             raise PolicyError(f"{path}: field 'base': unknown preset {base_name!r} "

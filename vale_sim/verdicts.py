@@ -139,11 +139,99 @@ def card_verdicts(df: pd.DataFrame, max_named: int = MAX_NAMED_CARDS) -> list[Ve
     return out
 
 
+def headline_card_verdicts(results: dict) -> list:
+    """The summary's card verdicts from a report's results: under the strong field
+    (``results["field_verdicts"]``) when the report ran it, else the advancement
+    section's (``results["advancements"]``), else none."""
+    if "field_verdicts" in results:
+        fv = results["field_verdicts"]
+        return field_card_verdicts(fv["table"], fv["frame"].attrs, fv["settlement"],
+                                   fv["rationality"])
+    if "advancements" in results:
+        return card_verdicts(results["advancements"])
+    return []
+
+
+def field_card_verdicts(table: pd.DataFrame, attrs: dict, settlement, rationality=None,
+                        max_named: int = MAX_NAMED_CARDS) -> list[Verdict]:
+    """The headline card verdicts under the strongest field (the natural estimand,
+    docs/statistics.md §5.6), from :func:`vale_sim.strong_field.verdict_table`'s table,
+    the strong frame's ``attrs``, the :class:`~vale_sim.advancements.Settlement` and
+    the :func:`~vale_sim.strong_field.rationality_table` (optional).  Each flagged
+    card is marked settled or not; model cards (``card_type``) are listed apart."""
+    if table is None or not len(table):
+        return []
+    field, second = settlement.labels
+    comp = [c[len("verdict ("):-1] for c in table.columns
+            if c.startswith("verdict (") and c != f"verdict ({second})"]
+    corr = CORRECTION_NAMES.get(attrs.get("correction"), attrs.get("correction", ""))
+    n_deals = int(table["n_deals"].max())
+    flagged = table[table["verdict"].isin(["over", "under"])]
+    head = (f"Under the strongest field, {field}, of {len(table)} cards tested at "
+            f"{attrs.get('players')} players (n = {strength_counts(n_deals, int(attrs['players']))}"
+            f"), {int((flagged['verdict'] == 'over').sum())} read over and "
+            f"{int((flagged['verdict'] == 'under').sum())} under when played well (natural "
+            f"value beyond ±{100 * float(attrs['tolerance']):.0f} pp, {corr}-adjusted; under: "
+            f"not shown to help the field and costly when forced). " + settlement.sentence())
+    for k in comp:
+        v = table[f"verdict ({k})"]
+        head += (f"  The same estimand under {k} (comparison): {int((v == 'over').sum())} "
+                 f"over, {int((v == 'under').sum())} under; {int((v == table['verdict']).sum())}"
+                 f" of {len(table)} verdicts agree with {field}'s.")
+    out = [Verdict("cards", head, tuple(table["card"]))]
+    types = table["card_type"] if "card_type" in table.columns else pd.Series("printed",
+                                                                                table.index)
+    split = bool((types == "model").any())
+    groups = ((("cards_printed", flagged[types[flagged.index] == "printed"]),
+               ("cards_model", flagged[types[flagged.index] == "model"])) if split
+              else (("cards", flagged),))
+    for topic, part in groups:
+        ranked = part.reindex(part["natural_value"].abs().sort_values(ascending=False).index)
+        for r in ranked.head(max_named).to_dict("records"):
+            also = "; ".join(f"under {k}: {r[f'verdict ({k})']}" for k in comp)
+            out.append(Verdict(topic, (
+                f"{r['card']} (level {r['level']} {r['kind']}) reads {r['verdict']} under "
+                f"{field} ({'settled' if r['settled'] else 'not settled'}: {r[f'verdict ({second})']}"
+                f" under {second}{'; ' + also if also else ''}): having it is worth "
+                f"{_pp(r['natural_value'])} of win share to the field's own play, 95% CI "
+                f"{_ci_pp(r['natural_lo'], r['natural_hi'])} ({corr}-adjusted "
+                f"{_ci_pp(r['natural_lo_adj'], r['natural_hi_adj'])}); taking it whenever "
+                f"possible {_pp(r['forced_value'])} {_ci_pp(r['forced_lo'], r['forced_hi'])}; "
+                f"n = {_n(r['n_deals'])} deals."), (r["card"],)))
+        if len(ranked) > max_named:
+            rest = ", ".join(ranked["card"].iloc[max_named:])
+            out.append(Verdict(topic, f"Also flagged: {rest} (see the advancement section).",
+                               tuple(ranked["card"].iloc[max_named:])))
+    if rationality is not None and len(rationality):
+        parts = [f"{r.field} {r.below_zero} of {r.cards_tested} (sum "
+                 f"{_pp(r.below_zero_sum or 0.0)}; lowest {r.lowest_card} "
+                 f"{_pp(r.lowest_natural_value)}, 95% CI "
+                 f"{_ci_pp(r.lowest_natural_lo, r.lowest_natural_hi)}; n = {_n(r.n_deals)} deals)"
+                 for r in rationality.itertuples()]
+        out.append(Verdict("cards", (
+            "Rationality check (cards whose natural value is significantly below 0, "
+            "one-sided, Holm-adjusted: mistakes of the field, not properties of the cards; "
+            "a field that plays well has none): " + "; ".join(parts) + "."), None))
+    return out
+
+
 # ---------------------------------------------------------------------------
 # Seats
 # ---------------------------------------------------------------------------
-def seat_verdicts(summary: pd.DataFrame) -> list[Verdict]:
-    """The starting player's win rate at each player count's rulebook pool."""
+#: The default bot, shown as the comparison of the strong-field verdicts.
+COMPARISON_FIELD = "balanced"
+
+
+def _field_prefix(field, players: int) -> str:
+    """``"[meta-2p] "``: ``field`` a name or a function of the player count."""
+    if callable(field):
+        field = field(players)
+    return f"[{field}] " if field else ""
+
+
+def seat_verdicts(summary: pd.DataFrame, field=None) -> list[Verdict]:
+    """The starting player's win rate at each player count's rulebook pool
+    (``field``: the policies every seat played, named at the start of each sentence)."""
     out = []
     for r in summary[summary.rulebook].sort_values("players").itertuples():
         fair = 1 / r.players
@@ -155,25 +243,79 @@ def seat_verdicts(summary: pd.DataFrame) -> list[Verdict]:
             reading = "a disadvantage"
         else:
             reading = "no detectable advantage"
-        out.append(Verdict("seats", (
+        out.append(Verdict("seats", _field_prefix(field, r.players) + (
             f"At {r.players} players (rulebook pool {r.pool} VP), seat 1 (the starting player) "
             f"wins {_pct(w)} of games, 95% CI {_ci_pct(lo, hi)}, n = {_n(r.n_games)}, against a "
             f"fair share of {_pct(fair)}: {reading}.")))
     return out
 
 
+def seat_reading(r) -> str:
+    """A rulebook-pool row's reading of seat 1: "an advantage", "a disadvantage" or
+    "no detectable advantage" (its 95% interval against the fair share)."""
+    lo, hi = r.seat_win_rates_ci[0]
+    fair = 1 / r.players
+    return ("an advantage" if lo > fair else "a disadvantage" if hi < fair
+            else "no detectable advantage")
+
+
+def seat_readings(summary: pd.DataFrame) -> list[tuple[int, str]]:
+    """``[(players, reading), ...]`` in :func:`seat_verdicts`' order."""
+    return [(r.players, seat_reading(r))
+            for r in summary[summary.rulebook].sort_values("players").itertuples()]
+
+
+def pool_readings(recs: dict) -> list[tuple[int, str]]:
+    """``[(players, the rulebook pool's verdict, "pools that give the target there: ..."),
+    ...]`` in :func:`pool_verdicts`' order."""
+    out = []
+    for target, rs in recs.items():
+        for r in rs:
+            if target == "equal-length" and r.players == 2:
+                continue
+            verdict = getattr(r, "rulebook_verdict", None) or (
+                "equivalent" if r.rulebook_equivalent else "inconclusive")
+            pools = r.range_text() if r.pool_range else "none"
+            out.append((r.players, verdict, f"pools that give the target there: {pools}"))
+    return out
+
+
+#: Readings that say nothing was shown: a verdict resting on one is never "settled".
+UNSETTLED_READINGS = ("no detectable advantage", "inconclusive")
+
+
+def mark_settled(verdicts: list, readings_a: list, readings_b: list, field_b) -> list:
+    """``verdicts`` (one per reading, same order) with "Settled" / "Not settled" appended:
+    settled when the reading under the second field (``field_b``: a name or a function
+    of the player count) is the same and shows something (not
+    :data:`UNSETTLED_READINGS`).  Readings: ``(players, reading)`` or ``(players,
+    reading, detail)``; the second field's detail is appended in brackets."""
+    out = []
+    for v, ra, rb in zip(verdicts, readings_a, readings_b):
+        p, a, b = ra[0], ra[1], rb[1]
+        extra = f" ({rb[2]})" if len(rb) > 2 else ""
+        name = field_b(p) if callable(field_b) else field_b
+        shows = a not in UNSETTLED_READINGS
+        tail = (f" Settled: the same under {name}{extra}." if a == b and shows else
+                f" Not settled: under {name}, {b}{extra}." if a != b else
+                f" Not settled: the same under {name}, but nothing is shown{extra}.")
+        out.append(Verdict(v.topic, v.sentence + tail, v.cards))
+    return out
+
+
 # ---------------------------------------------------------------------------
 # Pools
 # ---------------------------------------------------------------------------
-def pool_verdicts(recs: dict) -> list[Verdict]:
+def pool_verdicts(recs: dict, field=None) -> list[Verdict]:
     """One sentence per player count and target, from the pool recommendations
-    (a pool study's ``Recommendation``: an equivalence test within a margin)."""
+    (a pool study's ``Recommendation``: an equivalence test within a margin;
+    ``field``: the policies every seat played, named at the start)."""
     out = []
     for target, rs in recs.items():
         for r in rs:
             if target == "equal-length" and r.players == 2:
                 continue              # the 2-player rulebook game is the target itself
-            out.append(Verdict("pools", _pool_sentence(r)))
+            out.append(Verdict("pools", _field_prefix(field, r.players) + _pool_sentence(r)))
     return out
 
 

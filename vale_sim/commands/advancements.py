@@ -51,6 +51,12 @@ def add_parser(sub) -> None:
                    help="multiplicity correction across the cards tested (statsmodels "
                         "multipletests; default fdr_bh: Benjamini-Hochberg, with "
                         "false-coverage-rate adjusted intervals)")
+    p.add_argument("--estimand", choices=("prefer", "natural"), default="prefer",
+                   help="what the flags and verdicts rest on: prefer (default: strength = "
+                        "prefer X - ban X, forcing the card) or natural (natural value = the "
+                        "baseline's own play - ban X: over when beyond the band, under when the "
+                        "baseline gains nothing from it and forcing it costs; meant for a strong "
+                        "--baseline such as meta-{P}p; docs/statistics.md 5.6)")
     p.add_argument("--compare", default=None, metavar="A,B",
                    help="paired interval for strength(A) - strength(B) on the same deals "
                         "(plays only these two cards)")
@@ -123,6 +129,22 @@ def format_strength(df) -> str:
         f"'none chg': natural and ban never differed (indistinguishable by design; the "
         f"interval is the zero-count bound).",
     ]
+    if a.get("estimand") == "natural":
+        r = a.get("rationality") or {}
+        lines.append(
+            f"--estimand natural: the verdicts rest on the natural value (baseline minus ban; "
+            f"adjusted intervals at {100 * a.get('natural_adjusted_confidence', 0.95):.2f}%), "
+            f"not on the strength column: over when the natural value is shown beyond "
+            f"+/-{tol:g} pp; under when it is not shown above 0 (and below "
+            f"{100 * a.get('margin', 0.02):g} pp) and the strength (forcing the card) is shown "
+            f"below -{tol:g} pp; balanced when the natural value is shown within the margin, "
+            f"some deal changed and forcing costs less than the band (docs/statistics.md "
+            f"5.6).  Rationality check: {r.get('below_zero', 0)} of {r.get('cards_tested', 0)} "
+            f"cards have a natural value significantly below 0 (one-sided, Holm), sum "
+            f"{100 * r.get('sum', 0.0):+.1f} pp"
+            + (": " + ", ".join(f"{c['card']} {100 * c['natural_value']:+.1f}"
+                                for c in r.get("cards", [])) if r.get("below_zero") else "")
+            + ".")
     if "pilot_games" in a:
         lines.append(f"Games set by --precision {100 * a['precision']:g} pp: pilot of "
                      f"{a['pilot_games']} games per card and arm on seed {a['pilot_seed']} "
@@ -256,7 +278,7 @@ def run_game(args) -> int:
     if show:
         print(file=sys.stderr)
     df = strength_frame(run, tolerance=args.tolerance / 100, correction=args.correction,
-                        margin=args.margin / 100)
+                        margin=args.margin / 100, estimand=args.estimand)
     if args.json:
         print(json.dumps(report_records(df), sort_keys=True))
     else:
@@ -342,7 +364,7 @@ def run(args) -> int:
                 srun = strength_run(cs, games, args.players, args.seed, args.baseline, compare,
                                     rules, args.engine, args.workers, on_card=progress)
                 df = strength_frame(srun, tolerance=tol, correction=args.correction,
-                                    margin=args.margin / 100)
+                                    margin=args.margin / 100, estimand=args.estimand)
                 df.attrs.update(info)
                 comp = compare_strength(cs, compare[0], compare[1], run=srun)
             elif args.only == "observational":
@@ -358,14 +380,14 @@ def run(args) -> int:
                                     cards, rules, args.engine, args.workers, tolerance=tol,
                                     correction=args.correction, precision=precision,
                                     pilot=args.pilot_games, on_card=progress,
-                                    margin=args.margin / 100)
+                                    margin=args.margin / 100, estimand=args.estimand)
             else:
                 df = advancement_report(cs, args.games, args.players, args.seed,
                                         args.baseline, tol, args.explore,
                                         args.observational_games, cards, rules, args.engine,
                                         args.workers, paired=True, on_card=progress,
                                         correction=args.correction, precision=precision,
-                                        pilot=args.pilot_games, margin=args.margin / 100)
+                                        pilot=args.pilot_games, margin=args.margin / 100, estimand=args.estimand)
     except (ValueError, KeyError) as e:
         raise UserError(str(e).strip("'\"")) from None
     if show:

@@ -36,8 +36,8 @@ def add_parser(sub) -> None:
                         "(the default; stated for clarity)")
     p.add_argument("--margin", type=float, default=2.0, metavar="PP",
                    help="'balanced' = shown within ±margin percentage points (default 2)")
-    p.add_argument("--players", default="2", metavar="2,3,4",
-                   help="player counts, comma-separated (default 2)")
+    p.add_argument("--players", default=None, metavar="2,3,4",
+                   help="player counts, comma-separated (default 2; with --draft 2,3,4)")
     p.add_argument("--baseline", default=None, metavar="NAME|FILE",
                    help="the bots (default: the game's default policy; {P} the player count)")
     p.add_argument("--games", type=GAMES_TYPE, default=DEFAULT_GAMES,
@@ -58,8 +58,11 @@ def add_parser(sub) -> None:
                    help="fast (numba; falls back to reference) or reference (default fast)")
     p.add_argument("--workers", type=_count(1, "workers"), default=1,
                    help="local worker processes (default 1)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="play the games on an existing Dask cluster, e.g. tcp://host:8786 "
+                        "(the same result as locally, for any number of workers)")
     p.add_argument("--checkpoint", default=None, metavar="FILE.json",
-                   help="keep every finished run here (written atomically after each)")
+                   help="keep every finished run here (one line appended after each)")
     p.add_argument("--resume", action="store_true",
                    help="reuse the runs of --checkpoint (same options)")
     p.add_argument("--out-cards", default=None, metavar="FILE.toml",
@@ -68,6 +71,12 @@ def add_parser(sub) -> None:
                    help="write the proposed edits as an edits file (what-if --edits reads it)")
     p.add_argument("--plot", default=None, metavar="FILE.png",
                    help="save the convergence figure (written after the results are printed)")
+    p.add_argument("--draft", action="store_true",
+                   help="fill in the X's: a proposed value with its evidence for every open "
+                        "number of the game's draft rulebook (a game with one; --players default "
+                        "2,3,4 here, --games = deals per candidate and count)")
+    p.add_argument("--numbers", default=None, metavar="A,B,...",
+                   help="with --draft: only these open numbers (keys as printed)")
     p.add_argument("--json", action="store_true", help="print the result as JSON (fractions)")
     p.set_defaults(func=run)
 
@@ -89,7 +98,9 @@ def run(args) -> int:
         raise UserError(f"--margin must be above 0 and below 100 percentage points, got {args.margin}")
     if not 0 <= args.tolerance < 100:
         raise UserError(f"--tolerance must be from 0 to 100 percentage points, got {args.tolerance}")
-    players = _players(args.players, g)
+    if args.draft:
+        return _run_draft(args, g)
+    players = _players(args.players or "2", g)
     fields = [f.strip() for f in args.fields.split(",") if f.strip()]
     cards = [c.strip() for c in args.cards.split(",") if c.strip()] if args.cards else None
     bar = None
@@ -100,7 +111,8 @@ def run(args) -> int:
     b = B.balance(g.name, args.set, fields, cards, args.margin / 100, players, args.baseline,
                   args.budget, args.games, args.confirm_games, args.seed, args.engine,
                   args.workers, tolerance=args.tolerance / 100, correction=args.correction,
-                  checkpoint=args.checkpoint, resume=args.resume, progress=bar)
+                  checkpoint=args.checkpoint, resume=args.resume, progress=bar,
+                  scheduler=args.scheduler)
     if bar is not None:
         print(file=sys.stderr)
     patched = b.patched_toml() if args.out_cards else None      # its errors before any output
@@ -112,4 +124,31 @@ def run(args) -> int:
         atomic_write(args.out_cards, patched)
     if args.plot:
         save_figure(B.plot_convergence(b), args.plot, dpi=120, bbox_inches="tight")
+    return 0
+
+
+def _run_draft(args, g) -> int:
+    """``balance --draft``: vale_sim.draft.fill_in (docs/balance.md "Filling in the X's")."""
+    from ..cli import UserError
+    from ..io import atomic_write
+    from .. import draft as D
+    from .what_if import _players
+    for opt, bad in (("--cards", args.cards), ("--out-cards", args.out_cards),
+                     ("--out-edits", args.out_edits), ("--checkpoint", args.checkpoint),
+                     ("--plot", args.plot)):
+        if bad:
+            raise UserError(f"{opt} does not apply to --draft (it proposes rule numbers and "
+                            f"counts, not card edits); drop {opt}")
+    players = _players(args.players or ",".join(map(str, D.DEFAULT_PLAYERS)), g)
+    keys = [k.strip() for k in args.numbers.split(",") if k.strip()] if args.numbers else None
+    bar = None
+    if sys.stderr.isatty() and not args.json:
+        def bar(n):
+            print(f"\rbalance --draft: {n:,} games", end="", file=sys.stderr, flush=True)
+    d = D.fill_in(g.name, args.set, players, args.games, args.confirm_games, args.seed,
+                  args.margin / 100, args.baseline, args.engine, args.workers, keys,
+                  progress=bar, scheduler=args.scheduler)
+    if bar is not None:
+        print(file=sys.stderr)
+    print(json.dumps(d.to_json(), sort_keys=True, default=str) if args.json else d.text())
     return 0

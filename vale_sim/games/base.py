@@ -94,6 +94,14 @@ Optional hooks (every one has a default, so a game may leave them out):
 * ``strategy``: the module of the game's part of the strategy guide
   (:mod:`vale_sim.strategy`: ``DECISION_KINDS``, ``hybrid``, ``observe_game``,
   ``EVENT``, ``SHOWING``).  ``None``: no guide.
+* ``workbench``: the module (``"pkg.module"``) of the game's bad-turn odds page of
+  ``vale-sim serve`` (:mod:`vale_sim.workbench`, docs/workbench.md): ``TITLE``,
+  ``WORDS``, ``MAX_PUSHES``, ``deck_form(cs)``, ``bundled_decks(cs)`` and
+  ``deck_odds(cs, deck, pushes, goal, max_states) -> dict`` (``vale_sim.odds.TooManyStates``
+  past ``max_states``).  ``None``: the page says the game
+  has none.
+* ``open_numbers(cs) -> [vale_sim.draft.OpenNumber, ...]``: the open numbers of a draft
+  rulebook (``vale-sim balance --draft``).  ``None``: the rules are final.
 """
 from __future__ import annotations
 
@@ -171,6 +179,8 @@ class Game:
     edit_card: Callable[..., tuple] | None = None
     # the game's part of the strategy guide (vale_sim/strategy.py): a module path
     strategy: str | None = None
+    workbench: str | None = None                # the module of the odds page of `serve`
+    open_numbers: Callable[[Any], list] | None = None
 
     def resolve_baseline(self, spec, players: int, card_set=None):
         """The baseline policy for ``players`` players: a preset or bundled policy
@@ -233,3 +243,21 @@ def write_cases(directory: Path, cases, render, play_case) -> list[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     return [atomic_write(directory / f"{case.name}.txt", render(case, play_case(case)))
             for case in cases]
+
+
+@dataclass(frozen=True)
+class OpenNumber:
+    """One open number of a draft rulebook (``Game.open_numbers``; ``vale-sim balance --draft``, vale_sim/draft.py).  ``apply(cs, rules,
+    value) -> (cs, rules)`` plays ``value``; ``show(value)`` is its text; ``distance(a,
+    b)`` the size of a change (fewest changed numbers, then the smallest change)."""
+    key: str
+    label: str
+    manual: str
+    source: str                    # "estimate" (the manual prints X) or "manual"
+    criterion: str                 # "enough" or "seats"
+    current: Any
+    candidates: tuple
+    apply: Callable
+    show: Callable = str
+    distance: Callable = lambda a, b: abs(a - b)
+    note: str = ""

@@ -24,12 +24,15 @@ def _slug(name: str) -> str:
 #: Regular expressions over the column names of every table ...
 UNIT_PATTERNS = (
     ("%", r".*win_rate.*|win_(lo|hi)|tie_(rate|lo|hi)|p_spoil_(exact|sim)|sim_(lo|hi)"
-          r"|p_prep_spoil|.*_vp_share(_lo|_hi)?|(overflow|truncated|acquired|acquire)_rate.*"
+          r"|p_prep_spoil|.*_vp_share(_lo|_hi)?|(natural_)?(overflow|truncated|acquired|acquire)_rate.*"
           r"|fair|ends_(VP|cubes|both|none)(_lo|_hi)?|seat1_win(_lo|_hi)?|trigger_win.*"
           r"|(withers|spoils)_per_turn.*|level2_sold_out.*|expected_(vs_mean|lo|hi)"
           r"|push_(rate|lo|hi)|mean_risk|decay_share|first_(share|lo|hi)|hybrid_share"),
     ("pp", r"(.*_)?max_seat_gap.*|(manual_|closest_|recommended_)?max_gap|spread(_lo|_hi)?"),
-    ("+pp", r"strength(_lo|_hi|_lo_adj|_hi_adj)?|natural_(value|lo|hi)|lift(_lo|_hi)?"
+    ("+pp", r"strength(_lo|_hi|_lo_adj|_hi_adj)?|natural_(value|lo|hi)(_adj)?( \(.*\))?"
+            r"|natural_(lo|hi)_adj|forced_(value|lo|hi)|below_zero_sum|lowest_natural_.*"
+            r"|value_(a|b)(_lo|_hi)?"
+            r"|exploitability(_lo|_hi)?|lift(_lo|_hi)?"
             r"|(strength|lo|hi) \(.*\)|change.*|seat_advantage.*|gap(_lo90|_hi90)?"
             r"|d_seat1_win.*|d_spread(_lo|_hi)?|effect(_lo|_hi)?|advantage(_lo|_hi)?"
             r"|win_cost(_lo|_hi)?"),

@@ -113,6 +113,12 @@ def _strength_cards(cs) -> list:
             + [(v.name, "vale", v.level, f"vale:{v.name}") for v in cs.vales])
 
 
+def _open_numbers(cs):
+    """The draft manual's open numbers (draft.py; ``vale-sim balance --draft``)."""
+    from .draft import open_numbers
+    return open_numbers(cs)
+
+
 GAME = Game(
     name="mystic-lands",
     title="Mystic Lands",
@@ -159,6 +165,8 @@ GAME = Game(
     search_space=policy.search_space,
     edit_card=cards.apply_edit,
     strategy=__name__ + ".strategy",
+    workbench=__name__ + ".workbench",
+    open_numbers=_open_numbers,
 )
 
 __all__ = ["GAME", "render_play", "describe", "cards", "policy", "records", "rules"]

@@ -743,6 +743,12 @@ def validate_playable(cs: CardSet, players: int, rules=None) -> None:
             raise CardSetError(f, "card set", "advance",
                                f"{have} level {lvl} Advances cannot fill {slots} market slots",
                                f"add copies of level {lvl} Advances")
+    for lvl, kind in ((1, "I"), (2, "II")):     # as the loader checks (a set built in memory)
+        need, have = len(cs.map.of_kind(kind)), len(cs.vale_deck_list(lvl))
+        if have < need:
+            raise CardSetError(f, "card set", "vale",
+                               f"map {cs.map.name!r} has {need} {kind} spaces but only {have} "
+                               f"level {lvl} Vale cards", f"add copies of level {lvl} Vales")
 
 
 def describe(cs: CardSet) -> list[str]:

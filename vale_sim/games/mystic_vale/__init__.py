@@ -35,7 +35,7 @@ def _bundled_card_sets() -> dict:
 
 
 def _play_reference(cs, players, seed, game_index=0, policies=None, rules=None):
-    from .reference.game import play_reference
+    from .reference.search import play_reference     # search players too (docs/search.md)
     return play_reference(cs, players, seed, game_index, policies, rules)
 
 
@@ -81,7 +81,7 @@ def _turn_records(cs, players, seed, game_index, policies, rules, engine):
     if engine == "fast":
         from .fast.api import play_game_fast as play
     else:
-        from .reference.game import play_reference as play
+        from .reference.search import play_reference as play
     t = _records.turns_frame(play(cs, players, seed, game_index, policies, rules))
     t["crafted"] = t["bought"].map(len)
     t["spoil"] = (t["spoiled"] | t["spoiled_in_prep"]).astype(float)
@@ -165,10 +165,13 @@ GAME = Game(
               check=REPORT.check, run=REPORT.run, engine=_S + "engine_used", doc=REPORT.doc),
         Study("bench --spoil", command="bench --spoil", parser=__name__ + ".commands.bench",
               main=__name__ + ".commands.bench:run_spoil"),
+        Study("bench --search", command="bench --search", parser=__name__ + ".commands.bench",
+              main=__name__ + ".commands.bench:run_search"),
         Study("bench --profile", command="bench --profile", parser=__name__ + ".commands.bench",
               main=__name__ + ".commands.bench:run_profile"),
     ),
     search_space=_policy.search_space,
     edit_card=_cards.apply_edit,
     strategy=__name__ + ".strategy",
+    workbench=__name__ + ".workbench",
 )

@@ -28,6 +28,7 @@ class Case:
     policies: tuple
     prep_count: str = "net"
     game_index: int = 0
+    vp_pool: int | None = None           # the rulebook's unless given (short games)
 
     def load_set(self):
         if self.card_set.startswith("random:"):
@@ -37,12 +38,13 @@ class Case:
         return load_card_set(self.card_set)
 
     def rules(self) -> Rules:
-        return Rules(prep_count=self.prep_count)
+        return Rules(prep_count=self.prep_count, vp_pool=self.vp_pool)
 
     def header(self) -> str:
         return (f"config: set={self.card_set} players={self.players} seed={self.seed} "
                 f"game={self.game_index} policies={','.join(self.policies)} "
-                f"prep_count={self.prep_count}")
+                f"prep_count={self.prep_count}"
+                + (f" vp_pool={self.vp_pool}" if self.vp_pool is not None else ""))
 
 
 def explore_policy(name: str, permille: int):
@@ -62,6 +64,9 @@ CASES = (
     # for 200 plays (I15) declines them after 20 plays of a phase: no phase reaches the cap
     Case("core-2p-declined-discards", "core", 2, 1555537883283606233,
          ("spirit-rush", "cycling+discard-20"), game_index=9),
+    # docs/search.md: a search player (K = 2, halving) against its rollout policy, short game
+    Case("core-2p-search", "core", 2, 23, ("search:k=2:rollout=optimized-2p:halving=1",
+                                           "optimized-2p"), vp_pool=8),
 )
 
 #: A policy the policy search once proposed (docs/optimize.md, rules.md I15): with it,
@@ -93,7 +98,7 @@ def record_lines(rec: GameRecord) -> list[str]:
 def play_case(case: Case, engine: str = "reference") -> GameRecord:
     cs = case.load_set()
     if engine == "reference":
-        from .reference.game import play_reference
+        from .reference.search import play_reference      # search players too
         return play_reference(cs, case.players, case.seed, case.game_index, case_policies(case), case.rules())
     from .fast.api import play_game_fast
     return play_game_fast(cs, case.players, case.seed, case.game_index, case_policies(case), case.rules())

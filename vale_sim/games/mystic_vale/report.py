@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Callable
 
@@ -73,7 +74,12 @@ class ReportSettings:
     pool_games: int = 16000
     # "Robust to the bots?": both studies again under this strong baseline, on the
     # same deals, seeds and sizes ({P} = the player count; docs/report.md).
-    robust_baseline: str = "optimized-{P}p"
+    robust_baseline: str = "meta-{P}p"
+    # The headline card verdicts (natural estimand, docs/statistics.md §5.6): under the
+    # strongest field, "settled" when they hold under the second one as well; the
+    # default-baseline run above is their comparison column.  Same cards, seed, size.
+    field: str = "meta-{P}p"
+    settle_field: str = "optimized-{P}p"
     fallback_note: str = ""           # why the sizes are small (no fast engine)
 
     # Per size: (fast engine sizes, reference engine sizes).  Full fast sizes
@@ -148,6 +154,8 @@ class ReportSettings:
         from vale_sim.robustness import resolve_baseline
         for p in sorted(set(self.pool_players) | {self.adv_players}):
             resolve_baseline(self.robust_baseline, p)        # PolicyError names it
+        for spec in (self.field, self.settle_field):
+            resolve_baseline(spec, self.adv_players)
 
     def to_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -164,6 +172,7 @@ class ReportSettings:
                 "advancement_strength_other_players": list(self.other_players()),
                 "advancement_strength_other_players_per_card_and_arm": self.adv_other_games,
                 "advancement_observational": self.adv_observational_games,
+                "advancement_verdict_fields_per_card_and_arm": self.adv_games,
                 "pool_per_cell": self.pool_games,
                 "robustness_strength_per_card_and_arm": self.adv_games,
                 "robustness_pool_per_cell": self.pool_games}
@@ -520,8 +529,104 @@ def section_advancements(ctx: Context) -> Section:
             lists.append(f"**No {label.split(' (')[0]} flagged** (0 of {tested} tested): every "
                          f"strength is consistent with ±{tol:g} pp after the correction.")
     paras[:0] = lists
+    field_paras, field_top, field_tables = _field_verdicts(ctx, ctx.results["advancements"],
+                                                           ctx.results["advancements_run"])
+    paras[:0] = field_paras
+    top = {**field_top, **top}
+    tables.update(field_tables)
     return Section("Advancement values", paras, tables, [("advancement_values", fig, caption)],
                    top_tables=top)
+
+
+def _field_verdicts(ctx: Context, base_df, base_run):
+    """The headline card verdicts: the natural estimand (docs/statistics.md §5.6) under
+    the strongest field (``settings.field``), settled when the verdict holds under
+    ``settings.settle_field`` too, the default-baseline run as the comparison column,
+    and the rationality check of the three fields next to their exploitability.
+    Returns (paragraphs, top tables, tables); keeps ``ctx.results["field_verdicts"]``
+    and the settling field's run for "Robust to the bots?" (``advancements_settle``)."""
+    adv = _need("vale_sim.advancements", "advancement values")
+    from vale_sim import strong_field as SF
+    from vale_sim.robustness import resolve_baseline
+    from vale_sim.verdicts import strength_counts
+    from .cards import card_type
+    s = ctx.settings
+    if base_run is None:
+        return [], {}, {}
+    cards = list(base_run.arms)
+    pols = {resolve_baseline(f, s.adv_players).name: resolve_baseline(f, s.adv_players)
+            for f in (s.field, s.settle_field)}
+    names = list(pols)
+    if len(names) < 2:
+        raise ValueError(f"field and settle_field must be two different policies, got "
+                         f"{s.field!r} twice")
+    frames, runs = {}, {}
+    for name in names:
+        bar = _bar(ctx, total=None, desc=f"cards ({name})", unit="card")
+
+        def on_card(i, n, card):
+            if bar is not None:
+                bar.total, bar.n = n, i
+                bar.set_postfix_str(card[:24])
+                bar.refresh()
+        keep = {}
+        try:
+            frames[name] = adv.strength_table(
+                s.card_set, games=s.adv_games, players=s.adv_players, seed=s.seed,
+                baseline=pols[name], cards=cards, engine=s.engine, tolerance=s.adv_tolerance,
+                correction=s.adv_correction, on_card=on_card, play=_store(ctx).play_frame,
+                keep=keep, margin=s.adv_margin, estimand="natural")
+        finally:
+            if bar is not None:
+                bar.close()
+        runs[name] = keep["run"]
+    strong, second = names
+    base_name = base_run.baseline.name
+    base_nat = adv.strength_frame(base_run, base_df.attrs["confidence"], s.adv_tolerance,
+                                  s.adv_correction, s.adv_margin, estimand="natural")
+    st = adv.settle(frames[strong], frames[second], labels=(strong, second),
+                    runs=(runs[strong], runs[second]))
+    table = SF.verdict_table(frames[strong], st, {base_name: base_nat})
+    table.insert(table.columns.get_loc("kind") + 1, "card_type",
+                 [card_type(c) for c in table["card"]])
+    ratio = SF.rationality_table({strong: frames[strong], second: frames[second],
+                                  base_name: base_nat}, ctx.game, s.adv_players)
+    ctx.results["field_verdicts"] = {"frame": frames[strong], "settlement": st,
+                                     "table": table, "rationality": ratio,
+                                     "comparison": (base_name, base_nat)}
+    ctx.results["field_runs"] = {n: (frames[n], runs[n]) for n in names}
+    a = frames[strong].attrs
+    c = table["verdict"].value_counts()
+    counts = ", ".join(f"{c.get(v, 0)} {v}" for v in ("over", "under", "balanced",
+                                                        "inconclusive"))
+    flagged = table[table["verdict"].isin(["over", "under"])]
+    paras = [f"**Headline verdicts: under the strongest field, `{strong}`** (table "
+             f"`card_verdicts_strong_field`; {strength_counts(a['deals'], a['players'])}, "
+             f"seed {s.seed}).  A verdict here is a property of the card *when played well* "
+             f"(docs/statistics.md §5.6): **over** when its natural value (win share of the "
+             f"field's own play − the field never taking it) is shown beyond "
+             f"±{100 * s.adv_tolerance:g} pp; **under** when the field is not shown to gain "
+             f"anything from it (and gains less than {100 * s.adv_margin:g} pp) *and* taking "
+             f"it whenever possible (the forced value, prefer − ban) is shown to cost more "
+             f"than {100 * s.adv_tolerance:g} pp; **balanced** when the natural value is shown "
+             f"within ±{100 * s.adv_margin:g} pp, the field does take it and forcing it costs "
+             f"less than the band; else inconclusive.  Unlike “prefer X” alone this never "
+             f"reads a strictly better printing lower when the field plays well.  Verdicts: "
+             f"{counts}.  **Settled** = the same verdict under `{second}` as well (and not "
+             f"inconclusive): " + st.sentence() + f"  The column `verdict ({base_name})` is "
+             f"the same estimand under the default bot, for comparison.",
+             ("Flagged under the strong field: " + "; ".join(
+                 f"{r.card} ({r.verdict}, {'settled' if r.settled else 'not settled'}) "
+                 f"natural {100 * r.natural_value:+.1f} pp [{100 * r.natural_lo:+.1f}, "
+                 f"{100 * r.natural_hi:+.1f}], forced {100 * r.forced_value:+.1f} pp"
+                 for r in flagged.itertuples()) + ".") if len(flagged) else
+             "No card is flagged over or under under the strong field.",
+             SF.rationality_sentence(ratio)]
+    top = ({"card_verdicts_flagged_strong_field": flagged.reset_index(drop=True)}
+           if len(flagged) else {})
+    top.update(field_rationality=ratio, card_verdicts_strong_field=table)
+    tables = {"card_verdicts_settled": st.table}
+    return paras, top, tables
 
 
 def strength_by_players(frames: dict) -> pd.DataFrame:
@@ -671,7 +776,7 @@ def section_robustness(ctx: Context) -> Section:
              f"pool size tuned for it may not suit better play.  So both studies are played "
              f"again with a strong baseline, **{label}** ("
              + ", ".join(f"{p} players: {n}" for p, n in strong.items())
-             + "; the bundled optimised policies, docs/optimize.md), on the same deals, seeds "
+             + "; by default the bundled meta-game fields, docs/meta.md), on the same deals, seeds "
              "and sizes, and compared side by side.  Rules (docs/statistics.md §9): a card's "
              "flag is **robust** when it is the same under both bots; **not robust** when it is "
              "flagged under one and, under the other, flagged the opposite way or measured "
@@ -693,13 +798,21 @@ def section_robustness(ctx: Context) -> Section:
                 bar.set_postfix_str(name[:24])
                 bar.refresh()
         keep = {}
+        done = ctx.results.get("field_runs", {}).get(strong[s.adv_players])
         try:
-            tb = adv.strength_table(s.card_set, games=s.adv_games, players=s.adv_players,
-                                    seed=s.seed, baseline=strong[s.adv_players],
-                                    cards=list(run_a.arms), engine=s.engine,
-                                    tolerance=s.adv_tolerance, correction=s.adv_correction,
-                                    on_card=on_card, play=_store(ctx).play_frame, keep=keep,
-                                    margin=s.adv_margin)
+            if (done is not None and done[1].baseline.name == strong[s.adv_players]
+                    and done[1].deals == run_a.deals and list(done[1].arms) == list(run_a.arms)):
+                # the advancement section played this field already (its settling field)
+                keep["run"] = done[1]
+                tb = adv.strength_frame(done[1], run_a_conf(adv_df), s.adv_tolerance,
+                                        s.adv_correction, s.adv_margin)
+            else:
+                tb = adv.strength_table(s.card_set, games=s.adv_games, players=s.adv_players,
+                                        seed=s.seed, baseline=strong[s.adv_players],
+                                        cards=list(run_a.arms), engine=s.engine,
+                                        tolerance=s.adv_tolerance, correction=s.adv_correction,
+                                        on_card=on_card, play=_store(ctx).play_frame, keep=keep,
+                                        margin=s.adv_margin)
         finally:
             if bar is not None:
                 bar.close()
@@ -737,6 +850,16 @@ def section_robustness(ctx: Context) -> Section:
     summary_b = pools.summarize_pools(frame)
     recs_b = {t: pools.recommend(summary_b, t, frame=frame) for t in recs_a}
     ctx.results["pools_strong"] = (summary_b, recs_b)
+    if s.settle_field and R.baseline_label(s.settle_field) != label:
+        # the same pool study under the second strong field: settled seat and pool verdicts
+        frame_c = pools.simulate_pools(s.card_set, players, grid, games=s.pool_games,
+                                       seed=s.seed, engine=s.engine, out=_store(ctx),
+                                       progress=ctx.progress, baseline=s.settle_field)
+        summary_c = pools.summarize_pools(frame_c)
+        ctx.results["pools_settle"] = (summary_c, {t: pools.recommend(summary_c, t,
+                                                                      frame=frame_c)
+                                                   for t in recs_a})
+        tables["pool_sizes_settle"] = pools.flat_table(summary_c, digits=4)
     pc = R.compare_pools(recs_a, recs_b, baseline_a=R.DEFAULT_BASELINE,
                          baseline_b=lambda p: strong[p])
     found["pools"] = pc
@@ -749,6 +872,10 @@ def section_robustness(ctx: Context) -> Section:
     tables["pool_sizes_strong"] = pools.flat_table(summary_b, digits=4)
     ctx.results["robustness"] = found
     return Section("Robust to the bots?", paras, tables, figs, top_tables=top)
+
+
+def run_a_conf(df) -> float:
+    return float(df.attrs.get("confidence", 0.95))
 
 
 def _robust_figure(cmp):
@@ -962,9 +1089,164 @@ def _spoil_panel(table, exact):
                  "Wilson 95% (simulation); lines exact", "Spoil odds: starter and crafted decks")
 
 
+# ---------------------------------------------------------------------------
+# Proposed errata: the bundled result of ``vale-sim balance`` on core at 2 players
+# (data/balance/core-2p.json, made by ERRATA_COMMAND; docs/balance.md).  The report
+# reads it; it never runs balance.  Verdicts on printed numbers are kept apart from
+# verdicts on the project's estimates (the card data's sources).
+# ---------------------------------------------------------------------------
+ERRATA_BUNDLED = Path(__file__).with_name("data") / "balance" / "core-2p.json"
+ERRATA_COMMAND = ("vale-sim balance --game mystic-vale --set core --players 2 --json "
+                  "> vale_sim/games/mystic_vale/data/balance/core-2p.json")
+PRINTED_SOURCES = ("rulebook", "review", "fan-list")      # sources that are a printed card's number
+
+
+def load_bundled_errata(path=ERRATA_BUNDLED) -> dict:
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        raise SectionUnavailable(f"the bundled balance result {path} cannot be read ({e})")
+
+
+def _errata_pp(x) -> str:
+    return "-" if x != x else f"{100 * x:+.1f}"
+
+
+def _errata_iv(lo, hi) -> str:
+    return "[no interval]" if lo != lo else f"[{100 * lo:+.1f}, {100 * hi:+.1f}]"
+
+
+def errata_number_source(cs, card: str, fld: str) -> str:
+    """The source of ``card.fld`` in the card data (``estimate``, ``rulebook``, ...)."""
+    c = next((a for a in list(cs.advancements) + list(cs.vales) if a.name == card), None)
+    return "?" if c is None else c.numbers().get(fld, "?")
+
+
+def _errata_card_type(cs, card: str) -> str:
+    from .cards import card_type
+    c = next((a for a in list(cs.advancements) + list(cs.vales) if a.name == card), None)
+    return "?" if c is None else card_type(c)
+
+
+def errata_card_kind(cs, card: str) -> str:
+    """``printed`` when the card's cost and end VP are printed numbers (its verdict is a
+    verdict on the printed card), ``estimated`` when either is the project's estimate,
+    ``model`` for a stand-in card (every number the project's)."""
+    from .cards import is_model_card
+    c = next((a for a in list(cs.advancements) + list(cs.vales) if a.name == card), None)
+    if c is None:
+        return "?"
+    if is_model_card(c):
+        return "model"
+    n = c.numbers()
+    return ("printed" if all(n.get(f) in PRINTED_SOURCES for f in ("cost", "end_vp") if f in n)
+            else "estimated")
+
+
+def errata_table(res: dict, cs) -> pd.DataFrame:
+    rows = []
+    for r in res["errata"]:
+        rows.append({"card": r["card"], "card_type": _errata_card_type(cs, r["card"]),
+                     "card_numbers": errata_card_kind(cs, r["card"]),
+                     "field": r["field"], "source_of_number": errata_number_source(cs, r["card"], r["field"]),
+                     "printed": r["printed"], "proposed": r["proposed"], "players": r["players"],
+                     "strength_before": r["strength_before"],
+                     "strength_before_lo": r["strength_before_lo"],
+                     "strength_before_hi": r["strength_before_hi"],
+                     "strength_after": r["strength_after"],
+                     "strength_after_lo": r["strength_after_lo"],
+                     "strength_after_hi": r["strength_after_hi"],
+                     "verdict_after": r["verdict_after"], "n_deals": r["n_deals"]})
+    return pd.DataFrame(rows)
+
+
+def section_errata(ctx) -> Section:
+    """Proposed errata: the bundled ``balance`` result on core, 2 players."""
+    from vale_sim.balance import plot_convergence
+    res = load_bundled_errata()
+    cs = ctx.card_set()
+    if res.get("card_set") != cs.name or res.get("digest") != cs.digest():
+        return Section("Proposed errata", [
+            f"The bundled balance result is for card set {res.get('card_set')!r} as it was "
+            f"when it was made (digest {str(res.get('digest'))[:12]}); this report's set "
+            f"{cs.name!r} differs (digest {cs.digest()[:12]}), so its errata are not shown.  "
+            f"Run `{ERRATA_COMMAND.split(' >')[0]}` with `--set` for this set."])
+    et = errata_table(res, cs)
+    conf = pd.DataFrame(res["confirmation"])
+    conf.insert(1, "card_type", [_errata_card_type(cs, c) for c in conf["card"]])
+    conf["card_numbers"] = [errata_card_kind(cs, c) for c in conf["card"]]
+    g = res["games_played"]
+    paras = [
+        f"What should the flagged cards cost?  `vale-sim balance` (docs/balance.md) searched "
+        f"the fewest, smallest integer edits of {', '.join(res['fields'])} after which every "
+        f"card a player buys is shown within ±{100 * res['margin']:g} pp of strength "
+        f"(prefer X − ban X) at {', '.join(map(str, res['players']))} players against the "
+        f"`{res['baseline']}` bots, and replayed the proposal on a fresh seed "
+        f"({res['confirm_seed']}) the search never used: {g['search']:,} search and "
+        f"{g['confirmation']:,} confirmation games, {res['confirm_games']:,} games per card "
+        f"and arm in the confirmation, {res['correction']} across the "
+        f"{len(res['cards'])} cards.  This is a **precomputed bundled result**, made by "
+        f"`{ERRATA_COMMAND}` (seed {res['seed']}); the report reads it and plays no game for it.",
+        f"{len(res['targets'])} cards were shown beyond ±{100 * res['margin']:g} pp in the "
+        f"first screen and could be edited; {len(res['edits'])} edits are proposed.  The "
+        f"errata table gives, per edit, the card, the field, printed → proposed, and the "
+        f"strength before → after on the confirmation deals with the adjusted intervals and "
+        f"n (deals).",
+    ]
+    if len(et):
+        est = int((et["source_of_number"] == "estimate").sum())
+        paras.append(
+            f"**{est} of the {len(et)} proposed numbers are the project's estimates** "
+            f"(source `estimate` in the card data; for those, \"printed\" is the estimate "
+            f"played now), {len(et) - est} are printed numbers.  A proposed estimate is a "
+            f"refit of a guess, not an erratum of the game; the verdicts below are kept apart "
+            f"by where each card's cost and end VP come from.")
+    bullets = []
+    for kind, head in (("printed", "Verdicts on printed numbers (cost and end VP printed)"),
+                       ("estimated", "Verdicts on estimated numbers (printed card, its cost or "
+                                     "end VP the project's estimate)"),
+                       ("model", "Verdicts on model cards (stand-ins: every number the "
+                                 "project's)")):
+        ed = et[et["card_numbers"] == kind] if len(et) else et
+        sub = conf[conf["card_numbers"] == kind]
+        shown = sub[sub["verdict_before"].isin(["over", "under"])]
+        items = [f"{r.card}: {r.field} {r.printed} → {r.proposed} ({r.source_of_number}); "
+                 f"strength {_errata_pp(r.strength_before)} {_errata_iv(r.strength_before_lo, r.strength_before_hi)}"
+                 f" → {_errata_pp(r.strength_after)} {_errata_iv(r.strength_after_lo, r.strength_after_hi)} pp, "
+                 f"{r.verdict_after} after, n = {r.n_deals} deals" for r in ed.itertuples()]
+        items.append(f"{len(sub)} cards of this kind; before the edits "
+                     f"{len(shown)} over/under in the confirmation"
+                     + (f" ({', '.join(shown['card'])})" if len(shown) else "")
+                     + f"; after: {int(sub['verdict_after'].isin(['over', 'under']).sum())} "
+                       f"over/under, {int((sub['verdict_after'] == 'balanced').sum())} balanced, "
+                       f"{int((sub['verdict_after'] == 'inconclusive').sum())} inconclusive.")
+        bullets.append((head, items))
+    unb = res.get("unbalanced", {})
+    reasons = [f"{c}: {why}" for c, why in unb.items()
+               if not why.startswith("not edited (not shown beyond")]
+    quiet = sum(1 for why in unb.values() if why.startswith("not edited (not shown beyond"))
+    if reasons or quiet:
+        bullets.append(("Not balanced with the allowed fields", reasons + (
+            [f"{quiet} more cards were not edited (not shown beyond the margin in the screen) "
+             f"and are not shown balanced either: more games would decide."] if quiet else [])))
+    fig = plot_convergence(res)
+    show = {f"{w}_{t}{e}": (f"strength ({t})" if not e else f"{e[1:]} ({t})")
+            for t in ("before", "after") for w in ("strength",) for e in ("", "_lo", "_hi")}
+    et = et.rename(columns=show)                   # shown in pp (report/rendering.py)
+    tables = {"errata": et, "errata_confirmation": conf.rename(columns=show)}
+    return Section("Proposed errata", paras, tables,
+                   [("errata_convergence", fig,
+                     f"Per card the search handled ({len(res['targets'])}), the largest "
+                     f"|strength| over the player counts at each step of the search (screen, "
+                     f"race candidates) and in the confirmation, against the games played so "
+                     f"far ({g['search'] + g['confirmation']:,} in all); dashed: the margin "
+                     f"±{100 * res['margin']:g} pp.")],
+                   bullets, top_tables={"errata": et})
+
+
 SECTIONS: list[Callable[[Context], Section]] = [
     section_card_set, section_spoil, section_tournament, section_advancements,
-    section_pools, section_seats, section_robustness, section_skill_ladder,
+    section_pools, section_seats, section_robustness, section_errata, section_skill_ladder,
     section_exploitability, section_strategy, section_manifest,
 ]
 
@@ -988,9 +1270,32 @@ def verdicts(ctx) -> list:
     from vale_sim import verdicts as V
     r = ctx.results
     found = []
-    if "advancements" in r:
-        found += V.card_verdicts(r["advancements"])
-    if "pools" in r:
+    found += V.headline_card_verdicts(r)
+    if "pools_strong" in r and "robustness" in r:
+        # the headline seat and pool verdicts: every seat played by the strong field
+        # (settings.robust_baseline, default meta-{P}p); balanced as the comparison
+        from vale_sim.robustness import resolve_baseline
+
+        def strong(p):
+            return f"{resolve_baseline(ctx.settings.robust_baseline, p).name} in every seat"
+        summary, recs = r["pools_strong"]
+        seats, pools_v = (V.seat_verdicts(summary, field=strong),
+                          V.pool_verdicts(recs, field=strong))
+        if "pools_settle" in r:       # settled: the same reading under the second field
+            summary_c, recs_c = r["pools_settle"]
+
+            def second(p):
+                return resolve_baseline(ctx.settings.settle_field, p).name
+            seats = V.mark_settled(seats, V.seat_readings(summary),
+                                   V.seat_readings(summary_c), second)
+            pools_v = V.mark_settled(pools_v, V.pool_readings(recs), V.pool_readings(recs_c),
+                                     second)
+        found += seats + pools_v
+        if "pools" in r:
+            summary, recs = r["pools"]
+            found += (V.seat_verdicts(summary, field=f"{V.COMPARISON_FIELD} (comparison)")
+                      + V.pool_verdicts(recs, field=f"{V.COMPARISON_FIELD} (comparison)"))
+    elif "pools" in r:
         summary, recs = r["pools"]
         found += V.seat_verdicts(summary) + V.pool_verdicts(recs)
     if "robustness" in r:

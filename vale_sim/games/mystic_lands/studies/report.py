@@ -47,6 +47,12 @@ class LandsReportSettings:
     strength_cards: tuple | None = None   # None: every level 1/2 Advance and Vale
     strength_tolerance: float = 0.05
     strength_correction: str = "fdr_bh"
+    # The headline card verdicts (natural estimand, docs/statistics.md §5.6): under the
+    # strongest field, settled when they hold under the population's previous level too
+    # (None: the best response added before the meta field's member, data/meta/{P}p);
+    # balanced, the old baseline, is the comparison column.
+    strength_field: str = "meta-{P}p"
+    strength_settle_field: str | None = None
     fallback_note: str = ""
 
     # (fast engine sizes, reference engine sizes).  The reference engine plays
@@ -335,6 +341,7 @@ def section_strength(ctx):
                             s.engine, s.workers)
     df = strength_frame(run, tolerance=s.strength_tolerance, correction=s.strength_correction)
     ctx.results["advancements"] = df
+    field_paras, field_top = _field_verdicts(ctx, run)
     a = df.attrs
     tol = 100 * s.strength_tolerance
     corr = CORRECTION_NAMES.get(a["correction"], a["correction"])
@@ -373,8 +380,91 @@ def section_strength(ctx):
                         "natural_value", "natural_lo", "natural_hi", "n_deals", "deals_changed",
                         "acquired_rate", "acquired_rate_lo", "acquired_rate_hi", "note")
             if c in df.columns]
-    return Section("Advance and Vale strengths", paras, {"card_strength": df[cols]},
-                   [("card_strength", fig, cap)])
+    return Section("Advance and Vale strengths", field_paras + paras,
+                   {"card_strength": df[cols]}, [("card_strength", fig, cap)],
+                   top_tables=field_top)
+
+
+def settle_field(players: int) -> str | None:
+    """The second strongest field at ``players`` players: the best response the meta
+    run added just before its mixture's member (a policy file of the bundled run,
+    data/meta/{P}p/population), None without a bundled run."""
+    import json
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1] / "data" / "meta" / f"{players}p"
+    try:
+        doc = json.loads((root / "mixture.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    names = list(doc["files"])
+    top = max(doc["mixture"], key=doc["mixture"].get)
+    brs = [n for n in names if n.startswith("br")]
+    if top not in brs or brs.index(top) == 0:
+        return None
+    return str(root / doc["files"][brs[brs.index(top) - 1]])
+
+
+def _field_verdicts(ctx, base_run):
+    """The headline card verdicts under the strongest field (natural estimand), settled
+    against the second strongest, balanced (``base_run``) as the comparison, and the
+    rationality check of the three next to their exploitability.  (paragraphs, tables)"""
+    from pathlib import Path
+    from vale_sim import strong_field as SF
+    from vale_sim.advancements import game_strength_run, settle, strength_frame
+    from vale_sim.games import get_game
+    from vale_sim.verdicts import strength_counts
+    s = ctx.settings
+    p = s.strength_players
+    second = s.strength_settle_field or settle_field(p)
+    if second is None:
+        return [], {}
+    g = get_game(GAME)
+    frames, runs, labels = {}, {}, []
+    for spec in (s.strength_field, second):
+        pol = g.resolve_baseline(spec, p)
+        label = pol.name if not str(spec).endswith(".toml") else f"{Path(spec).stem} (meta run)"
+        run = game_strength_run(GAME, s.card_set, s.strength_deals * p, p,
+                                offset_seed(s.seed, 4), pol, list(base_run.arms), None,
+                                s.engine, s.workers)
+        frames[label] = strength_frame(run, tolerance=s.strength_tolerance,
+                                       correction=s.strength_correction, estimand="natural")
+        runs[label] = run
+        labels.append(label)
+    strong, sec = labels
+    base = strength_frame(base_run, tolerance=s.strength_tolerance,
+                          correction=s.strength_correction, estimand="natural")
+    st = settle(frames[strong], frames[sec], labels=(strong, sec), runs=(runs[strong], runs[sec]))
+    table = SF.verdict_table(frames[strong], st, {"balanced": base})
+    ratio = SF.rationality_table({strong: frames[strong], sec: frames[sec], "balanced": base},
+                                 GAME, p)
+    ctx.results["field_verdicts"] = {"frame": frames[strong], "settlement": st,
+                                     "table": table, "rationality": ratio,
+                                     "comparison": ("balanced", base)}
+    a = frames[strong].attrs
+    c = table["verdict"].value_counts()
+    flagged = table[table["verdict"].isin(["over", "under"])]
+    paras = [f"**Headline verdicts: under the strongest field, `{strong}`** (table "
+             f"`card_verdicts_strong_field`; {strength_counts(a['deals'], a['players'])}).  "
+             f"The natural estimand (docs/statistics.md §5.6): **over** when the card's natural "
+             f"value (the field's own play with it on offer − never taking it) is shown beyond "
+             f"±{100 * s.strength_tolerance:g} pp; **under** when the field is not shown to "
+             f"gain from it and forcing it is shown to cost more than the band; "
+             + ", ".join(f"{c.get(v, 0)} {v}" for v in ("over", "under", "balanced",
+                                                        "inconclusive"))
+             + f".  **Settled** = the same verdict under `{sec}`, the population's previous "
+             f"level (docs/meta.md): " + st.sentence(),
+             ("Flagged: " + "; ".join(
+                 f"{r.card} ({r.verdict}, {'settled' if r.settled else 'not settled'}) natural "
+                 f"{100 * r.natural_value:+.1f} pp [{100 * r.natural_lo:+.1f}, "
+                 f"{100 * r.natural_hi:+.1f}]" for r in flagged.itertuples()) + ".")
+             if len(flagged) else "No card is flagged under the strong field.",
+             SF.rationality_sentence(ratio),
+             "The strength table below is the old estimand (prefer X − ban X) under "
+             "`balanced`, kept as the comparison."]
+    top = ({"card_verdicts_flagged_strong_field": flagged.reset_index(drop=True)}
+           if len(flagged) else {})
+    top.update(field_rationality=ratio, card_verdicts_strong_field=table)
+    return paras, top
 
 
 # ---------------------------------------------------------------------------
@@ -516,8 +606,7 @@ def verdicts(ctx) -> list:
     from . import verdicts as LV
     r = ctx.results
     out = []
-    if "advancements" in r:
-        out += V.card_verdicts(r["advancements"])
+    out += V.headline_card_verdicts(r)
     if "seats" in r:
         out += LV.seat_compensation_verdicts(r["seats"])
     if "end_trigger" in r:
@@ -533,8 +622,10 @@ def sections():
     from vale_sim.report import section_exploitability, section_manifest
     from vale_sim.skill_ladder import section_skill_ladder
     from vale_sim.strategy import section_strategy
+    from .fill_in import section_fill_in
     return [section_rules, section_seats, section_end_trigger, section_market, section_wither,
-            section_strength, section_skill_ladder, section_exploitability, section_strategy,
+            section_strength, section_fill_in, section_skill_ladder, section_exploitability,
+            section_strategy,
             section_manifest]
 
 

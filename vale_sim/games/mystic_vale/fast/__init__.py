@@ -16,4 +16,5 @@ register_engine(Path(__file__).resolve().parent, {
     "vale_sim.kernels.rng": ("fast engine", 20),
     "vale_sim.games.mystic_vale.fast.spoil_dp": ("spoil-odds engine", 17),
     "vale_sim.games.mystic_vale.fast.spoil_sim": ("spoil-odds simulation", 6),
+    "vale_sim.games.mystic_vale.fast.search": ("search player", 60),
 })

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..cards import CardSet
-from ..policy import Policy, policies_for
+from ..policy import DECISION_KINDS, Policy, SearchPolicy, policies_for
 from ..records import GameRecord, PlayerResult, TurnRecord
 from vale_sim.rng import check_seed
 from ..rules import Rules
@@ -94,10 +94,61 @@ def simulate(cs, players: int, seed: int, n_games: int, policies=None,
     mb = int(T[OPTS, O_MAX_BUYS])
     rows = n_games * P * int(T[OPTS, O_MAX_ROUNDS]) if trace else 0
     tr = np.zeros((rows, trace_width(mb)), np.int64)
-    used = engine.play_games(T, S, Q, np.uint64(seed), np.uint64(first_game & MASK), n_games,
-                             res, share, gout, acq, first, harv, vacq, tr)
+    if any(isinstance(p, SearchPolicy) for p in pols):
+        from . import search
+        D = new_state(T)
+        X, QR = search_tables(cs, pols)
+        W = np.zeros((search.MAX_OPTIONS, search.W_N), np.int64)
+        stats = np.zeros(1, np.int64)
+        used = search.play_games_search(
+            T, S, D, Q, QR, X, W, np.zeros((P, R_N), np.int64), np.zeros(P, np.float64),
+            np.uint64(seed), np.uint64(first_game & MASK), n_games, res, share, gout, acq,
+            first, harv, vacq, tr, stats)
+        LAST_STATS["decisions"] = int(stats[0])
+    else:
+        used = engine.play_games(T, S, Q, np.uint64(seed), np.uint64(first_game & MASK),
+                                 n_games, res, share, gout, acq, first, harv, vacq, tr)
     return FastGames(seed, first_game, res, share, gout, acq.transpose(1, 2, 0), first, harv,
                      vacq.transpose(1, 2, 0), tr[:used], mb)
+
+
+#: What the last search run counted (``decisions``: search decisions made); bench reads it.
+LAST_STATS: dict = {}
+
+
+def search_tables(cs, pols):
+    """X[P, X_N] (which seats search, K, halving) and QR[P, rows, cols]: for each search
+    seat p, the policies its rollouts give every seat (p: its rollout policy, the
+    others its model of the opponents) -- docs/search.md."""
+    from . import search
+    P = len(pols)
+    X = np.zeros((P, search.X_N), np.int64)
+    tabs = []
+    for p, pol in enumerate(pols):
+        if isinstance(pol, SearchPolicy):
+            X[p, search.X_ON] = 1
+            X[p, search.X_K] = pol.search_k
+            X[p, search.X_HALVING] = int(pol.search_halving)
+            X[p, search.X_DECIDES] = sum(1 << i for i, kind in enumerate(DECISION_KINDS)
+                                         if kind in pol.search_decides)
+            base = rollout_policy(pol)
+            opp = pol.search_opponents or base
+            tabs.append(policy_tables(cs, [base if q == p else opp for q in range(P)]))
+        else:
+            tabs.append(None)
+    shape = max((t.shape for t in tabs if t is not None))
+    rows = max(t.shape[0] for t in tabs if t is not None)
+    QR = np.zeros((P, rows, shape[1]), np.int64)
+    for p, t in enumerate(tabs):
+        if t is not None:
+            QR[p, :t.shape[0]] = t
+    return X, QR
+
+
+def rollout_policy(pol: SearchPolicy) -> Policy:
+    """The scripted policy a search player's own fields are (its rollout policy)."""
+    from dataclasses import fields
+    return Policy(**{f.name: getattr(pol, f.name) for f in fields(Policy)})
 
 
 def _turn_record(row, mb) -> TurnRecord:

@@ -762,9 +762,45 @@ def choose_vale(T, S, Q, p, mana, rnd):
 
 
 @kernel
+def take_vale(T, S, p, sl, conv, cost, mana, nv):
+    """Buy the vale in slot sl as the nv-th vale of this Harvest (conv: the spirit turned
+    wild by the Sunstone Aerie for `cost` mana, or -1); returns the mana left."""
+    v = S[GAME, VSLOTS + sl]
+    if conv >= 0:
+        S[GAME, SPIRITS + conv] -= 1
+        S[GAME, SPIRITS + 3] += 1
+        mana -= cost
+        S[p, PS_SUN_USED] = 1
+        S[TR, TR_SUNSTONE] = 1
+    ok, a, f, s, w = pay(S[GAME, SPIRITS + 0], S[GAME, SPIRITS + 1], S[GAME, SPIRITS + 2], S[GAME, SPIRITS + 3],
+                         T[VALE + v, V_COST_A], T[VALE + v, V_COST_F],
+                         T[VALE + v, V_COST_S], T[VALE + v, V_COST_W])
+    S[GAME, SPIRITS + 0] = a
+    S[GAME, SPIRITS + 1] = f
+    S[GAME, SPIRITS + 2] = s
+    S[GAME, SPIRITS + 3] = w
+    k = S[p, VOWN_N]
+    S[p, VOWN + k] = v
+    S[p, VTURN + k] = S[p, PS_TURN]
+    S[p, VOWN_N] = k + 1
+    S[p, PS_VALES_NEW] = 1
+    S[p, VACQ + v] += 1
+    S[GAME, VSLOTS + sl] = -1
+    S[GAME, BOUGHT_VSLOT + sl] = 1
+    S[TR, TR_N_VALES + 0] = S[TR, TR_N_VALES] + 1
+    S[TR, T[OPTS, O_TRACE_W] - MAX_VALE_BUYS + nv] = v
+    return mana
+
+
+@kernel
 def buy_vales(T, S, Q, p, mana, rnd):
     """§6.3: buy up to 2 vales; returns the mana left (Sunstone may cost mana)."""
-    nv = 0
+    return buy_vales_from(T, S, Q, p, mana, rnd, 0)
+
+
+@kernel
+def buy_vales_from(T, S, Q, p, mana, rnd, nv):
+    """buy_vales after nv vales of this Harvest were bought (a search resumes here)."""
     while nv < MAX_VALE_BUYS:
         if (S[GAME, SPIRITS + 0] + S[GAME, SPIRITS + 1] + S[GAME, SPIRITS + 2]
                 + S[GAME, SPIRITS + 3] < T[OPTS, O_MIN_VALE_COST]):
@@ -772,30 +808,7 @@ def buy_vales(T, S, Q, p, mana, rnd):
         sl, conv, cost = choose_vale(T, S, Q, p, mana, rnd)
         if sl < 0:
             break
-        v = S[GAME, VSLOTS + sl]
-        if conv >= 0:
-            S[GAME, SPIRITS + conv] -= 1
-            S[GAME, SPIRITS + 3] += 1
-            mana -= cost
-            S[p, PS_SUN_USED] = 1
-            S[TR, TR_SUNSTONE] = 1
-        ok, a, f, s, w = pay(S[GAME, SPIRITS + 0], S[GAME, SPIRITS + 1], S[GAME, SPIRITS + 2], S[GAME, SPIRITS + 3],
-                             T[VALE + v, V_COST_A], T[VALE + v, V_COST_F],
-                             T[VALE + v, V_COST_S], T[VALE + v, V_COST_W])
-        S[GAME, SPIRITS + 0] = a
-        S[GAME, SPIRITS + 1] = f
-        S[GAME, SPIRITS + 2] = s
-        S[GAME, SPIRITS + 3] = w
-        k = S[p, VOWN_N]
-        S[p, VOWN + k] = v
-        S[p, VTURN + k] = S[p, PS_TURN]
-        S[p, VOWN_N] = k + 1
-        S[p, PS_VALES_NEW] = 1
-        S[p, VACQ + v] += 1
-        S[GAME, VSLOTS + sl] = -1
-        S[GAME, BOUGHT_VSLOT + sl] = 1
-        S[TR, TR_N_VALES + 0] = S[TR, TR_N_VALES] + 1
-        S[TR, T[OPTS, O_TRACE_W] - MAX_VALE_BUYS + nv] = v
+        mana = take_vale(T, S, p, sl, conv, cost, mana, nv)
         nv += 1
     return mana
 
@@ -1053,7 +1066,14 @@ def token_bonus(S, Q, p):
 
 @kernel
 def buy_advancements(T, S, Q, p, mana, rnd, limit):
-    """§6.4: buy up to `limit` advancements, reserving their placements.
+    """§6.4: buy up to `limit` advancements, reserving their placements."""
+    return buy_advancements_from(T, S, Q, p, mana, rnd, limit, 0)
+
+
+@kernel
+def buy_advancements_from(T, S, Q, p, mana, rnd, limit, nb):
+    """buy_advancements after nb advancements of this Harvest were bought (a search
+    resumes here).
 
     The candidates are listed once per Harvest: a purchase only takes one away, lowers
     the mana and uses up discounts, so every later step's candidates are among them.
@@ -1070,7 +1090,6 @@ def buy_advancements(T, S, Q, p, mana, rnd, limit):
     cached = Q[p, P_EXPLORE] > 0 or Q[p, P_N_RULES] > 0
     nc = advancement_candidates(T, S, Q, p, mana + token_bonus(S, Q, p), discount,
                                 0 if cached else Q[p, P_MIN_KEY])
-    nb = 0
     while nb < limit:
         if cached:
             for i in range(nc):
@@ -1080,37 +1099,47 @@ def buy_advancements(T, S, Q, p, mana, rnd, limit):
         if pick < 0:
             break
         k = S[GAME, CAND_KIND + pick]
-        card = S[GAME, CAND_CARD + pick]
-        cost = S[GAME, CAND_COST + pick]
-        pos = T[k, A_POS]
-        if cost > mana:
-            S[p, PS_TOKEN] = 0
-            S[TR, TR_TOKEN_SPENT] = 1
-            mana += 1
-        mana -= cost
-        S[p, RESERVED + 3 * card + pos] = 1
-        if S[GAME, CAND_CHORUS + pick] != 0:
-            S[p, CHORUS_USED + card] = 1
-            S[p, PS_CHORUS_SET] = 1
         src = S[GAME, CAND_SRC + pick]
-        if src < N_COMMONS:
-            S[GAME, COMMONS + src] = -1
-            S[GAME, BOUGHT_COMMON + src] = 1
-        else:
-            S[GAME, FERT_LEFT + k] -= 1
+        mana = take_advancement(T, S, p, k, src, S[GAME, CAND_CARD + pick],
+                                S[GAME, CAND_COST + pick], S[GAME, CAND_CHORUS + pick],
+                                mana, nb, rnd)
         if src < N_COMMONS or S[GAME, FERT_LEFT + k] == 0:
             if cached:
                 nc = drop_candidate(S, pick, nc)
             else:                        # out of the walk, the others keep their index
                 S[GAME, CAND_SCORE + pick] = -1
-        S[TR, TR_FIXED_N + nb] = k
-        S[TR, TR_FIXED_N + mb + nb] = card
-        S[TR, TR_FIXED_N + 2 * mb + nb] = pos
-        S[p, ACQ + k] += 1
-        if S[p, FIRST_ROUND + k] == 0:
-            S[p, FIRST_ROUND + k] = rnd
         nb += 1
-        S[TR, TR_N_BOUGHT] = nb
+    return mana
+
+
+@kernel(inline=True)
+def take_advancement(T, S, p, k, src, card, cost, chorus, mana, nb, rnd):
+    """Buy kind k from source src (commons slot, or N_COMMONS + k: Fertile Soil) as the
+    nb-th advancement of this Harvest, sleeved on `card` for `cost` mana (the token
+    pays the last one if needed), Earthchant used if `chorus`; returns the mana left."""
+    mb = T[OPTS, O_MAX_BUYS]
+    pos = T[k, A_POS]
+    if cost > mana:
+        S[p, PS_TOKEN] = 0
+        S[TR, TR_TOKEN_SPENT] = 1
+        mana += 1
+    mana -= cost
+    S[p, RESERVED + 3 * card + pos] = 1
+    if chorus != 0:
+        S[p, CHORUS_USED + card] = 1
+        S[p, PS_CHORUS_SET] = 1
+    if src < N_COMMONS:
+        S[GAME, COMMONS + src] = -1
+        S[GAME, BOUGHT_COMMON + src] = 1
+    else:
+        S[GAME, FERT_LEFT + k] -= 1
+    S[TR, TR_FIXED_N + nb] = k
+    S[TR, TR_FIXED_N + mb + nb] = card
+    S[TR, TR_FIXED_N + 2 * mb + nb] = pos
+    S[p, ACQ + k] += 1
+    if S[p, FIRST_ROUND + k] == 0:
+        S[p, FIRST_ROUND + k] = rnd
+    S[TR, TR_N_BOUGHT] = nb + 1
     return mana
 
 
@@ -1191,6 +1220,14 @@ def harvest_totals(T, S, p):
 @kernel
 def harvest(T, S, Q, p, rnd):
     # spec §4.3: Harvest, in its fixed order
+    mana, extra = harvest_gain(T, S, Q, p, rnd)
+    mana = buy_vales(T, S, Q, p, mana, rnd)
+    buy_advancements(T, S, Q, p, mana, rnd, 2 + extra)
+
+
+@kernel
+def harvest_gain(T, S, Q, p, rnd):
+    """§4.3 steps 1-4 (Conclave, mana, spirits into SPIRITS, VP): (mana, extra buys)."""
     fn = S[p, FIELD_N]
     # 1. Conclave of Ents on the best per-guardian Harvest card (PS_VAB_MASK: a superset
     # of the active vales' abilities, kept by take_turn)
@@ -1234,8 +1271,7 @@ def harvest(T, S, Q, p, rnd):
     S[GAME, SPIRITS + 1] = f
     S[GAME, SPIRITS + 2] = sk
     S[GAME, SPIRITS + 3] = w
-    mana = buy_vales(T, S, Q, p, mana, rnd)
-    buy_advancements(T, S, Q, p, mana, rnd, 2 + extra)
+    return mana, extra
 
 
 # ---------------------------------------------------------------------------

@@ -88,6 +88,7 @@ class MysticValeGame:
         level1 = [k for k in cs.commons(1) for _ in range(cs.advancements[k].copies)]
         rng.shuffle(level1)                                   # draw order 1
         self.adv_decks = {1: level1[: self.rules.level1_for(self.n)]}
+        self.level1_unused = level1[self.rules.level1_for(self.n):]   # out of the game, unseen
         for level in (2, 3):                                  # draw order 2, 3
             deck = [k for k in cs.commons(level) for _ in range(cs.advancements[k].copies)]
             rng.shuffle(deck)
@@ -186,7 +187,7 @@ class MysticValeGame:
             # 1) Planting
             spoiled = False
             # rules.md I15: a Planting ends after MAX_PHASE_PLAYS pushes (a cycle ends)
-            while rec.pushes < MAX_PHASE_PLAYS and pl.wants_push(policy):
+            while rec.pushes < MAX_PHASE_PLAYS and self.wants_push(pl, policy, rec.pushes):
                 rec.pushes += 1
                 if pl.push(policy, rec.pushes - 1):
                     spoiled = True
@@ -258,7 +259,7 @@ class MysticValeGame:
         # Buy vales (at most 2)
         vale_slots: list[int] = []
         while len(vale_slots) < 2:
-            pick = self.choose_vale(pl, policy, spirits, mana)
+            pick = self.pick_vale(pl, policy, spirits, mana, len(vale_slots))
             if pick is None:
                 break
             slot, left, sunstone = pick
@@ -279,18 +280,7 @@ class MysticValeGame:
         bought: list[Candidate] = []
         reserved: set[tuple[int, int]] = set()
         while len(bought) < limit:
-            token = 1 if (pl.token_active and policy.token == "needed") else 0
-            cands = self.advancement_candidates(pl, policy, reserved)
-            buyable = [c for c in cands if c.card >= 0 and c.cost <= mana + token]
-            pick = None
-            explore = False
-            if policy.explore_permille > 0:
-                r = self.rng.randbelow(1000)
-                if r < policy.explore_permille and buyable:
-                    pick = buyable[self.rng.randbelow(len(buyable))]
-                    explore = True
-            if pick is None:
-                pick = self.choose_by_rules(pl, policy, buyable, "advancement", mana)
+            pick, explore = self.pick_advancement(pl, policy, reserved, mana, len(bought))
             if pick is None:
                 break
             if pick.cost > mana:                                  # RB: Mana Token
@@ -315,6 +305,27 @@ class MysticValeGame:
                    + (" (explore)" if explore else "")
                    + (" (Earthchant Chorus)" if pick.chorus >= 0 else ""))
         return bought, vale_slots
+
+    # -- the decisions of a Harvest and a Planting (a search player overrides them:
+    # -- reference/search.py) ------------------------------------------------------
+    def wants_push(self, pl: Player, policy: Policy, pushes: int) -> bool:
+        """Push once more?  ``pushes``: the pushes of this Planting so far."""
+        return pl.wants_push(policy)
+
+    def pick_vale(self, pl: Player, policy: Policy, spirits: dict, mana: int, n_bought: int):
+        """The vale to buy (see choose_vale) as the ``n_bought``-th of the Harvest, or None."""
+        return self.choose_vale(pl, policy, spirits, mana)
+
+    def pick_advancement(self, pl: Player, policy: Policy, reserved, mana: int, n_bought: int):
+        """(Candidate or None, by exploration?) of the next advancement to buy."""
+        token = 1 if (pl.token_active and policy.token == "needed") else 0
+        cands = self.advancement_candidates(pl, policy, reserved)
+        buyable = [c for c in cands if c.card >= 0 and c.cost <= mana + token]
+        if policy.explore_permille > 0:
+            r = self.rng.randbelow(1000)
+            if r < policy.explore_permille and buyable:
+                return buyable[self.rng.randbelow(len(buyable))], True
+        return self.choose_by_rules(pl, policy, buyable, "advancement", mana), False
 
     def take_vp(self, pl: Player, vp: int, rec: TurnRecord) -> None:
         """RB: Score VP — from the pool; once it is empty, from the box."""

@@ -1,0 +1,127 @@
+"""vale-sim balance --draft (docs/balance.md "Filling in the X's"): planted open numbers
+are changed in the right direction, a number that is fine is kept, bad input is one
+line, and the report section reads the bundled result."""
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from vale_sim import draft as D
+from vale_sim.cli import main
+from vale_sim.games import get_game
+from vale_sim.games.mystic_lands import draft as MLD
+
+pytestmark = pytest.mark.compiled
+
+
+def _only(monkeypatch, *numbers):
+    monkeypatch.setattr(MLD, "open_numbers", lambda cs: list(numbers))
+
+
+def _rule(name):
+    def apply(cs, rules, v):
+        return cs, dataclasses.replace(rules, **{name: v})
+    return apply
+
+
+def test_a_planted_seat_schedule_is_changed_to_a_fair_one(monkeypatch):
+    """Seat 2 given 5 mana and 3 spirit: shown unfair at 2 players on the fresh deals;
+    the manual's schedule (about 3.5 pp, within the 8 pp margin here) is proposed."""
+    manual = ((0, 1, 1, 2), (0, 0, 1, 1))
+    planted = ((0, 5, 1, 2), (0, 3, 1, 1))
+
+    def apply(cs, rules, v):
+        return cs, dataclasses.replace(rules, seat_mana=v[0], seat_spirit=v[1])
+    _only(monkeypatch, D.OpenNumber("seat_schedule", "seats", "-", "manual", "seats", planted,
+                                    (planted, manual), apply, str,
+                                    lambda a, b: sum(abs(x - y) for x, y in
+                                                     zip(a[0] + a[1], b[0] + b[1]))))
+    d = D.fill_in("mystic-lands", players=(2,), deals=1500, margin=0.08)
+    n = d.numbers[0]
+    assert n["changed"] and n["proposed"] == str(manual), n["why"]
+    assert n["confirmation"]["current"]["verdict"] == "shown unfair"
+    assert n["confirmation"]["candidate"]["verdict"] == "shown fair"
+    assert n["confirmation"]["candidate"]["seats"][0]["n_deals"] == 1500
+
+
+def test_a_planted_empty_rain_supply_is_filled_and_a_fine_one_kept(monkeypatch):
+    """No Rain tokens at all changes the game (more Withers): the proposal is a larger
+    supply.  The bundled 20 against 60 changes no game at 2 players: kept."""
+    _only(monkeypatch,
+          D.OpenNumber("rain_supply", "Rain supply (planted 0)", "X", "estimate", "enough", 0,
+                       (0, 60), _rule("rain_supply")),
+          D.OpenNumber("rain_supply_20", "Rain supply", "X", "estimate", "enough", 20,
+                       (20, 60), _rule("rain_supply")))
+    d = D.fill_in("mystic-lands", players=(2,), deals=400)
+    planted, fine = d.numbers
+    assert planted["changed"] and planted["proposed"] == "60", planted["why"]
+    assert planted["confirmation"]["current"]["binds"]
+    assert not fine["changed"] and fine["confirmation"]["current"]["enough"], fine["why"]
+    assert d.games["games"] == 2 * 400 * 2 + 2 * 400 + 2 * 400   # selections, confirmations
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["balance", "--draft"], "has no open numbers"),
+    (["balance", "--game", "mystic-lands", "--draft", "--numbers", "rainn"],
+     "--numbers: unknown open number 'rainn'"),
+    (["balance", "--game", "mystic-lands", "--draft", "--cards", "Meadow"],
+     "--cards does not apply to --draft"),
+])
+def test_bad_draft_input_is_one_line(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+
+
+def test_the_report_section_reads_the_bundled_result():
+    from vale_sim.games.mystic_lands.studies import fill_in
+    res = json.loads(fill_in.BUNDLED.read_text())
+    g = get_game("mystic-lands")
+    keys = [n.key for n in g.open_numbers(g.load_card_set(g.default_card_set))]
+    assert [n["key"] for n in res["numbers"]] == keys      # every open number, in order
+
+    class Ctx:
+        def card_set(self):
+            return g.load_card_set(g.default_card_set)
+    s = fill_in.section_fill_in(Ctx())
+    t = s.tables["fill_in_the_xs"]
+    ev = t["evidence (confirmation)"]
+    assert len(t) == len(keys)
+    assert (ev.str.contains("n = ") | ev.str.contains("is the reference")).all()
+    assert fill_in.COMMAND.split(" >")[0].endswith(f"--games {res['deals']} --json")
+
+
+def test_the_section_lists_the_estimated_card_numbers_balance_changed():
+    """The bundled card-balance result of mystic-lands (cards-2p.json): each proposed
+    number with its source (an estimate or the manual's), its strengths and n."""
+    from vale_sim.games.mystic_lands.studies import fill_in
+    res = json.loads(fill_in.CARDS_BUNDLED.read_text())
+    g = get_game("mystic-lands")
+    cs = g.load_card_set(g.default_card_set)
+    assert res["digest"] == cs.digest() and res["card_set"] == cs.name
+
+    class Ctx:
+        def card_set(self):
+            return cs
+    s = fill_in.section_fill_in(Ctx())
+    t = s.tables["estimated_card_numbers_balance_changed"]
+    assert len(t) == len(res["edits"]) and set(t["source"]) <= {"estimate", "manual"}
+    assert (t["n_deals"] == res["confirm_games"] // 2).all()
+    assert fill_in.CARDS_COMMAND.split(" >")[0] in " ".join(s.paragraphs)
+
+
+def test_an_unplayable_candidate_is_refused_before_any_game(monkeypatch):
+    """A candidate with fewer level 1 Vales than the map's spaces: one DraftError naming
+    it, and no game is played (also when it belongs to a later number)."""
+    g = get_game("mystic-lands")
+    real = MLD.open_numbers(g.load_card_set(g.default_card_set))
+    vales = next(n for n in real if n.key == "vales_level_1")
+    bad = dataclasses.replace(vales, candidates=(2,) + tuple(vales.candidates))
+    _only(monkeypatch, real[0], bad)
+
+    def no_game(*a, **k):
+        raise AssertionError("a game was played")
+    with pytest.raises(D.DraftError, match="vales_level_1 = 2 cannot be played"):
+        D.fill_in("mystic-lands", players=(2,), deals=10, play=no_game)

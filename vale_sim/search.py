@@ -1,0 +1,161 @@
+"""A search player's decision procedure, game-neutral (docs/search.md).
+
+At a decision with ``n`` legal options, the searching player plays the rest of the
+game from the current state ``K`` times per option (each playout from a state whose
+hidden parts were resampled) with a rollout policy, and takes the option with the
+best summed win points.  This module holds what every game and both engines share:
+
+* :func:`rollout_key`: the random stream of rollout ``i`` of decision ``d`` of a game
+  (the same for every option of the decision: common random numbers);
+* :func:`decide`: the schedule (K each, or successive halving) and the choice, ties
+  to the lower option index -- the readable twin of ``vale_sim.kernels.search``;
+* :class:`SearchSpec` and :func:`parse_spec`: ``search``, ``search:k=64``,
+  ``search:k=16:rollout=balanced:halving=1`` as a policy name (colons: a line-up is a
+  comma-separated list), or a policy file with ``kind = "search"``.
+
+A game supplies the rest: its options, how to resample what a player cannot see,
+and how to play a rollout (its engines).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+from .policy_files import PolicyError
+from .rng import GOLDEN, MASK, mix
+
+SALT = 0x5EA2C4B1D0E5A11D
+WIN_POINTS = 12                  # 12 / k is whole for k = 1..4 winners
+DEFAULT_K = 64
+MAX_K = 1 << 16
+
+
+def rollout_key(key: int, decision: int, i: int) -> int:
+    """The stream key of rollout ``i`` of decision ``decision`` of the game keyed ``key``."""
+    k = mix(((key ^ SALT) + decision * GOLDEN) & MASK)
+    return mix((k + (i + 1) * GOLDEN) & MASK)
+
+
+def win_points(share: float) -> int:
+    """A win share (1/k of a k-way shared win, or 0) as whole points."""
+    return int(share * WIN_POINTS + 0.5)
+
+
+def n_rounds(n: int, halving: bool) -> int:
+    return max(1, math.ceil(math.log2(n))) if halving and n > 2 else 1
+
+
+def round_target(k: int, rounds: int, j: int) -> int:
+    return max(1, k >> (rounds - 1 - j))
+
+
+def decide(n: int, k: int, halving: bool, value: Callable[[int, int], int]):
+    """(best option, totals) of a decision with options 0..n-1; ``value(option, i)``
+    plays rollout i of the option and returns the searching player's win points."""
+    total = [0] * n
+    alive = list(range(n))
+    rounds = n_rounds(n, halving)
+    done = 0
+    for j in range(rounds):
+        t = round_target(k, rounds, j)
+        for o in alive:
+            for i in range(done, t):
+                total[o] += value(o, i)
+        done = t
+        if j < rounds - 1:
+            keep = (len(alive) + 1) // 2
+            ranked = sorted(alive, key=lambda o: (-total[o], o))[:keep]
+            alive = sorted(ranked)
+    best = min(alive, key=lambda o: (-total[o], o))
+    return best, total
+
+
+@dataclass(frozen=True)
+class SearchSpec:
+    """A search player's parameters: rollouts per option, the rollout policy (a name or
+    file of the game's policies; ``None``: the game's default), the policy the
+    rollouts give the opponents (``None``: the rollout policy) and successive halving."""
+    k: int = DEFAULT_K
+    rollout: str | None = None
+    opponents: str | None = None
+    halving: bool = False
+    decides: tuple | None = None          # the kinds of decision searched (None: all)
+
+    def label(self) -> str:
+        parts = [f"k={self.k}"]
+        if self.rollout:
+            parts.append(f"rollout={self.rollout}")
+        if self.opponents:
+            parts.append(f"opponents={self.opponents}")
+        if self.halving:
+            parts.append("halving=1")
+        if self.decides is not None:
+            parts.append("decide=" + "+".join(self.decides))
+        return "search:" + ":".join(parts)
+
+
+def is_search_spec(spec) -> bool:
+    return isinstance(spec, str) and (spec.strip() == "search" or spec.strip().startswith("search:"))
+
+
+def parse_spec(text: str, default_rollout: str | None = None) -> SearchSpec:
+    """``search`` or ``search:key=value:...`` (keys k, rollout, opponents, halving)."""
+    text = text.strip()
+    if text == "search":
+        return SearchSpec(rollout=default_rollout)
+    body = text[len("search:"):]
+    fields: dict = {"rollout": default_rollout}
+    for part in filter(None, (p.strip() for p in body.split(":"))):
+        key, sep, val = part.partition("=")
+        key, val = key.strip(), val.strip()
+        if not sep or not val:
+            raise PolicyError(f"policy {text!r}: {part!r} is not key=value; write e.g. "
+                            "search:k=64:rollout=optimized-2p:halving=1")
+        if key == "k":
+            if not val.isdigit() or not 1 <= int(val) <= MAX_K:
+                raise PolicyError(f"policy {text!r}: k must be a whole number 1..{MAX_K}, got {val!r}")
+            fields["k"] = int(val)
+        elif key in ("rollout", "opponents"):
+            if is_search_spec(val):
+                raise PolicyError(f"policy {text!r}: the {key} policy cannot itself be a search")
+            fields[key] = val
+        elif key == "halving":
+            if val not in ("0", "1", "true", "false", "on", "off"):
+                raise PolicyError(f"policy {text!r}: halving must be 0 or 1, got {val!r}")
+            fields["halving"] = val in ("1", "true", "on")
+        elif key == "decide":
+            fields["decides"] = tuple(d.strip() for d in val.split("+") if d.strip())
+        else:
+            raise PolicyError(f"policy {text!r}: unknown key {key!r}; the keys are k, rollout, "
+                            "opponents, halving, decide")
+    return SearchSpec(**fields)
+
+
+def spec_from_table(where: str, data: dict, default_rollout: str | None = None) -> SearchSpec:
+    """A policy file's table with ``kind = "search"`` (keys name, k, rollout, opponents,
+    halving) as a SearchSpec; PolicyError naming ``where`` and the key otherwise."""
+    known = {"kind", "name", "k", "rollout", "opponents", "halving", "decide"}
+    for key in data:
+        if key not in known:
+            raise PolicyError(f"{where}: unknown field {key!r} of a search policy (known: "
+                            f"{', '.join(sorted(known))})")
+    k = data.get("k", DEFAULT_K)
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+        raise PolicyError(f"{where}: field 'k' must be a whole number 1..{MAX_K}, got {k!r}")
+    halving = data.get("halving", False)
+    if not isinstance(halving, bool):
+        raise PolicyError(f"{where}: field 'halving' must be true or false, got {halving!r}")
+    out = {}
+    for key in ("rollout", "opponents"):
+        v = data.get(key)
+        if v is not None and (not isinstance(v, str) or not v.strip() or is_search_spec(v)):
+            raise PolicyError(f"{where}: field {key!r} must name a scripted policy, got {v!r}")
+        out[key] = v
+    decide = data.get("decide")
+    if decide is not None and (not isinstance(decide, list)
+                               or not all(isinstance(d, str) for d in decide)):
+        raise PolicyError(f"{where}: field 'decide' must be a list of decision kinds, got "
+                          f"{decide!r}")
+    return SearchSpec(k=k, rollout=out["rollout"] or default_rollout, opponents=out["opponents"],
+                      halving=halving, decides=None if decide is None else tuple(decide))

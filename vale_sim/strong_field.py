@@ -1,0 +1,108 @@
+"""Card verdicts under strong play (issue 26; docs/statistics.md §5.6): the tables and
+sentences the reports build from strength frames of the "natural" estimand
+(:func:`vale_sim.advancements.strength_frame` with ``estimand="natural"``) under the
+strongest field, a second strong field (for "settled") and a comparison field.
+
+Shared by both games' reports: it names no game; the exploitability of a field comes
+from the game's bundled exploit table (:mod:`vale_sim.report_exploit`).
+
+    table = verdict_table(strong_df, settlement, {"balanced": balanced_df})
+    rows = rationality_table({"meta-2p": strong_df, ...}, game, players)
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+#: The fields of the headline card verdicts, strongest first ({P}: the player count).
+#: The strongest bundled field (the meta-game equilibrium, docs/meta.md) gives the
+#: verdicts; the second decides whether they are settled.
+STRONG_FIELD = "meta-{P}p"
+SETTLE_FIELD = "optimized-{P}p"
+
+
+def exploitability(game, target: str, players: int) -> dict | None:
+    """The bundled exploit table's row for ``target`` at ``players`` players:
+    ``{"gain", "gain_lo", "gain_hi", "n", "deals"}`` (fractions), None when absent."""
+    from .report_exploit import load_table
+    doc = load_table(game)
+    if doc is None:
+        return None
+    for r in doc["rows"]:
+        if r.get("target") == target and r.get("players") == players:
+            h = r["held_out"]
+            return {"gain": h["gain"], "gain_lo": h["gain_lo"], "gain_hi": h["gain_hi"],
+                    "n": h["n"], "deals": h["deals"]}
+    return None
+
+
+def rationality_table(frames: dict, game, players: int) -> pd.DataFrame:
+    """One row per field (``frames``: field name -> strength frame): the cards tested,
+    the count of cards whose natural value is significantly below 0 (Holm) and their
+    sum (a fraction), the names, and the field's exploitability from the bundled
+    exploit table (nan when the table has no row for it)."""
+    rows = []
+    for name, df in frames.items():
+        r = df.attrs.get("rationality") or {}
+        ex = exploitability(game, name, players) or {}
+        w = df.loc[df["natural_value"].idxmin()] if len(df) else None
+        rows.append({"field": name, "players": players, "cards_tested": r.get("cards_tested"),
+                     "lowest_card": None if w is None else w["card"],
+                     "lowest_natural_value": math.nan if w is None else float(w["natural_value"]),
+                     "lowest_natural_lo": math.nan if w is None else float(w["natural_lo"]),
+                     "lowest_natural_hi": math.nan if w is None else float(w["natural_hi"]),
+                     "n_deals": int(df["n_deals"].max()) if len(df) else 0,
+                     "below_zero": r.get("below_zero"), "below_zero_sum": r.get("sum"),
+                     "below_zero_cards": ", ".join(
+                         f"{c['card']} {100 * c['natural_value']:+.1f}" for c in
+                         r.get("cards", [])),
+                     "exploitability": ex.get("gain", math.nan),
+                     "exploitability_lo": ex.get("gain_lo", math.nan),
+                     "exploitability_hi": ex.get("gain_hi", math.nan)})
+    return pd.DataFrame(rows)
+
+
+def rationality_sentence(table: pd.DataFrame) -> str:
+    """One sentence over :func:`rationality_table`'s rows."""
+    parts = []
+    for r in table.itertuples():
+        ex = ("no exploit-table row" if not np.isfinite(r.exploitability) else
+              f"a best response gains {100 * r.exploitability:+.1f} points "
+              f"[{100 * r.exploitability_lo:+.1f}, {100 * r.exploitability_hi:+.1f}]")
+        parts.append(f"`{r.field}`: {r.below_zero} of {r.cards_tested} cards significantly "
+                     f"below 0, sum {100 * (r.below_zero_sum or 0):+.1f} pp"
+                     + (f" ({r.below_zero_cards})" if r.below_zero else "") + f"; {ex}")
+    return ("**Rationality check of each field**: a player who plays well is never hurt "
+            "by one more option, so no card's natural value (natural − ban X) should be "
+            "significantly below 0 under a strong field; each card that is (one-sided "
+            "paired t over the deals, Holm across the cards) is a mistake the field makes, "
+            "not a property of the card.  Count and sum, next to the field's "
+            "exploitability (bundled exploit table, docs/exploit.md): " + "; ".join(parts)
+            + ".")
+
+
+def verdict_table(strong: pd.DataFrame, settlement, comparisons: dict | None = None
+                  ) -> pd.DataFrame:
+    """The headline card table: per card (order of ``strong``) its verdict under the
+    strong field, ``settled`` (:func:`vale_sim.advancements.settle`), the natural
+    value with its raw and adjusted interval, the forced value, how often the field
+    takes it, the verdict under the settling field, and per comparison field (name ->
+    natural-estimand frame of the same cards) its verdict and natural value."""
+    cols = ["card", "kind", "level", "verdict", "natural_value", "natural_lo", "natural_hi",
+            "natural_lo_adj", "natural_hi_adj", "strength", "strength_lo", "strength_hi",
+            "natural_acquired_rate", "n_deals"]
+    t = strong[[c for c in cols if c in strong.columns]].copy()
+    st = settlement.table.set_index("card")
+    b = settlement.labels[1]
+    t.insert(t.columns.get_loc("verdict") + 1, "settled",
+             t["card"].map(st["settled"]).astype(bool).to_numpy())
+    t[f"verdict ({b})"] = t["card"].map(st["verdict_b"]).to_numpy()
+    t[f"natural_value ({b})"] = t["card"].map(st["value_b"]).to_numpy(float)
+    for name, df in (comparisons or {}).items():
+        c = df.set_index("card")
+        t[f"verdict ({name})"] = t["card"].map(c["verdict"]).to_numpy()
+        t[f"natural_value ({name})"] = t["card"].map(c["natural_value"]).to_numpy(float)
+    return t.rename(columns={"strength": "forced_value", "strength_lo": "forced_lo",
+                             "strength_hi": "forced_hi"}).reset_index(drop=True)

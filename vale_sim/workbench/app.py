@@ -1,0 +1,411 @@
+"""The ``vale-sim serve`` application: a JSON API and one page (docs/workbench.md).
+
+Starlette (an ASGI toolkit) served by uvicorn.  Every request returns at once:
+a long computation is a run in a worker process (:mod:`.runs`), which the page
+polls.  Every error is JSON ``{"error": one line}`` -- a user's mistake with
+status 400, anything else 500 -- and the server goes on.
+
+A tab has a workspace (its card set, :class:`.workspace.Workspace`), created by
+the page and kept in the tab's ``sessionStorage``: two tabs never share a table
+or a run.
+"""
+from __future__ import annotations
+
+import contextlib
+import shutil
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..games import DEFAULT_GAME, GAMES, get_game
+from .runs import RunError, RunManager
+from .workspace import MAX_UPLOAD_BYTES, WorkbenchError, Workspace, one_line
+
+STATIC = Path(__file__).parent / "static"
+MAX_WORKSPACES = 100
+MAX_GAMES = 200_000            # games per card and arm a page may ask for
+INSTANT_STATES = 2_000         # odds of a deck this small are computed in the request
+
+
+class Bad(Exception):
+    """A request the page sent wrong: 400 with one line."""
+
+
+def _int(params: dict, key: str, default: int, lo: int, hi: int) -> int:
+    v = params.get(key, default)
+    if isinstance(v, str) and v.strip().lstrip("-").isdigit():
+        v = int(v.strip())
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        raise Bad(f"{key}: give a whole number from {lo} to {hi:,}, got {v!r}")
+    return v
+
+
+def _players(params: dict, g) -> list[int]:
+    raw = params.get("players", [2])
+    raw = [raw] if isinstance(raw, (int, str)) else list(raw)
+    out = []
+    for p in raw:
+        try:
+            p = int(p)
+        except (TypeError, ValueError):
+            raise Bad(f"players: give counts from {', '.join(map(str, g.players))}") from None
+        if p not in g.players:
+            raise Bad(f"players: {g.title} plays with {', '.join(map(str, g.players))}, got {p}")
+        if p not in out:
+            out.append(p)
+    if not out:
+        raise Bad("players: tick at least one player count")
+    return out
+
+
+class Workbench:
+    """The server's state: the workspaces of the tabs and the runs."""
+
+    def __init__(self, game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: int = 2):
+        self.default_game = get_game(game).name
+        self.tmpdir = Path(tempfile.mkdtemp(prefix="vale-sim-serve-"))
+        self.workspaces: dict[str, Workspace] = {}
+        self.lock = threading.Lock()
+        self.runs = RunManager(max_running=max_running, heartbeat=heartbeat)
+        self.reports: dict[str, Path] = {}
+
+    def close(self):
+        self.runs.shutdown()
+        shutil.rmtree(self.tmpdir, ignore_errors=True)      # only what this server wrote
+
+    def new_workspace(self, game) -> Workspace:
+        name = game or self.default_game
+        if name not in GAMES:
+            raise Bad(f"game: unknown game {name!r}; use one of {', '.join(GAMES)}")
+        ws = Workspace(name, self.tmpdir)
+        with self.lock:
+            if len(self.workspaces) >= MAX_WORKSPACES:       # the oldest tab's goes
+                old = next(iter(self.workspaces))
+                self.runs.cancel_owner(old, "stopped: too many open pages")
+                self.workspaces.pop(old)
+            self.workspaces[ws.id] = ws
+        return ws
+
+    def ws(self, ws_id: str) -> Workspace:
+        ws = self.workspaces.get(ws_id)
+        if ws is None:
+            raise LookupError("this page's card set is gone (the server was restarted?); "
+                              "reload the page")
+        return ws
+
+
+def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: int = 2,
+               allowed_hosts=None) -> Starlette:
+    """The application.  ``allowed_hosts``: the host names a request may name (its
+    ``Host``; e.g. 127.0.0.1 and localhost for a loopback server, so that a web
+    page elsewhere cannot reach it through DNS rebinding); None: any."""
+    wb = Workbench(game, heartbeat, max_running)
+
+    def endpoint(fn):
+        async def wrapped(request: Request):
+            origin = request.headers.get("origin")
+            if request.method != "GET" and origin not in (None, "null") and \
+                    origin.split("://", 1)[-1] != request.headers.get("host"):
+                return JSONResponse({"error": f"refused: a page of {origin} may not use the "
+                                              f"workbench"}, status_code=403)
+            try:
+                return await fn(request)
+            except (Bad, WorkbenchError, RunError) as e:
+                return JSONResponse({"error": one_line(e)}, status_code=400)
+            except LookupError as e:
+                return JSONResponse({"error": one_line(e) if not isinstance(e, KeyError)
+                                     else "no such run (finished long ago, or the server was "
+                                          "restarted)"}, status_code=404)
+            except Exception as e:                          # noqa: BLE001 -- never a traceback
+                print(f"vale-sim serve: {request.url.path}: {type(e).__name__}: {one_line(e)}",
+                      file=sys.stderr)
+                return JSONResponse({"error": f"the server could not do that: "
+                                              f"{type(e).__name__}: {one_line(e)}"},
+                                    status_code=500)
+        return wrapped
+
+    async def body(request: Request) -> dict:
+        try:
+            data = await request.json()
+        except Exception:                                   # noqa: BLE001
+            raise Bad("the request is not JSON") from None
+        if not isinstance(data, dict):
+            raise Bad("the request is not a JSON object")
+        return data
+
+    async def index(request):
+        return FileResponse(STATIC / "index.html")
+
+    async def games(request):
+        out = []
+        for n in GAMES:
+            try:
+                g = get_game(n)
+            except ValueError:
+                continue
+            out.append({"name": g.name, "title": g.title, "players": list(g.players),
+                        "default_policy": g.default_policy})
+        return JSONResponse({"games": out, "default": wb.default_game})
+
+    async def new_ws(request):
+        data = await body(request)
+        ws = wb.new_workspace(data.get("game"))
+        return JSONResponse({"id": ws.id, "table": ws.table()})
+
+    async def cards(request):
+        ws = wb.ws(request.path_params["ws"])
+        return JSONResponse(ws.table())
+
+    async def load(request):
+        ws = wb.ws(request.path_params["ws"])
+        data = await body(request)
+        ws.load_bundled(str(data.get("set", "")))
+        return JSONResponse(ws.table())
+
+    async def upload(request):
+        ws = wb.ws(request.path_params["ws"])
+        size = request.headers.get("content-length", "")
+        if size.isdigit() and int(size) > MAX_UPLOAD_BYTES + 65_536:     # before reading it
+            raise Bad(f"the file is larger than the limit of {MAX_UPLOAD_BYTES:,} bytes "
+                      f"(give a card set file)")
+        try:
+            form = await request.form(max_files=1, max_fields=5)
+        except Exception as e:                              # noqa: BLE001 -- a malformed body
+            raise Bad(f"the upload could not be read ({one_line(e)}); choose the file again") from None
+        f = form.get("file")
+        if f is None or not hasattr(f, "read"):
+            raise Bad("no file in the upload; choose a .toml or .csv card set")
+        data = await f.read()
+        ws.load_upload(getattr(f, "filename", "upload"), data)
+        return JSONResponse(ws.table())
+
+    async def edit(request):
+        ws = wb.ws(request.path_params["ws"])
+        data = await body(request)
+        change = ws.edit(data.get("card", ""), data.get("field", ""), data.get("value", ""))
+        return JSONResponse({"change": change, "table": ws.table()})
+
+    async def apply(request):
+        ws = wb.ws(request.path_params["ws"])
+        data = await body(request)
+        edits = data.get("edits")
+        if not isinstance(edits, list) or not all(isinstance(e, dict) for e in edits):
+            raise Bad("edits: give a list of {card, field, new}")
+        source = data.get("source", "balance")
+        if source not in ("user", "balance"):
+            raise Bad(f"source: use user or balance, got {source!r}")
+        ws.apply(edits, source=source)
+        return JSONResponse(ws.table())
+
+    async def reset(request):
+        ws = wb.ws(request.path_params["ws"])
+        ws.reset()
+        return JSONResponse(ws.table())
+
+    async def download(request):
+        ws = wb.ws(request.path_params["ws"])
+        fmt = request.query_params.get("format", "toml")
+        if fmt == "toml":
+            data, kind, ext = ws.toml_text().encode(), "application/toml", "toml"
+        elif fmt == "csv":
+            data, kind, ext = ws.csv_bytes(), "text/csv", "csv"
+        elif fmt == "edits":
+            data, kind, ext = ws.edits_toml().encode(), "application/toml", "edits.toml"
+        else:
+            raise Bad(f"format: use toml, csv or edits, got {fmt!r}")
+        name = f"{ws.stem()}.{ext}"
+        return Response(data, media_type=kind,
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    async def decks(request):
+        ws = wb.ws(request.path_params["ws"])
+        g = ws.game
+        if g.workbench is None:
+            return JSONResponse({"available": False,
+                                 "why": f"{g.title} has no bad-turn odds in the workbench"})
+        from ..study import resolve
+        page = resolve(g.workbench)
+        return JSONResponse({"available": True, "title": page.TITLE, "words": page.WORDS,
+                             "max_pushes": page.MAX_PUSHES, "form": page.deck_form(ws.current),
+                             "decks": page.bundled_decks(ws.current)})
+
+    def _start(ws, kind, params, note, on_done=None):
+        run = wb.runs.start(kind, params, owner=ws.id, note=note, on_done=on_done)
+        return JSONResponse(run.view())
+
+    async def start_run(request):
+        ws = wb.ws(request.path_params["ws"])
+        data = await body(request)
+        kind = data.get("kind")
+        p = data.get("params") or {}
+        if not isinstance(p, dict):
+            raise Bad("params: give an object")
+        g = ws.game
+        engine = p.get("engine", "fast")
+        if engine not in ("fast", "reference"):
+            raise Bad(f"engine: use fast or reference, got {engine!r}")
+        seed = _int(p, "seed", 0, 0, 2**63 - 1)
+        if kind == "what-if":
+            edits = p.get("edits", [])
+            if not isinstance(edits, list) or not all(isinstance(e, dict) for e in edits):
+                raise Bad("edits: give a list of {card, field, new}")
+            texts = [f"{e.get('card')}.{e.get('field')}={e.get('new')}" for e in edits]
+            rules = p.get("rules", [])
+            if isinstance(rules, str):
+                rules = [r.strip() for r in rules.splitlines() if r.strip()]
+            if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
+                raise Bad("rules: give NAME=VALUE lines")
+            if not texts and not rules:
+                raise Bad("what-if: add at least one edit (change a number in the Cards table, "
+                          "or add one here) or a rule NAME=VALUE")
+            only = p.get("cards", "edited")
+            if only != "all" and not texts:
+                raise Bad("rule edits change every card: choose Measure: every card")
+            cards = None if only == "all" else [e["card"] for e in edits]
+            out = Path(tempfile.mkdtemp(prefix="what-if-", dir=wb.tmpdir))
+            params = {"game": g.name, "card_set": ws.base, "edits": texts,
+                      "players": _players(p, g), "games": _int(p, "games", 200, 2, MAX_GAMES),
+                      "seed": seed, "engine": engine, "cards": cards,
+                      "figure": str(out / "what-if.png")}
+            from ..whatif import (WhatIfError, apply_card_edits, apply_rule_edits, parse_edit,
+                                  parse_rule)
+            try:                               # a bad edit is refused now, before a process
+                apply_card_edits(g, ws.base, [parse_edit(t) for t in texts])
+                apply_rule_edits(g, g.rules_class(), [parse_rule(r, g, "rule") for r in rules],
+                                 "rule")
+            except (WhatIfError, *g.user_errors) as e:
+                raise Bad(one_line(e)) from None
+            params["rules"] = rules
+            params["store"] = str(wb.tmpdir / "chunks" / ws.id)
+            def done(run, out=out):
+                wb.reports[run.id] = out
+            return _start(ws, kind, params, {"edits": texts, "rules": rules,
+                                             "players": params["players"],
+                                             "games": params["games"]}, on_done=done)
+        if kind == "balance":
+            fields = p.get("fields", ["cost", "end_vp"])
+            if isinstance(fields, str):
+                fields = [f.strip() for f in fields.split(",") if f.strip()]
+            cards = p.get("cards") or None
+            if isinstance(cards, str):
+                cards = [c.strip() for c in cards.split(",") if c.strip()] or None
+            games = _int(p, "games", 200, 2, MAX_GAMES)
+            params = {"game": g.name, "card_set": ws.current, "fields": fields, "cards": cards,
+                      "margin": _int(p, "margin_pp", 2, 1, 50) / 100,
+                      "players": _players(p, g), "games": games,
+                      "confirm_games": 2 * games,
+                      "budget": _int(p, "budget", 0, 0, 10**8) or None,
+                      "seed": seed, "engine": engine,
+                      "store": str(wb.tmpdir / "chunks" / ws.id)}
+            return _start(ws, kind, params, {"fields": fields, "games": games,
+                                             "digest": ws.current.digest()})
+        if kind == "report":
+            out = Path(tempfile.mkdtemp(prefix="report-", dir=wb.tmpdir))
+            src = out.parent / (out.name + "-cards")
+            src.mkdir()
+            if ws.edits:
+                try:
+                    text = ws.toml_text()
+                    card_file = src / f"{ws.stem()}.toml"
+                    card_file.write_text(text, encoding="utf-8")
+                except WorkbenchError:
+                    card_file = src / f"{ws.stem()}.csv"
+                    card_file.write_bytes(ws.csv_bytes())
+            else:
+                card_file = Path(ws.path)
+            params = {"game": g.name, "card_file": str(card_file), "out": str(out / "report"),
+                      "quick": bool(p.get("quick", True)), "engine": engine,
+                      "seed": _int(p, "seed", 1, 0, 2**63 - 1)}
+
+            def done(run, out=out):
+                wb.reports[run.id] = out / "report"
+            return _start(ws, kind, params, {"set": ws.current.name,
+                                             "quick": params["quick"]}, on_done=done)
+        if kind == "odds":
+            deck = p.get("deck")
+            if not isinstance(deck, dict):
+                raise Bad("deck: build a deck first")
+            params = {"game": g.name, "card_set": ws.current, "deck": deck,
+                      "pushes": _int(p, "pushes", 6, 1, 12), "goal": str(p.get("goal", "mana"))}
+            if g.workbench is None:
+                raise Bad(f"{g.title} has no odds page")
+            from ..odds import TooManyStates
+            from ..study import resolve
+            page = resolve(g.workbench)
+            try:                # a usual deck: at once, in a thread (the readable model only)
+                res = await run_in_threadpool(page.deck_odds, ws.current, deck, params["pushes"],
+                                              params["goal"], INSTANT_STATES)
+                return JSONResponse({"status": "done", "result": res, "instant": True})
+            except TooManyStates:
+                pass            # a large deck: a run in a worker process
+            except (ValueError, *g.user_errors) as e:
+                raise Bad(one_line(e)) from None
+            return _start(ws, kind, params, {"pushes": params["pushes"]})
+        raise Bad(f"kind: use what-if, balance, report or odds, got {kind!r}")
+
+    async def run_status(request):
+        run = wb.runs.get(request.path_params["run"])
+        return JSONResponse(run.view())
+
+    async def run_cancel(request):
+        run = wb.runs.cancel(request.path_params["run"], "cancelled")
+        return JSONResponse(run.view(with_result=False))
+
+    async def closed(request):
+        """The page was closed (navigator.sendBeacon): its runs stop."""
+        ws_id = request.path_params["ws"]
+        n = wb.runs.cancel_owner(ws_id, "stopped: its page was closed")
+        return JSONResponse({"cancelled": n})
+
+    async def report_file(request):
+        run_id = request.path_params["run"]
+        root = wb.reports.get(run_id)
+        if root is None:
+            raise LookupError("no report of that run (not finished, or the server restarted)")
+        rel = request.path_params.get("path") or "index.html"
+        p = (root / rel).resolve()
+        if root.resolve() not in p.parents and p != root.resolve() or not p.is_file():
+            raise LookupError(f"no file {rel!r} in that report")
+        return FileResponse(p)
+
+    routes = [
+        Route("/", index),
+        Route("/api/games", endpoint(games)),
+        Route("/api/workspaces", endpoint(new_ws), methods=["POST"]),
+        Route("/api/ws/{ws}/cards", endpoint(cards)),
+        Route("/api/ws/{ws}/load", endpoint(load), methods=["POST"]),
+        Route("/api/ws/{ws}/upload", endpoint(upload), methods=["POST"]),
+        Route("/api/ws/{ws}/edit", endpoint(edit), methods=["POST"]),
+        Route("/api/ws/{ws}/apply", endpoint(apply), methods=["POST"]),
+        Route("/api/ws/{ws}/reset", endpoint(reset), methods=["POST"]),
+        Route("/api/ws/{ws}/download", endpoint(download)),
+        Route("/api/ws/{ws}/decks", endpoint(decks)),
+        Route("/api/ws/{ws}/runs", endpoint(start_run), methods=["POST"]),
+        Route("/api/ws/{ws}/closed", endpoint(closed), methods=["POST"]),
+        Route("/api/runs/{run}", endpoint(run_status)),
+        Route("/api/runs/{run}/cancel", endpoint(run_cancel), methods=["POST"]),
+        Route("/reports/{run}/{path:path}", endpoint(report_file)),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        try:
+            yield
+        finally:
+            wb.close()
+    middleware = []
+    if allowed_hosts is not None:
+        from starlette.middleware import Middleware
+        from starlette.middleware.trustedhost import TrustedHostMiddleware
+        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
+    app.state.workbench = wb
+    return app
