@@ -131,7 +131,10 @@ def test_settle_needs_the_same_verdict_under_both_fields():
 # ---------------------------------------------------------------------------
 # Planted cards under the strong field (fast engine)
 # ---------------------------------------------------------------------------
-BASE = "Lifebringer Seed"            # level 2, cost 5, 2 copies; meta-2p takes it ~47%
+BASE = "Model L2 Bloom I"   # level 2; over under meta-2p far beyond the band (+9.6 pp, adjusted
+#   lower bound +8.9, 10,000 deals), so identical twins must read the same at the test size.
+#   (Lifebringer Seed, +7.4 pp, sits near the +5 pp band edge at 2,000 deals: its twins
+#   split over / inconclusive by chance, which says nothing about the estimand.)
 
 
 def _core_with(extra):
@@ -156,11 +159,13 @@ def _difference(run, a: str, b: str, confidence: float = 0.95):
 @pytest.fixture(scope="module")
 def planted_run():
     # 4,000 games per card and arm (2,000 deals x 2 rotations) under meta-2p, seed 0.
-    # Measured: Gross twin natural +12.3 pp [+11.3, +13.3] (over); Useless twin -8.1 pp
-    # (meta-2p takes it), forced -11.5 pp (under); Same twin - original -0.3 pp [-1.5, +1.0].
+    # Measured: Gross twin natural +12.8 pp (over); Model L2 Bloom I +7.0, Same twin +7.3
+    # (both over; difference +0.3 pp [-1.0, +1.7]); Useless twin (no symbols, no VP; the
+    # field still takes it 19% of the time) natural -0.8 pp, forced -9.7 pp (under).
     o = _core_card(BASE)
     cs = _core_with((replace(o, name="Gross twin", end_vp=o.end_vp + 6),
-                     replace(o, name="Useless twin", end_vp=0, ability="none", text=""),
+                     replace(o, name="Useless twin", end_vp=0, ability="none", text="", mana=0,
+                             animal=0, forest=0, sky=0, wild=0, guardian=0, growth=0),
                      replace(o, name="Same twin")))
     run = strength_run(cs, games=4000, seed=0, baseline=FIELD,
                        cards=[BASE, "Gross twin", "Useless twin", "Same twin"], engine="fast")

@@ -200,9 +200,25 @@ def test_stale_temp_files_of_killed_writers_are_removed_and_nothing_else(tmp_pat
     assert not stale.exists() and live.exists() and all(f.exists() for f in other)
 
 
+#: A `vale-sim report --quick` whose second section waits (it is killed there): without
+#: the wait a quick report can finish inside the window between the test seeing its
+#: temporary folder and the signal, on a loaded machine (seen in a full-suite run).
+_SLOW_REPORT = """
+import sys, time
+from vale_sim.cli import main
+from vale_sim.games.mystic_vale import report as R
+real = R.SECTIONS[1]
+def waiting(ctx):
+    time.sleep(120)
+    return real(ctx)
+R.SECTIONS[1] = waiting
+sys.exit(main(sys.argv[1:]))
+"""
+
+
 def _start_report(out: Path) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.Popen([sys.executable, "-m", "vale_sim.cli", "report", "--quick",
+    return subprocess.Popen([sys.executable, "-c", _SLOW_REPORT, "report", "--quick",
                              "--engine", "reference", "--out", str(out)],
                             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 

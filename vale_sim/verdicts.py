@@ -188,11 +188,13 @@ def field_card_verdicts(table: pd.DataFrame, attrs: dict, settlement, rationalit
     for topic, part in groups:
         ranked = part.reindex(part["natural_value"].abs().sort_values(ascending=False).index)
         for r in ranked.head(max_named).to_dict("records"):
-            also = "; ".join(f"under {k}: {r[f'verdict ({k})']}" for k in comp)
+            # "the meta-2p field", not "under meta-2p": a verdict may itself be "under"
+            also = "; ".join(f"{k} field: {r[f'verdict ({k})']}" for k in comp)
             out.append(Verdict(topic, (
-                f"{r['card']} (level {r['level']} {r['kind']}) reads {r['verdict']} under "
-                f"{field} ({'settled' if r['settled'] else 'not settled'}: {r[f'verdict ({second})']}"
-                f" under {second}{'; ' + also if also else ''}): having it is worth "
+                f"{r['card']} (level {r['level']} {r['kind']}) reads {r['verdict']} in the "
+                f"{field} field ({'settled' if r['settled'] else 'not settled'}: "
+                f"{r[f'verdict ({second})']} in the {second} field"
+                f"{'; ' + also if also else ''}): having it is worth "
                 f"{_pp(r['natural_value'])} of win share to the field's own play, 95% CI "
                 f"{_ci_pp(r['natural_lo'], r['natural_hi'])} ({corr}-adjusted "
                 f"{_ci_pp(r['natural_lo_adj'], r['natural_hi_adj'])}); taking it whenever "

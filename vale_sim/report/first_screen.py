@@ -85,14 +85,33 @@ def _n(x) -> str:
 # ---------------------------------------------------------------------------
 # The card verdicts: a compact forest plot of a strength frame
 # ---------------------------------------------------------------------------
-def forest_panel(df, name: str = "first_cards", show: int = 16, link: str = "") -> Panel:
+def forest_panel(df, name: str = "first_cards", show: int = 16, link: str = "",
+                 field: str | None = None) -> Panel:
     """The card verdicts of a strength table (:func:`vale_sim.advancements.strength_frame`
     columns: card, strength, strength_lo/hi, strength_lo_adj/hi_adj, flag, verdict,
     n_deals; attrs tolerance, margin, correction, players, deals) as a forest plot of
     the ``show`` cards with the largest |strength| (every flagged card first), the
-    ±tolerance band shaded and the ±margin dashed; colours by verdict."""
+    ±tolerance band shaded and the ±margin dashed; colours by verdict.
+
+    A table of the natural estimand (``attrs["estimand"] == "natural"``: the headline
+    verdicts under a strong field, named ``field``) is drawn by its natural value, the
+    number its verdicts rest on (docs/statistics.md 5.6), not by prefer − ban."""
     from vale_sim.verdicts import CORRECTION_NAMES
     a = df.attrs
+    if a.get("estimand") == "natural" and "natural_value" in df:
+        df = df.assign(**{f"strength{s}": df[f"natural{c}"] for s, c in
+                          (("", "_value"), ("_lo", "_lo"), ("_hi", "_hi"),
+                           ("_lo_adj", "_lo_adj"), ("_hi_adj", "_hi_adj"))
+                          if f"natural{c}" in df})
+        df.attrs = a
+        axis = (f"natural value under {field}" if field else "natural value") + \
+            ": win share with the card − never taking it (pp)"
+        head = f"Card verdicts under {field}" if field else "Card verdicts"
+        rule = ("over: natural value beyond the ±{t:g} pp band; under: not shown to help "
+                "the field and costly when forced; balanced: within the ±{m:g} pp margin")
+    else:
+        axis, head = "strength: win share prefer − ban (pp)", "Card verdicts"
+        rule = "flagged: beyond the ±{t:g} pp band; balanced: within the ±{m:g} pp margin"
     tol = float(a.get("tolerance", math.nan))
     margin = float(a.get("margin", df["margin"].iloc[0] if "margin" in df else math.nan))
     corr = CORRECTION_NAMES.get(a.get("correction"), a.get("correction", "multiplicity"))
@@ -120,9 +139,9 @@ def forest_panel(df, name: str = "first_cards", show: int = 16, link: str = "") 
     ax.set_yticks(y, [str(c)[:26] for c in d["card"]], fontsize=6.5)
     ax.invert_yaxis()
     ax.tick_params(axis="x", labelsize=7)
-    ax.set_xlabel("strength: win share prefer − ban (pp)", fontsize=7)
+    ax.set_xlabel(axis, fontsize=7)
     counts = verdict.value_counts()
-    ax.set_title(f"Card verdicts: {len(d)} of {len(df)} cards, largest |strength| first\n"
+    ax.set_title(f"{head}: {len(d)} of {len(df)} cards, largest |value| first\n"
                  f"red over, blue under, green balanced, grey inconclusive", fontsize=7)
     ax.legend(fontsize=6, loc="lower right")
     ax.grid(alpha=0.25, axis="x")
@@ -130,8 +149,7 @@ def forest_panel(df, name: str = "first_cards", show: int = 16, link: str = "") 
     said = ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICT_COLOURS)
     players = a.get("players")
     reading = (f"of {len(df)} cards tested{f' at {players} players' if players else ''}, "
-               f"{said} (flagged: beyond the ±{100 * tol:g} pp band; balanced: within the "
-               f"±{100 * margin:g} pp margin; {corr}-adjusted)")
+               f"{said} ({rule.format(t=100 * tol, m=100 * margin)}; {corr}-adjusted)")
     named = []
     for flag in ("over", "under"):
         part = df[df["flag"] == flag].sort_values("strength", ascending=flag == "under")

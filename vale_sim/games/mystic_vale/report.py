@@ -967,7 +967,10 @@ def first_screen(ctx) -> list:
     pools, and the spoil odds; a panel whose section did not run is left out."""
     from vale_sim.report.first_screen import forest_panel
     r, out = ctx.results, []
-    if "advancements" in r:
+    if "field_verdicts" in r:                 # the headline verdicts: under the strong field
+        fv = r["field_verdicts"]
+        out.append(forest_panel(fv["frame"], link="Advancement values", field=fv["settlement"].labels[0]))
+    elif "advancements" in r:
         out.append(forest_panel(r["advancements"], link="Advancement values"))
     if "pools" in r:
         summary, _ = r["pools"]

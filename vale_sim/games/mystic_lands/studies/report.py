@@ -477,7 +477,10 @@ def first_screen(ctx) -> list:
     whose section did not run is left out."""
     from vale_sim.report.first_screen import forest_panel
     r, out = ctx.results, []
-    if "advancements" in r:
+    if "field_verdicts" in r:                 # the headline verdicts: under the strong field
+        fv = r["field_verdicts"]
+        out.append(forest_panel(fv["frame"], link="Advance and Vale strengths", field=fv["settlement"].labels[0]))
+    elif "advancements" in r:
         out.append(forest_panel(r["advancements"], link="Advance and Vale strengths"))
     if "seats" in r:
         out.append(_seat_panel(r["seats"]))
