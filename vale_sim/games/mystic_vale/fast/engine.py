@@ -1620,6 +1620,31 @@ def play_one(T, S, Q, seed, game_index, trace):
 
 
 @kernel
+def finish_game(T, S, g, res, share, gout, acq, first_round, harvested, vacq):
+    """Game ``g`` just ended in ``S``: its scores, its game-level outputs and, per
+    player, the advancements and vales acquired (and, with details, the first round
+    and harvests of each advancement) into row ``g`` of the output arrays."""
+    P = T[OPTS, O_PLAYERS]
+    score_game(T, S, res[g], share[g])
+    gout[g, GO_START] = S[GAME, G_START]
+    gout[g, GO_ROUNDS] = S[GAME, G_ROUND]
+    gout[g, GO_TRUNC] = S[GAME, G_TRUNC]
+    gout[g, GO_POOL_LEFT] = S[GAME, G_POOL]
+    details = first_round.shape[0] > 0
+    if details:
+        mark_harvested(T, S)
+    for p in range(P):
+        for k in range(T[OPTS, O_N_ADV]):
+            acq[k, g, p] = S[p, ACQ + k]
+        if details:
+            for k in range(T[OPTS, O_N_ADV]):
+                first_round[g, p, k] = S[p, FIRST_ROUND + k]
+                harvested[g, p, k] = S[p, HARVESTED + k]
+        for v in range(T[OPTS, O_N_VALE]):
+            vacq[v, g, p] = S[p, VACQ + v]
+
+
+@kernel
 def play_games(T, S, Q, seed, first_game, n_games, res, share, gout, acq, first_round,
                harvested, vacq, trace):
     """Play games first_game .. first_game+n_games-1 of the run seeded `seed`.
@@ -1631,28 +1656,11 @@ def play_games(T, S, Q, seed, first_game, n_games, res, share, gout, acq, first_
     rows (all games appended) if trace has rows.  Returns the number of trace rows
     wanted (may exceed its size).
     """
-    P = T[OPTS, O_PLAYERS]
     ntrace = 0
     S[GAME, G_NO_DETAILS] = 1 if first_round.shape[0] == 0 else 0
     for g in range(n_games):
         gi = np.uint64(first_game) + np.uint64(g)
         play_one(T, S, Q, seed, gi, trace[min(ntrace, trace.shape[0]):])
         ntrace += S[GAME, G_NTRACE]
-        score_game(T, S, res[g], share[g])
-        gout[g, GO_START] = S[GAME, G_START]
-        gout[g, GO_ROUNDS] = S[GAME, G_ROUND]
-        gout[g, GO_TRUNC] = S[GAME, G_TRUNC]
-        gout[g, GO_POOL_LEFT] = S[GAME, G_POOL]
-        details = first_round.shape[0] > 0
-        if details:
-            mark_harvested(T, S)
-        for p in range(P):
-            for k in range(T[OPTS, O_N_ADV]):
-                acq[k, g, p] = S[p, ACQ + k]
-            if details:
-                for k in range(T[OPTS, O_N_ADV]):
-                    first_round[g, p, k] = S[p, FIRST_ROUND + k]
-                    harvested[g, p, k] = S[p, HARVESTED + k]
-            for v in range(T[OPTS, O_N_VALE]):
-                vacq[v, g, p] = S[p, VACQ + v]
+        finish_game(T, S, g, res, share, gout, acq, first_round, harvested, vacq)
     return ntrace

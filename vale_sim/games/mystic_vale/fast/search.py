@@ -26,10 +26,10 @@ from vale_sim.kernels.jit import kernel
 from vale_sim.kernels.search import (WIN_POINTS, rollout_key, n_rounds, round_target,
                                      keep_best, best_alive)
 from ..rules import MAX_PHASE_PLAYS
-from .engine import (game_shuffle, decide_push, play_on_deck, spoil_check, harvest,
+from .engine import (finish_game, game_shuffle, decide_push, play_on_deck, spoil_check, harvest,
                      harvest_gain, take_vale, buy_vales_from, take_advancement,
                      buy_advancements_from, discard_phase, prep, take_turn, setup,
-                     score_game, write_trace_row, mark_harvested, vale_summary,
+                     score_game, write_trace_row, vale_summary,
                      choose_vale, vale_affordable, sunstone_cost, owns_vale, placement,
                      token_bonus, decay_showing, advancement_candidates, pick_advancement)
 from .state import (GAME, ADECK, VDECK, TR, VOWN, VTURN, VOWN_N, ACQ, DHEAD, DN, DECK,
@@ -40,8 +40,8 @@ from .state import (GAME, ADECK, VDECK, TR, VOWN, VTURN, VOWN_N, ACQ, DHEAD, DN,
                     CC_CHORUS, CC_CHORUS_AMT, CHORUS_USED,
                     TR_GAME, TR_ROUND, TR_PLAYER, TR_TURN, TR_SKIPPED, TR_PUSHES,
                     TR_SPOILED, TR_FIXED_N, TR_POOL_AFTER, TR_FIELD, TR_DECK, TR_DISCARD,
-                    TR_DECAY, TR_N_BOUGHT, TR_N_VALES, FIRST_ROUND, HARVESTED, VACQ, R_N, GO_START, GO_ROUNDS, GO_TRUNC, GO_POOL_LEFT)
-from .tables import (OPTS, O_PLAYERS, O_N_ADV, O_N_VALE, O_LVL_LEN, O_VALE_LEN, O_TRACE_W,
+                    TR_DECAY, TR_N_BOUGHT, TR_N_VALES, R_N)
+from .tables import (OPTS, O_PLAYERS, O_N_ADV, O_LVL_LEN, O_VALE_LEN, O_TRACE_W,
                      O_MAX_ROUNDS, O_MIN_VALE_COST, O_N_FERTILE, FERTILE_KINDS, VALE,
                      V_UNIQUE, P_DISCARD_PLAYS, P_EXPLORE, P_N_RULES, P_MIN_KEY, N_COMMONS, N_VALE_SLOTS, MAX_KINDS)
 
@@ -504,7 +504,6 @@ def play_one_search(T, S, D, Q, QR, X, W, RES, SH, seed, game_index, trace, stat
 def play_games_search(T, S, D, Q, QR, X, W, RES, SH, seed, first_game, n_games, res, share,
                       gout, acq, first_round, harvested, vacq, trace, stats):
     """engine.play_games with search players (X); stats[0]: decisions made."""
-    P = T[OPTS, O_PLAYERS]
     ntrace = 0
     for g in range(n_games):
         S[GAME, G_NO_DETAILS] = 1 if first_round.shape[0] == 0 else 0
@@ -512,22 +511,6 @@ def play_games_search(T, S, D, Q, QR, X, W, RES, SH, seed, first_game, n_games, 
         play_one_search(T, S, D, Q, QR, X, W, RES, SH, seed, gi,
                         trace[min(ntrace, trace.shape[0]):], stats)
         ntrace += S[GAME, G_NTRACE]
-        score_game(T, S, res[g], share[g])
-        gout[g, GO_START] = S[GAME, G_START]
-        gout[g, GO_ROUNDS] = S[GAME, G_ROUND]
-        gout[g, GO_TRUNC] = S[GAME, G_TRUNC]
-        gout[g, GO_POOL_LEFT] = S[GAME, G_POOL]
-        details = first_round.shape[0] > 0
-        if details:
-            mark_harvested(T, S)
-        for p in range(P):
-            for k in range(T[OPTS, O_N_ADV]):
-                acq[k, g, p] = S[p, ACQ + k]
-            if details:
-                for k in range(T[OPTS, O_N_ADV]):
-                    first_round[g, p, k] = S[p, FIRST_ROUND + k]
-                    harvested[g, p, k] = S[p, HARVESTED + k]
-            for v in range(T[OPTS, O_N_VALE]):
-                vacq[v, g, p] = S[p, VACQ + v]
+        finish_game(T, S, g, res, share, gout, acq, first_round, harvested, vacq)
     return ntrace
 
