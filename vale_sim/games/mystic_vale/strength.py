@@ -9,8 +9,6 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from vale_sim.inputs import did_you_mean
-
 from .cards import CardSet
 from .policy import BuyRule, Policy, get_policy
 from .rules import Rules
@@ -62,18 +60,6 @@ def analysed_cards(cs: CardSet) -> list[tuple[str, str, int, int]]:
            if a.supply != "starter"]
     out += [(v.name, "vale", v.level, k) for k, v in enumerate(cs.vales)]
     return out
-
-
-def check_cards(cs: CardSet, cards) -> list[str]:
-    """The card names, checked against the set's buyable cards (ValueError naming the bad one)."""
-    known = {name for name, *_ in analysed_cards(cs)}
-    names = list(cards)
-    for n in names:
-        if n not in known:
-            hint = did_you_mean(n, sorted(known))
-            raise ValueError(f"unknown card {n!r} (not a buyable card of set {cs.name!r})"
-                             + (f"; {hint}" if hint else ""))
-    return names
 
 
 def play_card_frame(cs: CardSet, players: int, seed: int, games: int, policies,
