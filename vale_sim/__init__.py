@@ -41,8 +41,9 @@ def play_game(cs=None, players: int = 2, seed: int = 0, game_index: int = 0, pol
     pols = [g.get_policy(p) for p in ([policies] if isinstance(policies, str) or
                                       (policies is not None and not isinstance(policies, (list, tuple)))
                                       else (policies or [g.default_policy]))]
-    return g.play_reference(cs, players, seed, game_index, pols * players if len(pols) == 1 else pols,
-                            rules or g.rules_class())
+    from .mixture import lineup_for_game          # a mixed field: its drawn members
+    pols = lineup_for_game(pols * players if len(pols) == 1 else pols, seed, game_index)
+    return g.play_reference(cs, players, seed, game_index, pols, rules or g.rules_class())
 
 
 def rules(game=None, **options):

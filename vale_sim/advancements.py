@@ -299,6 +299,16 @@ class StrengthRun:
         return self.natural.mean(axis=0) - self.arms[card][1].mean(axis=0)
 
 
+def _arms(g, card: str, base):
+    """(prefer, ban) of ``card`` for the baseline ``base``; a mixed field gives the
+    mixtures of its members' arms (same draws: paired by deal; vale_sim.mixture)."""
+    from .mixture import is_mixture, map_members
+    if not is_mixture(base):
+        return g.strength_arms(card, base)
+    return (map_members(base, lambda m: g.strength_arms(card, m)[0]),
+            map_members(base, lambda m: g.strength_arms(card, m)[1]))
+
+
 def strength_run(card_set=None, games: int = 2000, players: int = 2, seed: int = 0,
                  baseline="balanced", cards=None, rules=None,
                  engine: str = "fast", workers: int = 1,
@@ -323,7 +333,7 @@ def strength_run(card_set=None, games: int = 2000, players: int = 2, seed: int =
     for i, name in enumerate(names):
         if on_card is not None:
             on_card(i, len(names), name)
-        prefer, ban_pol = g.strength_arms(name, base)
+        prefer, ban_pol = _arms(g, name, base)
         pre, df = focal_shares(cs, players, seed, deals, prefer, base, rules, engine, workers,
                                play, game=g.name)
         ban, _ = focal_shares(cs, players, seed, deals, ban_pol, base, rules, engine, workers,

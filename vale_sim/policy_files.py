@@ -134,7 +134,8 @@ class PolicyBook:
 
     def get(self, spec):
         """A preset name, a bundled rule bot, a policy file path, or a Policy."""
-        if isinstance(spec, self.policy_cls):
+        from .mixture import is_mixture
+        if isinstance(spec, self.policy_cls) or is_mixture(spec):
             return spec
         if spec is None or not str(spec).strip():
             raise PolicyError(f"no policy named: give one of {', '.join(self.names())} "
@@ -173,6 +174,11 @@ class PolicyBook:
         rules; parsed and validated, never evaluated as code."""
         path = Path(path)
         data = read_policy_toml(path, PolicyError, self.max_bytes)
+        from . import mixture
+        if data.get("kind") == mixture.KIND:          # a mixed field (vale_sim.mixture)
+            pol = mixture.from_table(path, data, self.get)
+            self.files[pol] = str(path)
+            return pol
         if "kind" in data and self.kinds:
             make = self.kinds.get(data["kind"])
             if make is None:
@@ -245,9 +251,14 @@ class PolicyBook:
         """Each policy's card names (``card`` buy rules, ``never``) must be in ``names``
         (the card set ``set_name``'s buyable cards, ``kinds`` saying which, e.g. "an
         Advance or Vale").  Returns the policies; PolicyError names the policy's file."""
+        from .mixture import is_mixture
         out = []
         for spec in policies:
             pol = self.get(spec)
+            if is_mixture(pol):                # its members are checked
+                self.check_cards(pol.members, names, set_name, kinds)
+                out.append(pol)
+                continue
             for i, r in enumerate(pol.rules, 1):
                 if r.target == "card" and r.value not in names:
                     raise PolicyError(unknown_card(self.label(pol), f"buy rule {i}", r.value,

@@ -266,7 +266,11 @@ def run_chunk(cfg: RunConfig, first_game: int, n: int) -> pd.DataFrame:
     rc = cfg if cfg.is_resolved() else cfg.resolved()
     g = rc.game_obj()
     cs, pols = rc.card_set, list(rc.policies)
-    if rc.engine == "fast" and fast_engine_ok(g):
+    from . import mixture
+    if any(map(mixture.is_mixture, pols)):          # mixed fields: members drawn per game
+        df = mixture.play_chunk(g, cs, rc.players, rc.seed, first_game, n, pols, rc.rules,
+                                rc.engine == "fast" and fast_engine_ok(g))
+    elif rc.engine == "fast" and fast_engine_ok(g):
         df = g.run_fast(cs, rc.players, rc.seed, n, pols, rc.rules, first_game=first_game)
     else:
         records = [g.play_reference(cs, rc.players, rc.seed, i, pols, rc.rules)

@@ -78,7 +78,9 @@ def focal_shares(card_set, players: int, seed: int, deals: int, focal, opponent,
     field, ..., field) -- the focal player at each player index once, which
     balances who follows whom (the field is one policy) -- ordered by the focal
     player's index, also when ``focal`` and ``opponent`` are the same policy."""
+    from .mixture import as_focal
     play = _player(play, game)
+    focal = as_focal(focal)     # a mixed focal player draws apart from a mixed field
     shares = np.zeros((players, deals))
     frames = []
     roles = ("focal",) + ("field",) * (players - 1)

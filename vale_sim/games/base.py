@@ -21,7 +21,9 @@ the toy game of ``tests/pig.py``):
 * Policies: ``get_policy(spec)`` takes a preset name, a TOML file or a policy
   object and returns a frozen dataclass with ``.name``;
   ``check_policies(cs, policies)`` validates them against a card set and
-  returns the list.  Errors: one-line ``ValueError``.
+  returns the list.  Errors: one-line ``ValueError``.  The Game wraps both so
+  that a mixed field (:class:`vale_sim.mixture.Mixture`, a ``kind = "mixture"``
+  file) is accepted too; the engines only ever see its drawn members.
 * Rule options: ``rules_class`` is a frozen dataclass whose every field has a
   default (``rules_class()`` is the manual's game); ``dataclasses.asdict``
   of it goes into run manifests.
@@ -181,6 +183,13 @@ class Game:
     strategy: str | None = None
     workbench: str | None = None                # the module of the odds page of `serve`
     open_numbers: Callable[[Any], list] | None = None
+
+    def __post_init__(self):
+        # every game takes mixed fields (vale_sim.mixture, docs/meta.md §6b): a mixture
+        # file or object wherever a policy goes; its members are the game's policies
+        from vale_sim import mixture
+        object.__setattr__(self, "get_policy", mixture.with_mixtures(self.get_policy))
+        object.__setattr__(self, "check_policies", mixture.checking_mixtures(self.check_policies))
 
     def resolve_baseline(self, spec, players: int, card_set=None):
         """The baseline policy for ``players`` players: a preset or bundled policy
