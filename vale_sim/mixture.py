@@ -16,7 +16,7 @@ A mixture file is a policy file with ``kind = "mixture"``::
 It loads (``Game.get_policy``, so ``--baseline FILE``, ``--policy FILE`` and bundled
 names) as a :class:`Mixture`, which every run accepts wherever a policy goes.  Game
 ``i`` of a run of seed ``s`` plays the members drawn by :func:`draws`: the uniform
-``u`` of ``SeedSequence([s, MIXTURE_TAG, i, crc32(name), stream])`` picks member
+``u`` of ``SeedSequence([s, MIXTURE_TAG, i, crc32(key), stream])`` (``key``: its name) picks member
 ``k`` with ``cum[k-1] <= u < cum[k]`` (``cum``: the cumulative weights).  The draw
 depends only on the run's seed, the game (deal) index, the mixture's name and its
 stream, never on the workers, the chunking or the engine; the seatings of one deal
@@ -32,8 +32,8 @@ A mixture used as the **focal** player of a focal/field comparison
 balance studies) draws from stream :data:`FOCAL_STREAM`, independent of the field's
 (stream 0): a room where the focal player and the field each play a policy drawn
 from the mixture.  Arms derived from a mixture (:func:`map_members`: prefer X,
-ban X of every member) keep its name and stream, so the arms of one deal draw the
-same member (paired by deal).
+ban X of every member) keep its draw key and stream, so the arms of one deal draw
+the same member (paired by deal).
 
 The results frame names the mixture in its ``policy`` column (not the member).
 """
@@ -47,7 +47,7 @@ from pathlib import Path
 
 from .errors import UserError
 
-#: ``SeedSequence([seed, MIXTURE_TAG, game_index, crc32(name), stream])``: the draws.
+#: ``SeedSequence([seed, MIXTURE_TAG, game_index, crc32(key), stream])``: the draws.
 MIXTURE_TAG = 0x6D6978
 #: How the seats a mixture holds draw their members.
 DRAWS = ("deal", "seat")
@@ -75,8 +75,11 @@ class Mixture:
     weights: tuple
     draw: str = "deal"
     stream: int = 0
+    key: str | None = None      # what the draws hash (default: the name); arms keep it
 
     def __post_init__(self):
+        if self.key is None:
+            object.__setattr__(self, "key", self.name)
         where = f"mixture {self.name!r}"
         if not isinstance(self.name, str) or not self.name.strip():
             raise MixtureError(f"mixture name must be a non-empty string, got {self.name!r}")
@@ -123,10 +126,15 @@ def as_focal(pol):
 
 def map_members(pol, f):
     """``f(pol)`` for a policy; for a mixture, the mixture of ``f(member)`` with the same
-    name, weights, draw and stream (so its draws are the original's)."""
+    weights, draw, stream and draw key (so its draws are the original's).  Its name is
+    the mixture's with what ``f`` appends to the first member's name (``meta-2p`` and
+    ``br1`` -> ``br1+prefer X``: ``meta-2p+prefer X``), else the mixture's."""
     if not is_mixture(pol):
         return f(pol)
-    return dataclasses.replace(pol, members=tuple(f(m) for m in pol.members))
+    members = tuple(f(m) for m in pol.members)
+    first, new = pol.members[0].name, members[0].name
+    name = pol.name + new[len(first):] if new.startswith(first) else pol.name
+    return dataclasses.replace(pol, name=name, members=members)
 
 
 def members_of(policies) -> list:
@@ -254,7 +262,7 @@ def checking_mixtures(check_policies):
 # ---------------------------------------------------------------------------
 def _states(mix: Mixture, seed: int, games, k: int):
     import numpy as np
-    key = zlib.crc32(mix.name.encode())
+    key = zlib.crc32(mix.key.encode())
     return np.array([np.random.SeedSequence([int(seed), MIXTURE_TAG, int(i), key, mix.stream])
                      .generate_state(k, dtype=np.uint64) for i in games], dtype=np.uint64
                     ).reshape(len(games), k)
