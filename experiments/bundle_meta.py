@@ -1,14 +1,20 @@
-"""Bundle a `vale-sim meta` result as the named field ``meta-{P}p`` (docs/meta.md §8).
+"""Bundle a `vale-sim meta` result as the named field ``meta-{P}p`` (docs/meta.md §6b).
 
     PYTHONPATH=. .venv/bin/python experiments/bundle_meta.py vale_sim/games/mystic_vale/data/meta/2p
 
-Copies the mixture's policy into the game's bundled policies
+Writes the mixture into the game's bundled policies
 (``vale_sim/games/<game package>/policies/meta-{P}p.toml``), so that ``meta-{P}p`` (and
 ``meta-{P}p`` through ``{P}``) works wherever a policy name or ``--baseline`` does.
-Only a PURE mixture (one member with weight 1 up to 1e-9) is bundled: a mixed field
-needs opponents drawn per deal inside the runner, which is not implemented; a mixed
-result is refused with a one-line message.  The header records the run (command,
-seed, exploitability with its interval, convergence).
+
+* A PURE mixture (one member with weight 1 up to 1e-9) is bundled as that member's
+  policy file, renamed ``meta-{P}p``.
+* A MIXED one is bundled as a mixture file (``kind = "mixture"``, vale_sim/mixture.py):
+  its members (weight > 1e-9) are copied to ``policies/meta-{P}p.members/NAME.toml``
+  and listed with their weights (renormalised over the kept members); opponents are
+  then drawn from it per deal.
+
+The header records the run (command, seed, each member's weight and bootstrap
+interval, exploitability with its interval, convergence).
 """
 from __future__ import annotations
 
@@ -24,7 +30,9 @@ from vale_sim.io import atomic_write
 from vale_sim.metagame import HEADER
 
 
-def bundle(folder) -> Path:
+def bundle(folder, policies_dir=None) -> Path:
+    """Bundle the meta run in ``folder``; ``policies_dir``: where (default the game's
+    bundled ``policies/`` folder).  Returns the file written."""
     folder = Path(folder)
     meta = json.loads((folder / "meta.json").read_text())
     if meta.get("written_by") != "vale-sim meta":
@@ -32,11 +40,8 @@ def bundle(folder) -> Path:
     g = get_game(meta["game"])
     P = meta["players"]
     mix = {k: w for k, w in meta["mixture"].items() if w > 1e-9}
-    if len(mix) != 1 or abs(next(iter(mix.values())) - 1) > 1e-9:
-        raise SystemExit(f"{folder}: the mixture is mixed ({', '.join(mix)}); only a pure one "
-                         f"can be bundled as a single policy (docs/meta.md §8)")
-    (member,) = mix
-    pol = replace(g.get_policy(str(folder / meta["files"][member])), name=f"meta-{P}p")
+    if not mix:
+        raise SystemExit(f"{folder}: the mixture has no member with a weight > 0")
     import re
     cmd = re.sub(r"--out \S+", "--out DIR", meta["command"] or "")
     try:
@@ -44,20 +49,51 @@ def bundle(folder) -> Path:
     except ValueError:
         where = folder
     h = meta["exploitability"]
-    lo, hi = meta["mixture_interval"][member]
-    header = (f"{HEADER} the {P}-player meta field of {g.title}: the pure equilibrium mixture "
-              f"(member {member}, bootstrap interval of its weight [{100 * lo:.0f}, "
-              f"{100 * hi:.0f}]%) of a vale-sim meta run, seed {meta['config']['seed']}; "
-              f"converged: {meta['converged']}.\n"
-              f"Exploitability (the last best response's gain over the mixture, held-out "
-              f"deals): {100 * h['gain']:+.1f} [{100 * h['gain_lo']:+.1f}, "
-              f"{100 * h['gain_hi']:+.1f}] points (n = {h['n']} player-games).\n"
-              f"Run: {cmd}\nThe run's folder: {where}; docs/meta.md.")
-    mod = importlib.import_module(g.package + ".policy")
-    target = Path(mod.__file__).parent / "policies" / f"meta-{P}p.toml"
-    atomic_write(target, policy_file_text(pol, g, header))
-    if g.get_policy(str(target)) != replace(pol, name=g.get_policy(str(target)).name):
-        raise SystemExit(f"{target}: does not load back to the member")   # pragma: no cover
+    ivs = meta["mixture_interval"]
+    if policies_dir is None:
+        mod = importlib.import_module(g.package + ".policy")
+        policies_dir = Path(mod.__file__).parent / "policies"
+    target = Path(policies_dir) / f"meta-{P}p.toml"
+    tail = (f"converged: {meta['converged']}.\n"
+            f"Exploitability (the last best response's gain over the mixture, held-out "
+            f"deals): {100 * h['gain']:+.1f} [{100 * h['gain_lo']:+.1f}, "
+            f"{100 * h['gain_hi']:+.1f}] points (n = {h['n']} player-games).\n"
+            f"Run: {cmd}\nThe run's folder: {where}; docs/meta.md.")
+    if len(mix) == 1 and abs(next(iter(mix.values())) - 1) <= 1e-9:
+        (member,) = mix
+        pol = replace(g.get_policy(str(folder / meta["files"][member])), name=f"meta-{P}p")
+        lo, hi = ivs[member]
+        header = (f"{HEADER} the {P}-player meta field of {g.title}: the pure equilibrium "
+                  f"mixture (member {member}, bootstrap interval of its weight "
+                  f"[{100 * lo:.0f}, {100 * hi:.0f}]%) of a vale-sim meta run, seed "
+                  f"{meta['config']['seed']}; " + tail)
+        atomic_write(target, policy_file_text(pol, g, header))
+        if g.get_policy(str(target)) != replace(pol, name=g.get_policy(str(target)).name):
+            raise SystemExit(f"{target}: does not load back to the member")   # pragma: no cover
+        return target
+    from vale_sim import mixture as MX
+    sub = f"meta-{P}p.members"
+    rows = []
+    (Path(policies_dir) / sub).mkdir(parents=True, exist_ok=True)
+    for member, w in sorted(mix.items(), key=lambda kv: (-kv[1], kv[0])):
+        src = folder / meta["files"][member]
+        g.get_policy(str(src))                       # loads (one-line error otherwise)
+        atomic_write(Path(policies_dir) / sub / f"{member}.toml", src.read_text())
+        rows.append((member, w, f"{sub}/{member}.toml"))
+    weights = ", ".join(f"{m} {100 * w:.1f}% [{100 * ivs[m][0]:.0f}, {100 * ivs[m][1]:.0f}]"
+                        for m, w, _ in rows)
+    header = (f"{HEADER} the {P}-player meta field of {g.title}: the mixed equilibrium of a "
+              f"vale-sim meta run, seed {meta['config']['seed']}; opponents drawn from it per "
+              f"deal (vale_sim/mixture.py).\nMembers, weight [95% bootstrap interval]: "
+              f"{weights}.\n" + tail)
+    atomic_write(target, MX.file_text(f"meta-{P}p", [(f, w) for _, w, f in rows],
+                                      header=header))
+    back = g.get_policy(str(target))
+    total = sum(w for _, w, _ in rows)
+    if (not MX.is_mixture(back) or [m.name for m in back.members] !=
+            [g.get_policy(str(folder / meta["files"][m])).name for m, _, _ in rows]
+            or any(abs(a - w / total) > 1e-12 for a, (_, w, _) in zip(back.weights, rows))):
+        raise SystemExit(f"{target}: does not load back to the mixture")   # pragma: no cover
     return target
 
 

@@ -326,8 +326,11 @@ def matrix_seed(seed: int) -> int:
 
 
 def default_population(g, players: int, cs=None) -> list:
-    """The presets, then ``optimized-{P}p`` when the game bundles it."""
-    pols = [g.resolve_baseline(name, players, cs) for name in g.presets]
+    """The presets, then ``optimized-{P}p`` when the game bundles it; a bundled mixed
+    field (vale_sim.mixture) is no pure strategy of the population and is left out."""
+    from .mixture import is_mixture
+    pols = [p for p in (g.resolve_baseline(name, players, cs) for name in g.presets)
+            if not is_mixture(p)]
     try:
         pols.append(g.resolve_baseline("optimized-{P}p", players, cs))
     except ValueError:
@@ -434,6 +437,12 @@ def meta(cfg: MetaConfig, workers: int = 1, scheduler=None, progress=None,
                     pop = [g.resolve_baseline(s, cfg.players, obj.cs) for s in cfg.population]
                 except ValueError as e:              # the game's one-line policy error
                     raise MetaError(f"--population: {e}") from None
+                from .mixture import is_mixture
+                for s_, p in zip(cfg.population, pop):
+                    if is_mixture(p):
+                        raise MetaError(f"--population: {s_} is a mixed field; a member of "
+                                        f"the population is one policy (list the mixture's "
+                                        f"members instead)")
             names = [p.name for p in pop]
             if len(set(names)) != len(names):
                 raise MetaError(f"--population: every policy needs its own name, got "

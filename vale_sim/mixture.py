@@ -356,3 +356,18 @@ def play_chunk(g, cs, players: int, seed: int, first: int, n: int, policies, rul
     col = df["policy"].astype(object).to_numpy()
     df["policy"] = np.where(mixed[player], names[player], col)
     return df
+
+
+def file_text(name: str, members, draw: str = "deal", header: str = "") -> str:
+    """A mixture file (``kind = "mixture"``) of ``members``: ``(policy name or file,
+    weight)`` pairs (a relative file: relative to the mixture file's folder); ``header``
+    becomes ``#`` comment lines at the top."""
+    import json
+    if draw not in DRAWS:
+        raise MixtureError(f"mixture {name!r}: draw must be one of {', '.join(DRAWS)}")
+    lines = [f"# {ln}" if ln else "#" for ln in header.splitlines()]
+    lines += [f"kind = {json.dumps(KIND)}", f"name = {json.dumps(name)}",
+              f"draw = {json.dumps(draw)}"]
+    for spec, w in members:
+        lines += ["", "[[member]]", f"policy = {json.dumps(str(spec))}", f"weight = {float(w)!r}"]
+    return "\n".join(lines) + "\n"
