@@ -186,3 +186,25 @@ def test_mixture_objects_check_their_fields():
         MX.mixture("m", [inner], [1])
     with pytest.raises(MX.MixtureError, match="at least one member with a weight > 0"):
         MX.mixture("m", [], [])
+
+
+def test_play_shows_the_drawn_member(room, pig, capsys):
+    m = pig.get_policy(room())
+    seen = set()
+    for i in range(6):
+        rc = main(["play", "--game", "pig", "--policy", "bold", "--policy", room(),
+                   "--seed", "5", "--game-index", str(i)])
+        out = capsys.readouterr().out
+        drawn = m.members[MX.draws(m, 5, [i])[0]].name
+        others = {p.name for p in m.members} - {drawn, "bold"}
+        assert rc == 0 and f" {drawn} " in out and not any(f" {o} " in out for o in others)
+        seen.add(drawn)
+    assert len(seen) > 1
+
+
+def test_meta_leaves_a_bundled_mixture_out_of_its_population(room, pig, monkeypatch):
+    from vale_sim.metagame import default_population
+    monkeypatch.setitem(pig_game.PRESETS, "room", pig.get_policy(room()))
+    g = dataclasses.replace(pig, presets=pig.presets + ("room",))
+    assert MX.is_mixture(g.resolve_baseline("room", 2))
+    assert [p.name for p in default_population(g, 2)] == list(pig.presets)

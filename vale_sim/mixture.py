@@ -137,6 +137,13 @@ def map_members(pol, f):
     return dataclasses.replace(pol, name=name, members=members)
 
 
+def heaviest(pol):
+    """A mixture's member of the largest weight (the first of equal ones); a policy itself."""
+    if not is_mixture(pol):
+        return pol
+    return pol.members[max(range(len(pol.weights)), key=lambda i: (pol.weights[i], -i))]
+
+
 def members_of(policies) -> list:
     """Every concrete policy of ``policies``: a mixture's members in its place."""
     out = []

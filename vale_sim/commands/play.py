@@ -56,6 +56,8 @@ def run(args) -> int:
     g.validate_playable(cs, args.players)
     pols = g.check_policies(cs, policy_list(g, args.players, args.policy))  # as simulate checks
     rules = game_rules(g, **rule_options(args))
+    from ..mixture import lineup_for_game          # a mixed field plays its drawn member
+    pols = lineup_for_game(pols, args.seed, args.game_index)
     try:
         record = g.play_reference(cs, args.players, args.seed, args.game_index, pols, rules)
     except ValueError as e:
