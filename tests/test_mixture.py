@@ -208,3 +208,12 @@ def test_meta_leaves_a_bundled_mixture_out_of_its_population(room, pig, monkeypa
     g = dataclasses.replace(pig, presets=pig.presets + ("room",))
     assert MX.is_mixture(g.resolve_baseline("room", 2))
     assert [p.name for p in default_population(g, 2)] == list(pig.presets)
+
+
+def test_the_observational_run_refuses_a_mixture_in_one_line(tmp_path, capsys):
+    mix = write(tmp_path / "mv.toml", 'kind = "mixture"\n[[member]]\npolicy = "greedy"\n'
+                'weight = 1\n[[member]]\npolicy = "cautious"\nweight = 1\n')
+    rc = main(["advancements", "--baseline", mix, "--games", "4", "--cards",
+               "Model L1 Sprout E"])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and len(err.splitlines()) == 1 and "--only strength" in err

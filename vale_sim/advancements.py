@@ -159,6 +159,12 @@ def observational(card_set=None, games: int = 2000, players: int = 2, seed: int 
     cs = resolve_card_set(card_set if card_set is not None else g.default_card_set, players,
                           game=g.name)
     if frame is None:
+        from .mixture import is_mixture
+        from .errors import UserError
+        if is_mixture(g.get_policy(baseline)):
+            raise UserError(f"--baseline {g.get_policy(baseline).name}: the observational run "
+                            f"explores around one policy, not a mixed field; use --only "
+                            f"strength (the strength study takes a mixture)")
         frame = g.strength_observation_frame(cs, players, seed, games, baseline,
                                              explore_permille, rules, engine)
     frame = _sorted(frame)
