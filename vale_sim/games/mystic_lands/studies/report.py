@@ -37,6 +37,12 @@ class LandsReportSettings:
     seat_confirm_deals: int | None = None   # None: sized from the selection (seats.confirm_size)
     seat_grid: str = "ladder"
     seat_margin: float = 0.03
+    # The seat verdicts (issue 26): every seat the strongest field ({P}: the player
+    # count), settled when they hold under the second field too (None: the best
+    # response added before the meta field's member, per player count; "none": no
+    # settle run); balanced, the old field, is the comparison column.
+    seat_field: str = "meta-{P}p"
+    seat_settle_field: str | None = None
     end_players: tuple = (2, 4)
     end_deals: int = 2000
     growth_deals: int = 600
@@ -202,19 +208,54 @@ def summary_paragraphs(ctx) -> list:
     return out
 
 
+#: The comparison field of the seat verdicts (the old field of every seat).
+SEAT_COMPARISON = "balanced"
+
+
+def seat_settle_specs(settings) -> dict:
+    """Player count -> the second field of the seat verdicts (``seat_settle_field``, a
+    ``{P}`` template, or the meta run's previous best response); counts without one are
+    left out; ``"none"``: no settle run."""
+    f = settings.seat_settle_field
+    if f is not None and str(f).lower() == "none":
+        return {}
+    out = {k: (f if f is not None else settle_field(k)) for k in settings.seat_players}
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def _field_names(study) -> str:
+    by = study.config.get("policy_by_players") or {}
+    return ", ".join(f"`{v}`" for v in by.values()) or f"`{study.config['policy']}`"
+
+
 def section_seats(ctx):
     from .plots import seat_figure
     from vale_sim.report import Section
     from .seats import sentence, seat_study
     s = ctx.settings
-    study = seat_study(s.seat_players, s.seat_deals, s.seed, s.seat_grid, s.seat_margin,
-                       confirm_deals=s.seat_confirm_deals, **_common(ctx))
+    kw = dict(confirm_deals=s.seat_confirm_deals, **_common(ctx))
+    args = (s.seat_deals, s.seed, s.seat_grid, s.seat_margin)
+    study = seat_study(s.seat_players, *args, policy=s.seat_field, **kw)
+    comp = seat_study(s.seat_players, *args, policy=SEAT_COMPARISON, **kw)
+    specs = seat_settle_specs(s)
+    settle = (seat_study(tuple(specs), *args, policy=specs, **kw) if specs else None)
     ctx.results["seats"] = study
+    ctx.results["seats_comparison"] = comp
+    if settle is not None:
+        ctx.results["seats_settle"] = settle
     fig, cap = seat_figure(study)
     c = study.config
     sizes = ", ".join(f"{k} players {v['deals']:,} + {v['confirm_deals']:,}"
                       for k, v in c["deals_by_players"].items())
-    paras = [f"Everyone plays `{c['policy']}`, engine {c['engine']}, seed {c['seed']}.",
+    paras = [f"**Every seat plays the strongest field**, {_field_names(study)} (`{s.seat_field}`: "
+             f"the bundled meta-game field of each player count, docs/meta.md); engine "
+             f"{c['engine']}, seed {c['seed']}.  The same study with every seat `{SEAT_COMPARISON}` "
+             f"(the field of earlier reports) is the comparison: tables `*_balanced` and the "
+             f"`*_balanced` columns of the recommendations"
+             + (f"; a third run with every seat the second field ({_field_names(settle)}: the "
+                f"best response the meta run added before its field's member) decides whether "
+                f"each verdict is **settled** (the same reading under both fields; table "
+                f"`seat_schedules_settle`)" if settle is not None else "") + ".",
              schedule_legend(c["players"]),
              f"Grid `{c['grid']}`: none, the manual's, and the manual's with one "
              f"mana less or more at every later seat, without spirit, with spirit at every later "
@@ -234,13 +275,45 @@ def section_seats(ctx):
              f"is confirmed fair; a change is recommended only when the manual's is shown unfair "
              f"and the other is confirmed fair.  How often this verdict reproduces across seeds: "
              f"docs/mystic-lands-studies.md §2."]
-    top = pd.DataFrame([{k: v for k, v in r.items()} for r in study.recommendations])
-    return Section("Seat compensation", paras,
-                   {"seat_win_rates": study.seats, "seat_schedules": study.schedules,
-                    "seat_compensation_effect": study.effect},
+    top = seat_recommendations(study, comp, settle)
+    tables = {"seat_win_rates": study.seats, "seat_schedules": study.schedules,
+              "seat_compensation_effect": study.effect,
+              "seat_win_rates_balanced": comp.seats, "seat_schedules_balanced": comp.schedules,
+              "seat_compensation_effect_balanced": comp.effect}
+    if settle is not None:
+        tables["seat_schedules_settle"] = settle.schedules
+    return Section("Seat compensation", paras, tables,
                    [("seat_compensation", fig, cap)],
-                   bullets=[("Recommendations", [sentence(r) for r in study.recommendations])],
+                   bullets=[("Recommendations", [sentence(r) for r in study.recommendations]),
+                            (f"Recommendations with every seat `{SEAT_COMPARISON}` (comparison)",
+                             [sentence(r) for r in comp.recommendations])],
                    top_tables={"seat_recommendations": top})
+
+
+def seat_recommendations(study, comp, settle=None) -> pd.DataFrame:
+    """A row per player count: the strong field's recommendation, then the comparison
+    field's decision, verdict and largest gap (``*_balanced``) and, with ``settle``, the
+    second field's and whether the manual's verdict is settled."""
+    from .verdicts import manual_reading
+    by_c = {r["players"]: r for r in comp.recommendations}
+    by_s = {r["players"]: r for r in settle.recommendations} if settle is not None else {}
+    rows = []
+    for r in study.recommendations:
+        k = r["players"]
+        row = {"field": study.config["policy_by_players"][str(k)], **r}
+        c = by_c.get(k)
+        if c is not None:
+            row.update(decision_balanced=c["decision"], manual_verdict_balanced=c["manual_verdict"],
+                       manual_max_gap_balanced=c["manual_max_gap"],
+                       recommended_balanced=c["recommended"])
+        t = by_s.get(k)
+        if t is not None:
+            row.update(settle_field=settle.config["policy_by_players"][str(k)],
+                       manual_verdict_settle=t["manual_verdict"],
+                       settled=manual_reading(r) == manual_reading(t)
+                       and manual_reading(r) != "inconclusive")
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def section_end_trigger(ctx):
@@ -611,13 +684,46 @@ def verdicts(ctx) -> list:
     out = []
     out += V.headline_card_verdicts(r)
     if "seats" in r:
-        out += LV.seat_compensation_verdicts(r["seats"])
+        out += seat_verdicts(r)
     if "end_trigger" in r:
         out += LV.end_trigger_verdicts(r["end_trigger"].table)
     if "market" in r:
         out += LV.market_verdicts(r["market"])
     if "wither" in r:
         out += LV.wither_verdicts(r["wither"])
+    return out
+
+
+def seat_verdicts(r) -> list:
+    """The seat verdicts: under the strong field (each sentence names it), marked settled
+    or not against the second field where it was played, then under ``balanced``
+    marked "(comparison)"."""
+    from vale_sim import verdicts as V
+    from . import verdicts as LV
+    study = r["seats"]
+    by = study.config.get("policy_by_players") or {}
+    strong = LV.seat_compensation_verdicts(
+        study, field=lambda k: by.get(str(k), study.config["policy"]))
+    settle = r.get("seats_settle")
+    if settle is not None:
+        second = settle.config["policy_by_players"]
+        theirs: dict = {}
+        for reading in LV.seat_compensation_readings(settle):
+            theirs.setdefault(reading[0], []).append(reading)
+        marked, nth = [], {}
+        for v, mine in zip(strong, LV.seat_compensation_readings(study)):
+            k = mine[0]
+            j = nth[k] = nth.get(k, -1) + 1
+            if k not in theirs:
+                marked.append(V.Verdict(v.topic, v.sentence + f" Not settled: no second "
+                                        f"field at {k} players.", v.cards))
+            else:
+                marked += V.mark_settled([v], [mine], [theirs[k][j]], second[str(k)])
+        strong = marked
+    out = list(strong)
+    if "seats_comparison" in r:
+        out += LV.seat_compensation_verdicts(r["seats_comparison"],
+                                             field=f"{SEAT_COMPARISON} (comparison)")
     return out
 
 

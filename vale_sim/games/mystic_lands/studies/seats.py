@@ -185,8 +185,23 @@ def seat_study(players=(2, 3, 4), deals: int | None = None, seed: int = 1, grid:
     and the selected alternative on ``confirm_deals`` fresh deals (module docstring).
 
     ``deals`` None: :func:`auto_deals` per player count; ``confirm_deals`` None: sized
-    from the selection stage as a pilot (:func:`confirm_size`)."""
+    from the selection stage as a pilot (:func:`confirm_size`).  ``policy``: the policy
+    every seat plays -- a name, file or policy, ``{P}`` standing for the player count
+    (``meta-{P}p``: the strongest bundled field), or a dict player count -> spec."""
+    from vale_sim.games import get_game
+    from vale_sim.games.base import baseline_label, baseline_spec
     players = C.check_players(players)
+    g = get_game(C.GAME)
+
+    def spec_for(k):
+        sp = policy.get(k) if isinstance(policy, dict) else policy
+        if sp is None:
+            raise C.StudyError(f"policy: no policy given for {k} players")
+        return baseline_spec(sp, k)
+    try:
+        pols = {k: g.resolve_baseline(spec_for(k), k) for k in players}
+    except ValueError as e:
+        raise C.StudyError(f"policy: {e}") from None
     if deals is not None:
         C.check_count("deals", deals, 2)
     if confirm_deals is not None:
@@ -204,7 +219,7 @@ def seat_study(players=(2, 3, 4), deals: int | None = None, seed: int = 1, grid:
         n_sel = deals if deals is not None else auto_deals(k, margin, alpha, power)
         scheds = schedules(k, grid, max_mana, max_spirit)
         variants = {label(s): schedule_rules(s) for s in scheds}
-        df = C.play_variants(variants, k, n_sel, seed, (policy,), card_set=card_set,
+        df = C.play_variants(variants, k, n_sel, seed, (pols[k],), card_set=card_set,
                              engine=engine, workers=workers, progress=progress,
                              desc=f"seats, {k} players (selection)")
         s_rows, c_rows = evaluate(df, k, scheds, margin, alpha, "selection")
@@ -220,7 +235,7 @@ def seat_study(players=(2, 3, 4), deals: int | None = None, seed: int = 1, grid:
         sizes[k] = {"deals": n_sel, "confirm_deals": n_conf}
         chosen = [man] + [s for s in scheds if label(s) == alt]
         cdf = C.play_variants({label(s): variants[label(s)] for s in chosen}, k, n_conf,
-                              confirm_seed, (policy,), card_set=card_set, engine=engine,
+                              confirm_seed, (pols[k],), card_set=card_set, engine=engine,
                               workers=workers, progress=progress,
                               desc=f"seats, {k} players (confirmation)")
         cs_rows, cc_rows = evaluate(cdf, k, chosen, margin, alpha, "confirmation")
@@ -237,7 +252,10 @@ def seat_study(players=(2, 3, 4), deals: int | None = None, seed: int = 1, grid:
               "confirm_deals": confirm_deals if confirm_deals is not None else "auto",
               "max_confirm_deals": max_confirm_deals,
               "seed": seed, "confirm_seed": confirm_seed, "grid": grid, "margin": margin,
-              "alpha": alpha, "power": power, "correction": "holm", "policy": policy,
+              "alpha": alpha, "power": power, "correction": "holm",
+              "policy": (baseline_label(policy) if not isinstance(policy, dict) else
+                         "by player count"),
+              "policy_by_players": {str(k): pols[k].name for k in players},
               "engine": C.resolve_engine(engine), "max_mana": max_mana, "max_spirit": max_spirit,
               "card_set": str(card_set) if card_set is not None else None}
     return SeatStudy(config, pd.DataFrame(seat_rows), pd.DataFrame(sched_rows),

@@ -25,10 +25,42 @@ def _iv(v, lo, hi, k: float = 1.0, d: int = 1, signed: bool = False, unit: str =
     return f"{one(v)}{unit} (95% CI [{one(lo)}, {one(hi)}])"
 
 
-def seat_compensation_verdicts(study) -> list[Verdict]:
+def _seat1(study, k):
+    """Seat 1's row with the manual's schedule (selection deals) and its reading."""
+    seats = study.seats
+    if "stage" in seats:
+        seats = seats[seats["stage"] == "selection"]
+    s = seats[seats["players"] == k]
+    sc = study.schedules[study.schedules["players"] == k]
+    man = sc[sc["manual"]]["schedule"].iloc[0]
+    a = s[(s["schedule"] == man) & (s["seat"] == 1)].iloc[0]
+    fair = 1 / k
+    return a, ("an advantage" if a["win_rate_lo"] > fair else "a disadvantage"
+               if a["win_rate_hi"] < fair else "no detectable advantage")
+
+
+def manual_reading(rec: dict) -> str:
+    """A recommendation's reading of the manual's compensation: its verdict on the
+    confirmation deals ("fair", "shown unfair" or "inconclusive")."""
+    return rec["manual_verdict"]
+
+
+def seat_compensation_readings(study) -> list[tuple]:
+    """``[(players, reading), ...]`` in :func:`seat_compensation_verdicts`' order: seat 1's
+    reading with the manual's compensation, then the manual's verdict."""
+    out = []
+    for rec in study.recommendations:
+        k = rec["players"]
+        out += [(k, _seat1(study, k)[1]), (k, manual_reading(rec))]
+    return out
+
+
+def seat_compensation_verdicts(study, field=None) -> list[Verdict]:
     """Per player count: seat 1 and the last seat with and without the manual's
     compensation, the paired effect on seat 1, then the schedule search's sentence
-    (:func:`vale_sim.studies.seats.sentence`)."""
+    (:func:`vale_sim.studies.seats.sentence`).  ``field``: the policy every seat played
+    (a name or a function of the player count), named at the start of each sentence."""
+    from vale_sim.verdicts import _field_prefix
     from .seats import sentence
     out = []
     seats, eff = study.seats, study.effect
@@ -47,7 +79,7 @@ def seat_compensation_verdicts(study) -> list[Verdict]:
         fair = 1 / k
         reading = ("an advantage" if a["win_rate_lo"] > fair else "a disadvantage"
                    if a["win_rate_hi"] < fair else "no detectable advantage")
-        out.append(Verdict("compensation", (
+        out.append(Verdict("compensation", _field_prefix(field, k) + (
             f"At {k} players with the manual's compensation ({man}), seat 1 (the starting "
             f"player) wins {_iv(a['win_rate'], a['win_rate_lo'], a['win_rate_hi'], 100, unit='%')} and "
             f"seat {k} wins {_iv(last['win_rate'], last['win_rate_lo'], last['win_rate_hi'], 100, unit='%')}"
@@ -55,7 +87,7 @@ def seat_compensation_verdicts(study) -> list[Verdict]:
             f"wins {_iv(b['win_rate'], b['win_rate_lo'], b['win_rate_hi'], 100, unit='%')}, so the "
             f"compensation moves seat 1 by {_iv(e['effect'], e['effect_lo'], e['effect_hi'], 100, signed=True)}"
             f" pp (paired by deal), n = {_n(a['n_deals'])} deals.")))
-        out.append(Verdict("compensation", sentence(rec)))
+        out.append(Verdict("compensation", _field_prefix(field, k) + sentence(rec)))
     return out
 
 

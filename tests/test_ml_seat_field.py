@@ -1,0 +1,54 @@
+"""The Mystic Lands seat verdicts under the strongest field (issue 26): every seat
+``meta-{P}p``, settled against the meta run's previous best response, ``balanced``
+as the comparison (vale_sim/games/mystic_lands/studies/report.py, docs/report.md)."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from vale_sim.games.mystic_lands.studies import report as R
+from vale_sim.games.mystic_lands.studies.seats import seat_study
+from vale_sim.report import build_report
+
+
+def test_the_seat_study_plays_the_field_of_each_player_count():
+    a = seat_study((2, 3), 3, 1, policy="meta-{P}p", engine="reference", progress=False,
+                   confirm_deals=3)
+    b = seat_study((2, 3), 3, 1, policy="balanced", engine="reference", progress=False,
+                   confirm_deals=3)
+    assert a.config["policy_by_players"] == {"2": "meta-2p", "3": "meta-3p"}
+    assert b.config["policy_by_players"] == {"2": "balanced", "3": "balanced"}
+    assert not a.seats["win_rate"].equals(b.seats["win_rate"])      # other players, other games
+    with pytest.raises(ValueError, match="policy: .*nobody"):
+        seat_study((2,), 3, 1, policy="nobody", engine="reference", progress=False)
+
+
+def test_the_report_leads_with_the_strong_field_and_keeps_balanced_as_comparison(tmp_path):
+    s = R.LandsReportSettings.make(size="tiny", engine="reference", seat_deals=3,
+                                   seat_confirm_deals=3)
+    assert s.seat_field == "meta-{P}p"
+    build_report(tmp_path / "r", s, progress=False, game="mystic-lands",
+                 sections=[R.section_seats])
+    md = (tmp_path / "r" / "report.md").read_text()
+    summary = md[md.index("**Seat compensation**"):md.index("## 2.")]
+    strong = summary.index("[meta-2p] At 2 players")
+    comp = summary.index("[balanced (comparison)] At 2 players")
+    assert strong < comp
+    assert summary.count("ettled") >= 2            # every strong-field verdict marked
+    assert "under br" in summary                    # against the meta run's previous level
+    top = pd.read_csv(tmp_path / "r" / "tables" / "seat_recommendations.csv")
+    assert list(top["field"]) == ["meta-2p"]
+    for col in ("decision_balanced", "manual_verdict_balanced", "settle_field", "settled"):
+        assert col in top.columns, col
+    assert (tmp_path / "r" / "tables" / "seat_win_rates_balanced.csv").exists()
+
+
+def test_seat_settle_specs():
+    s = R.LandsReportSettings.make(size="tiny", engine="reference")
+    assert set(R.seat_settle_specs(s)) == set(s.seat_players)
+    assert all(str(v).endswith(".toml") for v in R.seat_settle_specs(s).values())
+    none = R.LandsReportSettings.make(size="tiny", engine="reference", seat_settle_field="none")
+    assert R.seat_settle_specs(none) == {}
+    fixed = R.LandsReportSettings.make(size="tiny", engine="reference",
+                                       seat_settle_field="greedy")
+    assert set(R.seat_settle_specs(fixed).values()) == {"greedy"}
