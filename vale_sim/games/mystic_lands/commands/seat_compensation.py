@@ -24,7 +24,9 @@ def add_parser(sub) -> None:
     p.add_argument("--max-spirit", type=int_range(0, 10, "of spirit"), default=1, help="largest spirit per seat (default 1)")
     p.add_argument("--margin", type=float, default=3.0,
                    help="equivalence margin in percentage points of win rate (default 3)")
-    p.add_argument("--policy", default="balanced", help="the policy of every seat (default balanced)")
+    p.add_argument("--policy", default="balanced",
+                   help="the policy of every seat (default balanced); {P} stands for the "
+                        "player count: meta-{P}p, the strongest bundled field")
     p.add_argument("--confirm-deals", type=count(2, "deals"), default=None, metavar="N",
                    help="fresh deals of the confirmation stage per schedule (default: sized "
                         "from the selection stage so that the manual's schedule is shown fair or "
@@ -51,7 +53,9 @@ def run(args) -> int:
     if not 0 < args.margin < 100:
         raise UserError(f"--margin must be between 0 and 100 percentage points, got {args.margin}")
     players = common.parse_players(args.players)
-    get_game("mystic-lands").get_policy(args.policy)
+    from vale_sim.games.base import baseline_spec
+    for k in players:                    # {P}: the player count (meta-{P}p)
+        get_game("mystic-lands").get_policy(baseline_spec(args.policy, k))
     study = seats.seat_study(players, args.deals, args.seed, args.grid, args.margin / 100,
                              policy=args.policy, card_set=args.card_set, engine=args.engine,
                              workers=args.workers, max_mana=args.max_mana,
