@@ -594,11 +594,14 @@ def _seat_panel(study):
     ax.set_xlim(min(ticks) - 0.6, max(ticks) + 0.6)
     ax.set_ylabel("win rate − fair share (pp)", fontsize=7)
     ax.tick_params(axis="y", labelsize=7)
-    ax.set_title("Seat advantage with the manual's compensation", fontsize=8)
+    by = study.config.get("policy_by_players") or {}
+    field = ", ".join(dict.fromkeys(by.get(str(k), study.config["policy"]) for k in players))
+    ax.set_title(f"Seat advantage with the manual's compensation (every seat {field})",
+                 fontsize=8)
     ax.legend(fontsize=6, ncol=2)
     ax.grid(alpha=0.25, axis="y")
     fig.tight_layout()
-    reading = "the manual's schedule is " + ", ".join(
+    reading = f"Every seat {field}: the manual's schedule is " + ", ".join(
         f"{recs[k]['manual_verdict']} at {k}p (largest seat gap "
         f"{100 * recs[k]['manual_max_gap']:.1f} pp)" for k in players) + \
         f" against a ±{margin:g} pp margin."
@@ -753,7 +756,7 @@ TAKES_BASELINE = False
 #: something else there (after vale_sim.report.rendering.TABLE_UNITS).
 TOPICS = (("compensation", "Seat compensation"), ("end", "End trigger"),
           ("market", "Market growth"), ("rain", "Wither and rain"))
-TABLE_UNITS = {"seat_recommendations": {"margin": "pp"}}
+TABLE_UNITS = {"seat_recommendations": {"margin": "pp", "manual_max_gap_balanced": "pp"}}
 
 
 def settings_from_config(c: dict, **kw):
