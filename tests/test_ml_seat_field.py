@@ -12,25 +12,29 @@ from vale_sim.report import build_report
 
 
 def test_the_seat_study_plays_the_field_of_each_player_count():
-    a = seat_study((2, 3), 3, 1, policy="meta-{P}p", engine="reference", progress=False,
-                   confirm_deals=3)
-    b = seat_study((2, 3), 3, 1, policy="balanced", engine="reference", progress=False,
-                   confirm_deals=3)
-    assert a.config["policy_by_players"] == {"2": "meta-2p", "3": "meta-3p"}
-    assert b.config["policy_by_players"] == {"2": "balanced", "3": "balanced"}
+    a = seat_study((2,), 4, 1, policy="meta-{P}p", engine="reference", progress=False,
+                   confirm_deals=2)
+    b = seat_study((2,), 4, 1, policy="balanced", engine="reference", progress=False,
+                   confirm_deals=2)
+    assert a.config["policy_by_players"] == {"2": "meta-2p"}
+    assert b.config["policy_by_players"] == {"2": "balanced"}
     assert not a.seats["win_rate"].equals(b.seats["win_rate"])      # other players, other games
     with pytest.raises(ValueError, match="policy: .*nobody"):
         seat_study((2,), 3, 1, policy="nobody", engine="reference", progress=False)
 
 
 def test_the_report_leads_with_the_strong_field_and_keeps_balanced_as_comparison(tmp_path):
-    s = R.LandsReportSettings.make(size="tiny", engine="reference", seat_deals=3,
-                                   seat_confirm_deals=3)
-    assert s.seat_field == "meta-{P}p"
+    s = R.LandsReportSettings.make(size="tiny", engine="reference", seat_deals=2,
+                                   seat_confirm_deals=2, end_deals=2)
+    assert s.study_field == "meta-{P}p"
     build_report(tmp_path / "r", s, progress=False, game="mystic-lands",
-                 sections=[R.section_seats])
+                 sections=[R.section_seats, R.section_end_trigger])
     md = (tmp_path / "r" / "report.md").read_text()
-    summary = md[md.index("**Seat compensation**"):md.index("## 2.")]
+    summary = md[md.index("**Seat compensation**"):md.index("**End trigger**")]
+    end = md[md.index("**End trigger**"):md.index("## 2.")]
+    assert end.index("[meta-2p] At 2 players the manual's end") < end.index(
+        "[balanced (comparison)] At 2 players the manual's end")
+    assert (tmp_path / "r" / "tables" / "end_trigger_balanced.csv").exists()
     strong = summary.index("[meta-2p] At 2 players")
     comp = summary.index("[balanced (comparison)] At 2 players")
     assert strong < comp

@@ -178,19 +178,28 @@ def end_trigger_study(players=(2, 4), deals: int = 150, seed: int = 2, options=N
                       workers: int = 1, progress: bool = True, keep_frame: bool = False
                       ) -> SettingsStudy:
     """Vary the VP threshold, the cube count and the +bonus one at a time.
-    ``options``: option -> list of values (default :data:`END_OPTIONS`)."""
+    ``options``: option -> list of values (default :data:`END_OPTIONS`).  ``policy``: every
+    seat's (``{P}``: the player count, e.g. ``meta-{P}p``)."""
+    from vale_sim.games import get_game
+    from vale_sim.games.base import baseline_label, baseline_spec
     players = C.check_players(players)
     C.check_count("deals", deals, 2)
+    try:
+        pols = {k: get_game(C.GAME).resolve_baseline(baseline_spec(policy, k), k)
+                for k in players}
+    except ValueError as e:
+        raise C.StudyError(f"policy: {e}") from None
     variants = one_at_a_time(options or END_OPTIONS)
     rules = _rules(variants)
     tables, frames = [], []
     for k in players:
-        df = C.play_variants(rules, k, deals, seed, (policy,), card_set=card_set, engine=engine,
+        df = C.play_variants(rules, k, deals, seed, (pols[k],), card_set=card_set, engine=engine,
                              workers=workers, progress=progress, desc=f"end trigger, {k} players")
         tables.append(variant_table(df, k, rules))
         if keep_frame:
             frames.append(df)
-    cfg = _config(players=list(players), deals=deals, seed=seed, policy=policy,
+    cfg = _config(players=list(players), deals=deals, seed=seed, policy=baseline_label(policy),
+                  policy_by_players={str(k): pols[k].name for k in players},
                   engine=C.resolve_engine(engine), variants=variants, card_set=card_set)
     return SettingsStudy("end-trigger", cfg, pd.concat(tables, ignore_index=True),
                          frame=pd.concat(frames, ignore_index=True) if keep_frame else None)

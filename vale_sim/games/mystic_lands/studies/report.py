@@ -37,11 +37,11 @@ class LandsReportSettings:
     seat_confirm_deals: int | None = None   # None: sized from the selection (seats.confirm_size)
     seat_grid: str = "ladder"
     seat_margin: float = 0.03
-    # The seat verdicts (issue 26): every seat the strongest field ({P}: the player
-    # count), settled when they hold under the second field too (None: the best
-    # response added before the meta field's member, per player count; "none": no
-    # settle run); balanced, the old field, is the comparison column.
-    seat_field: str = "meta-{P}p"
+    # The seat and end-trigger verdicts (issue 26): every seat the strongest field
+    # ({P}: the player count); seat verdicts settled when they hold under the second
+    # field too (None: the best response added before the meta field's member, per
+    # player count; "none": no settle run); balanced, the old field, is the comparison.
+    study_field: str = "meta-{P}p"
     seat_settle_field: str | None = None
     end_players: tuple = (2, 4)
     end_deals: int = 2000
@@ -235,7 +235,7 @@ def section_seats(ctx):
     s = ctx.settings
     kw = dict(confirm_deals=s.seat_confirm_deals, **_common(ctx))
     args = (s.seat_deals, s.seed, s.seat_grid, s.seat_margin)
-    study = seat_study(s.seat_players, *args, policy=s.seat_field, **kw)
+    study = seat_study(s.seat_players, *args, policy=s.study_field, **kw)
     comp = seat_study(s.seat_players, *args, policy=SEAT_COMPARISON, **kw)
     specs = seat_settle_specs(s)
     settle = (seat_study(tuple(specs), *args, policy=specs, **kw) if specs else None)
@@ -247,7 +247,7 @@ def section_seats(ctx):
     c = study.config
     sizes = ", ".join(f"{k} players {v['deals']:,} + {v['confirm_deals']:,}"
                       for k, v in c["deals_by_players"].items())
-    paras = [f"**Every seat plays the strongest field**, {_field_names(study)} (`{s.seat_field}`: "
+    paras = [f"**Every seat plays the strongest field**, {_field_names(study)} (`{s.study_field}`: "
              f"the bundled meta-game field of each player count, docs/meta.md); engine "
              f"{c['engine']}, seed {c['seed']}.  The same study with every seat `{SEAT_COMPARISON}` "
              f"(the field of earlier reports) is the comparison: tables `*_balanced` and the "
@@ -321,13 +321,21 @@ def section_end_trigger(ctx):
     from vale_sim.report import Section
     from .lands import end_trigger_study
     s = ctx.settings
-    study = end_trigger_study(s.end_players, s.end_deals, offset_seed(s.seed, 1), **_common(ctx))
+    seed = offset_seed(s.seed, 1)
+    study = end_trigger_study(s.end_players, s.end_deals, seed, policy=s.study_field,
+                              **_common(ctx))
+    comp = end_trigger_study(s.end_players, s.end_deals, seed, policy=SEAT_COMPARISON,
+                             **_common(ctx))
     ctx.results["end_trigger"] = study
+    ctx.results["end_trigger_comparison"] = comp
     fig, cap = end_trigger_figure(study)
     paras = [f"The manual ends the game when a player has 25 VP or 10 cubes on the map (+5 VP "
              f"to that player; everyone else plays one more turn).  Each variant changes one of "
              f"the three numbers; all variants play the same {study.config['deals']} deals per "
-             f"player count (everyone `balanced`, engine {study.config['engine']}).  `d_` "
+             f"player count (every seat the strongest field, {_field_names(study)}, engine "
+             f"{study.config['engine']}; the same with every seat `{SEAT_COMPARISON}` is the "
+             f"comparison, tables `end_trigger_balanced` and the summary's \"(comparison)\" "
+             f"sentences).  `d_` "
              f"columns: paired differences from the manual's game, deal by deal.  What ended "
              f"a game is reconstructed from the final scores: the triggering player's cubes "
              f"(unchanged after the trigger) and track VP without the bonus (which may include "
@@ -339,7 +347,7 @@ def section_end_trigger(ctx):
             "seat1_win_lo", "seat1_win_hi", "trigger_win", "trigger_win_lo", "trigger_win_hi",
             "margin", "margin_lo", "margin_hi"]
     t = study.table
-    return Section("End trigger", paras, {"end_trigger": t},
+    return Section("End trigger", paras, {"end_trigger": t, "end_trigger_balanced": comp.table},
                    [("end_trigger", fig, cap)],
                    top_tables={"end_trigger_summary": t[[c for c in cols if c in t.columns]]})
 
@@ -689,7 +697,12 @@ def verdicts(ctx) -> list:
     if "seats" in r:
         out += seat_verdicts(r)
     if "end_trigger" in r:
-        out += LV.end_trigger_verdicts(r["end_trigger"].table)
+        by = r["end_trigger"].config.get("policy_by_players") or {}
+        out += LV.end_trigger_verdicts(r["end_trigger"].table,
+                                       field=(lambda k: by.get(str(k))) if by else None)
+        if "end_trigger_comparison" in r:
+            out += LV.end_trigger_verdicts(r["end_trigger_comparison"].table,
+                                           field=f"{SEAT_COMPARISON} (comparison)")
     if "market" in r:
         out += LV.market_verdicts(r["market"])
     if "wither" in r:

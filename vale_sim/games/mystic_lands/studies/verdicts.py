@@ -91,9 +91,12 @@ def seat_compensation_verdicts(study, field=None) -> list[Verdict]:
     return out
 
 
-def end_trigger_verdicts(table: pd.DataFrame) -> list[Verdict]:
+def end_trigger_verdicts(table: pd.DataFrame, field=None) -> list[Verdict]:
     """Per player count: the manual's end (length, what ends games, the trigger's
-    win share, the margin), then the length and seat-1 changes of each variant."""
+    win share, the margin), then the length and seat-1 changes of each variant.
+    ``field``: every seat's policy (a name or a function of the player count), named at
+    the start of each sentence."""
+    from vale_sim.verdicts import _field_prefix
     out = []
     for k, t in table.groupby("players"):
         m = t[t["variant"] == "manual"].iloc[0]
@@ -101,7 +104,7 @@ def end_trigger_verdicts(table: pd.DataFrame) -> list[Verdict]:
         trig = ("wins more than a fair share" if m["trigger_win_lo"] > fair else
                 "wins less than a fair share" if m["trigger_win_hi"] < fair else
                 "is not shown to win more or less than a fair share")
-        out.append(Verdict("end", (
+        out.append(Verdict("end", _field_prefix(field, k) + (
             f"At {k} players the manual's end (25 VP or 10 cubes, +5 VP) comes after "
             f"{_iv(m['rounds'], m['rounds_lo'], m['rounds_hi'])} rounds; "
             f"{_iv(m['ends_VP'], m['ends_VP_lo'], m['ends_VP_hi'], 100, 0, unit='%')} of games end by VP, "
@@ -115,7 +118,7 @@ def end_trigger_verdicts(table: pd.DataFrame) -> list[Verdict]:
             parts.append(f"{r.variant}: {_iv(r.d_rounds, r.d_rounds_lo, r.d_rounds_hi, d=2, signed=True)}"
                          f" rounds, seat 1 {_iv(r.d_seat1_win, r.d_seat1_win_lo, r.d_seat1_win_hi, 100, signed=True)} pp")
         if parts:
-            out.append(Verdict("end", (
+            out.append(Verdict("end", _field_prefix(field, k) + (
                 f"At {k} players, changes from the manual's end, paired on the same "
                 f"{_n(m['n_deals'])} deals: " + "; ".join(parts) + ".")))
     return out
