@@ -31,7 +31,9 @@ def run(args) -> int:
             "end_cubes": values(args.end_cubes, "--end-cubes"),
             "end_bonus": values(args.end_bonus, "--end-bonus")}
     lands._rules(lands.one_at_a_time(opts))           # bad values: one line before any game
-    get_game("mystic-lands").get_policy(args.policy)
+    from vale_sim.games.base import baseline_spec
+    for k in players:                    # {P}: the player count (meta-{P}p)
+        get_game("mystic-lands").get_policy(baseline_spec(args.policy, k))
     study = lands.end_trigger_study(players, args.deals, args.seed, opts, args.policy,
                                     args.card_set, args.engine, args.workers, progress(args))
     return finish(args, study, variant_text(study), end_trigger_figure)
