@@ -217,3 +217,10 @@ def test_the_observational_run_refuses_a_mixture_in_one_line(tmp_path, capsys):
                "Model L1 Sprout E"])
     err = capsys.readouterr().err.strip()
     assert rc == 2 and len(err.splitlines()) == 1 and "--only strength" in err
+
+
+def test_optimize_refuses_a_mixture_as_its_start(room, pig, capsys):
+    rc = main(["optimize", "--game", "pig", "--start", room(), "--players", "2",
+               "--budget", "20"])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and len(err.splitlines()) == 1 and "mixed field" in err

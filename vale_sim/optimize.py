@@ -391,6 +391,10 @@ def search(cfg: SearchConfig, objective, checkpoint=None, resume: bool = False,
     if not space:
         raise SearchError("nothing to search: the space is empty")
     start = g.get_policy(cfg.start)
+    from .mixture import heaviest, is_mixture
+    if is_mixture(start):
+        raise SearchError(f"--start {start.name}: a mixed field is no single policy to search "
+                          f"from; start from one of its members (e.g. {heaviest(start).name})")
     opponents = [g.get_policy(o) for o in (cfg.opponents or tuple(g.presets))]
     state = None
     ck = Path(checkpoint) if checkpoint else None
