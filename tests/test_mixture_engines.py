@@ -58,3 +58,16 @@ def test_the_same_games_for_any_workers_count(tmp_path):
     rows = one["game"].isin([i for i in range(80) if picked[i]])
     pd.testing.assert_frame_equal(one[rows].drop(columns="policy").reset_index(drop=True),
                                   plain[rows].drop(columns="policy").reset_index(drop=True))
+
+
+def test_what_if_and_balance_take_a_mixed_baseline(tmp_path, capsys):
+    from vale_sim.cli import main
+    path = tmp_path / "room.toml"
+    path.write_text(MIX.format(draw="deal"))
+    common = ["--game", "mystic-lands", "--players", "2", "--baseline", str(path)]
+    assert main(["what-if", "--edit", "Rain Lily.cost=1", "--games", "8", "--cards",
+                 "Rain Lily", "--json"] + common) == 0
+    assert '"baseline"' in capsys.readouterr().out
+    assert main(["balance", "--cards", "Rain Lily", "--games", "8", "--confirm-games", "8",
+                 "--budget", "200"] + common) == 0
+    assert "Rain Lily" in capsys.readouterr().out
