@@ -219,8 +219,30 @@ def seat_settle_specs(settings) -> dict:
     f = settings.seat_settle_field
     if f is not None and str(f).lower() == "none":
         return {}
-    out = {k: (f if f is not None else settle_field(k)) for k in settings.seat_players}
+    out = {k: (f if f is not None else settle_field(k) or strongest_other(k))
+           for k in settings.seat_players}
     return {k: v for k, v in out.items() if v is not None}
+
+
+def strongest_other(players: int) -> str | None:
+    """The policy file of the bundled meta run's population member that does best against
+    its equilibrium mixture (``(M x)_i`` of its matrix), the mixture's own members left
+    out: the second field where the run has no earlier best response; None without a run."""
+    import json
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1] / "data" / "meta" / f"{players}p"
+    try:
+        doc = json.loads((root / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    pop, M = doc["population"], doc["matrix"]
+    x = [doc["mixture"].get(n, 0.0) for n in pop]
+    pay = {n: sum(m * w for m, w in zip(row, x)) for n, row in zip(pop, M)}
+    rest = [n for n, w in zip(pop, x) if w <= 1e-9]
+    if not rest:
+        return None
+    best = max(rest, key=lambda n: (pay[n], -pop.index(n)))
+    return str(root / doc["files"][best])
 
 
 def _field_names(study) -> str:
@@ -253,7 +275,8 @@ def section_seats(ctx):
              f"(the field of earlier reports) is the comparison: tables `*_balanced` and the "
              f"`*_balanced` columns of the recommendations"
              + (f"; a third run with every seat the second field ({_field_names(settle)}: the "
-                f"best response the meta run added before its field's member) decides whether "
+                f"best response the meta run added before its field's member, else the "
+                f"population member doing best against the field) decides whether "
                 f"each verdict is **settled** (the same reading under both fields; table "
                 f"`seat_schedules_settle`)" if settle is not None else "") + ".",
              schedule_legend(c["players"]),
