@@ -626,13 +626,14 @@ def _seat_panel(study):
     ax.set_ylabel("win rate − fair share (pp)", fontsize=7)
     ax.tick_params(axis="y", labelsize=7)
     by = study.config.get("policy_by_players") or {}
-    field = ", ".join(dict.fromkeys(by.get(str(k), study.config["policy"]) for k in players))
+    names = list(dict.fromkeys(by.get(str(k), study.config["policy"]) for k in players))
+    field = names[0] if len(names) == 1 else study.config["policy"]    # e.g. meta-{P}p
     ax.set_title(f"Seat advantage with the manual's compensation (every seat {field})",
                  fontsize=8)
     ax.legend(fontsize=6, ncol=2)
     ax.grid(alpha=0.25, axis="y")
     fig.tight_layout()
-    reading = f"Every seat {field}: the manual's schedule is " + ", ".join(
+    reading = f"Every seat {', '.join(names)}: the manual's schedule is " + ", ".join(
         f"{recs[k]['manual_verdict']} at {k}p (largest seat gap "
         f"{100 * recs[k]['manual_max_gap']:.1f} pp)" for k in players) + \
         f" against a ±{margin:g} pp margin."
