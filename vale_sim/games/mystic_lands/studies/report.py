@@ -633,7 +633,8 @@ def _seat_panel(study):
     ax.legend(fontsize=6, ncol=2)
     ax.grid(alpha=0.25, axis="y")
     fig.tight_layout()
-    reading = f"Every seat {' / '.join(names)} (by player count): the manual's schedule is " + ", ".join(
+    reading = (f"Every seat {' / '.join(names)} (by player count): "
+               f"the manual's schedule is ") + ", ".join(
         f"{recs[k]['manual_verdict']} at {k}p (largest seat gap "
         f"{100 * recs[k]['manual_max_gap']:.1f} pp)" for k in players) + \
         f" against a ±{margin:g} pp margin."
