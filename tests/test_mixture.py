@@ -224,3 +224,12 @@ def test_optimize_refuses_a_mixture_as_its_start(room, pig, capsys):
                "--budget", "20"])
     err = capsys.readouterr().err.strip()
     assert rc == 2 and len(err.splitlines()) == 1 and "mixed field" in err
+
+
+def test_the_strategy_guide_refuses_a_mixture_in_one_line(tmp_path, capsys):
+    mix = write(tmp_path / "mv.toml", 'kind = "mixture"\n[[member]]\npolicy = "greedy"\n'
+                'weight = 1\n[[member]]\npolicy = "cautious"\nweight = 1\n')
+    for opt in ("--policy", "--baseline"):
+        rc = main(["strategy", opt, mix, "--players", "2", "--games", "2", "--deals", "2"])
+        err = capsys.readouterr().err.strip()
+        assert rc == 2 and len(err.splitlines()) == 1 and "not a mixed field" in err, err

@@ -280,6 +280,13 @@ def guide(game, players=(2,), policy: str = "meta-{P}p", baseline: str = "balanc
         g.validate_playable(cs, p)
         strong = g.resolve_baseline(policy, p, cs)
         other = g.resolve_baseline(baseline, p, cs)
+        from .mixture import is_mixture
+        for opt_, pol in (("--policy", strong), ("--baseline", other)):
+            if is_mixture(pol):
+                from .errors import UserError
+                raise UserError(f"{opt_} {pol.name}: the strategy guide reads one policy's "
+                                f"decisions and its parameters, not a mixed field; give one of "
+                                f"its members")
         dec, buys = observe(g, cs, p, seed, games, strong, rules, progress)
         ab = ablation(g, cs, p, strong, other, deals, seed, rules, engine, progress=progress)
         risk = push_table(dec, "risk")

@@ -62,9 +62,13 @@ def run(args) -> int:
     out = check_output(args.out, option="--out") if args.out else None
     try:
         cs = g.load_card_set(args.set if args.set is not None else g.default_card_set)
+        from ..mixture import is_mixture
         for p in players:
-            g.resolve_baseline(args.policy, p, cs)
-            g.resolve_baseline(args.baseline, p, cs)
+            for opt_, spec in (("--policy", args.policy), ("--baseline", args.baseline)):
+                if is_mixture(g.resolve_baseline(spec, p, cs)):
+                    raise UserError(f"{opt_} {spec}: the strategy guide reads one policy's "
+                                    f"decisions and its parameters, not a mixed field; give "
+                                    f"one of its members")
     except g.user_errors as e:
         raise UserError(str(e).splitlines()[0]) from None
     engine = resolve_engine(args.engine, g.name)
