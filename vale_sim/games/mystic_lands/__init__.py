@@ -97,11 +97,13 @@ def render_play(record, cs=None, as_json: bool = False):
 
 def _strength_arms(card: str, baseline):
     """Card strength (vale_sim.advancements): "prefer X" = the baseline with a first
-    buy rule ``card = X``; "ban X" = the baseline with X in ``never``."""
+    buy rule ``card = X`` (and X out of its ``never`` list, if there); "ban X" = the
+    baseline with X in ``never``."""
     from dataclasses import replace
     base = get_policy(baseline)
     prefer = replace(base, name=f"{base.name}:prefer:{card}",
-                     rules=(policy.BuyRule("card", card),) + tuple(base.rules))
+                     rules=(policy.BuyRule("card", card),) + tuple(base.rules),
+                     never=tuple(c for c in base.never if c != card))
     ban = replace(base, name=f"{base.name}:ban:{card}",
                   never=tuple(base.never) + (() if card in base.never else (card,)))
     return prefer, ban
