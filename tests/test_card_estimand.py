@@ -194,8 +194,14 @@ def test_planted_twins_under_the_strong_field(planted_run):
 
 
 #: Cards the strong field takes (meta-2p, natural acquisition 18-54%) and their
-#: strictly better printings: -1 cost, +1 end VP, +1 mana.
-MONOTONE_CARDS = ("Grovetender", "Podlings", "Lifebringer Seed")
+#: strictly better printings: -1 cost, +1 end VP, +1 mana.  Not a card in the field's
+#: `never` list (docs/meta.md §6c): the list is by name, so a twin of a never-listed card
+#: is a new card the field plays by its weights while it never plays the original, which
+#: compares the pruning, not the printings (Grovetender was here before the pruning).
+#: And not a card near a band edge: the check compares verdicts too, and a natural
+#: value within noise of ±5 pp splits over / inconclusive by chance (Lifebringer Seed,
+#: +6.2 pp under the pruned field, did; it was here before).
+MONOTONE_CARDS = ("Peacekeeper Druid", "Podlings", "Model L2 Bloom I")
 
 
 def _better(o):
@@ -221,9 +227,9 @@ def _monotone_violations(run, frame, pairs, confidence=0.95):
 @pytest.mark.slow
 def test_a_better_printing_never_reads_lower_under_the_strong_field():
     # 4,000 games per card and arm under meta-2p, seed 0.  Measured (natural value,
-    # better - original, pp; -1 cost / +1 VP / +1 mana): Grovetender +0.4 / +0.9 / +0.3,
-    # Podlings +0.0 / +0.1 / +1.0, Lifebringer Seed +1.6 / +0.9 / +1.7 (docs/statistics.md
-    # §5.6); every interval's upper end is above 0.
+    # better - original, pp; -1 cost / +1 VP / +1 mana; the pruned field): Peacekeeper
+    # Druid +0.2 / -0.1 / +0.4, Podlings -0.1 / +0.5 / +1.4, Model L2 Bloom I +2.4 / +1.6 /
+    # +1.5 (docs/statistics.md §5.6); every interval's upper end is above 0.
     extra, names, pairs = [], [], []
     for c in MONOTONE_CARDS:
         o = _core_card(c)

@@ -59,7 +59,8 @@ def test_seat_settle_specs():
 
 
 def test_the_second_field_where_the_meta_run_has_no_earlier_best_response():
-    # 4 players: br0 is the field's member; meta-2p does best against it in the matrix
+    # 4 players: br0, the run's first best response, is the field's member; meta-3p
+    # (the 3-player field the run started from) does best against it in the matrix
     assert R.settle_field(4) is None
-    assert R.strongest_other(4).endswith("4p/population/meta-2p.toml")
+    assert R.strongest_other(4).endswith("4p/population/meta-3p.toml")
     assert R.strongest_other(2) == R.settle_field(2)          # 2 players: the same, br1

@@ -23,6 +23,23 @@ STRONG_FIELD = "meta-{P}p"
 SETTLE_FIELD = "optimized-{P}p"
 
 
+def unpin_edited(policy, cards):
+    """``policy`` with ``cards`` out of its ``never`` list (unchanged when none is in it).
+
+    A field's ``never`` entries are by card name and were found for the printed cards
+    (docs/meta.md §6c): a field pruned of a harmful card must not keep ignoring that
+    card once its numbers are edited, or every what-if or balance edit of it would read
+    as "the field never takes it".  What-if and balance therefore play an edited card by
+    the field's weights, in the original set and in the edited one alike (one policy
+    for both arms keeps the comparison paired)."""
+    never = tuple(getattr(policy, "never", ()) or ())
+    keep = tuple(c for c in never if c not in set(cards))
+    if keep == never:
+        return policy
+    from dataclasses import replace
+    return replace(policy, never=keep)
+
+
 def exploitability(game, target: str, players: int) -> dict | None:
     """The bundled exploit table's row for ``target`` at ``players`` players:
     ``{"gain", "gain_lo", "gain_hi", "n", "deals"}`` (fractions), None when absent."""

@@ -44,6 +44,7 @@ import pandas as pd
 from . import stats
 from .errors import UserError
 from .games import DEFAULT_GAME, get_game
+from .strong_field import unpin_edited
 from .inputs import did_you_mean, parse_int
 
 DEFAULT_GAMES = 2000            # games per card and arm (deals x players): modest, see docs
@@ -537,7 +538,8 @@ def what_if(edits=(), rules=(), game: str = DEFAULT_GAME, card_set=None, players
                 g.validate_playable(cs, p)
             except g.user_errors as e:
                 raise WhatIfError(f"the {label} card set at {p} players: {e}") from None
-            bases[p] = g.resolve_baseline(baseline or g.default_policy, p, cs)
+            bases[p] = unpin_edited(g.resolve_baseline(baseline or g.default_policy, p, cs),
+                                    edited)
     config = {"game": g.name, "card_set": cs0.name, "digest_original": cs0.digest(),
               "digest_edited": cs1.digest(), "edits": edit_recs,
               "rules": [{"name": n, "old": _plain(o), "new": _plain(v)} for n, o, v in rule_changes],
