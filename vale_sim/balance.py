@@ -706,6 +706,10 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
         return max(_gap(v["natural"], v["forced"], v["taken"], margin, tolerance, estimand,
                         kind) for v in m.values())
 
+    def rank(v: dict, kk: int) -> tuple:
+        """Race order: the smaller gap, then a card the field takes, then |change|."""
+        return (v["gap"], not all(m["taken"] for m in v["m"].values()), abs(kk))
+
     def kind_of(c: str) -> str:
         """A target's kind, from its first screen: "under" if flagged under at some
         count, else "over"."""
@@ -782,54 +786,85 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
                 reasons.append(f"{f}: the budget ran out before its local model")
                 continue
             vals = np.array([v0] + probes, float)
-            xc = vals - vals.mean()
-            slope, at0 = {}, {}
-            for p in counts:
-                arms = [base_deals[p]] + [
-                    _arm_deals(runs.strength(current + ((c, f, v),), [c], p, s_seed[0], games), c)
-                    for v in probes]
-                slope[p], at0[p] = {}, {}
+
+            def fit(idx, Ys):
+                """Per-deal least-squares slopes through the points ``idx``; the mean
+                slope (t interval) and the fitted value at v0."""
+                x = vals[idx]
+                xc = x - x.mean()
+                out = {}
                 for q in ("natural", "forced"):
-                    Y = np.vstack([a[q] for a in arms])     # (3, deals): per deal the 3 values
-                    per_deal = (xc[:, None] * Y).sum(axis=0) / (xc ** 2).sum()
-                    slope[p][q] = _est(per_deal, confidence)
-                    at0[p][q] = float(Y.mean() - slope[p][q]["mean"] * (vals.mean() - v0))
-            watched = ("forced",) if estimand == "prefer" else ("natural", "forced")
-            effect = any(abs(slope[p][q]["mean"]) > 2 * slope[p][q]["se"] for p in counts
-                         for q in watched if slope[p][q]["se"] == slope[p][q]["se"])
-            ks = list(range(lo - v0, hi - v0 + 1))      # 0: no edit (after the others)
+                    Y = np.vstack([Ys[i][q] for i in idx])   # (points, deals)
+                    est = _est((xc[:, None] * Y).sum(axis=0) / (xc ** 2).sum(), confidence)
+                    out[q] = (est, float(Y.mean() - est["mean"] * (x.mean() - v0)))
+                return out
+            arms = {p: [base_deals[p]] + [
+                _arm_deals(runs.strength(current + ((c, f, v),), [c], p, s_seed[0], games), c)
+                for v in probes] for p in counts}
+            full = {p: fit([0, 1, 2], arms[p]) for p in counts}
+            # The direction of the edit: an over card is weakened, an under card made
+            # stronger, "stronger" read off the forced value's slope through the three
+            # points (prefer X buys the card whenever it can, so its value rises with the
+            # card; the natural value need not -- a field may stop taking a card that
+            # got cheaper).  A field whose forced slope is within 2 SE of 0 at every
+            # count gives no direction and is not used.
+            fs = {p: full[p]["forced"][0] for p in counts}
+            effect = any(abs(fs[p]["mean"]) > 2 * fs[p]["se"] for p in counts
+                         if fs[p]["se"] == fs[p]["se"])
+            rise = float(np.mean([fs[p]["mean"] for p in counts]))
+            direction = (1 if rise > 0 else -1) * (-1 if kind_of(c) == "over" else 1)
+            # The prediction uses the points on the side of the edit only (v0 and the
+            # probes in its direction): the values need not be linear across v0 (a
+            # field that stops buying a card at cost 0 makes its natural value fall
+            # there although the card got stronger).
+            side = [0] + [i for i, v in enumerate(probes, 1) if (v - v0) * direction > 0]
+            local = {p: fit(side, arms[p]) for p in counts} if len(side) > 1 else full
+            slope = {p: {q: local[p][q][0] for q in local[p]} for p in counts}
+            at0 = {p: {q: local[p][q][1] for q in local[p]} for p in counts}
+            ks = [k for k in range(lo - v0, hi - v0 + 1)      # 0: no edit (after the others)
+                  if k == 0 or (k > 0) == (direction > 0)]
             pred = {k: gap_of({p: {q: at0[p][q] + slope[p][q]["mean"] * k
                                    for q in ("natural", "forced")} | {"taken": True}
                                for p in counts}, kind_of(c)) for k in ks}
             good = [k for k in ks if pred[k] <= margin / 2]
             k = min(good, key=abs) if good else min(ks, key=lambda k: (pred[k], abs(k)))
             log.append({"step": "model", "card": c, "field": f, "value": v0, "probes": probes,
-                        "slope_per_unit": {p: slope[p]["forced"] for p in counts},
-                        "natural_slope_per_unit": {p: slope[p]["natural"] for p in counts},
-                        "measurable_effect": bool(effect), "proposed_change": k,
+                        "slope_per_unit": {p: fs[p] for p in counts},
+                        "local_points": [float(vals[i]) for i in side],
+                        "local_slope_per_unit": {p: slope[p] for p in counts},
+                        "measurable_effect": bool(effect), "direction": direction,
+                        "proposed_change": k,
                         "predicted_gap": pred[k], "range": [lo, hi]})
             if not effect:
                 reasons.append(f"{f} has no measurable effect on its "
-                               + ("strength" if estimand == "prefer" else
-                                  "natural or forced value")
-                               + " (slope within 2 SE of 0)")
+                               + ("strength" if estimand == "prefer" else "forced value")
+                               + " (slope within 2 SE of 0; the forced value gives the "
+                                 "direction of an edit)")
+                continue
+            if len(side) < 2:
+                reasons.append(f"{f} cannot move {'up' if direction > 0 else 'down'} from "
+                               f"{v0} ({lo}..{hi})")
                 continue
             options.append((0 if good else 1, abs(k) if good else pred[k], abs(k), f, v0, lo,
-                            hi, k, pred[k]))
+                            hi, k, pred[k], direction))
         if not options:
             unbalanced[c] = "; ".join(reasons) or "no allowed field is editable on this card"
             continue
-        _, _, _, f, v0, lo, hi, k, pk = min(options)
-        if k == 0:                        # within margin/2 after the edits of other cards
+        good_k, _, _, f, v0, lo, hi, k, pk, direction = min(options)
+        if k == 0 and good_k == 0:        # within margin/2 after the edits of other cards
             dropped.append(c)
             log.append({"step": "drop", "card": c, "field": f, "predicted": pk})
             continue
-        cands = [k + d for d in (-1, 0, 1) if lo <= v0 + k + d <= hi]
+        if k == 0:       # no change in the direction is predicted to help: race 0, 1, 2 steps
+            cands = [d * direction for d in (0, 1, 2) if lo <= v0 + d * direction <= hi]
+        else:
+            cands = [k + d for d in (-1, 0, 1) if lo <= v0 + k + d <= hi
+                     and (k + d == 0 or (k + d > 0) == (direction > 0))]
         pooled: dict = {}
         rounds = ((s_seed[1], games, cands), (s_seed[2], 2 * games, None))
         for rno, (seed_r, n_r, which) in enumerate(rounds, 1):
             if which is None:                     # round 2: the best two of round 1
-                which = sorted(pooled, key=lambda kk: (pooled[kk]["gap"], abs(kk)))[:2]
+                which = sorted(pooled, key=lambda kk: rank(pooled[kk], kk))[:2]
             need = sum(runs.cost([c], p, n_r) for p in counts) * len(which)
             if not runs.affordable(need):
                 log.append({"step": "race", "card": c, "field": f, "stopped": "budget"})
@@ -850,7 +885,7 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
         if pooled:
             good = [kk for kk in pooled if pooled[kk]["gap"] <= margin / 2]
             win = min(good, key=abs) if good else min(
-                pooled, key=lambda kk: (pooled[kk]["gap"], abs(kk)))
+                pooled, key=lambda kk: rank(pooled[kk], kk))
             win_gap = pooled[win]["gap"]
         else:
             win, win_gap = k, None
