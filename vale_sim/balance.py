@@ -294,9 +294,11 @@ class Balance:
         """The card file with the proposed numbers, each with source ``balance``; for an
         ``estimated_only`` run (a refit of estimates) each keeps the source ``estimate``,
         with a comment saying how it was fitted (the run, ``date`` -- default today,
-        UTC -- and the command)."""
+        UTC -- and the command).  A number the file leaves to a curve that the edits
+        would move (a Mystic Lands cost left out follows its end VP) is written out,
+        so the file reloads to exactly the proposed set."""
         if not self.config.get("estimated_only"):
-            return patch_card_file(self.config["card_file"], self.edits)
+            return self._pinned(lambda ed: patch_card_file(self.config["card_file"], ed))
         import datetime
         date = date or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
         c = self.config
@@ -314,8 +316,42 @@ class Balance:
             f"{g.get('search', 0):,} search and {g.get('confirmation', 0):,} confirmation games.",
             "#   Each changed number keeps the source \"estimate\" (it is still the project's "
             "guess, now fitted); its comment gives the value before."])
-        return patch_card_file(c["card_file"], self.edits, source=FIT_SOURCE,
-                               note=f"estimate, fitted ({run}): was {{old}}", header=header)
+        return self._pinned(lambda ed: patch_card_file(
+            c["card_file"], ed, source=FIT_SOURCE, note=f"estimate, fitted ({run}): was {{old}}",
+            header=header))
+
+    def _pinned(self, write) -> str:
+        """``write(edits)``, with every number of ``fields`` of an edited card that the
+        reloaded file would not give as in the proposed set added as an explicit line
+        (its source kept)."""
+        import tempfile
+        edits = [dict(e) for e in self.edits]
+        text = write(edits)
+        if self.patched_set is None or not edits:
+            return text
+        g = get_game(self.config["game"])
+        with tempfile.TemporaryDirectory() as d:
+            tmp = Path(d) / Path(self.config["card_file"]).name
+            tmp.write_text(text)
+            try:
+                back = g.load_card_set(str(tmp))
+            except g.user_errors as err:
+                raise BalanceError(f"--out-cards: the patched file does not load ({err}); "
+                                   f"write the edits with --out-edits instead") from None
+        pins = []
+        for card in dict.fromkeys(e["card"] for e in edits):
+            for f in self.config["fields"]:
+                try:
+                    want = g.edit_card(self.patched_set, card, f, 0, True)[1]
+                    got = g.edit_card(back, card, f, 0, True)[1]
+                except g.user_errors:
+                    continue
+                if want != got and not any(e["card"] == card and e["field"] == f for e in edits):
+                    pins.append({"card": card, "field": f, "old": want, "new": want,
+                                 "keep_source": True,
+                                 "note": f"written out: the card's curve would give {got} "
+                                         f"after the edit above"})
+        return write(edits + pins) if pins else text
 
 
 # ---------------------------------------------------------------------------
@@ -382,12 +418,13 @@ def patch_card_file(path, edits, source: str = BALANCE_SOURCE, note: str | None 
             fld = e["field"]
             hit = next((i for i in range(a + 1, b)
                         if re.match(rf"^\s*{re.escape(fld)}\s*=", lines[i])), None)
-            why = note.format(**e) if note else f"balance: printed {e['old']}"
+            why = (e["note"] if e.get("note") else note.format(**e) if note
+                   else f"balance: printed {e['old']}")
             if hit is not None:
                 lines[hit] = f"{fld} = {e['new']}  # {why}"
             else:
                 extra.append(f"{fld} = {e['new']}  # {why} (default)")
-            if sources.get(fld, card_source) != source:
+            if not e.get("keep_source") and sources.get(fld, card_source) != source:
                 sources[fld] = source
                 changed = True
         if changed and src_line is not None:
@@ -889,10 +926,6 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
             win_gap = pooled[win]["gap"]
         else:
             win, win_gap = k, None
-        if win == 0:
-            dropped.append(c)
-            log.append({"step": "drop", "card": c, "field": f, "race": True})
-            continue
         log.append({"step": "race", "card": c, "field": f, "candidates": cands,
                     "pooled": {kk: {"strength": {p: v["m"][p]["forced"] for p in counts},
                                     "natural": {p: v["m"][p]["natural"] for p in counts},
@@ -901,6 +934,30 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
                                                 for p in counts}}
                                for kk, v in pooled.items()},
                     "winner": win})
+        if win == 0 and win_gap is not None and win_gap <= margin / 2:
+            dropped.append(c)
+            log.append({"step": "drop", "card": c, "field": f, "race": True})
+            continue
+        if win == 0 or win_gap is None or win_gap > tolerance:
+            # An edit that leaves the card beyond the band (its pooled estimate) is not
+            # proposed: it balances nothing and moves the other cards (a decay card made
+            # free made forcing every other card cost 5 pp more under meta-2p).
+            bound = v0 + win in (lo, hi)
+            unbalanced[c] = (
+                "no allowed edit brings it within the ±tolerance band: "
+                + ("the race stopped (budget)" if win_gap is None else
+                   f"no change of {f} did better than none ({100 * win_gap:.1f} pp from "
+                   f"balanced)" if win == 0 else
+                   f"the best, {f} {v0} -> {v0 + win}"
+                   + (f" (its bound {v0 + win})" if bound else "")
+                   + f", leaves it {100 * win_gap:.1f} pp from balanced (natural "
+                   + ", ".join(f"{100 * pooled[win]['m'][p]['natural']:+.1f}" for p in counts)
+                   + ", forced "
+                   + ", ".join(f"{100 * pooled[win]['m'][p]['forced']:+.1f}" for p in counts)
+                   + " pp)") + "; not edited")
+            log.append({"step": "no edit", "card": c, "field": f, "best": win,
+                        "gap": win_gap})
+            continue
         at_bound = (v0 + win in (lo, hi)) and (win_gap is None or win_gap > margin)
         edits.append({"card": c, "field": f, "old": v0, "new": v0 + win, "change": win,
                       "kind": kind_of(c),
