@@ -94,23 +94,23 @@ def test_number_sources_come_from_the_card_data():
 
 @pytest.mark.compiled
 def test_estimated_only_holds_printed_numbers_and_the_refit_keeps_source_estimate(tmp_path):
-    """Fertile Soil (top) is under in the strong field (forcing it costs ~18 pp) and its
+    """Fertile Soil (middle) is under in the strong field (forcing it costs ~19 pp) and its
     cost and end VP are printed: with --estimated-only it gets no edit and no game is
     spent on it; the planted -2 cost on Feral Chieftain (an estimate) is undone.  The
     refit file keeps the source estimate, says how it was fitted, and reloads."""
     g = get_game("mystic-vale")
     cs = g.load_card_set("core")
     path = tmp_path / "planted.toml"
-    path.write_text(B.patch_card_file(cs.path, [
-        {"card": "Feral Chieftain", "field": "cost", "old": 5, "new": 3}]))
+    path.write_text(B.patch_card_file(cs.path, [                  # still an estimate
+        {"card": "Feral Chieftain", "field": "cost", "old": 5, "new": 3}], source="estimate"))
     b = B.balance("mystic-vale", str(path), ["cost", "end_vp"],
-                  ["Fertile Soil (top)", "Feral Chieftain"], games=2000, confirm_games=1000,
+                  ["Fertile Soil (middle)", "Feral Chieftain"], games=2000, confirm_games=1000,
                   seed=0, estimated_only=True)
-    assert set(b.config["targets"]) == {"Fertile Soil (top)", "Feral Chieftain"}
+    assert set(b.config["targets"]) == {"Fertile Soil (middle)", "Feral Chieftain"}
     by = {e["card"]: e for e in b.edits}
-    assert "Fertile Soil (top)" not in by
-    assert "printed number" in b.unbalanced["Fertile Soil (top)"]
-    assert not [l for l in b.search if l.get("card") == "Fertile Soil (top)"
+    assert "Fertile Soil (middle)" not in by
+    assert "printed number" in b.unbalanced["Fertile Soil (middle)"]
+    assert not [l for l in b.search if l.get("card") == "Fertile Soil (middle)"
                 and l["step"] == "model"]                 # no probe was played
     e = by["Feral Chieftain"]
     assert e["field"] == "cost" and e["new"] > 3 and abs(e["new"] - 5) <= 1

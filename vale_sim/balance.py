@@ -371,7 +371,8 @@ def patch_card_file(path, edits, source: str = BALANCE_SOURCE, note: str | None 
     each edit's ``field = new`` set in the table named ``card`` and ``field`` given the
     source ``source`` in its ``sources`` (default ``balance``; a field whose source is
     ``source`` already keeps its table as it is); every other line is kept as it is.
-    ``note``: the comment after each changed number (default ``balance: printed OLD``;
+    ``note``: the comment after each changed number, ``{old}`` the value before (default
+    ``balance: printed OLD``;
     a refit of estimates says how it was fitted); ``header``: the comment lines at the
     top.  BalanceError when the file is not such a TOML file or the card is not in it."""
     p = Path(path) if path else None
@@ -418,7 +419,7 @@ def patch_card_file(path, edits, source: str = BALANCE_SOURCE, note: str | None 
             fld = e["field"]
             hit = next((i for i in range(a + 1, b)
                         if re.match(rf"^\s*{re.escape(fld)}\s*=", lines[i])), None)
-            why = (e["note"] if e.get("note") else note.format(**e) if note
+            why = (e["note"] if e.get("note") else note.replace("{old}", str(e["old"])) if note
                    else f"balance: printed {e['old']}")
             if hit is not None:
                 lines[hit] = f"{fld} = {e['new']}  # {why}"
@@ -704,6 +705,15 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
             raise BalanceError(f"--fields: {f!r} is not an editable number of any card "
                                f"considered (docs/what-if.md lists them); drop it")
     sources = number_sources(g, cs0)
+    spans: dict = {}                       # (kind, field) -> (min, max) over the set's cards
+    for n, (k, _lv) in known.items():
+        for f in fields:
+            try:
+                v = g.edit_card(cs0, n, f, 0, True)[1]
+            except g.user_errors:
+                continue
+            lo_, hi_ = spans.get((k, f), (v, v))
+            spans[(k, f)] = (min(lo_, v), max(hi_, v))
     if estimated_only and not any(sources.get(c, {}).get(f) in ESTIMATED_SOURCES
                                   for c in names for f in fields):
         raise BalanceError(f"--estimated-only: no {'/'.join(fields)} number of the cards "
@@ -730,6 +740,7 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
               "games": games, "confirm_games": confirm_games, "budget": budget,
               "engine": engine, "confidence": confidence, "tolerance": tolerance,
               "correction": correction, "probe_step": PROBE_STEP, "max_change": MAX_CHANGE,
+              "spans": {f"{k}.{f}": list(v) for (k, f), v in spans.items()},
               "search_seeds": [],
               "confirm_seed": offset_seed(seed, CONFIRM_OFFSET)}
     runs = _Runs(g, cs0, base_of, None, engine, workers, play, checkpoint,
@@ -805,6 +816,12 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
             fr = _field_range(g, cs_cur, c, f)
             if fr is None:
                 continue
+            # within the span the set's own cards of this kind give the number: outside
+            # it the bots meet cards unlike any they were made for (a free card, below
+            # core's costs 2..11, is bought by the prefer arm's fallback rule and made
+            # forcing every other card cost about 5 pp more under meta-2p)
+            s_lo, s_hi = spans.get((known[c][0], f), (fr[1], fr[2]))
+            fr = (fr[0], max(fr[1], min(s_lo, fr[0])), min(fr[2], max(s_hi, fr[0])))
             if estimated_only and sources.get(c, {}).get(f) not in ESTIMATED_SOURCES:
                 reasons.append(f"{f} is a printed number (source "
                                f"{sources.get(c, {}).get(f, '?')}; --estimated-only)")
