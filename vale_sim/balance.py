@@ -65,6 +65,10 @@ ESTIMANDS = ("natural", "prefer")
 ESTIMATED_SOURCES = ("estimate", BALANCE_SOURCE)
 #: The refit of the bundled estimates keeps their source (docs/balance.md).
 FIT_SOURCE = "estimate"
+#: The sign of the change that makes a card stronger, for the numbers whose meaning
+#: every game shares (a higher cost weakens a card, a higher end VP strengthens it);
+#: another field's direction is read off the forced value's slope.
+STRONGER = {"cost": -1, "end_vp": +1}
 #: The columns of the confirmation copied into each errata row.
 CONFIRM_COLUMNS = tuple(f"{q}_{w}{e}" for w in ("before", "after")
                         for q in ("value", "strength", "natural") for e in ("", "_lo", "_hi")) \
@@ -857,16 +861,21 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
                 for v in probes] for p in counts}
             full = {p: fit([0, 1, 2], arms[p]) for p in counts}
             # The direction of the edit: an over card is weakened, an under card made
-            # stronger, "stronger" read off the forced value's slope through the three
-            # points (prefer X buys the card whenever it can, so its value rises with the
-            # card; the natural value need not -- a field may stop taking a card that
-            # got cheaper).  A field whose forced slope is within 2 SE of 0 at every
-            # count gives no direction and is not used.
+            # stronger.  "Stronger" is known for cost (lower) and end VP (higher); for
+            # another number it is read off the forced value's slope through the three
+            # points.  Neither measured value is monotone in the card: a field may stop
+            # taking a card that got cheaper (natural value), and a harmful card forced
+            # less often when it costs more reads better (forced value: Stag cost 3 -> 11
+            # "fixed" it from -11 to -6.5 pp in a run that trusted the slope).  A field
+            # whose slopes are all within 2 SE of 0 is not used.
             fs = {p: full[p]["forced"][0] for p in counts}
-            effect = any(abs(fs[p]["mean"]) > 2 * fs[p]["se"] for p in counts
-                         if fs[p]["se"] == fs[p]["se"])
-            rise = float(np.mean([fs[p]["mean"] for p in counts]))
-            direction = (1 if rise > 0 else -1) * (-1 if kind_of(c) == "over" else 1)
+            watched = ("forced",) if estimand == "prefer" else ("forced", "natural")
+            effect = any(abs(full[p][q][0]["mean"]) > 2 * full[p][q][0]["se"]
+                         for p in counts for q in watched
+                         if full[p][q][0]["se"] == full[p][q][0]["se"])
+            rise = STRONGER.get(f) or (1 if np.mean([fs[p]["mean"] for p in counts]) > 0
+                                       else -1)
+            direction = rise * (-1 if kind_of(c) == "over" else 1)
             # The prediction uses the points on the side of the edit only (v0 and the
             # probes in its direction): the values need not be linear across v0 (a
             # field that stops buying a card at cost 0 makes its natural value fall
@@ -891,9 +900,9 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
                         "predicted_gap": pred[k], "range": [lo, hi]})
             if not effect:
                 reasons.append(f"{f} has no measurable effect on its "
-                               + ("strength" if estimand == "prefer" else "forced value")
-                               + " (slope within 2 SE of 0; the forced value gives the "
-                                 "direction of an edit)")
+                               + ("strength" if estimand == "prefer" else
+                                  "natural or forced value")
+                               + " (slopes within 2 SE of 0)")
                 continue
             if len(side) < 2:
                 reasons.append(f"{f} cannot move {'up' if direction > 0 else 'down'} from "
