@@ -260,7 +260,8 @@ class Balance:
 
     def to_json(self) -> dict:
         from .tournament import json_records
-        return {**self.config, "edits": self.edits, "errata": json_records(self.errata),
+        return {**self.config, "command": self.command(), "edits": self.edits,
+                "errata": json_records(self.errata),
                 "confirmation": json_records(self.confirm), "unbalanced": self.unbalanced,
                 "search": self.search, "trace": self.trace, "games_played": self.games}
 
