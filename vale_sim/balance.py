@@ -821,12 +821,20 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
             fr = _field_range(g, cs_cur, c, f)
             if fr is None:
                 continue
-            # within the span the set's own cards of this kind give the number: outside
-            # it the bots meet cards unlike any they were made for (a free card, below
-            # core's costs 2..11, is bought by the prefer arm's fallback rule and made
-            # forcing every other card cost about 5 pp more under meta-2p)
+            # never stronger than the strongest value the set's own cards of this kind
+            # give the number (cost: not below the cheapest; end VP: not above the
+            # most; another number: within the span): beyond it the bots meet cards
+            # unlike any they were made for -- a free card, below core's costs 2..11, is
+            # bought by the prefer arm's fallback rule and made forcing every other card
+            # cost about 5 pp more under meta-2p.  Weaker is bounded by the loader.
             s_lo, s_hi = spans.get((known[c][0], f), (fr[1], fr[2]))
-            fr = (fr[0], max(fr[1], min(s_lo, fr[0])), min(fr[2], max(s_hi, fr[0])))
+            s_lo, s_hi = min(s_lo, fr[0]), max(s_hi, fr[0])
+            if STRONGER.get(f) == -1:
+                fr = (fr[0], max(fr[1], s_lo), fr[2])
+            elif STRONGER.get(f) == 1:
+                fr = (fr[0], fr[1], min(fr[2], s_hi))
+            else:
+                fr = (fr[0], max(fr[1], s_lo), min(fr[2], s_hi))
             if estimated_only and sources.get(c, {}).get(f) not in ESTIMATED_SOURCES:
                 reasons.append(f"{f} is a printed number (source "
                                f"{sources.get(c, {}).get(f, '?')}; --estimated-only)")
@@ -837,6 +845,12 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
                 extra = [v for v in (v0 + 2 * PROBE_STEP, v0 - 2 * PROBE_STEP, v0 + 1, v0 - 1)
                          if lo <= v <= hi and v not in probes]
                 probes = (probes + extra)[:2]
+            want = (STRONGER[f] * (-1 if kind_of(c) == "over" else 1)) if f in STRONGER else 0
+            if want and len(probes) == 2 and not any((v - v0) * want > 0 for v in probes):
+                # the edit's side needs a probe (a bound near v0 on it): one step there
+                side_v = [v0 + d * want for d in (PROBE_STEP, 1) if lo <= v0 + d * want <= hi]
+                if side_v:
+                    probes = [probes[0], side_v[0]]
             if len(probes) < 2:
                 reasons.append(f"{f} cannot move ({lo}..{hi})")
                 continue
