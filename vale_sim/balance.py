@@ -300,7 +300,7 @@ class Balance:
         ``estimated_only`` run (a refit of estimates) each keeps the source ``estimate``,
         with a comment saying how it was fitted (the run, ``date`` -- default today,
         UTC -- and the command).  A number the file leaves to a curve that the edits
-        would move (a Mystic Lands cost left out follows its end VP) is written out,
+        would move (a card file may leave a cost to a curve that counts end VP) is written out,
         so the file reloads to exactly the proposed set."""
         if not self.config.get("estimated_only"):
             return self._pinned(lambda ed: patch_card_file(self.config["card_file"], ed))
