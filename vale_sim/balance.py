@@ -429,7 +429,7 @@ def patch_card_file(path, edits, source: str = BALANCE_SOURCE, note: str | None 
             if hit is not None:
                 lines[hit] = f"{fld} = {e['new']}  # {why}"
             else:
-                extra.append(f"{fld} = {e['new']}  # {why} (default)")
+                extra.append(f"{fld} = {e['new']}  # {why} (not in the file before)")
             if not e.get("keep_source") and sources.get(fld, card_source) != source:
                 sources[fld] = source
                 changed = True
