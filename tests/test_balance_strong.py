@@ -145,3 +145,41 @@ def test_a_patched_end_vp_does_not_move_a_cost_the_file_leaves_to_the_curve(tmp_
     bare.write_text(B.patch_card_file(cs.path, edits))
     assert next(a for a in g.load_card_set(str(bare)).advances
                 if a.name == "Ancient Willow").cost == before.cost + 3
+
+
+@pytest.mark.compiled
+def test_the_first_design_stays_available():
+    """--estimand prefer with --baseline balanced: the forced value alone (the first
+    design), said so in the config and the text."""
+    b = B.balance("mystic-vale", None, ["cost"], ["Model L3 Grove D"], games=200,
+                  baseline="balanced", estimand="prefer")
+    assert b.config["estimand"] == "prefer" and b.config["baseline"] == "balanced"
+    assert "strength = win share prefer X - ban X" in b.text()
+    assert "natural value" not in b.text()
+    assert b.config["baseline_digest"]["2"]
+
+
+@pytest.mark.compiled
+def test_edits_go_the_right_way_and_never_below_the_cheapest_card(tmp_path):
+    """Feral Chieftain planted at cost 2 is over; meta-2p never buys a card at cost 0,
+    so its natural value falls there: a search that trusted the natural value's slope
+    proposed cost 2 -> 0.  The edit must weaken it (cost up).  Hulking Thornhide (a
+    decay card meta-2p never takes, forcing it costs ~8 pp: under) must not be made
+    cheaper than core's cheapest advancement (cost 2): a free card poisons every
+    forced value; no edit of it is within the band, so it is reported, not edited."""
+    g = get_game("mystic-vale")
+    cs = g.load_card_set("core")
+    path = tmp_path / "planted.toml"
+    path.write_text(B.patch_card_file(cs.path, [
+        {"card": "Feral Chieftain", "field": "cost", "old": 5, "new": 2}], source="estimate"))
+    b = B.balance("mystic-vale", str(path), ["cost", "end_vp"],
+                  ["Feral Chieftain", "Hulking Thornhide"], games=1000, confirm_games=500,
+                  seed=0)
+    assert b.config["target_kinds"] == {"Feral Chieftain": "over", "Hulking Thornhide": "under"}
+    by = {e["card"]: e for e in b.edits}
+    assert by["Feral Chieftain"]["field"] == "cost" and by["Feral Chieftain"]["new"] > 2
+    assert "Hulking Thornhide" not in by
+    assert "no allowed edit" in b.unbalanced["Hulking Thornhide"]
+    tried = [l for l in b.search if l["step"] == "model" and l["card"] == "Hulking Thornhide"
+             and l["field"] == "cost"]
+    assert tried and tried[0]["range"][0] >= 2
