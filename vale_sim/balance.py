@@ -55,6 +55,24 @@ MAX_CHANGE = 10                 # the largest |change| of one number the search 
 CONFIRM_OFFSET = 2**63          # the confirmation seed: seed + 2**63 (the search uses seed + 0..2)
 BALANCE_SOURCE = "balance"      # the source of a number balance changed
 CHECKPOINT_VERSION = 2        # 1: one JSON object rewritten after each run (read still)
+#: The bots balance measures under by default: the strongest bundled field
+#: (vale_sim.strong_field.STRONG_FIELD, ``meta-{P}p``; docs/meta.md).
+DEFAULT_BASELINE = "meta-{P}p"
+#: The verdicts and targets by default: the natural estimand (docs/statistics.md §5.6).
+DEFAULT_ESTIMAND = "natural"
+ESTIMANDS = ("natural", "prefer")
+#: The sources of a number that is not printed: ``--estimated-only`` edits only these.
+ESTIMATED_SOURCES = ("estimate", BALANCE_SOURCE)
+#: The refit of the bundled estimates keeps their source (docs/balance.md).
+FIT_SOURCE = "estimate"
+#: The sign of the change that makes a card stronger, for the numbers whose meaning
+#: every game shares (a higher cost weakens a card, a higher end VP strengthens it);
+#: another field's direction is read off the forced value's slope.
+STRONGER = {"cost": -1, "end_vp": +1}
+#: The columns of the confirmation copied into each errata row.
+CONFIRM_COLUMNS = tuple(f"{q}_{w}{e}" for w in ("before", "after")
+                        for q in ("value", "strength", "natural") for e in ("", "_lo", "_hi")) \
+    + ("verdict_before", "verdict_after", "taken_before", "taken_after", "n_deals")
 
 
 class BalanceError(UserError, ValueError):
@@ -110,14 +128,14 @@ class _Runs:
         if not isinstance(head, dict) or head.get("config") != config:
             raise bad
         if head.get("version") == 1:            # the first format: one JSON object
-            return dict(head.get("runs", {}))
+            return {k: _arrays(v) for k, v in head.get("runs", {}).items()}
         if head.get("version") != CHECKPOINT_VERSION:
             raise bad
         runs = {}
         for i, line in enumerate(lines[1:], 2):
             try:
                 rec = json.loads(line)
-                runs[rec["key"]] = rec["run"]
+                runs[rec["key"]] = _arrays(rec["run"])
             except (ValueError, KeyError, TypeError):
                 if i == len(lines):             # an append cut short: the run is replayed
                     break
@@ -129,7 +147,7 @@ class _Runs:
         """The checkpoint with the header and every run so far, written atomically."""
         from .io import atomic_write
         head = json.dumps({"version": CHECKPOINT_VERSION, "config": self.config})
-        atomic_write(self.path, "\n".join([head] + [json.dumps({"key": k, "run": v})
+        atomic_write(self.path, "\n".join([head] + [json.dumps({"key": k, "run": _lists(v)})
                                                     for k, v in self.runs.items()]) + "\n")
 
     def _save(self, key):
@@ -138,7 +156,7 @@ class _Runs:
             return
         import os
         with open(self.path, "a", encoding="utf-8") as f:
-            f.write(json.dumps({"key": key, "run": self.runs[key]}) + "\n")
+            f.write(json.dumps({"key": key, "run": _lists(self.runs[key])}) + "\n")
             f.flush()
             os.fsync(f.fileno())
 
@@ -174,21 +192,42 @@ class _Runs:
             run = game_strength_run(self.g.name, cs, games, p, seed, self.base_of[p],
                                     list(names), self.rules, self.engine, self.workers,
                                     play=self.play)
-            self.runs[key] = {"natural": run.natural.tolist(), "deals": run.deals,
-                              "arms": {n: [a.tolist(), b.tolist()] for n, (a, b) in run.arms.items()},
-                              "got": {n: np.asarray(v).tolist() for n, v in run.got.items()},
-                              "known": {n: list(v) for n, v in run.known.items()}}
+            # kept as numpy arrays (lists only in the checkpoint's JSON): a few objects
+            # per run, not one per game, so memory and the garbage collector stay small
+            self.runs[key] = _arrays({"natural": run.natural, "deals": run.deals,
+                                      "arms": {n: list(a) for n, a in run.arms.items()},
+                                      "got": dict(run.got), "got_natural": dict(run.got_natural),
+                                      "known": {n: list(v) for n, v in run.known.items()}})
             self._save(key)
         if self.progress is not None:
             self.progress(self.search_games, self.confirm_games)
         e = self.runs[key]
-        run = StrengthRun(None, p, seed, e["deals"], self.base_of[p],
-                          np.asarray(e["natural"], float),
+        run = StrengthRun(None, p, seed, e["deals"], self.base_of[p], e["natural"],
                           known={n: tuple(v) for n, v in e["known"].items()})
         for n, (a, b) in e["arms"].items():
-            run.arms[n] = (np.asarray(a, float), np.asarray(b, float))
-            run.got[n] = np.asarray(e["got"][n], float)
+            run.arms[n] = (a, b)
+            run.got[n] = e["got"][n]
+        run.got_natural.update(e.get("got_natural", {}))   # (not in a first-format checkpoint)
         return run
+
+
+def _arrays(e: dict) -> dict:
+    """A stored run with its per-deal outcomes as float arrays."""
+    f = lambda v: np.asarray(v, float)             # noqa: E731
+    return {"natural": f(e["natural"]), "deals": e["deals"],
+            "arms": {n: [f(a), f(b)] for n, (a, b) in e["arms"].items()},
+            "got": {n: f(v) for n, v in e["got"].items()},
+            "got_natural": {n: f(v) for n, v in e.get("got_natural", {}).items()},
+            "known": e["known"]}
+
+
+def _lists(e: dict) -> dict:
+    """A stored run as JSON (lists), the checkpoint's format."""
+    return {"natural": e["natural"].tolist(), "deals": e["deals"],
+            "arms": {n: [a.tolist(), b.tolist()] for n, (a, b) in e["arms"].items()},
+            "got": {n: v.tolist() for n, v in e["got"].items()},
+            "got_natural": {n: v.tolist() for n, v in e["got_natural"].items()},
+            "known": e["known"]}
 
 
 def _est(d: np.ndarray, confidence: float) -> dict:
@@ -221,7 +260,8 @@ class Balance:
 
     def to_json(self) -> dict:
         from .tournament import json_records
-        return {**self.config, "edits": self.edits, "errata": json_records(self.errata),
+        return {**self.config, "command": self.command(), "edits": self.edits,
+                "errata": json_records(self.errata),
                 "confirmation": json_records(self.confirm), "unbalanced": self.unbalanced,
                 "search": self.search, "trace": self.trace, "games_played": self.games}
 
@@ -233,9 +273,90 @@ class Balance:
             lines += ["", f"[cards.{json.dumps(e['card'])}]", f"{e['field']} = {e['new']}"]
         return "\n".join(lines) + "\n"
 
-    def patched_toml(self) -> str:
-        """The card file with the proposed numbers, each with source ``balance``."""
-        return patch_card_file(self.config["card_file"], self.edits)
+    def command(self) -> str:
+        """The ``vale-sim balance`` command line that repeats this run (options that
+        differ from the defaults)."""
+        c = self.config
+        parts = ["vale-sim balance", f"--game {c['game']}", f"--set {c['card_set']}",
+                 f"--players {','.join(map(str, c['players']))}"]
+        defaults = {"fields": ",".join(DEFAULT_FIELDS), "margin": 0.02, "baseline": DEFAULT_BASELINE,
+                    "estimand": DEFAULT_ESTIMAND, "games": DEFAULT_GAMES, "seed": 0,
+                    "tolerance": 0.05, "correction": "holm"}
+        now = {"fields": ",".join(c["fields"]), "margin": c["margin"], "baseline": c["baseline"],
+               "estimand": c.get("estimand", "prefer"), "games": c["games"], "seed": c["seed"],
+               "tolerance": c["tolerance"], "correction": c["correction"]}
+        for k, v in now.items():
+            if v != defaults[k]:
+                shown = f"{100 * v:g}" if k in ("margin", "tolerance") else v
+                parts.append(f"--{k} {shown}")
+        if c["confirm_games"] != 2 * c["games"]:
+            parts.append(f"--confirm-games {c['confirm_games']}")
+        if c.get("estimated_only"):
+            parts.append("--estimated-only")
+        return " ".join(parts)
+
+    def patched_toml(self, date: str | None = None) -> str:
+        """The card file with the proposed numbers, each with source ``balance``; for an
+        ``estimated_only`` run (a refit of estimates) each keeps the source ``estimate``,
+        with a comment saying how it was fitted (the run, ``date`` -- default today,
+        UTC -- and the command).  A number the file leaves to a curve that the edits
+        would move (a card file may leave a cost to a curve that counts end VP) is written out,
+        so the file reloads to exactly the proposed set."""
+        if not self.config.get("estimated_only"):
+            return self._pinned(lambda ed: patch_card_file(self.config["card_file"], ed))
+        import datetime
+        date = date or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+        c = self.config
+        run = (f"vale-sim balance --estimated-only, {date}, {c['baseline']} field, "
+               f"{c.get('estimand', 'prefer')} estimand, seed {c['seed']}")
+        g = self.games
+        header = "\n".join([
+            f"# Refit by vale-sim balance on {date}: {len(self.edits)} estimated number(s) "
+            f"changed, every printed number held fixed (docs/balance.md, \"The fitted sets\").",
+            f"#   command: {self.command()} --out-cards FILE",
+            f"#   field {c['baseline']} (policy digest "
+            f"{', '.join(f'{p}p {d}' for p, d in c.get('baseline_digest', {}).items())}), "
+            f"estimand {c.get('estimand', 'prefer')}, margin ±{100 * c['margin']:g} pp, "
+            f"{c['games']} games per card and arm, seed {c['seed']}; "
+            f"{g.get('search', 0):,} search and {g.get('confirmation', 0):,} confirmation games.",
+            "#   Each changed number keeps the source \"estimate\" (it is still the project's "
+            "guess, now fitted); its comment gives the value before."])
+        return self._pinned(lambda ed: patch_card_file(
+            c["card_file"], ed, source=FIT_SOURCE, note=f"estimate, fitted ({run}): was {{old}}",
+            header=header))
+
+    def _pinned(self, write) -> str:
+        """``write(edits)``, with every number of ``fields`` of an edited card that the
+        reloaded file would not give as in the proposed set added as an explicit line
+        (its source kept)."""
+        import tempfile
+        edits = [dict(e) for e in self.edits]
+        text = write(edits)
+        if self.patched_set is None or not edits:
+            return text
+        g = get_game(self.config["game"])
+        with tempfile.TemporaryDirectory() as d:
+            tmp = Path(d) / Path(self.config["card_file"]).name
+            tmp.write_text(text)
+            try:
+                back = g.load_card_set(str(tmp))
+            except g.user_errors as err:
+                raise BalanceError(f"--out-cards: the patched file does not load ({err}); "
+                                   f"write the edits with --out-edits instead") from None
+        pins = []
+        for card in dict.fromkeys(e["card"] for e in edits):
+            for f in self.config["fields"]:
+                try:
+                    want = g.edit_card(self.patched_set, card, f, 0, True)[1]
+                    got = g.edit_card(back, card, f, 0, True)[1]
+                except g.user_errors:
+                    continue
+                if want != got and not any(e["card"] == card and e["field"] == f for e in edits):
+                    pins.append({"card": card, "field": f, "old": want, "new": want,
+                                 "keep_source": True,
+                                 "note": f"written out: the card's curve would give {got} "
+                                         f"after the edit above"})
+        return write(edits + pins) if pins else text
 
 
 # ---------------------------------------------------------------------------
@@ -249,11 +370,16 @@ def _inline(d: dict) -> str:
     return "{" + ", ".join(f"{k} = {json.dumps(v)}" for k, v in d.items()) + "}"
 
 
-def patch_card_file(path, edits) -> str:
+def patch_card_file(path, edits, source: str = BALANCE_SOURCE, note: str | None = None,
+                    header: str | None = None) -> str:
     """The text of card file ``path`` (TOML: ``[[kind]]`` tables of ``key = value``) with
-    each edit's ``field = new`` set in the table named ``card`` and ``field`` added to
-    its ``sources`` as ``balance``; every other line is kept as it is.  BalanceError
-    when the file is not such a TOML file or the card is not in it."""
+    each edit's ``field = new`` set in the table named ``card`` and ``field`` given the
+    source ``source`` in its ``sources`` (default ``balance``; a field whose source is
+    ``source`` already keeps its table as it is); every other line is kept as it is.
+    ``note``: the comment after each changed number, ``{old}`` the value before (default
+    ``balance: printed OLD``;
+    a refit of estimates says how it was fitted); ``header``: the comment lines at the
+    top.  BalanceError when the file is not such a TOML file or the card is not in it."""
     p = Path(path) if path else None
     if p is None or p.suffix.lower() != ".toml" or not p.is_file():
         raise BalanceError(f"--out-cards: the card set's file {path or '(none)'} is not a TOML "
@@ -292,32 +418,58 @@ def patch_card_file(path, edits) -> str:
             raise BalanceError(f"--out-cards: card {card!r} of {p} keeps its sources in a "
                                f"sub-table; write the edits with --out-edits instead")
         extra = []
+        card_source = tables.get(card, {}).get("source")
+        changed = False
         for e in es:
             fld = e["field"]
             hit = next((i for i in range(a + 1, b)
                         if re.match(rf"^\s*{re.escape(fld)}\s*=", lines[i])), None)
+            why = (e["note"] if e.get("note") else note.replace("{old}", str(e["old"])) if note
+                   else f"balance: printed {e['old']}")
             if hit is not None:
-                lines[hit] = f"{fld} = {e['new']}  # balance: printed {e['old']}"
+                lines[hit] = f"{fld} = {e['new']}  # {why}"
             else:
-                extra.append(f"{fld} = {e['new']}  # balance: printed {e['old']} (default)")
-            sources[fld] = BALANCE_SOURCE
-        if src_line is not None:
+                extra.append(f"{fld} = {e['new']}  # {why} (not in the file before)")
+            if not e.get("keep_source") and sources.get(fld, card_source) != source:
+                sources[fld] = source
+                changed = True
+        if changed and src_line is not None:
             lines[src_line] = f"sources = {_inline(sources)}"
-        else:
+        elif changed:
             extra.append(f"sources = {_inline(sources)}")
         inserts[name_line] = extra
     out = []
     for i, s in enumerate(lines):
         out.append(s)
         out.extend(inserts.get(i, []))
-    head = (f"# Patched by vale-sim balance: {len(edits)} number(s) changed, each with source "
-            f"\"{BALANCE_SOURCE}\" (docs/balance.md).")
-    return head + "\n" + "\n".join(out) + "\n"
+    head = header or (f"# Patched by vale-sim balance: {len(edits)} number(s) changed, each "
+                      f"with source \"{source}\" (docs/balance.md).")
+    return head.rstrip("\n") + "\n" + "\n".join(out) + "\n"
 
 
 # ---------------------------------------------------------------------------
 # The search
 # ---------------------------------------------------------------------------
+def number_sources(g, cs) -> dict:
+    """card -> {field: source} for every number of card set ``cs`` (the game's
+    ``describe_cards(cs, as_json=True)``, which lists each number with its source);
+    {} when the game has no such hook.  A card name listed twice (a starting-card
+    print and the advancement) merges its numbers, the later entry winning."""
+    if g.describe_cards is None:
+        return {}
+    try:
+        doc = g.describe_cards(cs, as_json=True)
+    except TypeError:
+        return {}
+    out: dict = {}
+    for c in doc.get("cards", []) if isinstance(doc, dict) else []:
+        nums = c.get("numbers") or {}
+        out.setdefault(c.get("name"), {}).update(
+            {f: (v.get("source") if isinstance(v, dict) else c.get("source"))
+             for f, v in nums.items()})
+    return out
+
+
 def _field_range(g, cs, card, fld):
     """(current value, lo, hi) of ``card.fld``: probing the game's own edit checks."""
     try:
@@ -347,8 +499,83 @@ def _editable(g, cs, card, fld, v) -> bool:
         return False
 
 
-def _score(s: dict) -> float:
-    return max(abs(v) for v in s.values())
+def _gap(natural: float, forced: float, taken: bool, margin: float, tolerance: float,
+         estimand: str, kind: str = "over") -> float:
+    """A card's distance from "balanced" at one count (fractions; docs/balance.md, "What
+    the search aims at").  The search's target is gap <= margin/2.
+
+    ``prefer``: |forced value| (prefer X - ban X).  ``natural``, by the card's first
+    flag ``kind``:
+
+    * ``over`` (the field gains too much from it): the larger of |natural value| and
+      ``-forced - (tolerance - margin)``: drive the natural value into ±margin/2 while
+      forcing the weakened card costs less than the band less margin/2 (the natural
+      estimand's "balanced" needs forced > -tolerance);
+    * ``under`` (the field does not gain from it and forcing it costs): the larger of
+      |natural value| and ``-forced``: drive the forced value up to -margin/2 -- a card
+      the field can be made to take without losing more than the margin -- without the
+      natural value leaving ±margin/2 (an overshoot to "over").
+
+    A card the field never takes (``taken`` false: no deal changed between the natural
+    and the ban arm) cannot be shown balanced: its gap is at least ``margin``."""
+    if estimand == "prefer":
+        return abs(forced)
+    slack = 0.0 if kind == "under" else tolerance - margin
+    gap = max(abs(natural), -forced - slack)
+    return gap if taken else max(gap, margin)
+
+
+def _arm_deals(run, card: str) -> dict:
+    """Per deal, the natural value (natural - ban X) and the forced value (prefer X -
+    ban X) of ``card`` in ``run``, and whether the field took it at all (some deal
+    changed between the natural and the ban arm)."""
+    from .advancements import deals_changed
+    return {"natural": run.natural_deals(card), "forced": run.strength_deals(card),
+            "taken": deals_changed(run.natural, run.arms[card][1]) > 0}
+
+
+def _screen(run, names, level: float, margin: float, tolerance: float, correction: str,
+            estimand: str) -> dict:
+    """Per card of ``run``: ``{"flag", "natural", "forced", "taken"}`` (means over the
+    deals).  ``prefer``: flagged over/under when the forced value is shown beyond
+    ±margin (the band test of advancements, ``correction`` across the cards at
+    ``1 - level``).  ``natural`` (docs/balance.md): *over* when the natural value is
+    shown beyond +margin; *under* when forcing it is shown to cost more than the band
+    (forced value below -tolerance) and the field is not shown to gain from it
+    (:func:`vale_sim.advancements.natural_flags`, raw intervals at ``level``) -- for a
+    card the field never takes (no deal changed between the natural and the ban arm:
+    certain, and such a card can never be shown balanced) forcing it need only be
+    shown below -margin.  The over and the under tests of all cards form one family
+    (``correction`` over the 2 x cards p-values), so the false-edit guarantee covers
+    both directions."""
+    from .advancements import (band_p_value, deals_changed, natural_flags,
+                               paired_interval)
+    alpha = 1 - level
+    rows = []
+    for c in names:
+        pre, ban = run.arms[c]
+        d, dn = run.strength_deals(c), run.natural_deals(c)
+        ch, chn = deals_changed(pre, ban), deals_changed(run.natural, ban)
+        _, nlo, nhi = paired_interval(dn, chn, level)
+        rows.append({"card": c, "natural": float(dn.mean()), "forced": float(d.mean()),
+                     "nlo": nlo, "nhi": nhi, "taken": chn > 0,
+                     "p_forced": band_p_value(d, margin if estimand == "prefer" or chn == 0
+                                              else tolerance, ch),
+                     "p_natural": band_p_value(dn, margin, chn)})
+    if estimand == "prefer":
+        rej, _ = stats.adjust_pvalues(np.array([r["p_forced"] for r in rows]), correction, alpha)
+        flags = [("over" if r["forced"] > 0 else "under") if x else ""
+                 for r, x in zip(rows, rej)]
+    else:
+        k = len(rows)
+        rej, _ = stats.adjust_pvalues(np.array([r["p_natural"] for r in rows]
+                                               + [r["p_forced"] for r in rows]), correction,
+                                      alpha)
+        flags = natural_flags([r["natural"] for r in rows], [r["nlo"] for r in rows],
+                              [r["nhi"] for r in rows], rej[:k], [r["forced"] for r in rows],
+                              rej[k:], margin)
+    return {r["card"]: {"flag": f, "natural": r["natural"], "forced": r["forced"],
+                        "taken": bool(r["taken"])} for r, f in zip(rows, flags)}
 
 
 def balance(game: str = DEFAULT_GAME, card_set=None, fields=DEFAULT_FIELDS, cards=None,
@@ -357,7 +584,8 @@ def balance(game: str = DEFAULT_GAME, card_set=None, fields=DEFAULT_FIELDS, card
             engine: str = "fast", workers: int = 1, confidence: float = 0.95,
             tolerance: float = 0.05, correction: str = "holm", checkpoint=None,
             resume: bool = False, progress=None, play=None, scheduler=None,
-            cancel=None) -> Balance:
+            cancel=None, estimand: str = DEFAULT_ESTIMAND,
+            estimated_only: bool = False) -> Balance:
     """Search the smallest set of integer edits (of ``fields``) after which every card
     considered (``cards``, default every card a player buys) is shown balanced
     (within ±``margin``) at every count of ``players``; confirm it on a fresh seed
@@ -371,15 +599,32 @@ def balance(game: str = DEFAULT_GAME, card_set=None, fields=DEFAULT_FIELDS, card
     :class:`BalanceCancelled` (every finished run is already in the checkpoint, so
     ``resume=True`` continues).  ``scheduler``: a Dask scheduler address or
     ``dask.distributed.Client`` -- the games run on that cluster, with the same
-    result as locally for any number of workers."""
+    result as locally for any number of workers.
+
+    ``baseline``: the bots (default :data:`DEFAULT_BASELINE`, the strongest bundled
+    field ``meta-{P}p``).  ``estimand``: ``"natural"`` (default: the natural value and
+    the forced value, docs/statistics.md §5.6) or ``"prefer"`` (the forced value
+    alone, the first design).  ``estimated_only``: edit only numbers whose source is
+    not printed (:data:`ESTIMATED_SOURCES`); printed numbers stay fixed."""
+    import gc
     dask = None
     if play is None and scheduler is not None:
         dask = play = _DaskPlay(scheduler)
+    # statsmodels' Holm correction calls gc.collect(); with the engines, pandas and
+    # numba loaded each full collection took ~0.1 s, a tenth of a small balance run.
+    # Objects alive now (modules, compiled code) are frozen out of the collections
+    # for the run (gc.freeze) and returned to them afterwards.
+    frozen = not gc.get_freeze_count()
+    if frozen:
+        gc.freeze()
     try:
         return _balance(game, card_set, fields, cards, margin, players, baseline, budget,
                         games, confirm_games, seed, engine, workers, confidence, tolerance,
-                        correction, checkpoint, resume, progress, play, cancel)
+                        correction, checkpoint, resume, progress, play, cancel, estimand,
+                        estimated_only)
     finally:
+        if frozen:
+            gc.unfreeze()
         if dask is not None:
             dask.close()
 
@@ -409,7 +654,8 @@ class _DaskPlay:
 
 def _balance(game, card_set, fields, cards, margin, players, baseline, budget, games,
              confirm_games, seed, engine, workers, confidence, tolerance, correction,
-             checkpoint, resume, progress, play, cancel) -> Balance:
+             checkpoint, resume, progress, play, cancel, estimand=DEFAULT_ESTIMAND,
+             estimated_only=False) -> Balance:
     from .advancements import CORRECTIONS, strength_frame
     from .tournament import play_frame
     from .inputs import did_you_mean
@@ -432,6 +678,9 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
                            f"{correction!r}")
     if not 0 < margin < 1:
         raise BalanceError(f"--margin must be above 0 and below 100 pp, got {100 * margin:g}")
+    if estimand not in ESTIMANDS:
+        raise BalanceError(f"--estimand must be one of {', '.join(ESTIMANDS)}, got "
+                           f"{estimand!r}")
     counts = [players] if isinstance(players, int) else list(players)
     for p in counts:
         if p not in g.players:
@@ -460,33 +709,76 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
         if f not in editable_any:
             raise BalanceError(f"--fields: {f!r} is not an editable number of any card "
                                f"considered (docs/what-if.md lists them); drop it")
+    sources = number_sources(g, cs0)
+    spans: dict = {}                       # (kind, field) -> (min, max) over the set's cards
+    for n, (k, _lv) in known.items():
+        for f in fields:
+            try:
+                v = g.edit_card(cs0, n, f, 0, True)[1]
+            except g.user_errors:
+                continue
+            lo_, hi_ = spans.get((k, f), (v, v))
+            spans[(k, f)] = (min(lo_, v), max(hi_, v))
+    if estimated_only and not any(sources.get(c, {}).get(f) in ESTIMATED_SOURCES
+                                  for c in names for f in fields):
+        raise BalanceError(f"--estimated-only: no {'/'.join(fields)} number of the cards "
+                           f"considered is an estimate (every one is printed); drop "
+                           f"--estimated-only or give other --fields")
     base_of = {}
     for p in counts:
         try:
             g.validate_playable(cs0, p)
         except g.user_errors as e:
             raise BalanceError(f"the card set at {p} players: {e}") from None
-        base_of[p] = g.resolve_baseline(baseline or g.default_policy, p, cs0)
+        try:
+            base_of[p] = g.resolve_baseline(baseline or DEFAULT_BASELINE, p, cs0)
+        except (ValueError, *g.user_errors) as e:
+            raise BalanceError(f"--baseline {baseline or DEFAULT_BASELINE} at {p} players: "
+                               f"{str(e).splitlines()[0] if str(e) else e!r}; give another "
+                               f"--baseline (e.g. {g.default_policy})") from None
     config = {"game": g.name, "card_set": cs0.name, "card_file": str(cs0.path or ""),
               "digest": cs0.digest(), "fields": fields, "cards": names, "margin": margin,
-              "players": counts, "baseline": baseline or g.default_policy, "seed": seed,
+              "players": counts, "baseline": baseline or DEFAULT_BASELINE, "seed": seed,
+              "estimand": estimand, "estimated_only": bool(estimated_only),
+              "baseline_digest": {str(p): hashlib.sha256(repr(base_of[p]).encode()).hexdigest()[:16]
+                                  for p in counts},
               "games": games, "confirm_games": confirm_games, "budget": budget,
               "engine": engine, "confidence": confidence, "tolerance": tolerance,
               "correction": correction, "probe_step": PROBE_STEP, "max_change": MAX_CHANGE,
+              "spans": {f"{k}.{f}": list(v) for (k, f), v in spans.items()},
               "search_seeds": [],
               "confirm_seed": offset_seed(seed, CONFIRM_OFFSET)}
     runs = _Runs(g, cs0, base_of, None, engine, workers, play, checkpoint,
                  {k: v for k, v in config.items() if k not in ("budget", "search_seeds")}, resume, budget, progress, cancel)
     alpha = 1 - confidence
     log, trace, unbalanced, dropped = [], [], {}, []
+    level_s = 1 - alpha / len(counts)                 # Bonferroni across the counts
+
+    def gap_of(m: dict, kind: str) -> float:
+        """A card's distance from balanced over the counts (``m``: count -> means)."""
+        return max(_gap(v["natural"], v["forced"], v["taken"], margin, tolerance, estimand,
+                        kind) for v in m.values())
+
+    def rank(v: dict, kk: int) -> tuple:
+        """Race order: the smaller gap, then a card the field takes, then |change|."""
+        return (v["gap"], not all(m["taken"] for m in v["m"].values()), abs(kk))
+
+    def kind_of(c: str) -> str:
+        """A target's kind, from its first screen: "under" if flagged under at some
+        count, else "over"."""
+        return "under" if any(f == "under" for f in kinds.get(c, {}).values()) else "over"
+    kinds: dict = {}
 
     # Rounds: screen the set with the edits so far; the most unbalanced target not yet
-    # edited gets its edit (local model, race); repeat until the screen shows no target.
+    # edited gets its edit (local model, race); repeat until every target is handled.
+    # Round 0 screens every card considered (it alone decides the targets); later
+    # rounds re-measure only the targets not yet handled (a card's arms do not depend
+    # on which other cards a run measures, so their numbers are the same as in a full
+    # screen, at a fraction of the games).
     edits, targets, rnd, flagged0 = [], [], 0, None
     while True:
-        if flagged0 is not None and not [c for c in flagged0 if c not in
-                                         {e["card"] for e in edits} | set(unbalanced)
-                                         | set(dropped)]:
+        done = {e["card"] for e in edits} | set(unbalanced) | set(dropped)
+        if flagged0 is not None and not [c for c in flagged0 if c not in done]:
             break
         s_seed = [offset_seed(seed, 3 * rnd + j) for j in range(3)]
         config["search_seeds"] += s_seed
@@ -494,38 +786,58 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
         cs_cur = cs0
         for e in edits:
             cs_cur, _, _ = g.edit_card(cs_cur, e["card"], e["field"], e["new"], False)
-        need = sum(runs.cost(names, p, games) for p in counts)
+        screened = names if flagged0 is None else [c for c in flagged0 if c not in done]
+        need = sum(runs.cost(screened, p, games) for p in counts)
         if rnd and not runs.affordable(need):
             log.append({"step": "screen", "round": rnd, "stopped": "budget"})
             break
         screen = {}
         for p in counts:
-            run = runs.strength(current, names, p, s_seed[0], games)
-            sf = strength_frame(run, 1 - alpha / len(counts), margin, correction, margin)
-            screen[p] = (run, sf.set_index("card"))
-        done = {e["card"] for e in edits} | set(unbalanced) | set(dropped)
-        flagged = [c for c in names if any(screen[p][1].loc[c, "flag"] for p in counts)]
+            run = runs.strength(current, screened, p, s_seed[0], games)
+            screen[p] = (run, _screen(run, screened, level_s, margin, tolerance, correction,
+                                      estimand))
+        flagged = [c for c in screened if any(screen[p][1][c]["flag"] for p in counts)]
         if flagged0 is None:              # the targets: the first screen alone decides them
             flagged0 = flagged
-        score = {c: _score({p: float(screen[p][1].loc[c, "strength"]) for p in counts})
-                 for c in names}
-        for c in names:
+            kinds = {c: {p: screen[p][1][c]["flag"] for p in counts} for c in flagged}
+        score = {c: gap_of({p: screen[p][1][c] for p in counts}, kind_of(c)) for c in screened}
+        for c in screened:
             log.append({"step": "screen", "round": rnd, "card": c,
-                        "strength": {p: float(screen[p][1].loc[c, "strength"]) for p in counts},
-                        "flagged": c in flagged, "games": games})
+                        "strength": {p: screen[p][1][c]["forced"] for p in counts},
+                        "natural": {p: screen[p][1][c]["natural"] for p in counts},
+                        "flag": {p: screen[p][1][c]["flag"] for p in counts},
+                        "gap": score[c], "flagged": c in flagged, "games": games})
         todo = [c for c in flagged0 if c not in done]
         if not todo:
             break
         c = max(todo, key=lambda c: score[c])
         targets.append(c)
         trace.append({"card": c, "step": f"screen {rnd}", "edit": 0,
-                      "games": runs.search_games, "max_abs_strength": score[c]})
+                      "games": runs.search_games, "gap": score[c]})
         rnd += 1
-        s0 = {p: screen[p][0].strength_deals(c) for p in counts}
+        base_deals = {p: _arm_deals(screen[p][0], c) for p in counts}
         options, reasons = [], []
         for f in fields:
             fr = _field_range(g, cs_cur, c, f)
             if fr is None:
+                continue
+            # never stronger than the strongest value the set's own cards of this kind
+            # give the number (cost: not below the cheapest; end VP: not above the
+            # most; another number: within the span): beyond it the bots meet cards
+            # unlike any they were made for -- a free card, below core's costs 2..11, is
+            # bought by the prefer arm's fallback rule and made forcing every other card
+            # cost about 5 pp more under meta-2p.  Weaker is bounded by the loader.
+            s_lo, s_hi = spans.get((known[c][0], f), (fr[1], fr[2]))
+            s_lo, s_hi = min(s_lo, fr[0]), max(s_hi, fr[0])
+            if STRONGER.get(f) == -1:
+                fr = (fr[0], max(fr[1], s_lo), fr[2])
+            elif STRONGER.get(f) == 1:
+                fr = (fr[0], fr[1], min(fr[2], s_hi))
+            else:
+                fr = (fr[0], max(fr[1], s_lo), min(fr[2], s_hi))
+            if estimated_only and sources.get(c, {}).get(f) not in ESTIMATED_SOURCES:
+                reasons.append(f"{f} is a printed number (source "
+                               f"{sources.get(c, {}).get(f, '?')}; --estimated-only)")
                 continue
             v0, lo, hi = fr
             probes = [v for v in (v0 - PROBE_STEP, v0 + PROBE_STEP) if lo <= v <= hi]
@@ -533,6 +845,12 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
                 extra = [v for v in (v0 + 2 * PROBE_STEP, v0 - 2 * PROBE_STEP, v0 + 1, v0 - 1)
                          if lo <= v <= hi and v not in probes]
                 probes = (probes + extra)[:2]
+            want = (STRONGER[f] * (-1 if kind_of(c) == "over" else 1)) if f in STRONGER else 0
+            if want and len(probes) == 2 and not any((v - v0) * want > 0 for v in probes):
+                # the edit's side needs a probe (a bound near v0 on it): one step there
+                side_v = [v0 + d * want for d in (PROBE_STEP, 1) if lo <= v0 + d * want <= hi]
+                if side_v:
+                    probes = [probes[0], side_v[0]]
             if len(probes) < 2:
                 reasons.append(f"{f} cannot move ({lo}..{hi})")
                 continue
@@ -541,78 +859,151 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
                 reasons.append(f"{f}: the budget ran out before its local model")
                 continue
             vals = np.array([v0] + probes, float)
-            slope, pred_s0 = {}, {}
-            for p in counts:
-                ys = [s0[p]] + [runs.strength(current + ((c, f, v),), [c], p, s_seed[0], games)
-                                .strength_deals(c) for v in probes]
-                Y = np.vstack(ys)                      # (3, deals): per deal the 3 strengths
-                xc = vals - vals.mean()
-                per_deal = (xc[:, None] * Y).sum(axis=0) / (xc ** 2).sum()
-                slope[p] = _est(per_deal, confidence)
-                pred_s0[p] = float(Y.mean() - slope[p]["mean"] *
-                                   (vals.mean() - v0))
-            effect = any(abs(slope[p]["mean"]) > 2 * slope[p]["se"] for p in counts
-                         if slope[p]["se"] == slope[p]["se"])
-            ks = list(range(lo - v0, hi - v0 + 1))      # 0: no edit (after the others)
-            pred = {k: max(abs(pred_s0[p] + slope[p]["mean"] * k) for p in counts) for k in ks}
+
+            def fit(idx, Ys):
+                """Per-deal least-squares slopes through the points ``idx``; the mean
+                slope (t interval) and the fitted value at v0."""
+                x = vals[idx]
+                xc = x - x.mean()
+                out = {}
+                for q in ("natural", "forced"):
+                    Y = np.vstack([Ys[i][q] for i in idx])   # (points, deals)
+                    est = _est((xc[:, None] * Y).sum(axis=0) / (xc ** 2).sum(), confidence)
+                    out[q] = (est, float(Y.mean() - est["mean"] * (x.mean() - v0)))
+                return out
+            arms = {p: [base_deals[p]] + [
+                _arm_deals(runs.strength(current + ((c, f, v),), [c], p, s_seed[0], games), c)
+                for v in probes] for p in counts}
+            full = {p: fit([0, 1, 2], arms[p]) for p in counts}
+            # The direction of the edit: an over card is weakened, an under card made
+            # stronger.  "Stronger" is known for cost (lower) and end VP (higher); for
+            # another number it is read off the forced value's slope through the three
+            # points.  Neither measured value is monotone in the card: a field may stop
+            # taking a card that got cheaper (natural value), and a harmful card forced
+            # less often when it costs more reads better (forced value: Stag cost 3 -> 11
+            # "fixed" it from -11 to -6.5 pp in a run that trusted the slope).  A field
+            # whose slopes are all within 2 SE of 0 is not used.
+            fs = {p: full[p]["forced"][0] for p in counts}
+            watched = ("forced",) if estimand == "prefer" else ("forced", "natural")
+            effect = any(abs(full[p][q][0]["mean"]) > 2 * full[p][q][0]["se"]
+                         for p in counts for q in watched
+                         if full[p][q][0]["se"] == full[p][q][0]["se"])
+            rise = STRONGER.get(f) or (1 if np.mean([fs[p]["mean"] for p in counts]) > 0
+                                       else -1)
+            direction = rise * (-1 if kind_of(c) == "over" else 1)
+            # The prediction uses the points on the side of the edit only (v0 and the
+            # probes in its direction): the values need not be linear across v0 (a
+            # field that stops buying a card at cost 0 makes its natural value fall
+            # there although the card got stronger).
+            side = [0] + [i for i, v in enumerate(probes, 1) if (v - v0) * direction > 0]
+            local = {p: fit(side, arms[p]) for p in counts} if len(side) > 1 else full
+            slope = {p: {q: local[p][q][0] for q in local[p]} for p in counts}
+            at0 = {p: {q: local[p][q][1] for q in local[p]} for p in counts}
+            ks = [k for k in range(lo - v0, hi - v0 + 1)      # 0: no edit (after the others)
+                  if k == 0 or (k > 0) == (direction > 0)]
+            pred = {k: gap_of({p: {q: at0[p][q] + slope[p][q]["mean"] * k
+                                   for q in ("natural", "forced")} | {"taken": True}
+                               for p in counts}, kind_of(c)) for k in ks}
             good = [k for k in ks if pred[k] <= margin / 2]
             k = min(good, key=abs) if good else min(ks, key=lambda k: (pred[k], abs(k)))
             log.append({"step": "model", "card": c, "field": f, "value": v0, "probes": probes,
-                        "slope_per_unit": {p: slope[p] for p in counts},
-                        "measurable_effect": bool(effect), "proposed_change": k,
-                        "predicted_max_abs_strength": pred[k], "range": [lo, hi]})
+                        "slope_per_unit": {p: fs[p] for p in counts},
+                        "local_points": [float(vals[i]) for i in side],
+                        "local_slope_per_unit": {p: slope[p] for p in counts},
+                        "measurable_effect": bool(effect), "direction": direction,
+                        "proposed_change": k,
+                        "predicted_gap": pred[k], "range": [lo, hi]})
             if not effect:
-                reasons.append(f"{f} has no measurable effect on its strength "
-                               f"(slope within 2 SE of 0)")
+                reasons.append(f"{f} has no measurable effect on its "
+                               + ("strength" if estimand == "prefer" else
+                                  "natural or forced value")
+                               + " (slopes within 2 SE of 0)")
+                continue
+            if len(side) < 2:
+                reasons.append(f"{f} cannot move {'up' if direction > 0 else 'down'} from "
+                               f"{v0} ({lo}..{hi})")
                 continue
             options.append((0 if good else 1, abs(k) if good else pred[k], abs(k), f, v0, lo,
-                            hi, k, pred[k]))
+                            hi, k, pred[k], direction))
         if not options:
             unbalanced[c] = "; ".join(reasons) or "no allowed field is editable on this card"
             continue
-        _, _, _, f, v0, lo, hi, k, pk = min(options)
-        if k == 0:                        # within margin/2 after the edits of other cards
+        good_k, _, _, f, v0, lo, hi, k, pk, direction = min(options)
+        if k == 0 and good_k == 0:        # within margin/2 after the edits of other cards
             dropped.append(c)
             log.append({"step": "drop", "card": c, "field": f, "predicted": pk})
             continue
-        cands = [k + d for d in (-1, 0, 1) if lo <= v0 + k + d <= hi]
+        if k == 0:       # no change in the direction is predicted to help: race 0, 1, 2 steps
+            cands = [d * direction for d in (0, 1, 2) if lo <= v0 + d * direction <= hi]
+        else:
+            cands = [k + d for d in (-1, 0, 1) if lo <= v0 + k + d <= hi
+                     and (k + d == 0 or (k + d > 0) == (direction > 0))]
         pooled: dict = {}
         rounds = ((s_seed[1], games, cands), (s_seed[2], 2 * games, None))
         for rno, (seed_r, n_r, which) in enumerate(rounds, 1):
             if which is None:                     # round 2: the best two of round 1
-                which = sorted(pooled, key=lambda kk: (_score(pooled[kk]["s"]), abs(kk)))[:2]
+                which = sorted(pooled, key=lambda kk: rank(pooled[kk], kk))[:2]
             need = sum(runs.cost([c], p, n_r) for p in counts) * len(which)
             if not runs.affordable(need):
                 log.append({"step": "race", "card": c, "field": f, "stopped": "budget"})
                 break
             for kk in which:
-                d = {p: runs.strength(current + ((c, f, v0 + kk),), [c], p, seed_r, n_r).strength_deals(c)
+                d = {p: _arm_deals(runs.strength(current + ((c, f, v0 + kk),), [c], p, seed_r,
+                                                 n_r), c) for p in counts}
+                prev = pooled.get(kk, {"d": {p: None for p in counts}})
+                dd = {p: d[p] if prev["d"][p] is None else
+                      {q: np.concatenate([prev["d"][p][q], d[p][q]]) for q in ("natural", "forced")}
+                      | {"taken": prev["d"][p]["taken"] or d[p]["taken"]} for p in counts}
+                m = {p: {"natural": float(dd[p]["natural"].mean()),
+                         "forced": float(dd[p]["forced"].mean()), "taken": dd[p]["taken"]}
                      for p in counts}
-                prev = pooled.get(kk, {"d": {p: np.array([]) for p in counts}})
-                dd = {p: np.concatenate([prev["d"][p], d[p]]) for p in counts}
-                pooled[kk] = {"d": dd, "s": {p: float(dd[p].mean()) for p in counts}}
+                pooled[kk] = {"d": dd, "m": m, "gap": gap_of(m, kind_of(c))}
                 trace.append({"card": c, "step": f"race {rno}",
-                              "edit": kk, "games": runs.search_games,
-                              "max_abs_strength": _score(pooled[kk]["s"])})
+                              "edit": kk, "games": runs.search_games, "gap": pooled[kk]["gap"]})
         if pooled:
-            good = [kk for kk in pooled if _score(pooled[kk]["s"]) <= margin / 2]
+            good = [kk for kk in pooled if pooled[kk]["gap"] <= margin / 2]
             win = min(good, key=abs) if good else min(
-                pooled, key=lambda kk: (_score(pooled[kk]["s"]), abs(kk)))
-            win_s = pooled[win]["s"]
+                pooled, key=lambda kk: rank(pooled[kk], kk))
+            win_gap = pooled[win]["gap"]
         else:
-            win, win_s = k, None
-        if win == 0:
+            win, win_gap = k, None
+        log.append({"step": "race", "card": c, "field": f, "candidates": cands,
+                    "pooled": {kk: {"strength": {p: v["m"][p]["forced"] for p in counts},
+                                    "natural": {p: v["m"][p]["natural"] for p in counts},
+                                    "gap": v["gap"],
+                                    "n_deals": {p: int(v["d"][p]["forced"].size)
+                                                for p in counts}}
+                               for kk, v in pooled.items()},
+                    "winner": win})
+        if win == 0 and win_gap is not None and win_gap <= margin / 2:
             dropped.append(c)
             log.append({"step": "drop", "card": c, "field": f, "race": True})
             continue
-        log.append({"step": "race", "card": c, "field": f, "candidates": cands,
-                    "pooled": {kk: {"strength": v["s"], "n_deals": {p: int(v["d"][p].size)
-                                                                    for p in counts}}
-                               for kk, v in pooled.items()},
-                    "winner": win})
-        at_bound = (v0 + win in (lo, hi)) and (win_s is None or _score(win_s) > margin)
+        if win == 0 or win_gap is None or win_gap > tolerance:
+            # An edit that leaves the card beyond the band (its pooled estimate) is not
+            # proposed: it balances nothing and moves the other cards (a decay card made
+            # free made forcing every other card cost 5 pp more under meta-2p).
+            bound = v0 + win in (lo, hi)
+            unbalanced[c] = (
+                "no allowed edit brings it within the ±tolerance band: "
+                + ("the race stopped (budget)" if win_gap is None else
+                   f"no change of {f} did better than none ({100 * win_gap:.1f} pp from "
+                   f"balanced)" if win == 0 else
+                   f"the best, {f} {v0} -> {v0 + win}"
+                   + (f" (its bound {v0 + win})" if bound else "")
+                   + f", leaves it {100 * win_gap:.1f} pp from balanced (natural "
+                   + ", ".join(f"{100 * pooled[win]['m'][p]['natural']:+.1f}" for p in counts)
+                   + ", forced "
+                   + ", ".join(f"{100 * pooled[win]['m'][p]['forced']:+.1f}" for p in counts)
+                   + " pp)") + "; not edited")
+            log.append({"step": "no edit", "card": c, "field": f, "best": win,
+                        "gap": win_gap})
+            continue
+        at_bound = (v0 + win in (lo, hi)) and (win_gap is None or win_gap > margin)
         edits.append({"card": c, "field": f, "old": v0, "new": v0 + win, "change": win,
-                      "source": BALANCE_SOURCE, "range": [lo, hi], "at_bound": bool(at_bound),
+                      "kind": kind_of(c),
+                      "source": BALANCE_SOURCE, "number_source": sources.get(c, {}).get(f, "?"),
+                      "range": [lo, hi], "at_bound": bool(at_bound),
                       "edit": f"{c}.{f}={v0 + win}"})
 
     # 4. confirmation on a fresh seed, all cards considered, both sets
@@ -630,22 +1021,31 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
     for p in counts:
         r0 = runs.strength((), names, p, config["confirm_seed"], confirm_games, confirm=True)
         r1 = runs.strength(edited, names, p, config["confirm_seed"], confirm_games, confirm=True)
-        f0 = strength_frame(r0, level, tolerance, correction, margin).set_index("card")
-        f1 = strength_frame(r1, level, tolerance, correction, margin).set_index("card")
+        f0 = strength_frame(r0, level, tolerance, correction, margin, estimand).set_index("card")
+        f1 = strength_frame(r1, level, tolerance, correction, margin, estimand).set_index("card")
         for c in names:
             a, b = f0.loc[c], f1.loc[c]
-            rows.append({"players": p, "card": c, "edited": c in {e["card"] for e in edits},
-                         "strength_before": a["strength"], "strength_before_lo": a["strength_lo_adj"],
-                         "strength_before_hi": a["strength_hi_adj"], "verdict_before": a["verdict"],
-                         "strength_after": b["strength"], "strength_after_lo": b["strength_lo_adj"],
-                         "strength_after_hi": b["strength_hi_adj"], "verdict_after": b["verdict"],
-                         "n_deals": int(b["n_deals"])})
+            row = {"players": p, "card": c, "edited": c in {e["card"] for e in edits}}
+            for w, r in (("before", a), ("after", b)):
+                row.update({f"value_{w}": r["value"], f"value_{w}_lo": r["value_lo_adj"],
+                            f"value_{w}_hi": r["value_hi_adj"],
+                            f"strength_{w}": r["strength"], f"strength_{w}_lo": r["strength_lo_adj"],
+                            f"strength_{w}_hi": r["strength_hi_adj"],
+                            f"natural_{w}": r["natural_value"],
+                            f"natural_{w}_lo": r["natural_lo_adj"],
+                            f"natural_{w}_hi": r["natural_hi_adj"],
+                            f"taken_{w}": bool(r["natural_deals_changed"] > 0),
+                            f"verdict_{w}": r["verdict"]})
+            row["n_deals"] = int(b["n_deals"])
+            rows.append(row)
             tr = next((t for t in trace if t["card"] == c), None)
             if tr is not None:
                 trace.append({"card": c, "step": f"confirm ({p}p)",
                               "edit": next((e["change"] for e in edits if e["card"] == c), 0),
                               "games": runs.search_games + runs.confirm_games,
-                              "max_abs_strength": abs(float(b["strength"]))})
+                              "gap": _gap(float(b["natural_value"]), float(b["strength"]),
+                                          bool(b["natural_deals_changed"] > 0), margin,
+                                          tolerance, estimand, kind_of(c))})
     confirm = pd.DataFrame(rows)
     conf_level = level
     errata = []
@@ -654,10 +1054,8 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
             r = confirm[(confirm["card"] == e["card"]) & (confirm["players"] == p)].iloc[0]
             errata.append({"card": e["card"], "field": e["field"], "printed": e["old"],
                            "proposed": e["new"], "players": p,
-                           **{k: r[k] for k in ("strength_before", "strength_before_lo",
-                                                "strength_before_hi", "strength_after",
-                                                "strength_after_lo", "strength_after_hi",
-                                                "verdict_before", "verdict_after", "n_deals")}})
+                           "number_source": e.get("number_source", "?"),
+                           **{k: r[k] for k in CONFIRM_COLUMNS}})
     errata = pd.DataFrame(errata)
     for c in names:
         sub = confirm[confirm["card"] == c]
@@ -666,8 +1064,15 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
         e = next((e for e in edits if e["card"] == c), None)
         if e is not None and e["at_bound"]:
             unbalanced[c] = (f"{e['field']} reached its bound {e['new']} (allowed "
-                             f"{e['range'][0]}..{e['range'][1]}) before the strength reached "
+                             f"{e['range'][0]}..{e['range'][1]}) before the card reached "
                              f"±margin")
+        elif estimand == "natural" and not sub["taken_after"].all():
+            unbalanced[c] = ((f"edited ({e['field']} {e['old']} -> {e['new']}), but " if e
+                              else "") + "the field never takes it on the confirmation deals "
+                             "at " + ", ".join(str(p) for p, t in
+                                               zip(sub["players"], sub["taken_after"]) if not t)
+                             + " players: its natural value is 0 by design, which shows "
+                             "nothing (a card the field never buys cannot be shown balanced)")
         elif e is not None:
             unbalanced[c] = ("edited, but not shown balanced in the confirmation: "
                              + ", ".join(f"{v} at {p} players" for p, v in
@@ -689,6 +1094,7 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
                              + " -- more games would decide")
     config["confirm_confidence"] = conf_level
     config["targets"] = flagged0 or []
+    config["target_kinds"] = {c: kind_of(c) for c in flagged0 or []}
     config["dropped"] = dropped
     return Balance(config, edits, errata, confirm, unbalanced, log, trace, cs1,
                    {"search": runs.search_games, "confirmation": runs.confirm_games,
@@ -712,7 +1118,9 @@ def format_text(b: Balance) -> str:
     c = b.config
     lines = [f"Balance: {c['game']}, card set {c['card_set']}, fields {', '.join(c['fields'])}, "
              f"margin ±{100 * c['margin']:g} pp, players {','.join(map(str, c['players']))}, "
-             f"baseline {c['baseline']}, seed {c['seed']}.",
+             f"baseline {c['baseline']}, estimand {c.get('estimand', 'prefer')}"
+             + (", estimated numbers only (printed numbers held fixed)"
+                if c.get("estimated_only") else "") + f", seed {c['seed']}.",
              f"Search: {b.games['search']:,} games on seeds {', '.join(map(str, c['search_seeds']))} "
              f"({len(c['cards'])} cards screened, {len(c['targets'])} shown beyond ±margin after "
              f"{c['correction']}: {', '.join(c['targets']) or 'none'}"
@@ -726,24 +1134,38 @@ def format_text(b: Balance) -> str:
     if b.games.get("replayed_from_checkpoint"):
         lines.append(f"Resumed: {b.games['replayed_from_checkpoint']:,} more games were read "
                      f"from the checkpoint, not replayed.")
-    lines += ["", "Errata (strength = win share prefer X - ban X, pp, adjusted intervals):",
+    nat = c.get("estimand", "prefer") == "natural"
+    head = ("natural value = win share natural - ban X under the field; forced = prefer X - "
+            "ban X" if nat else "strength = win share prefer X - ban X")
+    lines += ["", f"Errata ({head}; pp, adjusted intervals):",
               f"{'card':<26} {'field':<12} {'printed -> proposed':>20} {'P':>2} "
-              f"{'strength before':>24} {'after':>24} {'verdict after':>14} {'n deals':>8}"]
+              + (f"{'natural before':>24} {'after':>24} {'forced before':>24} {'after':>24} "
+                 if nat else f"{'strength before':>24} {'after':>24} ")
+              + f"{'verdict after':>14} {'n deals':>8}"]
     if not len(b.errata):
         lines.append("(no edit proposed)")
+
+    def cell(r, q, w):
+        return f"{_pp(r[f'{q}_{w}']) + ' ' + _ci(r[f'{q}_{w}_lo'], r[f'{q}_{w}_hi']):>24}"
     for _, r in b.errata.iterrows():
+        vals = (f"{cell(r, 'natural', 'before')} {cell(r, 'natural', 'after')} "
+                f"{cell(r, 'strength', 'before')} {cell(r, 'strength', 'after')}" if nat else
+                f"{cell(r, 'strength', 'before')} {cell(r, 'strength', 'after')}")
         lines.append(f"{r['card'][:26]:<26} {r['field']:<12} "
                      f"{str(r['printed']) + ' -> ' + str(r['proposed']):>20} {r['players']:>2} "
-                     f"{_pp(r['strength_before']) + ' ' + _ci(r['strength_before_lo'], r['strength_before_hi']):>24} "
-                     f"{_pp(r['strength_after']) + ' ' + _ci(r['strength_after_lo'], r['strength_after_hi']):>24} "
-                     f"{r['verdict_after']:>14} {r['n_deals']:>8}")
-    lines += ["", "Every card considered, confirmation (before -> after):"]
+                     f"{vals} {r['verdict_after']:>14} {r['n_deals']:>8}")
+    lines += ["", "Every card considered, confirmation (before -> after"
+              + ("; natural value, forced value" if nat else "") + "):"]
     for _, r in b.confirm.iterrows():
+        if nat:
+            nums = {w: f"{_pp(r[f'natural_{w}'])} {_ci(r[f'natural_{w}_lo'], r[f'natural_{w}_hi'])}"
+                       f" / {_pp(r[f'strength_{w}'])}" for w in ("before", "after")}
+        else:
+            nums = {w: f"{_pp(r[f'strength_{w}'])} {_ci(r[f'strength_{w}_lo'], r[f'strength_{w}_hi'])}"
+                    for w in ("before", "after")}
         lines.append(f"  {'* ' if r['edited'] else ''}{r['card']} ({r['players']}p): "
-                     f"{r['verdict_before']} {_pp(r['strength_before'])} "
-                     f"{_ci(r['strength_before_lo'], r['strength_before_hi'])} -> "
-                     f"{r['verdict_after']} {_pp(r['strength_after'])} "
-                     f"{_ci(r['strength_after_lo'], r['strength_after_hi'])}, n={r['n_deals']} deals")
+                     f"{r['verdict_before']} {nums['before']} -> "
+                     f"{r['verdict_after']} {nums['after']}, n={r['n_deals']} deals")
     if b.unbalanced:
         lines += ["", "Not balanced with the allowed fields:"]
         lines += [f"  {k}: {v}" for k, v in b.unbalanced.items()]
@@ -761,16 +1183,19 @@ def plot_convergence(b):
     import matplotlib.pyplot as plt
     trace, margin = ((b.trace, b.config["margin"]) if isinstance(b, Balance)
                      else (b["trace"], b["margin"]))
+    # "gap": the distance from balanced (_gap); a result of the first design has
+    # "max_abs_strength", the same quantity for the "prefer" estimand
+    trace = [{**t, "gap": t.get("gap", t.get("max_abs_strength"))} for t in trace]
     fig, ax = plt.subplots(figsize=(7, 4))
     t = pd.DataFrame(trace)
     if len(t):
         colours = plt.cm.tab20.colors               # distinct for up to 20 cards
         for i, (card, sub) in enumerate(t.groupby("card", sort=False)):
-            ax.plot(sub["games"], 100 * sub["max_abs_strength"], marker="o", label=card,
+            ax.plot(sub["games"], 100 * sub["gap"], marker="o", label=card,
                     color=colours[i % len(colours)], ls="-" if i < 20 else "--")
         ax.legend(fontsize=7)
     ax.axhline(100 * margin, color="grey", ls="--", lw=1)
     ax.set_xlabel("games played (search, then confirmation)")
-    ax.set_ylabel("max |strength| over player counts (pp)")
+    ax.set_ylabel("distance from balanced, max over player counts (pp)")
     ax.set_title("balance: convergence of the proposed edits")
     return fig

@@ -1000,11 +1000,13 @@ def run(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None, out=Non
     if out is not None:
         check_output(out, "dir")               # before any game is played
     rc = cfg.resolved()
-    key = cfg.key()
     chunk_size = chunk_size or default_chunk_size(cfg.games, workers, rc.engine)
     if chunk_size < 1:
         raise _user_error(f"chunk size must be at least 1, got {chunk_size}")
     outp = Path(out) if out is not None else None
+    # the key names the stored chunks; a run held in memory needs none (computing it
+    # digests the card set and the policies: a sixth of a short run's time)
+    key = cfg.key() if outp is not None else None
     done = _prepare_out(outp, cfg, resume) if outp is not None else {}
     chunks = iter_chunks(cfg.games, chunk_size, done)
     frames: dict[int, pd.DataFrame] = {}

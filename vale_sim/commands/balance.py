@@ -11,12 +11,14 @@ GAMES_TYPE, BUDGET_TYPE, SEED_TYPE = _count(2), _count(1), _seed
 
 
 def add_parser(sub) -> None:
-    from ..balance import DEFAULT_GAMES
+    from ..balance import DEFAULT_BASELINE, DEFAULT_ESTIMAND, DEFAULT_GAMES, ESTIMANDS
     p = sub.add_parser(
         "balance", help="propose the fewest, smallest integer card edits after which every "
                         "card is shown balanced (errata table, patched card file)",
-        description="Screen the cards' strengths (prefer X minus ban X, as in `advancements`), "
-                    "edit only the cards shown beyond ±margin after the correction, one number "
+        description="Screen the cards under the strongest bundled field (meta-{P}p): the "
+                    "natural value (the field's own play with the card on offer minus never "
+                    "taking it) and the forced value (prefer X minus ban X); "
+                    "edit only the cards shown over or under after the correction, one number "
                     "each, chosen by a local linear model of strength against the number and "
                     "a race of the nearest integer changes; then replay the proposed set on a "
                     "fresh seed the search never used, with a multiplicity correction, and "
@@ -39,7 +41,17 @@ def add_parser(sub) -> None:
     p.add_argument("--players", default=None, metavar="2,3,4",
                    help="player counts, comma-separated (default 2; with --draft 2,3,4)")
     p.add_argument("--baseline", default=None, metavar="NAME|FILE",
-                   help="the bots (default: the game's default policy; {P} the player count)")
+                   help=f"the bots (default {DEFAULT_BASELINE}: the strongest bundled field; "
+                        f"{{P}} the player count)")
+    p.add_argument("--estimand", choices=ESTIMANDS, default=DEFAULT_ESTIMAND,
+                   help="natural (default: verdicts and targets of the natural value with the "
+                        "forced value as evidence of harm, docs/statistics.md 5.6) or prefer "
+                        "(the forced value prefer X - ban X alone, the first design)")
+    p.add_argument("--estimated-only", action="store_true",
+                   help="edit only numbers whose source is not printed (source estimate or "
+                        "balance); every printed number stays fixed.  With --out-cards the "
+                        "refit numbers keep the source estimate, with a note how they were "
+                        "fitted (docs/balance.md)")
     p.add_argument("--games", type=GAMES_TYPE, default=DEFAULT_GAMES,
                    help=f"games per card and arm in the screen, the local model and the first "
                         f"race round (default {DEFAULT_GAMES})")
@@ -112,7 +124,8 @@ def run(args) -> int:
                   args.budget, args.games, args.confirm_games, args.seed, args.engine,
                   args.workers, tolerance=args.tolerance / 100, correction=args.correction,
                   checkpoint=args.checkpoint, resume=args.resume, progress=bar,
-                  scheduler=args.scheduler)
+                  scheduler=args.scheduler, estimand=args.estimand,
+                  estimated_only=args.estimated_only)
     if bar is not None:
         print(file=sys.stderr)
     patched = b.patched_toml() if args.out_cards else None      # its errors before any output
@@ -134,6 +147,7 @@ def _run_draft(args, g) -> int:
     from .. import draft as D
     from .what_if import _players
     for opt, bad in (("--cards", args.cards), ("--out-cards", args.out_cards),
+                     ("--estimated-only", args.estimated_only),
                      ("--out-edits", args.out_edits), ("--checkpoint", args.checkpoint),
                      ("--plot", args.plot)):
         if bad:

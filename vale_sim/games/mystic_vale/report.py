@@ -1101,6 +1101,10 @@ def _spoil_panel(table, exact):
 ERRATA_BUNDLED = Path(__file__).with_name("data") / "balance" / "core-2p.json"
 ERRATA_COMMAND = ("vale-sim balance --game mystic-vale --set core --players 2 --json "
                   "> vale_sim/games/mystic_vale/data/balance/core-2p.json")
+#: The refit of core's estimated numbers (docs/balance.md, "The fitted sets"): its
+#: result and the fitted card file, both bundled; the report names them.
+FITTED_BUNDLED = ERRATA_BUNDLED.with_name("core-2p-estimated.json")
+FITTED_CARDS = ERRATA_BUNDLED.parents[1] / "core-fitted.toml"
 PRINTED_SOURCES = ("rulebook", "review", "fan-list")      # sources that are a printed card's number
 
 
@@ -1147,24 +1151,41 @@ def errata_card_kind(cs, card: str) -> str:
 
 
 def errata_table(res: dict, cs) -> pd.DataFrame:
+    """One row per proposed number and count: the forced value (``strength_*``: prefer X
+    − ban X) and, for a result of the natural estimand, the natural value
+    (``natural_*``), before → after with the adjusted intervals."""
     rows = []
+    nat = res.get("estimand", "prefer") == "natural"
     for r in res["errata"]:
-        rows.append({"card": r["card"], "card_type": _errata_card_type(cs, r["card"]),
-                     "card_numbers": errata_card_kind(cs, r["card"]),
-                     "field": r["field"], "source_of_number": errata_number_source(cs, r["card"], r["field"]),
-                     "printed": r["printed"], "proposed": r["proposed"], "players": r["players"],
-                     "strength_before": r["strength_before"],
-                     "strength_before_lo": r["strength_before_lo"],
-                     "strength_before_hi": r["strength_before_hi"],
-                     "strength_after": r["strength_after"],
-                     "strength_after_lo": r["strength_after_lo"],
-                     "strength_after_hi": r["strength_after_hi"],
-                     "verdict_after": r["verdict_after"], "n_deals": r["n_deals"]})
+        row = {"card": r["card"], "card_type": _errata_card_type(cs, r["card"]),
+               "card_numbers": errata_card_kind(cs, r["card"]),
+               "field": r["field"], "source_of_number": errata_number_source(cs, r["card"], r["field"]),
+               "printed": r["printed"], "proposed": r["proposed"], "players": r["players"]}
+        for w in ("before", "after"):
+            if nat:
+                row.update({f"natural_{w}": r[f"natural_{w}"], f"natural_{w}_lo": r[f"natural_{w}_lo"],
+                            f"natural_{w}_hi": r[f"natural_{w}_hi"]})
+            row.update({f"strength_{w}": r[f"strength_{w}"], f"strength_{w}_lo": r[f"strength_{w}_lo"],
+                        f"strength_{w}_hi": r[f"strength_{w}_hi"]})
+        row.update(verdict_after=r["verdict_after"], n_deals=r["n_deals"])
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
+def _errata_values(r, nat: bool) -> str:
+    """``natural a [lo, hi] → b [lo, hi] pp, forced ...`` of one errata row."""
+    def pair(q):
+        return (f"{_errata_pp(getattr(r, f'{q}_before'))} "
+                f"{_errata_iv(getattr(r, f'{q}_before_lo'), getattr(r, f'{q}_before_hi'))} → "
+                f"{_errata_pp(getattr(r, f'{q}_after'))} "
+                f"{_errata_iv(getattr(r, f'{q}_after_lo'), getattr(r, f'{q}_after_hi'))} pp")
+    return (f"natural value {pair('natural')}, forced {pair('strength')}" if nat
+            else f"strength {pair('strength')}")
+
+
 def section_errata(ctx) -> Section:
-    """Proposed errata: the bundled ``balance`` result on core, 2 players."""
+    """Proposed errata: the bundled ``balance`` result on core, 2 players (and, when
+    bundled, the refit of core's estimated numbers, docs/balance.md)."""
     from vale_sim.balance import plot_convergence
     res = load_bundled_errata()
     cs = ctx.card_set()
@@ -1174,27 +1195,35 @@ def section_errata(ctx) -> Section:
             f"when it was made (digest {str(res.get('digest'))[:12]}); this report's set "
             f"{cs.name!r} differs (digest {cs.digest()[:12]}), so its errata are not shown.  "
             f"Run `{ERRATA_COMMAND.split(' >')[0]}` with `--set` for this set."])
+    nat = res.get("estimand", "prefer") == "natural"
     et = errata_table(res, cs)
     conf = pd.DataFrame(res["confirmation"])
     conf.insert(1, "card_type", [_errata_card_type(cs, c) for c in conf["card"]])
     conf["card_numbers"] = [errata_card_kind(cs, c) for c in conf["card"]]
     g = res["games_played"]
+    what = ("the natural value (the field's own play with the card on offer minus never "
+            "taking it) within ±{m:g} pp, with forcing it (prefer X − ban X, the forced "
+            "value) not shown to cost more than the ±{t:g} pp band and the field taking it "
+            "(the natural estimand, docs/statistics.md §5.6)" if nat else
+            "strength (prefer X − ban X) within ±{m:g} pp").format(
+                m=100 * res["margin"], t=100 * res["tolerance"])
     paras = [
         f"What should the flagged cards cost?  `vale-sim balance` (docs/balance.md) searched "
         f"the fewest, smallest integer edits of {', '.join(res['fields'])} after which every "
-        f"card a player buys is shown within ±{100 * res['margin']:g} pp of strength "
-        f"(prefer X − ban X) at {', '.join(map(str, res['players']))} players against the "
-        f"`{res['baseline']}` bots, and replayed the proposal on a fresh seed "
-        f"({res['confirm_seed']}) the search never used: {g['search']:,} search and "
-        f"{g['confirmation']:,} confirmation games, {res['confirm_games']:,} games per card "
-        f"and arm in the confirmation, {res['correction']} across the "
-        f"{len(res['cards'])} cards.  This is a **precomputed bundled result**, made by "
-        f"`{ERRATA_COMMAND}` (seed {res['seed']}); the report reads it and plays no game for it.",
-        f"{len(res['targets'])} cards were shown beyond ±{100 * res['margin']:g} pp in the "
-        f"first screen and could be edited; {len(res['edits'])} edits are proposed.  The "
-        f"errata table gives, per edit, the card, the field, printed → proposed, and the "
-        f"strength before → after on the confirmation deals with the adjusted intervals and "
-        f"n (deals).",
+        f"card a player buys is shown balanced — {what} — at "
+        f"{', '.join(map(str, res['players']))} players under the `{res['baseline']}` field, "
+        f"and replayed the proposal on a fresh seed ({res['confirm_seed']}) the search never "
+        f"used: {g['search']:,} search and {g['confirmation']:,} confirmation games, "
+        f"{res['confirm_games']:,} games per card and arm in the confirmation, "
+        f"{res['correction']} across the {len(res['cards'])} cards.  This is a **precomputed "
+        f"bundled result**, made by `{ERRATA_COMMAND}` (seed {res['seed']}); the report "
+        f"reads it and plays no game for it.",
+        f"{len(res['targets'])} cards were shown over or under in the first screen and "
+        f"could be edited; {len(res['edits'])} edits are proposed.  The errata table gives, "
+        f"per edit, the card, the field, printed → proposed, and "
+        + ("the natural and the forced value" if nat else "the strength")
+        + " before → after on the confirmation deals with the adjusted intervals and n "
+          "(deals).",
     ]
     if len(et):
         est = int((et["source_of_number"] == "estimate").sum())
@@ -1204,6 +1233,9 @@ def section_errata(ctx) -> Section:
             f"played now), {len(et) - est} are printed numbers.  A proposed estimate is a "
             f"refit of a guess, not an erratum of the game; the verdicts below are kept apart "
             f"by where each card's cost and end VP come from.")
+    fit = _fitted_paragraph(cs)
+    if fit:
+        paras.append(fit)
     bullets = []
     for kind, head in (("printed", "Verdicts on printed numbers (cost and end VP printed)"),
                        ("estimated", "Verdicts on estimated numbers (printed card, its cost or "
@@ -1214,9 +1246,8 @@ def section_errata(ctx) -> Section:
         sub = conf[conf["card_numbers"] == kind]
         shown = sub[sub["verdict_before"].isin(["over", "under"])]
         items = [f"{r.card}: {r.field} {r.printed} → {r.proposed} ({r.source_of_number}); "
-                 f"strength {_errata_pp(r.strength_before)} {_errata_iv(r.strength_before_lo, r.strength_before_hi)}"
-                 f" → {_errata_pp(r.strength_after)} {_errata_iv(r.strength_after_lo, r.strength_after_hi)} pp, "
-                 f"{r.verdict_after} after, n = {r.n_deals} deals" for r in ed.itertuples()]
+                 f"{_errata_values(r, nat)}, {r.verdict_after} after, n = {r.n_deals} deals"
+                 for r in ed.itertuples()]
         items.append(f"{len(sub)} cards of this kind; before the edits "
                      f"{len(shown)} over/under in the confirmation"
                      + (f" ({', '.join(shown['card'])})" if len(shown) else "")
@@ -1233,18 +1264,50 @@ def section_errata(ctx) -> Section:
             [f"{quiet} more cards were not edited (not shown beyond the margin in the screen) "
              f"and are not shown balanced either: more games would decide."] if quiet else [])))
     fig = plot_convergence(res)
-    show = {f"{w}_{t}{e}": (f"strength ({t})" if not e else f"{e[1:]} ({t})")
-            for t in ("before", "after") for w in ("strength",) for e in ("", "_lo", "_hi")}
+    show = {f"{w}_{t}{e}": (f"{'natural_value' if w == 'natural' else w} ({t})" if not e
+                            else f"{'natural_' if w == 'natural' else ''}{e[1:]} ({t})")
+            for t in ("before", "after") for w in ("strength", "natural")
+            for e in ("", "_lo", "_hi")}
     et = et.rename(columns=show)                   # shown in pp (report/rendering.py)
     tables = {"errata": et, "errata_confirmation": conf.rename(columns=show)}
     return Section("Proposed errata", paras, tables,
                    [("errata_convergence", fig,
-                     f"Per card the search handled ({len(res['targets'])}), the largest "
-                     f"|strength| over the player counts at each step of the search (screen, "
-                     f"race candidates) and in the confirmation, against the games played so "
-                     f"far ({g['search'] + g['confirmation']:,} in all); dashed: the margin "
-                     f"±{100 * res['margin']:g} pp.")],
+                     f"Per card the search handled ({len(res['targets'])}), its distance from "
+                     f"balanced (the largest over the player counts: "
+                     + ("|natural value|, or how far forcing it falls below the band"
+                        if nat else "|strength|")
+                     + f") at each step of the search (screen, race candidates) and in the "
+                       f"confirmation, against the games played so far "
+                       f"({g['search'] + g['confirmation']:,} in all); dashed: the margin "
+                       f"±{100 * res['margin']:g} pp.")],
                    bullets, top_tables={"errata": et})
+
+
+def _fitted_paragraph(cs) -> str | None:
+    """One paragraph on the bundled refit of core's estimated numbers (its result next
+    to core-2p.json and the fitted card file), None when it is not bundled or was made
+    from another set."""
+    try:
+        fit = json.loads(FITTED_BUNDLED.read_text())
+    except (OSError, ValueError):
+        return None
+    if fit.get("card_set") != cs.name or fit.get("digest") != cs.digest():
+        return None
+    conf = pd.DataFrame(fit["confirmation"])
+    counts = {w: conf[f"verdict_{w}"].value_counts() for w in ("before", "after")}
+
+    def c(w):
+        return ", ".join(f"{int(counts[w].get(v, 0))} {v}" for v in
+                         ("over", "under", "balanced", "inconclusive"))
+    ed = "; ".join(f"{e['card']} {e['field']} {e['old']} → {e['new']}" for e in fit["edits"])
+    return (f"**The estimated numbers, refit.**  `{fit.get('command', 'vale-sim balance --estimated-only')}` "
+            f"edits only numbers whose source is `estimate` and holds every printed number "
+            f"fixed (docs/balance.md, \"The fitted sets\"); its patched file is bundled as "
+            f"`vale_sim/games/mystic_vale/data/{FITTED_CARDS.name}` (not played by default: "
+            f"`--set` it).  {len(fit['edits'])} numbers changed ({ed or 'none'}); over the "
+            f"{len(fit['cards'])} cards on its confirmation deals: {c('before')} before, "
+            f"{c('after')} after.  What is then still over or under is a verdict on printed "
+            f"numbers or on numbers the search could not fix.")
 
 
 SECTIONS: list[Callable[[Context], Section]] = [

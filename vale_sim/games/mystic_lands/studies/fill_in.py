@@ -12,7 +12,8 @@ BUNDLED = Path(__file__).resolve().parents[1] / "data" / "balance" / "draft.json
 COMMAND = ("vale-sim balance --game mystic-lands --draft --games 6000 --json "
            "> vale_sim/games/mystic_lands/data/balance/draft.json")
 CARDS_BUNDLED = BUNDLED.with_name("cards-2p.json")
-CARDS_COMMAND = ("vale-sim balance --game mystic-lands --players 2 --json "
+CARDS_COMMAND = ("vale-sim balance --game mystic-lands --players 2 --estimated-only --json "
+                 "--out-cards vale_sim/games/mystic_lands/data/mystic-lands-fitted.toml "
                  "> vale_sim/games/mystic_lands/data/balance/cards-2p.json")
 
 
@@ -98,16 +99,27 @@ def section_fill_in(ctx):
         res_c, ct = cards
         if len(ct):
             tables["estimated_card_numbers_balance_changed"] = ct.rename(columns={
-                f"strength_{t}{e}": (f"strength ({t})" if not e else f"{e[1:]} ({t})")
-                for t in ("before", "after") for e in ("", "_lo", "_hi")})
+                **{f"strength_{t}{e}": (f"strength ({t})" if not e else f"{e[1:]} ({t})")
+                   for t in ("before", "after") for e in ("", "_lo", "_hi")},
+                **{f"natural_{t}{e}": (f"natural_value ({t})" if not e
+                                       else f"natural_{e[1:]} ({t})")
+                   for t in ("before", "after") for e in ("", "_lo", "_hi")}})
         g2 = res_c["games_played"]
+        nat = res_c.get("estimand", "prefer") == "natural"
         paras.append(
             f"The estimated **card** numbers: `{CARDS_COMMAND}` (the card search of "
-            f"docs/balance.md at {', '.join(map(str, res_c['players']))} players, fields "
-            f"{', '.join(res_c['fields'])}, margin ±{100 * res_c['margin']:g} pp; "
+            f"docs/balance.md at {', '.join(map(str, res_c['players']))} players under the "
+            f"`{res_c.get('baseline', 'balanced')}` field, "
+            + ("the natural estimand (natural value and forced value, docs/statistics.md "
+               "§5.6), " if nat else "")
+            + ("estimated numbers only (every printed number held fixed), "
+               if res_c.get("estimated_only") else "")
+            + f"fields {', '.join(res_c['fields'])}, margin ±{100 * res_c['margin']:g} pp; "
             f"{g2['search']:,} search and {g2['confirmation']:,} confirmation games, "
-            f"bundled).  {len(res_c['targets'])} of {len(res_c['cards'])} cards were shown "
-            f"beyond the margin; {len(res_c['edits'])} numbers are proposed, each an "
+            f"bundled; the refit card file is bundled beside the set as "
+            f"`mystic-lands-fitted.toml`, not played by default).  "
+            f"{len(res_c['targets'])} of {len(res_c['cards'])} cards were shown over or "
+            f"under; {len(res_c['edits'])} numbers are proposed, each an "
             f"estimate of the project unless the table's source column says otherwise "
             f"(printed numbers are the manual's).  On the confirmation deals, over the "
             f"{len(res_c['cards'])} cards: {_counts(res_c, 'verdict_before')} before the "
@@ -115,14 +127,21 @@ def section_fill_in(ctx):
             f"and why are in the bundled result (`unbalanced`): the search fixes one card at "
             f"a time, and in this set the cards interact strongly (a card fixed early can "
             f"move another beyond the margin).")
+        def values(r):
+            def pair(q):
+                return (f"{_pp(r[f'{q}_before'])} [{_pp(r[f'{q}_before_lo'])}, "
+                        f"{_pp(r[f'{q}_before_hi'])}] → {_pp(r[f'{q}_after'])} "
+                        f"[{_pp(r[f'{q}_after_lo'])}, {_pp(r[f'{q}_after_hi'])}] pp")
+            return (f"natural value {pair('natural')}, forced {pair('strength')}"
+                    if "natural_before" in r else f"strength {pair('strength')}")
         bullets.append(("Estimated card numbers balance changed",
                         [f"{r['card']}: {r['field']} {r['printed']} → {r['proposed']} "
-                         f"({r['source']}); strength {_pp(r['strength_before'])} "
-                         f"[{_pp(r['strength_before_lo'])}, {_pp(r['strength_before_hi'])}] → "
-                         f"{_pp(r['strength_after'])} [{_pp(r['strength_after_lo'])}, "
-                         f"{_pp(r['strength_after_hi'])}] pp, {r['verdict_after']} after, n = "
+                         f"({r['source']}); {values(r)}, {r['verdict_after']} after, n = "
                          f"{r['n_deals']} deals" for r in ct.to_dict("records")]
                         or ["none"]))
+        for c, why in res_c.get("unbalanced", {}).items():
+            if why.startswith("no allowed edit"):
+                bullets[-1][1].append(f"{c}: {why}")
     return Section("Filling in the X's", paras, tables, [], bullets,
                    top_tables={"fill_in_the_xs": t})
 
@@ -142,14 +161,12 @@ def card_numbers(cs):
     if res.get("card_set") != cs.name or res.get("digest") != cs.digest():
         return None
     src = {c.name: dict(c.sources) for c in list(cs.advances) + list(cs.vales)}
+    qs = ("natural", "strength") if res.get("estimand", "prefer") == "natural" else ("strength",)
+    vals = [f"{q}_{w}{e}" for q in qs for w in ("before", "after") for e in ("", "_lo", "_hi")]
+    cols = ["card", "field", "printed", "proposed", "players", "source"] + vals + [
+        "verdict_after", "n_deals"]
     rows = [{**{k: r[k] for k in ("card", "field", "printed", "proposed", "players",
-                                  "strength_before", "strength_before_lo", "strength_before_hi",
-                                  "strength_after", "strength_after_lo", "strength_after_hi",
-                                  "verdict_after", "n_deals")},
-             "source": src.get(r["card"], {}).get(r["field"], "estimate")}
+                                  *vals, "verdict_after", "n_deals")},
+             "source": r.get("number_source") or src.get(r["card"], {}).get(r["field"], "estimate")}
             for r in res["errata"]]
-    return res, pd.DataFrame(rows, columns=["card", "field", "printed", "proposed", "players",
-                                            "source", "strength_before", "strength_before_lo",
-                                            "strength_before_hi", "strength_after",
-                                            "strength_after_lo", "strength_after_hi",
-                                            "verdict_after", "n_deals"])
+    return res, pd.DataFrame(rows, columns=cols)
