@@ -115,3 +115,25 @@ def test_engines_play_the_same_game_with_bans_and_commitments(card, seed):
     ref = play_reference(CS, 2, seed, 0, lineup, rules)
     assert first_difference(ref, fast) is None
     assert np.isfinite([r.win_share for r in fast.results]).all()
+
+
+#: A card each game's strong players buy often (their first buys, docs/strategy.md).
+OFTEN = {"mystic-vale": "Fertile Soil (top)", "mystic-lands": "Rain Lily"}
+
+
+@pytest.mark.parametrize("game", sorted(OFTEN))
+def test_every_games_search_player_honours_the_ban_arm(game):
+    """Any game with a search player: its "ban X" arm (Game.strength_arms) never buys X,
+    where the plain search does (skipped for a game without a search player yet)."""
+    from vale_sim.tournament import play_frame
+    g = get_game(game)
+    try:
+        base = g.resolve_baseline("search:k=2", 2)
+    except ValueError:
+        pytest.skip(f"{game} has no search player yet")
+    cs = g.load_card_set(g.default_card_set)
+    _, ban = g.strength_arms(OFTEN[game], base)
+    plain = play_frame(cs, 2, 3, 6, [base, g.default_policy], engine="fast", game=g.name)
+    banned = play_frame(cs, 2, 3, 6, [ban, g.default_policy], engine="fast", game=g.name)
+    assert g.strength_acquired(plain[plain.player == 0], cs, OFTEN[game]).sum() > 0
+    assert g.strength_acquired(banned[banned.player == 0], cs, OFTEN[game]).sum() == 0
