@@ -238,8 +238,10 @@ def sentences(study, game=None) -> list[str]:
            f"(= {2 * P * study['deals']:,} games per card: prefer and ban, each deal with the "
            f"focal player in each seat), seed {study['seed']}."]
     if flagged:
-        s = f"Of the {len(flagged)} cards flagged under `{rf}`, under search play "
-        s += "; ".join(f"{len(v)} {lab}" + (f" ({names(v)})" if v else "")
+        verb = {HOLDS: "hold", NOT_HOLD: "do not hold", NOT_SHOWN: "are not shown (inconclusive)"}
+        s = (f"Of the {len(flagged)} cards flagged under `{rf}` (flag; natural value under "
+             f"search play), under search play ")
+        s += "; ".join(f"{len(v)} {verb[lab]}" + (f": {names(v)}" if v else "")
                        for lab, v in by.items())
         out.append(s + ".")
     new = [c for c in t if c["label"] == NEW]
