@@ -194,9 +194,14 @@ def _iv(x) -> str:
     return f"{_pp(x['natural_value'])} [{_pp(x['natural_lo'])}, {_pp(x['natural_hi'])}]"
 
 
+def _forced(x) -> str:
+    return f"{_pp(x['strength'])} [{_pp(x['strength_lo'])}, {_pp(x['strength_hi'])}]"
+
+
 def frame(study) -> pd.DataFrame:
-    """One row per card: the verdict and natural value (pp, 95% CI, n deals) under each
-    field, and whether the reference flag holds under search play."""
+    """One row per card: the verdict, natural value and forced value (prefer − ban; pp,
+    95% CI, n deals) under each field, and whether the reference flag holds under search
+    play."""
     rf, sf, P = study["reference_policy"], study["field_policy"], study["players"]
     rows = []
     for c in study["cards"]:
@@ -204,9 +209,11 @@ def frame(study) -> pd.DataFrame:
         rows.append({"card": c["card"], "kind": c["kind"], "level": c["level"],
                      f"verdict ({rf})": a["verdict"],
                      f"natural value, pp ({rf})": _iv(a),
+                     f"forced value, pp ({rf})": _forced(a),
                      f"n ({rf})": f"{a['n_deals']} deals = {2 * P * a['n_deals']} games",
                      f"verdict ({sf})": b["verdict"],
                      f"natural value, pp ({sf})": _iv(b),
+                     f"forced value, pp ({sf})": _forced(b),
                      f"n ({sf})": f"{b['n_deals']} deals = {2 * P * b['n_deals']} games",
                      "flag under search play": c["label"]})
     return pd.DataFrame(rows)
