@@ -251,6 +251,11 @@ def sentences(study, game=None) -> list[str]:
         s += "; ".join(f"{len(v)} {verb[lab]}" + (f": {names(v)}" if v else "")
                        for lab, v in by.items())
         out.append(s + ".")
+        out.append(f"Which bots the flags hold for: `{rf}` (the field they were found "
+                   f"under); for the search players `{sf}` {len(by[HOLDS])} of "
+                   f"{len(flagged)} are confirmed and {len(by[NOT_HOLD])} contradicted"
+                   + (f", the other {len(by[NOT_SHOWN])} neither at n = {study['deals']} deals"
+                      if by[NOT_SHOWN] else "") + ".")
     new = [c for c in t if c["label"] == NEW]
     if new:
         out.append("Flagged under search play only: " + names(new, "search") + ".")
