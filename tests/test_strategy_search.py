@@ -83,11 +83,16 @@ def test_the_section_shows_a_bundled_search_ablation(tmp_path, monkeypatch):
                                            "cost_hi": 0.3, "n": 6, "deals": 3}]}}}
     path = tmp_path / strategy.SEARCH_GUIDE_NAME
     path.write_text(json.dumps(doc))
+    (tmp_path / "strategy-guide-search-k64.json").write_text(json.dumps(doc))
     monkeypatch.setattr(strategy, "search_guide_path", lambda game: path)
     title, paras, tables, figs, bullets = strategy.section_parts("mystic-vale")
     assert any("With the search player as the strongest player" in p for p in paras)
     assert not any("Out of date:** at 2 players `search" in p for p in paras)
-    [(head, lines)] = [b for b in bullets if "search player" in b[0]]
+    found = [b for b in bullets if "search player" in b[0]]
+    assert len(found) == 2                           # both bundled files, in name order
+    head, lines = found[0]
+    assert head.endswith("`search:k=2:rollout=meta-2p`")
     assert lines[0] == ("Playing when to push like `balanced` costs +20.0 [+10.0, +30.0] "
                         "points of win share (n = 6 player-games on 3 deals).")
     assert tables["strategy_ablation_search_2p"]["win_cost"].tolist() == [0.2]
+    assert tables["strategy_ablation_search_k64_2p"]["win_cost"].tolist() == [0.2]

@@ -375,6 +375,13 @@ def search_guide_path(game) -> Path:
     return guide_path(game).with_name(SEARCH_GUIDE_NAME)
 
 
+def search_guide_paths(game) -> list[Path]:
+    """Every bundled search ablation: ``strategy-guide-search.json`` and its variants
+    ``strategy-guide-search-<tag>.json`` (e.g. ``-k64``, another budget), in name order."""
+    first = search_guide_path(game)
+    return sorted(first.parent.glob(first.stem + "*.json"))
+
+
 def load_guide(game, path=None) -> dict | None:
     try:
         doc = json.loads(Path(path or guide_path(game)).read_text(encoding="utf-8"))
@@ -582,8 +589,12 @@ def section_parts(game, path=None):
         tables[f"strategy_ablation_{p}p"] = pd.DataFrame(r["ablation"]).rename(columns={
             "win_share": "hybrid_share", "cost": "win_cost", "cost_lo": "win_cost_lo",
             "cost_hi": "win_cost_hi"})
-    sdoc = load_guide(game, search_guide_path(game)) if path is None else None
-    if sdoc is not None:
+    for spath in (search_guide_paths(game) if path is None else []):
+        sdoc = load_guide(game, spath)
+        if sdoc is None:
+            continue
+        tag = spath.stem[len(Path(SEARCH_GUIDE_NAME).stem):].strip("-").replace("-", "_")
+        tag = f"_{tag}" if tag else ""
         sst = sdoc["settings"]
         paras.append(
             f"**With the search player as the strongest player** (`{sdoc['policy']}`, "
@@ -598,9 +609,9 @@ def section_parts(game, path=None):
                          f"is no longer the policy this ablation measured; rerun "
                          f"`{sdoc.get('command', 'vale-sim strategy')}`.")
         for p in sdoc["players"]:
-            bullets.append((f"{p} players: which decisions matter to the search player",
-                            ablation_sentences(sdoc, p)))
-            tables[f"strategy_ablation_search_{p}p"] = pd.DataFrame(
+            bullets.append((f"{p} players: which decisions matter to the search player "
+                            f"`{sdoc['players'][p]['strong']}`", ablation_sentences(sdoc, p)))
+            tables[f"strategy_ablation_search{tag}_{p}p"] = pd.DataFrame(
                 sdoc["players"][p]["ablation"]).rename(columns={
                     "win_share": "hybrid_share", "cost": "win_cost", "cost_lo": "win_cost_lo",
                     "cost_hi": "win_cost_hi"})
