@@ -54,6 +54,16 @@ def parser():
     ap.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     ap.add_argument("--show", default=None, metavar="FILE",
                     help="print the table of a ladder file and stop")
+    ap.add_argument("--add-to", default=None, metavar="FILE",
+                    help="partial rows: play each --level against the --against columns of "
+                    "this ladder file only, on its first --deals deals, and add them to it "
+                    "(a row of the same level is replaced; the matrix is kept)")
+    ap.add_argument("--against", action="append", default=[], metavar="LEVEL[,LEVEL...]",
+                    help="with --add-to: the columns (levels of the file, e.g. optimized-{P}p, "
+                    "'meta mixture'); repeatable or comma-separated")
+    ap.add_argument("--first-deals", type=limits.count(0, "first-deals"), default=None,
+                    help="with --add-to: deals of the first player's rate (every player of the "
+                    "level; default --deals, 0: none)")
     return ap
 
 
@@ -75,11 +85,54 @@ def _check_out(out: Path) -> None:
                         f"replace it (move it, or choose another --out)")
 
 
+def add_rows(a, argv) -> int:
+    """--add-to FILE: partial rows (docs/skill-ladder.md §9)."""
+    from vale_sim.io import atomic_write
+    from vale_sim.skill_ladder import add_partial, partial_row, partial_sentence
+    path = Path(a.add_to)
+    doc = read_ladder(path)
+    if not a.level:
+        raise UserError("--add-to: give the level(s) to add with --level NAME|FILE")
+    P = doc["players"]
+    against = [x.strip().replace("{P}", str(P)) for part in a.against for x in part.split(",")
+               if x.strip()]
+    if not against:
+        raise UserError("--add-to: give the columns to play with --against LEVEL (e.g. "
+                        "--against optimized-{P}p --against 'meta mixture')")
+    from vale_sim.games import get_game
+    g = get_game(doc["game"])
+    command = "experiments/skill_ladder.py " + " ".join(
+        _quote(x) for x in (argv if argv is not None else sys.argv[1:]))
+    for spec in a.level:
+        try:
+            row = partial_row(doc, spec, against, a.deals, a.first_deals,
+                              a.engine if a.engine_given else None, not a.no_progress)
+        except g.user_errors as e:
+            raise UserError(str(e).splitlines()[0] if str(e) else repr(e)) from None
+        row["command"] = command
+        doc = add_partial(doc, row)
+        atomic_write(path, json.dumps(doc, indent=1, default=float))   # each row kept at once
+        print(partial_sentence(doc, row))
+    print(f"wrote {path}")
+    return 0
+
+
+def _quote(x: str) -> str:
+    import shlex
+    return shlex.quote(x)
+
+
 def run(argv=None) -> int:
-    a = parser().parse_args(argv)
+    args = list(sys.argv[1:] if argv is None else argv)
+    a = parser().parse_args(args)
+    a.engine_given = any(x == "--engine" or x.startswith("--engine=") for x in args)
     if a.show:
         print(markdown(read_ladder(a.show)))
         return 0
+    if a.add_to:
+        return add_rows(a, args)
+    if a.against or a.first_deals is not None:
+        raise UserError("--against and --first-deals go with --add-to FILE (partial rows)")
     from vale_sim.games import get_game
     try:
         g = get_game(a.game)
@@ -100,6 +153,13 @@ def run(argv=None) -> int:
         raise UserError(str(e).splitlines()[0] if str(e) else repr(e)) from None
     r["command"] = "experiments/skill_ladder.py " + " ".join(
         argv if argv is not None else sys.argv[1:])
+    if out.exists():                 # keep its partial rows (marked out of date if stale)
+        from vale_sim.io import read_manifest
+        old = read_manifest(out) or {}
+        if old.get("partial") and old.get("deal_seed") == r["deal_seed"] \
+                and old.get("deals", 0) >= max(x["deals"] for x in old["partial"]) \
+                and r["deals"] >= max(x["deals"] for x in old["partial"]):
+            r["partial"] = old["partial"]
     from vale_sim.io import atomic_write
     atomic_write(out, json.dumps(r, indent=1, default=float))
     partial.unlink(missing_ok=True)          # ours: the matchups are in the file now

@@ -324,6 +324,10 @@ def test_report_section_in_a_tiny_report(tmp_path):
         cards.columns)
     pl = pd.read_csv(tmp_path / "r" / "tables" / "robust_pools.csv")
     assert set(pl["players"]) == {2, 3}
+    # the bundled verdicts under search play (docs/search.md), read, not played
+    assert "**Verdicts under search play** — flagged cards" in md
+    sv = pd.read_csv(tmp_path / "r" / "tables" / "search_verdicts_flagged_cards.csv")
+    assert len(sv) == 13 and sv.filter(like="n (search").iloc[0, 0].endswith("games")
     # One bullet in the executive summary, with its n.
     summary = html[:html.index('<section id="s2">')]
     head = summary.index("<h3>Robust to the bots?</h3>")

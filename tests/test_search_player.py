@@ -155,7 +155,7 @@ def _decision(T, S, Q, QR, X, p, rnd, phase):
         o = F.decide(T, S, D, Qr, W, RES, SH, p, rnd, phase, n, k, hv, 0, 0, 0, 5)
     else:
         mana, extra = E.harvest_gain(T, S, Q, p, rnd)
-        n = F.adv_options(T, S, Qr, p, W, mana, rnd)
+        n = F.adv_options(T, S, Qr, X, p, W, mana, rnd)
         if n < 2:
             return None
         o = F.decide(T, S, D, Qr, W, RES, SH, p, rnd, phase, n, k, hv, mana, 0, 2 + extra, 5)

@@ -202,8 +202,8 @@ def test_the_report_section_renders_the_bundled_ladders_with_n_and_intervals(gam
     from vale_sim.report import Context, render
     sec = sl.section_skill_ladder(Context(settings=None, game=game, progress=False))
     assert sec.title.startswith("How much does skill matter?")
-    assert list(sec.top_tables) == [f"skill_ladder_{P}p{x}" for P in (2, 3, 4)
-                                    for x in ("", "_by_level")]
+    assert [k for k in sec.top_tables if not k.endswith("_partial")] == [
+        f"skill_ladder_{P}p{x}" for P in (2, 3, 4) for x in ("", "_by_level")]
     assert [f[0] for f in sec.figures] == [f"skill_ladder_{P}p" for P in (2, 3, 4)]
     for P in (2, 3, 4):
         r = sl.read_ladder(sl.bundled_path(game, P))
@@ -295,8 +295,10 @@ def test_the_report_shows_a_damaged_file_in_place_of_its_ladder(tmp_path, monkey
     real = sl.bundled_path
     monkeypatch.setattr(sl, "bundled_path", lambda g, P: bad if P == 3 else real(g, P))
     title, paras, tables, figs, top = sl.section_parts("mystic-vale")
-    assert set(top) == {"skill_ladder_2p", "skill_ladder_2p_by_level", "skill_ladder_4p",
-                        "skill_ladder_4p_by_level"}
+    assert {k for k in top if not k.endswith("_partial")} == {
+        "skill_ladder_2p", "skill_ladder_2p_by_level", "skill_ladder_4p",
+        "skill_ladder_4p_by_level"}
+    assert "skill_ladder_3p_partial" not in top
     assert any(p.startswith("**3 players: not shown.**") and str(bad) in p for p in paras)
 
 

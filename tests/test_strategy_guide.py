@@ -277,7 +277,7 @@ def test_a_game_without_a_guide_is_one_line(monkeypatch, capsys):
     (["strategy", "--players", "2,x"], ["--players", "'x'"]),
     (["strategy", "--policy", "no-such-policy"], ["no-such-policy"]),
     (["strategy", "--game", "mystic-lands", "--baseline", "nope"], ["nope"]),
-    (["strategy", "--games", "0"], ["--games"]),
+    (["strategy", "--games", "-1"], ["--games"]),
     (["strategy", "--deals", "1"], ["--deals"]),
     (["strategy", "--seed", "-1"], ["--seed"]),
 ])

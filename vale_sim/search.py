@@ -159,3 +159,20 @@ def spec_from_table(where: str, data: dict, default_rollout: str | None = None) 
                           f"{decide!r}")
     return SearchSpec(k=k, rollout=out["rollout"] or default_rollout, opponents=out["opponents"],
                       halving=halving, decides=None if decide is None else tuple(decide))
+
+
+def committed_cards(policy) -> tuple:
+    """The cards a search player buys whenever it can, without searching: those named by
+    the ``card`` buy rules at the head of its policy's rule list, before any other rule,
+    that have no conditions (the "prefer X" arm of a card-strength run puts X there,
+    vale_sim.advancements).  A step at which the policy's own choice is one of them is
+    not a decision; the cards of the policy's ``never`` list are never options
+    (docs/search.md, "Bans and commitments")."""
+    from dataclasses import fields as _fields
+    out = []
+    for rule in getattr(policy, "rules", ()) or ():
+        if rule.target != "card" or any(getattr(rule, f.name) is not None
+                                        for f in _fields(rule)[2:]):
+            break
+        out.append(rule.value)
+    return tuple(out)

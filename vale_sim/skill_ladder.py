@@ -330,6 +330,228 @@ def ladder(game: str, players: int, deals: int, seed: int, meta_dir=None, engine
 
 
 # ---------------------------------------------------------------------------
+# Partial rows: a level played against chosen columns only (docs/skill-ladder.md §9)
+# ---------------------------------------------------------------------------
+def policy_digest(pol) -> str:
+    """A digest of what a policy plays (its repr), as the strategy guide's: a re-bundled
+    field reads as another policy."""
+    import hashlib
+    return hashlib.sha256(repr(pol).encode()).hexdigest()[:16]
+
+
+def _meta_dir(doc):
+    """The ladder's ``--meta`` folder as a path (relative paths: from the working
+    directory, else from the repository root)."""
+    m = doc.get("meta")
+    if not m:
+        return None
+    path = Path(m)
+    if not path.is_absolute() and not path.exists():
+        path = Path(__file__).resolve().parent.parent / m
+    return path
+
+
+def column_policies(doc, g, cs, name: str) -> list:
+    """``[(weight, policy)]`` that column ``name`` of ladder ``doc`` plays: the meta
+    mixture's members (from the ladder's ``--meta`` folder), a best response of that run,
+    or a policy by name (``{P}`` = the ladder's player count); UserError otherwise."""
+    P = doc["players"]
+    if name not in doc["levels"]:
+        raise UserError(f"--against {name}: not a level of this ladder (its levels: "
+                        f"{', '.join(doc['levels'])})")
+    kind = _kinds(doc)[doc["levels"].index(name)]
+    meta = _meta_dir(doc)
+    if kind in ("mixture", "best response"):
+        if meta is None:
+            raise UserError(f"--against {name}: the ladder file names no --meta folder")
+        m = _meta_manifest(meta)
+        if kind == "best response":
+            return [(1.0, g.get_policy(str(meta / m["files"][name])))]
+        mix = [(float(w), g.get_policy(str(meta / m["files"][k])))
+               for k, w in m["mixture"].items() if w > 1e-9]
+        tot = sum(w for w, _ in mix)
+        return [(w / tot, pol) for w, pol in mix]
+    try:
+        return [(1.0, g.resolve_baseline(name, P, cs))]
+    except ValueError as e:
+        raise UserError(f"--against {name}: {e} (a level added with --level FILE cannot be "
+                        f"a column of a partial row)") from None
+
+
+def column_digest(members) -> str:
+    return policy_digest(tuple((round(w, 9), repr(p)) for w, p in members))
+
+
+def partial_row(doc, spec: str, against, deals: int, first_deals: int | None = None,
+                engine: str | None = None, progress: bool = False, label=None) -> dict:
+    """One level ``spec`` (a name or file; ``{P}`` = the player count) played as a row
+    against the columns ``against`` of ladder ``doc`` only, on the first ``deals`` of
+    the ladder's deals (the same deals as its matrix cells: ``deals`` <= the ladder's),
+    and its first player's win rate on ``first_deals`` of them (default ``deals``; 0:
+    none).  Cells as the matrix's: one player of the row against ``P - 1`` of the column,
+    every seat of every deal, 95% interval clustered by deal."""
+    from . import optimize as opt
+    from .games import get_game
+    from .robustness import baseline_label
+    from .tournament import play_frame
+    g = get_game(doc["game"])
+    P, engine = doc["players"], engine or doc.get("engine", "fast")
+    if deals > doc["deals"]:
+        raise UserError(f"--deals {deals}: more than the ladder's {doc['deals']} deals (a "
+                        f"partial row plays the first deals of the ladder's)")
+    first_deals = deals if first_deals is None else first_deals
+    if first_deals > doc["deals"]:
+        raise UserError(f"--first-deals {first_deals}: more than the ladder's {doc['deals']}")
+    t0 = time.time()
+    obj = opt.GameObjective(doc.get("card_set"), P, deals, None, engine, 1, None, g.name)
+    try:
+        pol = g.resolve_baseline(spec, P, obj.cs)
+    except ValueError as e:
+        raise UserError(f"--level {spec}: {e}") from None
+    label = label or (Path(spec).stem if str(spec).endswith(".toml")
+                      else baseline_label(spec).replace("{P}", str(P)))
+    cols = [(c, column_policies(doc, g, obj.cs, c)) for c in against]
+    seed_l = int(doc.get("deal_seed", opt.derived_seed(doc.get("seed", 0), LADDER_TAG)))
+    games = sum(len(m) for _, m in cols) * P * deals + first_deals
+    bar = _progress(games, progress)
+    clusters = np.tile(np.arange(deals), P)
+    cells = {}
+    try:
+        for name, members in cols:
+            v = 0.0
+            for w, q in members:
+                v = v + w * obj.focal_shares(pol, q, seed_l, deals)
+                if bar:
+                    bar.update(P * deals)
+            e = stats.cluster_rate(np.asarray(v).ravel(), clusters)
+            cells[name] = {"value": e.value, "lo": e.lo, "hi": e.hi, "n": e.n,
+                           "deals": e.clusters, "digest": column_digest(members)}
+        first = None
+        if first_deals:
+            df = play_frame(obj.cs, P, seed_l, first_deals, [pol], None, engine, game=g.name)
+            s1 = df[df["seat"] == 0].sort_values("game")["win_share"].to_numpy(float)
+            e = stats.cluster_rate(s1, np.arange(first_deals))
+            first = {"value": e.value, "lo": e.lo, "hi": e.hi, "n": e.n}
+            if bar:
+                bar.update(first_deals)
+    finally:
+        obj.close()
+        if bar:
+            bar.close()
+    return {"level": label, "spec": str(spec), "kind": "added", "digest": policy_digest(pol),
+            "deals": deals, "first_deals": first_deals, "engine": engine, "cells": cells,
+            "first_player": first, "seconds": round(time.time() - t0, 1)}
+
+
+def add_partial(doc, row) -> dict:
+    """``doc`` with ``row`` among its partial rows (a row of the same level replaced)."""
+    rows = [r for r in doc.get("partial") or [] if r.get("level") != row["level"]]
+    return dict(doc, partial=rows + [row])
+
+
+def stale_partial(doc, row, g=None) -> list:
+    """What of a partial row no longer plays what it measured: the row's policy or a
+    column whose policies changed (a re-bundled field; rerun the row's command)."""
+    from .games import get_game
+    g = g or get_game(doc["game"])
+    out = []
+    try:
+        if policy_digest(g.resolve_baseline(row["spec"], doc["players"])) != row.get("digest"):
+            out.append(row["level"])
+    except (ValueError, UserError):
+        out.append(row["level"])
+    for name, c in row["cells"].items():
+        try:
+            if column_digest(column_policies(doc, g, None, name)) != c.get("digest"):
+                out.append(name)
+        except (ValueError, UserError, OSError):
+            out.append(name)
+    return out
+
+
+def _partial_problem(doc) -> str | None:
+    rows = doc.get("partial")
+    if rows is None:
+        return None
+    if not isinstance(rows, list):
+        return "'partial' must be a list of rows"
+    for i, r in enumerate(rows):
+        if not isinstance(r, dict) or not isinstance(r.get("level"), str) \
+                or not isinstance(r.get("cells"), dict) or not isinstance(r.get("deals"), int):
+            return f"partial[{i}] needs a level, its deals and its cells"
+        cells = [(f"partial[{i}] vs {k}", c) for k, c in r["cells"].items()]
+        if r.get("first_player") is not None:
+            cells.append((f"partial[{i}] first player", r["first_player"]))
+        for where, c in cells:
+            problem = _cell_problem(where, c)
+            if problem:
+                return problem
+    return None
+
+
+def _cell_problem(where, c) -> str | None:
+    if not isinstance(c, dict) or not all(_number(c.get(f)) for f in ("value", "lo", "hi")):
+        return f"{where} needs numbers value, lo and hi"
+    if not 0 <= c["lo"] <= c["value"] + 1e-9 <= c["hi"] + 2e-9 <= 1 + 3e-9:
+        return (f"{where}: the interval [{c['lo']}, {c['hi']}] must hold the value "
+                f"{c['value']} within [0, 1]")
+    if not (isinstance(c.get("n"), int) and c["n"] >= 1):
+        return f"{where} needs its sample size n (a whole number of at least 1)"
+    return None
+
+
+def partial_frame(doc) -> pd.DataFrame:
+    """The partial rows as text cells: per row, a column per chosen opponent and the
+    first player's rate, each with its n."""
+    rows = []
+    for r in doc.get("partial") or []:
+        d = {"one player of": r["level"], "deals": r["deals"]}
+        for b in doc["levels"]:
+            c = r["cells"].get(b)
+            d[f"vs {b}"] = "" if c is None else f"{cell_text(c)} (n = {c['n']})"
+        fp = r.get("first_player")
+        d["first player wins"] = "" if fp is None else f"{cell_text(fp)} (n = {fp['n']})"
+        rows.append(d)
+    df = pd.DataFrame(rows)
+    return df.loc[:, (df != "").any(axis=0)] if len(df) else df
+
+
+def partial_long_frame(doc) -> pd.DataFrame:
+    rows = []
+    for r in doc.get("partial") or []:
+        for b, c in r["cells"].items():
+            rows.append({"players": doc["players"], "row": r["level"], "column": b,
+                         "win_rate": c["value"], "win_lo": c["lo"], "win_hi": c["hi"],
+                         "n": c["n"], "deals": c.get("deals", r["deals"]),
+                         "fair": 1 / doc["players"]})
+        fp = r.get("first_player")
+        if fp is not None:
+            rows.append({"players": doc["players"], "row": r["level"], "column": "first player",
+                         "win_rate": fp["value"], "win_lo": fp["lo"], "win_hi": fp["hi"],
+                         "n": fp["n"], "deals": fp["n"], "fair": 1 / doc["players"]})
+    return pd.DataFrame(rows)
+
+
+def partial_sentence(doc, row, stale=()) -> str:
+    P = doc["players"]
+    opp = f"{P - 1} player{'s' if P > 2 else ''}"
+    parts = [f"against {opp} of `{b}` {cell_text(c)}% (n = {c['n']} player-games, "
+             f"{c.get('deals', row['deals'])} deals)" for b, c in row["cells"].items()]
+    text = (f"One `{row['level']}` player (a partial row: played against these levels only, "
+            f"on the first {row['deals']} of the ladder's deals; `{row.get('command', SCRIPT)}`) "
+            f"wins " + "; ".join(parts) + f" (fair {_pct(1 / P)}%)")
+    fp = row.get("first_player")
+    if fp is not None:
+        text += (f"; with every player a `{row['level']}`, the first player wins "
+                 f"{cell_text(fp)}% (n = {fp['n']} games)")
+    text += "."
+    if stale:
+        text += (f"  **Out of date:** {', '.join('`' + x + '`' for x in stale)} no longer "
+                 f"play what this row measured (a re-bundled field); rerun its command.")
+    return text
+
+
+# ---------------------------------------------------------------------------
 # Files
 # ---------------------------------------------------------------------------
 def bundled_path(game, players: int) -> Path:
@@ -379,7 +601,7 @@ def ladder_problem(doc) -> str | None:
                     f"{c['value']} within [0, 1]")
         if not (isinstance(c.get("n"), int) and c["n"] >= 1):
             return f"{where} needs its sample size n (a whole number of at least 1)"
-    return None
+    return _partial_problem(doc)
 
 
 def check_ladder(doc, path) -> dict:
@@ -432,6 +654,8 @@ def markdown(r) -> str:
         lines.append(f"| {name} | " + " | ".join(cell_text(c) for c in line)
                      + f" | {cell_text(fp)} |")
     lines.append("\n" + caption(r))
+    for row in r.get("partial") or []:
+        lines.append("\n" + partial_sentence(r, row))
     return "\n".join(lines)
 
 
@@ -657,6 +881,9 @@ def section_parts(game) -> tuple[str, list, dict, list, dict]:
              f"row's level, the starting player's win share (fair 1/P).  The exploitability "
              f"columns: what a best response found by `vale-sim exploit` wins against the "
              f"level (the bundled table of the next section), where that table has it.  "
+             f"**Partial rows** (e.g. the search player, too slow for a whole row): a level "
+             f"played against chosen columns only, on the first deals of the same ladder "
+             f"(fewer, each cell with its own n; table `skill_ladder_{{P}}p_partial`).  "
              f"docs/skill-ladder.md."]
     tables, figures, top, missing = {}, [], {}, []
     for P in g.players:
@@ -673,6 +900,12 @@ def section_parts(game) -> tuple[str, list, dict, list, dict]:
         note = "".join(f"  No {k} level: {WHY_MISSING[k].format(P=P)}." for k in absent)
         paras.append(f"**{P} players** (`{r.get('command', SCRIPT)}`; {r['deals']} common "
                      f"deals, seed {r.get('seed')}): " + reading(r, g.default_policy) + note)
+        for row in r.get("partial") or []:
+            paras.append(f"**{P} players, partial row:** "
+                         + partial_sentence(r, row, stale_partial(r, row, g)))
+        if r.get("partial"):
+            top[f"skill_ladder_{P}p_partial"] = partial_frame(r)
+            tables[f"skill_ladder_{P}p_partial_cells"] = partial_long_frame(r)
         top[f"skill_ladder_{P}p"] = wide_frame(r)
         tables[f"skill_ladder_{P}p_cells"] = long_frame(r)
         lf = level_frame(r, exploit)

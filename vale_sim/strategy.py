@@ -49,6 +49,8 @@ from .games import get_game
 from .games.base import baseline_label, baseline_spec
 
 GUIDE_NAME = "strategy-guide.json"
+#: The ablation with the search player as the strongest player (docs/strategy.md).
+SEARCH_GUIDE_NAME = "strategy-guide-search.json"
 #: Risk bands of the push table (upper edges; the first band is "no risk").
 RISK_EDGES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0)
 ROUND_BINS = ((1, 2), (3, 4), (5, 6), (7, 8), (9, 10), (11, 99))
@@ -233,18 +235,38 @@ def cost_estimate(shares: np.ndarray, players: int) -> dict:
             "n": int(shares.size), "deals": deals, "interval": d.method}
 
 
+def searched_kinds(pol):
+    """The kinds of decision a search player decides by rollouts (its ``search_decides``,
+    docs/search.md), or None for a table policy."""
+    kinds = getattr(pol, "search_decides", None)
+    return None if kinds is None else tuple(kinds)
+
+
+def hybrid_of(h, cs, strong, other, kind: str):
+    """The game's hybrid (``strong`` with ``other``'s fields of ``kind``); for a search
+    player also without ``kind`` among the decisions it searches, so that kind is made
+    by the swapped fields (its policy's own choice) and not by rollouts."""
+    import dataclasses
+    pol = h.hybrid(cs, strong, other, kind)
+    kinds = searched_kinds(strong)
+    if kinds is not None:
+        pol = dataclasses.replace(pol, search_decides=tuple(k for k in kinds if k != kind))
+    return pol
+
+
 def ablation(game, cs, players: int, strong, other, deals: int, seed: int, rules=None,
              engine: str = "fast", which=None, progress=None) -> pd.DataFrame:
     """A row per decision kind (``which``: default all, then "all": ``other`` itself):
     the hybrid's win share against ``P - 1`` copies of ``strong`` on deals
-    ``0 .. deals-1`` of ``seed``, every seat of every deal, and the share it costs."""
+    ``0 .. deals-1`` of ``seed``, every seat of every deal, and the share it costs.
+    A search player's hybrid of kind X also stops searching X (:func:`hybrid_of`)."""
     from .tournament import focal_shares
     g = get_game(game)
     h = hooks(g)
     words = {k: w for k, w, _ in h.DECISION_KINDS}
     rows = []
     for kind in list(which or words) + ["all"]:
-        pol = other if kind == "all" else h.hybrid(cs, strong, other, kind)
+        pol = other if kind == "all" else hybrid_of(h, cs, strong, other, kind)
         shares, _ = focal_shares(cs, players, seed, deals, pol, strong, rules, engine,
                                  game=g.name)
         row = {"kind": kind, "decisions": words.get(kind, f"every decision ({other.name})"),
@@ -287,8 +309,14 @@ def guide(game, players=(2,), policy: str = "meta-{P}p", baseline: str = "balanc
                 raise UserError(f"{opt_} {pol.name}: the strategy guide reads one policy's "
                                 f"decisions and its parameters, not a mixed field; give one of "
                                 f"its members")
-        dec, buys = observe(g, cs, p, seed, games, strong, rules, progress)
         ab = ablation(g, cs, p, strong, other, deals, seed, rules, engine, progress=progress)
+        if not games:                 # the ablation only (e.g. a search player: slow games)
+            out["players"][str(p)] = {
+                "strong": strong.name, "other": other.name,
+                "strong_digest": policy_digest(strong), "other_digest": policy_digest(other),
+                "decisions": 0, "buy_phases": 0, "ablation": ab.to_dict("records")}
+            continue
+        dec, buys = observe(g, cs, p, seed, games, strong, rules, progress)
         risk = push_table(dec, "risk")
         below = below_mana_stop(dec)
         risk_below = push_table(below, "risk")
@@ -346,6 +374,19 @@ def _est(e: stats.Estimate) -> dict:
 def guide_path(game) -> Path:
     g = get_game(game)
     return Path(importlib.import_module(g.package).__file__).parent / "data" / GUIDE_NAME
+
+
+def search_guide_path(game) -> Path:
+    """The bundled ablation of the strongest player, the search player
+    (``vale-sim strategy --policy search:... --games 0``)."""
+    return guide_path(game).with_name(SEARCH_GUIDE_NAME)
+
+
+def search_guide_paths(game) -> list[Path]:
+    """Every bundled search ablation: ``strategy-guide-search.json`` and its variants
+    ``strategy-guide-search-<tag>.json`` (e.g. ``-k64``, another budget), in name order."""
+    first = search_guide_path(game)
+    return sorted(first.parent.glob(first.stem + "*.json"))
 
 
 def load_guide(game, path=None) -> dict | None:
@@ -555,6 +596,32 @@ def section_parts(game, path=None):
         tables[f"strategy_ablation_{p}p"] = pd.DataFrame(r["ablation"]).rename(columns={
             "win_share": "hybrid_share", "cost": "win_cost", "cost_lo": "win_cost_lo",
             "cost_hi": "win_cost_hi"})
+    for spath in (search_guide_paths(game) if path is None else []):
+        sdoc = load_guide(game, spath)
+        if sdoc is None:
+            continue
+        tag = spath.stem[len(Path(SEARCH_GUIDE_NAME).stem):].strip("-").replace("-", "_")
+        tag = f"_{tag}" if tag else ""
+        sst = sdoc["settings"]
+        paras.append(
+            f"**With the search player as the strongest player** (`{sdoc['policy']}`, "
+            f"docs/search.md; precomputed by `{sdoc.get('command', 'vale-sim strategy')}`, not "
+            f"recomputed by this report): the same ablation, the hybrid of a kind also no "
+            f"longer searching that kind (its policy fields of the kind are "
+            f"`{sdoc['baseline']}`'s), against P - 1 search players on {sst['deals']} common "
+            f"deals, every seat of every deal; 95% intervals paired by deal.")
+        stale_s = stale_players(sdoc, game)
+        if stale_s:
+            paras.append(f"**Out of date:** at {', '.join(stale_s)} players `{sdoc['policy']}` "
+                         f"is no longer the policy this ablation measured; rerun "
+                         f"`{sdoc.get('command', 'vale-sim strategy')}`.")
+        for p in sdoc["players"]:
+            bullets.append((f"{p} players: which decisions matter to the search player "
+                            f"`{sdoc['players'][p]['strong']}`", ablation_sentences(sdoc, p)))
+            tables[f"strategy_ablation_search{tag}_{p}p"] = pd.DataFrame(
+                sdoc["players"][p]["ablation"]).rename(columns={
+                    "win_share": "hybrid_share", "cost": "win_cost", "cost_lo": "win_cost_lo",
+                    "cost_hi": "win_cost_hi"})
     figs = [("strategy_push", push_figure(doc),
              f"Share of decisions to {doc['event']} against the exact odds that it goes bad: "
              f"solid where the mana in the field does not stop it, dotted all decisions "

@@ -24,8 +24,9 @@ def add_parser(sub) -> None:
     p.add_argument("--baseline", default="balanced", metavar="NAME|FILE",
                    help="whose decisions replace one kind at a time (default balanced)")
     p.add_argument("--set", default=None, help="card set (default: the game's default set)")
-    p.add_argument("--games", type=count(1, "games"), default=100,
-                   help="recorded reference-engine games per player count (default 100)")
+    p.add_argument("--games", type=count(0, "games"), default=100,
+                   help="recorded reference-engine games per player count (default 100; 0: "
+                        "the ablation only)")
     p.add_argument("--deals", type=count(2, "deals"), default=500,
                    help="common deals of each ablation row (default 500)")
     p.add_argument("--seed", type=seed, default=0, help="master seed (default 0)")
@@ -83,8 +84,9 @@ def run(args) -> int:
     else:
         for p in doc["players"]:
             print(f"== {g.title}, {p} players: {doc['players'][p]['strong']} ==")
-            for line in (strategy.push_sentences(doc, p) + strategy.buy_sentences(doc, p)
-                         + strategy.ablation_sentences(doc, p)):
+            recorded = (strategy.push_sentences(doc, p) + strategy.buy_sentences(doc, p)
+                        if args.games else [])
+            for line in recorded + strategy.ablation_sentences(doc, p):
                 print(line)
         if out is not None:
             print(f"wrote {out}")

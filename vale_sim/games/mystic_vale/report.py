@@ -870,6 +870,12 @@ def section_robustness(ctx: Context) -> Section:
                      f"each baseline, the same seeds; a pool's verdict is the equivalence test "
                      f"of the pool section): " + " ".join(pc.sentences()))
     tables["pool_sizes_strong"] = pools.flat_table(summary_b, digits=4)
+    # the card verdicts again with search players as the field (bundled; plays no game)
+    from vale_sim import search_verdicts
+    sv_paras, sv_top, sv_tables = search_verdicts.section_parts(ctx.game)
+    paras += sv_paras
+    top.update(sv_top)
+    tables.update(sv_tables)
     ctx.results["robustness"] = found
     return Section("Robust to the bots?", paras, tables, figs, top_tables=top)
 

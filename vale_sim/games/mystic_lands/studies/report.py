@@ -484,9 +484,11 @@ def section_strength(ctx):
                         "natural_value", "natural_lo", "natural_hi", "n_deals", "deals_changed",
                         "acquired_rate", "acquired_rate_lo", "acquired_rate_hi", "note")
             if c in df.columns]
-    return Section("Advance and Vale strengths", field_paras + paras,
-                   {"card_strength": df[cols]}, [("card_strength", fig, cap)],
-                   top_tables=field_top)
+    from vale_sim import search_verdicts
+    sv_paras, sv_top, sv_tables = search_verdicts.section_parts(GAME)   # bundled, plays none
+    return Section("Advance and Vale strengths", field_paras + paras + sv_paras,
+                   {"card_strength": df[cols], **sv_tables}, [("card_strength", fig, cap)],
+                   top_tables={**field_top, **sv_top})
 
 
 def settle_field(players: int) -> str | None:

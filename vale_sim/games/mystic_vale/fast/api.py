@@ -117,15 +117,22 @@ LAST_STATS: dict = {}
 
 
 def search_tables(cs, pols):
-    """X[P, X_N] (which seats search, K, halving) and QR[P, rows, cols]: for each search
+    """X[P, X_N + n_adv + n_vale] (which seats search, K, halving, the kinds decided, the
+    committed cards: vale_sim.search.committed_cards) and QR[P, rows, cols]: for each search
     seat p, the policies its rollouts give every seat (p: its rollout policy, the
     others its model of the opponents) -- docs/search.md."""
+    from vale_sim.search import committed_cards
     from . import search
+    from .tables import T_CARD_ADV, _resolve_card
     P = len(pols)
-    X = np.zeros((P, search.X_N), np.int64)
+    na, nv = len(cs.advancements), len(cs.vales)        # T[OPTS, O_N_ADV], O_N_VALE
+    X = np.zeros((P, search.X_N + na + nv + 1), np.int64)
     tabs = []
     for p, pol in enumerate(pols):
         if isinstance(pol, SearchPolicy):
+            for name in committed_cards(pol):        # bought whenever the policy would
+                tt, i = _resolve_card(cs, name, pol)
+                X[p, search.X_COMMIT + (i if tt == T_CARD_ADV else na + i)] = 1
             X[p, search.X_ON] = 1
             X[p, search.X_K] = pol.search_k
             X[p, search.X_HALVING] = int(pol.search_halving)

@@ -41,12 +41,17 @@ from .state import (GAME, ADECK, VDECK, TR, VOWN, VTURN, VOWN_N, ACQ, DHEAD, DN,
                     TR_GAME, TR_ROUND, TR_PLAYER, TR_TURN, TR_SKIPPED, TR_PUSHES,
                     TR_SPOILED, TR_FIXED_N, TR_POOL_AFTER, TR_FIELD, TR_DECK, TR_DISCARD,
                     TR_DECAY, TR_N_BOUGHT, TR_N_VALES, R_N)
-from .tables import (OPTS, O_PLAYERS, O_N_ADV, O_LVL_LEN, O_VALE_LEN, O_TRACE_W,
+from .tables import (NEVER_ADV, NEVER_VALE, OPTS, O_PLAYERS, O_N_ADV, O_LVL_LEN, O_VALE_LEN, O_TRACE_W,
                      O_MAX_ROUNDS, O_MIN_VALE_COST, O_N_FERTILE, FERTILE_KINDS, VALE,
                      V_UNIQUE, P_DISCARD_PLAYS, P_EXPLORE, P_N_RULES, P_MIN_KEY, N_COMMONS, N_VALE_SLOTS, MAX_KINDS)
 
 # -- search parameters X[p, .] ---------------------------------------------------
 X_ON, X_K, X_HALVING, X_DECIDES, X_N = range(5)   # X_DECIDES: bit 1 << phase
+# X[p, X_N + k] = 1: advancement kind k is committed (vale_sim.search.committed_cards);
+# X[p, X_N + n_adv + v] = 1: vale v is.  A step whose own choice is committed is forced.
+X_COMMIT = X_N
+#: vale_options / adv_options: option 0 is a committed buy, taken without searching.
+FORCED = -1
 # -- options W[o, .]: (a, b, c, d, e) of the option, its total, the survivors list ----
 W_A, W_B, W_C, W_D, W_E, W_TOTAL, W_ALIVE, W_N = range(8)
 MAX_OPTIONS = N_COMMONS + MAX_KINDS + 1
@@ -241,9 +246,11 @@ def push_options(T, S, Q, p, W):
 
 
 @kernel
-def vale_options(T, S, Q, p, W, mana, rnd):
+def vale_options(T, S, Q, X, p, W, mana, rnd):
     """Vales that can be bought now (slot, spirit turned wild or -1, Sunstone mana), one
-    per kind (its first slot), and "no vale" (slot -1); the rollout policy's choice first."""
+    per kind (its first slot), and "no vale" (slot -1); the rollout policy's choice first.
+    Vales the policy never buys are not options; FORCED when its own choice is a
+    committed vale (option 0)."""
     n = 0
     if (S[GAME, SPIRITS + 0] + S[GAME, SPIRITS + 1] + S[GAME, SPIRITS + 2]
             + S[GAME, SPIRITS + 3] >= T[OPTS, O_MIN_VALE_COST]):
@@ -251,6 +258,8 @@ def vale_options(T, S, Q, p, W, mana, rnd):
         for sl in range(N_VALE_SLOTS):
             v = S[GAME, VSLOTS + sl]
             if v < 0 or (T[VALE + v, V_UNIQUE] != 0 and owns_vale(S, p, v) > 0):
+                continue
+            if Q[NEVER_VALE + p, v] != 0:
                 continue
             seen = False
             for o in range(n):
@@ -297,6 +306,9 @@ def vale_options(T, S, Q, p, W, mana, rnd):
         W[0, W_A] = a
         W[0, W_B] = b
         W[0, W_C] = c
+    if dsl >= 0 and W[0, W_A] >= 0 and X[p, X_COMMIT + T[OPTS, O_N_ADV]
+                                         + S[GAME, VSLOTS + W[0, W_A]]] != 0:
+        return FORCED
     return n
 
 
@@ -324,11 +336,12 @@ def policy_advancement(T, S, Q, p, mana, rnd):
 
 
 @kernel
-def adv_options(T, S, Q, p, W, mana, rnd):
+def adv_options(T, S, Q, X, p, W, mana, rnd):
     """Advancements that can be bought now, one per kind (commons slots in order, then
     Fertile Soil kinds), each (kind, source, card, cost, Earthchant) where the rollout
     policy would sleeve it, and "stop buying" (kind -1) last; then the rollout policy's
-    own choice is moved to the front."""
+    own choice is moved to the front.  Kinds the policy never buys are not options;
+    FORCED when its own choice is a committed kind (option 0)."""
     n = 0
     budget = mana + token_bonus(S, Q, p)
     for src in range(N_COMMONS + T[OPTS, O_N_FERTILE]):
@@ -342,6 +355,8 @@ def adv_options(T, S, Q, p, W, mana, rnd):
             if S[GAME, FERT_LEFT + k] <= 0:
                 continue
             s = N_COMMONS + k
+        if Q[NEVER_ADV + p, k] != 0:
+            continue
         seen = False
         for o in range(n):
             if W[o, W_A] == k:
@@ -376,6 +391,8 @@ def adv_options(T, S, Q, p, W, mana, rnd):
         W[0, W_C] = c
         W[0, W_D] = d
         W[0, W_E] = e
+    if W[0, W_A] >= 0 and X[p, X_COMMIT + W[0, W_A]] != 0:
+        return FORCED
     return n
 
 
@@ -431,11 +448,11 @@ def search_turn(T, S, D, Q, Qr, X, W, RES, SH, p, rnd, decisions):
             limit = 2 + extra
             nv = 0
             while nv < 2:
-                n = vale_options(T, S, Q, p, W, mana, rnd)
-                if n < 2:
+                n = vale_options(T, S, Q, X, p, W, mana, rnd)
+                if n != FORCED and n < 2:
                     break
                 o = 0
-                if (X[p, X_DECIDES] >> PH_VALE) & 1:
+                if n != FORCED and (X[p, X_DECIDES] >> PH_VALE) & 1:
                     o = decide(T, S, D, Qr, W, RES, SH, p, rnd, PH_VALE, n, k, hv, mana, nv,
                                limit, decisions)
                     decisions += 1
@@ -445,11 +462,11 @@ def search_turn(T, S, D, Q, Qr, X, W, RES, SH, p, rnd, decisions):
                 nv += 1
             nb = 0
             while nb < limit:
-                n = adv_options(T, S, Qr, p, W, mana, rnd)   # Qr[p] = Q[p], writable
-                if n < 2:
+                n = adv_options(T, S, Qr, X, p, W, mana, rnd)   # Qr[p] = Q[p], writable
+                if n != FORCED and n < 2:
                     break
                 o = 0
-                if (X[p, X_DECIDES] >> PH_ADV) & 1:
+                if n != FORCED and (X[p, X_DECIDES] >> PH_ADV) & 1:
                     o = decide(T, S, D, Qr, W, RES, SH, p, rnd, PH_ADV, n, k, hv, mana, nb,
                                limit, decisions)
                     decisions += 1

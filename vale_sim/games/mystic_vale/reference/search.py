@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 from dataclasses import fields
 
-from vale_sim.search import decide, rollout_key, win_points
+from vale_sim.search import committed_cards, decide, rollout_key, win_points
 from ..policy import Policy, SearchPolicy
 from . import game as _game
 from .game import MysticValeGame, pay
@@ -39,9 +39,11 @@ class SearchGame(MysticValeGame):
         self.searching = True            # False in rollout copies: nobody searches there
         self.rollout_policies = {}
         self.decides = {}
+        self.committed = {}
         for p, pol in enumerate(self.policies):
             if isinstance(pol, SearchPolicy):
                 self.decides[p] = pol.search_decides
+                self.committed[p] = set(committed_cards(pol))
                 base = rollout_policy(pol)
                 opp = pol.search_opponents or base
                 self.rollout_policies[p] = [base if q == p else opp for q in range(self.n)]
@@ -161,6 +163,8 @@ class SearchGame(MysticValeGame):
         for s, v in enumerate(self.vale_row):
             if v < 0 or (self.cs.vales[v].unique and v in owned) or v in kinds:
                 continue
+            if self.cs.vales[v].name in policy.never:
+                continue
             left = pay(spirits, self.cs.vales[v].cost)
             if left is not None:
                 opts.append((s, left, 0))
@@ -187,10 +191,16 @@ class SearchGame(MysticValeGame):
             first = kinds.index(self.vale_row[own[0]])
         return [opts[first]] + opts[:first] + opts[first + 1:]
 
+    def forced(self, pl, name: str) -> bool:
+        """The policy's own choice ``name`` is a committed card: bought without search."""
+        return name in self.committed[pl.index]
+
     def pick_vale(self, pl, policy, spirits, mana, n_bought):
         if not self.searcher(pl):
             return super().pick_vale(pl, policy, spirits, mana, n_bought)
         opts = self.vale_options(pl, policy, spirits, mana)
+        if opts[0] is not None and self.forced(pl, self.cs.vales[self.vale_row[opts[0][0]]].name):
+            return opts[0]
         return opts[self.choose(pl, len(opts), "vale")] if len(opts) > 1 else None
 
     def advancement_options(self, pl, policy, reserved, mana: int) -> list:
@@ -202,7 +212,7 @@ class SearchGame(MysticValeGame):
         sources += [(k, -1) for k in self.cs.fertile() if self.fertile[k] > 0]
         opts = []
         for k, s in sources:
-            if any(c.kind == k for c in opts):
+            if any(c.kind == k for c in opts) or self.cs.advancements[k].name in policy.never:
                 continue
             cand = self.place(pl, policy, k, s, reserved)
             if cand.card >= 0 and cand.cost <= mana + token:
@@ -222,6 +232,8 @@ class SearchGame(MysticValeGame):
         if not self.searcher(pl):
             return super().pick_advancement(pl, policy, reserved, mana, n_bought)
         opts = self.advancement_options(pl, policy, reserved, mana)
+        if opts[0] is not None and self.forced(pl, self.cs.advancements[opts[0].kind].name):
+            return opts[0], False
         return (opts[self.choose(pl, len(opts), "advancement")] if len(opts) > 1 else None), False
 
 
