@@ -159,3 +159,52 @@ def spec_from_table(where: str, data: dict, default_rollout: str | None = None) 
                           f"{decide!r}")
     return SearchSpec(k=k, rollout=out["rollout"] or default_rollout, opponents=out["opponents"],
                       halving=halving, decides=None if decide is None else tuple(decide))
+
+
+def install(book, policy_cls, search_cls, default_rollout: str, decision_kinds: tuple):
+    """Teach a game's PolicyBook the search player: ``search...`` names (``book.named``)
+    and policy files with ``kind = "search"`` (``book.kinds``).  ``search_cls`` is the
+    game's SearchPolicy: its Policy's fields (the rollout policy's) and ``search_k``,
+    ``search_halving``, ``search_opponents``, ``search_decides``.  Returns
+    ``make(spec, name=None)``: a SearchSpec as a SearchPolicy of checked policies."""
+    from dataclasses import fields
+    from pathlib import Path
+    get = book.get
+
+    def make(spec: SearchSpec, name: str | None = None):
+        base = get(spec.rollout or default_rollout)
+        opp = get(spec.opponents) if spec.opponents else None
+        if isinstance(base, search_cls) or isinstance(opp, search_cls):
+            raise PolicyError(f"policy {spec.label()!r}: a rollout policy cannot be a search")
+        decides = decision_kinds if spec.decides is None else spec.decides
+        bad = [d for d in decides if d not in decision_kinds]
+        if bad or not decides:
+            raise PolicyError(f"policy {spec.label()!r}: decide must be some of "
+                              f"{'+'.join(decision_kinds)}, got {bad[0] if bad else 'nothing'!r}")
+        values = {f.name: getattr(base, f.name) for f in fields(policy_cls)}
+        values["name"] = name or spec.label()
+        return search_cls(**values, search_k=spec.k, search_halving=spec.halving,
+                          search_opponents=opp,
+                          search_decides=tuple(d for d in decision_kinds if d in decides))
+
+    def named(spec):
+        if is_search_spec(spec):
+            return make(parse_spec(str(spec), default_rollout))
+        return None
+
+    def from_file(path, data):
+        spec = spec_from_table(str(path), data, default_rollout)
+        name = data.get("name", Path(path).stem)
+        if not isinstance(name, str) or not name.strip():
+            raise PolicyError(f"{path}: field 'name' must be a non-empty string")
+        return make(spec, name)
+
+    book.named = named
+    book.kinds["search"] = from_file
+    return make
+
+
+def rollout_policy(pol, policy_cls):
+    """The scripted policy (of class ``policy_cls``) a search player's own fields are."""
+    from dataclasses import fields
+    return policy_cls(**{f.name: getattr(pol, f.name) for f in fields(policy_cls)})

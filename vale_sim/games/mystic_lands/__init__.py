@@ -19,7 +19,7 @@ from . import cards, policy, records, rules
 from .cards import bundled_card_sets, describe, load_card_set, validate_playable
 from .policy import DEFAULT_POLICY, check_policies, get_policy, presets
 from .records import results_frame
-from .reference import play_reference
+from .reference.search import play_reference      # search players too (docs/search.md)
 from .rules import Rules
 
 
