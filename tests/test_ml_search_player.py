@@ -218,3 +218,29 @@ def test_bad_search_names_are_one_line(spec, words):
     with pytest.raises(PolicyError) as e:
         get_policy(spec)
     assert words in str(e.value) and "\n" not in str(e.value)
+
+
+# ---------------------------------------------------------------------------
+# vale-sim bench --search
+# ---------------------------------------------------------------------------
+def test_bench_search_reports_decisions_and_games_per_second(capsys):
+    import json
+
+    from vale_sim.cli import main
+    assert main(["bench", "--game", "mystic-lands", "--search", "--search-k", "1,2",
+                 "--games", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["rollout"] == "meta-2p" and [r["k"] for r in out["runs"]] == [1, 2]
+    for r in out["runs"]:
+        assert r["games"] == 1 and r["decisions"] > 0
+        assert r["games_per_s"] > 0 and r["decisions_per_s"] > 0
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["--search-k", "0"], "--search-k: give whole numbers"),
+    (["--search-rollout", "optimized-2p"], "--search-rollout: unknown policy 'optimized-2p'")])
+def test_bench_search_bad_input_is_one_line(capsys, argv, words):
+    from vale_sim.cli import main
+    assert main(["bench", "--game", "mystic-lands", "--search"] + argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert words in err and "\n" not in err
