@@ -244,3 +244,17 @@ def test_bench_search_bad_input_is_one_line(capsys, argv, words):
     assert main(["bench", "--game", "mystic-lands", "--search"] + argv) == 2
     err = capsys.readouterr().err.strip()
     assert words in err and "\n" not in err
+
+
+def test_the_strategy_guide_observes_the_search_players_game():
+    """strategy.observe_game with a search player records the search's own game (the
+    search game of both engines), not its rollout policy's."""
+    from vale_sim.games.mystic_lands.fast.api import play_game_fast
+    from vale_sim.games.mystic_lands.strategy import observe_game
+    TINY = Rules(end_vp=6)
+    lineup = ["search:k=1:rollout=meta-2p:decide=push", "meta-2p"]
+    decisions, buys, rec = observe_game(CS, 2, 0, 0, lineup, TINY)
+    assert first_difference(rec, play_game_fast(CS, 2, 0, 0, lineup, TINY)) is None
+    assert any(d["player"] == 0 for d in decisions)
+    plain = [rollout_policy(get_policy(lineup[0])), "meta-2p"]
+    assert first_difference(observe_game(CS, 2, 0, 0, plain, TINY)[2], rec) is not None
