@@ -49,6 +49,43 @@ def test_engines_play_the_same_search_game(players, lineup, seed, game):
     assert first_difference(play_game_fast(CS, players, seed, game, plain, SHORT), fast) is not None
 
 
+@pytest.mark.parametrize("players,lineup", [
+    (2, ["meta-2p", "vale-rush"]), (3, ["meta-3p", "rain-dancer", "greedy"]),
+    (4, ["meta-4p", "spirit", "vp", "cautious"])])
+def test_the_search_game_loops_play_the_plain_game_without_searchers(players, lineup):
+    """play_games_search with no search seat is engine.play_games, and SearchGame with
+    no search player the reference game: their loops (the end after the turn of the
+    player before the one who triggered it, the round cap) are the engines'."""
+    from vale_sim.games.mystic_lands.fast import engine as E, search as F, state as L
+    from vale_sim.games.mystic_lands.fast.tables import (MAX_SPACE, O_NADV, O_NVALE, OPTS,
+                                                         game_tables)
+    from vale_sim.games.mystic_lands.reference.game import MysticLandsGame
+    from vale_sim.games.mystic_lands.reference.search import SearchGame
+    P, n = players, 60
+    for rules in (Rules(), Rules(max_rounds=6)):
+        T = game_tables(CS, P, rules, policies_for(P, lineup))
+        na, nv = int(T[OPTS, O_NADV]), int(T[OPTS, O_NVALE])
+
+        def outputs(g):
+            return (np.zeros((g, P, L.RS_N), np.int64), np.zeros((g, P)),
+                    np.zeros((g, L.GO_N), np.int64), np.zeros((g, P, na), np.int64),
+                    np.zeros((g, P, nv), np.int64), np.zeros((g, P, MAX_SPACE), np.int64))
+        X = np.zeros((2, L.RC_N), np.int64)
+        plain, search = outputs(n), outputs(n)
+        E.play_games(T, L.new_state(T), X, np.uint64(5), np.uint64(0), n, 0, 1, *plain)
+        F.play_games_search(T, L.new_state(T), L.new_state(T), np.stack([T] * P),
+                            np.zeros((P, F.X_N), np.int64),
+                            np.zeros((F.max_options(T), F.W_N), np.int64), X, np.uint64(5),
+                            np.uint64(0), n, 0, 1, *search, *outputs(1),
+                            np.zeros(1, np.int64))
+        assert all(np.array_equal(a, b) for a, b in zip(plain, search))
+        assert plain[2][:, 2].any() == (rules.max_rounds == 6)      # truncated games
+        for g in range(3):
+            a = MysticLandsGame(CS, P, 5, g, lineup, rules, log=True).play()
+            b = SearchGame(CS, P, 5, g, lineup, rules, log=True).play()
+            assert first_difference(a, b) is None and a.log == b.log
+
+
 def test_a_search_run_gives_the_games_frame():
     """run_fast with a search player: the results frame of the game (the same columns
     as a plain run), one win share per game."""
