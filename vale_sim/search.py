@@ -176,3 +176,112 @@ def committed_cards(policy) -> tuple:
             break
         out.append(rule.value)
     return tuple(out)
+
+def install(book, policy_cls, search_cls, default_rollout: str, decision_kinds: tuple):
+    """Teach a game's PolicyBook the search player: ``search...`` names (``book.named``)
+    and policy files with ``kind = "search"`` (``book.kinds``).  ``search_cls`` is the
+    game's SearchPolicy: its Policy's fields (the rollout policy's) and ``search_k``,
+    ``search_halving``, ``search_opponents``, ``search_decides``.  Returns
+    ``make(spec, name=None)``: a SearchSpec as a SearchPolicy of checked policies."""
+    from dataclasses import fields
+    from pathlib import Path
+    get = book.get
+
+    def make(spec: SearchSpec, name: str | None = None):
+        base = get(spec.rollout or default_rollout)
+        opp = get(spec.opponents) if spec.opponents else None
+        if isinstance(base, search_cls) or isinstance(opp, search_cls):
+            raise PolicyError(f"policy {spec.label()!r}: a rollout policy cannot be a search")
+        decides = decision_kinds if spec.decides is None else spec.decides
+        bad = [d for d in decides if d not in decision_kinds]
+        if bad or not decides:
+            raise PolicyError(f"policy {spec.label()!r}: decide must be some of "
+                              f"{'+'.join(decision_kinds)}, got {bad[0] if bad else 'nothing'!r}")
+        values = {f.name: getattr(base, f.name) for f in fields(policy_cls)}
+        values["name"] = name or spec.label()
+        return search_cls(**values, search_k=spec.k, search_halving=spec.halving,
+                          search_opponents=opp,
+                          search_decides=tuple(d for d in decision_kinds if d in decides))
+
+    def named(spec):
+        if is_search_spec(spec):
+            return make(parse_spec(str(spec), default_rollout))
+        return None
+
+    def from_file(path, data):
+        spec = spec_from_table(str(path), data, default_rollout)
+        name = data.get("name", Path(path).stem)
+        if not isinstance(name, str) or not name.strip():
+            raise PolicyError(f"{path}: field 'name' must be a non-empty string")
+        return make(spec, name)
+
+    book.named = named
+    book.kinds["search"] = from_file
+    return make
+
+
+def rollout_policy(pol, policy_cls):
+    """The scripted policy (of class ``policy_cls``) a search player's own fields are."""
+    from dataclasses import fields
+    return policy_cls(**{f.name: getattr(pol, f.name) for f in fields(policy_cls)})
+
+
+def add_bench_options(p) -> None:
+    """``vale-sim bench --search``'s options (each game that has a search player names
+    a ``bench --search`` study; the options are added once, whichever game asks first)."""
+    if any("--search" in a.option_strings for a in p._actions):
+        return
+    p.add_argument("--search", action="store_true",
+                   help="benchmark the search player instead (docs/search.md): decisions/s "
+                        "and games/s of 2-player games of search (rollout policy "
+                        "--search-rollout) against that policy, at each K of --search-k, "
+                        "--games games each (default 4), one core")
+    p.add_argument("--search-k", default="16,64,256", metavar="K,K,...",
+                   help="with --search: the rollouts per option to time (default 16,64,256)")
+    p.add_argument("--search-rollout", default=None, metavar="POLICY",
+                   help="with --search: the rollout policy, also the opponent (default: the "
+                        "game's strongest bundled 2-player policy, docs/search.md)")
+
+
+def bench_ks(text: str) -> list:
+    """--search-k as whole numbers 1..MAX_K, or UserError."""
+    from .errors import UserError
+    try:
+        ks = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        ks = []
+    if not ks or any(not 1 <= k <= MAX_K for k in ks):
+        raise UserError(f"--search-k: give whole numbers 1..{MAX_K} separated by commas, got "
+                        f"{text!r} (e.g. --search-k 16,64,256)")
+    return ks
+
+
+def run_bench(args, default_rollout: str, workload: str, speed, get_policy) -> int:
+    """``vale-sim bench --search`` of a game: ``speed(k, games, seed, rollout)`` (the
+    game's timing of 2-player games of search:k=K:rollout=P against P) at each K, printed
+    as a table or (``--json``) one object.  ``workload`` names the card set;
+    ``get_policy`` is the game's (it checks --search-rollout)."""
+    import json
+
+    from .errors import UserError
+    games = 4 if args.games is None else args.games
+    ks = bench_ks(args.search_k)
+    rollout = args.search_rollout or default_rollout
+    try:
+        get_policy(rollout)
+    except ValueError as e:
+        raise UserError(f"--search-rollout: {e}") from None
+    rows = [speed(k, games, args.seed, rollout) for k in ks]
+    if args.json:
+        print(json.dumps({"rollout": rollout, "players": 2, "runs": rows}))
+        return 0
+    print(f"search player: 2-player games, {workload}, search:k=K:rollout={rollout} "
+          f"against {rollout}, seed {args.seed}, one core, after a warm-up game")
+    print(f"{'K':>5} {'games':>5} {'s/game':>8} {'games/s':>8} {'decisions/game':>15} "
+          f"{'decisions/s':>12}")
+    for r in rows:
+        print(f"{r['k']:>5} {r['games']:>5} {r['seconds_per_game']:>8.3f} {r['games_per_s']:>8.2f} "
+              f"{r['decisions_per_game']:>15.1f} {r['decisions_per_s']:>12.1f}")
+    print("(wall-clock time of this machine; the search's win share in these few games is "
+          "not a measurement: docs/search.md)")
+    return 0

@@ -19,7 +19,7 @@ from . import cards, policy, records, rules
 from .cards import bundled_card_sets, describe, load_card_set, validate_playable
 from .policy import DEFAULT_POLICY, check_policies, get_policy, presets
 from .records import results_frame
-from .reference import play_reference
+from .reference.search import play_reference      # search players too (docs/search.md)
 from .rules import Rules
 
 
@@ -159,7 +159,9 @@ GAME = Game(
        Study("advancement_value", command="advancements", parser="vale_sim.commands.advancements"),
        CARDS,
        Study("wither_odds", command="wither-odds", parser=f"{__name__}.commands.wither_odds"),
-       OPTIMIZE, EXPLOIT, META, STRATEGY),
+       OPTIMIZE, EXPLOIT, META, STRATEGY,
+       Study("bench --search", command="bench --search", parser=__name__ + ".commands.bench",
+             main=__name__ + ".commands.bench:run_search")),
     report=__name__ + ".studies.report",
     card_set_facts=lambda cs: {"sources": cards.provenance_counts(cs)},
     strength_arms=_strength_arms,

@@ -54,6 +54,9 @@ CASES = (
          rules={"ongoing_everywhere": True, "effect_enchants_count": True}),
     # M19: policies that decline Hibiscus Dryad and Sun Parrot (PICKY)
     Case("ml-2p-declines-optional", 2, 7, ("balanced+picky", "greedy+picky")),
+    # docs/search.md: a search player (K = 2, halving) against its rollout policy, short game
+    Case("ml-2p-search", 2, 23, ("search:k=2:rollout=meta-2p:halving=1", "meta-2p"),
+         rules={"end_vp": 12}),
 )
 #: "NAME+picky": the preset NAME declining the optional effects of low-value cards (M19)
 PICKY = {"dryad_min_value": 6, "parrot_min_value": 9}

@@ -121,6 +121,47 @@ def check_policies(cs, policies) -> list[Policy]:
 
 
 # ---------------------------------------------------------------------------
+# The search player (docs/search.md)
+# ---------------------------------------------------------------------------
+#: The rollout policy of ``search`` when none is given.
+SEARCH_DEFAULT_ROLLOUT = "balanced"
+#: The kinds of decision a search player makes (fast/search.py PH_PUSH, PH_VALE, PH_ADV):
+#: Grow or Rest, each enchantment step, each buy step.
+DECISION_KINDS = ("push", "vale", "advancement")
+
+
+@dataclass(frozen=True)
+class SearchPolicy(Policy):
+    """A search player: the fields of its rollout policy (every choice the search does
+    not make is that policy's), and how it searches: ``search_k`` rollouts per option,
+    ``search_halving``, the policy its rollouts give the opponents (``search_opponents``;
+    None: the rollout policy) and the kinds of decision it searches."""
+    search_k: int = 64
+    search_halving: bool = False
+    search_opponents: Policy | None = None
+    search_decides: tuple = DECISION_KINDS
+
+    def __post_init__(self):
+        pass          # made by make_search_policy from checked policies only
+
+
+def _install_search():
+    from ...search import install
+    return install(BOOK, Policy, SearchPolicy, SEARCH_DEFAULT_ROLLOUT, DECISION_KINDS)
+
+
+#: make_search_policy(SearchSpec, name=None) -> SearchPolicy; ``search...`` names and
+#: ``kind = "search"`` files through BOOK (vale_sim.search.install)
+make_search_policy = _install_search()
+
+
+def rollout_policy(pol: SearchPolicy) -> Policy:
+    """The scripted policy a search player's own fields are (its rollout policy)."""
+    from ...search import rollout_policy as scripted
+    return scripted(pol, Policy)
+
+
+# ---------------------------------------------------------------------------
 # The search space of vale-sim optimize / exploit (docs/optimize.md §1)
 # ---------------------------------------------------------------------------
 #: Search ranges of integer fields (inclusive).  Fields not listed: 0..1000 for

@@ -77,13 +77,19 @@ def observe_game(cs, players: int, seed: int, game_index: int, policies, rules=N
     exact chance that the Grow Withers at the reveal), ``pushed`` (grew).  A buy row
     per Day: ``mana`` (when buying starts, after enchanting), ``first`` (the first
     Advance bought, "" for none), ``vale`` (the first spot enchanted, "")."""
+    from .policy import SearchPolicy, policies_for
     from .reference import cardmath as M
     from .reference.game import MysticLandsGame
+    from .reference.search import SearchGame
     decisions: list[dict] = []
     buys: list[dict] = []
     root: list = []
+    # a search player's game when one of the players searches (its decide_grow and
+    # choose_buy are the search's; the copies its rollouts play are not recorded)
+    base = (SearchGame if any(isinstance(p, SearchPolicy) for p in policies_for(players, policies))
+            else MysticLandsGame)
 
-    class Observed(MysticLandsGame):
+    class Observed(base):
         """Records the game's own decisions (not those of copies a search would play)."""
         def decide_grow(self, p, suns):
             go = super().decide_grow(p, suns)

@@ -160,45 +160,14 @@ class SearchPolicy(Policy):
         pass          # made by make_search_policy from checked policies only
 
 
-def make_search_policy(spec, name: str | None = None) -> SearchPolicy:
-    """A SearchSpec (vale_sim.search) as a SearchPolicy of scripted policies."""
-    from dataclasses import fields as _fields
-    base = _book_get(spec.rollout or SEARCH_DEFAULT_ROLLOUT)
-    opp = _book_get(spec.opponents) if spec.opponents else None
-    if isinstance(base, SearchPolicy) or isinstance(opp, SearchPolicy):
-        raise PolicyError(f"policy {spec.label()!r}: a rollout policy cannot be a search")
-    decides = DECISION_KINDS if spec.decides is None else spec.decides
-    bad = [d for d in decides if d not in DECISION_KINDS]
-    if bad or not decides:
-        raise PolicyError(f"policy {spec.label()!r}: decide must be some of "
-                          f"{'+'.join(DECISION_KINDS)}, got {bad[0] if bad else 'nothing'!r}")
-    values = {f.name: getattr(base, f.name) for f in _fields(Policy)}
-    values["name"] = name or spec.label()
-    return SearchPolicy(**values, search_k=spec.k, search_halving=spec.halving,
-                        search_opponents=opp,
-                        search_decides=tuple(d for d in DECISION_KINDS if d in decides))
+def _install_search():
+    from vale_sim.search import install
+    return install(BOOK, Policy, SearchPolicy, SEARCH_DEFAULT_ROLLOUT, DECISION_KINDS)
 
 
-def _search_named(spec):
-    from vale_sim.search import is_search_spec, parse_spec
-    if is_search_spec(spec):
-        return make_search_policy(parse_spec(str(spec), SEARCH_DEFAULT_ROLLOUT))
-    return None
-
-
-def _search_file(path, data):
-    """A policy file with ``kind = "search"`` (docs/search.md)."""
-    from vale_sim.search import spec_from_table
-    spec = spec_from_table(str(path), data, SEARCH_DEFAULT_ROLLOUT)
-    name = data.get("name", Path(path).stem)
-    if not isinstance(name, str) or not name.strip():
-        raise PolicyError(f"{path}: field 'name' must be a non-empty string")
-    return make_search_policy(spec, name)
-
-
-_book_get = BOOK.get
-BOOK.named = _search_named
-BOOK.kinds["search"] = _search_file
+#: make_search_policy(SearchSpec, name=None) -> SearchPolicy; ``search...`` names and
+#: ``kind = "search"`` files through BOOK (vale_sim.search.install)
+make_search_policy = _install_search()
 
 
 # Baselines: NAME | FILE, with {P} standing for the player count (--baseline)

@@ -17,6 +17,7 @@ from vale_sim.kernels.jit import register_engine
 _HERE = Path(__file__).resolve().parent
 # the kernels compile in the card vocabularies of ``cards.py`` too: a change there
 # drops the cache as well; the first compilation says so on stderr
-register_engine(_HERE, {"vale_sim.games.mystic_lands.fast.engine": ("Mystic Lands fast engine", 30)},
+register_engine(_HERE, {"vale_sim.games.mystic_lands.fast.engine": ("Mystic Lands fast engine", 30),
+                        "vale_sim.games.mystic_lands.fast.search": ("Mystic Lands search player", 60)},
                 files=(_HERE.parent / "cards.py",))
 

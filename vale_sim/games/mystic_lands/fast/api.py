@@ -16,7 +16,7 @@ import numpy as np
 
 from ....rng import check_seed
 from .. import cards as C
-from ..policy import policies_for
+from ..policy import DECISION_KINDS, SearchPolicy, policies_for, rollout_policy
 from ..records import OWN_COLUMNS, GameRecord, PlayerResult, TurnRecord
 from ..rules import Rules
 from . import engine as E
@@ -73,11 +73,59 @@ def simulate(cs, players: int, seed: int, n_games: int, policies=None,
     else:
         evb, n_ev = 1, 1
     X = np.zeros((evb + n_ev, L.RC_N), np.int64)
-    E.play_games(T, S, X, np.uint64(seed), np.uint64(first_game & MASK), n_games,
-                 1 if trace else 0, evb, res, share, gout, acq, vales, spaces)
+    if any(isinstance(p, SearchPolicy) for p in pols):
+        from . import search as F
+        XS, TR = search_tables(cs, players, rules, pols)
+        W = np.zeros((F.max_options(T), F.W_N), np.int64)
+        stats = np.zeros(1, np.int64)
+        F.play_games_search(
+            T, S, L.new_state(T), TR, XS, W, X, np.uint64(seed), np.uint64(first_game & MASK),
+            n_games, 1 if trace else 0, evb, res, share, gout, acq, vales, spaces,
+            np.zeros((1, P, L.RS_N), np.int64), np.zeros((1, P), np.float64),
+            np.zeros((1, L.GO_N), np.int64), np.zeros((1, P, na), np.int64),
+            np.zeros((1, P, nv), np.int64), np.zeros((1, P, MAX_SPACE), np.int64), stats)
+        LAST_STATS["decisions"] = int(stats[0])
+    else:
+        E.play_games(T, S, X, np.uint64(seed), np.uint64(first_game & MASK), n_games,
+                     1 if trace else 0, evb, res, share, gout, acq, vales, spaces)
     TR = X[:int(S[L.G, L.G_TURNIDX])].copy() if trace else X[:0]
     EV = X[evb:evb + int(S[L.G, L.G_NEV]), :L.EV_W].copy() if trace else X[:0, :L.EV_W]
     return FastGames(seed, first_game, res, share, gout, acq, vales, spaces, TR, EV)
+
+
+#: What the last search run counted (``decisions``: search decisions made); bench reads it.
+LAST_STATS: dict = {}
+
+
+def search_tables(cs, players: int, rules, pols):
+    """XS[P, X_N] (which seats search, K, halving, the kinds searched) and TR[P, rows,
+    cols]: for each search seat p the tables its rollouts play with (the policies they
+    give every seat: p its rollout policy, the others its model of the opponents;
+    docs/search.md), padded to one shape."""
+    from . import search as F
+    P = len(pols)
+    XS = np.zeros((P, F.X_N), np.int64)
+    tabs = []
+    for p, pol in enumerate(pols):
+        if isinstance(pol, SearchPolicy):
+            XS[p, F.X_ON] = 1
+            XS[p, F.X_K] = pol.search_k
+            XS[p, F.X_HALVING] = int(pol.search_halving)
+            XS[p, F.X_DECIDES] = sum(1 << i for i, kind in enumerate(DECISION_KINDS)
+                                     if kind in pol.search_decides)
+            base = rollout_policy(pol)
+            opp = pol.search_opponents or base
+            tabs.append(game_tables(cs, players, rules, [base if q == p else opp
+                                                         for q in range(P)]))
+        else:
+            tabs.append(None)
+    rows = max(t.shape[0] for t in tabs if t is not None)
+    cols = max(t.shape[1] for t in tabs if t is not None)
+    TR = np.full((P, rows, cols), -1, np.int64)
+    for p, t in enumerate(tabs):
+        if t is not None:
+            TR[p, :t.shape[0], :t.shape[1]] = t
+    return XS, TR
 
 
 def _turn_records(out: FastGames) -> list[TurnRecord]:

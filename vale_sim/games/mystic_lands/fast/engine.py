@@ -941,6 +941,13 @@ def night_swaps(T, S, p):
 @kernel
 def night(T, S, p):
     # spec N4: the Night: grow, reveal, rain, wither
+    night_begin(T, S, p)
+    night_grow(T, S, p, 0)
+
+
+@kernel(inline=True)
+def night_begin(T, S, p):
+    """N1-N3: the Night's start, up to its first Grow."""
     S[p, PM_PLACED] = 0
     S[p, PM_WITHERED] = 0
     S[p, PM_RESTRICT] = -1
@@ -964,10 +971,22 @@ def night(T, S, p):
                 if t == T_NOD:
                     S[p, NOD + s] = 1
     reveal(S, p)                                        # N3
-    suns = 0
+
+
+@kernel(inline=True)
+def night_grow(T, S, p, pause):
+    """N4 from a Grow: the Night's first, or the one a grow decision chose (the search
+    player, docs/search.md: everything the loop keeps is read again from the state).
+    With pause 0 the policy decides every Grow and 0 is returned when the Night has
+    ended; with pause 1 it returns 1 at the next grow decision instead (the caller
+    Grows with night_grow again or Rests with night_rest) and 0 if the Night ended
+    before one."""
     limit = wither_limit(T, S, p, -1)      # the Land's limit and suns, kept up to date:
     lsuns = land_suns(S, p)                # only Grow changes the Land in this loop
     land_only = 1 - T[OPTS, O_ONGOING_ALL]  # M17 option: the limit counts every card already
+    suns = 0
+    if S[REC, RC_GROWS] > 0:               # after a grow decision: the suns it saw
+        suns = lsuns + S[p, CARD + F_SUN + CW * S[p, DECK + S[p, DHEAD]]] - S[p, PM_PLACED]
     while True:                                            # N4
         if S[p, DHEAD] == S[p, DN]:
             S[REC, RC_OOC] = 1
@@ -998,11 +1017,30 @@ def night(T, S, p):
             S[p, PM_WITHERS] += 1
             S[REC, RC_WITHERED] = 1
             break
+        if pause != 0:
+            return 1
         if not decide_grow(T, S, p, suns, limit, land_only):
             if (S[p, PM_LKM] >> K_SWAP_ONDECK) & 1:
                 night_swaps(T, S, p)
             break
     S[REC, RC_RAIN_PLACED] = S[p, PM_PLACED]
+    return 0
+
+
+@kernel(inline=True)
+def night_rest(T, S, p):
+    """N4 after a grow decision chose Rest: the Turtle swaps, and the Night ends."""
+    if (S[p, PM_LKM] >> K_SWAP_ONDECK) & 1:
+        night_swaps(T, S, p)
+    S[REC, RC_RAIN_PLACED] = S[p, PM_PLACED]
+
+
+@kernel(inline=True)
+def grow_wanted(T, S, p):
+    """decide_grow at a grow decision, its arguments read again from the state."""
+    land_only = 1 - T[OPTS, O_ONGOING_ALL]
+    suns = land_suns(S, p) + S[p, CARD + F_SUN + CW * S[p, DECK + S[p, DHEAD]]] - S[p, PM_PLACED]
+    return decide_grow(T, S, p, suns, wither_limit(T, S, p, -1), land_only)
 
 
 # =====================================================================================
@@ -1119,17 +1157,21 @@ def buy(T, S, X, p):
         pick = choose_buy(T, S, p)
         if pick < 0:
             break
-        level = pick // PICK
-        k = pick % PICK
-        row = MK1 if level == 1 else MK2
-        a = S[row, k]
-        S[p, PM_MANA] -= T[ADV + a, A_COST]
-        S[row, k] = draw_adv(S, level)
-        S[p, HELD + S[p, NHELD]] = a
-        S[p, NHELD] += 1
-        S[p, PM_BOUGHT] += 1
-        event(S, X, EV_BOUGHT, a, 0, 0)
-        acquire(T, S, p, a)
+        buy_slot(T, S, X, p, pick // PICK, pick % PICK)
+
+
+@kernel(inline=True)
+def buy_slot(T, S, X, p, level, k):
+    """D11: buy the Advance of Market slot k of level `level`."""
+    row = MK1 if level == 1 else MK2
+    a = S[row, k]
+    S[p, PM_MANA] -= T[ADV + a, A_COST]
+    S[row, k] = draw_adv(S, level)
+    S[p, HELD + S[p, NHELD]] = a
+    S[p, NHELD] += 1
+    S[p, PM_BOUGHT] += 1
+    event(S, X, EV_BOUGHT, a, 0, 0)
+    acquire(T, S, p, a)
 
 
 @kernel
@@ -1240,6 +1282,16 @@ def day_land_kind(T, S, X, p, kind):
 @kernel
 def day(T, S, X, p):
     # spec D8: activations
+    day_gains(T, S, X, p)                                   # D1-D6
+    enchant_steps(T, S, X, p)                               # D7
+    day_tracks(T, S, X, p)                                  # D8-D10
+    buy(T, S, X, p)                                         # D11
+    day_end(T, S, p)                                        # D12-D13
+
+
+@kernel(inline=True)
+def day_gains(T, S, X, p):
+    """D1-D6: the Day up to enchanting."""
     S[G, G_RAINSUP] += S[p, PM_RAIN] + S[p, PM_PLACED]          # D1
     S[p, PM_RAIN] = 0
     S[p, PM_PLACED] = 0
@@ -1276,10 +1328,21 @@ def day(T, S, X, p):
                 gain(T, S, p, T[vr, o + E_RES], T[vr, o + E_AMOUNT])
                 if t == T_NOD:
                     S[p, NOD + s] = 1
+
+
+@kernel(inline=True)
+def enchant_steps(T, S, X, p):
+    """D7 from its `PM_ENCH`-th enchantment on (the search player resumes it there)."""
     while S[p, PM_ENCH] < T[OPTS, O_MAX_ENCH]:                  # D7
         if not enchant_pick(T, S, X, p, 0, 99):
             break
         S[p, PM_ENCH] += 1
+
+
+@kernel(inline=True)
+def day_tracks(T, S, X, p):
+    """D8-D10: activations, refreshes, Sun Priestess."""
+    nsp = T[OPTS, O_NSPACE]
     nc = S[p, NCUBES]                                           # D8
     for i in range(nc):
         S[CSNAP, i] = S[p, CUBE + 2 * i]
@@ -1305,7 +1368,11 @@ def day(T, S, X, p):
                 refresh(T, S, X, p)
     if (S[p, PM_LKM] >> K_ENCH_DISC) & 1:
         day_land_kind(T, S, X, p, K_ENCH_DISC)              # D10
-    buy(T, S, X, p)                                         # D11
+
+
+@kernel(inline=True)
+def day_end(T, S, p):
+    """D12-D13: conversions, the end trigger."""
     if (S[p, PM_LKM] >> K_CONVERT) & 1 or S[p, PM_VFLAGS] & VF_CONVERT:
         conversions(T, S, p)                                 # D12
     S[G, G_INDAY] = 0
@@ -1459,6 +1526,26 @@ def dusk(T, S, X, p):
 # setup, the game loop, scoring
 # =====================================================================================
 @kernel
+def spot_rows(T, S):
+    """Each space's rows and printed cost in this layout, and every player's spot scores
+    (without cost) and never marks (the SPOT rows) of it."""
+    n = T[OPTS, O_PLAYERS]
+    for s in range(T[OPTS, O_NSPACE]):
+        if T[SPACE + s, SP_KIND] == SP_START:
+            continue
+        nr = space_nrows(T, S, s)
+        S[G, G_SPNR + s] = nr
+        S[G, G_SPCOST + s] = space_cost(T, S, s)
+        for q in range(n):
+            if T[SPACE + s, SP_KIND] == SP_SMALL:
+                S[SPOT + q, SP_NEVER + s] = T[QB + NEVER_SP + q, s]
+            else:
+                S[SPOT + q, SP_NEVER + s] = T[QB + NEVER_V + q, S[G, G_LAYOUT + s]]
+            for r in range(nr):
+                S[SPOT + q, MAX_ROWS * s + r] = spot_static(T, S, q, s, r)
+
+
+@kernel
 def setup(T, S):
     # spec §2: the random draws of setup, in order
     n = T[OPTS, O_PLAYERS]
@@ -1500,19 +1587,7 @@ def setup(T, S):
         elif kd == SP_II:
             S[G, G_LAYOUT + s] = S[SCR, n1 + h2]
             h2 += 1
-    for s in range(nsp):                                        # spots of this layout
-        if T[SPACE + s, SP_KIND] == SP_START:
-            continue
-        nr = space_nrows(T, S, s)
-        S[G, G_SPNR + s] = nr
-        S[G, G_SPCOST + s] = space_cost(T, S, s)
-        for q in range(n):
-            if T[SPACE + s, SP_KIND] == SP_SMALL:
-                S[SPOT + q, SP_NEVER + s] = T[QB + NEVER_SP + q, s]
-            else:
-                S[SPOT + q, SP_NEVER + s] = T[QB + NEVER_V + q, S[G, G_LAYOUT + s]]
-            for r in range(nr):
-                S[SPOT + q, MAX_ROWS * s + r] = spot_static(T, S, q, s, r)
+    spot_rows(T, S)                                             # spots of this layout
     # Advance decks
     for lvl in range(3):
         ln = T[OPTS, O_LEN + lvl]
@@ -1573,6 +1648,15 @@ def setup(T, S):
 
 @kernel
 def turn(T, S, X, p):
+    turn_begin(S, p)
+    night(T, S, p)
+    day(T, S, X, p)
+    dusk(T, S, X, p)
+    turn_end(S, X, p)
+
+
+@kernel(inline=True)
+def turn_begin(S, p):
     S[p, PM_TURNS] += 1
     for k in range(RC_N):
         S[REC, k] = 0
@@ -1580,9 +1664,11 @@ def turn(T, S, X, p):
     S[REC, RC_PLAYER] = p
     S[REC, RC_TURN] = S[p, PM_TURNS]
     S[REC, RC_CHOSEN] = -1
-    night(T, S, p)
-    day(T, S, X, p)
-    dusk(T, S, X, p)
+
+
+@kernel(inline=True)
+def turn_end(S, X, p):
+    """The TurnRecord after the Dusk (written to X when tracing)."""
     S[REC, RC_MANA] = S[p, PM_MANA]
     S[REC, RC_SPIRIT] = S[p, PM_SPIRIT]
     S[REC, RC_VP] = S[p, PM_VP]
@@ -1733,14 +1819,20 @@ def play_one(T, S, X, trace, evb):
 
 
 @kernel
+def base_cards(T, S):
+    """The starting cards unsleeved (row BCR), which setup copies."""
+    for u in range(T[OPTS, O_NCARDS]):
+        for pos in range(4):
+            S[BCR, CARD + CW * u + pos] = -1
+        refresh_card(T, S, BCR, u)
+
+
+@kernel
 def play_games(T, S, X, seed, first_game, n_games, trace, evb,
                res, share, gout, acq, vales, spaces):
     """Games first_game .. first_game + n_games - 1 of master seed ``seed``.  Tracing
     (one game): X[turn] the turn records, X[evb + i, :EV_W] the events."""
-    for u in range(T[OPTS, O_NCARDS]):          # the starting cards unsleeved (row BCR)
-        for pos in range(4):
-            S[BCR, CARD + CW * u + pos] = -1
-        refresh_card(T, S, BCR, u)
+    base_cards(T, S)
     for g in range(n_games):
         rng_init(S[RNG, 0:2].view(np.uint64), seed, first_game + np.uint64(g))
         play_one(T, S, X, trace, evb)

@@ -457,7 +457,7 @@ class MysticLandsGame:
                     if e.timing == "night_or_day":
                         p.used_nod.append(sp)
         while p.enchanted < self.rules.max_enchants:                 # §5.6 enchant
-            pick = self.choose_enchant(p, discount=0, max_printed=99)
+            pick = self.pick_enchant(p)
             if pick is None:
                 break
             self.enchant(p, *pick, rec)
@@ -611,6 +611,11 @@ class MysticLandsGame:
         if self.spot_score(p, *best) < p.policy.vale_min_score:
             return None
         return best
+
+    def pick_enchant(self, p: PlayerState):
+        """An enchantment step of the Day (§5.6; spec D7): the policy's pick, or None.
+        (A search player overrides it, docs/search.md.)"""
+        return self.choose_enchant(p, discount=0, max_printed=99)
 
     def enchant(self, p: PlayerState, s: int, r: int, cost: int, rec: TurnRecord) -> None:
         """§6: pay, place the cube, gain the spot's rewards, reveal connected Vales."""

@@ -15,16 +15,8 @@ def add_options(p) -> None:
     p.add_argument("--decks", type=count(1, "decks"), default=100,
                    help="with --spoil: games whose players' decks are timed, and random "
                         "crafted decks timed (default 100 each)")
-    p.add_argument("--search", action="store_true",
-                   help="benchmark the search player instead (docs/search.md): decisions/s "
-                        "and games/s of 2-player games of search (rollout policy "
-                        "--search-rollout) against that policy, at each K of --search-k, "
-                        "--games games each (default 4), one core")
-    p.add_argument("--search-k", default="16,64,256", metavar="K,K,...",
-                   help="with --search: the rollouts per option to time (default 16,64,256)")
-    p.add_argument("--search-rollout", default="optimized-2p", metavar="POLICY",
-                   help="with --search: the rollout policy, also the opponent (default "
-                        "optimized-2p)")
+    from vale_sim.search import add_bench_options
+    add_bench_options(p)          # --search, --search-k, --search-rollout
     p.add_argument("--profile", action="store_true",
                    help="profile the fast engine instead: share of each compiled kernel "
                         "in CPU samples of Linux perf over --games games (needs perf; "
@@ -101,32 +93,6 @@ def search_speed(k: int, games: int, seed: int = 0, rollout: str = "optimized-2p
 
 
 def run_search(args) -> int:
-    from vale_sim.cli import UserError
-    from vale_sim.search import MAX_K
-    games = 4 if args.games is None else args.games
-    try:
-        ks = [int(x) for x in args.search_k.split(",") if x.strip()]
-    except ValueError:
-        ks = []
-    if not ks or any(not 1 <= k <= MAX_K for k in ks):
-        raise UserError(f"--search-k: give whole numbers 1..{MAX_K} separated by commas, got "
-                        f"{args.search_k!r} (e.g. --search-k 16,64,256)")
+    from vale_sim.search import run_bench
     from ..policy import get_policy
-    try:
-        get_policy(args.search_rollout)
-    except ValueError as e:
-        raise UserError(f"--search-rollout: {e}") from None
-    rows = [search_speed(k, games, args.seed, args.search_rollout) for k in ks]
-    if args.json:
-        print(json.dumps({"rollout": args.search_rollout, "players": 2, "runs": rows}))
-        return 0
-    print(f"search player: 2-player games, core set, search:k=K:rollout={args.search_rollout} "
-          f"against {args.search_rollout}, seed {args.seed}, one core, after a warm-up game")
-    print(f"{'K':>5} {'games':>5} {'s/game':>8} {'games/s':>8} {'decisions/game':>15} "
-          f"{'decisions/s':>12}")
-    for r in rows:
-        print(f"{r['k']:>5} {r['games']:>5} {r['seconds_per_game']:>8.3f} {r['games_per_s']:>8.2f} "
-              f"{r['decisions_per_game']:>15.1f} {r['decisions_per_s']:>12.1f}")
-    print("(wall-clock time of this machine; the search's win share in these few games is "
-          "not a measurement: docs/search.md)")
-    return 0
+    return run_bench(args, "optimized-2p", "core set", search_speed, get_policy)
