@@ -32,3 +32,31 @@ def test_what_if_plays_an_edited_never_listed_card(monkeypatch):
     except RuntimeError:
         pass
     assert seen and all("Grovetender" not in b.never and "Seedling" in b.never for b in seen)
+
+
+def test_balance_plays_an_edited_never_listed_card_by_the_weights(monkeypatch):
+    import vale_sim.advancements as A
+    from vale_sim.balance import balance
+    seen = []
+
+    def fake_run(game, cs, games, p, seed, base, names, *a, **k):
+        seen.append((cs.digest(), base.never))
+        raise RuntimeError("stop")
+    monkeypatch.setattr(A, "game_strength_run", fake_run)
+    g = get_game("mystic-vale")
+    pol = replace(g.get_policy("balanced"), name="pruned", never=("Grovetender", "Seedling"))
+    try:                                  # the screen: no edit, the field as given
+        balance(cards=["Grovetender"], baseline=pol, games=20, players=(2,))
+    except RuntimeError:
+        pass
+    assert seen and seen[0][1] == ("Grovetender", "Seedling")
+    # an edited run: the edited card leaves the never list, the other entry stays
+    from vale_sim.balance import _Runs
+    seen.clear()
+    cs0 = g.load_card_set("core")
+    runs = _Runs(g, cs0, {2: pol}, None, "fast", 1, None, None, {}, False, None, None)
+    try:
+        runs.strength((("Grovetender", "cost", 5),), ["Grovetender"], 2, 0, 20)
+    except RuntimeError:
+        pass
+    assert seen and seen[0][1] == ("Seedling",) and seen[0][0] != cs0.digest()

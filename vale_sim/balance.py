@@ -47,6 +47,7 @@ from . import stats
 from .errors import UserError
 from .games import DEFAULT_GAME, get_game
 from .rng import offset_seed
+from .strong_field import unpin_edited
 
 DEFAULT_FIELDS = ("cost", "end_vp")
 DEFAULT_GAMES = 2000            # games per card and arm in the screen and in each race round
@@ -189,7 +190,10 @@ class _Runs:
             cs = self.cs0
             for card, fld, new in edits:
                 cs, _, _ = self.g.edit_card(cs, card, fld, new, False)
-            run = game_strength_run(self.g.name, cs, games, p, seed, self.base_of[p],
+            # an edited card is a new printing: the field plays it by its weights even
+            # when its never list names the printed card (strong_field.unpin_edited)
+            base = unpin_edited(self.base_of[p], {card for card, _, _ in edits})
+            run = game_strength_run(self.g.name, cs, games, p, seed, base,
                                     list(names), self.rules, self.engine, self.workers,
                                     play=self.play)
             # kept as numpy arrays (lists only in the checkpoint's JSON): a few objects
