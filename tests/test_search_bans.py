@@ -132,7 +132,6 @@ def _acquired_by(g, frame, cs, card):
     return frame[col].to_numpy(float) > 0
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(OFTEN))
 def test_every_games_search_player_honours_the_ban_arm(game):
     """Any game with a search player: its "ban X" arm (Game.strength_arms) never buys X,
