@@ -117,8 +117,19 @@ def test_engines_play_the_same_game_with_bans_and_commitments(card, seed):
     assert np.isfinite([r.win_share for r in fast.results]).all()
 
 
-#: A card each game's strong players buy often (their first buys, docs/strategy.md).
-OFTEN = {"mystic-vale": "Fertile Soil (top)", "mystic-lands": "Rain Lily"}
+#: A card each game's strong players buy often (their first buys, docs/strategy.md), and
+#: the rules of the games (Mystic Lands: short games, to keep the test cheap).
+OFTEN = {"mystic-vale": ("Fertile Soil (top)", {}),
+         "mystic-lands": ("Rain Lily", {"end_vp": 12})}
+
+
+def _acquired_by(g, frame, cs, card):
+    """Per row: the player acquired ``card`` (``Game.strength_acquired``, else the
+    results-frame column ``Game.strength_cards`` names: vale_sim.advancements)."""
+    if g.strength_acquired is not None:
+        return np.asarray(g.strength_acquired(frame, cs, card), bool)
+    col = {name: key for name, _, _, key in g.strength_cards(cs)}[card]
+    return frame[col].to_numpy(float) > 0
 
 
 @pytest.mark.parametrize("game", sorted(OFTEN))
@@ -132,8 +143,10 @@ def test_every_games_search_player_honours_the_ban_arm(game):
     except ValueError:
         pytest.skip(f"{game} has no search player yet")
     cs = g.load_card_set(g.default_card_set)
-    _, ban = g.strength_arms(OFTEN[game], base)
-    plain = play_frame(cs, 2, 3, 6, [base, g.default_policy], engine="fast", game=g.name)
-    banned = play_frame(cs, 2, 3, 6, [ban, g.default_policy], engine="fast", game=g.name)
-    assert g.strength_acquired(plain[plain.player == 0], cs, OFTEN[game]).sum() > 0
-    assert g.strength_acquired(banned[banned.player == 0], cs, OFTEN[game]).sum() == 0
+    card, rules = OFTEN[game]
+    rules = g.rules_class(**rules)
+    _, ban = g.strength_arms(card, base)
+    plain = play_frame(cs, 2, 3, 6, [base, g.default_policy], rules, engine="fast", game=g.name)
+    banned = play_frame(cs, 2, 3, 6, [ban, g.default_policy], rules, engine="fast", game=g.name)
+    assert _acquired_by(g, plain[plain.player == 0], cs, card).sum() > 0
+    assert _acquired_by(g, banned[banned.player == 0], cs, card).sum() == 0

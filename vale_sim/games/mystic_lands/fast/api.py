@@ -98,10 +98,12 @@ LAST_STATS: dict = {}
 
 
 def search_tables(cs, players: int, rules, pols):
-    """XS[P, X_N] (which seats search, K, halving, the kinds searched) and TR[P, rows,
-    cols]: for each search seat p the tables its rollouts play with (the policies they
-    give every seat: p its rollout policy, the others its model of the opponents;
-    docs/search.md), padded to one shape."""
+    """XS[P, X_N] (which seats search, K, halving, the kinds searched, how many of its
+    policy's first buy rules are commitments: vale_sim.search.committed_cards) and
+    TR[P, rows, cols]: for each search seat p the tables its rollouts play with (the
+    policies they give every seat: p its rollout policy, the others its model of the
+    opponents; docs/search.md), padded to one shape."""
+    from vale_sim.search import committed_cards
     from . import search as F
     P = len(pols)
     XS = np.zeros((P, F.X_N), np.int64)
@@ -111,6 +113,7 @@ def search_tables(cs, players: int, rules, pols):
             XS[p, F.X_ON] = 1
             XS[p, F.X_K] = pol.search_k
             XS[p, F.X_HALVING] = int(pol.search_halving)
+            XS[p, F.X_COMMITS] = len(committed_cards(pol))
             XS[p, F.X_DECIDES] = sum(1 << i for i, kind in enumerate(DECISION_KINDS)
                                      if kind in pol.search_decides)
             base = rollout_policy(pol)

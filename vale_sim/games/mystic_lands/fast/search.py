@@ -34,18 +34,22 @@ from vale_sim.kernels.search import (WIN_POINTS, rollout_key, n_rounds, round_ta
 from .engine import (PICK, setup, base_cards, turn, turn_begin, turn_end, night_begin,
                      night_grow, night_rest, grow_wanted, day, day_gains, enchant_steps,
                      day_tracks, buy, buy_slot, day_end, dusk, finish, enchant,
-                     choose_enchant, choose_buy, spot_rows, shuffle_row)
+                     choose_enchant, choose_buy, spot_rows, shuffle_row, spot_named)
 from .state import (G, DK, MK1, MK2, REC, CAND, SCR, RNG, CARD, CW, DECK, DISC, LAND,
                     CUBE, TRACK, NOD, ON, ACQ, HELD, DHEAD, DN, NDISC, NLAND, NCUBES, NHELD,
                     PM_ENCH, PM_BOUGHT, PM_SPIRIT, PM_MANA, PM_ONMASK, G_START, G_ROUND,
                     G_TRIGGER, G_TRUNC, G_ROUNDS, G_TURNIDX, G_TRACE, G_EVB, G_AH, G_AN,
-                    G_NM1, G_NM2, G_LAYOUT, G_OWNER, G_ONSP, G_SPNR, G_SPCOST, G_WIDTH, RC_N)
+                    G_NM1, G_NM2, G_LAYOUT, G_OWNER, G_ONSP, G_SPNR, G_SPCOST, G_WIDTH, RC_N,
+                    SPOT, SP_NEVER)
 from .tables import (OPTS, O_PLAYERS, O_NCARDS, O_NSPACE, O_NADV, O_NVALE, O_MAPSTART,
                      O_MAX_ROUNDS, O_MAX_ENCH, O_MAX_BUYS, O_CUBES, O_LEN, SPACE, SP_KIND,
-                     SP_START, SP_SMALL, SP_I, SP_ADJ, LIST, ADV, A_COST, MAX_ROWS)
+                     SP_START, SP_SMALL, SP_I, SP_ADJ, LIST, ADV, A_COST, MAX_ROWS, QB,
+                     NEVER_A, P_RULE0, RL_ADV)
 
 # -- search parameters XS[p, .] ---------------------------------------------------
-X_ON, X_K, X_HALVING, X_DECIDES, X_N = range(5)   # X_DECIDES: bit 1 << phase
+X_ON, X_K, X_HALVING, X_DECIDES, X_COMMITS, X_N = range(6)   # X_DECIDES: bit 1 << phase
+# X_COMMITS: how many of the first buy rules of p's policy (row p of T) are commitments
+# (vale_sim.search.committed_cards): a step whose own choice one names is not searched
 # -- options W[o, .]: (a, b, c) of the option, its total, the survivors list -------
 W_A, W_B, W_C, W_TOTAL, W_ALIVE, W_N = range(6)
 # -- decision phases: grow or rest, an enchantment step, a buy step -----------------
@@ -304,8 +308,8 @@ def grow_options(T, S, p, W):
 @kernel
 def enchant_options(T, S, p, W):
     """Spots p can enchant now and pay (space, row, cost; ascending space and row: the
-    legal spots of spec §5, never lists ignored), and "no more" (space -1) last; then
-    the rollout policy's own pick (spec §6.5) moved to the front."""
+    legal spots of spec §5, but not those its policy never enchants), and "no more"
+    (space -1) last; then the rollout policy's own pick (spec §6.5) moved to the front."""
     n = 0
     if S[p, NCUBES] < T[OPTS, O_CUBES]:
         start = T[OPTS, O_MAPSTART]
@@ -320,7 +324,7 @@ def enchant_options(T, S, p, W):
             cost = S[G, G_SPCOST + s] - S[G, G_ONSP + s]
             if cost < 0:
                 cost = 0
-            if cost > S[p, PM_SPIRIT]:
+            if cost > S[p, PM_SPIRIT] or S[SPOT + p, SP_NEVER + s] != 0:
                 continue
             for r in range(S[G, G_SPNR + s]):
                 if S[G, G_OWNER + MAX_ROWS * s + r] < 0:
@@ -346,14 +350,15 @@ def enchant_options(T, S, p, W):
 @kernel
 def buy_options(T, S, p, W):
     """Advances p can buy now (level, slot, Advance: Market order, level 1 slots then
-    level 2, one per Advance, its first slot; never lists ignored), and "stop" (level
-    -1) last; then the rollout policy's own pick (spec §6.4) moved to the front."""
+    level 2, one per Advance, its first slot; not those its policy never buys), and
+    "stop" (level -1) last; then the rollout policy's own pick (spec §6.4) moved to the
+    front."""
     n = 0
     n1 = S[G, G_NM1]
     n2 = S[G, G_NM2]
     for i in range(n1 + n2):
         a = S[MK1, i] if i < n1 else S[MK2, i - n1]
-        if a < 0 or T[ADV + a, A_COST] > S[p, PM_MANA]:
+        if a < 0 or T[ADV + a, A_COST] > S[p, PM_MANA] or T[QB + NEVER_A + p, a] != 0:
             continue
         seen = False
         for o in range(n):
@@ -380,6 +385,23 @@ def buy_options(T, S, p, W):
                 first = o
     to_front(W, first)
     return n
+
+
+@kernel
+def committed(T, S, XS, p, phase, W):
+    """Option 0 of an enchantment step or a buy step (the rollout policy's own choice)
+    is a committed card of p (one of the first XS[p, X_COMMITS] buy rules names it):
+    the step takes it without searching (docs/search.md, "Bans and commitments")."""
+    if W[0, W_A] < 0:
+        return False
+    r0 = T[QB + p, P_RULE0]
+    for ri in range(XS[p, X_COMMITS]):
+        if phase == PH_VALE:
+            if spot_named(T, S, r0 + ri, W[0, W_A]):
+                return True
+        elif T[QB + r0 + ri, RL_ADV] == W[0, W_C]:
+            return True
+    return False
 
 
 # ---------------------------------------------------------------------------
@@ -409,7 +431,7 @@ def search_turn(T, S, D, Tr, XS, W, X, RES, SH, GO, AQ, VL, SPC, p, decisions):
         if n < 2:
             break
         o = 0
-        if (dec >> PH_VALE) & 1:
+        if (dec >> PH_VALE) & 1 and not committed(T, S, XS, p, PH_VALE, W):
             o = decide(T, S, D, Tr, W, X, RES, SH, GO, AQ, VL, SPC, p, PH_VALE, n, k, hv,
                        decisions)
             decisions += 1
@@ -423,7 +445,7 @@ def search_turn(T, S, D, Tr, XS, W, X, RES, SH, GO, AQ, VL, SPC, p, decisions):
         if n < 2:
             break
         o = 0
-        if (dec >> PH_ADV) & 1:
+        if (dec >> PH_ADV) & 1 and not committed(T, S, XS, p, PH_ADV, W):
             o = decide(T, S, D, Tr, W, X, RES, SH, GO, AQ, VL, SPC, p, PH_ADV, n, k, hv,
                        decisions)
             decisions += 1

@@ -4,7 +4,10 @@ seed and K.
 
 A search player decides each Grow or Rest of its Nights (``decide_grow``), each
 enchantment step of its Days (``pick_enchant``, spec D7) and each buy step
-(``choose_buy``, spec D11) by rollouts (``vale_sim.search.decide``).  A rollout of
+(``choose_buy``, spec D11) by rollouts (``vale_sim.search.decide``), within its
+policy's bans and commitments: a spot or Advance its ``never`` list names is not an
+option, and a step at which its policy's own choice is a committed card
+(``vale_sim.search.committed_cards``) takes it without searching.  A rollout of
 option ``o`` at a decision: a copy of the game as it was at the start of this turn
 replays the turn with the choices made so far, then, at the decision, draws again
 what no player sees (:meth:`SearchGame.resample`) from the rollout's stream, takes
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import copy
 
-from vale_sim.search import decide, rollout_key, win_points
+from vale_sim.search import committed_cards, decide, rollout_key, win_points
 from .. import cards as C
 from ..policy import SearchPolicy, policies_for, rollout_policy
 from .game import MysticLandsGame, play_reference as _plain_reference
@@ -36,9 +39,11 @@ class SearchGame(MysticLandsGame):
         self.turn_k = 0
         self.rollout_policies = {}
         self.decides = {}
+        self.committed = {}
         for i, pol in enumerate(self.pols):
             if isinstance(pol, SearchPolicy):
                 self.decides[i] = pol.search_decides
+                self.committed[i] = set(committed_cards(pol))
                 base = rollout_policy(pol)
                 opp = pol.search_opponents or base
                 self.rollout_policies[i] = [base if q == i else opp for q in range(self.n)]
@@ -163,9 +168,11 @@ class SearchGame(MysticLandsGame):
         return (own, not own)[self.choose(p, 2, "push")]
 
     def enchant_options(self, p) -> list:
-        """[(space, row, cost) or None]: the legal spots (spec §5) p can pay, never lists
-        ignored, and None ("no more"); its policy's pick (spec §6.5) first."""
-        spots = [c for c in self.legal_spots(p) if c[2] <= p.spirit]
+        """[(space, row, cost) or None]: the legal spots (spec §5) p can pay, but not the
+        spots its policy never enchants (its ``never`` list), and None ("no more"); its
+        policy's pick (spec §6.5) first."""
+        spots = [c for c in self.legal_spots(p)
+                 if c[2] <= p.spirit and self.spot_name(c[0]) not in p.policy.never]
         if not spots:
             return [None]
         opts = spots + [None]
@@ -175,20 +182,28 @@ class SearchGame(MysticLandsGame):
             first = next(j for j, c in enumerate(spots) if c[:2] == own[:2])
         return [opts[first]] + opts[:first] + opts[first + 1:]
 
+    def forced(self, p, name: str) -> bool:
+        """The policy's own choice ``name`` is a committed card: taken without search
+        (docs/search.md, "Bans and commitments")."""
+        return name in self.committed[p.index]
+
     def pick_enchant(self, p):
         if not self.searcher(p):
             return super().pick_enchant(p)
         opts = self.enchant_options(p)
+        if opts[0] is not None and self.forced(p, self.spot_name(opts[0][0])):
+            return opts[0]
         return opts[self.choose(p, len(opts), "vale")] if len(opts) > 1 else None
 
     def buy_options(self, p) -> list:
         """[(level, slot) or None]: the Advances p can buy now (Market order, one per
-        Advance: its first slot; never lists ignored), and None ("stop"); its policy's
-        pick (spec §6.4) first."""
+        Advance: its first slot), but not those its policy never buys (its ``never``
+        list), and None ("stop"); its policy's pick (spec §6.4) first."""
         cands, seen = [], []
         for level in (1, 2):
             for k, a in enumerate(self.market[level]):
-                if a >= 0 and self.cs.advances[a].cost <= p.mana and a not in seen:
+                if a >= 0 and self.cs.advances[a].cost <= p.mana and a not in seen \
+                        and self.adv_name(a) not in p.policy.never:
                     cands.append((level, k))
                     seen.append(a)
         if not cands:
@@ -204,6 +219,9 @@ class SearchGame(MysticLandsGame):
         if not self.searcher(p):
             return super().choose_buy(p)
         opts = self.buy_options(p)
+        if opts[0] is not None and self.forced(p, self.adv_name(self.market[opts[0][0]]
+                                                                [opts[0][1]])):
+            return opts[0]
         return opts[self.choose(p, len(opts), "advancement")] if len(opts) > 1 else None
 
 
