@@ -851,13 +851,21 @@ def _quiet_dask_cancellation():
         t.addFilter(flt)
     # distributed logs its connection events (INFO, some with a traceback) to stderr:
     # while a run waits on the cluster, only its errors; the run reports its outcome.
-    dist = logging.getLogger("distributed")
-    level = dist.level
-    dist.setLevel(max(level, logging.ERROR))
+    # Dask's logging config gives some children their own level (distributed.client:
+    # WARNING, which logged "Couldn't gather 1 keys, rescheduling" before the run's one
+    # line when the scheduler went away): raise each to ERROR, not only the parent.
+    quiet = [logging.getLogger(n) for n in
+             ("distributed", "distributed.client", "distributed.scheduler",
+              "distributed.worker", "distributed.core", "distributed.comm",
+              "distributed.utils", "distributed.nanny")]
+    levels = [lg.level for lg in quiet]
+    for lg in quiet:
+        lg.setLevel(max(lg.level, logging.ERROR))
     try:
         yield
     finally:
-        dist.setLevel(level)
+        for lg, lv in zip(quiet, levels):
+            lg.setLevel(lv)
         for t in [*targets, *handlers]:
             t.removeFilter(flt)
 
