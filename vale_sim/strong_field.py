@@ -29,9 +29,11 @@ def unpin_edited(policy, cards):
     A field's ``never`` entries are by card name and were found for the printed cards
     (docs/meta.md §6c): a field pruned of a harmful card must not keep ignoring that
     card once its numbers are edited, or every what-if or balance edit of it would read
-    as "the field never takes it".  What-if and balance therefore play an edited card by
-    the field's weights, in the original set and in the edited one alike (one policy
-    for both arms keeps the comparison paired)."""
+    as "the field never takes it".  So an edited card is played by the field's weights:
+    by what-if in the original set and the edited one alike (one policy for both arms
+    keeps the comparison paired), by balance in every run in which the card is edited
+    (its verdicts are read within a run).  A policy without a ``never`` list (a
+    mixture) is returned unchanged."""
     never = tuple(getattr(policy, "never", ()) or ())
     keep = tuple(c for c in never if c not in set(cards))
     if keep == never:
