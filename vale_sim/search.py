@@ -256,6 +256,30 @@ def bench_ks(text: str) -> list:
     return ks
 
 
+def time_search_games(k: int, games: int, play, last_stats) -> dict:
+    """The row of ``bench --search`` for K = ``k``: ``play(n, first_game)`` (a game's
+    fast-engine run of ``n`` 2-player games of its search player against the rollout
+    policy, returning arrays with ``share``) timed on one core after a warm-up game
+    (compiling or loading the cache); ``last_stats()`` gives its decision count."""
+    import time
+
+    import numba
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        play(1, 10 ** 6)                                                  # warm-up
+        t0 = time.perf_counter()
+        out = play(games, 0)
+        dt = time.perf_counter() - t0
+    finally:
+        numba.set_num_threads(threads)
+    dec = last_stats()["decisions"]
+    return {"k": k, "games": games, "seconds": round(dt, 3),
+            "seconds_per_game": round(dt / games, 4), "games_per_s": round(games / dt, 3),
+            "decisions": dec, "decisions_per_game": round(dec / games, 1),
+            "decisions_per_s": round(dec / dt, 1), "search_win_share": float(out.share[:, 0].mean())}
+
+
 def run_bench(args, default_rollout: str, workload: str, speed, get_policy) -> int:
     """``vale-sim bench --search`` of a game: ``speed(k, games, seed, rollout)`` (the
     game's timing of 2-player games of search:k=K:rollout=P against P) at each K, printed

@@ -594,13 +594,9 @@ def ladder_problem(doc) -> str | None:
         return f"'first_player' must have one entry per level ({k})"
     for where, c in ([(f"matrix[{i}][{j}]", c) for i, r in enumerate(m) for j, c in enumerate(r)]
                      + [(f"first_player[{i}]", c) for i, c in enumerate(fp)]):
-        if not isinstance(c, dict) or not all(_number(c.get(f)) for f in ("value", "lo", "hi")):
-            return f"{where} needs numbers value, lo and hi"
-        if not 0 <= c["lo"] <= c["value"] + 1e-9 <= c["hi"] + 2e-9 <= 1 + 3e-9:
-            return (f"{where}: the interval [{c['lo']}, {c['hi']}] must hold the value "
-                    f"{c['value']} within [0, 1]")
-        if not (isinstance(c.get("n"), int) and c["n"] >= 1):
-            return f"{where} needs its sample size n (a whole number of at least 1)"
+        problem = _cell_problem(where, c)
+        if problem:
+            return problem
     return _partial_problem(doc)
 
 
