@@ -756,6 +756,7 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
                  {k: v for k, v in config.items() if k not in ("budget", "search_seeds")}, resume, budget, progress, cancel)
     alpha = 1 - confidence
     log, trace, unbalanced, dropped = [], [], {}, []
+    bands: dict = {}                     # (card, field) -> why its range is the game's band
     level_s = 1 - alpha / len(counts)                 # Bonferroni across the counts
 
     def gap_of(m: dict, kind: str) -> float:
@@ -843,6 +844,15 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
                 reasons.append(f"{f} is a printed number (source "
                                f"{sources.get(c, {}).get(f, '?')}; --estimated-only)")
                 continue
+            band = (g.estimate_bounds(cs_cur, c, f) if g.estimate_bounds is not None
+                    and sources.get(c, {}).get(f) in ESTIMATED_SOURCES else None)
+            if band is not None:
+                # an estimate is refit only within the range the game's own estimates
+                # keep (Mystic Vale: the cost band of the card's level, which decides
+                # its supply deck); docs/balance.md, "Bounds"
+                b_lo, b_hi, b_why = band
+                fr = (fr[0], max(fr[1], min(b_lo, fr[0])), min(fr[2], max(b_hi, fr[0])))
+                bands[(c, f)] = b_why
             v0, lo, hi = fr
             probes = [v for v in (v0 - PROBE_STEP, v0 + PROBE_STEP) if lo <= v <= hi]
             if len(probes) < 2:
@@ -856,7 +866,8 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
                 if side_v:
                     probes = [probes[0], side_v[0]]
             if len(probes) < 2:
-                reasons.append(f"{f} cannot move ({lo}..{hi})")
+                reasons.append(f"{f} cannot move ({lo}..{hi}"
+                               + (f": {bands[(c, f)]}" if (c, f) in bands else "") + ")")
                 continue
             need = sum(runs.cost([c], p, games) for p in counts) * 2
             if not runs.affordable(need):
@@ -925,7 +936,8 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
                 continue
             if len(side) < 2:
                 reasons.append(f"{f} cannot move {'up' if direction > 0 else 'down'} from "
-                               f"{v0} ({lo}..{hi})")
+                               f"{v0} ({lo}..{hi}"
+                               + (f": {bands[(c, f)]}" if (c, f) in bands else "") + ")")
                 continue
             options.append((0 if good else 1, abs(k) if good else pred[k], abs(k), f, v0, lo,
                             hi, k, pred[k], direction))
@@ -1008,6 +1020,7 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
                       "kind": kind_of(c),
                       "source": BALANCE_SOURCE, "number_source": sources.get(c, {}).get(f, "?"),
                       "range": [lo, hi], "at_bound": bool(at_bound),
+                      **({"bound": bands[(c, f)]} if (c, f) in bands else {}),
                       "edit": f"{c}.{f}={v0 + win}"})
 
     # 4. confirmation on a fresh seed, all cards considered, both sets
@@ -1068,8 +1081,9 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
         e = next((e for e in edits if e["card"] == c), None)
         if e is not None and e["at_bound"]:
             unbalanced[c] = (f"{e['field']} reached its bound {e['new']} (allowed "
-                             f"{e['range'][0]}..{e['range'][1]}) before the card reached "
-                             f"±margin")
+                             f"{e['range'][0]}..{e['range'][1]}"
+                             + (f": {e['bound']}" if e.get("bound") else "")
+                             + ") before the card reached ±margin")
         elif estimand == "natural" and not sub["taken_after"].all():
             unbalanced[c] = ((f"edited ({e['field']} {e['old']} -> {e['new']}), but " if e
                               else "") + "the field never takes it on the confirmation deals "

@@ -104,6 +104,10 @@ Optional hooks (every one has a default, so a game may leave them out):
   has none.
 * ``open_numbers(cs) -> [vale_sim.draft.OpenNumber, ...]``: the open numbers of a draft
   rulebook (``vale-sim balance --draft``).  ``None``: the rules are final.
+* ``estimate_bounds(cs, card, field) -> (lo, hi) | None``: the range the game's own
+  estimates keep a number of ``card`` in (Mystic Vale: an advancement's cost stays in
+  its level's cost band), so ``vale-sim balance`` refits an *estimated* number only
+  within it (docs/balance.md, "Bounds"); ``None`` (hook or result): no such range.
 """
 from __future__ import annotations
 
@@ -183,6 +187,7 @@ class Game:
     strategy: str | None = None
     workbench: str | None = None                # the module of the odds page of `serve`
     open_numbers: Callable[[Any], list] | None = None
+    estimate_bounds: Callable[..., Any] | None = None
 
     def __post_init__(self):
         # every game takes mixed fields (vale_sim.mixture, docs/meta.md §6b): a mixture

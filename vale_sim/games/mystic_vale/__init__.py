@@ -172,6 +172,7 @@ GAME = Game(
     ),
     search_space=_policy.search_space,
     edit_card=_cards.apply_edit,
+    estimate_bounds=_cards.estimate_bounds,
     strategy=__name__ + ".strategy",
     workbench=__name__ + ".workbench",
 )

@@ -389,6 +389,22 @@ def level_for_cost(cost: int) -> int:
     return 0
 
 
+def estimate_bounds(cs: "CardSet", card: str, field_: str):
+    """``(lo, hi, why)``: the range an estimated number of ``card`` is refit in
+    (``vale-sim balance``; ``Game.estimate_bounds``), None when there is none.  A
+    commons advancement's cost stays in the cost band of its level (``LEVEL_BANDS``):
+    its level decides which supply deck it is shuffled into and the rulebook fixes
+    each level's copy count, so a cost out of the band would make it a card of
+    another level that its deck does not hold."""
+    if field_ != "cost":
+        return None
+    a = next((a for a in cs.advancements if a.name == card and a.supply == "commons"), None)
+    if a is None or a.level not in LEVEL_BANDS:
+        return None
+    lo, hi = LEVEL_BANDS[a.level]
+    return lo, hi, f"the cost band {lo}..{hi} of level {a.level}"
+
+
 def vale_curve_vp(v: Vale) -> int:
     """Estimated end VP of a vale by the vale curve."""
     w = VALE_ABILITY_WEIGHT[v.ability]
