@@ -177,15 +177,55 @@ def test_model_cards_are_named_as_model_cards():
         assert not a.longwise
 
 
+def _refit():
+    """The bundled refit of core's estimates (docs/balance.md, "The fitted sets")."""
+    from importlib.resources import files
+    return json.loads(files("vale_sim.games.mystic_vale").joinpath(
+        "data/balance/core-2p-estimated.json").read_text())
+
+
 def test_estimated_commons_follow_the_cost_curve():
-    """Every estimated commons card: cost within tolerance of the curve, level = its band."""
-    for a in CORE.advancements:
-        if a.supply != "commons" or a.source != "estimate":
-            continue
-        assert abs(a.cost - C.curve_cost(a)) <= C.CURVE_TOLERANCE, (a.name, a.cost, C.curve_cost(a))
-        assert C.level_for_cost(a.cost) == a.level, (a.name, a.cost, a.level)
-    for f in CORE.fertile():                  # Fertile Soil sits on the curve too
-        assert C.curve_cost(CORE.advancements[f]) == 2
+    """Before the refit (core-unfitted) every estimated commons card's cost is within
+    tolerance of the curve; in core so is every card the refit did not edit.  In both,
+    every commons card's level is the band its cost falls in (the refit keeps costs in
+    their band)."""
+    fitted = {e["card"] for e in _refit()["edits"]}
+    for cs, skip in ((load_card_set("core-unfitted"), set()), (CORE, fitted)):
+        for a in cs.advancements:
+            if a.supply != "commons":
+                continue
+            assert C.level_for_cost(a.cost) == a.level, (cs.name, a.name, a.cost, a.level)
+            if a.source != "estimate" or a.name in skip:
+                continue
+            assert abs(a.cost - C.curve_cost(a)) <= C.CURVE_TOLERANCE, (a.name, a.cost,
+                                                                        C.curve_cost(a))
+        for f in cs.fertile():                  # Fertile Soil sits on the curve too
+            assert C.curve_cost(cs.advancements[f]) == 2
+
+
+def test_core_is_core_unfitted_with_exactly_the_bundled_refit():
+    """core = core-unfitted with the refit's edits: every edited number keeps the source
+    estimate and its line says how it was fitted; nothing else differs."""
+    from vale_sim.games import get_game
+    g = get_game("mystic-vale")
+    fit = _refit()
+    before = load_card_set("core-unfitted")
+    assert fit["card_set"] == "core-unfitted" and fit["digest"] == before.digest()
+    assert fit["fitted_set"] == "core" and fit["fitted_digest"] == CORE.digest()
+    assert fit["estimated_only"] and fit["edits"]
+    cs = before
+    for e in fit["edits"]:
+        assert e["number_source"] == "estimate"
+        cs, old, new = g.edit_card(cs, e["card"], e["field"], e["new"], False)
+        assert old == e["old"]
+    strip = lambda s: [dataclasses.replace(a, sources=()) for a in s.advancements]  # noqa: E731
+    assert strip(cs) == strip(CORE) and cs.vales == CORE.vales
+    text = open(CORE.path).read()
+    for e in fit["edits"]:
+        a = next(a for a in CORE.advancements if a.name == e["card"])
+        assert dict(a.sources).get(e["field"], a.source) == "estimate"
+        assert f"{e['field']} = {e['new']}  # estimate, fitted (vale-sim balance " \
+               f"--estimated-only" in text
 
 
 def test_harvest_vp_mostly_at_levels_2_and_3():

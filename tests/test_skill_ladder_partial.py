@@ -155,3 +155,14 @@ def test_the_report_section_shows_partial_rows_with_n_and_says_when_stale(
     path.write_text(json.dumps(doc))
     sec = sl.section_skill_ladder(Context(settings=None, game="rps", progress=False))
     assert "**Out of date:** `rock`" in " ".join(sec.paragraphs)
+
+
+def test_a_partial_row_refuses_a_ladder_played_on_another_version_of_its_set(rps):
+    """The ladder records its card set's digest; a row added after the set changed
+    would compare a level on the new set with columns played on the old one."""
+    r = sl.ladder("rps", 2, 30, 0, engine="reference")
+    assert r["card_set_digest"]
+    sl.partial_row(r, "scissors", ["rock"], 20)            # the same set: fine
+    stale = dict(r, card_set_digest="0" * 16)
+    with pytest.raises(sl.UserError, match="re-run the ladder"):
+        sl.partial_row(stale, "scissors", ["rock"], 20)

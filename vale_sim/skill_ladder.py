@@ -322,7 +322,7 @@ def ladder(game: str, players: int, deals: int, seed: int, meta_dir=None, engine
                and not (k == "best response" and meta_dir is None)]
     return {"format": FORMAT, "game": g.name, "players": players, "deals": deals,
             "seed": seed, "deal_seed": seed_l, "engine": engine, "card_set": obj.cs.name,
-            "levels": names, "kinds": kinds, "missing_kinds": missing,
+            "card_set_digest": obj.cs.digest(), "levels": names, "kinds": kinds, "missing_kinds": missing,
             "matrix": matrix, "first_player": first,
             "mixture": None if mixture is None else {k: w for k, (w, _) in mixture.items()},
             "meta": None if meta_dir is None else str(meta_dir),
@@ -404,6 +404,10 @@ def partial_row(doc, spec: str, against, deals: int, first_deals: int | None = N
         raise UserError(f"--first-deals {first_deals}: more than the ladder's {doc['deals']}")
     t0 = time.time()
     obj = opt.GameObjective(doc.get("card_set"), P, deals, None, engine, 1, None, g.name)
+    if doc.get("card_set_digest") not in (None, obj.cs.digest()):
+        raise UserError(f"the ladder was played on card set {doc.get('card_set')!r} as it was "
+                        f"then (digest {doc['card_set_digest']}); the set now differs (digest "
+                        f"{obj.cs.digest()}): re-run the ladder before adding a row to it")
     try:
         pol = g.resolve_baseline(spec, P, obj.cs)
     except ValueError as e:

@@ -1110,7 +1110,8 @@ ERRATA_COMMAND = ("vale-sim balance --game mystic-vale --set core --players 2 --
 #: The refit of core's estimated numbers (docs/balance.md, "The fitted sets"): its
 #: result and the fitted card file, both bundled; the report names them.
 FITTED_BUNDLED = ERRATA_BUNDLED.with_name("core-2p-estimated.json")
-FITTED_CARDS = ERRATA_BUNDLED.parents[1] / "core-fitted.toml"
+#: The set core was refit from (every estimate on the cost curve); the refit is core.
+UNFITTED_CARDS = ERRATA_BUNDLED.parents[1] / "core-unfitted.toml"
 PRINTED_SOURCES = ("rulebook", "review", "fan-list")      # sources that are a printed card's number
 
 
@@ -1291,13 +1292,13 @@ def section_errata(ctx) -> Section:
 
 def _fitted_paragraph(cs) -> str | None:
     """One paragraph on the bundled refit of core's estimated numbers (its result next
-    to core-2p.json and the fitted card file), None when it is not bundled or was made
-    from another set."""
+    to core-2p.json: made from ``core-unfitted``, its patched file is ``core``), None
+    when it is not bundled or its patched set is not the report's."""
     try:
         fit = json.loads(FITTED_BUNDLED.read_text())
     except (OSError, ValueError):
         return None
-    if fit.get("card_set") != cs.name or fit.get("digest") != cs.digest():
+    if fit.get("fitted_set") != cs.name or fit.get("fitted_digest") != cs.digest():
         return None
     conf = pd.DataFrame(fit["confirmation"])
     counts = {w: conf[f"verdict_{w}"].value_counts() for w in ("before", "after")}
@@ -1306,14 +1307,17 @@ def _fitted_paragraph(cs) -> str | None:
         return ", ".join(f"{int(counts[w].get(v, 0))} {v}" for v in
                          ("over", "under", "balanced", "inconclusive"))
     ed = "; ".join(f"{e['card']} {e['field']} {e['old']} → {e['new']}" for e in fit["edits"])
-    return (f"**The estimated numbers, refit.**  `{fit.get('command', 'vale-sim balance --estimated-only')}` "
-            f"edits only numbers whose source is `estimate` and holds every printed number "
-            f"fixed (docs/balance.md, \"The fitted sets\"); its patched file is bundled as "
-            f"`vale_sim/games/mystic_vale/data/{FITTED_CARDS.name}` (not played by default: "
-            f"`--set` it).  {len(fit['edits'])} numbers changed ({ed or 'none'}); over the "
+    return (f"**The estimated numbers are refit.**  The set this report plays, "
+            f"`{cs.name}`, is `{fit['card_set']}` (every estimate on the cost curve, bundled "
+            f"as `vale_sim/games/mystic_vale/data/{UNFITTED_CARDS.name}`) with its estimated "
+            f"numbers refit by `{fit.get('command', 'vale-sim balance --estimated-only')}`, "
+            f"which edits only numbers whose source is `estimate`, holds every printed number "
+            f"fixed and keeps each cost in its level's band (docs/balance.md, \"The fitted "
+            f"sets\").  {len(fit['edits'])} numbers changed ({ed or 'none'}); over the "
             f"{len(fit['cards'])} cards on its confirmation deals: {c('before')} before, "
-            f"{c('after')} after.  What is then still over or under is a verdict on printed "
-            f"numbers or on numbers the search could not fix.")
+            f"{c('after')} after.  So the errata above are proposed on the refit set: what is "
+            f"still over or under is a verdict on printed numbers or on numbers the search "
+            f"could not fix within their bounds.")
 
 
 SECTIONS: list[Callable[[Context], Section]] = [

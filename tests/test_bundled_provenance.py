@@ -1,0 +1,61 @@
+"""Every bundled result that records the digest of the card set it was played on was
+played on that set as it is now.  A change of a bundled set (such as the refit of its
+estimated numbers, docs/balance.md "The fitted sets") then cannot leave a result in the
+report that silently describes the old set.  The meta runs are the one exception, by
+design: the fields were converged on the set before the refit (``<set>-unfitted``) and
+are re-checked on the refit set by the exploit table and the skill ladders (docs/meta.md
+§6d), so their record must name one of the two."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vale_sim.games import get_game
+
+
+def _records(x, path=""):
+    """(path, card set name, digest) of every dict in ``x`` that names a card set."""
+    if isinstance(x, dict):
+        name = x.get("card_set")
+        digest = x.get("card_set_digest", x.get("digest"))
+        if digest is None and isinstance(x.get("config"), dict):
+            digest = x["config"].get("card_set_digest")
+        if isinstance(name, str):
+            yield path, name, digest
+        for k, v in x.items():
+            yield from _records(v, f"{path}/{k}")
+    elif isinstance(x, list):
+        for i, v in enumerate(x):
+            yield from _records(v, f"{path}[{i}]")
+
+
+@pytest.mark.parametrize("game", ["mystic-vale", "mystic-lands"])
+def test_every_bundled_result_was_played_on_the_set_it_names(game):
+    g = get_game(game)
+    sets = g.bundled_card_sets()
+    data = Path(sets[g.default_card_set]).parent
+    digests = {n: g.load_card_set(n).digest() for n in sets}
+    checked = 0
+    for f in sorted(data.rglob("*.json")):
+        doc = json.loads(f.read_text())
+        rel = f.relative_to(data).as_posix()
+        if f.name == "meta.json":              # a meta run: its card_set_info
+            info = doc["card_set_info"]
+            ok = {digests[info["name"]], digests.get(f"{info['name']}-unfitted")}
+            assert info["digest"] in ok, (rel, info["digest"])
+            continue
+        for where, name, digest in _records(doc):
+            if "+" in name:                    # a planted copy made by the study itself
+                continue
+            if f.name.startswith("skill-ladder-"):
+                assert digest, f"{rel}{where}: the ladder records no card-set digest"
+            if digest is None:
+                continue
+            assert name in digests, f"{rel}{where}: {name!r} is not a bundled set"
+            assert digest == digests[name], (f"{rel}{where}: played on {name!r} with digest "
+                                             f"{digest}; the set's digest is now "
+                                             f"{digests[name]}: re-run it")
+            checked += 1
+    assert checked >= 5
