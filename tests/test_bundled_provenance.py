@@ -59,3 +59,22 @@ def test_every_bundled_result_was_played_on_the_set_it_names(game):
                                              f"{digests[name]}: re-run it")
             checked += 1
     assert checked >= 5
+
+
+def test_the_planted_copy_of_core_is_core_with_three_twins():
+    """experiments/cards/core-planted.toml (the planted-twin study of verdicts under search
+    play, docs/search.md) is the bundled core plus three twins of Model L2 Bloom I: a
+    change of core must be carried into it."""
+    from dataclasses import replace
+    g = get_game("mystic-vale")
+    core = g.load_card_set("core")
+    planted = g.load_card_set(str(Path(__file__).resolve().parent.parent / "experiments"
+                                  / "cards" / "core-planted.toml"))
+    twins = [a for a in planted.advancements if a.name.endswith(" twin")]
+    assert [a for a in planted.advancements if a not in twins] == list(core.advancements)
+    assert planted.vales == core.vales and planted.starting_cards == core.starting_cards
+    base = core.advancements[core.advancement_id("Model L2 Bloom I")]
+    by = {a.name: a for a in twins}
+    assert replace(by["Same twin"], name=base.name, note=base.note) == base
+    assert by["Gross twin"].end_vp == base.end_vp + 6 and by["Gross twin"].cost == base.cost
+    assert by["Useless twin"].cost == base.cost and by["Useless twin"].mana == 0
