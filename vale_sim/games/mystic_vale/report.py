@@ -1237,10 +1237,12 @@ def section_errata(ctx) -> Section:
         paras.append(
             f"**{est} of the {len(et)} proposed numbers are the project's estimates** "
             f"(source `estimate` in the card data; for those, \"printed\" is the estimate "
-            f"played now), {len(et) - est} are printed numbers.  A proposed estimate is a "
+            f"played now), {len(et) - est} "
+            f"{'is a printed number' if len(et) - est == 1 else 'are printed numbers'}.  "
+            f"A proposed estimate is a "
             f"refit of a guess, not an erratum of the game; the verdicts below are kept apart "
             f"by where each card's cost and end VP come from.")
-    fit = _fitted_paragraph(cs)
+    fit = _fitted_paragraph(cs, res.get("baseline_digest"))
     if fit:
         paras.append(fit)
     bullets = []
@@ -1290,7 +1292,7 @@ def section_errata(ctx) -> Section:
                    bullets, top_tables={"errata": et})
 
 
-def _fitted_paragraph(cs) -> str | None:
+def _fitted_paragraph(cs, field_digest=None) -> str | None:
     """One paragraph on the bundled refit of core's estimated numbers (its result next
     to core-2p.json: made from ``core-unfitted``, its patched file is ``core``), None
     when it is not bundled or its patched set is not the report's."""
@@ -1315,9 +1317,14 @@ def _fitted_paragraph(cs) -> str | None:
             f"fixed and keeps each cost in its level's band (docs/balance.md, \"The fitted "
             f"sets\").  {len(fit['edits'])} numbers changed ({ed or 'none'}); over the "
             f"{len(fit['cards'])} cards on its confirmation deals: {c('before')} before, "
-            f"{c('after')} after.  So the errata above are proposed on the refit set: what is "
-            f"still over or under is a verdict on printed numbers or on numbers the search "
-            f"could not fix within their bounds.")
+            f"{c('after')} after"
+            + ("" if field_digest in (None, fit.get("baseline_digest")) else
+               f" (measured under an earlier version of the field: policy digest "
+               f"{', '.join(fit.get('baseline_digest', {}).values())}; the errata's is "
+               f"{', '.join(field_digest.values())}, docs/meta.md §6d)")
+            + ".  So the errata above are proposed on the refit set: what is still over or "
+              "under is a verdict on printed numbers or on numbers the search could not fix "
+              "within their bounds.")
 
 
 SECTIONS: list[Callable[[Context], Section]] = [
