@@ -28,7 +28,10 @@ def _rule(name):
 
 def test_a_planted_seat_schedule_is_changed_to_a_fair_one(monkeypatch):
     """Seat 2 given 5 mana and 3 spirit: shown unfair at 2 players on the fresh deals;
-    the manual's schedule (about 3.5 pp, within the 8 pp margin here) is proposed."""
+    the manual's schedule (about 3.5 pp under ``balanced``, within the 8 pp margin here)
+    is proposed.  The bots are ``balanced`` explicitly: under the default strong field
+    (``meta-2p``) the manual's schedule itself gives seat 1 about +13 pp at 2 players
+    (docs/balance.md "Filling in the X's"), so no candidate here would be fair."""
     manual = ((0, 1, 1, 2), (0, 0, 1, 1))
     planted = ((0, 5, 1, 2), (0, 3, 1, 1))
 
@@ -38,7 +41,7 @@ def test_a_planted_seat_schedule_is_changed_to_a_fair_one(monkeypatch):
                                     (planted, manual), apply, str,
                                     lambda a, b: sum(abs(x - y) for x, y in
                                                      zip(a[0] + a[1], b[0] + b[1]))))
-    d = D.fill_in("mystic-lands", players=(2,), deals=1500, margin=0.08)
+    d = D.fill_in("mystic-lands", players=(2,), deals=1500, margin=0.08, baseline="balanced")
     n = d.numbers[0]
     assert n["changed"] and n["proposed"] == str(manual), n["why"]
     assert n["confirmation"]["current"]["verdict"] == "shown unfair"
