@@ -171,7 +171,8 @@ def _fill_in(g, cs0, rules0, numbers, counts, deals, confirm_deals, seed, margin
             progress(played["games"])
         return _measures(g, f, p)
 
-    config = {"game": g.name, "card_set": cs0.name, "players": counts, "deals": deals,
+    config = {"game": g.name, "card_set": cs0.name, "digest": cs0.digest(),
+              "players": counts, "deals": deals,
               "confirm_deals": confirm_deals, "seed": seed, "margin": margin,
               "baseline": baseline, "engine": engine, "bounds": BOUNDS,
               "baseline_digest": {str(p): hashlib.sha256(repr(base_of[p]).encode())

@@ -59,10 +59,11 @@ def section_fill_in(ctx):
     except (OSError, ValueError) as e:
         raise SectionUnavailable(f"the bundled --draft result {BUNDLED} cannot be read ({e})")
     cs = ctx.card_set()
-    if res.get("card_set") != cs.name:
+    if res.get("card_set") != cs.name or res.get("digest", cs.digest()) != cs.digest():
         return Section("Filling in the X's", [
-            f"The bundled result is for card set {res.get('card_set')!r}, this report's is "
-            f"{cs.name!r}: run `{COMMAND.split(' >')[0]} --set ...` for it."])
+            f"The bundled result is for card set {res.get('card_set')!r} (digest "
+            f"{res.get('digest', '?')}), this report's is {cs.name!r} ({cs.digest()}): run "
+            f"`{COMMAND.split(' >')[0]} --set ...` for it."])
     t = table(res)
     g = res["games_played"]
     paras = [
