@@ -97,22 +97,35 @@ def test_the_report_section_reads_the_bundled_result():
 
 
 def test_the_section_lists_the_estimated_card_numbers_balance_changed():
-    """The bundled card-balance result of mystic-lands (cards-2p.json): each proposed
-    number with its source (an estimate or the manual's), its strengths and n."""
+    """The bundled refit of mystic-lands (cards-2p.json, cards-2p-pass2.json,
+    cards-2p-pass3.json): made from the pre-refit set, their refit is the bundled set;
+    each proposed number with its pass, its source (an estimate or the manual's), its
+    strengths and n."""
     from vale_sim.games.mystic_lands.studies import fill_in
-    res = json.loads(fill_in.CARDS_BUNDLED.read_text())
+    passes = [json.loads(p.read_text()) for p in fill_in.CARDS_PASSES]
     g = get_game("mystic-lands")
     cs = g.load_card_set(g.default_card_set)
-    assert res["digest"] == cs.digest() and res["card_set"] == cs.name
+    unfitted = g.load_card_set("mystic-lands-unfitted")
+    assert passes[0]["digest"] == unfitted.digest() != cs.digest()
+    assert passes[0]["card_set"] == unfitted.name
+    assert all(r["fitted_set"] == cs.name and r["fitted_digest"] == cs.digest() for r in passes)
 
     class Ctx:
         def card_set(self):
             return cs
     s = fill_in.section_fill_in(Ctx())
     t = s.tables["estimated_card_numbers_balance_changed"]
-    assert len(t) == len(res["edits"]) and set(t["source"]) <= {"estimate", "manual"}
-    assert (t["n_deals"] == res["confirm_games"] // 2).all()
+    assert len(t) == sum(len(r["edits"]) for r in passes)
+    assert set(t["source"]) <= {"estimate", "manual"}
+    assert list(t["pass"].unique()) == [1, 2, 3]
+    assert (t["n_deals"] == passes[0]["confirm_games"] // 2).all()
     assert fill_in.CARDS_COMMAND.split(" >")[0] in " ".join(s.paragraphs)
+
+    class Unfitted:                     # the pre-refit set is not the refit: no card table
+        def card_set(self):
+            return unfitted
+    assert "estimated_card_numbers_balance_changed" not in \
+        fill_in.section_fill_in(Unfitted()).tables
 
 
 def test_an_unplayable_candidate_is_refused_before_any_game(monkeypatch):
