@@ -29,9 +29,10 @@ def _rule(name):
 def test_a_planted_seat_schedule_is_changed_to_a_fair_one(monkeypatch):
     """Seat 2 given 5 mana and 3 spirit: shown unfair at 2 players on the fresh deals;
     the manual's schedule (about 3.5 pp under ``balanced``, within the 8 pp margin here)
-    is proposed.  The bots are ``balanced`` explicitly: under the default strong field
-    (``meta-2p``) the manual's schedule itself gives seat 1 about +13 pp at 2 players
-    (docs/balance.md "Filling in the X's"), so no candidate here would be fair."""
+    is proposed.  The bots are ``balanced`` explicitly, not the default strong field
+    ``meta-2p``: under it, on the bundled (refit) set the plant gives seat 2 only about
+    +7 pp at 1,500 deals (not shown beyond the 8 pp margin), and on the pre-refit set
+    the manual's schedule itself gives seat 1 about +13 pp, so no candidate is fair."""
     manual = ((0, 1, 1, 2), (0, 0, 1, 1))
     planted = ((0, 5, 1, 2), (0, 3, 1, 1))
 
