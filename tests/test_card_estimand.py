@@ -275,17 +275,21 @@ def _ml_twin(name: str, mana: int = 1, extra: str = "") -> str:
 @pytest.mark.slow
 def test_mystic_lands_planted_twins_under_the_strong_field(tmp_path):
     # 2,000 games per card and arm (1,000 deals) under Mystic Lands' meta-2p, seed 0.
-    # Measured at 4,000: VP twin natural +7.8 pp (over); Useless twin (no mana) -5.7
+    # Measured at 4,000 on the pre-refit set: VP twin natural +7.8 pp (over); Useless twin (no mana) -5.7
     # natural, -8.9 forced (under); Same twin - Meadow -0.7 [-1.9, +0.4]; Meadow -1 cost
     # +1.6 [+0.3, +2.8].
     from vale_sim.advancements import game_strength_run
     from vale_sim.games.mystic_lands.cards import bundled_card_sets
+    # The twins pin Meadow's cost (3 in the refit set, 2 on the curve before it).
+    from vale_sim.games import get_game
     ml = "mystic-lands"
+    g = get_game(ml)
+    c = next(a for a in g.load_card_set(g.default_card_set).advances if a.name == "Meadow").cost
     text = bundled_card_sets()[ml].read_text()
-    text += (_ml_twin("VP twin", extra="end_vp = 5\ncost = 2\n")
-             + _ml_twin("Useless twin", mana=0, extra="cost = 2\n")
-             + _ml_twin("Same twin", extra="cost = 2\n")
-             + _ml_twin("Meadow cost-1", extra="cost = 1\n"))
+    text += (_ml_twin("VP twin", extra=f"end_vp = 5\ncost = {c}\n")
+             + _ml_twin("Useless twin", mana=0, extra=f"cost = {c}\n")
+             + _ml_twin("Same twin", extra=f"cost = {c}\n")
+             + _ml_twin("Meadow cost-1", extra=f"cost = {c - 1}\n"))
     path = tmp_path / "ml-planted.toml"
     path.write_text(text)
     cards = ["Meadow", "VP twin", "Useless twin", "Same twin", "Meadow cost-1"]

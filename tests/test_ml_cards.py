@@ -38,7 +38,10 @@ def test_named_cards_are_in_the_set(cs):
     assert cs.vales[cs.vale_id("Great Table")].effects[0].timing == "night_or_day"
 
 
-def test_estimated_costs_follow_the_curves(cs):
+def test_estimated_costs_follow_the_curves():
+    """In the pre-refit set.  The bundled set is its refit: it differs from it only in the
+    numbers the refit edited (tests/test_ml_refit.py), which are off the curves."""
+    cs = C.load_card_set("mystic-lands-unfitted")
     for a in cs.advances:
         if a.level and a.source_of("cost") == "estimate":
             assert a.cost == C.advance_curve_cost(a.icons, a.end_vp, a.effects), a.name

@@ -222,9 +222,11 @@ def test_cautious_never_withers_and_greedy_overgrows():
 
 # Pinned games: a change of any turn or result of these games is a change of the engine
 # (or of the bundled set) and needs a reason.  To see the new digests after an intended
-# change, print golden_digest(...) for each case below.
-GOLDEN = {(2, 1, 0): "4ec3ae74f9ce2a02", (3, 2, 1): "4551ce14723432e4",
-          (4, 1, 0): "cba5f5b0c42b6f77"}
+# change, print golden_digest(...) for each case below.  (Re-pinned when the bundled set
+# became the refit, docs/balance.md "The fitted sets"; on mystic-lands-unfitted these games
+# still give the digests pinned before: 4ec3ae74f9ce2a02, 4551ce14723432e4, cba5f5b0c42b6f77.)
+GOLDEN = {(2, 1, 0): "e9cf00b5bd3ccdc8", (3, 2, 1): "3e5f6dc25bb09998",
+          (4, 1, 0): "5e13724077ab05b9"}
 
 
 def golden_digest(players: int, seed: int, game: int) -> str:

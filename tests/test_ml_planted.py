@@ -13,7 +13,7 @@ from vale_sim.games.mystic_lands.cards import bundled_card_sets
 
 ML = "mystic-lands"
 ENGINE = "fast"
-ORIGINAL = "Meadow"            # a real level 1 Advance: 1 mana, green, bottom-bg, cost 2 (curve)
+ORIGINAL = "Meadow"            # a real level 1 Advance: 1 mana, green, bottom-bg, cost 3 (refit; 2 on the curve)
 
 
 # ---------------------------------------------------------------------------
@@ -28,23 +28,25 @@ def _twin(name: str, mana: int = 1, extra: str = "") -> str:
 @pytest.fixture(scope="module")
 def twin_set(tmp_path_factory):
     """The bundled set plus four twins of Meadow.  A twin without ``cost`` would be
-    priced by the cost curve (+5 end VP would cost 7, not 2), so the strong and the
-    identical twins pin Meadow's cost: "VP twin" (+5 end VP), "Mana twin" (+2 mana),
-    "Same twin" (identical), "Costly twin" (cost 6 instead of 2)."""
+    priced by the cost curve (+5 end VP would cost 7, not Meadow's), so the strong and
+    the identical twins pin Meadow's cost (3 in the refit set; 2, the curve's, before
+    it): "VP twin" (+5 end VP), "Mana twin" (+2 mana), "Same twin" (identical), "Costly
+    twin" (cost 4 more than Meadow's)."""
     g = get_game(ML)
     meadow = next(a for a in g.load_card_set(g.default_card_set).advances if a.name == ORIGINAL)
-    assert (meadow.cost, meadow.icons.mana, meadow.end_vp) == (2, 1, 0)
+    assert (meadow.icons.mana, meadow.end_vp) == (1, 0)
+    c = meadow.cost
     text = bundled_card_sets()[ML].read_text()
-    text += (_twin("VP twin", extra="end_vp = 5\ncost = 2\n")
-             + _twin("Mana twin", mana=3, extra="cost = 2\n")
-             + _twin("Same twin", extra="cost = 2\n")
-             + _twin("Costly twin", extra=f"cost = {meadow.cost + 4}\n"))
+    text += (_twin("VP twin", extra=f"end_vp = 5\ncost = {c}\n")
+             + _twin("Mana twin", mana=3, extra=f"cost = {c}\n")
+             + _twin("Same twin", extra=f"cost = {c}\n")
+             + _twin("Costly twin", extra=f"cost = {c + 4}\n"))
     path = tmp_path_factory.mktemp("twins") / "ml-twins.toml"
     path.write_text(text)
     cs = g.load_card_set(str(path))
     got = {a.name: (a.cost, a.icons.mana, a.end_vp) for a in cs.advances}
-    assert got["VP twin"] == (2, 1, 5) and got["Mana twin"] == (2, 3, 0)
-    assert got["Same twin"] == (2, 1, 0) and got["Costly twin"] == (6, 1, 0)
+    assert got["VP twin"] == (c, 1, 5) and got["Mana twin"] == (c, 3, 0)
+    assert got["Same twin"] == (c, 1, 0) == got[ORIGINAL] and got["Costly twin"] == (c + 4, 1, 0)
     return path
 
 
@@ -108,7 +110,10 @@ def test_planted_big_compensation_lifts_its_seat_and_is_not_recommended():
     none = sel[(sel["schedule"] == seats.label(seats.NONE[:2])) & (sel["seat"] == 2)]
     assert none.iloc[0]["win_rate_hi"] < row["win_rate_lo"]          # 41.8% [39.6, 43.9]
     sched = s.schedules[s.schedules["stage"] == "selection"].set_index("schedule")
-    assert not sched.loc[planted, "passes"] and sched.loc[planted, "worst_seat"] == 2
+    # at 2 players the two seats' gaps are equal and opposite (the worst seat is a tie):
+    # the largest gap is seat 2's advantage
+    assert not sched.loc[planted, "passes"]
+    assert sched.loc[planted, "max_gap"] == pytest.approx(row["gap"]) and row["gap"] > 0
     rec = s.recommendations[0]
     assert rec["recommended"] != planted and rec["closest"] != planted
     with_spirit = seats.label(((0, 0), (6, 1)))
@@ -169,10 +174,14 @@ def rain_run():
 def test_no_rain_supply_means_more_withers_per_turn(rain_run):
     t = rain_run.table.set_index("variant")
     assert (t["n_deals"] == 500).all()
-    # measured (every seating of the line-up: 500 deals x 24): 6.8% [6.7, 7.0] of turns Wither
-    # with 20 tokens, 8.6% [8.4, 8.8] with 0; +0.68 Withers per player-game [0.65, 0.71],
-    # games +5.57 rounds [5.48, 5.66]
-    assert t.loc["manual", "withers_per_turn_hi"] < t.loc["rain_supply=0", "withers_per_turn_lo"]
+    # measured on the refit set (every seating of the line-up: 500 deals x 24): 7.5% [7.4, 7.7]
+    # of turns Wither with 20 tokens, 7.8% [7.6, 7.9] with 0; +0.50 Withers per player-game
+    # [0.47, 0.53] (paired by deal), games +5.84 rounds [5.74, 5.95].  (On the pre-refit set
+    # 6.8% and 8.6%, whose intervals were apart; in the refit set greedy, which withers at
+    # the same 22% of its turns either way, plays more of the longer games' turns, so the
+    # line-up's rate moves less: the paired per-game change and the Rain-placing policies'
+    # rates below carry the claim.)
+    assert t.loc["manual", "withers_per_turn"] < t.loc["rain_supply=0", "withers_per_turn"]
     assert t.loc["rain_supply=0", "d_withers_lo"] > 0 and t.loc["rain_supply=0", "d_rounds_lo"] > 0
     p = rain_run.extra["policies"].set_index(["variant", "policy"])
     for pol in ("balanced", "rain-dancer"):                 # the policies that place Rain
@@ -185,11 +194,13 @@ def test_no_rain_supply_means_more_withers_per_turn(rain_run):
 
 def test_never_placing_rain_loses_and_the_policy_really_places_none(rain_run):
     v = rain_run.extra["rain_value"].set_index("measure")
-    # measured (2 players, 1,000 deals): win share 5.3% [4.3, 6.2] against 50% (the mirror);
-    # difference -44.7 pp [-45.7, -43.8]; score -32.9 [-33.7, -32.1]; Withers +0.16 [0.13, 0.19]
+    # measured on the refit set (2 players, 1,000 deals): win share 10.5% [9.1, 11.8] against
+    # 50% (the mirror); difference -39.5 pp [-40.9, -38.2]; score -18.2 [-18.9, -17.4];
+    # Withers -0.00 [-0.03, +0.02].  (On the pre-refit set 5.3%, -32.9 points and Withers
+    # +0.16 [0.13, 0.19]; that the no-rain player Withered more was a measured fact of that
+    # set, not part of the plant, and no longer holds: it loses by Growing less, below.)
     assert v.loc["win share", "n_deals"] == 1000
     assert v.loc["win share", "difference_hi"] < -0.3 and v.loc["score", "difference_hi"] < 0
-    assert v.loc["withers", "difference_lo"] > 0
     # the finding (docs/mystic-lands-studies.md §5): the loss is real, not a policy bug --
     # the no-rain player places no token although it gains some, and Grows about half as
     # many cards per Night (it rests before the third uncovered sun instead of Withering)
@@ -224,28 +235,31 @@ def test_a_difference_no_deal_changed_is_not_printed_as_a_point():
 
 
 def _more_level2_copies(tmp_path, copies: int) -> str:
-    """The bundled set with ``copies`` of every Level 2 Advance (3 each in it)."""
+    """The bundled set with ``copies`` of every Level 2 Advance (3 each in it; 9 kinds)."""
     import re
     blocks = re.split(r"(?m)^(?=\[\[)", bundled_card_sets()[ML].read_text())
     out = [re.sub(r"(?m)^copies = \d+$", f"copies = {copies}", b)
            if b.startswith("[[advance]]") and re.search(r"(?m)^level = 2$", b) else b
            for b in blocks]
-    path = tmp_path / "ml-level2.toml"
+    path = tmp_path / f"ml-level2-{copies}.toml"
     path.write_text("".join(out))
     return str(path)
 
 
 def test_market_growth_says_when_the_level2_supply_is_bought_out(tmp_path):
-    """The bundled set's 27 Level 2 copies are all bought in (nearly) every 4-player game,
-    so the growth points cannot change how many are bought: the verdict says so.  With 12
-    copies of each (108) no game buys them all, and the verdict does not claim it."""
+    """With 2 copies of each Level 2 Advance (18) every copy is bought in (nearly) every
+    4-player game, so the growth points cannot change how many are bought: the verdict
+    says so.  With 12 copies of each (108) no game buys them all, and the verdict does not
+    claim it.  (The plant was the bundled 27 copies until the set's estimates were refit:
+    in the refit set they are all bought in 79% [75, 82] of such games, which the verdict
+    rightly does not call "every game".)"""
     from vale_sim.games.mystic_lands.studies import verdicts as V
     from vale_sim.games.mystic_lands.studies.lands import market_growth_study
     base = market_growth_study(deals=60, seed=3, points={"never": (1000, 1000)}, engine=ENGINE,
-                               progress=False)
+                               progress=False, card_set=_more_level2_copies(tmp_path, 2))
     m = base.table.set_index("variant").loc["manual"]
-    assert m["level2_supply"] == 27 and m["level2_sold_out_lo"] > 0.8
-    assert m["level2"] == pytest.approx(27 / 4, abs=0.1)
+    assert m["level2_supply"] == 18 and m["level2_sold_out_lo"] > 0.9
+    assert m["level2"] == pytest.approx(18 / 4, abs=0.1)
     text = " ".join(v.sentence for v in V.market_verdicts(base))
     assert "every copy is bought in" in text and "not how many are bought" in text
     big = market_growth_study(deals=20, seed=3, points={"never": (1000, 1000)}, engine=ENGINE,

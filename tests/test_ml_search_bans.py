@@ -27,11 +27,14 @@ pytestmark = pytest.mark.compiled
 CS = C.load_card_set(C.DEFAULT_SET)
 G = get_game("mystic-lands")
 SEARCH = "search:k=2:rollout=balanced"
-ADVANCE = "Honey Bees"            # offered to the plain search, seed 0, and never taken
-VALE = "Sunlight Valley"          # likewise
+ADVANCE = "Honey Bees"            # offered to the plain search, seed SEED, not always taken
+VALE = "Fox Den"                  # likewise.  (Seed 0 and Sunlight Valley until the set's
+#                                   estimates were refit: there the plain search now
+#                                   enchants Sunlight Valley whenever offered, and the prefer
+#                                   arm's game offers none of the Vales it leaves.)
 TAKEN_VALE = "Sky Temple"         # a Vale the plain search does enchant
 SHORT = Rules(end_vp=8)
-SEED = 0
+SEED = 2
 
 
 def _arms(base, cards):

@@ -203,8 +203,10 @@ def _permute_hidden(T, S, rng):
     return S
 
 
+# (2, 4, 3, 9, 1) was (2, 4, 3, 11, 1) until the set's estimates were refit: in the refit
+# set that turn's Night is lost in every rollout with or without the control's +10 VP.
 @pytest.mark.parametrize("players,seed,game,turns,seat", [
-    (2, 1, 0, 6, 0), (2, 4, 3, 11, 1), (3, 2, 1, 9, 2)])
+    (2, 1, 0, 6, 0), (2, 4, 3, 9, 1), (3, 2, 1, 9, 2)])
 def test_decisions_ignore_hidden_information(players, seed, game, turns, seat):
     from vale_sim.games.mystic_lands.fast import search as F
     from vale_sim.games.mystic_lands.fast import state as L

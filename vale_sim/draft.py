@@ -12,9 +12,10 @@ candidate values and one of two criteria):
 * ``enough`` (a supply or a count of cards: "X Rain tokens", "X Advances"): the smallest
   value that does not change the game.  Every candidate is played against the
   **reference** (the largest candidate, a supply that never runs short) on common deals,
-  everyone the baseline bots; per deal the paired difference of the game-level measures
-  of ``what-if`` (each seat's win rate, game length, score margin, the game's bad-turn
-  rate).  A candidate is **enough** when every difference's 95% interval lies inside its
+  everyone the baseline bots (default the strong field ``meta-{P}p``, as for
+  ``balance``: :data:`vale_sim.balance.DEFAULT_BASELINE`); per deal the paired
+  difference of the game-level measures of ``what-if`` (each seat's win rate, game
+  length, score margin, the game's bad-turn rate).  A candidate is **enough** when every difference's 95% interval lies inside its
   equivalence bound (``BOUNDS``; seats: ±margin) at every player count -- an
   intersection-union test, no correction needed.  The value played now is kept when it
   is shown enough (fewest changes); else the proposal is the smallest candidate shown
@@ -38,12 +39,14 @@ Shared code: the game only through :func:`vale_sim.games.get_game` and its hooks
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import stats
+from .balance import DEFAULT_BASELINE
 from .errors import UserError
 from .games import get_game
 from .games.base import OpenNumber  # noqa: F401  (the record a game's open_numbers returns)
@@ -98,7 +101,9 @@ def fill_in(game: str, card_set=None, players=DEFAULT_PLAYERS, deals: int = DEFA
     selection; ``confirm_deals`` (default ``deals``): in each confirmation.  ``keys``:
     only these open numbers.  ``progress(games_played)`` after every batch of games;
     ``cancel()`` before each (true: :class:`DraftCancelled`).  ``scheduler``: a Dask
-    address or client (the same result)."""
+    address or client (the same result).  ``baseline``: the bots (default
+    :data:`vale_sim.balance.DEFAULT_BASELINE`, the strong field ``meta-{P}p``, the field
+    balance is measured under)."""
     from .tournament import play_frame
     g = get_game(game)
     if getattr(g, "open_numbers", None) is None:
@@ -127,7 +132,15 @@ def fill_in(game: str, card_set=None, players=DEFAULT_PLAYERS, deals: int = DEFA
             raise DraftError(f"--games ({what}) must be a whole number of at least 2, got {n!r}")
     for num in numbers:                         # every candidate playable, before any game
         _check_playable(g, num, cs0, rules0, counts)
-    base_of = {p: g.resolve_baseline(baseline or g.default_policy, p, cs0) for p in counts}
+    baseline = baseline or DEFAULT_BASELINE
+    base_of = {}
+    for p in counts:
+        try:
+            base_of[p] = g.resolve_baseline(baseline, p, cs0)
+        except (ValueError, *g.user_errors) as e:
+            raise DraftError(f"--baseline {baseline} at {p} players: "
+                             f"{str(e).splitlines()[0] if str(e) else e!r}; give another "
+                             f"--baseline (e.g. {g.default_policy})") from None
     dask = None
     if play is None and scheduler is not None:
         from .balance import _DaskPlay          # one client for the whole fill-in
@@ -158,9 +171,12 @@ def _fill_in(g, cs0, rules0, numbers, counts, deals, confirm_deals, seed, margin
             progress(played["games"])
         return _measures(g, f, p)
 
-    config = {"game": g.name, "card_set": cs0.name, "players": counts, "deals": deals,
+    config = {"game": g.name, "card_set": cs0.name, "digest": cs0.digest(),
+              "players": counts, "deals": deals,
               "confirm_deals": confirm_deals, "seed": seed, "margin": margin,
-              "baseline": baseline or g.default_policy, "engine": engine, "bounds": BOUNDS,
+              "baseline": baseline, "engine": engine, "bounds": BOUNDS,
+              "baseline_digest": {str(p): hashlib.sha256(repr(base_of[p]).encode())
+                                  .hexdigest()[:16] for p in counts},
               "confidence": 0.95}
     out = Draft(config)
     cs, rules = cs0, rules0

@@ -11,9 +11,15 @@ import pandas as pd
 BUNDLED = Path(__file__).resolve().parents[1] / "data" / "balance" / "draft.json"
 COMMAND = ("vale-sim balance --game mystic-lands --draft --games 6000 --json "
            "> vale_sim/games/mystic_lands/data/balance/draft.json")
-CARDS_BUNDLED = BUNDLED.with_name("cards-2p.json")
-CARDS_COMMAND = ("vale-sim balance --game mystic-lands --players 2 --estimated-only --json "
-                 "--out-cards vale_sim/games/mystic_lands/data/mystic-lands-fitted.toml "
+#: The refit of the set's estimated card numbers (docs/balance.md, "The fitted sets"): three
+#: passes of the card search, pass 1 on the pre-refit set ``mystic-lands-unfitted``, each
+#: next pass on the previous pass's ``--out-cards`` file; the last pass's file is the
+#: bundled ``mystic-lands``.  Each result records ``fitted_set``/``fitted_digest``.
+CARDS_PASSES = tuple(BUNDLED.with_name(n) for n in
+                     ("cards-2p.json", "cards-2p-pass2.json", "cards-2p-pass3.json"))
+CARDS_BUNDLED = CARDS_PASSES[0]
+CARDS_COMMAND = ("vale-sim balance --game mystic-lands --set mystic-lands-unfitted --players 2 "
+                 "--estimated-only --json --out-cards PASS1.toml "
                  "> vale_sim/games/mystic_lands/data/balance/cards-2p.json")
 
 
@@ -59,10 +65,11 @@ def section_fill_in(ctx):
     except (OSError, ValueError) as e:
         raise SectionUnavailable(f"the bundled --draft result {BUNDLED} cannot be read ({e})")
     cs = ctx.card_set()
-    if res.get("card_set") != cs.name:
+    if res.get("card_set") != cs.name or res.get("digest", cs.digest()) != cs.digest():
         return Section("Filling in the X's", [
-            f"The bundled result is for card set {res.get('card_set')!r}, this report's is "
-            f"{cs.name!r}: run `{COMMAND.split(' >')[0]} --set ...` for it."])
+            f"The bundled result is for card set {res.get('card_set')!r} (digest "
+            f"{res.get('digest', '?')}), this report's is {cs.name!r} ({cs.digest()}): run "
+            f"`{COMMAND.split(' >')[0]} --set ...` for it."])
     t = table(res)
     g = res["games_played"]
     paras = [
@@ -104,29 +111,34 @@ def section_fill_in(ctx):
                 **{f"natural_{t}{e}": (f"natural_value ({t})" if not e
                                        else f"natural_{e[1:]} ({t})")
                    for t in ("before", "after") for e in ("", "_lo", "_hi")}})
-        g2 = res_c["games_played"]
-        nat = res_c.get("estimand", "prefer") == "natural"
+        first, last = res_c[0], res_c[-1]
+        nat = first.get("estimand", "prefer") == "natural"
+        n_final = len({(r["card"], r["field"]) for r in ct.to_dict("records")})
+        games = sum(r["games_played"]["search"] + r["games_played"]["confirmation"]
+                    for r in res_c)
         paras.append(
-            f"The estimated **card** numbers: `{CARDS_COMMAND}` (the card search of "
-            f"docs/balance.md at {', '.join(map(str, res_c['players']))} players under the "
-            f"`{res_c.get('baseline', 'balanced')}` field, "
+            f"The estimated **card** numbers of this set are **the refit**: this report's "
+            f"`{cs.name}` is the pre-refit set `{first['card_set']}` (every estimate on the "
+            f"curves; `--set {first['card_set']}` plays it) with {n_final} estimated numbers "
+            f"changed by {len(res_c)} passes of the card search of docs/balance.md, so every "
+            f"card verdict in this report is on the refit numbers.  Pass 1: `{CARDS_COMMAND}`; "
+            f"each next pass the same on the previous pass's `--out-cards` file; the last "
+            f"pass's file is the bundled set (its digest {last['fitted_digest']} is this "
+            f"set's).  Each pass at {', '.join(map(str, first['players']))} players under the "
+            f"`{first.get('baseline', 'balanced')}` field, "
             + ("the natural estimand (natural value and forced value, docs/statistics.md "
                "§5.6), " if nat else "")
             + ("estimated numbers only (every printed number held fixed), "
-               if res_c.get("estimated_only") else "")
-            + f"fields {', '.join(res_c['fields'])}, margin ±{100 * res_c['margin']:g} pp; "
-            f"{g2['search']:,} search and {g2['confirmation']:,} confirmation games, "
-            f"bundled; the refit card file is bundled beside the set as "
-            f"`mystic-lands-fitted.toml`, not played by default).  "
-            f"{len(res_c['targets'])} of {len(res_c['cards'])} cards were shown over or "
-            f"under; {len(res_c['edits'])} numbers are proposed, each an "
-            f"estimate of the project unless the table's source column says otherwise "
-            f"(printed numbers are the manual's).  On the confirmation deals, over the "
-            f"{len(res_c['cards'])} cards: {_counts(res_c, 'verdict_before')} before the "
-            f"edits, {_counts(res_c, 'verdict_after')} after; the cards still not balanced "
-            f"and why are in the bundled result (`unbalanced`): the search fixes one card at "
-            f"a time, and in this set the cards interact strongly (a card fixed early can "
-            f"move another beyond the margin).")
+               if first.get("estimated_only") else "")
+            + f"fields {', '.join(first['fields'])}, margin ±{100 * first['margin']:g} pp, "
+            f"seed {first['seed']}; {games:,} games in all, bundled.  On each pass's "
+            f"confirmation deals, over the {len(first['cards'])} cards, before → after: "
+            + "; ".join(f"pass {i}: {len(r['edits'])} numbers, {_counts(r, 'verdict_before')}"
+                        f" → {_counts(r, 'verdict_after')}" for i, r in enumerate(res_c, 1))
+            + ".  The cards still not balanced and why are in the last pass's result "
+            "(`unbalanced`): the search fixes one card at a time, and in this set the cards "
+            "interact strongly (a card fixed in one pass can move another beyond the margin "
+            "in the next), so the passes do not converge (docs/balance.md).")
         def values(r):
             def pair(q):
                 return (f"{_pp(r[f'{q}_before'])} [{_pp(r[f'{q}_before_lo'])}, "
@@ -134,12 +146,12 @@ def section_fill_in(ctx):
                         f"[{_pp(r[f'{q}_after_lo'])}, {_pp(r[f'{q}_after_hi'])}] pp")
             return (f"natural value {pair('natural')}, forced {pair('strength')}"
                     if "natural_before" in r else f"strength {pair('strength')}")
-        bullets.append(("Estimated card numbers balance changed",
-                        [f"{r['card']}: {r['field']} {r['printed']} → {r['proposed']} "
+        bullets.append(("Estimated card numbers balance changed (the refit)",
+                        [f"pass {r['pass']}, {r['card']}: {r['field']} {r['printed']} → {r['proposed']} "
                          f"({r['source']}); {values(r)}, {r['verdict_after']} after, n = "
                          f"{r['n_deals']} deals" for r in ct.to_dict("records")]
                         or ["none"]))
-        for c, why in res_c.get("unbalanced", {}).items():
+        for c, why in last.get("unbalanced", {}).items():
             if why.startswith("no allowed edit"):
                 bullets[-1][1].append(f"{c}: {why}")
     return Section("Filling in the X's", paras, tables, [], bullets,
@@ -152,21 +164,25 @@ def _counts(res, col) -> str:
 
 
 def card_numbers(cs):
-    """(bundled card-balance result, its errata with each number's source), or None when
-    no such result is bundled or it was made from another card set."""
-    try:
-        res = json.loads(CARDS_BUNDLED.read_text())
-    except (OSError, ValueError):
-        return None
-    if res.get("card_set") != cs.name or res.get("digest") != cs.digest():
-        return None
+    """(the bundled refit passes' results, their errata with each number's source and
+    pass), or None when a pass is not bundled or the refit is not this report's set
+    (its ``fitted_digest`` is not ``cs``'s digest)."""
+    passes = []
+    for path in CARDS_PASSES:
+        try:
+            res = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return None
+        if res.get("fitted_set") != cs.name or res.get("fitted_digest") != cs.digest():
+            return None
+        passes.append(res)
     src = {c.name: dict(c.sources) for c in list(cs.advances) + list(cs.vales)}
-    qs = ("natural", "strength") if res.get("estimand", "prefer") == "natural" else ("strength",)
+    qs = ("natural", "strength") if passes[0].get("estimand", "prefer") == "natural" else ("strength",)
     vals = [f"{q}_{w}{e}" for q in qs for w in ("before", "after") for e in ("", "_lo", "_hi")]
-    cols = ["card", "field", "printed", "proposed", "players", "source"] + vals + [
+    cols = ["pass", "card", "field", "printed", "proposed", "players", "source"] + vals + [
         "verdict_after", "n_deals"]
-    rows = [{**{k: r[k] for k in ("card", "field", "printed", "proposed", "players",
-                                  *vals, "verdict_after", "n_deals")},
+    rows = [{"pass": i, **{k: r[k] for k in ("card", "field", "printed", "proposed", "players",
+                                             *vals, "verdict_after", "n_deals")},
              "source": r.get("number_source") or src.get(r["card"], {}).get(r["field"], "estimate")}
-            for r in res["errata"]]
-    return res, pd.DataFrame(rows, columns=cols)
+            for i, res in enumerate(passes, 1) for r in res["errata"]]
+    return passes, pd.DataFrame(rows, columns=cols)
