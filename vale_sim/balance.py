@@ -848,8 +848,8 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
                     and sources.get(c, {}).get(f) in ESTIMATED_SOURCES else None)
             if band is not None:
                 # an estimate is refit only within the range the game's own estimates
-                # keep (Mystic Vale: the cost band of the card's level, which decides
-                # its supply deck); docs/balance.md, "Bounds"
+                # keep (e.g. a cost band that decides the card's supply deck);
+                # docs/balance.md, "Bounds"
                 b_lo, b_hi, b_why = band
                 fr = (fr[0], max(fr[1], min(b_lo, fr[0])), min(fr[2], max(b_hi, fr[0])))
                 bands[(c, f)] = b_why

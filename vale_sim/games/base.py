@@ -104,10 +104,11 @@ Optional hooks (every one has a default, so a game may leave them out):
   has none.
 * ``open_numbers(cs) -> [vale_sim.draft.OpenNumber, ...]``: the open numbers of a draft
   rulebook (``vale-sim balance --draft``).  ``None``: the rules are final.
-* ``estimate_bounds(cs, card, field) -> (lo, hi) | None``: the range the game's own
-  estimates keep a number of ``card`` in (Mystic Vale: an advancement's cost stays in
-  its level's cost band), so ``vale-sim balance`` refits an *estimated* number only
-  within it (docs/balance.md, "Bounds"); ``None`` (hook or result): no such range.
+* ``estimate_bounds(cs, card, field) -> (lo, hi, why) | None``: the range the game's
+  own estimates keep a number of ``card`` in (e.g. a cost in the cost band of the
+  card's level) and a phrase saying so, so ``vale-sim balance`` refits an *estimated*
+  number only within it (docs/balance.md, "Bounds"); ``None`` (hook or result): no
+  such range.
 """
 from __future__ import annotations
 
