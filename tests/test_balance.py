@@ -113,16 +113,18 @@ def test_bad_input_is_one_line(argv, message, capsys):
 
 
 def test_k_planted_errors_in_core_each_undone_within_one(tmp_path):
-    """Two planted errors in a copy of core among three cards: World Tree made useless
+    """Two planted errors in a copy of core among three cards: Ley Line Nexus made useless
     (end VP 2 -> 0: a vale with no ability and no VP, which meta-2p never takes; forcing
-    it costs about 4.5 pp: under) and -2 cost on Feral Chieftain (over); every planted
-    card gets an edit of the planted number in the right direction undoing it within
-    +-1, the unplanted card none."""
-    plants = [("World Tree", "end_vp", -2), ("Feral Chieftain", "cost", -2)]
+    it costs: under) and -2 cost on Feral Chieftain (over); every planted card gets an
+    edit of the planted number in the right direction undoing it within +-1, the
+    unplanted card none.  (World Tree, the same kind of vale, was the plant until the
+    field took Deadwood Harvester into its never list on the refit core: it was then
+    undone to 4, printed 2; Ley Line Nexus and Exodus Road are undone to 3.)"""
+    plants = [("Ley Line Nexus", "end_vp", -2), ("Feral Chieftain", "cost", -2)]
     path, printed = _plant(tmp_path, "mystic-vale", plants)
     b = B.balance("mystic-vale", path, ["cost", "end_vp"],
-                  ["World Tree", "Feral Chieftain", "Model L3 Grove D"], games=2000, seed=0)
-    assert b.config["target_kinds"] == {"World Tree": "under", "Feral Chieftain": "over"}
+                  ["Ley Line Nexus", "Feral Chieftain", "Model L3 Grove D"], games=2000, seed=0)
+    assert b.config["target_kinds"] == {"Ley Line Nexus": "under", "Feral Chieftain": "over"}
     by = {e["card"]: e for e in b.edits}
     assert "Model L3 Grove D" not in by
     for card, fld, delta in plants:
