@@ -128,23 +128,25 @@ def test_a_patched_end_vp_does_not_move_a_cost_the_file_leaves_to_the_curve(tmp_
     """Mystic Lands: a cost left out of the file follows the card's curve, which counts
     its end VP.  The patched file of an end-VP edit writes the cost out, so it reloads
     to the proposed set (the edited end VP, the cost played before); a bare line edit
-    would have raised the cost by the same 3."""
+    would have raised the cost by the end VP added.  (Great Oak: a cost the bundled file leaves
+    to the curve; Ancient Willow until the refit wrote its cost out.)"""
+    CARD = "Great Oak"
     g = get_game("mystic-lands")
     cs = g.load_card_set(g.default_card_set)
-    cs1, old, _ = g.edit_card(cs, "Ancient Willow", "end_vp", 3, False)
-    edits = [{"card": "Ancient Willow", "field": "end_vp", "old": old, "new": 3}]
+    cs1, old, _ = g.edit_card(cs, CARD, "end_vp", 3, False)
+    edits = [{"card": CARD, "field": "end_vp", "old": old, "new": 3}]
     b = B.Balance({"game": g.name, "card_file": str(cs.path), "fields": ["cost", "end_vp"]},
                   edits, None, None, {}, [], [], cs1)
     out = tmp_path / "patched.toml"
     out.write_text(b.patched_toml())
-    aw = next(a for a in g.load_card_set(str(out)).advances if a.name == "Ancient Willow")
-    before = next(a for a in cs.advances if a.name == "Ancient Willow")
+    aw = next(a for a in g.load_card_set(str(out)).advances if a.name == CARD)
+    before = next(a for a in cs.advances if a.name == CARD)
     assert (aw.end_vp, aw.cost) == (3, before.cost)
     assert aw.source_of("end_vp") == "balance" and aw.source_of("cost") == "estimate"
     bare = tmp_path / "bare.toml"
     bare.write_text(B.patch_card_file(cs.path, edits))
     assert next(a for a in g.load_card_set(str(bare)).advances
-                if a.name == "Ancient Willow").cost == before.cost + 3
+                if a.name == CARD).cost == before.cost + 3 - old   # the curve's 1 per end VP
 
 
 @pytest.mark.compiled

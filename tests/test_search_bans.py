@@ -120,8 +120,7 @@ def test_engines_play_the_same_game_with_bans_and_commitments(card, seed):
 #: A card each game's strong players buy often (their first buys, docs/strategy.md), and
 #: the rules of the games (Mystic Lands: short games, to keep the test cheap).
 OFTEN = {"mystic-vale": ("Fertile Soil (top)", {}),
-         "mystic-lands": ("Meadow", {"end_vp": 12})}     # the refit set's opener (Rain
-#                                                    Lily costs 12 there, rarely bought)
+         "mystic-lands": ("Meadow", {"end_vp": 12})}   # Rain Lily before the refit (cost 3 -> 12)
 
 
 def _acquired_by(g, frame, cs, card):
