@@ -53,6 +53,12 @@ def test_every_bundled_result_was_played_on_the_set_it_names(game):
                 assert digest, f"{rel}{where}: the ladder records no card-set digest"
             if digest is None:
                 continue
+            if name not in digests and where == "" and "fitted_set" in doc:
+                # a later pass of a refit, played on the previous pass's (unbundled)
+                # file: what it made must be the bundled set it names
+                assert doc["fitted_digest"] == digests[doc["fitted_set"]], rel
+                checked += 1
+                continue
             assert name in digests, f"{rel}{where}: {name!r} is not a bundled set"
             assert digest == digests[name], (f"{rel}{where}: played on {name!r} with digest "
                                              f"{digest}; the set's digest is now "
