@@ -152,6 +152,9 @@ vale_min_score = -5
 avoid_decay_stack = false
 """
 CYCLING_GAME = dict(seed=1555537883283606233, game=9)
+# The set the cycling game was found on: core before the refit of its estimates (on the
+# refit core none of this seed's first 400 games reaches the cap with these policies).
+CYCLING_SET = "core-unfitted"
 
 
 def _play_cycling(tmp_path, engine: str) -> str:
@@ -168,7 +171,7 @@ def _play_cycling(tmp_path, engine: str) -> str:
         "from vale_sim.games.mystic_vale.rules import Rules\n"
         f"from vale_sim.games.mystic_vale.{'fast.api import play_game_fast as play' if engine == 'fast' else 'reference.game import play_reference as play'}\n"
         f"pols = [get_policy('spirit-rush'), get_policy({str(f)!r})]\n"
-        f"rec = play(load_card_set('core'), 2, {CYCLING_GAME['seed']}, {CYCLING_GAME['game']}, pols, Rules())\n"
+        f"rec = play(load_card_set({CYCLING_SET!r}), 2, {CYCLING_GAME['seed']}, {CYCLING_GAME['game']}, pols, Rules())\n"
         "print(json.dumps([asdict(t) for t in rec.turns] + [asdict(r) for r in rec.results], default=str))\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180)
     assert r.returncode == 0, r.stderr[-2000:]
