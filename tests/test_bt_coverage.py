@@ -68,8 +68,11 @@ def test_real_3_player_tournament_intervals_cover():
     from vale_sim.tournament import coverage_study
     bal = get_policy("balanced")
     pols = [bal, dataclasses.replace(bal, name="twin1"), get_policy("greedy")]
-    c = coverage_study(pols, players=3, deals=25, reps=60, seed=1, truth_deals=1500)
+    c = coverage_study(pols, players=3, deals=25, reps=120, seed=1, truth_deals=1500)
     c = c.set_index("quantity")
-    # 60 replications: binomial sd 2.8 pp; a coarse check that the real pipeline covers
-    assert c.loc["strength greedy", "coverage"] >= 0.87
-    assert c.loc["strength balanced", "coverage"] >= 0.87
+    # 120 replications: binomial sd 2.0 pp at 95%; a coarse check that the real pipeline
+    # covers, 3 sd below 95%.  (60 replications at 0.87 read 86.7% on the refit core,
+    # one replication short; on 240 replications of seed 4 the strengths cover 92.5%
+    # and the seat rate 97.1%.)
+    assert c.loc["strength greedy", "coverage"] >= 0.89
+    assert c.loc["strength balanced", "coverage"] >= 0.89
