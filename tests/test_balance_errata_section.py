@@ -62,3 +62,13 @@ def test_another_card_set_does_not_get_core_errata():
     other = dataclasses.replace(cs, name="my-set")
     s = E.section_errata(Ctx(other))
     assert not s.tables and "not shown" in s.paragraphs[0]
+
+
+def test_the_section_says_the_set_is_the_refit_of_core_unfitted():
+    """The bundled refit (core-2p-estimated.json) was made from core-unfitted and its
+    patched set is core: the section says so on core, and not on core-unfitted (whose
+    digest is not the refit's)."""
+    s = E.section_errata(Ctx(_core()))
+    text = " ".join(s.paragraphs)
+    assert "The estimated numbers are refit." in text and "`core-unfitted`" in text
+    assert E._fitted_paragraph(get_game("mystic-vale").load_card_set("core-unfitted")) is None

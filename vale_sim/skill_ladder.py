@@ -322,7 +322,8 @@ def ladder(game: str, players: int, deals: int, seed: int, meta_dir=None, engine
                and not (k == "best response" and meta_dir is None)]
     return {"format": FORMAT, "game": g.name, "players": players, "deals": deals,
             "seed": seed, "deal_seed": seed_l, "engine": engine, "card_set": obj.cs.name,
-            "card_set_digest": obj.cs.digest(), "levels": names, "kinds": kinds, "missing_kinds": missing,
+            "card_set_digest": obj.cs.digest(), "levels": names, "kinds": kinds,
+            "missing_kinds": missing,
             "matrix": matrix, "first_player": first,
             "mixture": None if mixture is None else {k: w for k, (w, _) in mixture.items()},
             "meta": None if meta_dir is None else str(meta_dir),

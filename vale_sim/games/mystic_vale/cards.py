@@ -304,7 +304,8 @@ MODEL_CARD_PREFIX = "Model L"
 MODEL_CARDS_WHY = (
     "The rulebook prints no card list and no public list of the base game's advancements "
     "was found, so the project made up these stand-ins, every number an estimate (set on "
-    "its cost curve; in core a few refit by vale-sim balance, docs/balance.md), to fill the printed supply counts (33/30/33 level 1/2/3 advancement "
+    "its cost curve; in core a few refit by vale-sim balance, docs/balance.md), to fill "
+    "the printed supply counts (33/30/33 level 1/2/3 advancement "
     "copies) that the named cards do not; they give the simulated market its size and "
     "mix.  A verdict on a model card is about that stand-in, not about any printed card "
     "(docs/rules.md section 6).")

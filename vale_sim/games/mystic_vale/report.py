@@ -1108,7 +1108,7 @@ ERRATA_BUNDLED = Path(__file__).with_name("data") / "balance" / "core-2p.json"
 ERRATA_COMMAND = ("vale-sim balance --game mystic-vale --set core --players 2 --json "
                   "> vale_sim/games/mystic_vale/data/balance/core-2p.json")
 #: The refit of core's estimated numbers (docs/balance.md, "The fitted sets"): its
-#: result and the fitted card file, both bundled; the report names them.
+#: result, made from core-unfitted; its patched card file is core itself.
 FITTED_BUNDLED = ERRATA_BUNDLED.with_name("core-2p-estimated.json")
 #: The set core was refit from (every estimate on the cost curve); the refit is core.
 UNFITTED_CARDS = ERRATA_BUNDLED.parents[1] / "core-unfitted.toml"
