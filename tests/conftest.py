@@ -211,3 +211,30 @@ def no_analyses(monkeypatch, no_games):
     monkeypatch.setattr(pools, "simulate_pools", boom)
     monkeypatch.setattr(tournament, "tournament", boom)
     monkeypatch.setattr(advancements, "advancement_report", boom)
+
+
+@pytest.fixture
+def rps(monkeypatch):
+    """The toy rock-paper-scissors game (tests/rps_game.py) registered as ``--game rps``."""
+    import rps_game
+    from vale_sim import games as games_mod
+    monkeypatch.setitem(sys.modules, "rps_game", rps_game)
+    monkeypatch.setitem(games_mod.GAMES, "rps", "rps_game")
+    return rps_game.GAME
+
+
+@pytest.fixture(scope="session")
+def experiment_script():
+    """``load(name)``: a fresh module of ``experiments/<name>.py`` (the scripts are not a
+    package)."""
+    import importlib.util
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent / "experiments"
+
+    def load(name: str):
+        spec = importlib.util.spec_from_file_location(f"{name}_script", root / f"{name}.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+    return load
+

@@ -3,7 +3,6 @@ file (the bundled meta-{P}p files), a mixed one as a mixture file that loads bac
 the mixture (docs/meta.md §6b)."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -17,19 +16,12 @@ ROOT = Path(__file__).resolve().parents[1]
 RUN = ROOT / "vale_sim/games/mystic_lands/data/meta/2p"
 
 
-def _script():
-    spec = importlib.util.spec_from_file_location("bundle_meta", ROOT / "experiments/bundle_meta.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_a_pure_result_bundles_as_the_bundled_file(tmp_path):
-    out = _script().bundle(RUN, tmp_path)
+def test_a_pure_result_bundles_as_the_bundled_file(tmp_path, experiment_script):
+    out = experiment_script("bundle_meta").bundle(RUN, tmp_path)
     assert out.read_text() == (ROOT / "vale_sim/games/mystic_lands/policies/meta-2p.toml").read_text()
 
 
-def test_a_mixed_result_bundles_as_a_mixture_file(tmp_path):
+def test_a_mixed_result_bundles_as_a_mixture_file(tmp_path, experiment_script):
     run = tmp_path / "run"
     shutil.copytree(RUN, run)
     meta = json.loads((run / "meta.json").read_text())
@@ -37,7 +29,7 @@ def test_a_mixed_result_bundles_as_a_mixture_file(tmp_path):
     meta["mixture_interval"]["br1"] = [0.1, 0.5]
     (run / "meta.json").write_text(json.dumps(meta))
     pol_dir = tmp_path / "policies"
-    out = _script().bundle(run, pol_dir)
+    out = experiment_script("bundle_meta").bundle(run, pol_dir)
     g = get_game("mystic-lands")
     m = g.get_policy(str(out))
     assert MX.is_mixture(m) and m.name == "meta-2p"

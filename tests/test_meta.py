@@ -5,24 +5,15 @@ rock-paper-scissors), resume, and the command's outputs and one-line errors."""
 from __future__ import annotations
 
 import json
-import sys
 import warnings
 
 import numpy as np
 import pytest
 
-from vale_sim import games as games_mod
 from vale_sim import metagame as mg
 from vale_sim.cli import main
 
 import rps_game
-
-
-@pytest.fixture
-def rps(monkeypatch):
-    monkeypatch.setitem(sys.modules, "rps_game", rps_game)
-    monkeypatch.setitem(games_mod.GAMES, "rps", "rps_game")
-    return rps_game.GAME
 
 
 def _rps_matrix_2p(a, b, c):
@@ -244,15 +235,10 @@ def test_workers_do_not_change_the_mixture_shares():
     assert not all(np.array_equal(a, b) for a, b in zip(only_first, out[0]))
 
 
-def test_the_skill_ladder_on_the_toy_game(rps, tmp_path):
+def test_the_skill_ladder_on_the_toy_game(rps, tmp_path, experiment_script):
     """experiments/skill_ladder.py: the matrix of levels with the meta mixture last; at the
     equilibrium the mixture loses to no level (up to noise); no seat advantage in the toy."""
-    import importlib.util
-    from pathlib import Path
-    spec = importlib.util.spec_from_file_location(
-        "skill_ladder", Path(__file__).resolve().parent.parent / "experiments" / "skill_ladder.py")
-    sl = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(sl)
+    sl = experiment_script("skill_ladder")
     out = tmp_path / "m"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

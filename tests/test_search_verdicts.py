@@ -4,25 +4,18 @@ players as the field of every arm, the file check, the script's one-line errors 
 report part that reads the bundled file."""
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
 from vale_sim import search_verdicts as SV
 
 pytestmark = pytest.mark.compiled
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
-def script():
-    spec = importlib.util.spec_from_file_location("search_verdicts_script",
-                                                  ROOT / "experiments" / "search_verdicts.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def script(experiment_script):
+    return experiment_script("search_verdicts")
 
 
 @pytest.mark.parametrize("ref,search,want", [

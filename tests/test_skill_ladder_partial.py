@@ -4,35 +4,16 @@ of the same ladder, kept in the ladder file next to its matrix and shown by --sh
 the report section.  The toy game (rps, reference engine) keeps it to seconds."""
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-from vale_sim import games as games_mod
 from vale_sim import skill_ladder as sl
-
-import rps_game
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture
-def rps(monkeypatch):
-    monkeypatch.setitem(sys.modules, "rps_game", rps_game)
-    monkeypatch.setitem(games_mod.GAMES, "rps", "rps_game")
-    return rps_game.GAME
 
 
 @pytest.fixture(scope="module")
-def script():
-    spec = importlib.util.spec_from_file_location("skill_ladder_script_partial",
-                                                  ROOT / "experiments" / "skill_ladder.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def script(experiment_script):
+    return experiment_script("skill_ladder")
 
 
 def _meta(tmp_path):

@@ -454,6 +454,20 @@ def patch_card_file(path, edits, source: str = BALANCE_SOURCE, note: str | None 
 # ---------------------------------------------------------------------------
 # The search
 # ---------------------------------------------------------------------------
+def bundled_refit(path, cs) -> dict | None:
+    """The bundled refit result at ``path`` (a ``balance --estimated-only`` result whose
+    patched set was bundled: it records ``fitted_set`` and ``fitted_digest``,
+    docs/balance.md "The fitted sets"), or None when it cannot be read or its patched
+    set is not ``cs`` (another set, or ``cs`` changed since)."""
+    try:
+        res = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return None
+    if res.get("fitted_set") != cs.name or res.get("fitted_digest") != cs.digest():
+        return None
+    return res
+
+
 def number_sources(g, cs) -> dict:
     """card -> {field: source} for every number of card set ``cs`` (the game's
     ``describe_cards(cs, as_json=True)``, which lists each number with its source);

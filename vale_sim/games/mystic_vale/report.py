@@ -1296,11 +1296,9 @@ def _fitted_paragraph(cs, field_digest=None) -> str | None:
     """One paragraph on the bundled refit of core's estimated numbers (its result next
     to core-2p.json: made from ``core-unfitted``, its patched file is ``core``), None
     when it is not bundled or its patched set is not the report's."""
-    try:
-        fit = json.loads(FITTED_BUNDLED.read_text())
-    except (OSError, ValueError):
-        return None
-    if fit.get("fitted_set") != cs.name or fit.get("fitted_digest") != cs.digest():
+    from vale_sim.balance import bundled_refit
+    fit = bundled_refit(FITTED_BUNDLED, cs)
+    if fit is None:
         return None
     conf = pd.DataFrame(fit["confirmation"])
     counts = {w: conf[f"verdict_{w}"].value_counts() for w in ("before", "after")}

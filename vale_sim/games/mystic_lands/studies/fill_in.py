@@ -167,15 +167,10 @@ def card_numbers(cs):
     """(the bundled refit passes' results, their errata with each number's source and
     pass), or None when a pass is not bundled or the refit is not this report's set
     (its ``fitted_digest`` is not ``cs``'s digest)."""
-    passes = []
-    for path in CARDS_PASSES:
-        try:
-            res = json.loads(path.read_text())
-        except (OSError, ValueError):
-            return None
-        if res.get("fitted_set") != cs.name or res.get("fitted_digest") != cs.digest():
-            return None
-        passes.append(res)
+    from vale_sim.balance import bundled_refit
+    passes = [bundled_refit(path, cs) for path in CARDS_PASSES]
+    if any(res is None for res in passes):
+        return None
     src = {c.name: dict(c.sources) for c in list(cs.advances) + list(cs.vales)}
     qs = ("natural", "strength") if passes[0].get("estimand", "prefer") == "natural" else ("strength",)
     vals = [f"{q}_{w}{e}" for q in qs for w in ("before", "after") for e in ("", "_lo", "_hi")]
