@@ -32,7 +32,6 @@ Shared code: the game only through :func:`vale_sim.games.get_game` and its hooks
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import math
 import re
@@ -46,6 +45,7 @@ import pandas as pd
 from . import stats
 from .errors import UserError
 from .games import DEFAULT_GAME, get_game
+from .policy_files import policy_digest
 from .rng import offset_seed
 from .strong_field import unpin_edited
 
@@ -758,8 +758,7 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
               "digest": cs0.digest(), "fields": fields, "cards": names, "margin": margin,
               "players": counts, "baseline": baseline or DEFAULT_BASELINE, "seed": seed,
               "estimand": estimand, "estimated_only": bool(estimated_only),
-              "baseline_digest": {str(p): hashlib.sha256(repr(base_of[p]).encode()).hexdigest()[:16]
-                                  for p in counts},
+              "baseline_digest": {str(p): policy_digest(base_of[p]) for p in counts},
               "games": games, "confirm_games": confirm_games, "budget": budget,
               "engine": engine, "confidence": confidence, "tolerance": tolerance,
               "correction": correction, "probe_step": PROBE_STEP, "max_change": MAX_CHANGE,

@@ -39,7 +39,6 @@ Shared code: the game only through :func:`vale_sim.games.get_game` and its hooks
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import math
 from dataclasses import dataclass, field
 
@@ -49,6 +48,7 @@ from . import stats
 from .balance import DEFAULT_BASELINE
 from .errors import UserError
 from .games import get_game
+from .policy_files import policy_digest
 from .games.base import OpenNumber  # noqa: F401  (the record a game's open_numbers returns)
 from .rng import offset_seed
 
@@ -175,8 +175,7 @@ def _fill_in(g, cs0, rules0, numbers, counts, deals, confirm_deals, seed, margin
               "players": counts, "deals": deals,
               "confirm_deals": confirm_deals, "seed": seed, "margin": margin,
               "baseline": baseline, "engine": engine, "bounds": BOUNDS,
-              "baseline_digest": {str(p): hashlib.sha256(repr(base_of[p]).encode())
-                                  .hexdigest()[:16] for p in counts},
+              "baseline_digest": {str(p): policy_digest(base_of[p]) for p in counts},
               "confidence": 0.95}
     out = Draft(config)
     cs, rules = cs0, rules0

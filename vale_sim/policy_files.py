@@ -21,6 +21,14 @@ INT_LIMIT = 10**6     # every integer of a policy (weights, scores, conditions):
 MAX_FILE_BYTES = 1_000_000           # a policy file larger than this is refused
 
 
+def policy_digest(pol) -> str:
+    """What a result was measured on: a digest of what a policy plays (its repr), so a
+    re-bundled field reads as another policy (balance, the draft, the strategy guide,
+    the skill ladder's partial rows, the verdicts under search play, the exploit table)."""
+    import hashlib
+    return hashlib.sha256(repr(pol).encode()).hexdigest()[:16]
+
+
 class PolicyError(ValueError):
     """A policy (preset name, file or field) is invalid; the text is one line."""
 

@@ -56,7 +56,7 @@ def label(ref_verdict: str, search_verdict: str) -> str:
 
 
 def _digest(pol) -> str:
-    from .skill_ladder import policy_digest
+    from .policy_files import policy_digest
     return policy_digest(pol)
 
 

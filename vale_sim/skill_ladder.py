@@ -58,6 +58,7 @@ import pandas as pd
 
 from . import stats
 from .errors import UserError
+from .policy_files import policy_digest
 
 #: The ``format`` field of a ladder file.
 FORMAT = "vale-sim skill ladder"
@@ -333,11 +334,6 @@ def ladder(game: str, players: int, deals: int, seed: int, meta_dir=None, engine
 # ---------------------------------------------------------------------------
 # Partial rows: a level played against chosen columns only (docs/skill-ladder.md §9)
 # ---------------------------------------------------------------------------
-def policy_digest(pol) -> str:
-    """A digest of what a policy plays (its repr), as the strategy guide's: a re-bundled
-    field reads as another policy."""
-    import hashlib
-    return hashlib.sha256(repr(pol).encode()).hexdigest()[:16]
 
 
 def _meta_dir(doc):

@@ -47,6 +47,7 @@ from . import stats
 from .errors import UserError
 from .games import get_game
 from .games.base import baseline_label, baseline_spec
+from .policy_files import policy_digest
 
 GUIDE_NAME = "strategy-guide.json"
 #: The ablation with the search player as the strongest player (docs/strategy.md).
@@ -340,11 +341,6 @@ def guide(game, players=(2,), policy: str = "meta-{P}p", baseline: str = "balanc
     return jsonable(out)
 
 
-def policy_digest(pol) -> str:
-    """What a guide was measured on: a digest of the policy (as experiments/exploit_table.py
-    digests its targets); a re-bundled field reads as a different policy."""
-    import hashlib
-    return hashlib.sha256(repr(pol).encode()).hexdigest()[:16]
 
 
 def stale_players(doc: dict, game) -> list[str]:
