@@ -84,3 +84,55 @@ def test_the_planted_copy_of_core_is_core_with_three_twins():
     assert replace(by["Same twin"], name=base.name, note=base.note) == base
     assert by["Gross twin"].end_vp == base.end_vp + 6 and by["Gross twin"].cost == base.cost
     assert by["Useless twin"].cost == base.cost and by["Useless twin"].mana == 0
+
+
+@pytest.mark.parametrize("game", ["mystic-vale", "mystic-lands"])
+def test_every_bundled_result_was_played_under_the_fields_it_names(game):
+    """Every bundled result that records the digest of a policy it was measured under
+    (a field ``meta-{P}p``, a preset, a search player over a field) was measured under
+    that policy as it is bundled now: re-bundling a field (experiments/bundle_meta.py)
+    cannot leave a guide, ladder row, exploit row, verdict study or draft that describes
+    the field before.  The one exception, by design: the passes of a refit
+    (``estimated_only``) are the record of how the bundled set was made, under the
+    field of their time (docs/balance.md, "The fitted sets")."""
+    from vale_sim import search_verdicts as SV
+    from vale_sim import strategy as S
+    from vale_sim.policy_files import policy_digest
+    from vale_sim.skill_ladder import stale_partial
+    g = get_game(game)
+    data = Path(g.bundled_card_sets()[g.default_card_set]).parent
+
+    def now(spec, players):
+        return policy_digest(g.resolve_baseline(spec, players))
+
+    checked = 0
+    for f in sorted(data.glob("strategy-guide*.json")):
+        doc = json.loads(f.read_text())
+        assert S.stale_players(doc, game) == [], f"{f.name}: rerun {doc['command']}"
+        checked += 1
+    for f in sorted(data.glob("meta/skill-ladder-*.json")):
+        doc = json.loads(f.read_text())
+        for row in doc.get("partial", []):
+            assert stale_partial(doc, row, g) == [], f"{f.name}: rerun {row['command']}"
+            checked += 1
+    ex = data / "exploit-table.json"
+    if ex.is_file():
+        for r in json.loads(ex.read_text())["rows"]:
+            assert policy_digest(g.get_policy(r["target"])) == r["policy_digest"], (
+                f"exploit-table.json: the row {r['target']} at {r['players']} players")
+            checked += 1
+    sv = SV.bundled_path(game)
+    if sv.is_file():
+        for name, st in json.loads(sv.read_text())["studies"].items():
+            P = st["players"]
+            assert now(st["field"], P) == st["field_digest"], f"{sv.name}: {name}"
+            assert now(st["reference"], P) == st["reference_digest"], f"{sv.name}: {name}"
+            checked += 1
+    for f in sorted((data / "balance").glob("*.json")):
+        doc = json.loads(f.read_text())
+        if doc.get("estimated_only"):
+            continue
+        for p, d in doc["baseline_digest"].items():
+            assert now(doc["baseline"], int(p)) == d, f"balance/{f.name} at {p} players"
+            checked += 1
+    assert checked >= 10

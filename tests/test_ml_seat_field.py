@@ -59,8 +59,9 @@ def test_seat_settle_specs():
 
 
 def test_the_second_field_where_the_meta_run_has_no_earlier_best_response():
-    # 4 players: br0, the run's first best response, is the field's member; meta-3p
-    # (the 3-player field the run started from) does best against it in the matrix
-    assert R.settle_field(4) is None
-    assert R.strongest_other(4).endswith("4p/population/meta-3p.toml")
-    assert R.strongest_other(2) == R.settle_field(2)          # 2 players: the same, br1
+    # 3 players: br0, the run's first best response, is the field's member; br2 (a
+    # later best response, not taken into the mixture) does best against it in the matrix
+    assert R.settle_field(3) is None
+    assert R.strongest_other(3).endswith("3p/population/br2.toml")
+    assert R.strongest_other(4) == R.settle_field(4)          # 4 players: the same, br0
+    assert R.settle_field(4).endswith("4p/population/br0.toml")
