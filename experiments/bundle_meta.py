@@ -1,6 +1,7 @@
 """Bundle a `vale-sim meta` result as the named field ``meta-{P}p`` (docs/meta.md §6b).
 
     PYTHONPATH=. .venv/bin/python experiments/bundle_meta.py vale_sim/games/mystic_vale/data/meta/2p
+    PYTHONPATH=. .venv/bin/python experiments/bundle_meta.py --member meta-2p vale_sim/games/mystic_lands/data/meta/3p
 
 Writes the mixture into the game's bundled policies
 (``vale_sim/games/<game package>/policies/meta-{P}p.toml``), so that ``meta-{P}p`` (and
@@ -12,6 +13,12 @@ Writes the mixture into the game's bundled policies
   its members (weight > 1e-9) are copied to ``policies/meta-{P}p.members/NAME.toml``
   and listed with their weights (renormalised over the kept members); opponents are
   then drawn from it per deal.
+* ``--member NAME`` bundles one member of a MIXED equilibrium as a pure field (for
+  the tools that play one policy: the strategy guide, a search player's rollouts).
+  Allowed only when the member is an approximate equilibrium on its own: against a
+  field of NAME, no population member may gain more than ``--epsilon`` points in the
+  run's matrix (default 1).  The header gives the member's weight, that largest gain
+  and the member it belongs to.
 
 The header records the run (command, seed, each member's weight and bootstrap
 interval, exploitability with its interval, convergence).
@@ -30,9 +37,20 @@ from vale_sim.io import atomic_write
 from vale_sim.metagame import HEADER
 
 
-def bundle(folder, policies_dir=None) -> Path:
+def pure_regret(meta: dict, member: str) -> tuple[float, str]:
+    """(gain, who): the largest win-share gain over ``member``'s own share
+    ``M[j, j]`` of any population member against a field of ``member``, in the run's
+    matrix, and that member."""
+    pop, M = meta["population"], meta["matrix"]
+    j = pop.index(member)
+    gains = [(M[i][j] - M[j][j], n) for i, n in enumerate(pop)]
+    return max(gains)
+
+
+def bundle(folder, policies_dir=None, member=None, epsilon=0.01) -> Path:
     """Bundle the meta run in ``folder``; ``policies_dir``: where (default the game's
-    bundled ``policies/`` folder).  Returns the file written."""
+    bundled ``policies/`` folder); ``member``: bundle that member of a mixed mixture
+    as a pure field (module docstring).  Returns the file written."""
     folder = Path(folder)
     meta = json.loads((folder / "meta.json").read_text())
     if meta.get("written_by") != "vale-sim meta":
@@ -59,7 +77,35 @@ def bundle(folder, policies_dir=None) -> Path:
             f"deals): {100 * h['gain']:+.1f} [{100 * h['gain_lo']:+.1f}, "
             f"{100 * h['gain_hi']:+.1f}] points (n = {h['n']} player-games).\n"
             f"Run: {cmd}\nThe run's folder: {where}; docs/meta.md.")
-    if len(mix) == 1 and abs(next(iter(mix.values())) - 1) <= 1e-9:
+    pure = len(mix) == 1 and abs(next(iter(mix.values())) - 1) <= 1e-9
+    if member is not None and not pure:
+        if member not in mix:
+            raise SystemExit(f"{folder}: --member {member!r} is not a member of the mixture "
+                             f"({', '.join(sorted(mix))})")
+        gain, who = pure_regret(meta, member)
+        if gain > epsilon:
+            raise SystemExit(f"{folder}: --member {member!r} is not an equilibrium on its own: "
+                             f"{who} gains {100 * gain:+.1f} points against it in the matrix "
+                             f"(allowed {100 * epsilon:.1f}); bundle the mixture")
+        lo, hi = ivs[member]
+        pol = replace(g.get_policy(str(folder / meta["files"][member])), name=f"meta-{P}p")
+        others = ", ".join(f"{m} {100 * w:.1f}%" for m, w in sorted(mix.items(), key=lambda kv: -kv[1])
+                           if m != member)
+        header = (f"{HEADER} the {P}-player meta field of {g.title}: member {member} "
+                  f"(weight {100 * mix[member]:.1f}%, bootstrap interval [{100 * lo:.0f}, "
+                  f"{100 * hi:.0f}]%; the others: {others}) of the mixed equilibrium of a "
+                  f"vale-sim meta run, seed {meta['config']['seed']}, bundled pure: against a "
+                  f"field of {member} no population member gains more than "
+                  f"{100 * gain:+.1f} points ({who}) in the run's matrix of "
+                  f"{meta['config']['matrix_deals']} deals; " + tail)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(target, policy_file_text(pol, g, header))
+        if g.get_policy(str(target)) != replace(pol, name=g.get_policy(str(target)).name):
+            raise SystemExit(f"{target}: does not load back to the member")   # pragma: no cover
+        return target
+    if member is not None and member not in mix:
+        raise SystemExit(f"{folder}: --member {member!r} is not the equilibrium's member")
+    if pure:
         (member,) = mix
         pol = replace(g.get_policy(str(folder / meta["files"][member])), name=f"meta-{P}p")
         lo, hi = ivs[member]
@@ -67,6 +113,7 @@ def bundle(folder, policies_dir=None) -> Path:
                   f"mixture (member {member}, bootstrap interval of its weight "
                   f"[{100 * lo:.0f}, {100 * hi:.0f}]%) of a vale-sim meta run, seed "
                   f"{meta['config']['seed']}; " + tail)
+        target.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(target, policy_file_text(pol, g, header))
         if g.get_policy(str(target)) != replace(pol, name=g.get_policy(str(target)).name):
             raise SystemExit(f"{target}: does not load back to the member")   # pragma: no cover
@@ -97,6 +144,19 @@ def bundle(folder, policies_dir=None) -> Path:
     return target
 
 
+def main(argv=None) -> int:
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("folders", nargs="+", metavar="FOLDER", help="vale-sim meta --out folders")
+    ap.add_argument("--member", default=None, help="bundle this member of a mixed "
+                    "equilibrium as a pure field (module docstring)")
+    ap.add_argument("--epsilon", type=float, default=1.0,
+                    help="--member: the largest gain, points, allowed against it (default 1)")
+    args = ap.parse_args(argv)
+    for f in args.folders:
+        print(f"wrote {bundle(f, member=args.member, epsilon=args.epsilon / 100)}")
+    return 0
+
+
 if __name__ == "__main__":
-    for f in sys.argv[1:]:
-        print(f"wrote {bundle(f)}")
+    sys.exit(main())

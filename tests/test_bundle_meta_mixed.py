@@ -39,3 +39,45 @@ def test_a_mixed_result_bundles_as_a_mixture_file(tmp_path, experiment_script):
     text = out.read_text()
     assert "br1 30.0% [10, 50]" in text and "Exploitability" in text
     assert (pol_dir / "meta-2p.members/br2.toml").is_file()
+
+
+def _mixed_run(tmp_path, weights, diagonal_gain=0.0):
+    """A copy of the 2-player run whose mixture is ``weights``; ``diagonal_gain``: how
+    much br1 wins over br2's own share against a field of br2 in the matrix."""
+    run = tmp_path / "run"
+    shutil.copytree(RUN, run)
+    meta = json.loads((run / "meta.json").read_text())
+    meta["mixture"] = {k: 0.0 for k in meta["mixture"]} | weights
+    pop = meta["population"]
+    i, j = pop.index("br1"), pop.index("br2")
+    for k in range(len(pop)):                  # nobody gains against br2 ...
+        meta["matrix"][k][j] = min(meta["matrix"][k][j], meta["matrix"][j][j])
+    meta["matrix"][i][j] = meta["matrix"][j][j] + diagonal_gain      # ... but br1, maybe
+    (run / "meta.json").write_text(json.dumps(meta))
+    return run
+
+
+def test_a_member_of_a_mixed_result_bundles_pure_when_it_is_an_equilibrium(
+        tmp_path, experiment_script):
+    bm = experiment_script("bundle_meta")
+    run = _mixed_run(tmp_path, {"br1": 0.2, "br2": 0.8}, diagonal_gain=0.004)
+    out = bm.bundle(run, tmp_path / "policies", member="br2")
+    g = get_game("mystic-lands")
+    pol = g.get_policy(str(out))
+    assert not MX.is_mixture(pol) and pol.name == "meta-2p"
+    from dataclasses import replace
+    assert pol == replace(g.get_policy(str(run / "population/br2.toml")), name="meta-2p")
+    text = out.read_text()
+    assert "member br2 (weight 80.0%" in text and "br1 20.0%" in text
+    assert "+0.4 points (br1)" in text
+
+
+def test_a_member_that_is_not_an_equilibrium_on_its_own_is_refused(
+        tmp_path, experiment_script):
+    bm = experiment_script("bundle_meta")
+    run = _mixed_run(tmp_path, {"br1": 0.2, "br2": 0.8}, diagonal_gain=0.03)
+    with pytest.raises(SystemExit, match=r"br1 gains \+3.0 points"):
+        bm.bundle(run, tmp_path / "policies", member="br2")
+    with pytest.raises(SystemExit, match="not a member"):
+        bm.bundle(run, tmp_path / "policies", member="balanced")
+    assert not (tmp_path / "policies" / "meta-2p.toml").exists()

@@ -59,9 +59,10 @@ def test_seat_settle_specs():
 
 
 def test_the_second_field_where_the_meta_run_has_no_earlier_best_response():
-    # 3 players: br0, the run's first best response, is the field's member; br2 (a
-    # later best response, not taken into the mixture) does best against it in the matrix
+    # 3 players: the field is the 2-player field's policy (the run's mixture's main
+    # member, not one of its best responses); prev-br1 (an earlier run's best
+    # response) does best against the mixture among the others in the matrix
     assert R.settle_field(3) is None
-    assert R.strongest_other(3).endswith("3p/population/br2.toml")
+    assert R.strongest_other(3).endswith("3p/population/prev-br1.toml")
     assert R.strongest_other(4) == R.settle_field(4)          # 4 players: the same, br0
     assert R.settle_field(4).endswith("4p/population/br0.toml")
