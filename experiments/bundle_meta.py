@@ -47,6 +47,15 @@ def pure_regret(meta: dict, member: str) -> tuple[float, str]:
     return max(gains)
 
 
+def _write_pure(target: Path, pol, g, header: str) -> Path:
+    """Write ``pol`` (renamed ``meta-{P}p``) to ``target`` and check it loads back."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(target, policy_file_text(pol, g, header))
+    if g.get_policy(str(target)) != replace(pol, name=g.get_policy(str(target)).name):
+        raise SystemExit(f"{target}: does not load back to the member")   # pragma: no cover
+    return target
+
+
 def bundle(folder, policies_dir=None, member=None, epsilon=0.01) -> Path:
     """Bundle the meta run in ``folder``; ``policies_dir``: where (default the game's
     bundled ``policies/`` folder); ``member``: bundle that member of a mixed mixture
@@ -98,11 +107,7 @@ def bundle(folder, policies_dir=None, member=None, epsilon=0.01) -> Path:
                   f"field of {member} no population member gains more than "
                   f"{100 * gain:+.1f} points ({who}) in the run's matrix of "
                   f"{meta['config']['matrix_deals']} deals; " + tail)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(target, policy_file_text(pol, g, header))
-        if g.get_policy(str(target)) != replace(pol, name=g.get_policy(str(target)).name):
-            raise SystemExit(f"{target}: does not load back to the member")   # pragma: no cover
-        return target
+        return _write_pure(target, pol, g, header)
     if member is not None and member not in mix:
         raise SystemExit(f"{folder}: --member {member!r} is not the equilibrium's member")
     if pure:
@@ -113,11 +118,7 @@ def bundle(folder, policies_dir=None, member=None, epsilon=0.01) -> Path:
                   f"mixture (member {member}, bootstrap interval of its weight "
                   f"[{100 * lo:.0f}, {100 * hi:.0f}]%) of a vale-sim meta run, seed "
                   f"{meta['config']['seed']}; " + tail)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(target, policy_file_text(pol, g, header))
-        if g.get_policy(str(target)) != replace(pol, name=g.get_policy(str(target)).name):
-            raise SystemExit(f"{target}: does not load back to the member")   # pragma: no cover
-        return target
+        return _write_pure(target, pol, g, header)
     from vale_sim import mixture as MX
     sub = f"meta-{P}p.members"
     rows = []

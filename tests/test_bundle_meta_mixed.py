@@ -1,6 +1,7 @@
 """experiments/bundle_meta.py: a pure meta result is bundled as its member's policy
 file (the bundled meta-{P}p files), a mixed one as a mixture file that loads back to
-the mixture (docs/meta.md §6b)."""
+the mixture (docs/meta.md §6b), and one member of a mixed one as a pure field only when
+no population member gains more than epsilon against it (``--member``)."""
 from __future__ import annotations
 
 import json
