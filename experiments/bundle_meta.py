@@ -87,10 +87,10 @@ def bundle(folder, policies_dir=None, member=None, epsilon=0.01) -> Path:
             f"{100 * h['gain_hi']:+.1f}] points (n = {h['n']} player-games).\n"
             f"Run: {cmd}\nThe run's folder: {where}; docs/meta.md.")
     pure = len(mix) == 1 and abs(next(iter(mix.values())) - 1) <= 1e-9
+    if member is not None and member not in mix:
+        raise SystemExit(f"{folder}: --member {member!r} is not a member of the mixture "
+                         f"({', '.join(sorted(mix))})")
     if member is not None and not pure:
-        if member not in mix:
-            raise SystemExit(f"{folder}: --member {member!r} is not a member of the mixture "
-                             f"({', '.join(sorted(mix))})")
         gain, who = pure_regret(meta, member)
         if gain > epsilon:
             raise SystemExit(f"{folder}: --member {member!r} is not an equilibrium on its own: "
@@ -108,8 +108,6 @@ def bundle(folder, policies_dir=None, member=None, epsilon=0.01) -> Path:
                   f"{100 * gain:+.1f} points ({who}) in the run's matrix of "
                   f"{meta['config']['matrix_deals']} deals; " + tail)
         return _write_pure(target, pol, g, header)
-    if member is not None and member not in mix:
-        raise SystemExit(f"{folder}: --member {member!r} is not the equilibrium's member")
     if pure:
         (member,) = mix
         pol = replace(g.get_policy(str(folder / meta["files"][member])), name=f"meta-{P}p")

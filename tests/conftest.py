@@ -237,4 +237,3 @@ def experiment_script():
         spec.loader.exec_module(mod)
         return mod
     return load
-

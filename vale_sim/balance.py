@@ -770,6 +770,9 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
     alpha = 1 - confidence
     log, trace, unbalanced, dropped = [], [], {}, []
     bands: dict = {}                     # (card, field) -> why its range is the game's band
+
+    def band_note(c, f) -> str:
+        return f": {bands[(c, f)]}" if (c, f) in bands else ""
     level_s = 1 - alpha / len(counts)                 # Bonferroni across the counts
 
     def gap_of(m: dict, kind: str) -> float:
@@ -879,8 +882,7 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
                 if side_v:
                     probes = [probes[0], side_v[0]]
             if len(probes) < 2:
-                reasons.append(f"{f} cannot move ({lo}..{hi}"
-                               + (f": {bands[(c, f)]}" if (c, f) in bands else "") + ")")
+                reasons.append(f"{f} cannot move ({lo}..{hi}{band_note(c, f)})")
                 continue
             need = sum(runs.cost([c], p, games) for p in counts) * 2
             if not runs.affordable(need):
@@ -949,8 +951,7 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
                 continue
             if len(side) < 2:
                 reasons.append(f"{f} cannot move {'up' if direction > 0 else 'down'} from "
-                               f"{v0} ({lo}..{hi}"
-                               + (f": {bands[(c, f)]}" if (c, f) in bands else "") + ")")
+                               f"{v0} ({lo}..{hi}{band_note(c, f)})")
                 continue
             options.append((0 if good else 1, abs(k) if good else pred[k], abs(k), f, v0, lo,
                             hi, k, pred[k], direction))

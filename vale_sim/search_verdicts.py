@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import UserError
+from .policy_files import policy_digest
 
 FORMAT = "vale-sim search verdicts"
 FILE_NAME = "search-verdicts.json"
@@ -53,11 +54,6 @@ def label(ref_verdict: str, search_verdict: str) -> str:
             return NOT_HOLD
         return NOT_SHOWN
     return NEW if search_verdict in FLAGS else NONE
-
-
-def _digest(pol) -> str:
-    from .policy_files import policy_digest
-    return policy_digest(pol)
 
 
 def _rows(frame) -> dict:
@@ -115,9 +111,9 @@ def measure(game, players: int, field: str, cards, deals: int, reference: str = 
                  for k, v in f.attrs.items() if k != "rationality"} for w, f in frames.items()}
     return {"game": g.name, "players": players, "seed": seed, "card_set": cs.name,
             "card_set_digest": cs.digest(), "engine": engine,
-            "field": baseline_label(field), "field_policy": pol_f.name, "field_digest": _digest(pol_f),
+            "field": baseline_label(field), "field_policy": pol_f.name, "field_digest": policy_digest(pol_f),
             "reference": baseline_label(reference), "reference_policy": pol_r.name,
-            "reference_digest": _digest(pol_r),
+            "reference_digest": policy_digest(pol_r),
             "deals": deals, "reference_deals": reference_deals or deals,
             "settings": attrs, "cards": table, "twins": pairs,
             "expect": [{"card": c, "verdict": v, "search": srch[c]["verdict"],
@@ -175,7 +171,7 @@ def stale(study, game) -> list[str]:
     out = []
     for key in ("field", "reference"):
         try:
-            if _digest(g.resolve_baseline(study[key], study["players"])) != study.get(
+            if policy_digest(g.resolve_baseline(study[key], study["players"])) != study.get(
                     f"{key}_digest"):
                 out.append(study[key])
         except ValueError:

@@ -334,8 +334,6 @@ def ladder(game: str, players: int, deals: int, seed: int, meta_dir=None, engine
 # ---------------------------------------------------------------------------
 # Partial rows: a level played against chosen columns only (docs/skill-ladder.md §9)
 # ---------------------------------------------------------------------------
-
-
 def _meta_dir(doc):
     """The ladder's ``--meta`` folder as a path (relative paths: from the working
     directory, else from the repository root)."""

@@ -341,8 +341,6 @@ def guide(game, players=(2,), policy: str = "meta-{P}p", baseline: str = "balanc
     return jsonable(out)
 
 
-
-
 def stale_players(doc: dict, game) -> list[str]:
     """The player counts of a guide whose strong or baseline policy is no longer what
     its spec resolves to (rerun the guide's command)."""
