@@ -153,7 +153,13 @@ def main(argv=None) -> int:
                     help="--member: the largest gain, points, allowed against it (default 1)")
     args = ap.parse_args(argv)
     for f in args.folders:
-        print(f"wrote {bundle(f, member=args.member, epsilon=args.epsilon / 100)}")
+        try:
+            print(f"wrote {bundle(f, member=args.member, epsilon=args.epsilon / 100)}")
+        except SystemExit as e:            # a refusal: its one line, exit status 2
+            if not isinstance(e.code, str):
+                raise
+            print(e.code, file=sys.stderr)
+            return 2
     return 0
 
 

@@ -82,3 +82,12 @@ def test_a_member_that_is_not_an_equilibrium_on_its_own_is_refused(
     with pytest.raises(SystemExit, match="not a member"):
         bm.bundle(run, tmp_path / "policies", member="balanced")
     assert not (tmp_path / "policies" / "meta-2p.toml").exists()
+
+
+def test_a_refusal_on_the_command_line_is_one_line_and_exit_status_2(
+        tmp_path, experiment_script, capsys):
+    bm = experiment_script("bundle_meta")
+    run = _mixed_run(tmp_path, {"br1": 0.2, "br2": 0.8})
+    assert bm.main(["--member", "nobody", str(run)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "not a member" in err
