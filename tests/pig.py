@@ -22,7 +22,7 @@ import pandas as pd
 from toy_game import ToyRecord, policy_getter, register, seat_results, shared_wins, toy_frame, toy_game
 from vale_sim.games import Game
 from vale_sim.rng import GameRng
-from vale_sim.study import OPTIMIZE, REPORT, Study
+from vale_sim.study import GOLDEN, OPTIMIZE, REPORT, Study
 
 @dataclass(frozen=True)
 class Dice:
@@ -223,7 +223,7 @@ PIG = toy_game(name="pig", title="Pig", package="pig", card_set=Dice(), presets=
                play=play_pig, players=(2, 3), golden_module="pig",
                report="pig", strength_arms=strength_arms, strength_cards=strength_cards,
                strength_acquired=strength_acquired, search_space=search_space,
-               studies=(REPORT, OPTIMIZE,
+               studies=(REPORT, OPTIMIZE, GOLDEN,
                     Study("advancement_value", command="advancements",
                           parser="vale_sim.commands.advancements"),
                     Study("bust_odds", command="bust-odds", parser="pig",
@@ -271,12 +271,16 @@ def render(case: Case, rec: PigRecord) -> str:
     return "\n".join(out) + "\n"
 
 
+def regenerate(directory: Path | None = None) -> list[Path]:
+    from vale_sim.games.base import write_cases
+    return write_cases(directory or GOLDEN_DIR, CASES, render, play_case)
+
+
 def registered(monkeypatch) -> Game:
     """Register pig as --game pig for one test (GAMES and sys.modules, undone after)."""
     return register(monkeypatch, PIG, sys.modules[__name__])
 
 
 if __name__ == "__main__":                      # pragma: no cover
-    from vale_sim.games.base import write_cases
-    for p in write_cases(GOLDEN_DIR, CASES, render, play_case):
+    for p in regenerate():
         print(p)

@@ -81,6 +81,10 @@ REPORT = Study("report", command="report", parser="vale_sim.commands.report",
 CARDS = Study("cards", command="cards", parser="vale_sim.commands.cards",
               doc="the card set, with where each number comes from")
 
+#: ``vale-sim golden``: a game that lists it has ``Game.golden_module``.
+GOLDEN = Study("golden", command="golden", parser="vale_sim.commands.golden",
+               doc="check or regenerate the golden playthroughs both engines must reproduce")
+
 #: ``vale-sim optimize``: a game that lists it has ``Game.search_space`` (vale_sim.optimize).
 OPTIMIZE = Study("optimize", command="optimize", parser="vale_sim.commands.optimize",
                  doc="policy search (CMA-ES) for a policy that maximises win share")

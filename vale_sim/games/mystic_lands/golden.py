@@ -9,7 +9,9 @@ and compares with the file, so an unintended change of the rules, the random
 stream or a decision shows up as a readable diff.  Regenerate (and review
 ``git diff tests/golden/mystic_lands``) with::
 
-    python -m vale_sim.games.mystic_lands.golden
+    vale-sim golden --game mystic-lands --regenerate    # or: python -m vale_sim.games.mystic_lands.golden
+
+(``vale-sim golden --game mystic-lands`` without ``--regenerate`` checks the files.)
 """
 from __future__ import annotations
 

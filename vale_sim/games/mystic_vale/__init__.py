@@ -20,7 +20,7 @@ from . import records as _records
 from .records import BASE_COLUMNS
 from .rules import Rules
 from ..base import SEATS_NOTE, Game
-from vale_sim.study import CARDS, EXPLOIT, META, OPTIMIZE, REPORT, STRATEGY, Study
+from vale_sim.study import CARDS, EXPLOIT, GOLDEN, META, OPTIMIZE, REPORT, STRATEGY, Study
 
 _S = __name__ + ".studies:"          # the config schemas, checks and runners of its studies
 
@@ -151,7 +151,7 @@ GAME = Game(
               run=_S + "run_spoil_odds", estimate=_S + "estimate_spoil_odds",
               engine=_S + "engine_used",
               doc="exact spoil odds of decks, with a reference-engine simulation check"),
-        Study("golden", command="golden", parser=__name__ + ".commands.golden"),
+        GOLDEN,
         Study("advancement_value", command="advancements", parser="vale_sim.commands.advancements",
               schema=_S + "advancement_value_schema", check=_S + "check_advancement_value",
               run=_S + "run_advancement_value", estimate=_S + "estimate_advancement_value",
