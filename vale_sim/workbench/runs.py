@@ -43,6 +43,7 @@ class Run:
         self.last_seen = time.monotonic()
         self.process = None
         self.conn = None
+        self.cancelling = None            # why, while cancel() stops the process
         self.lock = threading.Lock()
 
     @property
@@ -114,8 +115,8 @@ class RunManager:
     # -- watching -------------------------------------------------------------
     def _finish(self, run: Run, status: str, result=None, error=None):
         with run.lock:
-            if run.status in FINAL:
-                return False
+            if run.status in FINAL or run.cancelling is not None:
+                return False              # a run being cancelled ends "cancelled", nothing else
             run.status, run.result, run.error, run.ended = status, result, error, time.time()
             if status == "done" and run.total:
                 run.done = run.total
@@ -174,11 +175,13 @@ class RunManager:
         run = self.runs.get(run_id)
         if run is None:
             raise KeyError(run_id)
-        if run.status in FINAL:
-            return run
+        with run.lock:
+            if run.status in FINAL or run.cancelling is not None:
+                return run
+            run.cancelling = why
+        self._end(run)                    # "cancelled" is shown once the process is gone
         with run.lock:
             run.status, run.error, run.ended = "cancelled", why, time.time()
-        self._end(run)
         return run
 
     def _end(self, run: Run):
