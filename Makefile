@@ -24,10 +24,11 @@ report: $(STAMP) $(COMPILED)
 	test $$rc -eq 0 && test $$rc2 -eq 0
 	$(BIN)/vale-sim report --index results
 
-# Every test (what CI's .ci/run calls).  test-fast: local work, without the tests
-# marked slow (tests/conftest.py MARKS; docs/testing.md).
+# Every test (what CI's .ci/run calls), in two processes (pytest-xdist: one per core,
+# each test file in one process).  test-fast: local work, without the tests marked
+# slow (tests/conftest.py MARKS; docs/testing.md).
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow"
