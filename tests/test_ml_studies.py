@@ -249,6 +249,10 @@ def test_the_mystic_lands_report_and_the_index(tmp_path):
     assert "data:image/png;base64," in html and "<script" not in html
     assert m["game"] == ML and m["card_set"]["sources"]["estimate"] > 0
     assert (out / "tables" / "seat_win_rates.csv").exists()
+    # the headline card verdicts under the strong field, settled against a second field
+    # (the run's previous best response, else its strongest other member)
+    assert (out / "tables" / "card_verdicts_strong_field.csv").exists()
+    assert "Headline verdicts: under the strongest field" in md
     idx = write_index(tmp_path).read_text()
     assert 'href="report-mystic-lands/index.html"' in idx and "Mystic Lands" in idx
 

@@ -366,3 +366,12 @@ def test_the_bundled_ladders_ship_in_a_wheel():
             rel = sl.bundled_path(game, P).relative_to(ROOT / "vale_sim").as_posix()
             assert any(fnmatch.fnmatchcase(rel, p) and rel.count("/") == p.count("/")
                        for p in pats), rel
+
+
+def test_a_meta_run_that_added_no_best_response_is_not_called_missing():
+    from vale_sim.skill_ladder import WHY_MISSING, why_missing
+    assert why_missing("best response", {}, 2) == WHY_MISSING["best response"]
+    given = why_missing("best response", {"meta": "data/meta/{2}p"}, 2)
+    assert given.startswith("the meta run (data/meta/{2}p) added no best response")
+    assert why_missing("lookahead", {"meta": "x"}, 3) == WHY_MISSING["lookahead"]
+    assert "optimized-{N}p" in why_missing("other count", {}, 3)     # {{N}}: a literal {N}

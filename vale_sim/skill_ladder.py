@@ -152,6 +152,17 @@ WHY_MISSING = {"random": "the game's policy has no random-buying field (explore_
                "best response": "no vale-sim meta run was given (--meta)",
                "other count": "the game bundles no optimized-{{N}}p / meta-{{N}}p field for "
                               "another player count"}
+
+
+def why_missing(kind: str, record: dict, players: int) -> str:
+    """Why a ladder has no level of ``kind``: a meta run that was given but added no best
+    response (its field is a member it started with) is not a missing run."""
+    if kind == "best response" and record.get("meta"):
+        return (f"the meta run ({record['meta']}) added no best response: its field is a "
+                "member of the population it started with")
+    return WHY_MISSING[kind].format(P=players)
+
+
 #: Every kind a ladder file may name (the mixture is the last level, not a provider).
 KINDS = tuple(k for k, _ in LEVEL_KINDS) + ("mixture",)
 
@@ -892,7 +903,7 @@ def section_parts(game) -> tuple[str, list, dict, list, dict]:
             paras.append(f"**{P} players: not shown.** {e}")
             continue
         absent = [k for k in r.get("missing_kinds") or [] if k in WHY_MISSING]
-        note = "".join(f"  No {k} level: {WHY_MISSING[k].format(P=P)}." for k in absent)
+        note = "".join(f"  No {k} level: {why_missing(k, r, P)}." for k in absent)
         paras.append(f"**{P} players** (`{r.get('command', SCRIPT)}`; {r['deals']} common "
                      f"deals, seed {r.get('seed')}): " + reading(r, g.default_policy) + note)
         for row in r.get("partial") or []:

@@ -521,7 +521,9 @@ def _field_verdicts(ctx, base_run):
     from vale_sim.verdicts import strength_counts
     s = ctx.settings
     p = s.strength_players
-    second = s.strength_settle_field or settle_field(p)
+    # the run's previous best response, else (a run that kept its field and added none)
+    # the population member doing best against it -- as the seat study's settle field
+    second = s.strength_settle_field or settle_field(p) or strongest_other(p)
     if second is None:
         return [], {}
     g = get_game(GAME)
