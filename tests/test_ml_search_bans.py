@@ -28,13 +28,14 @@ CS = C.load_card_set(C.DEFAULT_SET)
 G = get_game("mystic-lands")
 SEARCH = "search:k=2:rollout=balanced"
 ADVANCE = "Honey Bees"            # offered to the plain search, seed SEED, not always taken
-VALE = "Fox Den"                  # likewise.  (Seed 0 and Sunlight Valley until the set's
-#                                   estimates were refit: there the plain search now
-#                                   enchants Sunlight Valley whenever offered, and the prefer
-#                                   arm's game offers none of the Vales it leaves.)
-TAKEN_VALE = "Sky Temple"         # a Vale the plain search does enchant
+VALE = "Elder Grove"              # likewise.  (Seed 2 and Fox Den until the co-refit, which
+#                                   made Fox Den dearer: at seed 2 the plain search is then
+#                                   offered one Vale; seed 0 and Sunlight Valley until the
+#                                   first refit.)
+TAKEN_VALE = "Sunlight Valley"    # a Vale the plain search does enchant (Sky Temple until
+#                                   the co-refit doubled its cost)
 SHORT = Rules(end_vp=8)
-SEED = 2
+SEED = 6
 
 
 def _arms(base, cards):

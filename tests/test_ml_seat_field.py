@@ -39,7 +39,9 @@ def test_the_report_leads_with_the_strong_field_and_keeps_balanced_as_comparison
     comp = summary.index("[balanced (comparison)] At 2 players")
     assert strong < comp
     assert summary.count("ettled") >= 2            # every strong-field verdict marked
-    assert "under br" in summary                    # against the meta run's previous level
+    # against the run's previous level: its population member doing best against the
+    # field (the co-refit's runs added no best response; test below)
+    assert "under meta-3p" in summary
     top = pd.read_csv(tmp_path / "r" / "tables" / "seat_recommendations.csv")
     assert list(top["field"]) == ["meta-2p"]
     for col in ("decision_balanced", "manual_verdict_balanced", "settle_field", "settled"):
@@ -59,10 +61,11 @@ def test_seat_settle_specs():
 
 
 def test_the_second_field_where_the_meta_run_has_no_earlier_best_response():
-    # 3 players: the field is the 2-player field's policy (the run's mixture's main
-    # member, not one of its best responses); prev-br1 (an earlier run's best
-    # response) does best against the mixture among the others in the matrix
-    assert R.settle_field(3) is None
-    assert R.strongest_other(3).endswith("3p/population/prev-br1.toml")
-    assert R.strongest_other(4) == R.settle_field(4)          # 4 players: the same, br0
-    assert R.settle_field(4).endswith("4p/population/br0.toml")
+    # the co-refit's runs (docs/meta.md, "Mystic Lands: the refit set"): at every count
+    # the equilibrium is the 2-player field's policy and no best response was added, so
+    # there is no earlier best response; the population member that does best against
+    # the mixture among the others is the field bundled before (meta-3p of the refit
+    # set before the co-refit, a copy in the run's population)
+    for players in (2, 3, 4):
+        assert R.settle_field(players) is None
+        assert R.strongest_other(players).endswith(f"{players}p/population/meta-3p.toml")

@@ -11,12 +11,13 @@ import pandas as pd
 BUNDLED = Path(__file__).resolve().parents[1] / "data" / "balance" / "draft.json"
 COMMAND = ("vale-sim balance --game mystic-lands --draft --games 6000 --json "
            "> vale_sim/games/mystic_lands/data/balance/draft.json")
-#: The refit of the set's estimated card numbers (docs/balance.md, "The fitted sets"): three
+#: The refit of the set's estimated card numbers (docs/balance.md, "The fitted sets"): eight
 #: passes of the card search, pass 1 on the pre-refit set ``mystic-lands-unfitted``, each
-#: next pass on the previous pass's ``--out-cards`` file; the last pass's file is the
-#: bundled ``mystic-lands``.  Each result records ``fitted_set``/``fitted_digest``.
+#: next pass on the previous pass's ``--out-cards`` file (passes 4-8: the co-refit, each
+#: under the field of a meta run on the set it edits); pass 7's file is the bundled
+#: ``mystic-lands``, pass 8 proposed no edit.  Each result records ``fitted_set``/``fitted_digest``.
 CARDS_PASSES = tuple(BUNDLED.with_name(n) for n in
-                     ("cards-2p.json", "cards-2p-pass2.json", "cards-2p-pass3.json"))
+                     ("cards-2p.json",) + tuple(f"cards-2p-pass{k}.json" for k in range(2, 9)))
 CARDS_BUNDLED = CARDS_PASSES[0]
 CARDS_COMMAND = ("vale-sim balance --game mystic-lands --set mystic-lands-unfitted --players 2 "
                  "--estimated-only --json --out-cards PASS1.toml "
