@@ -138,7 +138,7 @@ class RunManager:
                 with run.lock:
                     run.done, run.total, run.text = msg[1], msg[2], msg[3]
             elif msg[0] == "done":
-                if on_done is not None and run.status not in FINAL:
+                if on_done is not None and run.status not in FINAL and run.cancelling is None:
                     try:                                     # before the page can see "done"
                         on_done(run)
                     except Exception as e:                   # noqa: BLE001
