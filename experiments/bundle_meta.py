@@ -90,14 +90,17 @@ def bundle(folder, policies_dir=None, member=None, epsilon=0.01) -> Path:
     if member is not None and member not in mix:
         raise SystemExit(f"{folder}: --member {member!r} is not a member of the mixture "
                          f"({', '.join(sorted(mix))})")
+    if pure:
+        (member,) = mix
+    if member is not None:
+        lo, hi = ivs[member]
+        pol = replace(g.get_policy(str(folder / meta["files"][member])), name=f"meta-{P}p")
     if member is not None and not pure:
         gain, who = pure_regret(meta, member)
         if gain > epsilon:
             raise SystemExit(f"{folder}: --member {member!r} is not an equilibrium on its own: "
                              f"{who} gains {100 * gain:+.1f} points against it in the matrix "
                              f"(allowed {100 * epsilon:.1f}); bundle the mixture")
-        lo, hi = ivs[member]
-        pol = replace(g.get_policy(str(folder / meta["files"][member])), name=f"meta-{P}p")
         others = ", ".join(f"{m} {100 * w:.1f}%" for m, w in sorted(mix.items(), key=lambda kv: -kv[1])
                            if m != member)
         header = (f"{HEADER} the {P}-player meta field of {g.title}: member {member} "
@@ -109,9 +112,6 @@ def bundle(folder, policies_dir=None, member=None, epsilon=0.01) -> Path:
                   f"{meta['config']['matrix_deals']} deals; " + tail)
         return _write_pure(target, pol, g, header)
     if pure:
-        (member,) = mix
-        pol = replace(g.get_policy(str(folder / meta["files"][member])), name=f"meta-{P}p")
-        lo, hi = ivs[member]
         header = (f"{HEADER} the {P}-player meta field of {g.title}: the pure equilibrium "
                   f"mixture (member {member}, bootstrap interval of its weight "
                   f"[{100 * lo:.0f}, {100 * hi:.0f}]%) of a vale-sim meta run, seed "

@@ -219,8 +219,7 @@ def seat_settle_specs(settings) -> dict:
     f = settings.seat_settle_field
     if f is not None and str(f).lower() == "none":
         return {}
-    out = {k: (f if f is not None else settle_field(k) or strongest_other(k))
-           for k in settings.seat_players}
+    out = {k: (f if f is not None else second_field(k)) for k in settings.seat_players}
     return {k: v for k, v in out.items() if v is not None}
 
 
@@ -243,6 +242,13 @@ def strongest_other(players: int) -> str | None:
         return None
     best = max(rest, key=lambda n: (pay[n], -pop.index(n)))
     return str(root / doc["files"][best])
+
+
+def second_field(players: int) -> str | None:
+    """The second field that settles the strong-field verdicts (seats and cards): the
+    bundled run's previous best response, else (a run that kept its field and added
+    none) the population member doing best against its mixture; None without a run."""
+    return settle_field(players) or strongest_other(players)
 
 
 def _field_names(study) -> str:
@@ -521,9 +527,7 @@ def _field_verdicts(ctx, base_run):
     from vale_sim.verdicts import strength_counts
     s = ctx.settings
     p = s.strength_players
-    # the run's previous best response, else (a run that kept its field and added none)
-    # the population member doing best against it -- as the seat study's settle field
-    second = s.strength_settle_field or settle_field(p) or strongest_other(p)
+    second = s.strength_settle_field or second_field(p)
     if second is None:
         return [], {}
     g = get_game(GAME)
