@@ -438,7 +438,7 @@ def search(cfg: SearchConfig, objective, checkpoint=None, resume: bool = False,
         seed_g = generation_seed(cfg.seed, g)
         keys = list(uniq)
         scores, clusters = objective.evaluate([uniq[k] for k in keys], seed_g, field_,
-                                              on_games=progress.update if progress else None)
+                                              on_games=progress.update if progress is not None else None)
         by_key = dict(zip(keys, scores))
         state.games += need
         fit = []
