@@ -29,6 +29,7 @@ import tracemalloc
 import weakref
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -299,6 +300,8 @@ def test_a_table_that_would_not_fit_in_memory_stops_after_the_first_chunk(monkey
         return real(cfg, first, n)
     monkeypatch.setattr(runner, "run_chunk", counting)
     monkeypatch.setattr(runner, "available_memory", lambda: 100_000)      # 100 kB left
+    # an in-process run is one chunk of up to DEFAULT_CHUNK games: make it 4 chunks here
+    monkeypatch.setattr(runner, "DEFAULT_CHUNK", {"fast": 100, "reference": 100})
     rc = main(["tournament", "--policies", "balanced,greedy", "--games", "400"])
     err = capsys.readouterr().err
     lines = err.strip().splitlines()
@@ -372,3 +375,37 @@ def test_connect_timeout_must_be_positive(capsys):
     rc = main(["simulate", "--games", "2", "--summary-only", "--scheduler", "tcp://127.0.0.1:1",
                "--connect-timeout", "0"])
     one_line_error(capsys, rc, "--connect-timeout")
+
+
+def test_an_in_process_run_is_one_chunk_and_its_memory_check_is_shallow(monkeypatch):
+    """A study's many small runs paid a fixed cost per chunk (issue 42: a 20-game
+    run was cut into four chunks, each measured with a deep DataFrame.memory_usage
+    that walks every string).  In this process a run is one chunk (up to
+    DEFAULT_CHUNK games), and the memory check measures deeply only when a cheap
+    upper bound says the table might not fit."""
+    assert runner.default_chunk_size(20, 1, "fast") == 20
+    assert runner.default_chunk_size(10**6, 1, "fast") == runner.DEFAULT_CHUNK["fast"]
+    assert runner.default_chunk_size(20, 1, "fast", scheduler="tcp://x:1") == 5   # a cluster: several
+    assert runner.default_chunk_size(400, 2, "reference") == 50                   # a pool: several
+    calls = []                                             # the deep= of each measurement
+    real = pd.DataFrame.memory_usage
+
+    def spy(self, index=True, deep=False):
+        calls.append(deep)
+        return real(self, index=index, deep=deep)
+    monkeypatch.setattr(pd.DataFrame, "memory_usage", spy)
+    df = pd.DataFrame({"game": np.arange(40), "policy": pd.Series(["balanced"] * 40, dtype=object),
+                       "name": ["greedy"] * 40})
+    monkeypatch.setattr(runner, "available_memory", lambda: 10**12)
+    runner.check_memory(df, 20, 10**6)
+    assert calls == [False]                                # plenty of memory: no deep walk
+    # tight: the bound does not decide, the deep size does (and it refuses)
+    per_game = float(real(df, index=True, deep=True).sum()) / 20
+    monkeypatch.setattr(runner, "available_memory", lambda: int(2 * per_game * 10**6) - 1)
+    calls.clear()
+    with pytest.raises(Exception, match="in memory needs at least"):
+        runner.check_memory(df, 20, 10**6)
+    assert calls == [False, True]
+    # the bound is never below the deep size, so a run that does not fit is never passed
+    monkeypatch.setattr(runner, "available_memory", lambda: int(2 * per_game * 10**6) + 1)
+    runner.check_memory(df, 20, 10**6)

@@ -42,6 +42,7 @@ PART_DIGITS = 12                    # zero-padded first game: file order = game 
 KEY_FIELDS = ("card_set.digest", "players", "seed", "policies", "rules", "engine", "version.vale_sim",
               "game")
 DEFAULT_CHUNK = {"fast": 20_000, "reference": 200}
+MAX_TEXT_CELL = 4_200            # bytes: a text cell of a game row (a policy name or path) is taken to be no larger (check_memory)
 
 
 def _user_error(msg: str) -> Exception:
@@ -584,8 +585,16 @@ def iter_chunks(games: int, chunk_size: int, done: dict[int, int] | None = None)
         g = max(g, b)
 
 
-def default_chunk_size(games: int, workers: int, engine: str) -> int:
-    """A chunk size giving each worker several chunks (for progress and balance)."""
+def default_chunk_size(games: int, workers: int, engine: str, scheduler=None) -> int:
+    """A chunk size giving each worker several chunks (for progress and balance).
+
+    In this process (one worker, no scheduler) there is nothing to balance: a run
+    is one chunk up to :data:`DEFAULT_CHUNK` games (a few tenths of a second of
+    the fast engine), since each chunk has a fixed cost (its table, its memory
+    check) that dominated the many small runs of the studies (issue: a 20-game
+    run paid 365 us a game in four chunks, against the kernel's ~18)."""
+    if workers <= 1 and scheduler is None:
+        return max(1, min(DEFAULT_CHUNK[engine], games))
     return max(1, min(DEFAULT_CHUNK[engine], math.ceil(games / max(1, 4 * workers))))
 
 
@@ -1008,7 +1017,7 @@ def run(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None, out=Non
     if out is not None:
         check_output(out, "dir")               # before any game is played
     rc = cfg.resolved()
-    chunk_size = chunk_size or default_chunk_size(cfg.games, workers, rc.engine)
+    chunk_size = chunk_size or default_chunk_size(cfg.games, workers, rc.engine, scheduler)
     if chunk_size < 1:
         raise _user_error(f"chunk size must be at least 1, got {chunk_size}")
     outp = Path(out) if out is not None else None
@@ -1074,6 +1083,16 @@ def check_memory(df: pd.DataFrame, n: int, games: int) -> None:
     avail = available_memory()
     if not n or avail is None:
         return
+    # The shallow size counts an object (text) cell as its 8-byte pointer (Arrow
+    # strings are measured exactly); with each such cell taken as MAX_TEXT_CELL
+    # bytes, this cheap bound is above the deep size.  Only a run that might not
+    # fit pays the deep measurement (it walks every string: most of a small run's
+    # time when it was done per chunk).
+    shallow = df.memory_usage(index=True, deep=False)
+    texts = sum(1 for c in df.columns if df[c].dtype == object)
+    bound = (float(shallow.sum()) + texts * len(df) * MAX_TEXT_CELL) / n
+    if 2 * bound * games <= avail:
+        return
     per_game = float(df.memory_usage(index=True, deep=True).sum()) / n
     need = 2 * per_game * games
     if need <= avail:
@@ -1112,7 +1131,7 @@ def summarize(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None,
     from .io import check_workers
     check_workers(workers, "workers")
     rc = cfg.resolved()
-    chunk_size = chunk_size or default_chunk_size(cfg.games, workers, rc.engine)
+    chunk_size = chunk_size or default_chunk_size(cfg.games, workers, rc.engine, scheduler)
     if chunk_size < 1:
         raise _user_error(f"chunk size must be at least 1, got {chunk_size}")
     chunks = iter_chunks(cfg.games, chunk_size)
