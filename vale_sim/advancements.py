@@ -279,6 +279,27 @@ def _mean_ci(x: np.ndarray, confidence: float) -> tuple[float, float, float]:
     return (r.mean, float(np.clip(r.lo, 0, 1)), float(np.clip(r.hi, 0, 1)))  # nan stays nan
 
 
+def per_pick(natural_deals: np.ndarray, got: np.ndarray, confidence: float
+             ) -> tuple[float, float, float]:
+    """The card's value *per pick*: the effect of buying it on the player who buys
+    it, under the field (docs/statistics.md §5.7): ``(value, lo, hi)``.
+
+    The natural value (natural − ban X, per deal) is diluted by the games in which
+    the field does not buy the card: there the two arms play the same game and the
+    difference is exactly 0.  Dividing by the share of those games in which it does
+    (the natural arm's acquisition share; the ban arm's is 0 by construction) gives
+    the mean effect over the games where it is bought: the instrumental-variable
+    (Wald, complier) estimate with the arm as the instrument.  Its interval is
+    Fieller's (:func:`vale_sim.stats.fieller_ratio`, the deals as units), clipped to
+    [-1, 1], the range of a difference of win shares: a card bought in few deals
+    gets a wide interval, never a precise-looking one.  nan when the field never
+    buys it (no pick to judge)."""
+    got = np.asarray(got, dtype=float)
+    if got.size == 0 or not np.any(got > 0):
+        return (math.nan, math.nan, math.nan)
+    return stats.fieller_ratio(natural_deals, got, confidence, bounds=(-1.0, 1.0))
+
+
 class StrengthRun:
     """The per-deal outcomes behind a strength table (see :func:`strength_run`).
 
@@ -505,8 +526,9 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
         wp = _mean_ci(pre.mean(axis=0), confidence)
         wb = _mean_ci(ban.mean(axis=0), confidence)
         ga = _mean_ci(run.got[name], confidence)
-        gn = (_mean_ci(run.got_natural[name], confidence)
-              if name in getattr(run, "got_natural", {}) else (math.nan,) * 3)
+        got_n = getattr(run, "got_natural", {}).get(name)
+        gn = _mean_ci(got_n, confidence) if got_n is not None else (math.nan,) * 3
+        pp = per_pick(dn, got_n, confidence) if got_n is not None else (math.nan,) * 3
         rows.append({"card": name, "kind": kind, "level": level,
                      "strength": m, "strength_lo": lo, "strength_hi": hi,
                      "strength_se": float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else math.nan,
@@ -524,6 +546,7 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
                      "acquired_rate": ga[0], "acquired_rate_lo": ga[1], "acquired_rate_hi": ga[2],
                      "natural_acquired_rate": gn[0], "natural_acquired_rate_lo": gn[1],
                      "natural_acquired_rate_hi": gn[2],
+                     "per_pick_value": pp[0], "per_pick_lo": pp[1], "per_pick_hi": pp[2],
                      "note": INDISTINGUISHABLE if ch == 0 else "",
                      "natural_note": INDISTINGUISHABLE if chn == 0 else ""})
     out = pd.DataFrame(rows)
@@ -781,6 +804,8 @@ def report_records(df: pd.DataFrame) -> list[dict]:
                 folded.setdefault(key, [None, None])[m.group(2) == "hi"] = v
             else:
                 folded[k] = v
+        if "natural_acquired_rate" in rec:          # the natural arm's acquisition share
+            folded["acquired"] = rec["natural_acquired_rate"]
         out.append(folded)
     return out
 

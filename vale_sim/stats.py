@@ -523,6 +523,50 @@ def _ratio_estimate(r: float, resid2: float, tot: float, n: int, g: int, confide
     return Estimate(r, float(lo), float(hi), se, n, g, confidence, method)
 
 
+def fieller_ratio(num, den, confidence: float = 0.95,
+                  bounds: tuple[float, float] = (-math.inf, math.inf)) -> tuple[float, float, float]:
+    """``mean(num) / mean(den)`` over independent units (deals) with Fieller's
+    interval: ``(ratio, lo, hi)``.
+
+    The interval is every ``r`` for which ``mean(num) − r·mean(den) = 0`` is not
+    rejected by a t test with ``n − 1`` degrees of freedom (its variance from the
+    per-unit spread of ``num − r·den``, so the covariance of the two means is
+    kept).  For an instrumental-variable ratio with one instrument this is the
+    Anderson-Rubin interval, which, unlike the delta method, keeps its coverage
+    when the denominator is small and noisy (a card the field rarely buys): then
+    the set is unbounded and the interval is ``bounds`` (say ``(-1, 1)`` for a
+    difference of win shares), an honest "the data cannot say".  A bounded set is
+    clipped to ``bounds`` (intersecting a confidence set with the parameter's range
+    keeps its coverage).  ``nan`` ratio when ``mean(den)`` is 0."""
+    num = np.asarray(num, dtype=float)
+    den = np.asarray(den, dtype=float)
+    n = int(num.size)
+    if n == 0 or den.shape != num.shape:
+        return (math.nan, math.nan, math.nan)
+    a, b = float(num.mean()), float(den.mean())
+    r = a / b if b != 0 else math.nan
+    lo_b, hi_b = float(bounds[0]), float(bounds[1])
+    if n < 2:
+        return (r, lo_b, hi_b)
+    saa = float(num.var(ddof=1)) / n
+    sbb = float(den.var(ddof=1)) / n
+    sab = float(np.cov(num, den, ddof=1)[0, 1]) / n
+    q2 = _t(confidence, n - 1) ** 2
+    # (a − r b)² <= q² (saa − 2 r sab + r² sbb)  <=>  A r² − 2 B r + C <= 0
+    A, B, C = b * b - q2 * sbb, a * b - q2 * sab, a * a - q2 * saa
+    disc = B * B - A * C
+    if A > 0 and disc >= 0:
+        root = math.sqrt(disc)
+        lo, hi = (B - root) / A, (B + root) / A
+        if not math.isfinite(r):
+            r = B / A
+        return (r, max(lo_b, lo), min(hi_b, hi))
+    # A <= 0: the set is the whole line or the complement of an interval (the
+    # denominator is not shown to differ from 0); A > 0 with no real root cannot
+    # happen for a sample covariance (the set holds a/b), kept for rounding.
+    return (r, lo_b, hi_b)
+
+
 def cluster_rate(successes, clusters=None, confidence: float = 0.95) -> Estimate:
     """Mean of outcomes in [0, 1] (e.g. win shares) with a cluster-robust interval in [0, 1]."""
     return cluster_ratio(successes, None, clusters, confidence, bounds=(0.0, 1.0))

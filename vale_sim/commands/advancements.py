@@ -79,7 +79,8 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true",
                    help="print a list of records (card, level, strength, strength_ci, "
                         "strength_ci_adjusted, p_value, p_adjusted, natural_value, natural_ci, "
-                        "n_deals, deals_changed, flag, lift, lift_ci, ...); with --compare an "
+                        "per_pick_value, per_pick_ci, acquired, n_deals, deals_changed, flag, "
+                        "lift, lift_ci, ...); with --compare an "
                         "object {cards, compare}")
     p.set_defaults(func=run)
 
@@ -127,7 +128,9 @@ def format_strength(df) -> str:
         f"across player counts.  Natural win rate of the baseline: "
         f"{_pct(a.get('natural_win_rate', float('nan')), a.get('natural_win_rate_lo'), a.get('natural_win_rate_hi'), a.get('deals'))} (deals).  "
         f"'none chg': natural and ban never differed (indistinguishable by design; the "
-        f"interval is the zero-count bound).",
+        f"interval is the zero-count bound).  Per pick: the natural value divided by the "
+        f"share of games in which the baseline bought the card, the effect of buying it on "
+        f"the buyer (Fieller interval; '-' when it was never bought; docs/statistics.md 5.7).",
     ]
     if a.get("estimand") == "natural":
         r = a.get("rationality") or {}
@@ -152,15 +155,18 @@ def format_strength(df) -> str:
     lines.append("")
     lines.append(f"{'card':<24} {'lvl':>3} {'strength pp':>11} {'raw interval':>15} "
                  f"{'adjusted':>15} {'p adj':>6} {'natural pp':>10} {'interval':>15} "
+                 f"{'per pick pp':>11} {'interval':>15} "
                  f"{'changed/deals':>13} {'got % (prefer)':>22} {'verdict':>12}")
     for _, r in df.iterrows():
         lvl = ("V" if r["kind"] == "vale" else "L") + str(r["level"])
         changed = f"{r['deals_changed']}/{r['n_deals']}"
         nat = "none chg" if r["natural_deals_changed"] == 0 else _pp(r["natural_value"])
         got = _pct(r["acquired_rate"], r["acquired_rate_lo"], r["acquired_rate_hi"], r["n_deals"])
+        pick = (f"{_pp(r.get('per_pick_value', float('nan'))):>11} "
+                f"{_ci(r.get('per_pick_lo', float('nan')), r.get('per_pick_hi', float('nan'))):>15}")
         if r["deals_changed"] == 0:
             lines.append(f"{r['card'][:24]:<24} {lvl:>3} {'':>11} {'':>15} {'':>15} {'':>6} "
-                         f"{nat:>10} {_ci(r['natural_lo'], r['natural_hi']):>15} "
+                         f"{nat:>10} {_ci(r['natural_lo'], r['natural_hi']):>15} {pick} "
                          f"{changed:>13} {got:>22} {_verdict(r):>12}  "
                          f"strength: {r['note']}; |strength| <= {100 * r['strength_hi']:.2f} pp")
             continue
@@ -168,7 +174,7 @@ def format_strength(df) -> str:
                      f"{_ci(r['strength_lo'], r['strength_hi']):>15} "
                      f"{_ci(r['strength_lo_adj'], r['strength_hi_adj']):>15} "
                      f"{r['p_adjusted']:>6.3f} {nat:>10} "
-                     f"{_ci(r['natural_lo'], r['natural_hi']):>15} {changed:>13} {got:>22} "
+                     f"{_ci(r['natural_lo'], r['natural_hi']):>15} {pick} {changed:>13} {got:>22} "
                      f"{_verdict(r):>12}{_needed(r)}")
     flagged = df[df["flag"] != ""]
     lines.append("")

@@ -1,0 +1,99 @@
+"""The per-pick value of a card (issue 36, item 5): the effect of buying it on the
+player who buys it, natural − ban X divided by the natural arm's acquisition share
+(an instrumental-variable ratio), with Fieller's interval over deals.
+
+Planted cases whose answer is known by construction: deals in which a card is
+bought with probability ``p`` and, when bought, raises the buyer's chance to win
+by ``tau`` (the same uniform decides both arms, as common deals do); where it is
+not bought the two arms play the same game and differ by exactly 0."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from vale_sim import stats
+from vale_sim.advancements import per_pick
+
+
+def planted(p: float, tau: float, deals: int, rng, rotations: int = 2):
+    """Per deal: the natural − ban difference of the focal win share, and the
+    share of rotations in which the natural arm bought the card."""
+    bought = rng.random((rotations, deals)) < p
+    base = rng.uniform(0.3, 0.7, size=(rotations, deals))
+    u = rng.random((rotations, deals))
+    natural = (u < np.where(bought, base + tau, base)).astype(float)
+    ban = (u < base).astype(float)
+    return (natural - ban).mean(axis=0), bought.mean(axis=0)
+
+
+def coverage(p, tau, deals, reps, seed):
+    rng = np.random.default_rng(seed)
+    fieller = delta = 0
+    estimates = []
+    for _ in range(reps):
+        d, g = planted(p, tau, deals, rng)
+        v, lo, hi = per_pick(d, g, 0.95)
+        estimates.append(v)
+        fieller += lo <= tau <= hi
+        e = stats.cluster_ratio(d, g)            # the delta method, the same deals as units
+        delta += e.lo <= tau <= e.hi
+    return fieller / reps, delta / reps, float(np.mean(estimates))
+
+
+def test_per_pick_recovers_the_planted_effect_of_a_common_card():
+    """Bought in half the games: the per-pick value is the planted +10 pp (the
+    natural value is about half of it), and the interval covers."""
+    cov, _, mean = coverage(0.5, 0.10, 200, 400, seed=3)
+    assert abs(mean - 0.10) < 0.01
+    assert cov >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / 400)
+
+
+def test_a_rarely_bought_card_keeps_its_coverage_where_the_delta_method_does_not():
+    """Bought in 3% of the games on 300 deals (a card the field rarely sees):
+    Fieller's interval keeps its coverage, the delta method's falls short on the
+    same replications (measured: 93.4% against 90.8% at this seed; 92.9-94.2%
+    against 89.8-92.0% over three seeds).  The bar is 3 binomial SD below 95%,
+    and the comparison is paired, so it fails if per_pick used the delta method."""
+    reps = 1000
+    cov_f, cov_d, mean = coverage(0.03, 0.30, 300, reps, seed=1)
+    assert cov_f >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / reps)
+    assert cov_f - cov_d >= 0.015
+    assert abs(mean - 0.30) < 0.03
+
+
+def test_a_gross_error_on_a_rare_card_is_seen_per_pick():
+    """The issue's case: a +6 end VP plant on a card rarely available read +2.2 pp
+    natural, 'inconclusive'.  Per pick the planted +40 pp is recovered and shown
+    beyond a 5 pp band, while the natural value stays small."""
+    rng = np.random.default_rng(7)
+    d, g = planted(0.06, 0.40, 2000, rng)
+    v, lo, hi = per_pick(d, g, 0.95)
+    assert float(d.mean()) < 0.05
+    assert lo > 0.05 and lo <= 0.40 <= hi
+    assert abs(v - 0.40) < 0.1
+
+
+def test_per_pick_is_undefined_or_uninformative_without_picks():
+    """Never bought: nothing to judge (nan).  Bought in one deal: the ratio's set is
+    unbounded, so the interval is the whole range [-1, 1], never a point."""
+    d = np.zeros(50)
+    assert all(math.isnan(x) for x in per_pick(d, np.zeros(50), 0.95))
+    g = np.zeros(50)
+    g[3] = 0.5
+    d[3] = 0.5
+    v, lo, hi = per_pick(d, g, 0.95)
+    assert v == pytest.approx(1.0) and (lo, hi) == (-1.0, 1.0)
+
+
+def test_fieller_matches_the_delta_method_when_the_denominator_is_precise():
+    """With a denominator far from 0 relative to its noise, Fieller's interval and
+    the delta method's agree (both are the same first-order answer)."""
+    rng = np.random.default_rng(0)
+    num = rng.normal(0.2, 0.05, 5000)
+    den = rng.normal(1.0, 0.01, 5000)
+    r, lo, hi = stats.fieller_ratio(num, den)
+    e = stats.cluster_ratio(num, den)
+    assert r == pytest.approx(e.value)
+    assert lo == pytest.approx(e.lo, abs=2e-4) and hi == pytest.approx(e.hi, abs=2e-4)
