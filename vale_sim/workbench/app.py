@@ -213,21 +213,22 @@ class Workbench:
         return ws
 
 
-async def read_body(request: Request, limit: int, what: str = "the request") -> bytes:
-    """The request's body, counted as it streams in: Refused (413) as soon as it
-    passes ``limit`` bytes -- with a Content-Length over the limit before reading
-    anything, without one (chunked) before reading the rest."""
+async def read_body(request: Request, limit: int, too_large: str = "") -> bytes:
+    """The request's body, counted as it streams in: Refused (413, ``too_large``) as
+    soon as it passes ``limit`` bytes -- with a Content-Length over the limit before
+    reading anything, without one (chunked) before reading the rest."""
+    too_large = too_large or f"the request is larger than the limit of {limit:,} bytes"
     size = request.headers.get("content-length")
     if size is not None:
         if not size.strip().isascii() or not size.strip().isdigit():
             raise Bad(f"the request's Content-Length {size[:40]!r} is not a number of bytes")
         if int(size) > limit:
-            raise Refused(413, f"{what} is larger than the limit of {limit:,} bytes")
+            raise Refused(413, too_large)
     chunks, n = [], 0
     async for chunk in request.stream():
         n += len(chunk)
         if n > limit:
-            raise Refused(413, f"{what} is larger than the limit of {limit:,} bytes")
+            raise Refused(413, too_large)
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -329,8 +330,8 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
 
     async def upload(request):
         ws = wb.ws(request.path_params["ws"])
-        raw = await read_body(request, MAX_UPLOAD_BODY, f"the file (at most "
-                              f"{MAX_UPLOAD_BYTES:,} bytes: give a card set file)")
+        raw = await read_body(request, MAX_UPLOAD_BODY, f"the file is larger than the limit of "
+                              f"{MAX_UPLOAD_BYTES:,} bytes (give a card set file)")
 
         async def replay():                                # the counted body, to the parser
             return {"type": "http.request", "body": raw, "more_body": False}
