@@ -114,6 +114,10 @@ MARKS: dict[str, tuple[str, ...]] = {
         ("slow",),                                                                      # 6 s
     "test_workbench_browser.py::test_two_tabs_keep_their_own_table_and_run": ("slow",),  # 28 s
     "test_workbench_api.py::test_a_what_if_with_a_rule_edit_plays_the_rule": ("slow",),  # 19 s
+    "test_workbench_api.py::test_a_workspace_flood_never_drops_a_workspace_with_a_live_run":
+        ("slow",),                                                                      # 6 s
+    "test_workbench_browser.py::test_a_page_of_another_origin_cannot_change_the_workbench":
+        ("slow",),                                                                      # 10-16 s
 }
 SLOW_WARN_SECONDS = 15.0
 

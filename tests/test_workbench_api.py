@@ -7,7 +7,10 @@ this process (the worker processes do the work) and finish in seconds.
 """
 from __future__ import annotations
 
+import asyncio
+import json
 import os
+import re
 import time
 import tomllib
 
@@ -15,7 +18,8 @@ import pytest
 from starlette.testclient import TestClient      # a dependency of vale-sim: never skipped
 
 from vale_sim.games import get_game
-from vale_sim.workbench.app import create_app
+from vale_sim.workbench import app as app_mod
+from vale_sim.workbench.app import TOKEN_HEADER, create_app
 from vale_sim.workbench.runs import RunManager
 
 
@@ -30,10 +34,19 @@ def _sleep(params, report):
     return {"slept": True}
 
 
+def _token(client) -> str:
+    """The session token the server wrote into a freshly loaded page (what the page's
+    JavaScript sends in X-Vale-Token)."""
+    m = re.search(r'<meta name="vale-sim-token" content="([^"]*)"', client.get("/").text)
+    return m.group(1) if m else "none"
+
+
 @pytest.fixture
 def client():
+    """A page's client: every request carries the token of its page load."""
     app = create_app("mystic-vale", heartbeat=60)
     with TestClient(app) as c:
+        c.headers[TOKEN_HEADER] = _token(c)
         yield c
 
 
@@ -352,18 +365,298 @@ def test_a_what_if_with_a_rule_edit_plays_the_rule(client):
                                                                         ("vp_pool", 20)}
 
 
-def test_a_page_of_another_site_and_another_host_name_are_refused():
-    """A web page elsewhere cannot drive the workbench: a POST from another origin
-    is refused, and a loopback server answers only requests naming a loopback host
-    (no DNS rebinding)."""
+def test_a_request_naming_another_host_is_refused():
+    """A loopback server answers only requests naming a loopback host (no DNS
+    rebinding)."""
     app = create_app("mystic-vale", allowed_hosts=["127.0.0.1", "localhost"])
     with TestClient(app, base_url="http://127.0.0.1:8765") as c:
         assert c.get("/api/games").status_code == 200
-        r = c.post("/api/workspaces", json={}, headers={"Origin": "http://evil.example"})
-        assert r.status_code == 403 and "evil.example" in r.json()["error"]
-        r = c.post("/api/workspaces", json={}, headers={"Origin": "http://127.0.0.1:8765"})
-        assert r.status_code == 200
         assert c.get("/api/games", headers={"Host": "evil.example"}).status_code == 400
+
+
+OWN = "http://127.0.0.1:8765"
+SERVE_ORIGINS = [f"http://{h}:8765" for h in ("127.0.0.1", "localhost", "[::1]")]
+
+
+@pytest.mark.parametrize("origins", [None, SERVE_ORIGINS], ids=["host-header", "as-serve"])
+@pytest.mark.parametrize("origin,token,allowed", [
+    ("null", "right", False),                       # a sandboxed iframe, a data: page
+    ("https://127.0.0.1:8765", "right", False),     # the right host, another scheme
+    ("http://127.0.0.1:9999", "right", False),      # another port: another server's page
+    ("http://evil.example", "right", False),
+    ("http://127.0.0.1:8765.evil.example", "right", False),
+    (None, None, False),                            # neither: not the workbench's page
+    (None, "wrong", False),
+    (OWN, None, False),
+    (OWN, "wrong", False),
+    (OWN, "other-server", False),                   # a token of another server
+    (OWN, "right", True),                           # the page itself
+    (None, "right", True),                          # a script that read the page
+])
+def test_a_changing_request_needs_the_servers_own_origin_and_a_token_of_its_page(
+        origins, origin, token, allowed):
+    """Only the workbench's own page may change anything: the Origin (when named) is
+    exactly the server's scheme, host and port, and the request carries the session
+    token written into a page this server served.  A refused request changes
+    nothing: no workspace is made, no cell edited, no run started or cancelled."""
+    app = create_app("mystic-vale", heartbeat=60, allowed_hosts=["127.0.0.1", "localhost"],
+                     origins=origins)
+    other = create_app("mystic-vale")
+    with TestClient(app, base_url=OWN) as c, TestClient(other) as o:
+        right = _token(c)
+        c.headers[TOKEN_HEADER] = right
+        ws, table = _ws(c)
+        card = next(x["name"] for x in table["cards"]
+                    if any(n["field"] == "cost" and n["editable"] for n in x["numbers"]))
+        cost = _number(table, card, "cost")["value"]
+        del c.headers[TOKEN_HEADER]
+        headers = {}
+        if origin is not None:
+            headers["Origin"] = origin
+        if token is not None:
+            headers[TOKEN_HEADER] = {"right": right, "other-server": _token(o)}.get(token, token)
+        wb = app.state.workbench
+        n_ws = len(wb.workspaces)
+        answers = [
+            c.post("/api/workspaces", json={}, headers=headers),
+            c.post(f"/api/ws/{ws}/edit", json={"card": card, "field": "cost",
+                                               "value": str(cost + 1)}, headers=headers),
+            c.post(f"/api/ws/{ws}/runs", json={"kind": "what-if", "params": {
+                "edits": [{"card": card, "field": "cost", "new": 1}], "games": 4,
+                "seed": "x"}}, headers=headers),             # refused either way: no process
+            c.post(f"/api/ws/{ws}/reset", headers=headers),
+        ]
+        if allowed:
+            assert [r.status_code for r in answers] == [200, 200, 400, 200]
+            return
+        for r in answers:
+            assert r.status_code == 403, r.json()
+            msg = r.json()["error"]
+            assert msg.startswith("refused:") and "\n" not in msg
+            if origin not in (None, OWN):
+                assert origin in msg
+            else:
+                assert TOKEN_HEADER in msg and "reload the page" in msg
+        assert len(wb.workspaces) == n_ws and not wb.runs.runs
+        assert _number(c.get(f"/api/ws/{ws}/cards").json(), card, "cost")["value"] == cost
+
+
+def test_every_page_load_has_its_own_token_and_the_page_sends_it():
+    """The page carries a fresh token; its JavaScript sends it on every changing request
+    (the keepalive request of a closed page too); the page may not be framed."""
+    app = create_app("mystic-vale")
+    with TestClient(app) as c:
+        r = c.get("/")
+        assert r.headers["cache-control"] == "no-store" and r.headers["x-frame-options"] == "DENY"
+        tokens = {_token(c) for _ in range(3)}
+        assert len(tokens) == 3 and all(len(t) >= 32 for t in tokens)
+        for t in tokens:                     # each works
+            assert c.post("/api/workspaces", json={}, headers={TOKEN_HEADER: t}).status_code == 200
+    js = (app_mod.STATIC / "app.js").read_text()
+    assert js.count('"X-Vale-Token"') == 2 and "sendBeacon" not in js   # a beacon cannot send it
+
+
+def _live_what_if(c, ws, table):
+    card = next(x["name"] for x in table["cards"]
+                if any(n["field"] == "cost" and n["editable"] for n in x["numbers"]))
+    r = c.post(f"/api/ws/{ws}/runs", json={"kind": "what-if", "params": {
+        "edits": [{"card": card, "field": "cost", "new": 1}], "games": 100_000,
+        "engine": "reference"}})
+    assert r.status_code == 200, r.json()
+    return r.json()["id"]
+
+
+def test_a_workspace_flood_never_drops_a_workspace_with_a_live_run(client, monkeypatch):
+    """Workspaces are bounded per page (its token) and in all.  A flood of new ones
+    drops the least recently used idle ones, never one with a run going (before: the
+    101st deleted a live workspace and cancelled its runs); when every one it could
+    drop has a live run, the request is refused (429) with one line."""
+    monkeypatch.setattr(app_mod, "MAX_WORKSPACES_PER_SESSION", 3)
+    monkeypatch.setattr(app_mod, "MAX_WORKSPACES", 5)
+    wb = client.app.state.workbench
+    live, table = _ws(client)
+    run = _live_what_if(client, live, table)
+    try:
+        mine = [_ws(client)[0] for _ in range(5)]         # this page's flood
+        assert client.get(f"/api/ws/{live}/cards").status_code == 200
+        assert client.get(f"/api/runs/{run}").json()["status"] == "running"
+        assert client.get(f"/api/ws/{mine[-1]}/cards").status_code == 200
+        assert client.get(f"/api/ws/{mine[0]}/cards").status_code == 404     # an idle one went
+        assert len([w for w in wb.workspaces if wb.ws_session[w] == wb.ws_session[live]]) == 3
+        other = {TOKEN_HEADER: _token(client)}           # other pages' flood: the bound in all
+        for _ in range(6):
+            assert client.post("/api/workspaces", json={}, headers=other).status_code == 200
+            assert len(wb.workspaces) <= 5
+        assert client.get(f"/api/ws/{live}/cards").status_code == 200
+        assert client.get(f"/api/runs/{run}").json()["status"] == "running"
+        # this page: two new card sets, each with a run -- nothing of it can go
+        (second, t2), (third, t3) = _ws(client), _ws(client)
+        assert {w for w in wb.workspaces if wb.ws_session[w] == wb.ws_session[live]} == \
+            {live, second, third}
+        monkeypatch.setattr(wb.runs, "max_running", 3)
+        run2, run3 = _live_what_if(client, second, t2), _live_what_if(client, third, t3)
+        r = client.post("/api/workspaces", json={})
+        assert r.status_code == 429
+        msg = r.json()["error"]
+        assert "\n" not in msg and "at most 3" in msg and "run" in msg
+        for w, rid in ((live, run), (second, run2), (third, run3)):
+            assert client.get(f"/api/ws/{w}/cards").status_code == 200
+            assert client.get(f"/api/runs/{rid}").json()["status"] == "running"
+        client.post(f"/api/runs/{run3}/cancel")          # a run ends: room again
+        assert client.post("/api/workspaces", json={}).status_code == 200
+        assert client.get(f"/api/ws/{live}/cards").status_code == 200
+        client.post(f"/api/runs/{run2}/cancel")
+    finally:
+        client.post(f"/api/runs/{run}/cancel")
+
+
+def test_the_server_wide_bound_refuses_when_every_workspace_has_a_live_run(monkeypatch):
+    monkeypatch.setattr(app_mod, "MAX_WORKSPACES", 2)
+    app = create_app("mystic-vale", heartbeat=60)
+    with TestClient(app) as c:
+        pages = [{TOKEN_HEADER: _token(c)} for _ in range(3)]
+        runs = []
+        try:
+            for h in pages[:2]:
+                r = c.post("/api/workspaces", json={}, headers=h).json()
+                c.headers.update(h)
+                runs.append((r["id"], _live_what_if(c, r["id"], r["table"])))
+            r = c.post("/api/workspaces", json={}, headers=pages[2])
+            assert r.status_code == 429 and "at most 2" in r.json()["error"]
+            for ws, rid in runs:
+                assert c.get(f"/api/ws/{ws}/cards").status_code == 200
+                assert c.get(f"/api/runs/{rid}").json()["status"] == "running"
+        finally:
+            for _, rid in runs:
+                c.post(f"/api/runs/{rid}/cancel")
+
+
+def _asgi_post(app, path, headers, chunks):
+    """POST ``chunks`` (an iterator, pulled only as the server reads) straight to the
+    ASGI app: the status, the JSON answer and how many bytes the server pulled."""
+    pulled = [0]
+    it = iter(chunks)
+
+    async def receive():
+        try:
+            chunk = next(it)
+        except StopIteration:
+            return {"type": "http.request", "body": b"", "more_body": False}
+        pulled[0] += len(chunk)
+        return {"type": "http.request", "body": chunk, "more_body": True}
+    out = {"body": b""}
+
+    async def send(message):
+        if message["type"] == "http.response.start":
+            out["status"] = message["status"]
+        elif message["type"] == "http.response.body":
+            out["body"] += message.get("body", b"")
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": "POST", "scheme": "http", "path": path, "raw_path": path.encode(),
+             "query_string": b"", "root_path": "", "client": ("127.0.0.1", 5000),
+             "server": ("127.0.0.1", 8765),
+             "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()]}
+    asyncio.run(app(scope, receive, send))
+    return out["status"], json.loads(out["body"]), pulled[0]
+
+
+CHUNK = 64 * 1024
+
+
+def _multipart(name, data_chunks, boundary="vale"):
+    yield (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
+           f"filename=\"{name}\"\r\nContent-Type: application/octet-stream\r\n\r\n").encode()
+    yield from data_chunks
+    yield f"\r\n--{boundary}--\r\n".encode()
+
+
+def test_a_body_without_a_length_is_refused_once_it_passes_the_limit(client):
+    """A chunked upload (no Content-Length) is counted as it streams in and refused
+    (413) as soon as it passes the limit: the server reads about 2 MB of a 64 MB body,
+    not all of it (before: the whole body was read, then refused).  The same for a
+    JSON request; with a Content-Length over the limit nothing is read."""
+    from vale_sim.workbench.workspace import MAX_UPLOAD_BYTES
+    ws, table = _ws(client)
+    app = client.app
+    h = {TOKEN_HEADER: client.headers[TOKEN_HEADER],
+         "content-type": "multipart/form-data; boundary=vale"}
+    total = 64 * 2**20
+    flood = (b"#" * CHUNK for _ in range(total // CHUNK))
+    status, answer, pulled = _asgi_post(app, f"/api/ws/{ws}/upload", h,
+                                        _multipart("big.toml", flood))
+    assert status == 413
+    assert "\n" not in answer["error"] and f"{MAX_UPLOAD_BYTES:,}" in answer["error"]
+    assert pulled <= app_mod.MAX_UPLOAD_BODY + CHUNK < total // 16
+    status, _, pulled = _asgi_post(app, f"/api/ws/{ws}/upload",
+                                   dict(h, **{"content-length": str(50 * 2**20)}),
+                                   _multipart("big.toml", (b"#" * CHUNK for _ in range(800))))
+    assert status == 413 and pulled == 0                # refused before reading anything
+    jh = {TOKEN_HEADER: client.headers[TOKEN_HEADER], "content-type": "application/json"}
+    status, answer, pulled = _asgi_post(app, f"/api/ws/{ws}/edit", jh,
+                                        (b" " * CHUNK for _ in range(total // CHUNK)))
+    assert status == 413 and pulled <= app_mod.MAX_JSON_BYTES + CHUNK
+    assert client.get(f"/api/ws/{ws}/cards").json()["digest"] == table["digest"]
+    # a good file without a length still loads
+    g = get_game("mystic-vale")
+    text = g.bundled_card_sets()["core"].read_bytes().replace(b'name = "core"', b'name = "m"', 1)
+    parts = [text[i:i + 4096] for i in range(0, len(text), 4096)]
+    status, answer, _ = _asgi_post(app, f"/api/ws/{ws}/upload", h, _multipart("m.toml", parts))
+    assert status == 200 and answer["set"] == "m.toml", answer
+
+
+BAD_NUMBERS = ["²", "--5", "1e5", "9" * 5000, 2**64, -1, 1.5, True, None, [3], "Infinity"]
+
+
+@pytest.mark.parametrize("kind,field", [
+    ("what-if", "seed"), ("what-if", "games"), ("what-if", "players"),
+    ("balance", "seed"), ("balance", "games"), ("balance", "budget"), ("balance", "margin_pp"),
+    ("balance", "players"), ("report", "seed"), ("odds", "pushes"),
+])
+def test_a_bad_number_in_a_run_request_is_400_naming_the_field(client, kind, field):
+    """Every number of a run request goes through the rules of vale_sim.limits: a bad
+    one is 400 with one line naming the field (before: "²", "--5" or a 5,000-digit
+    seed, and a player count of Infinity, were a 500) and no process starts."""
+    ws, table = _ws(client)
+    card = next(x["name"] for x in table["cards"]
+                if any(n["field"] == "cost" and n["editable"] for n in x["numbers"]))
+    base = {"what-if": {"edits": [{"card": card, "field": "cost", "new": 1}]},
+            "odds": {"deck": client.get(f"/api/ws/{ws}/decks").json()["decks"]["starter"]}}
+    for v in BAD_NUMBERS + (["inf"] if field == "players" else []):
+        params = dict(base.get(kind, {}), **{field: [v] if field == "players" else v})
+        text = json.dumps({"kind": kind, "params": params})
+        if v == "Infinity":                              # JSON's non-standard number
+            text = text.replace('"Infinity"', "Infinity")
+        r = client.post(f"/api/ws/{ws}/runs", content=text,
+                        headers={"content-type": "application/json"})
+        assert r.status_code == 400, (field, v, r.json())
+        msg = r.json()["error"]
+        assert msg.startswith(f"{field}:") and "\n" not in msg, msg
+        assert len(msg) < 300
+    assert not client.app.state.workbench.runs.runs
+
+
+@pytest.mark.parametrize("path,body", [
+    ("/api/workspaces", {"game": 5}), ("/api/workspaces", {"game": ["x"]}),
+    ("/api/ws/{ws}/load", {"set": []}), ("/api/ws/{ws}/edit", {"card": {}, "value": [1]}),
+    ("/api/ws/{ws}/edit", {"card": "x", "field": "cost", "value": "9" * 5000}),
+    ("/api/ws/{ws}/apply", {"edits": [{"card": 1}]}), ("/api/ws/{ws}/apply", {"edits": "x"}),
+    ("/api/ws/{ws}/runs", {"kind": "what-if", "params": {"edits": [{}]}}),
+    ("/api/ws/{ws}/runs", {"kind": "what-if", "params": {"edits": [{"card": "x"}],
+                                                         "rules": [1]}}),
+    ("/api/ws/{ws}/runs", {"kind": "balance", "params": {"fields": [1, 2]}}),
+    ("/api/ws/{ws}/runs", {"kind": "odds", "params": {"deck": {"cards": [{"x": []}]}}}),
+    ("/api/ws/{ws}/runs", {"kind": "odds", "params": {"deck": {"cards": "x"}}}),
+    ("/api/ws/{ws}/runs", {"kind": "report", "params": "x"}),
+    ("/api/ws/{ws}/runs", "[" * 100_000 + "]" * 100_000),      # nested past the recursion limit
+    ("/api/ws/{ws}/runs", "not json"), ("/api/ws/{ws}/runs", [1, 2]),
+])
+def test_a_malformed_request_is_one_line_never_a_500(client, path, body):
+    ws, _ = _ws(client)
+    text = body if isinstance(body, str) else json.dumps(body)
+    r = client.post(path.format(ws=ws), content=text, headers={"content-type": "application/json"})
+    assert r.status_code in (400, 404), (r.status_code, r.json())
+    assert "\n" not in r.json()["error"] and "Traceback" not in r.json()["error"]
+    assert not client.app.state.workbench.runs.runs
 
 
 def test_a_run_again_reads_the_games_it_finished_back(client):

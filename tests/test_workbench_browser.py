@@ -221,6 +221,59 @@ def test_closing_the_page_stops_its_run(browser, server):
     assert r["status"] == "cancelled" and "closed" in r["error"]
 
 
+def test_a_page_of_another_origin_cannot_change_the_workbench(page, browser, server):
+    """A sandboxed iframe (Origin: null) and a page of another local server (another
+    port) post to the workbench: both are refused (403) and the table keeps its edit,
+    while the workbench's own page (which sends its token) changes it."""
+    import http.server
+    import threading
+    card, inp = _a_cost(page)
+    inp.fill(str(int(inp.input_value()) + 1))
+    inp.press("Enter")
+    page.wait_for_selector(f'#cards-table tr[data-card="{card}"] .n.edited')
+    ws = page.evaluate("sessionStorage.getItem('vale-ws')")
+    url = server["url"] + f"api/ws/{ws}/reset"
+    attack = (f"<script>fetch('{url}', {{method: 'POST', mode: 'no-cors', "
+              f"headers: {{'Content-Type': 'text/plain'}}, body: '{{}}'}})"
+              f".then(() => console.log('attack answered'))</script>")
+
+    class Evil(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(attack.encode())
+
+        def log_message(self, *a):
+            pass
+    evil_server = http.server.HTTPServer(("127.0.0.1", 0), Evil)
+    threading.Thread(target=evil_server.serve_forever, daemon=True).start()
+    ctx = browser.new_context()
+    try:
+        for how in ("sandboxed iframe", "another port"):
+            evil = ctx.new_page()
+            console = []                  # the iframe's request is not among the page's
+            evil.on("console", lambda m: console.append(m.text))
+            if how == "sandboxed iframe":
+                evil.set_content('<iframe sandbox="allow-scripts" srcdoc="'
+                                 + attack.replace('"', "&quot;") + '"></iframe>')
+            else:
+                evil.goto(f"http://127.0.0.1:{evil_server.server_address[1]}/")
+            t0 = time.time()
+            while "attack answered" not in console and time.time() - t0 < 15:
+                evil.wait_for_timeout(100)
+            assert "attack answered" in console, (how, console)      # it reached the server
+            assert any("status of 403" in m for m in console), (how, console)
+            assert _get(server, f"/api/ws/{ws}/cards")["edits"], how     # the edit is still there
+            evil.close()
+    finally:
+        ctx.close()
+        evil_server.shutdown()
+    page.click("#reset-edits")                          # the page itself may
+    page.wait_for_function("!document.querySelector('#cards-table .n.edited')")
+    assert not _get(server, f"/api/ws/{ws}/cards")["edits"]
+
+
 def test_a_malformed_upload_shows_a_one_line_error(page, tmp_path):
     bad = tmp_path / "my-cards.toml"
     bad.write_text('[set]\nname = "mine"\n[[advancements]\nname = "X"\n')

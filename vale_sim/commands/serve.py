@@ -68,10 +68,13 @@ def run(args) -> int:
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     loopback = host in (LOOPBACK, "::1") or host.startswith("127.")
-    # on the loopback address only requests naming it get in (no DNS rebinding)
+    # on the loopback address only requests naming it get in (no DNS rebinding), and
+    # a changing request only from a page of this server's own origin (scheme, host, port)
+    names = [shown, "127.0.0.1", "localhost", "[::1]"]
     app = create_app(g.name, heartbeat=args.heartbeat,
                      allowed_hosts=[host, "127.0.0.1", "localhost", "::1", "[::1]"]
-                     if loopback else None)
+                     if loopback else None,
+                     origins=[f"http://{n}:{port}" for n in names] if loopback else None)
     print(f"vale-sim serve: {g.title} workbench at http://{shown}:{port}/  (Ctrl-C stops it)",
           flush=True)
     if not loopback:

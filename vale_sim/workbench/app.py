@@ -8,14 +8,30 @@ status 400, anything else 500 -- and the server goes on.
 A tab has a workspace (its card set, :class:`.workspace.Workspace`), created by
 the page and kept in the tab's ``sessionStorage``: two tabs never share a table
 or a run.
+
+Security (docs/workbench.md, "Security"): every page load gets its own session
+token, written into the page; a request that changes something (POST, PUT,
+PATCH, DELETE) must carry it in ``X-Vale-Token`` and, when it names an
+``Origin``, come from the server's own origin (``Origin: null`` and other schemes,
+hosts or ports are refused).  Workspaces are bounded per session and in all;
+one with a live run is never dropped (429 instead).  Request bodies are counted
+as they stream in and refused past their limit (413), with or without a
+Content-Length.  Every number of a request is checked with the rules of
+:mod:`vale_sim.limits` (400 naming the field).
 """
 from __future__ import annotations
 
+import argparse
 import contextlib
+import hashlib
+import json
+import secrets
 import shutil
 import sys
 import tempfile
 import threading
+import time
+from collections import OrderedDict
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -26,37 +42,74 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..games import DEFAULT_GAME, GAMES, get_game
-from .runs import RunError, RunManager
+from ..limits import MAX_COUNT, count_problem, int_range, seed_problem
+from .runs import FINAL, RunError, RunManager
 from .workspace import MAX_UPLOAD_BYTES, WorkbenchError, Workspace, one_line
 
 STATIC = Path(__file__).parent / "static"
-MAX_WORKSPACES = 100
+MAX_WORKSPACES = 100           # card sets the server keeps in all
+MAX_WORKSPACES_PER_SESSION = 12   # ... and per page load (its session token)
+MAX_SESSIONS = 1_000           # session tokens kept (the least recently used goes)
 MAX_GAMES = 200_000            # games per card and arm a page may ask for
+MAX_JSON_BYTES = 1_000_000     # a JSON request body
+MAX_UPLOAD_BODY = MAX_UPLOAD_BYTES + 65_536     # the file and its multipart wrapping
 INSTANT_STATES = 2_000         # odds of a deck this small are computed in the request
+TOKEN_HEADER = "X-Vale-Token"
+TOKEN_MARK = "__VALE_SIM_TOKEN__"               # where index.html takes its token
+CHANGING = ("POST", "PUT", "PATCH", "DELETE")
 
 
 class Bad(Exception):
     """A request the page sent wrong: 400 with one line."""
 
 
+class Refused(Exception):
+    """A request refused with a status of its own (403, 413, 429) and one line."""
+
+    def __init__(self, status: int, text: str):
+        super().__init__(text)
+        self.status = status
+
+
 def _int(params: dict, key: str, default: int, lo: int, hi: int) -> int:
+    """A bounded whole number of a request (not a count of work): ``lo .. hi``."""
+    try:
+        return int_range(lo, hi)(params.get(key, default))
+    except argparse.ArgumentTypeError as e:
+        raise Bad(f"{key}: {e}") from None
+
+
+def _count(params: dict, key: str, default: int, least: int, cap: int,
+           unit: str = "games") -> int:
+    """A count of a request, by the rule of every count (vale_sim.limits)."""
     v = params.get(key, default)
-    if isinstance(v, str) and v.strip().lstrip("-").isdigit():
-        v = int(v.strip())
-    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        raise Bad(f"{key}: give a whole number from {lo} to {hi:,}, got {v!r}")
-    return v
+    problem = count_problem(v, least, unit, cap)
+    if problem:
+        raise Bad(f"{key}: {problem}")
+    return int(v)
+
+
+def _seed(params: dict, key: str = "seed", default: int = 0) -> int:
+    """A seed of a request: 0 .. 2**64 - 1, as every command's --seed."""
+    v = params.get(key, default)
+    problem = seed_problem(v)
+    if problem:
+        raise Bad(f"{key}: {problem}")
+    return int(v)
 
 
 def _players(params: dict, g) -> list[int]:
     raw = params.get("players", [2])
-    raw = [raw] if isinstance(raw, (int, str)) else list(raw)
+    raw = [raw] if isinstance(raw, (int, str)) else raw
+    if not isinstance(raw, list):
+        raise Bad(f"players: give counts from {', '.join(map(str, g.players))}")
     out = []
     for p in raw:
         try:
-            p = int(p)
-        except (TypeError, ValueError):
-            raise Bad(f"players: give counts from {', '.join(map(str, g.players))}") from None
+            p = int_range(min(g.players), max(g.players))(p)
+        except argparse.ArgumentTypeError:
+            raise Bad(f"players: give counts from {', '.join(map(str, g.players))}, "
+                      f"got {str(p)[:40]!r}") from None
         if p not in g.players:
             raise Bad(f"players: {g.title} plays with {', '.join(map(str, g.players))}, got {p}")
         if p not in out:
@@ -67,12 +120,16 @@ def _players(params: dict, g) -> list[int]:
 
 
 class Workbench:
-    """The server's state: the workspaces of the tabs and the runs."""
+    """The server's state: the session tokens of the pages, the workspaces of the
+    tabs and the runs."""
 
     def __init__(self, game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: int = 2):
         self.default_game = get_game(game).name
         self.tmpdir = Path(tempfile.mkdtemp(prefix="vale-sim-serve-"))
-        self.workspaces: dict[str, Workspace] = {}
+        # workspaces in the order last used (the least recently used first)
+        self.workspaces: OrderedDict[str, Workspace] = OrderedDict()
+        self.ws_session: dict[str, str] = {}        # workspace id -> its session's key
+        self.sessions: OrderedDict[str, str] = OrderedDict()   # key -> token, last used last
         self.lock = threading.Lock()
         self.runs = RunManager(max_running=max_running, heartbeat=heartbeat)
         self.reports: dict[str, Path] = {}
@@ -81,43 +138,136 @@ class Workbench:
         self.runs.shutdown()
         shutil.rmtree(self.tmpdir, ignore_errors=True)      # only what this server wrote
 
-    def new_workspace(self, game) -> Workspace:
+    # -- sessions (one per page load) -------------------------------------------
+    @staticmethod
+    def _key(token: str) -> str:
+        return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+
+    def new_session(self) -> str:
+        """A new page's token.  At most MAX_SESSIONS are kept: the least recently
+        used goes (its page is told to reload on its next change)."""
+        token = secrets.token_urlsafe(32)
+        with self.lock:
+            while len(self.sessions) >= MAX_SESSIONS:
+                self.sessions.popitem(last=False)
+            self.sessions[self._key(token)] = token
+        return token
+
+    def session(self, token: str | None) -> str:
+        """The key of the session whose token this is (compared in constant time),
+        else Refused (403)."""
+        if not token:
+            raise Refused(403, f"refused: no {TOKEN_HEADER} header (only the workbench's own "
+                               f"page may change things); reload the page")
+        key = self._key(token)
+        with self.lock:
+            known = self.sessions.get(key)
+            if known is None or not secrets.compare_digest(known.encode(), token.encode()):
+                raise Refused(403, f"refused: the {TOKEN_HEADER} is not one this server gave "
+                                   f"(restarted?); reload the page")
+            self.sessions.move_to_end(key)
+        return key
+
+    # -- workspaces ---------------------------------------------------------------
+    def live(self, ws_id: str) -> bool:
+        """Whether a run of this workspace is queued or running."""
+        return any(r.owner == ws_id and r.status not in FINAL
+                   for r in list(self.runs.runs.values()))
+
+    def _drop_idle(self, ids, why: str) -> None:
+        """Drop the least recently used workspace of ``ids`` that has no live run,
+        else Refused (429).  Called with the lock held."""
+        for ws_id in ids:
+            if not self.live(ws_id):
+                self.workspaces.pop(ws_id, None)
+                self.ws_session.pop(ws_id, None)
+                return
+        raise Refused(429, f"refused: {why}, each with a run going; wait for a run to end "
+                           f"or cancel one, then try again")
+
+    def new_workspace(self, game, session: str = "") -> Workspace:
         name = game or self.default_game
-        if name not in GAMES:
-            raise Bad(f"game: unknown game {name!r}; use one of {', '.join(GAMES)}")
+        if not isinstance(name, str) or name not in GAMES:
+            raise Bad(f"game: unknown game {str(name)[:40]!r}; use one of {', '.join(GAMES)}")
         ws = Workspace(name, self.tmpdir)
         with self.lock:
-            if len(self.workspaces) >= MAX_WORKSPACES:       # the oldest tab's goes
-                old = next(iter(self.workspaces))
-                self.runs.cancel_owner(old, "stopped: too many open pages")
-                self.workspaces.pop(old)
+            mine = [w for w in self.workspaces if self.ws_session.get(w) == session]
+            if len(mine) >= MAX_WORKSPACES_PER_SESSION:      # this page's oldest idle one
+                self._drop_idle(mine, f"this page has {len(mine)} card sets (at most "
+                                      f"{MAX_WORKSPACES_PER_SESSION})")
+            elif len(self.workspaces) >= MAX_WORKSPACES:     # the oldest idle one
+                self._drop_idle(list(self.workspaces), f"the server holds "
+                                f"{len(self.workspaces)} card sets (at most {MAX_WORKSPACES})")
             self.workspaces[ws.id] = ws
+            self.ws_session[ws.id] = session
         return ws
 
     def ws(self, ws_id: str) -> Workspace:
-        ws = self.workspaces.get(ws_id)
+        with self.lock:
+            ws = self.workspaces.get(ws_id)
+            if ws is not None:
+                self.workspaces.move_to_end(ws_id)
         if ws is None:
             raise LookupError("this page's card set is gone (the server was restarted?); "
                               "reload the page")
         return ws
 
 
+async def read_body(request: Request, limit: int, too_large: str = "") -> bytes:
+    """The request's body, counted as it streams in: Refused (413, ``too_large``) as
+    soon as it passes ``limit`` bytes -- with a Content-Length over the limit before
+    reading anything, without one (chunked) before reading the rest."""
+    too_large = too_large or f"the request is larger than the limit of {limit:,} bytes"
+    size = request.headers.get("content-length")
+    if size is not None:
+        if not size.strip().isascii() or not size.strip().isdigit():
+            raise Bad(f"the request's Content-Length {size[:40]!r} is not a number of bytes")
+        if int(size) > limit:
+            raise Refused(413, too_large)
+    chunks, n = [], 0
+    async for chunk in request.stream():
+        n += len(chunk)
+        if n > limit:
+            raise Refused(413, too_large)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: int = 2,
-               allowed_hosts=None) -> Starlette:
+               allowed_hosts=None, origins=None) -> Starlette:
     """The application.  ``allowed_hosts``: the host names a request may name (its
     ``Host``; e.g. 127.0.0.1 and localhost for a loopback server, so that a web
-    page elsewhere cannot reach it through DNS rebinding); None: any."""
+    page elsewhere cannot reach it through DNS rebinding); None: any.  ``origins``:
+    the server's own origins (``http://127.0.0.1:8765``, ...), the only ones a
+    changing request may come from; None: the request's own scheme and ``Host``."""
     wb = Workbench(game, heartbeat, max_running)
+    own = None if origins is None else frozenset(origins)
+
+    def check_change(request: Request) -> str:
+        """A changing request comes from the workbench's own page: its Origin (when
+        it names one) is the server's own, and it carries its page's token.  The
+        session's key, else Refused (403)."""
+        origin = request.headers.get("origin")
+        if origin is not None:
+            mine = own if own is not None else \
+                {f"{request.url.scheme}://{request.headers.get('host', '')}"}
+            if origin not in mine:
+                raise Refused(403, f"refused: a page of {origin[:80]!r} may not change the "
+                                   f"workbench (only its own page, "
+                                   f"{sorted(mine)[0] if mine else 'this server'})")
+        site = request.headers.get("sec-fetch-site")
+        if site is not None and site not in ("same-origin", "none"):
+            raise Refused(403, f"refused: a {site} page may not change the workbench")
+        return wb.session(request.headers.get(TOKEN_HEADER))
 
     def endpoint(fn):
         async def wrapped(request: Request):
-            origin = request.headers.get("origin")
-            if request.method != "GET" and origin not in (None, "null") and \
-                    origin.split("://", 1)[-1] != request.headers.get("host"):
-                return JSONResponse({"error": f"refused: a page of {origin} may not use the "
-                                              f"workbench"}, status_code=403)
             try:
+                if request.method in CHANGING:
+                    request.state.session = check_change(request)
                 return await fn(request)
+            except Refused as e:
+                return JSONResponse({"error": one_line(e)}, status_code=e.status)
             except (Bad, WorkbenchError, RunError) as e:
                 return JSONResponse({"error": one_line(e)}, status_code=400)
             except LookupError as e:
@@ -133,16 +283,24 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
         return wrapped
 
     async def body(request: Request) -> dict:
+        raw = await read_body(request, MAX_JSON_BYTES)
         try:
-            data = await request.json()
-        except Exception:                                   # noqa: BLE001
+            data = json.loads(raw) if raw.strip() else {}
+        except Exception:                                   # noqa: BLE001 -- also too deep
             raise Bad("the request is not JSON") from None
         if not isinstance(data, dict):
             raise Bad("the request is not a JSON object")
         return data
 
+    page = (STATIC / "index.html").read_text(encoding="utf-8")
+
     async def index(request):
-        return FileResponse(STATIC / "index.html")
+        """The page, with a new session token of its own (only a page of this origin
+        can read it)."""
+        html = page.replace(TOKEN_MARK, wb.new_session())
+        return Response(html, media_type="text/html", headers={
+            "Cache-Control": "no-store", "X-Frame-Options": "DENY",
+            "Content-Security-Policy": "frame-ancestors 'none'"})
 
     async def games(request):
         out = []
@@ -157,7 +315,7 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
 
     async def new_ws(request):
         data = await body(request)
-        ws = wb.new_workspace(data.get("game"))
+        ws = wb.new_workspace(data.get("game"), request.state.session)
         return JSONResponse({"id": ws.id, "table": ws.table()})
 
     async def cards(request):
@@ -172,12 +330,13 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
 
     async def upload(request):
         ws = wb.ws(request.path_params["ws"])
-        size = request.headers.get("content-length", "")
-        if size.isdigit() and int(size) > MAX_UPLOAD_BYTES + 65_536:     # before reading it
-            raise Bad(f"the file is larger than the limit of {MAX_UPLOAD_BYTES:,} bytes "
-                      f"(give a card set file)")
+        raw = await read_body(request, MAX_UPLOAD_BODY, f"the file is larger than the limit of "
+                              f"{MAX_UPLOAD_BYTES:,} bytes (give a card set file)")
+
+        async def replay():                                # the counted body, to the parser
+            return {"type": "http.request", "body": raw, "more_body": False}
         try:
-            form = await request.form(max_files=1, max_fields=5)
+            form = await Request(request.scope, replay).form(max_files=1, max_fields=5)
         except Exception as e:                              # noqa: BLE001 -- a malformed body
             raise Bad(f"the upload could not be read ({one_line(e)}); choose the file again") from None
         f = form.get("file")
@@ -238,7 +397,10 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
                              "decks": page.bundled_decks(ws.current)})
 
     def _start(ws, kind, params, note, on_done=None):
-        run = wb.runs.start(kind, params, owner=ws.id, note=note, on_done=on_done)
+        with wb.lock:                   # not while the workspace is being dropped
+            if ws.id not in wb.workspaces:
+                raise LookupError("this page's card set is gone; reload the page")
+            run = wb.runs.start(kind, params, owner=ws.id, note=note, on_done=on_done)
         return JSONResponse(run.view())
 
     async def start_run(request):
@@ -252,7 +414,7 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
         engine = p.get("engine", "fast")
         if engine not in ("fast", "reference"):
             raise Bad(f"engine: use fast or reference, got {engine!r}")
-        seed = _int(p, "seed", 0, 0, 2**63 - 1)
+        seed = _seed(p)
         if kind == "what-if":
             edits = p.get("edits", [])
             if not isinstance(edits, list) or not all(isinstance(e, dict) for e in edits):
@@ -272,7 +434,7 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
             cards = None if only == "all" else [e["card"] for e in edits]
             out = Path(tempfile.mkdtemp(prefix="what-if-", dir=wb.tmpdir))
             params = {"game": g.name, "card_set": ws.base, "edits": texts,
-                      "players": _players(p, g), "games": _int(p, "games", 200, 2, MAX_GAMES),
+                      "players": _players(p, g), "games": _count(p, "games", 200, 2, MAX_GAMES),
                       "seed": seed, "engine": engine, "cards": cards,
                       "figure": str(out / "what-if.png")}
             from ..whatif import (WhatIfError, apply_card_edits, apply_rule_edits, parse_edit,
@@ -297,12 +459,15 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
             cards = p.get("cards") or None
             if isinstance(cards, str):
                 cards = [c.strip() for c in cards.split(",") if c.strip()] or None
-            games = _int(p, "games", 200, 2, MAX_GAMES)
+            for key, v in (("fields", fields), ("cards", cards or [])):
+                if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+                    raise Bad(f"{key}: give names separated by commas")
+            games = _count(p, "games", 200, 2, MAX_GAMES)
             params = {"game": g.name, "card_set": ws.current, "fields": fields, "cards": cards,
                       "margin": _int(p, "margin_pp", 2, 1, 50) / 100,
                       "players": _players(p, g), "games": games,
                       "confirm_games": 2 * games,
-                      "budget": _int(p, "budget", 0, 0, 10**8) or None,
+                      "budget": _count(p, "budget", 0, 0, MAX_COUNT) or None,
                       "seed": seed, "engine": engine,
                       "store": str(wb.tmpdir / "chunks" / ws.id)}
             return _start(ws, kind, params, {"fields": fields, "games": games,
@@ -323,7 +488,7 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
                 card_file = Path(ws.path)
             params = {"game": g.name, "card_file": str(card_file), "out": str(out / "report"),
                       "quick": bool(p.get("quick", True)), "engine": engine,
-                      "seed": _int(p, "seed", 1, 0, 2**63 - 1)}
+                      "seed": _seed(p, "seed", 1)}
 
             def done(run, out=out):
                 wb.reports[run.id] = out / "report"
@@ -360,7 +525,7 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
         return JSONResponse(run.view(with_result=False))
 
     async def closed(request):
-        """The page was closed (navigator.sendBeacon): its runs stop."""
+        """The page was closed (a keepalive fetch on pagehide): its runs stop."""
         ws_id = request.path_params["ws"]
         n = wb.runs.cancel_owner(ws_id, "stopped: its page was closed")
         return JSONResponse({"cancelled": n})

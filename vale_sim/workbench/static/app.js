@@ -15,12 +15,16 @@ const state = { ws: null, game: null, games: [], table: null, runs: {}, deck: nu
                 wiEdits: [], balance: null };
 
 // ---------------------------------------------------------------- talking to the server
+// This page's session token (the server writes it into the page): every request that
+// changes something sends it, and the server refuses one without it (docs/workbench.md).
+const TOKEN = (document.querySelector('meta[name="vale-sim-token"]') || {}).content || "";
 async function api(path, opts = {}) {
   const init = { method: opts.method || (opts.body !== undefined || opts.form ? "POST" : "GET") };
+  if (init.method !== "GET") init.headers = { "X-Vale-Token": TOKEN };
   if (opts.form) init.body = opts.form;
   else if (opts.body !== undefined) {
     init.body = JSON.stringify(opts.body);
-    init.headers = { "Content-Type": "application/json" };
+    init.headers["Content-Type"] = "application/json";
   }
   let r;
   try { r = await fetch(path, init); } catch (e) { throw new Error("the server does not answer (stopped?)"); }
@@ -216,8 +220,10 @@ function finish(id, ui) {
   ui.run.disabled = false;
   if (ui.cancel) ui.cancel.disabled = true;
 }
-window.addEventListener("pagehide", () => {
-  if (state.ws && Object.keys(state.runs).length) navigator.sendBeacon(`/api/ws/${state.ws}/closed`, "");
+window.addEventListener("pagehide", () => {   // a keepalive fetch outlives the page and carries the token
+  if (state.ws && Object.keys(state.runs).length) {
+    fetch(`/api/ws/${state.ws}/closed`, { method: "POST", keepalive: true, headers: { "X-Vale-Token": TOKEN } }).catch(() => {});
+  }
 });
 
 function playerBoxes(sel, checked) {
