@@ -326,3 +326,16 @@ def test_a_corrupt_exploit_result_is_named_with_its_problem(hands, nothing_runs,
     assert main(COMMANDS["exploit"] + ["--out", str(tmp_path / "run.toml")]) == 2
     line = _one_line(capsys.readouterr().err)
     assert str(tmp_path / "run.json") in line and "not valid JSON" in line, line
+
+
+@pytest.mark.parametrize("name, content, words", [
+    ("run.checkpoint.search1.json", b"plain text", "not a vale-sim checkpoint"),
+    ("run.checkpoint.search0.pkl", b"\x80\x04junk", "old pickle format"),
+])
+def test_meta_checks_its_searches_checkpoints_up_front(hands, nothing_runs, tmp_path, capsys,
+                                                       name, content, words):
+    """meta --resume: the checkpoint of each best-response search too, before any game."""
+    (tmp_path / name).write_bytes(content)
+    rc = main(COMMANDS["meta"] + ["--out", str(tmp_path / "run"), "--resume"])
+    line = _one_line(capsys.readouterr().err)
+    assert rc == 2 and name in line and words in line, line

@@ -126,6 +126,12 @@ def run(args) -> int:
         from ..checkpoint import check_resume
         from ..cli import keep_for_resume
         check_resume(ck, mg.CHECKPOINT_KIND, args.resume, "meta run")
+        if args.resume:                  # its best-response searches' checkpoints, up front too
+            import re
+            pat = re.compile(rf"{re.escape(ck.stem)}\.search\d+\.(json|pkl)")
+            for f in sorted(ck.parent.iterdir()):
+                if pat.fullmatch(f.name):
+                    check_resume(f.with_suffix(".json"), mg.opt.CHECKPOINT_KIND, True, "search")
         keep_for_resume(args, ck, "the finished steps of the meta run")
     cfg = mg.MetaConfig(players=args.players, game=g.name, card_set=args.set,
                         population=population, iterations=args.iterations, budget=args.budget,
