@@ -206,6 +206,9 @@ def test_optimize_popsize_beyond_the_budget_is_refused(monkeypatch, tmp_path, ca
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(opt, "search", lambda *a, **k: pytest.fail("the search started"))
     refused(capsys, tmp_path, ["optimize", "--players", "2", "--popsize", str(10**8),
+                               "--budget", "1000", "--out", "o.toml"], "--popsize",
+            "cap of 10,000 candidates")
+    refused(capsys, tmp_path, ["optimize", "--players", "2", "--popsize", "5000",
                                "--budget", "1000", "--out", "o.toml"], "--popsize", "--budget")
 
 

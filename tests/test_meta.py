@@ -139,7 +139,7 @@ def test_meta_finds_the_3p_equilibrium_of_the_homogeneous_field(rps):
 def test_an_interrupted_meta_resumes_to_the_same_result(rps, tmp_path):
     cfg = _cfg(2, matrix_deals=100, validate_deals=100, bootstrap=10)
     full = _meta(cfg)
-    ck = tmp_path / "m.checkpoint.pkl"
+    ck = tmp_path / "m.checkpoint.json"
     part = _meta(cfg, checkpoint=ck, max_iterations=1)
     assert len(part.iterations) == 1 < len(full.iterations)
     res = _meta(cfg, checkpoint=ck, resume=True)

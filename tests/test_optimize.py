@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import pickle
 from dataclasses import fields, replace
 
 import numpy as np
@@ -108,7 +107,7 @@ def test_resume_equals_an_uninterrupted_run(tmp_path):
     cfg = opt.SearchConfig(seed=5, **TINY)
     full = opt.search(cfg, opt.GameObjective("core", 2, deals=2))
     assert full.generations >= 3
-    ck = tmp_path / "s.checkpoint.pkl"
+    ck = tmp_path / "s.checkpoint.json"
     part = opt.search(cfg, opt.GameObjective("core", 2, deals=2), checkpoint=ck, max_generations=2)
     assert part.generations == 2 and ck.exists()
     np.random.seed(12345)            # the global state must not matter
@@ -189,8 +188,9 @@ def test_cli_outputs_and_policy_round_trip(tmp_path, capsys):
     for c in log["curve"]:     # the incumbent against the presets alone is a subset of its games
         assert c["presets_n"] == 2 * 2 * len(policy_mod.PRESETS) and c["n"] >= c["presets_n"]
         assert c["presets_lo"] <= c["score_presets"] <= c["presets_hi"]
-    st = pickle.loads((tmp_path / "best.checkpoint.pkl").read_bytes())
-    assert st.generation == man["generations"] == len(log["curve"])
+    st = json.loads((tmp_path / "best.checkpoint.json").read_text())   # data, never a pickle
+    assert st["format"] == "vale-sim checkpoint" and st["kind"] == "search"
+    assert st["state"]["generation"] == man["generations"] == len(log["curve"])
     # the policy file works with --policy
     assert main(["tournament", "--policies", f"{out},balanced", "--games", "2"]) == 0
 
@@ -216,7 +216,7 @@ def test_bad_input_is_one_line_exit_2(tmp_path, capsys, argv, words):
 
 def test_existing_checkpoint_needs_resume(tmp_path, capsys):
     out = tmp_path / "o.toml"
-    (tmp_path / "o.checkpoint.pkl").write_bytes(b"junk")
+    (tmp_path / "o.checkpoint.json").write_bytes(b"junk")
     assert main(["optimize", "--players", "2", "--out", str(out)]) == 2
     assert "--resume" in capsys.readouterr().err
     assert main(["optimize", "--players", "2", "--out", str(out), "--resume"]) == 2

@@ -184,6 +184,27 @@ def game_rules(g, **options):
         raise UserError(str(e)) from None
 
 
+def keep_for_resume(args, path, what: str) -> None:
+    """Register checkpoint ``path`` of the running command: on Ctrl-C or SIGTERM
+    :func:`main` then says, when the file exists, that ``what`` is kept there and the
+    exact command that continues (the same one with ``--resume``)."""
+    args._kept_for_resume = (str(path), what)
+
+
+def _resume_note(args) -> str | None:
+    """The line :func:`main` prints after an interruption (None: nothing kept)."""
+    import os
+    import shlex
+    kept = getattr(args, "_kept_for_resume", None)
+    if not kept or not os.path.exists(kept[0]):
+        return None
+    argv = list(getattr(args, "_argv", None) or [args.command])
+    if "--resume" not in argv:
+        argv.append("--resume")
+    return (f"vale-sim {args.command}: {kept[1]} are kept in {kept[0]}; to continue, run "
+            f"the same command with --resume: vale-sim {shlex.join(argv)}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="vale-sim", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"vale-sim {__version__}")
@@ -212,6 +233,7 @@ def main(argv=None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    args._argv = list(sys.argv[1:] if argv is None else argv)
     errors: tuple = (UserError,)
     try:
         with _sigterm_as_interrupt():
@@ -233,6 +255,9 @@ def main(argv=None) -> int:
         return 2
     except KeyboardInterrupt as e:
         how = " (SIGTERM)" if isinstance(e, Terminated) else ""
+        note = _resume_note(args)
+        if note:
+            print(note, file=sys.stderr)
         print(f"vale-sim {args.command}: interrupted{how}", file=sys.stderr)
         return getattr(e, "exit_status", 130)
     return rc or 0

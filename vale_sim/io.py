@@ -235,11 +235,27 @@ def check_replaceable(path, is_earlier, what: str, option: str = "--out", keep=(
 
 def read_manifest(path) -> dict | None:
     """The JSON object in file ``path``, or None (missing, unreadable, not an object)."""
+    return manifest_problem(path)[0]
+
+
+def manifest_problem(path) -> tuple[dict | None, str | None]:
+    """``(the JSON object in file path, None)``, or ``(None, what is wrong with it)``:
+    the words a one-line error about a corrupt manifest uses ("it is not valid JSON
+    (Expecting value: line 2 column 1)")."""
     try:
-        m = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
-        return None
-    return m if isinstance(m, dict) else None
+        raw = Path(path).read_bytes()
+    except OSError as e:
+        return None, f"it cannot be read ({e.strerror or e})"
+    try:
+        m = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return None, "it is not UTF-8 text"
+    except (ValueError, RecursionError) as e:
+        why = str(e).splitlines()[0] if isinstance(e, ValueError) else "nested too deep"
+        return None, f"it is not valid JSON, cut short or edited ({why})"
+    if not isinstance(m, dict):
+        return None, f"it holds a JSON {type(m).__name__}, not an object"
+    return m, None
 
 
 def _temp_names(target: Path) -> re.Pattern:

@@ -35,6 +35,11 @@ SPOIL_MAX_STATES = 10**7
 WITHER_MAX_STATES = 10**6
 FAST_GAMES_PER_SECOND = 50_000   # the fast engine on one core (docs/speed.md): the cost stated
 MAX_POOL = 1000                  # the largest VP pool size (--vp-pool, [rules] vp_pool)
+# CMA-ES draws a generation's whole population at once (popsize x parameters floats,
+# several arrays): --popsize of optimize, exploit and meta is capped here (cma's
+# default is 4 + 3 ln(parameters), about 14), and one generation must fit the budget
+# (check_generation).
+MAX_POPSIZE = 10_000
 GAME_UNITS = ("games", "deals")  # counts whose cost is stated (a deal is one game or more)
 
 
@@ -99,6 +104,25 @@ def check_count(value, option: str, least: int = 1, unit: str = "games",
         from .errors import UserError
         raise UserError(f"{option}: {problem}")
     return _whole(value)
+
+
+def check_generation(popsize, budget: int, players: int, deals: int, field: int,
+                     field_text: str) -> None:
+    """The product rule of a CMA-ES search's ``--popsize`` (``optimize``, ``exploit``,
+    ``meta``; docs/runs.md): one generation plays up to ``(popsize + 1)`` candidates
+    (the incumbent too) x ``field`` opponents x ``players`` seats x ``deals`` games,
+    and must fit in ``--budget`` -- checked before anything is allocated (cma would
+    draw the whole population at once).  ``field_text`` says what the field is
+    ("7 presets", "1 target").  ``popsize`` None (cma's default) passes."""
+    if popsize is None:
+        return
+    first = (popsize + 1) * field * players * deals
+    if first > budget:
+        from .errors import UserError
+        raise UserError(f"--popsize {popsize}: one generation plays up to {first:,} games "
+                        f"(({popsize} + 1 candidates) x {field_text} x {players} seats x "
+                        f"{deals} deals), more than --budget {budget}; lower --popsize or "
+                        f"--deals, or raise --budget")
 
 
 def seed_problem(value, what: str = "seed") -> str | None:

@@ -40,10 +40,13 @@ Design (docs/meta.md):
   (:func:`vale_sim.optimize.derived_seed`), results never depend on the number of
   workers (one pair per task), and a checkpoint after every step (plus the
   search's own checkpoint) lets ``resume`` finish exactly as an uninterrupted run.
+  Checkpoints are JSON data (:mod:`vale_sim.checkpoint`, never a pickle): the run's
+  key, the pair shares and the iterations; the best responses are rebuilt from their
+  start member and parameters, and the whole population is checked against the
+  ``repr`` of every member it recorded.
 """
 from __future__ import annotations
 
-import pickle
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -370,24 +373,66 @@ def _fill_matrix(state: MetaState, obj: MixtureObjective, cfg: MetaConfig, on=No
     state.games += len(need) * cfg.players * cfg.matrix_deals
 
 
+CHECKPOINT_KIND = "meta"
+
+
 def _save(path, state) -> None:
+    """The loop's state as data (:mod:`vale_sim.checkpoint`): the population's members
+    by ``repr`` (checked on resume), the pair shares, the iterations without their
+    policy objects (rebuilt by :func:`_load`)."""
     if path is None:
         return
-    from .io import atomic_write
-    atomic_write(path, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+    from . import checkpoint as ckpt
+    ckpt.write(path, CHECKPOINT_KIND, state.config, {
+        "population": [repr(p) for p in state.population],
+        "shares": [[i, j, np.asarray(s).tolist()] for (i, j), s in state.shares.items()],
+        "iterations": [{k: v for k, v in it.items() if k != "policy"}
+                       for it in state.iterations],
+        "games": state.games, "done": state.done})
 
 
-def _load(path, cfg: MetaConfig):
+def _load(path, cfg: MetaConfig, initial: list) -> MetaState:
+    """The checkpoint's state, the run's initial population ``initial`` (resolved
+    again from the options) grown by the best responses its iterations added: each is
+    its start member with the iteration's parameters, named ``br{k}``.  Every check of
+    :func:`vale_sim.checkpoint.read`, then that the rebuilt population is the one the
+    checkpoint recorded (a changed policy file is refused).  MetaError: one line."""
+    from . import checkpoint as ckpt
     try:
-        with open(path, "rb") as f:
-            state = pickle.load(f)
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError) as e:
-        raise MetaError(f"{path}: not a readable meta checkpoint ({type(e).__name__}); "
-                        f"delete it or run without --resume") from None
-    if not isinstance(state, MetaState) or state.config != cfg.key():
-        raise MetaError(f"{path}: the checkpoint is of a different meta run (options differ); "
-                        f"use the same options or drop --resume")
-    return state
+        data = ckpt.read(path, CHECKPOINT_KIND, cfg.key(), "meta run")
+        try:
+            names, shares, iters = data["population"], data["shares"], data["iterations"]
+            games, done = data["games"], data["done"]
+            if not (isinstance(names, list) and isinstance(shares, list)
+                    and isinstance(iters, list) and all(isinstance(it, dict) for it in iters)
+                    and isinstance(games, int) and games >= 0 and isinstance(done, bool)):
+                raise ValueError("fields of the wrong type")
+            pop = list(initial)
+            for it in iters:
+                by_name = {p.name: p for p in pop}
+                br = replace(by_name[it["start"]], name=it["best_response"], **it["params"])
+                it["policy"] = br
+                if not it["converged"]:
+                    pop.append(br)
+            k = len(pop)
+            table = {}
+            for i, j, s in shares:
+                a = np.asarray(s, dtype=float)
+                if not (0 <= i < k and 0 <= j < k and i != j and a.shape == (cfg.players,
+                                                                            cfg.matrix_deals)):
+                    raise ValueError(f"pair ({i}, {j}) does not fit the population")
+                table[(i, j)] = a
+        except (KeyError, TypeError, ValueError) as e:
+            raise ckpt.malformed(path, str(e)) from None
+        if [repr(p) for p in pop] != names:
+            raise ckpt.CheckpointError(
+                f"{path}: the population rebuilt from the options differs from the one the "
+                f"checkpoint recorded (a policy or card file changed since?); restore it, or "
+                f"drop --resume")
+    except ckpt.CheckpointError as e:
+        raise MetaError(str(e)) from None
+    return MetaState(config=cfg.key(), population=pop, shares=table, iterations=iters,
+                     games=games, done=done)
 
 
 def gain_row(br_shares: np.ndarray, member_shares, weights, players: int,
@@ -428,28 +473,35 @@ def meta(cfg: MetaConfig, workers: int = 1, scheduler=None, progress=None,
     ck = Path(checkpoint) if checkpoint else None
     pending = None
     try:
-        state = _load(ck, cfg) if resume and ck is not None and ck.exists() else None
-        if state is None:
-            if cfg.population is None:
-                pop = default_population(g, cfg.players, obj.cs)
-            else:
-                try:
-                    pop = [g.resolve_baseline(s, cfg.players, obj.cs) for s in cfg.population]
-                except ValueError as e:              # the game's one-line policy error
-                    raise MetaError(f"--population: {e}") from None
-                from .mixture import is_mixture
-                for s_, p in zip(cfg.population, pop):
-                    if is_mixture(p):
-                        raise MetaError(f"--population: {s_} is a mixed field; a member of "
-                                        f"the population is one policy (list the mixture's "
-                                        f"members instead)")
-            names = [p.name for p in pop]
-            if len(set(names)) != len(names):
-                raise MetaError(f"--population: every policy needs its own name, got "
-                                f"{', '.join(names)}")
+        if resume and ck is not None:
+            from .checkpoint import CheckpointError, check_no_legacy
+            try:
+                check_no_legacy(ck)
+            except CheckpointError as e:
+                raise MetaError(str(e)) from None
+        if cfg.population is None:
+            pop = default_population(g, cfg.players, obj.cs)
+        else:
+            try:
+                pop = [g.resolve_baseline(s, cfg.players, obj.cs) for s in cfg.population]
+            except ValueError as e:              # the game's one-line policy error
+                raise MetaError(f"--population: {e}") from None
+            from .mixture import is_mixture
+            for s_, p in zip(cfg.population, pop):
+                if is_mixture(p):
+                    raise MetaError(f"--population: {s_} is a mixed field; a member of "
+                                    f"the population is one policy (list the mixture's "
+                                    f"members instead)")
+        names = [p.name for p in pop]
+        if len(set(names)) != len(names):
+            raise MetaError(f"--population: every policy needs its own name, got "
+                            f"{', '.join(names)}")
+        if resume and ck is not None and ck.exists():
+            state = _load(ck, cfg, pop)
+            if progress is not None and state.games:
+                progress.update(state.games)
+        else:
             state = MetaState(config=cfg.key(), population=pop)
-        elif progress is not None and state.games:
-            progress.update(state.games)
         done_here = 0
         while not state.done:
             _fill_matrix(state, obj, cfg, on)
@@ -470,7 +522,7 @@ def meta(cfg: MetaConfig, workers: int = 1, scheduler=None, progress=None,
                                     seed=sseed, hall=0, popsize=cfg.popsize, only=cfg.only,
                                     opponents=(start,), confidence=cfg.confidence,
                                     sigma0=cfg.sigma0, game=g.name)
-            sck = None if ck is None else ck.with_name(f"{ck.stem}.search{k}.pkl")
+            sck = None if ck is None else ck.with_name(f"{ck.stem}.search{k}.json")
             res = opt.search(scfg, obj, checkpoint=sck, resume=resume, progress=progress)
             if res.generations == 0:
                 import math

@@ -33,13 +33,15 @@ Design (docs/optimize.md):
   search, with deal-clustered intervals.
 * **Determinism**: the CMA-ES sampler is reseeded from ``(seed, g)`` before each
   generation, results never depend on the number of workers, and a checkpoint
-  (the pickled CMA-ES state and the log) after every generation lets a resumed
-  run finish exactly as an uninterrupted one.
+  after every generation (JSON data, :mod:`vale_sim.checkpoint`: the run's key and
+  every generation's log; never a pickle) lets a resumed run finish exactly as an
+  uninterrupted one: the CMA-ES state is rebuilt by replaying the logged generations
+  (the same samples from the reseeded sampler, told the logged scores), each replayed
+  candidate checked against the log.
 """
 from __future__ import annotations
 
 import math
-import pickle
 import typing
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -309,6 +311,9 @@ class SearchConfig:
             raise SearchError(f"hall must be >= 0, got {self.hall}")
         if self.popsize is not None and self.popsize < 2:
             raise SearchError(f"popsize must be >= 2, got {self.popsize}")
+        from .limits import MAX_POPSIZE
+        if self.popsize is not None and self.popsize > MAX_POPSIZE:
+            raise SearchError(f"popsize must be at most {MAX_POPSIZE:,}, got {self.popsize}")
 
 
 @dataclass
@@ -396,21 +401,17 @@ def search(cfg: SearchConfig, objective, checkpoint=None, resume: bool = False,
         raise SearchError(f"--start {start.name}: a mixed field is no single policy to search "
                           f"from; start from one of its members (e.g. {heaviest(start).name})")
     opponents = [g.get_policy(o) for o in (cfg.opponents or tuple(g.presets))]
-    state = None
+    state = _new_state(cfg, space, start, objective)
     ck = Path(checkpoint) if checkpoint else None
-    if resume and ck is not None and ck.exists():
+    if resume and ck is not None:
+        from . import checkpoint as ckpt
         try:
-            with open(ck, "rb") as f:
-                state = pickle.load(f)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError) as e:
-            # ImportError: a checkpoint written before the games moved to vale_sim.games
-            raise SearchError(f"{ck}: not a readable optimize checkpoint ({type(e).__name__}); "
-                              f"delete it or run without --resume") from None
-        if not isinstance(state, SearchState) or state.config != _config_key(cfg, objective):
-            raise SearchError(f"{ck}: the checkpoint is of a different search (players, start, "
-                              f"budget, seed, deals, card set or space differ); use the same options or drop --resume")
-    if state is None:
-        state = _new_state(cfg, space, start, objective)
+            ckpt.check_no_legacy(ck)
+            if ck.exists():
+                _replay(state, ckpt.read(ck, CHECKPOINT_KIND, state.config, "search"), ck,
+                        cfg, space, start)
+        except ckpt.CheckpointError as e:
+            raise SearchError(str(e)) from None
     if progress is not None and state.games:
         progress.update(state.games)
     es = state.es
@@ -484,9 +485,59 @@ def _mean(es):
     return es.gp.pheno(es.mean, into_bounds=es.boundary_handler.repair)
 
 
+CHECKPOINT_KIND = "search"     # optimize, exploit and meta's best-response searches
+
+
 def _save_checkpoint(path: Path, state: SearchState) -> None:
-    from .io import atomic_write
-    atomic_write(path, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+    """The state as data (:mod:`vale_sim.checkpoint`): the counters and the log and
+    curve; the CMA-ES state and the hall of fame are rebuilt from them (:func:`_replay`)."""
+    from . import checkpoint as ckpt
+    ckpt.write(path, CHECKPOINT_KIND, state.config,
+               {"generation": state.generation, "games": state.games, "done": state.done,
+                "log": state.log, "curve": state.curve})
+
+
+def _replay(state: SearchState, data: dict, path, cfg: SearchConfig, space, start) -> None:
+    """Bring the fresh ``state`` to the checkpoint's: replay its generations through
+    ``state.es`` (the sampler reseeded as in :func:`search`, each generation told the
+    logged scores), checking every replayed candidate against the log, and rebuild the
+    hall of fame.  A checkpoint that does not fit is one line (CheckpointError)."""
+    import warnings
+    from . import checkpoint as ckpt
+    try:
+        gens, games, done = data["generation"], data["games"], data["done"]
+        log, curve = data["log"], data["curve"]
+        if not (isinstance(gens, int) and isinstance(games, int) and isinstance(done, bool)
+                and isinstance(log, list) and isinstance(curve, list)
+                and all(isinstance(r, dict) for r in log + curve)
+                and 0 <= gens == len(curve) and 0 <= games <= cfg.budget):
+            raise ValueError("counters, log and curve do not fit")
+        es, i = state.es, 0
+        for g in range(gens):
+            es.opts["randn"].reseed(derived_seed(cfg.seed, 3, g))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                xs = es.ask()
+            cands = [decode(space, x, start, f"g{g}c{k}") for k, x in enumerate(xs)]
+            inc = decode(space, _mean(es), start, f"g{g}-mean")
+            rows = log[i:i + 1 + len(cands)]
+            i += len(rows)
+            if len(rows) != 1 + len(cands) or any(
+                    r.get("generation") != g or r.get("candidate") != ("incumbent" if k == 0 else k - 1)
+                    or {p.name: r.get(p.name) for p in space} != params_of(space, c)
+                    for k, (r, c) in enumerate(zip(rows, [inc] + cands))):
+                raise ValueError(f"generation {g} does not replay to its logged candidates")
+            fit = [-float(r["score"]) for r in rows[1:]]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                es.tell(xs, fit)
+            state.hall.append(replace(cands[int(np.argmin(fit))], name=f"hall-g{g}"))
+        if i != len(log):
+            raise ValueError("the log has rows after its last generation")
+    except (KeyError, TypeError, ValueError) as e:
+        raise ckpt.malformed(path, str(e)) from None
+    state.generation, state.games, state.done = gens, games, done
+    state.log, state.curve = log, curve
 
 
 # ---------------------------------------------------------------------------

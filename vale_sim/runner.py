@@ -523,12 +523,14 @@ def _prepare_out(out: Path, cfg: RunConfig, resume: bool) -> dict[int, int]:
     if entries and not mpath.exists():
         raise _user_error(f"{out} is not empty and has no {MANIFEST}; choose another --out")
     if mpath.exists():
-        try:
-            old = json.loads(mpath.read_text())
-        except (OSError, ValueError) as e:
-            raise _user_error(f"{mpath} is unreadable ({e}); choose another --out") from None
-        if not isinstance(old, dict):
-            raise _user_error(f"{mpath} is not a run manifest; choose another --out")
+        from .io import manifest_problem
+        old, why = manifest_problem(mpath)
+        if old is not None and not isinstance(old.get("key"), str):
+            why = "it has no configuration key (not a run manifest, or edited)"
+        if why is not None:
+            raise _user_error(f"run manifest {mpath} is corrupt: {why}; without it the results "
+                              f"in {out} cannot be checked or resumed: restore it, or move {out} "
+                              f"away (or choose another --out) and run again")
         old_game = old.get("game") or DEFAULT_GAME          # default-game manifests name no game
         if old_game != cfg.game:                             # one short line, not the rules diff
             try:

@@ -112,6 +112,9 @@ def run(args) -> int:
         raise UserError(f"--tolerance must be from 0 to 100 percentage points, got {args.tolerance}")
     if args.draft:
         return _run_draft(args, g)
+    if args.checkpoint:
+        from ..cli import keep_for_resume
+        keep_for_resume(args, args.checkpoint, "the finished runs")
     players = _players(args.players or "2", g)
     fields = [f.strip() for f in args.fields.split(",") if f.strip()]
     cards = [c.strip() for c in args.cards.split(",") if c.strip()] if args.cards else None

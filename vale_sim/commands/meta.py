@@ -54,20 +54,29 @@ def add_parser(sub) -> None:
                         "reference engine; both play the same games")
     p.add_argument("--out", default=None, metavar="DIR",
                    help="write the population as policy files, mixture.json, meta.json and "
-                        "exploitability.png into DIR; the checkpoint is DIR.checkpoint.pkl")
+                        "exploitability.png into DIR; the checkpoint is DIR.checkpoint.json")
     add_run_options(p)
     p.set_defaults(func=run)
 
 
 def checkpoint_path(out) -> Path:
     out = Path(out)
-    return out.with_name(f"{out.name}.checkpoint.pkl")
+    return out.with_name(f"{out.name}.checkpoint.json")
 
 
 def _is_earlier(p: Path) -> bool:
-    from ..io import read_manifest
-    m = read_manifest(p / "meta.json")
-    return isinstance(m, dict) and m.get("written_by") == "vale-sim meta"
+    """``p`` holds an earlier meta run (its meta.json); a meta.json that is there but
+    corrupt is one line naming it and what is wrong."""
+    from ..errors import UserError
+    from ..io import manifest_problem
+    if not (p / "meta.json").exists():
+        return False
+    m, why = manifest_problem(p / "meta.json")
+    if why is not None:
+        raise UserError(f"refusing to replace --out {p}: its {p / 'meta.json'} is corrupt "
+                        f"({why}), so the folder is not known to be an earlier vale-sim meta; "
+                        f"move it away or choose a new folder")
+    return m.get("written_by") == "vale-sim meta"
 
 
 def run(args) -> int:
@@ -94,6 +103,9 @@ def run(args) -> int:
                         f"({args.epsilon})")
     if args.sigma is not None and not 0 < args.sigma <= 10:
         raise UserError(f"--sigma must be in (0, 10], got {args.sigma}")
+    from ..limits import check_generation
+    check_generation(args.popsize, args.budget, args.players, args.deals, 1,
+                     "at least 1 mixture member")
     check_workers(args.workers)
     if g.search_space is None:
         raise UserError(f"meta needs a policy search space, which {g.name} has none of")
@@ -111,9 +123,16 @@ def run(args) -> int:
         check_replaceable(out, _is_earlier, "vale-sim meta", allowed=OUT_FILES)
         ck = checkpoint_path(out)
         check_output(ck, "file", "--out")
-        if ck.exists() and not args.resume:
-            raise UserError(f"{ck} exists (an earlier meta run): add --resume to continue it, "
-                            f"or delete it")
+        from ..checkpoint import check_resume
+        from ..cli import keep_for_resume
+        check_resume(ck, mg.CHECKPOINT_KIND, args.resume, "meta run")
+        if args.resume:                  # its best-response searches' checkpoints, up front too
+            import re
+            pat = re.compile(rf"{re.escape(ck.stem)}\.search\d+\.(json|pkl)")
+            for f in sorted(ck.parent.iterdir()):
+                if pat.fullmatch(f.name):
+                    check_resume(f.with_suffix(".json"), mg.opt.CHECKPOINT_KIND, True, "search")
+        keep_for_resume(args, ck, "the finished steps of the meta run")
     cfg = mg.MetaConfig(players=args.players, game=g.name, card_set=args.set,
                         population=population, iterations=args.iterations, budget=args.budget,
                         deals=args.deals, matrix_deals=args.matrix_deals,

@@ -19,7 +19,7 @@ def add_parser(sub) -> None:
                     "validated against each preset on seeds never used in the search, with "
                     "deal-clustered 95%% intervals.  Writes OUT.toml (a policy file for --policy), "
                     "OUT.log.csv and OUT.log.json (every candidate), OUT.curve.png (learning curve), "
-                    "OUT.manifest.json and OUT.checkpoint.pkl (for --resume).")
+                    "OUT.manifest.json and OUT.checkpoint.json (for --resume).")
     p.add_argument("--players", type=int, required=True, choices=(2, 3, 4),
                    help="2, 3 or 4: the player count the policy is optimised for")
     p.add_argument("--set", default=None, help="card set: a bundled name or a file "
@@ -36,7 +36,8 @@ def add_parser(sub) -> None:
                         "(default 25)")
     p.add_argument("--hall", type=count(0, "hall-of-fame members"), default=3,
                    help="hall-of-fame members (the latest generations' bests) in the field (default 3)")
-    p.add_argument("--popsize", type=count(2, "candidates"), default=None,
+    from ..limits import MAX_POPSIZE
+    p.add_argument("--popsize", type=count(2, "candidates", MAX_POPSIZE), default=None,
                    help="CMA-ES population (default: cma's 4 + 3 ln(parameters))")
     p.add_argument("--sigma", type=float, default=None,
                    help="CMA-ES initial step size on the 0..10 scale of every parameter (default 1)")
@@ -50,7 +51,7 @@ def add_parser(sub) -> None:
                    help="the policy file to write (default optimized-<P>p.toml); the other outputs "
                         "are named after it")
     p.add_argument("--resume", action="store_true",
-                   help="continue from OUT.checkpoint.pkl (same options): the result equals an "
+                   help="continue from OUT.checkpoint.json (same options): the result equals an "
                         "uninterrupted run")
     p.add_argument("--progress", action="store_true",
                    help="show the progress bar even when stderr is not a terminal")
@@ -82,7 +83,7 @@ def output_paths(out) -> dict:
     stem = out.with_suffix("") if out.suffix == ".toml" else out
     return {"policy": out, "csv": Path(f"{stem}.log.csv"), "json": Path(f"{stem}.log.json"),
             "plot": Path(f"{stem}.curve.png"), "manifest": Path(f"{stem}.manifest.json"),
-            "checkpoint": Path(f"{stem}.checkpoint.pkl")}
+            "checkpoint": Path(f"{stem}.checkpoint.json")}
 
 
 def _csv_text(rows: list[dict]) -> str:
@@ -134,13 +135,9 @@ def run(args) -> int:
     if args.sigma is not None and not 0 < args.sigma <= 10:
         raise UserError(f"--sigma must be in (0, 10], got {args.sigma}")
     check_workers(args.workers)
-    if args.popsize is not None:      # cma would draw all candidates of a generation at once
-        first = (args.popsize + 1) * len(presets) * args.players * args.deals
-        if first > args.budget:
-            raise UserError(f"--popsize {args.popsize}: one generation plays up to {first:,} games "
-                            f"(({args.popsize} + 1 candidates) x {len(presets)} presets x "
-                            f"{args.players} seats x {args.deals} deals), more than --budget "
-                            f"{args.budget}; lower --popsize or --deals, or raise --budget")
+    from ..limits import check_generation
+    check_generation(args.popsize, args.budget, args.players, args.deals, len(presets),
+                     f"{len(presets)} presets")
     out = args.out or f"optimized-{args.players}p.toml"
     if Path(out).suffix != ".toml":
         raise UserError(f"--out {out}: give a .toml file name (the policy file)")
@@ -148,8 +145,10 @@ def run(args) -> int:
     check_outputs(*[(p, "file", "--out") for p in paths.values()])
     _check_not_a_users_policy(paths["policy"])
     ck = paths["checkpoint"]
-    if ck.exists() and not args.resume:
-        raise UserError(f"{ck} exists (an earlier search): add --resume to continue it, or delete it")
+    from ..checkpoint import check_resume
+    from ..cli import keep_for_resume
+    check_resume(ck, opt.CHECKPOINT_KIND, args.resume, "search")
+    keep_for_resume(args, ck, "the finished search generations")
     start_spec = g.default_policy if args.start is None else args.start
     start = g.get_policy(start_spec)
     cfg = opt.SearchConfig(players=args.players, start=start_spec, budget=args.budget,
