@@ -194,6 +194,28 @@ def pytest_report_header(config):
     return f"hypothesis profile {settings.get_current_profile_name()!r} (tests/conftest.py)"
 
 
+@pytest.fixture(autouse=True)
+def no_open_figures():
+    """Fail a test that leaves a matplotlib figure open (pyplot keeps every figure it
+    made until it is closed: the package closes each one it saves, ``vale_sim.io.
+    save_figure``, and makes report-only figures outside pyplot).  The figures are
+    closed, so one leak does not fail the tests after it."""
+    plt = sys.modules.get("matplotlib.pyplot")
+    before = set(plt.get_fignums()) if plt is not None else set()
+    yield
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is None:
+        return
+    left = sorted(set(plt.get_fignums()) - before)
+    if left:
+        labels = [plt.figure(n).get_label() or f"figure {n}" for n in left]
+        for n in left:
+            plt.close(n)
+        pytest.fail(f"{len(left)} matplotlib figure(s) left open ({', '.join(labels)}): close "
+                    "each figure after saving it (vale_sim.io.save_figure closes it; in a "
+                    "test, plt.close(fig))", pytrace=False)
+
+
 @pytest.fixture
 def no_games(monkeypatch):
     """Fail the test if any game is played (a check must come before the games)."""

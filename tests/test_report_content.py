@@ -123,6 +123,8 @@ def test_the_forest_plot_marks_model_cards():
     assert style[MODEL][0] == "italic" and style[PRINTED][0] == "normal"
     assert style[MODEL][1] != style[PRINTED][1]
     assert "model cards" in ax.get_title()
+    import matplotlib.pyplot as plt
+    plt.close(fig)
 
 
 def test_cards_command_says_what_model_cards_are(capsys):

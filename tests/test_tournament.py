@@ -114,9 +114,10 @@ def test_turn_curves_small():
 
 def test_plots(t2, tmp_path):
     from vale_sim.plots.tournament import plot_tournament, plot_turn_curves
-    plot_tournament(t2).savefig(tmp_path / "t.png")
-    plot_turn_curves(turn_curves(["balanced"], players=2, games=2, mode="field",
-                                 baseline="greedy"), min_n=1).savefig(tmp_path / "c.png")
+    from vale_sim.io import save_figure
+    save_figure(plot_tournament(t2), tmp_path / "t.png")             # closes the figure
+    save_figure(plot_turn_curves(turn_curves(["balanced"], players=2, games=2, mode="field",
+                                             baseline="greedy"), min_n=1), tmp_path / "c.png")
     assert (tmp_path / "t.png").stat().st_size > 0
 
 

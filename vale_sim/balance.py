@@ -656,18 +656,25 @@ class _DaskPlay:
 
     def __call__(self, *a, **k):
         from .tournament import play_frame
+        from .runner import Scheduler, connect_scheduler
         if self.client is None:
-            if isinstance(self.scheduler, str):
-                from .runner import connect_scheduler
-                self.client = connect_scheduler(self.scheduler)
+            spec = self.scheduler if isinstance(self.scheduler, Scheduler) else None
+            addr = spec.address if spec is not None else self.scheduler
+            if isinstance(addr, str):
+                client = (spec.connect().address if spec is not None
+                          else connect_scheduler(addr))
                 self._own = True
             else:
-                self.client, self._own = self.scheduler, False
+                client, self._own = addr, False
+            # the user's --worker-timeout (a Scheduler) goes on with the client
+            self.client = client if spec is None else Scheduler(client, spec.connect_timeout,
+                                                                spec.worker_timeout)
         return play_frame(*a, scheduler=self.client, **k)
 
     def close(self):
         if self.client is not None and getattr(self, "_own", False):
-            self.client.close()
+            from .runner import Scheduler
+            (self.client.address if isinstance(self.client, Scheduler) else self.client).close()
 
 
 def _balance(game, card_set, fields, cards, margin, players, baseline, budget, games,

@@ -203,6 +203,88 @@ def _resume_note(args) -> str | None:
         argv.append("--resume")
     return (f"vale-sim {args.command}: {kept[1]} are kept in {kept[0]}; to continue, run "
             f"the same command with --resume: vale-sim {shlex.join(argv)}")
+def add_scheduler_options(p, group=None, what: str = "play the games") -> None:
+    """``--scheduler`` (in ``group``, e.g. exclusive with ``--workers``) and its
+    ``--connect-timeout`` and ``--worker-timeout``: every command that takes a Dask
+    scheduler takes all three (the one-line messages about a scheduler name them).
+    :func:`scheduler_of` reads them."""
+    from .runner import DEFAULT_CONNECT_TIMEOUT, DEFAULT_WORKER_TIMEOUT
+    (group or p).add_argument(
+        "--scheduler", default=None, metavar="ADDRESS",
+        help=f"{what} on an existing Dask cluster, e.g. tcp://host:8786 (the same result "
+             f"as locally)")
+    p.add_argument("--connect-timeout", type=float, default=DEFAULT_CONNECT_TIMEOUT,
+                   metavar="SECONDS",
+                   help=f"with --scheduler: give up reaching it after this many seconds "
+                        f"(default {DEFAULT_CONNECT_TIMEOUT:g})")
+    p.add_argument("--worker-timeout", type=float, default=DEFAULT_WORKER_TIMEOUT,
+                   metavar="SECONDS",
+                   help=f"with --scheduler: stop (one line, exit 2) when the scheduler has had "
+                        f"no workers for this many seconds, at the start or after every worker "
+                        f"left (default {DEFAULT_WORKER_TIMEOUT:g})")
+
+
+def scheduler_of(args):
+    """The :class:`vale_sim.runner.Scheduler` of :func:`add_scheduler_options`' options
+    (None without ``--scheduler``); a UserError for a timeout out of range or given
+    without ``--scheduler``."""
+    from .runner import Scheduler
+    if not args.connect_timeout > 0 or args.connect_timeout > 3600:
+        raise UserError(f"--connect-timeout must be in (0, 3600] seconds, got {args.connect_timeout}")
+    if not args.worker_timeout > 0 or args.worker_timeout > 86400:
+        raise UserError(f"--worker-timeout must be in (0, 86400] seconds, got {args.worker_timeout}")
+    check_needs(args, ("--connect-timeout", args.scheduler is not None, "needs --scheduler"),
+                ("--worker-timeout", args.scheduler is not None, "needs --scheduler"))
+    if args.scheduler is None:
+        return None
+    return Scheduler(args.scheduler, args.connect_timeout, args.worker_timeout)
+
+
+def given(args) -> set:
+    """The options given on the command line, by their ``dest`` (``main`` records them:
+    an option left at its default is not given, even when the default is true).  A
+    namespace not made by ``main`` has none recorded: the empty set."""
+    return set(getattr(args, "given_options", ()) or ())
+
+
+def check_needs(args, *rules) -> None:
+    """Refuse an option that would be silently ignored: each rule is ``(option, ok,
+    why)``; an ``option`` (e.g. "--numbers") given on the command line while ``ok`` is
+    false is a UserError "OPTION WHY; drop OPTION" (``why`` e.g. "needs --draft")."""
+    have = given(args)
+    for option, ok, why in rules:
+        dest = option.lstrip("-").replace("-", "_")
+        if dest in have and not ok:
+            raise UserError(f"{option} {why}; drop {option}")
+
+
+def _given_options(parser, argv) -> set:
+    """The dests of ``argv``'s command whose options were given (parsed again with every
+    default suppressed; the first parse has succeeded, so this one does too)."""
+    sub = None
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            sub = action
+    argv = list(sys.argv[1:] if argv is None else argv)
+    names = [a for a in argv if a in (sub.choices if sub else {})]
+    if not names:
+        return set()
+    cmd = sub.choices[names[0]]
+    tail = argv[argv.index(names[0]) + 1:]
+    saved = [(a, a.default) for a in cmd._actions]
+    keep = dict(cmd._defaults)
+    try:
+        for a in cmd._actions:
+            a.default = argparse.SUPPRESS
+        cmd._defaults.clear()
+        ns, _ = cmd.parse_known_args(tail, argparse.Namespace())
+    except SystemExit:                  # pragma: no cover - the first parse accepted it
+        return set()
+    finally:
+        for a, d in saved:
+            a.default = d
+        cmd._defaults.update(keep)
+    return set(vars(ns))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -234,6 +316,7 @@ def main(argv=None) -> int:
         parser.print_help()
         return 2
     args._argv = list(sys.argv[1:] if argv is None else argv)
+    args.given_options = _given_options(parser, argv)     # cli.given: refuse ignored options
     errors: tuple = (UserError,)
     try:
         with _sigterm_as_interrupt():

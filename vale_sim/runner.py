@@ -616,6 +616,9 @@ def _execute(task: Callable, cfg: RunConfig, chunks, workers: int,
     if head is None:
         return
     chunks = itertools.chain([head], chunks)
+    if isinstance(scheduler, Scheduler):        # a command's --scheduler with its timeouts
+        connect_timeout, worker_timeout = scheduler.connect_timeout, scheduler.worker_timeout
+        scheduler = scheduler.address
     if scheduler is not None:
         _execute_dask(task, cfg, chunks, scheduler, consume, connect_timeout,
                       DEFAULT_WORKER_TIMEOUT if worker_timeout is None else worker_timeout)
@@ -734,6 +737,27 @@ def _worker_init(parent_pid: int) -> None:
 DEFAULT_CONNECT_TIMEOUT = 10.0     # seconds to reach a Dask scheduler
 
 
+DEFAULT_WORKER_TIMEOUT = 60.0      # seconds a Dask run waits while the scheduler has no workers
+
+
+@dataclass(frozen=True)
+class Scheduler:
+    """A Dask scheduler with the timeouts the user chose (``--scheduler``,
+    ``--connect-timeout``, ``--worker-timeout``: :func:`vale_sim.cli.scheduler_of`);
+    passed as ``scheduler=`` through the studies to :func:`run`, which uses its
+    timeouts.  ``address``: "tcp://host:8786" or a connected ``Client``."""
+    address: object
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    worker_timeout: float = DEFAULT_WORKER_TIMEOUT
+
+    def connect(self) -> "Scheduler":
+        """The same, connected (``address`` a Client); close it with ``address.close()``."""
+        if isinstance(self.address, str):
+            return dataclasses.replace(self, address=connect_scheduler(self.address,
+                                                                      self.connect_timeout))
+        return self
+
+
 def connect_scheduler(address, timeout: float = DEFAULT_CONNECT_TIMEOUT):
     """A ``dask.distributed.Client`` connected to ``address`` within ``timeout`` seconds;
     UserError (one line) for a malformed or unreachable address."""
@@ -812,7 +836,6 @@ def _probe_scheduler(address: str, timeout: float) -> None:
         raise _user_error(f"cannot connect to the Dask scheduler {address!r}: {cause}{hint}") from None
 
 
-DEFAULT_WORKER_TIMEOUT = 60.0      # seconds a Dask run waits while the scheduler has no workers
 DASK_POLL_SECONDS = 0.05           # how often the main thread looks for finished chunks
 DASK_WORKER_CHECK_SECONDS = 1.0    # how often it asks the scheduler how many workers it has
 

@@ -272,7 +272,7 @@ def ladder(game: str, players: int, deals: int, seed: int, meta_dir=None, engine
     bar = _progress(len(pairs) * players * deals + len(own) * deals, progress)
     key = _checkpoint_key(g.name, players, deals, seed_l, engine, obj.cs, allp)
     sh = _load_checkpoint(checkpoint, key, players, deals) if checkpoint else {}
-    if bar and sh:
+    if bar is not None and sh:
         bar.update(len(sh) * players * deals)
     todo = [p for p in pairs if p not in sh]
     step, saved = max(1, 2 * workers), time.time()
@@ -280,7 +280,7 @@ def ladder(game: str, players: int, deals: int, seed: int, meta_dir=None, engine
         for k in range(0, len(todo), step):
             chunk = todo[k:k + step]
             shares = obj.many_shares([(allp[i], allp[j]) for i, j in chunk], seed_l, deals,
-                                     on_games=bar.update if bar else None)
+                                     on_games=bar.update if bar is not None else None)
             sh.update(zip(chunk, shares))
             if checkpoint and time.time() - saved > CHECKPOINT_SECONDS:
                 _save_checkpoint(checkpoint, key, sh)
@@ -319,9 +319,9 @@ def ladder(game: str, players: int, deals: int, seed: int, meta_dir=None, engine
     for i in own:                           # every player of level i: the starting player's share
         df = play_frame(obj.cs, players, seed_l, deals, [allp[i]], None, engine, game=g.name)
         seat1[i] = df[df["seat"] == 0].sort_values("game")["win_share"].to_numpy(float)
-        if bar:
+        if bar is not None:
             bar.update(deals)
-    if bar:
+    if bar is not None:
         bar.close()
     first = []
     for r in rows:
@@ -431,7 +431,7 @@ def partial_row(doc, spec: str, against, deals: int, first_deals: int | None = N
             v = 0.0
             for w, q in members:
                 v = v + w * obj.focal_shares(pol, q, seed_l, deals)
-                if bar:
+                if bar is not None:
                     bar.update(P * deals)
             e = stats.cluster_rate(np.asarray(v).ravel(), clusters)
             cells[name] = {"value": e.value, "lo": e.lo, "hi": e.hi, "n": e.n,
@@ -442,11 +442,11 @@ def partial_row(doc, spec: str, against, deals: int, first_deals: int | None = N
             s1 = df[df["seat"] == 0].sort_values("game")["win_share"].to_numpy(float)
             e = stats.cluster_rate(s1, np.arange(first_deals))
             first = {"value": e.value, "lo": e.lo, "hi": e.hi, "n": e.n}
-            if bar:
+            if bar is not None:
                 bar.update(first_deals)
     finally:
         obj.close()
-        if bar:
+        if bar is not None:
             bar.close()
     return {"level": label, "spec": str(spec), "kind": "added", "digest": policy_digest(pol),
             "deals": deals, "first_deals": first_deals, "engine": engine, "cells": cells,

@@ -496,11 +496,11 @@ def buy_sentences(doc: dict, p: str, column="first_by_round", by="round") -> lis
 
 
 def push_figure(doc: dict):
-    """Push rate against the exact odds of going bad, a line per player count."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(6.5, 4))
+    """Push rate against the exact odds of going bad, a line per player count (a figure
+    outside pyplot, as the report's own: nothing to close)."""
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(6.5, 4))
+    ax = fig.subplots()
     for p, r in doc["players"].items():
         below = pd.DataFrame(r.get("push_by_risk_below_mana_stop") or [])
         every = pd.DataFrame(r["push_by_risk"])
@@ -526,11 +526,10 @@ def push_figure(doc: dict):
 
 
 def ablation_figure(doc: dict):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
     items = [(p, x) for p, r in doc["players"].items() for x in r["ablation"]]
-    fig, ax = plt.subplots(figsize=(6.5, 0.4 * len(items) + 1.5))
+    fig = Figure(figsize=(6.5, 0.4 * len(items) + 1.5))
+    ax = fig.subplots()
     y = np.arange(len(items))[::-1]
     c = np.array([x["cost"] for _, x in items]) * 100
     lo = np.array([x["cost_lo"] for _, x in items]) * 100

@@ -306,6 +306,13 @@ def _save_plot(args, df) -> None:
 def run(args) -> int:
     from ..games import DEFAULT_GAME, get_game
     g = get_game(getattr(args, "game", None) or DEFAULT_GAME)
+    from ..cli import check_needs
+    observe = "applies to the observational run, which --only strength and --compare skip"
+    observed = args.only != "strength" and args.compare is None
+    check_needs(args, ("--pilot-games", args.precision is not None,
+                       "needs --precision (its pilot run chooses the games)"),
+                ("--explore", observed, observe),
+                ("--observational-games", observed, observe))
     if g.strength_observations is None:            # the strength table only
         return run_game(args)
     from ..advancements import (advancement_report, check_cards, compare_strength,

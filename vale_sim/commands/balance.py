@@ -70,9 +70,8 @@ def add_parser(sub) -> None:
                    help="fast (numba; falls back to reference) or reference (default fast)")
     p.add_argument("--workers", type=_count(1, "workers"), default=1,
                    help="local worker processes (default 1)")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="play the games on an existing Dask cluster, e.g. tcp://host:8786 "
-                        "(the same result as locally, for any number of workers)")
+    from ..cli import add_scheduler_options
+    add_scheduler_options(p)
     p.add_argument("--checkpoint", default=None, metavar="FILE.json",
                    help="keep every finished run here (one line appended after each)")
     p.add_argument("--resume", action="store_true",
@@ -94,7 +93,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..cli import UserError
+    from ..cli import UserError, check_needs, scheduler_of
     from ..games import get_game
     from ..io import atomic_write, check_outputs, check_workers, save_figure
     from .what_if import _players
@@ -110,8 +109,11 @@ def run(args) -> int:
         raise UserError(f"--margin must be above 0 and below 100 percentage points, got {args.margin}")
     if not 0 <= args.tolerance < 100:
         raise UserError(f"--tolerance must be from 0 to 100 percentage points, got {args.tolerance}")
+    scheduler = scheduler_of(args)
     if args.draft:
-        return _run_draft(args, g)
+        return _run_draft(args, g, scheduler)
+    check_needs(args, ("--numbers", False, "needs --draft (it picks open numbers of the "
+                                           "draft rulebook to fill in)"))
     if args.checkpoint:
         from ..cli import keep_for_resume
         keep_for_resume(args, args.checkpoint, "the finished runs")
@@ -127,7 +129,7 @@ def run(args) -> int:
                   args.budget, args.games, args.confirm_games, args.seed, args.engine,
                   args.workers, tolerance=args.tolerance / 100, correction=args.correction,
                   checkpoint=args.checkpoint, resume=args.resume, progress=bar,
-                  scheduler=args.scheduler, estimand=args.estimand,
+                  scheduler=scheduler, estimand=args.estimand,
                   estimated_only=args.estimated_only)
     if bar is not None:
         print(file=sys.stderr)
@@ -143,16 +145,20 @@ def run(args) -> int:
     return 0
 
 
-def _run_draft(args, g) -> int:
+def _run_draft(args, g, scheduler=None) -> int:
     """``balance --draft``: vale_sim.draft.fill_in (docs/balance.md "Filling in the X's")."""
-    from ..cli import UserError
+    from ..cli import UserError, given
     from ..io import atomic_write
     from .. import draft as D
     from .what_if import _players
     for opt, bad in (("--cards", args.cards), ("--out-cards", args.out_cards),
                      ("--estimated-only", args.estimated_only),
                      ("--out-edits", args.out_edits), ("--checkpoint", args.checkpoint),
-                     ("--plot", args.plot)):
+                     ("--plot", args.plot),
+                     # card edits' own settings, left at their defaults unless given
+                     *((o, o.lstrip("-").replace("-", "_") in given(args))
+                       for o in ("--fields", "--flagged", "--estimand", "--budget",
+                                 "--tolerance", "--correction", "--resume"))):
         if bad:
             raise UserError(f"{opt} does not apply to --draft (it proposes rule numbers and "
                             f"counts, not card edits); drop {opt}")
@@ -164,7 +170,7 @@ def _run_draft(args, g) -> int:
             print(f"\rbalance --draft: {n:,} games", end="", file=sys.stderr, flush=True)
     d = D.fill_in(g.name, args.set, players, args.games, args.confirm_games, args.seed,
                   args.margin / 100, args.baseline, args.engine, args.workers, keys,
-                  progress=bar, scheduler=args.scheduler)
+                  progress=bar, scheduler=scheduler)
     if bar is not None:
         print(file=sys.stderr)
     print(json.dumps(d.to_json(), sort_keys=True, default=str) if args.json else d.text())

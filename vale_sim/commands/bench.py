@@ -49,6 +49,26 @@ def option_studies() -> list:
     return out
 
 
+def _check_mode_options(args) -> None:
+    """One benchmark at a time (the engines', or one of the games' ``bench --OPTION``),
+    and no option the chosen one would ignore (one line, exit 2)."""
+    from ..cli import UserError, check_needs
+    modes = list(dict.fromkeys(r.command.split(" ", 1)[1] for r in option_studies()))
+    chosen = [m for m in modes if getattr(args, m[2:].replace("-", "_"), False)]
+    if len(chosen) > 1:
+        raise UserError(f"{' and '.join(chosen)} are two benchmarks: give one of them")
+    mode = chosen[0] if chosen else None
+    engines = f"applies to the engine benchmark, not to bench {mode}"
+    check_needs(args, ("--decks", mode == "--spoil", "needs --spoil"),
+                ("--search-k", mode == "--search", "needs --search"),
+                ("--search-rollout", mode == "--search", "needs --search"),
+                ("--reference-games", mode is None, engines),
+                ("--repeats", mode is None, engines),
+                ("--workers", mode is None, engines),
+                ("--games", mode != "--spoil", "does not apply to bench --spoil (it times the "
+                                               "decks of --decks games)"))
+
+
 def _rate(cfg, n: int) -> float:
     from ..runner import run_chunk
     t0 = time.perf_counter()
@@ -100,6 +120,7 @@ def run(args) -> int:
     from ..cli import UserError, command_game, require_study
     from ..runner import fast_engine_ok
     g = command_game(args)
+    _check_mode_options(args)
     for rec in option_studies():              # an option that is a game's study
         if getattr(args, rec.command.split("--", 1)[1].replace("-", "_"), False):
             return require_study(g, rec.command).call("main", args)

@@ -49,9 +49,8 @@ def add_parser(sub) -> None:
     add_search_options(p, select_deals=100,
                        select_deals_help="deals of the choice among incumbents (default 100; 0: "
                                          "the last one)")
-    p.add_argument("--engine", default="auto", choices=("auto", "fast", "reference"),
-                   help="auto (default): the fast engine when the game has one, else the "
-                        "reference engine; both play the same games")
+    from .exploit import add_engine_option
+    add_engine_option(p)
     p.add_argument("--out", default=None, metavar="DIR",
                    help="write the population as policy files, mixture.json, meta.json and "
                         "exploitability.png into DIR; the checkpoint is DIR.checkpoint.json")

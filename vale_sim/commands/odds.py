@@ -36,6 +36,14 @@ def check_common(args, k_option: str, k_max: int) -> int:
         raise UserError(f"--{k_option} must be between 1 and {k_max}, got {k}")
     if args.simulate and args.games < 1:
         raise UserError(f"--games must be at least 1, got {args.games}")
+    from ..cli import check_needs
+    exact = not args.simulate or args.rule is not None      # --rule is exact either way
+    check_needs(args, ("--games", args.simulate, "needs --simulate (the exact computation "
+                                                 "plays no games)"),
+                ("--seed", args.simulate, "needs --simulate (the exact computation draws no "
+                                          "random numbers)"),
+                ("--max-states", exact, "applies to the exact computation (or --rule), not "
+                                        "to --simulate"))
     if args.max_states < 1:
         raise UserError(f"--max-states must be at least 1, got {args.max_states}")
     try:

@@ -45,8 +45,8 @@ def add_parser(sub) -> None:
                    help="held-out deals per preset for the final validation (default 1000; 0 skips it)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
-    g.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="run the games on a Dask cluster, e.g. tcp://host:8786")
+    from ..cli import add_scheduler_options
+    add_scheduler_options(p, group=g, what="run the games")
     p.add_argument("--out", default=None, metavar="FILE.toml",
                    help="the policy file to write (default optimized-<P>p.toml); the other outputs "
                         "are named after it")
@@ -110,7 +110,7 @@ def format_validation(rows, players: int) -> str:
 
 
 def run(args) -> int:
-    from ..cli import UserError, check_players
+    from ..cli import UserError, check_players, scheduler_of
     from ..games import get_game
     from ..io import atomic_write, check_outputs, check_workers
     from ..store import card_set_info, code_version
@@ -154,10 +154,9 @@ def run(args) -> int:
     cfg = opt.SearchConfig(players=args.players, start=start_spec, budget=args.budget,
                            seed=args.seed, hall=args.hall, popsize=args.popsize, game=g.name,
                            **({"sigma0": args.sigma} if args.sigma is not None else {}))
-    scheduler = None
-    if args.scheduler:
-        from ..runner import connect_scheduler
-        scheduler = connect_scheduler(args.scheduler)
+    scheduler = scheduler_of(args)
+    if scheduler is not None:      # one client for the whole search, with the user's timeouts
+        scheduler = scheduler.connect()
     try:
         # the fast engine when the game has one (both engines play the same games)
         engine = "fast" if g.has_fast_engine else "reference"
@@ -176,7 +175,7 @@ def run(args) -> int:
                 bar.refresh()
             val = (opt.validate(res.policy, obj.cs, args.players, args.validate_deals, args.seed,
                                 engine=engine, workers=args.workers, scheduler=scheduler,
-                                on_games=bar.update if bar else None, game=g.name)
+                                on_games=bar.update if bar is not None else None, game=g.name)
                    if args.validate_deals else [])
         finally:
             if bar is not None:
@@ -187,7 +186,7 @@ def run(args) -> int:
         if "obj" in locals():
             obj.close()
         if scheduler is not None:
-            scheduler.close()
+            scheduler.address.close()
     from dataclasses import replace
     res.policy = replace(res.policy, name=paths["policy"].stem)     # --policy NAME for a bundled file
     cmd = "vale-sim optimize " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["optimize"] else None

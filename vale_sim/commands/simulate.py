@@ -30,14 +30,8 @@ def add_parser(sub) -> None:
                    help="output directory (default results/simulate-<key>.parquet)")
     p.add_argument("--resume", action="store_true",
                    help="reuse the finished chunks of an interrupted run of the same configuration")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="run the chunks on an existing Dask cluster, e.g. tcp://host:8786")
-    p.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
-                   help="give up reaching --scheduler after this many seconds (default 10)")
-    p.add_argument("--worker-timeout", type=float, default=60.0, metavar="SECONDS",
-                   help="with --scheduler: stop (one line, exit 2) when the scheduler has had no "
-                        "workers for this many seconds, at the start or after every worker "
-                        "left (default 60)")
+    from ..cli import add_scheduler_options
+    add_scheduler_options(p, what="run the chunks")
     p.add_argument("--summary-only", action="store_true",
                    help="keep only the summary (memory does not grow with N); writes no Parquet")
     p.add_argument("--engine", choices=("fast", "reference"), default="fast",
@@ -48,7 +42,8 @@ def add_parser(sub) -> None:
 
 
 def _config(args):
-    from ..cli import UserError, check_players, command_game, game_rules, rule_options
+    from ..cli import (UserError, check_players, command_game, game_rules, rule_options,
+                       scheduler_of)
     from ..io import check_workers
     from ..runner import RunConfig
     g = command_game(args)
@@ -56,10 +51,7 @@ def _config(args):
     if args.games < 0:
         raise UserError(f"--games must be >= 0, got {args.games}")
     check_workers(args.workers)
-    if not args.connect_timeout > 0 or args.connect_timeout > 3600:
-        raise UserError(f"--connect-timeout must be in (0, 3600] seconds, got {args.connect_timeout}")
-    if not args.worker_timeout > 0 or args.worker_timeout > 86400:
-        raise UserError(f"--worker-timeout must be in (0, 86400] seconds, got {args.worker_timeout}")
+    scheduler_of(args)                  # its timeouts: in range, and only with --scheduler
     if args.chunk_size is not None and args.chunk_size < 1:
         raise UserError(f"--chunk-size must be >= 1, got {args.chunk_size}")
     if args.summary_only and (args.out or args.resume):

@@ -3,6 +3,7 @@ docs/strategy.md)."""
 from __future__ import annotations
 
 import json
+import sys
 
 
 def add_parser(sub) -> None:
@@ -58,7 +59,7 @@ def run(args) -> int:
     from ..io import atomic_write, check_output
     from ..variants import resolve_engine
     g = get_game(args.game)
-    h = strategy.hooks(g)  # noqa: F841  (a game without a guide: one line)
+    h = strategy.hooks(g)            # a game without a guide: one line
     players = parse_players(args.players, g)
     out = check_output(args.out, option="--out") if args.out else None
     try:
@@ -73,8 +74,20 @@ def run(args) -> int:
     except g.user_errors as e:
         raise UserError(str(e).splitlines()[0]) from None
     engine = resolve_engine(args.engine, g.name)
-    doc = strategy.guide(g, players, args.policy, args.baseline, args.games, args.deals,
-                         args.seed, cs, engine=engine)
+    bar = None
+    if sys.stderr.isatty():          # the games of every ablation row, then the recorded ones
+        from tqdm import tqdm
+        rows = len(h.DECISION_KINDS) + 1
+        bar = tqdm(total=sum(rows * p * args.deals + args.games for p in players),
+                   unit="game", dynamic_ncols=True, file=sys.stderr, desc="strategy",
+                   leave=False)
+    try:
+        doc = strategy.guide(g, players, args.policy, args.baseline, args.games, args.deals,
+                             args.seed, cs, engine=engine,
+                             progress=bar.update if bar is not None else None)
+    finally:
+        if bar is not None:
+            bar.close()
     doc["command"] = command_line(args, g)
     text = json.dumps(doc, indent=1, sort_keys=False)
     if out is not None:

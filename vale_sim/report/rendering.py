@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -150,8 +151,15 @@ dl.glossary dt{font-weight:600;margin-top:.6em}dl.glossary dd{margin-left:1.2em}
 
 
 def _fig_png(fig) -> bytes:
+    """``fig`` as PNG bytes; the figure is closed (a section's figure is rendered once:
+    a pyplot figure left open would stay in memory for the whole report)."""
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    try:
+        fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    finally:
+        plt = sys.modules.get("matplotlib.pyplot")
+        if plt is not None:
+            plt.close(fig)
     return buf.getvalue()
 
 

@@ -29,7 +29,12 @@ def run_spoil(args) -> int:
     games = args.decks
     if games < 1:
         raise UserError(f"--decks must be at least 1, got {games}")
-    r = bench(games=games, crafted=games, seed=args.seed)
+    bars = []
+    try:
+        r = bench(games=games, crafted=games, seed=args.seed, progress=_spoil_progress(bars))
+    finally:
+        for b in bars:
+            b.close()
     if args.json:
         print(json.dumps(r))
         return 0
@@ -46,6 +51,36 @@ def run_spoil(args) -> int:
               f"{s['median_seconds']:.3f} s, slowest {s['max_seconds']:.2f} s "
               f"({s['slowest']}), most states {s['max_states']:,}")
     return 0
+
+
+def _spoil_progress(bars: list):
+    """``bench --spoil``'s progress (its stages take a minute or more): on a terminal a
+    tqdm bar per stage (kept in ``bars`` to be closed); otherwise a line on stderr as each
+    stage starts and when it is half done."""
+    import sys
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+
+        def start(what, total):
+            for b in bars:
+                b.close()
+            bar = tqdm(total=total, desc=f"bench --spoil: {what}", unit="step",
+                       dynamic_ncols=True, file=sys.stderr, leave=False)
+            bars.append(bar)
+            return bar.update
+        return start
+
+    def start(what, total):
+        print(f"bench --spoil: {what} ({total})", file=sys.stderr, flush=True)
+        done = [0]
+
+        def step():
+            done[0] += 1
+            if done[0] == total // 2 and total >= 10:
+                print(f"bench --spoil: {what}: {done[0]} of {total}", file=sys.stderr,
+                      flush=True)
+        return step
+    return start
 
 
 def run_profile(args) -> int:

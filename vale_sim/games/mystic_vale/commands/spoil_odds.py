@@ -49,6 +49,9 @@ def run(args) -> int:
     from vale_sim.games.mystic_vale import spoil
 
     seed = check_common(args, "pushes", 40)
+    from vale_sim.cli import check_needs
+    check_needs(args, ("--engine", not args.simulate or args.rule is not None,
+                       "chooses the exact engine (or --rule's), not --simulate's"))
     goal = target = None
     if args.rule is not None:
         if args.rule == "mana":

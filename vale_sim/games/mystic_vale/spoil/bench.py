@@ -20,9 +20,11 @@ from . import Deck, TooManyStates, spoil_odds, starter_deck
 BENCH_PRESETS = ("balanced", "cautious", "greedy", "mana-target", "spirit-rush", "vp-rush")
 
 
-def played_decks(games: int = 100, seed: int = 0, players: int = 2, card_set="core") -> list[Deck]:
+def played_decks(games: int = 100, seed: int = 0, players: int = 2, card_set="core",
+                 progress=None) -> list[Deck]:
     """The decks (cards and vales) of every player at the end of ``games`` games
-    (game i: GameRng(seed, i); the presets take turns in the seats)."""
+    (game i: GameRng(seed, i); the presets take turns in the seats).  ``progress()``
+    after each game."""
     from ..reference.game import MysticValeGame
     cs = load_card_set(card_set)
     # the six presets of docs/spoil-odds.md's numbers (later presets join no rotation)
@@ -35,6 +37,8 @@ def played_decks(games: int = 100, seed: int = 0, players: int = 2, card_set="co
         for i, pl in enumerate(game.players):
             out.append(Deck(cs, [c.copy() for c in pl.cards],
                             tuple(v.vale_id for v in pl.vales), f"game {g} seat {i} ({pols[i]})"))
+        if progress is not None:
+            progress()
     return out
 
 
@@ -82,7 +86,7 @@ def scan(decks, pushes: int = 6, engine: str = "compiled", max_states: int | Non
         except TooManyStates:
             states = None
         rows.append({"deck": d.name, "seconds": time.perf_counter() - t, "states": states})
-        if progress:
+        if progress is not None:
             progress()
     return rows
 
@@ -99,29 +103,36 @@ def summarize(rows: list[dict], limit: float = 1.0) -> dict:
 
 
 def bench(games: int = 100, crafted: int = 100, compare: int = 10, seed: int = 0,
-          pushes: int = 6) -> dict:
+          pushes: int = 6, progress=None) -> dict:
     """The spoil benchmark of ``vale-sim bench --spoil``, measured in one run:
 
     * ``played`` / ``crafted``: the compiled engine on the decks of ``games`` games
       (two per game) and on ``crafted`` random crafted decks (summarize());
     * ``engines``: the Python model and the compiled engine on the same decks, the
       ``compare`` played decks with the most states (total seconds each, ratio).
-    """
-    played = played_decks(games, seed)
-    rows = scan(played, pushes)
+
+    ``progress(stage, total)``: called as each stage starts, returns the function to
+    call after each of its ``total`` steps (a game or a deck); None for no progress.
+    (A callback between two decks costs microseconds; a deck takes milliseconds or more.)"""
+    def stage(what, total):
+        return progress(what, total) if progress is not None else None
+    played = played_decks(games, seed, progress=stage("playing games", games))
+    rows = scan(played, pushes, progress=stage("played decks, compiled", len(played)))
     order = sorted(range(len(played)), key=lambda i: -(rows[i]["states"] or 0))
     some = [played[i] for i in order[:compare]]
     scan(some[:1], pushes, "python")                  # warm both engines up
     t = time.perf_counter()
-    scan(some, pushes, "python")
+    scan(some, pushes, "python", progress=stage("largest decks, Python model", len(some)))
     py = time.perf_counter() - t
     t = time.perf_counter()
     scan(some, pushes, "compiled")
     comp = time.perf_counter() - t
+    made = crafted_decks(crafted, seed)
     return {"pushes": pushes,
             "engines": {"decks": len(some), "states": sum(rows[i]["states"] for i in
                                                           order[:compare]),
                         "python_seconds": py, "compiled_seconds": comp,
                         "speedup": py / comp if comp else None},
             "played": summarize(rows),
-            "crafted": summarize(scan(crafted_decks(crafted, seed), pushes))}
+            "crafted": summarize(scan(made, pushes,
+                                      progress=stage("crafted decks, compiled", len(made))))}
