@@ -110,4 +110,6 @@ INTERPRETATIONS = {
     "mana-carry-over": ("M20", "unspent mana is kept when no Advance was bought with mana"),
     "growth-in-day": ("M21", "both Market growths happen only in a Day phase: 15 VP reached "
                              "in a Night or Dusk grows the Market at that player's next Day"),
+    "night-window": ("M22", "a card's night effects resolve right after the Reveal that follows "
+                            "its Grow, never between playing it and the Reveal"),
 }

@@ -452,25 +452,24 @@ def simple_effect(T, S, p, u, a, e):
 
 
 @kernel(inline=True)
-def resolve_played(T, S, p, u, night):
-    """When-played simple effects of card u (and its night ones in the Night)."""
+def resolve_played(T, S, p, u, t):
+    """The simple effects of timing t of card u: T_PLAYED when it enters the Land,
+    T_NIGHT once the next on-deck card is revealed (rules §3.1)."""
     tm = S[p, CARD + F_TM + CW * u]
-    if (tm & ((1 << T_PLAYED) | (1 << T_NIGHT))) == 0:
+    if ((tm >> t) & 1) == 0:
         return
     s0 = S[p, CARD + CW * u]
     s1 = S[p, CARD + CW * u + 1]
     s2 = S[p, CARD + CW * u + 2]
     s3 = S[p, CARD + CW * u + 3]
     ptm = S[p, CARD + F_PTM + CW * u]
-    want = (1 << T_PLAYED) | ((1 << T_NIGHT) if night else 0)
     for pos in range(4):
-        if ((ptm >> (16 * pos)) & want) == 0:
+        if ((ptm >> (16 * pos + t)) & 1) == 0:
             continue
         a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
         for e in range(T[ADV + a, A_NEFF]):
             o = A_EFF + EF * e
-            t = T[ADV + a, o + E_TIMING]
-            if (t == T_PLAYED or (night and t == T_NIGHT)) and \
+            if T[ADV + a, o + E_TIMING] == t and \
                     ((SIMPLE_MASK >> T[ADV + a, o + E_KIND]) & 1) == 1:
                 simple_effect(T, S, p, u, a, e)
 
@@ -935,7 +934,8 @@ def night_swaps(T, S, p):
                     S[p, LAND + low_k] = top
                     land_add(S, p, top)
                     S[p, DECK + h] = out
-                    resolve_played(T, S, p, top, True)
+                    resolve_played(T, S, p, top, T_PLAYED)
+                    resolve_played(T, S, p, top, T_NIGHT)
 
 
 @kernel
@@ -1002,8 +1002,9 @@ def night_grow(T, S, p, pause):
         limit += land_only * S[p, CARD + F_WLIM + CW * u]
         lsuns += S[p, CARD + F_SUN + CW * u]
         S[REC, RC_GROWS] += 1
-        resolve_played(T, S, p, u, True)
+        resolve_played(T, S, p, u, T_PLAYED)
         reveal(S, p)
+        resolve_played(T, S, p, u, T_NIGHT)     # rules §3.1: not before the reveal
         if S[p, DHEAD] == S[p, DN]:
             S[REC, RC_OOC] = 1
             break
@@ -1073,7 +1074,7 @@ def play_ondeck(T, S, p, a, e):
     gain(T, S, p, MANA, S[p, CARD + F_M + CW * u])
     gain(T, S, p, SPIRIT, S[p, CARD + F_SP + CW * u])
     gain(T, S, p, VP, S[p, CARD + F_V + CW * u])
-    resolve_played(T, S, p, u, False)
+    resolve_played(T, S, p, u, T_PLAYED)
     reveal(S, p)
 
 
