@@ -1331,12 +1331,54 @@ def day_gains(T, S, X, p):
                     S[p, NOD + s] = 1
 
 
+@kernel
+def policy_enchant(T, S, p):
+    """The policy's pick of a D7 step (spec §6.5), left in S[CAND, 0..2]; False if none.
+    With the rule option effect_enchants_count (M18) also False when the slots left are
+    kept for the Sun Priestesses of the Land: when they are no more than the
+    enchant_discount effects whose own pick scores at least as much as this one, both
+    scored at the cost a normal enchantment pays."""
+    if not choose_enchant(T, S, p, 0, 99):
+        return False
+    if T[OPTS, O_EFFECT_ENCH] == 0 or ((S[p, PM_LKM] >> K_ENCH_DISC) & 1) == 0:
+        return True
+    s = S[CAND, 0]
+    r = S[CAND, 1]
+    cost = S[CAND, 2]
+    score = spot_score(T, S, p, s, r, cost)
+    waiting = 0
+    for i in range(S[p, NLAND]):
+        u = S[p, LAND + i]
+        if ((S[p, CARD + F_KM + CW * u] >> K_ENCH_DISC) & 1) == 0:
+            continue
+        for pos in range(4):
+            a = S[p, CARD + CW * u + pos]
+            if a < 0:
+                continue
+            for e in range(T[ADV + a, A_NEFF]):
+                o = A_EFF + EF * e
+                if T[ADV + a, o + E_KIND] != K_ENCH_DISC or not choose_enchant(
+                        T, S, p, T[ADV + a, o + E_AMOUNT], T[ADV + a, o + E_NEED]):
+                    continue
+                hs = S[CAND, 0]
+                full = S[G, G_SPCOST + hs] - S[G, G_ONSP + hs]    # p has no cube on hs
+                if full < 0:
+                    full = 0
+                if spot_score(T, S, p, hs, S[CAND, 1], full) >= score:
+                    waiting += 1
+    S[CAND, 0] = s
+    S[CAND, 1] = r
+    S[CAND, 2] = cost
+    return T[OPTS, O_MAX_ENCH] - S[p, PM_ENCH] > waiting
+
+
 @kernel(inline=True)
 def enchant_steps(T, S, X, p):
     """D7 from its `PM_ENCH`-th enchantment on (the search player resumes it there)."""
     while S[p, PM_ENCH] < T[OPTS, O_MAX_ENCH]:                  # D7
-        if not enchant_pick(T, S, X, p, 0, 99):
+        if not policy_enchant(T, S, p):
             break
+        enchant(T, S, X, p, S[CAND, 0], S[CAND, 1], S[CAND, 2])
         S[p, PM_ENCH] += 1
 
 

@@ -624,7 +624,29 @@ class MysticLandsGame:
     def pick_enchant(self, p: PlayerState):
         """An enchantment step of the Day (§5.6; spec D7): the policy's pick, or None.
         (A search player overrides it, docs/search.md.)"""
-        return self.choose_enchant(p, discount=0, max_printed=99)
+        return self.policy_enchant(p)
+
+    def policy_enchant(self, p: PlayerState):
+        """The policy's pick of a D7 step (spec §6.5).  With the rule option
+        ``effect_enchants_count`` (M18) None when the slots left are kept for the Sun
+        Priestesses of the Land: when they are no more than the Priestess effects whose
+        own pick (§6.5 with her discount) scores at least as much as this one, both
+        scored at the cost a normal enchantment pays (so her spot is judged as a spot,
+        whatever the policy's weight of the cost: the same spot qualifies)."""
+        pick = self.choose_enchant(p, discount=0, max_printed=99)
+        if pick is None or not self.rules.effect_enchants_count:
+            return pick
+        score, waiting = self.spot_score(p, *pick), 0
+        for u in p.land:
+            for a, e in self.card_effects(p, u):
+                if e.kind == "enchant_discount":
+                    hers = self.choose_enchant(p, discount=e.amount, max_printed=e.need)
+                    if hers is None:
+                        continue
+                    full = max(0, self.space_cost(hers[0]) - len(self.on_space[hers[0]]))
+                    if self.spot_score(p, hers[0], hers[1], full) >= score:
+                        waiting += 1
+        return None if self.rules.max_enchants - p.enchanted <= waiting else pick
 
     def enchant(self, p: PlayerState, s: int, r: int, cost: int, rec: TurnRecord) -> None:
         """§6: pay, place the cube, gain the spot's rewards, reveal connected Vales."""
