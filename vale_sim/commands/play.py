@@ -22,9 +22,9 @@ def add_parser(sub) -> None:
     add_rule_options(p)                   # the games' rule options (rules_class fields)
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
                    help="set a rule option of the game, as `what-if --rule` and a study "
-                        "config's rule_edits do (any field of its rules, e.g. "
-                        "ongoing_everywhere=true, effect_enchants_count=true or "
-                        "held_end_vp=false for Mystic Lands' disputed readings); repeat for more")
+                        "config's rule_edits do: any field of its rules, a disputed reading "
+                        "too (e.g. ongoing_everywhere=true, effect_enchants_count=true, "
+                        "held_end_vp=false); repeat for more")
     p.add_argument("--json", action="store_true", help="print the game record as JSON")
     p.set_defaults(func=run)
 
