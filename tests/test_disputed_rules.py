@@ -84,6 +84,55 @@ def test_sun_priestess_adds_a_third_enchantment_unless_it_counts():
     assert len(priestess_day(effect_enchants_count=True)) == 2
 
 
+def priestess_paid(layout, **rules):
+    """The Day of priestess_day on a map of our own (space -> Vale): per enchantment
+    (Vale, spirit paid, spirit its printed cost asks, who chose it)."""
+    pol = dataclasses.replace(ML_PRESETS["balanced"], min_score=10**6)
+    g = R.new_game(policy=pol, **rules)
+    for s, name in layout.items():
+        g.place_vale(s, CS.vale_id(name))
+    p = g.players[0]
+    R.put_in_land(g, p, R.card("Sacred Land", "Sun Priestess"))
+    p.spirit = 99
+    out, enchant, activations, after_d7 = [], g.enchant, g.activations, []
+    def watched(q, s, r, cost, rec):     # D7 enchants before the activations, D10 after
+        out.append((g.spot_name(s), cost, g.space_cost(s), "Priestess" if after_d7 else "policy"))
+        enchant(q, s, r, cost, rec)
+    def d8(q, rec):
+        after_d7.append(True)
+        activations(q, rec)
+    g.enchant, g.activations = watched, d8
+    g.day(p, g._rec)
+    return out
+
+
+# Gateway Vale: the start links to spaces 2 and 3; 2 opens 1, 5 and 6; 3 opens 4 and 6.
+CHEAP = {2: "Spirit Cave", 3: "Whispering Glade", 1: "Fox Den", 4: "Grasping Vines",
+         5: "Crystal Spire", 6: "Moonlit Pond", 7: "Sky Temple"}
+DEAR = {2: "Fox Den", 3: "Grasping Vines", 1: "Sunlight Valley", 4: "Moonlit Pond",
+        5: "Crystal Spire", 6: "Elder Grove", 7: "Sky Temple"}
+
+
+def test_sun_priestess_takes_a_counted_enchantment_when_her_spot_is_worth_it():
+    """M18 with effect_enchants_count, planted: both Vales the start opens cost 5 or
+    less (Spirit Cave 5, Whispering Glade 2), so the Priestess can enchant what the
+    policy would, 2 spirit cheaper.  The policy enchants its best spot (the Glade),
+    then leaves the last slot to her: she enchants Spirit Cave for 3.  (The engines
+    used to fill both slots first, Glade and Cave for 2 + 5, so she never enchanted.)"""
+    paid = priestess_paid(CHEAP, effect_enchants_count=True)
+    assert paid == [("Whispering Glade", 2, 2, "policy"), ("Spirit Cave", 3, 5, "Priestess")]
+
+
+def test_sun_priestess_waits_when_the_policy_has_better_spots():
+    """The Vales the start opens cost 6 and 7 (above her 5): the policy enchants Fox
+    Den, which opens Sunlight Valley (3, hers for 1) and Crystal Spire (6, 5 VP): the
+    Spire scores more than the Valley even at her price, so the policy takes the
+    second slot too and she is not used."""
+    paid = priestess_paid(DEAR, effect_enchants_count=True)
+    assert [(name, who) for name, _, _, who in paid] == [("Fox Den", "policy"),
+                                                          ("Crystal Spire", "policy")]
+
+
 @pytest.mark.parametrize("engine", ["reference", "fast"])
 def test_no_day_enchants_more_than_the_limit_when_effects_count(engine):
     """M18 over whole games, in both engines: with the option no Day has more than

@@ -20,6 +20,11 @@ def add_parser(sub) -> None:
                    help="card set: a bundled name or a file (default: the game's, core)")
     from ..cli import add_rule_options
     add_rule_options(p)                   # the games' rule options (rules_class fields)
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                   help="set a rule option of the game, as `what-if --rule` and a study "
+                        "config's rule_edits do: any field of its rules, a disputed reading "
+                        "too (e.g. ongoing_everywhere=true, effect_enchants_count=true, "
+                        "held_end_vp=false); repeat for more")
     p.add_argument("--json", action="store_true", help="print the game record as JSON")
     p.set_defaults(func=run)
 
@@ -48,6 +53,15 @@ def format_result(record) -> str:
     return "\n".join(lines)
 
 
+def _toml(v) -> str:
+    """A rule value as the user writes it (true/false, 1,2,3)."""
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, tuple):
+        return ",".join(map(str, v))
+    return str(v)
+
+
 def run(args) -> int:
     from ..cli import UserError, check_players, command_game, game_rules, rule_options
     g = command_game(args)
@@ -56,6 +70,8 @@ def run(args) -> int:
     g.validate_playable(cs, args.players)
     pols = g.check_policies(cs, policy_list(g, args.players, args.policy))  # as simulate checks
     rules = game_rules(g, **rule_options(args))
+    from ..whatif import apply_rule_edits, parse_rule       # the parser of what-if and run
+    rules, changed = apply_rule_edits(g, rules, [parse_rule(r, g) for r in args.rule])
     from ..mixture import lineup_for_game          # a mixed field plays its drawn member
     pols = lineup_for_game(pols, args.seed, args.game_index)
     try:
@@ -65,6 +81,8 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(record.to_dict(), sort_keys=True))
         return 0
+    for name, old, new in changed:
+        print(f"Rule {name}: {_toml(old)} -> {_toml(new)}")
     print("\n".join(g.format_log(record, cs) if g.format_log else record.log))
     print()
     print((g.format_result or format_result)(record))

@@ -26,7 +26,8 @@ class Rules:
     max_buys: int = 2
     max_enchants: int = 2
     effect_enchants_count: bool = False  # an effect's enchantment (Sun Priestess) counts
-    #                                      toward max_enchants (M18)
+    #                                      toward max_enchants; the normal enchantments leave
+    #                                      her a slot when her spot scores as much (M18)
     market_l1: int = 6                 # level 1 slots, including the dual ones
     market_l2: int = 3
     market_dual: int = 2               # slots that turn level 2 (one per growth point)
@@ -104,10 +105,14 @@ INTERPRETATIONS = {
     "ongoing-in-land": ("M17", "ongoing effects (wither_limit) count only for cards in the Land "
                                "and the on-deck card being grown (option ongoing_everywhere)"),
     "effect-enchant-limit": ("M18", "an enchantment by an effect (Sun Priestess) does not count "
-                                    "toward the 2 per Day (option effect_enchants_count)"),
+                                    "toward the 2 per Day (option effect_enchants_count: it "
+                                    "counts, and takes a slot when her spot scores as much as "
+                                    "the policy's)"),
     "optional-effects": ("M19", "optional effects fire unless the policy declines them "
                                 "(Hibiscus Dryad: dryad_min_value; Sun Parrot: parrot_min_value)"),
     "mana-carry-over": ("M20", "unspent mana is kept when no Advance was bought with mana"),
     "growth-in-day": ("M21", "both Market growths happen only in a Day phase: 15 VP reached "
                              "in a Night or Dusk grows the Market at that player's next Day"),
+    "night-window": ("M22", "a card's night effects resolve right after the Reveal that follows "
+                            "its Grow, never between playing it and the Reveal"),
 }

@@ -452,25 +452,24 @@ def simple_effect(T, S, p, u, a, e):
 
 
 @kernel(inline=True)
-def resolve_played(T, S, p, u, night):
-    """When-played simple effects of card u (and its night ones in the Night)."""
+def resolve_played(T, S, p, u, t):
+    """The simple effects of timing t of card u: T_PLAYED when it enters the Land,
+    T_NIGHT once the next on-deck card is revealed (rules §3.1)."""
     tm = S[p, CARD + F_TM + CW * u]
-    if (tm & ((1 << T_PLAYED) | (1 << T_NIGHT))) == 0:
+    if ((tm >> t) & 1) == 0:
         return
     s0 = S[p, CARD + CW * u]
     s1 = S[p, CARD + CW * u + 1]
     s2 = S[p, CARD + CW * u + 2]
     s3 = S[p, CARD + CW * u + 3]
     ptm = S[p, CARD + F_PTM + CW * u]
-    want = (1 << T_PLAYED) | ((1 << T_NIGHT) if night else 0)
     for pos in range(4):
-        if ((ptm >> (16 * pos)) & want) == 0:
+        if ((ptm >> (16 * pos + t)) & 1) == 0:
             continue
         a = s0 if pos == 0 else (s1 if pos == 1 else (s2 if pos == 2 else s3))
         for e in range(T[ADV + a, A_NEFF]):
             o = A_EFF + EF * e
-            t = T[ADV + a, o + E_TIMING]
-            if (t == T_PLAYED or (night and t == T_NIGHT)) and \
+            if T[ADV + a, o + E_TIMING] == t and \
                     ((SIMPLE_MASK >> T[ADV + a, o + E_KIND]) & 1) == 1:
                 simple_effect(T, S, p, u, a, e)
 
@@ -935,7 +934,8 @@ def night_swaps(T, S, p):
                     S[p, LAND + low_k] = top
                     land_add(S, p, top)
                     S[p, DECK + h] = out
-                    resolve_played(T, S, p, top, True)
+                    resolve_played(T, S, p, top, T_PLAYED)
+                    resolve_played(T, S, p, top, T_NIGHT)
 
 
 @kernel
@@ -1002,8 +1002,9 @@ def night_grow(T, S, p, pause):
         limit += land_only * S[p, CARD + F_WLIM + CW * u]
         lsuns += S[p, CARD + F_SUN + CW * u]
         S[REC, RC_GROWS] += 1
-        resolve_played(T, S, p, u, True)
+        resolve_played(T, S, p, u, T_PLAYED)
         reveal(S, p)
+        resolve_played(T, S, p, u, T_NIGHT)     # rules §3.1: not before the reveal
         if S[p, DHEAD] == S[p, DN]:
             S[REC, RC_OOC] = 1
             break
@@ -1073,7 +1074,7 @@ def play_ondeck(T, S, p, a, e):
     gain(T, S, p, MANA, S[p, CARD + F_M + CW * u])
     gain(T, S, p, SPIRIT, S[p, CARD + F_SP + CW * u])
     gain(T, S, p, VP, S[p, CARD + F_V + CW * u])
-    resolve_played(T, S, p, u, False)
+    resolve_played(T, S, p, u, T_PLAYED)
     reveal(S, p)
 
 
@@ -1330,12 +1331,54 @@ def day_gains(T, S, X, p):
                     S[p, NOD + s] = 1
 
 
+@kernel
+def policy_enchant(T, S, p):
+    """The policy's pick of a D7 step (spec §6.5), left in S[CAND, 0..2]; False if none.
+    With the rule option effect_enchants_count (M18) also False when the slots left are
+    kept for the Sun Priestesses of the Land: when they are no more than the
+    enchant_discount effects whose own pick scores at least as much as this one, both
+    scored at the cost a normal enchantment pays."""
+    if not choose_enchant(T, S, p, 0, 99):
+        return False
+    if T[OPTS, O_EFFECT_ENCH] == 0 or ((S[p, PM_LKM] >> K_ENCH_DISC) & 1) == 0:
+        return True
+    s = S[CAND, 0]
+    r = S[CAND, 1]
+    cost = S[CAND, 2]
+    score = spot_score(T, S, p, s, r, cost)
+    waiting = 0
+    for i in range(S[p, NLAND]):
+        u = S[p, LAND + i]
+        if ((S[p, CARD + F_KM + CW * u] >> K_ENCH_DISC) & 1) == 0:
+            continue
+        for pos in range(4):
+            a = S[p, CARD + CW * u + pos]
+            if a < 0:
+                continue
+            for e in range(T[ADV + a, A_NEFF]):
+                o = A_EFF + EF * e
+                if T[ADV + a, o + E_KIND] != K_ENCH_DISC or not choose_enchant(
+                        T, S, p, T[ADV + a, o + E_AMOUNT], T[ADV + a, o + E_NEED]):
+                    continue
+                hs = S[CAND, 0]
+                full = S[G, G_SPCOST + hs] - S[G, G_ONSP + hs]    # p has no cube on hs
+                if full < 0:
+                    full = 0
+                if spot_score(T, S, p, hs, S[CAND, 1], full) >= score:
+                    waiting += 1
+    S[CAND, 0] = s
+    S[CAND, 1] = r
+    S[CAND, 2] = cost
+    return T[OPTS, O_MAX_ENCH] - S[p, PM_ENCH] > waiting
+
+
 @kernel(inline=True)
 def enchant_steps(T, S, X, p):
     """D7 from its `PM_ENCH`-th enchantment on (the search player resumes it there)."""
     while S[p, PM_ENCH] < T[OPTS, O_MAX_ENCH]:                  # D7
-        if not enchant_pick(T, S, X, p, 0, 99):
+        if not policy_enchant(T, S, p):
             break
+        enchant(T, S, X, p, S[CAND, 0], S[CAND, 1], S[CAND, 2])
         S[p, PM_ENCH] += 1
 
 

@@ -34,7 +34,7 @@ from vale_sim.kernels.search import (WIN_POINTS, rollout_key, n_rounds, round_ta
 from .engine import (PICK, setup, base_cards, turn, turn_begin, turn_end, night_begin,
                      night_grow, night_rest, grow_wanted, day, day_gains, enchant_steps,
                      day_tracks, buy, buy_slot, day_end, dusk, finish, enchant,
-                     choose_enchant, choose_buy, spot_rows, shuffle_row, spot_named)
+                     policy_enchant, choose_buy, spot_rows, shuffle_row, spot_named)
 from .state import (G, DK, MK1, MK2, REC, CAND, SCR, RNG, CARD, CW, DECK, DISC, LAND,
                     CUBE, TRACK, NOD, ON, ACQ, HELD, DHEAD, DN, NDISC, NLAND, NCUBES, NHELD,
                     PM_ENCH, PM_BOUGHT, PM_SPIRIT, PM_MANA, PM_ONMASK, G_START, G_ROUND,
@@ -309,7 +309,8 @@ def grow_options(T, S, p, W):
 def enchant_options(T, S, p, W):
     """Spots p can enchant now and pay (space, row, cost; ascending space and row: the
     legal spots of spec §5, but not those its policy never enchants), and "no more"
-    (space -1) last; then the rollout policy's own pick (spec §6.5) moved to the front."""
+    (space -1) last; then the rollout policy's own pick (spec §6.5; "no more" when it
+    keeps the slot for a Sun Priestess) moved to the front."""
     n = 0
     if S[p, NCUBES] < T[OPTS, O_CUBES]:
         start = T[OPTS, O_MAPSTART]
@@ -339,7 +340,7 @@ def enchant_options(T, S, p, W):
     if n < 2:
         return n
     first = n - 1
-    if choose_enchant(T, S, p, 0, 99):
+    if policy_enchant(T, S, p):
         for o in range(n - 1):
             if W[o, W_A] == S[CAND, 0] and W[o, W_B] == S[CAND, 1]:
                 first = o

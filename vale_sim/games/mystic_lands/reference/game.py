@@ -340,8 +340,9 @@ class MysticLandsGame:
             u = p.deck.pop(0)                                        # §3.2 Grow
             p.land.append(u)
             rec.grows += 1
-            self.resolve_played(p, u, night=True)
+            self.resolve_played(p, u)
             self.reveal_ondeck(p)                                    # §3.3 Reveal
+            self.resolve_night(p, u)                                 # §3.1: not before it
             if not p.deck:
                 rec.out_of_cards, end = True, "ran out of cards"
                 break
@@ -375,11 +376,18 @@ class MysticLandsGame:
         bad = sum(1 for u in pool if M.exposed_suns(self.cs, p.cards[u]) >= need)
         return bad * 1000 <= p.policy.rest_risk_permille * len(pool)
 
-    def resolve_played(self, p: PlayerState, u: int, night: bool) -> None:
-        """When-played effects of a card entering the Land; in the Night also its
-        night effects (§3.2, spec §5.1)."""
+    def resolve_played(self, p: PlayerState, u: int) -> None:
+        """When-played effects of a card entering the Land (§3.2)."""
         for a, e in self.card_effects(p, u):
-            if (e.timing == "played" or (night and e.timing == "night")) and e.kind in SIMPLE:
+            if e.timing == "played" and e.kind in SIMPLE:
+                self.simple_effect(p, u, e)
+
+    def resolve_night(self, p: PlayerState, u: int) -> None:
+        """Night effects of a card that entered the Land this Night, once the next
+        on-deck card is revealed (§3.1: never between playing a card and revealing the
+        next; also when there is none to reveal, before the Night ends, M22)."""
+        for a, e in self.card_effects(p, u):
+            if e.timing == "night" and e.kind in SIMPLE:
                 self.simple_effect(p, u, e)
 
     def simple_effect(self, p: PlayerState, u: int, e) -> None:
@@ -413,7 +421,8 @@ class MysticLandsGame:
                     out = p.land[k]
                     p.land[k], p.deck[0] = top, out
                     self.say(f"    swaps card {out} with on-deck card {top}")
-                    self.resolve_played(p, top, night=True)
+                    self.resolve_played(p, top)
+                    self.resolve_night(p, top)
 
     # -- §4-5 Day -------------------------------------------------------------------------
     def day(self, p: PlayerState, rec: TurnRecord) -> None:
@@ -544,7 +553,7 @@ class MysticLandsGame:
         self.gain(p, MANA, m)
         self.gain(p, SPIRIT, s)
         self.gain(p, VP, v)
-        self.resolve_played(p, u, night=False)
+        self.resolve_played(p, u)
         self.reveal_ondeck(p)
         self.say(f"    plays card {u} from the deck")
 
@@ -615,7 +624,29 @@ class MysticLandsGame:
     def pick_enchant(self, p: PlayerState):
         """An enchantment step of the Day (§5.6; spec D7): the policy's pick, or None.
         (A search player overrides it, docs/search.md.)"""
-        return self.choose_enchant(p, discount=0, max_printed=99)
+        return self.policy_enchant(p)
+
+    def policy_enchant(self, p: PlayerState):
+        """The policy's pick of a D7 step (spec §6.5).  With the rule option
+        ``effect_enchants_count`` (M18) None when the slots left are kept for the Sun
+        Priestesses of the Land: when they are no more than the Priestess effects whose
+        own pick (§6.5 with her discount) scores at least as much as this one, both
+        scored at the cost a normal enchantment pays (so her spot is judged as a spot,
+        whatever the policy's weight of the cost: the same spot qualifies)."""
+        pick = self.choose_enchant(p, discount=0, max_printed=99)
+        if pick is None or not self.rules.effect_enchants_count:
+            return pick
+        score, waiting = self.spot_score(p, *pick), 0
+        for u in p.land:
+            for a, e in self.card_effects(p, u):
+                if e.kind == "enchant_discount":
+                    hers = self.choose_enchant(p, discount=e.amount, max_printed=e.need)
+                    if hers is None:
+                        continue
+                    full = max(0, self.space_cost(hers[0]) - len(self.on_space[hers[0]]))
+                    if self.spot_score(p, hers[0], hers[1], full) >= score:
+                        waiting += 1
+        return None if self.rules.max_enchants - p.enchanted <= waiting else pick
 
     def enchant(self, p: PlayerState, s: int, r: int, cost: int, rec: TurnRecord) -> None:
         """§6: pay, place the cube, gain the spot's rewards, reveal connected Vales."""

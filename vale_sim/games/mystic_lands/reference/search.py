@@ -170,13 +170,13 @@ class SearchGame(MysticLandsGame):
     def enchant_options(self, p) -> list:
         """[(space, row, cost) or None]: the legal spots (spec §5) p can pay, but not the
         spots its policy never enchants (its ``never`` list), and None ("no more"); its
-        policy's pick (spec §6.5) first."""
+        policy's pick (spec §6.5; None when it keeps the slot for a Sun Priestess) first."""
         spots = [c for c in self.legal_spots(p)
                  if c[2] <= p.spirit and self.spot_name(c[0]) not in p.policy.never]
         if not spots:
             return [None]
         opts = spots + [None]
-        own = self.choose_enchant(p, discount=0, max_printed=99)
+        own = self.policy_enchant(p)
         first = len(opts) - 1
         if own is not None:
             first = next(j for j, c in enumerate(spots) if c[:2] == own[:2])
