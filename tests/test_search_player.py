@@ -107,6 +107,28 @@ def test_engines_play_the_same_search_game(players, lineup, pool, seed, game):
     assert first_difference(play_game_fast(CS, players, seed, game, plain, rules), fast) is not None
 
 
+@pytest.mark.parametrize("rules,end", [
+    (Rules(vp_pool=6), "The VP pool ran out: the game ends after round {r}."),
+    (Rules(vp_pool=30, max_rounds=3), "Stopped at the max_rounds cap (3).")])
+def test_a_search_game_logs_its_rounds_and_its_end(rules, end):
+    """The reference engine's log of a search game has MysticValeGame.play's lines: a
+    header for every round of the record, in order, and the end or the round cap after
+    the last turn (issue 41: a search game printed none); without a search player
+    SearchGame logs the plain game line for line."""
+    from vale_sim.games.mystic_vale.reference.game import MysticValeGame
+    from vale_sim.games.mystic_vale.reference.search import SearchGame, play_reference
+    rec = play_reference(CS, 2, 1, 0, ["search:k=1:rollout=balanced", "balanced"], rules)
+    heads = [line for line in rec.log if line.startswith("--- Round ")]
+    assert [h.split(" (pool")[0] for h in heads] == \
+        [f"--- Round {r}" for r in range(1, rec.rounds + 1)]
+    assert rec.log[-4] == end.format(r=rec.rounds)     # then 2 score lines, the winner
+    assert rec.truncated == (rules.max_rounds == 3)
+    for g in range(2):
+        a = MysticValeGame(CS, 2, 5, g, ["balanced", "vp-rush"], rules).play()
+        b = SearchGame(CS, 2, 5, g, ["balanced", "vp-rush"], rules).play()
+        assert first_difference(a, b) is None and a.log == b.log
+
+
 def _rollout_name(pol):
     from vale_sim.games.mystic_vale.fast.api import rollout_policy
     return rollout_policy(pol)

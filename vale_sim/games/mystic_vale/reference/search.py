@@ -57,16 +57,22 @@ class SearchGame(MysticValeGame):
         return self.record
 
     def play_from(self, j: int) -> None:
-        """Play on from the j-th turn (in seat order) of round self.round (play())."""
+        """Play on from the j-th turn (in seat order) of round self.round: the loop of
+        MysticValeGame.play, its log lines included (a round's header when the round
+        starts here, the end or the round cap)."""
         order = [(self.start + i) % self.n for i in range(self.n)]
         while True:
+            if j == 0:
+                self.log.append(f"--- Round {self.round} (pool {self.pool}) ---")
             for p in order[j:]:
                 self.turn(self.players[p])
             j = 0
             if self.pool == 0:
+                self.log.append(f"The VP pool ran out: the game ends after round {self.round}.")
                 break
             if self.round >= self.rules.max_rounds:
                 self.record.truncated = True
+                self.log.append(f"Stopped at the max_rounds cap ({self.rules.max_rounds}).")
                 break
             self.round += 1
 
