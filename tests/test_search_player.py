@@ -184,15 +184,25 @@ def _decision(T, S, Q, QR, X, p, rnd, phase):
     return int(o), W[:n, :F.W_E + 1].tolist(), W[:n, F.W_TOTAL].tolist()
 
 
-def _permute_hidden(T, S, rng):
-    """Every deck order, the supply decks' unseen parts and the game's future draws."""
+def _permute_hidden(T, S, rng, seat):
+    """Every deck order, the supply decks' unseen parts and the game's future draws; and
+    which of an opponent's cards are in its deck and which it discarded face down
+    (Calm Weather, Cleansing Rain: PS_UNSEEN), the seat's own excepted."""
     from vale_sim.games.mystic_vale.fast.state import (GAME, ADECK, VDECK, DECK, DHEAD, DN,
-                                                       AHEAD, VHEAD, VN, G_RNG)
+                                                       AHEAD, VHEAD, VN, G_RNG, DISC, DISC_N,
+                                                       PS_UNSEEN)
     from vale_sim.games.mystic_vale.fast.tables import OPTS, O_PLAYERS, O_LVL_LEN
     S = S.copy()
     for p in range(int(T[OPTS, O_PLAYERS])):
         seg = S[p, DECK + S[p, DHEAD]:DECK + S[p, DN]]
-        seg[:] = rng.permutation(seg)
+        at = [DISC + i for i in range(S[p, DISC_N]) if (S[p, PS_UNSEEN] >> S[p, DISC + i]) & 1]
+        if p == seat or not at:
+            seg[:] = rng.permutation(seg)
+            continue
+        pool = rng.permutation(list(seg) + [S[p, x] for x in at])
+        seg[:] = pool[:len(seg)]
+        S[p, at] = pool[len(seg):]
+        S[p, PS_UNSEEN] = sum(1 << int(c) for c in pool[len(seg):])
     for lv in range(3):
         seg = S[ADECK + lv, S[GAME, AHEAD + lv]:T[OPTS, O_LVL_LEN + lv]]
         seg[:] = rng.permutation(seg)
@@ -203,18 +213,23 @@ def _permute_hidden(T, S, rng):
     return S
 
 
-@pytest.mark.parametrize("players,seed,game,turns,seat", [
-    (2, 1, 0, 6, 0), (2, 4, 3, 11, 1), (3, 2, 1, 9, 2)])
-def test_decisions_ignore_hidden_information(players, seed, game, turns, seat):
+# the last three: an opponent has a card it discarded face down (issue 41.9)
+@pytest.mark.parametrize("players,seed,game,turns,seat,unseen", [
+    (2, 1, 0, 6, 0, False), (2, 4, 3, 11, 1, False), (3, 2, 1, 9, 2, False),
+    (2, 7, 0, 17, 0, True), (2, 3, 0, 20, 1, True), (3, 5, 0, 11, 2, True)])
+def test_decisions_ignore_hidden_information(players, seed, game, turns, seat, unseen):
     from vale_sim.games.mystic_vale.fast import search as F
+    from vale_sim.games.mystic_vale.fast.state import PS_UNSEEN
     T, S, Q, QR, X, rnd = _mid_game(players, seed, game, turns, seat)
+    assert any(S[q, PS_UNSEEN] for q in range(players) if q != seat) == unseen
     rng = np.random.default_rng(seed)
     for phase in (F.PH_PUSH, F.PH_ADV):
         base = _decision(T, S, Q, QR, X, seat, rnd, phase)
         if base is None:
             continue
         for _ in range(3):
-            assert _decision(T, _permute_hidden(T, S, rng), Q, QR, X, seat, rnd, phase) == base
+            S2 = _permute_hidden(T, S, rng, seat)
+            assert _decision(T, S2, Q, QR, X, seat, rnd, phase) == base
     # the control: a change of what the player sees (its VP tokens) is seen
     from vale_sim.games.mystic_vale.fast.state import PS_VP
     base = _decision(T, S, Q, QR, X, seat, rnd, F.PH_PUSH)
