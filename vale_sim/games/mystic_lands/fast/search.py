@@ -73,8 +73,9 @@ def snapshot(T, S, D):
     """D = S for everything a game reads from here on: each player's scalars, cards,
     deck, Discard, Land, cubes, tracks, night-or-day marks, spaces, acquisitions and
     held Advances; the game row; the Advance decks not drawn yet (and the Druid hands
-    dealt at setup, which resample reads); the Market; the turn record so far.  The scratch rows are written before they are read; the spot rows
-    and the stream are resample's."""
+    dealt at setup, which resample reads); the Market; the turn record so far.  The
+    scratch rows are written before they are read; the spot rows and the stream are
+    resample's."""
     nc = T[OPTS, O_NCARDS]
     nsp = T[OPTS, O_NSPACE]
     na = T[OPTS, O_NADV]
