@@ -35,7 +35,9 @@ VALE = "Elder Grove"              # likewise.  (Seed 2 and Fox Den until the co-
 TAKEN_VALE = "Sunlight Valley"    # a Vale the plain search does enchant (Sky Temple until
 #                                   the co-refit doubled its cost)
 SHORT = Rules(end_vp=8)
-SEED = 6
+SEED = 12                         # 6 until the search stopped reading its opponents' hidden
+#                                   Druid Advances (issue 41.9): at seed 6 the plain search
+#                                   then took every Honey Bees and Elder Grove it was offered
 
 
 def _arms(base, cards):

@@ -107,6 +107,28 @@ def test_engines_play_the_same_search_game(players, lineup, pool, seed, game):
     assert first_difference(play_game_fast(CS, players, seed, game, plain, rules), fast) is not None
 
 
+@pytest.mark.parametrize("rules,end", [
+    (Rules(vp_pool=6), "The VP pool ran out: the game ends after round {r}."),
+    (Rules(vp_pool=30, max_rounds=3), "Stopped at the max_rounds cap (3).")])
+def test_a_search_game_logs_its_rounds_and_its_end(rules, end):
+    """The reference engine's log of a search game has MysticValeGame.play's lines: a
+    header for every round of the record, in order, and the end or the round cap after
+    the last turn (issue 41: a search game printed none); without a search player
+    SearchGame logs the plain game line for line."""
+    from vale_sim.games.mystic_vale.reference.game import MysticValeGame
+    from vale_sim.games.mystic_vale.reference.search import SearchGame, play_reference
+    rec = play_reference(CS, 2, 1, 0, ["search:k=1:rollout=balanced", "balanced"], rules)
+    heads = [line for line in rec.log if line.startswith("--- Round ")]
+    assert [h.split(" (pool")[0] for h in heads] == \
+        [f"--- Round {r}" for r in range(1, rec.rounds + 1)]
+    assert rec.log[-4] == end.format(r=rec.rounds)     # then 2 score lines, the winner
+    assert rec.truncated == (rules.max_rounds == 3)
+    for g in range(2):
+        a = MysticValeGame(CS, 2, 5, g, ["balanced", "vp-rush"], rules).play()
+        b = SearchGame(CS, 2, 5, g, ["balanced", "vp-rush"], rules).play()
+        assert first_difference(a, b) is None and a.log == b.log
+
+
 def _rollout_name(pol):
     from vale_sim.games.mystic_vale.fast.api import rollout_policy
     return rollout_policy(pol)
@@ -162,15 +184,25 @@ def _decision(T, S, Q, QR, X, p, rnd, phase):
     return int(o), W[:n, :F.W_E + 1].tolist(), W[:n, F.W_TOTAL].tolist()
 
 
-def _permute_hidden(T, S, rng):
-    """Every deck order, the supply decks' unseen parts and the game's future draws."""
+def _permute_hidden(T, S, rng, seat):
+    """Every deck order, the supply decks' unseen parts and the game's future draws; and
+    which of an opponent's cards are in its deck and which it discarded face down
+    (Calm Weather, Cleansing Rain: PS_UNSEEN), the seat's own excepted."""
     from vale_sim.games.mystic_vale.fast.state import (GAME, ADECK, VDECK, DECK, DHEAD, DN,
-                                                       AHEAD, VHEAD, VN, G_RNG)
+                                                       AHEAD, VHEAD, VN, G_RNG, DISC, DISC_N,
+                                                       PS_UNSEEN)
     from vale_sim.games.mystic_vale.fast.tables import OPTS, O_PLAYERS, O_LVL_LEN
     S = S.copy()
     for p in range(int(T[OPTS, O_PLAYERS])):
         seg = S[p, DECK + S[p, DHEAD]:DECK + S[p, DN]]
-        seg[:] = rng.permutation(seg)
+        at = [DISC + i for i in range(S[p, DISC_N]) if (S[p, PS_UNSEEN] >> S[p, DISC + i]) & 1]
+        if p == seat or not at:
+            seg[:] = rng.permutation(seg)
+            continue
+        pool = rng.permutation(list(seg) + [S[p, x] for x in at])
+        seg[:] = pool[:len(seg)]
+        S[p, at] = pool[len(seg):]
+        S[p, PS_UNSEEN] = sum(1 << int(c) for c in pool[len(seg):])
     for lv in range(3):
         seg = S[ADECK + lv, S[GAME, AHEAD + lv]:T[OPTS, O_LVL_LEN + lv]]
         seg[:] = rng.permutation(seg)
@@ -181,18 +213,23 @@ def _permute_hidden(T, S, rng):
     return S
 
 
-@pytest.mark.parametrize("players,seed,game,turns,seat", [
-    (2, 1, 0, 6, 0), (2, 4, 3, 11, 1), (3, 2, 1, 9, 2)])
-def test_decisions_ignore_hidden_information(players, seed, game, turns, seat):
+# the last three: an opponent has a card it discarded face down (issue 41.9)
+@pytest.mark.parametrize("players,seed,game,turns,seat,unseen", [
+    (2, 1, 0, 6, 0, False), (2, 4, 3, 11, 1, False), (3, 2, 1, 9, 2, False),
+    (2, 7, 0, 17, 0, True), (2, 3, 0, 20, 1, True), (3, 5, 0, 11, 2, True)])
+def test_decisions_ignore_hidden_information(players, seed, game, turns, seat, unseen):
     from vale_sim.games.mystic_vale.fast import search as F
+    from vale_sim.games.mystic_vale.fast.state import PS_UNSEEN
     T, S, Q, QR, X, rnd = _mid_game(players, seed, game, turns, seat)
+    assert any(S[q, PS_UNSEEN] for q in range(players) if q != seat) == unseen
     rng = np.random.default_rng(seed)
     for phase in (F.PH_PUSH, F.PH_ADV):
         base = _decision(T, S, Q, QR, X, seat, rnd, phase)
         if base is None:
             continue
         for _ in range(3):
-            assert _decision(T, _permute_hidden(T, S, rng), Q, QR, X, seat, rnd, phase) == base
+            S2 = _permute_hidden(T, S, rng, seat)
+            assert _decision(T, S2, Q, QR, X, seat, rnd, phase) == base
     # the control: a change of what the player sees (its VP tokens) is seen
     from vale_sim.games.mystic_vale.fast.state import PS_VP
     base = _decision(T, S, Q, QR, X, seat, rnd, F.PH_PUSH)

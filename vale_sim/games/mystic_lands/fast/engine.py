@@ -45,6 +45,7 @@ from .state import (
     PM_MANA, PM_SPIRIT, PM_VP, PM_RAIN, PM_PLACED, PM_WITHERED, PM_RESTRICT, PM_WILD,
     PM_BOUGHT, PM_ENCH, PM_WITHERS, PM_TURNS, PM_MTOT, PM_STOT, PM_BONUS, PM_DRUID, PM_SEAT,
     DHEAD, DN, NDISC, NLAND, NHELD, NCUBES, PM_ONMASK, PM_VFLAGS, PM_LTM, PM_LKM, PM_MAXSUN,
+    PM_DSHOWN,
     CARD, CW, F_SUN, F_M, F_SP, F_V, F_ASP, F_TM, F_KM, F_PKM, F_WLIM, F_SLV, F_EVP, F_PTM,
     LN_RC, LN_X, LN_G, LN_EMPTY, LN_NOSUN, DECK, DISC, LAND, CUBE, TRACK, NOD, ON, ACQ, HELD,
     G_START, G_ROUND, G_TRIGGER, G_INDAY, G_GROWTHS, G_RAINSUP, G_NM1, G_NM2, G_AH, G_AN,
@@ -1470,7 +1471,31 @@ def replace_sleeve(T, S, X, p):
 
 
 @kernel
+def druid_hidden(T, S, p):
+    """No player but p has seen p's Druid Advance: its Druid card was never face up at
+    a Dusk (PM_DSHOWN) and is below the on-deck card now (reference ``druid_hidden``)."""
+    if S[p, PM_DSHOWN] != 0:
+        return False
+    db = T[OPTS, O_DRUID_BASE]
+    found = False
+    for u in range(T[OPTS, O_NCARDS]):
+        if T[UID, u] != db:
+            continue
+        found = True
+        below = False
+        for i in range(S[p, DHEAD] + 1, S[p, DN]):
+            if S[p, DECK + i] == u:
+                below = True
+        if not below:
+            return False
+    return found
+
+
+@kernel
 def dusk(T, S, X, p):
+    # docs/search.md: the Druid card was seen if it is not below the on-deck card now,
+    # before Sun Parrot can put the on-deck card below another (reference dusk)
+    S[p, PM_DSHOWN] = 0 if druid_hidden(T, S, p) else 1
     # spec K2: the Dusk: sleeving held Advances
     if S[p, PM_BOUGHT] > 0:                                     # K1
         S[p, PM_MANA] = 0

@@ -34,17 +34,18 @@ from vale_sim.kernels.search import (WIN_POINTS, rollout_key, n_rounds, round_ta
 from .engine import (PICK, setup, base_cards, turn, turn_begin, turn_end, night_begin,
                      night_grow, night_rest, grow_wanted, day, day_gains, enchant_steps,
                      day_tracks, buy, buy_slot, day_end, dusk, finish, enchant,
-                     policy_enchant, choose_buy, spot_rows, shuffle_row, spot_named)
+                     policy_enchant, choose_buy, spot_rows, shuffle_row, spot_named,
+                     druid_hidden, refresh_card)
 from .state import (G, DK, MK1, MK2, REC, CAND, SCR, RNG, CARD, CW, DECK, DISC, LAND,
                     CUBE, TRACK, NOD, ON, ACQ, HELD, DHEAD, DN, NDISC, NLAND, NCUBES, NHELD,
                     PM_ENCH, PM_BOUGHT, PM_SPIRIT, PM_MANA, PM_ONMASK, G_START, G_ROUND,
                     G_TRIGGER, G_TRUNC, G_ROUNDS, G_TURNIDX, G_TRACE, G_EVB, G_AH, G_AN,
                     G_NM1, G_NM2, G_LAYOUT, G_OWNER, G_ONSP, G_SPNR, G_SPCOST, G_WIDTH, RC_N,
-                    SPOT, SP_NEVER)
+                    SPOT, SP_NEVER, PM_DRUID, PM_SEAT)
 from .tables import (OPTS, O_PLAYERS, O_NCARDS, O_NSPACE, O_NADV, O_NVALE, O_MAPSTART,
                      O_MAX_ROUNDS, O_MAX_ENCH, O_MAX_BUYS, O_CUBES, O_LEN, SPACE, SP_KIND,
                      SP_START, SP_SMALL, SP_I, SP_ADJ, LIST, ADV, A_COST, MAX_ROWS, QB,
-                     NEVER_A, P_RULE0, RL_ADV)
+                     NEVER_A, P_RULE0, RL_ADV, UID, A_POS, O_DRUID_BASE, O_DRUID_DEAL)
 
 # -- search parameters XS[p, .] ---------------------------------------------------
 X_ON, X_K, X_HALVING, X_DECIDES, X_COMMITS, X_N = range(6)   # X_DECIDES: bit 1 << phase
@@ -71,9 +72,10 @@ def max_options(T) -> int:
 def snapshot(T, S, D):
     """D = S for everything a game reads from here on: each player's scalars, cards,
     deck, Discard, Land, cubes, tracks, night-or-day marks, spaces, acquisitions and
-    held Advances; the game row; the Advance decks not drawn yet; the Market; the turn
-    record so far.  The scratch rows are written before they are read; the spot rows
-    and the stream are resample's."""
+    held Advances; the game row; the Advance decks not drawn yet (and the Druid hands
+    dealt at setup, which resample reads); the Market; the turn record so far.  The
+    scratch rows are written before they are read; the spot rows and the stream are
+    resample's."""
     nc = T[OPTS, O_NCARDS]
     nsp = T[OPTS, O_NSPACE]
     na = T[OPTS, O_NADV]
@@ -98,7 +100,9 @@ def snapshot(T, S, D):
             D[p, HELD + x] = S[p, HELD + x]
     for x in range(G_WIDTH):
         D[G, x] = S[G, x]
-    for lv in range(3):
+    for i in range(S[G, G_AN]):                  # the Druid hands dealt, the Druid deck
+        D[DK, i] = S[DK, i]
+    for lv in range(1, 3):
         for i in range(S[G, G_AH + lv], S[G, G_AN + lv]):
             D[DK + lv, i] = S[DK + lv, i]
     for k in range(S[G, G_NM1]):
@@ -139,12 +143,66 @@ def revealed_spaces(T, S):
 
 
 @kernel
-def resample(T, D, key):
-    """What no player sees, drawn again from the stream ``key`` (draws 0): every
-    player's deck below its on-deck card (the on-deck card is face up), the Advance
-    decks of levels 1 and 2, and the Vales of the face-down spaces (level I, then II,
-    together with the Vales of that level left out of the game).  Each is sorted
-    first, so the result depends on what the players see only (docs/search.md).
+def remove_one(D, row, m, x):
+    """Remove one x from D[row, 0:m] (the last entry takes its place); the new m."""
+    for i in range(m):
+        if D[row, i] == x:
+            D[row, i] = D[row, m - 1]
+            return m - 1
+    return m
+
+
+@kernel
+def set_druid(T, D, q, a):
+    """Player q's Druid Advance is a: on its Druid card (in a's position) and PM_DRUID."""
+    db = T[OPTS, O_DRUID_BASE]
+    old = D[q, PM_DRUID]
+    for u in range(T[OPTS, O_NCARDS]):
+        if T[UID, u] == db:
+            D[q, CARD + CW * u + T[ADV + old, A_POS]] = -1
+            D[q, CARD + CW * u + T[ADV + a, A_POS]] = a
+            refresh_card(T, D, q, u)
+    D[q, PM_DRUID] = a
+
+
+@kernel
+def resample_druids(T, D, s):
+    """Deal each hidden Druid Advance of search player s's opponents (player order,
+    ``druid_hidden``) from those s has not seen -- all Druid Advances but the ones dealt
+    to s (row DK from s's seat) and those of the opponents whose Druid card was seen --,
+    sorted, shuffled; no draw when none is hidden (reference ``resample_druids``)."""
+    n = T[OPTS, O_PLAYERS]
+    nh = 0
+    for q in range(n):
+        if q != s and druid_hidden(T, D, q):
+            nh += 1
+    if nh == 0:
+        return
+    m = T[OPTS, O_LEN]
+    for i in range(m):
+        D[SCR, i] = T[LIST, i]
+    deal = T[OPTS, O_DRUID_DEAL]
+    for j in range(deal):
+        m = remove_one(D, SCR, m, D[DK, deal * D[s, PM_SEAT] + j])
+    for q in range(n):
+        if q != s and not druid_hidden(T, D, q):
+            m = remove_one(D, SCR, m, D[q, PM_DRUID])
+    canonical_shuffle(D, SCR, 0, m)
+    j = 0
+    for q in range(n):
+        if q != s and druid_hidden(T, D, q):
+            set_druid(T, D, q, D[SCR, j])
+            j += 1
+
+
+@kernel
+def resample(T, D, key, searcher):
+    """What search player ``searcher`` does not see, drawn again from the stream
+    ``key`` (draws 0): every player's deck below its on-deck card (the on-deck card is
+    face up), the Advance decks of levels 1 and 2, the Vales of the face-down spaces
+    (level I, then II, together with the Vales of that level left out of the game), and
+    the Druid Advances of the opponents whose Druid card it never saw (``resample_druids``).
+    Each is sorted first, so the result depends on what it sees only (docs/search.md).
     Then the spot rows for D's layout and T's policies."""
     st = D[RNG, 0:2].view(np.uint64)
     st[0] = key
@@ -185,6 +243,7 @@ def resample(T, D, key):
                 for r in range(MAX_ROWS):
                     D[G, G_OWNER + MAX_ROWS * s + r] = -1
                 h += 1
+    resample_druids(T, D, searcher)
     spot_rows(T, D)
 
 
@@ -227,7 +286,7 @@ def rollout(T, S, D, Tr, W, X, RES, SH, GO, AQ, VL, SPC, p, phase, o, key):
     decision, an enchantment step or a buy step of p's turn), hidden parts resampled
     from stream `key`, everything else played by the policies of Tr."""
     snapshot(T, S, D)
-    resample(Tr, D, key)
+    resample(Tr, D, key, p)
     if phase == PH_PUSH:
         if W[o, W_A] == 1:
             night_grow(Tr, D, p, 0)

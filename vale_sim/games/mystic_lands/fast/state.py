@@ -39,14 +39,15 @@ from .tables import (MAX_ADV, MAX_CARDS, MAX_PLAYERS, MAX_ROWS, MAX_SPACE, MAX_T
 (PM_MANA, PM_SPIRIT, PM_VP, PM_RAIN, PM_PLACED, PM_WITHERED, PM_RESTRICT, PM_WILD,
  PM_BOUGHT, PM_ENCH, PM_WITHERS, PM_TURNS, PM_MTOT, PM_STOT, PM_BONUS, PM_DRUID, PM_SEAT,
  DHEAD, DN, NDISC, NLAND, NHELD, NCUBES, PM_ONMASK, PM_VFLAGS, PM_LTM, PM_LKM,
- PM_MAXSUN) = range(28)
+ PM_MAXSUN, PM_DSHOWN) = range(29)
 # PM_ONMASK: bit s = a cube on space s; PM_VFLAGS: OR of V_FLAGS of those Vales;
 # PM_LTM, PM_LKM: at least the OR of F_TM, F_KM of the Land's cards (bits are added when
 # a card enters the Land or a Land card is sleeved, all cleared when the Land is
 # discarded): a loop over the Land looking for an effect timing or kind is skipped
 # when the bit is not there; PM_MAXSUN: at least the uncovered suns of each of p's
 # cards (the most any card showed this game): decide_grow needs no look at the cards
-# when it is below the suns that would wither
+# when it is below the suns that would wither; PM_DSHOWN: 1 once p's Druid card was seen
+# (engine.druid_hidden, set at each Dusk): the other players know p's Druid Advance
 CARD = 32                             # card u: fields CARD + CW u + f, together for
 CW = 16                               # locality: its slots (f = 0..3), then what it shows:
 (F_SUN, F_M, F_SP, F_V, F_ASP, F_TM, F_KM, F_PKM, F_WLIM, F_SLV, F_EVP, F_PTM) = range(4, 16)

@@ -56,6 +56,9 @@ class PlayerState:
     cubes: list = field(default_factory=list)      # (space, row) in placement order
     track: dict = field(default_factory=dict)      # space -> position on its track (0 = VP spot)
     druid: int = -1
+    druid_hand: list = field(default_factory=list)  # the Druid Advances dealt to it (§1.2)
+    druid_shown: bool = False      # its Druid card was face up (on deck, Land, Discard) at
+    #                                a Dusk: the other players know its Druid Advance
     # per turn
     placed: int = 0                                # Rain tokens placed this Night
     withered: bool = False
@@ -229,6 +232,7 @@ class MysticLandsGame:
             scores = [advance_score(cs, p.policy, a) for a in hand]
             k = scores.index(max(scores))
             p.druid = hand[k]
+            p.druid_hand = list(hand)
             druids.extend(a for j, a in enumerate(hand) if j != k)
         rng.shuffle(druids)                                              # draw 5
         self.druid_deck = druids
@@ -866,7 +870,19 @@ class MysticLandsGame:
         return done
 
     # -- §8 Dusk -------------------------------------------------------------------------------
+    def druid_hidden(self, p: PlayerState) -> bool:
+        """No player but p has seen p's Druid Advance: its Druid card was never face up
+        at a Dusk and is below the on-deck card now (docs/search.md)."""
+        if p.druid_shown:
+            return False
+        uids = [u for u, c in enumerate(p.cards) if self.cs.starting[c.base].druid]
+        return bool(uids) and all(u in p.deck[1:] for u in uids)
+
     def dusk(self, p: PlayerState, rec: TurnRecord) -> None:
+        # docs/search.md: the Druid card was seen if it is not below the on-deck card
+        # now, before Sun Parrot can put the on-deck card below another; it reaches the
+        # Discard only at a Dusk (after this), so a check here misses no sighting
+        p.druid_shown = not self.druid_hidden(p)
         # spec K2: the Dusk: sleeving held Advances
         if p.bought:                                                  # §8.1
             p.mana = 0

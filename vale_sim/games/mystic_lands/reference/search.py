@@ -23,6 +23,7 @@ import copy
 from vale_sim.search import committed_cards, decide, rollout_key, win_points
 from .. import cards as C
 from ..policy import SearchPolicy, policies_for, rollout_policy
+from .cardmath import NO_ADVANCE
 from .game import MysticLandsGame, play_reference as _plain_reference
 
 KINDS = {1: "I", 2: "II"}
@@ -95,11 +96,13 @@ class SearchGame(MysticLandsGame):
         return g
 
     # -- what no player sees -----------------------------------------------------------
-    def resample(self, key: int) -> None:
-        """Every deck below its on-deck card, the Advance decks of levels 1 and 2 and
-        the Vales of the face-down spaces (with the Vales of their level left out of the
-        game) drawn again, each sorted first, from stream ``key`` (fast/search.py
-        ``resample``: the same order of draws)."""
+    def resample(self, key: int, searcher: int) -> None:
+        """What player ``searcher`` does not see, drawn again from stream ``key``, each
+        part sorted first: every deck below its on-deck card, the Advance decks of levels
+        1 and 2, the Vales of the face-down spaces (with the Vales of their level left out
+        of the game), and the Druid Advance of each opponent whose Druid card was never
+        seen (``druid_hidden``), dealt from the Druid Advances the searcher has not seen
+        (fast/search.py ``resample``: the same order of draws)."""
         self.rng.key, self.rng.draws = key, 0
         for p in self.players:
             rest = sorted(p.deck[1:])
@@ -122,6 +125,30 @@ class SearchGame(MysticLandsGame):
             self.rng.shuffle(pool)
             for j, s in enumerate(hidden):
                 self.place_vale(s, pool[j])
+        self.resample_druids(searcher)
+
+    def resample_druids(self, searcher: int) -> None:
+        """Deal each hidden Druid Advance of the searcher's opponents (player order) from
+        the Druid Advances it has not seen -- all of them but the two it was dealt and
+        those of the opponents whose Druid card it saw --, sorted, shuffled; no draw when
+        none is hidden."""
+        hidden = [q for q in self.players if q.index != searcher and self.druid_hidden(q)]
+        if not hidden:
+            return
+        pool = list(self.cs.deck_list(0))
+        for a in self.players[searcher].druid_hand:
+            pool.remove(a)
+        for q in self.players:
+            if q.index != searcher and not any(q is h for h in hidden):
+                pool.remove(q.druid)
+        pool.sort()
+        self.rng.shuffle(pool)
+        for j, q in enumerate(hidden):
+            for c in q.cards:
+                if self.cs.starting[c.base].druid:
+                    c.slots[self.cs.advances[q.druid].position] = NO_ADVANCE
+                    c.slots[self.cs.advances[pool[j]].position] = pool[j]
+            q.druid = pool[j]
 
     # -- decisions -----------------------------------------------------------------------
     def searcher(self, p) -> bool:
@@ -139,7 +166,7 @@ class SearchGame(MysticLandsGame):
             if r["forced"]:
                 return r["forced"].pop(0)
             self.replay = None                       # the branch: from here on, policies
-            self.resample(r["key"])
+            self.resample(r["key"], r["player"])
             return r["option"]
         pol = self.pols[p.index]
         d = self.decisions

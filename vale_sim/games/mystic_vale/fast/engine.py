@@ -41,7 +41,7 @@ from .state import (
     PS_TOKEN, PS_SKIP, PS_TURN, PS_DRUID_USED, PS_CONC_USED, PS_SUN_USED,
     PS_ARBOR_GROWTH, PS_VP, PS_BOX, PS_SPOILS, PS_HARVESTS, PS_ALWAYS_GROWTH, PS_SHOWING,
     PS_VALES_NEW, PS_VAB_MASK, PS_N_CHORUS, PS_CHORUS_SET, PS_EVP, PS_TIE_ADV, PS_GAIA,
-    DHEAD, DN, DISC_N, FIELD_N, ON_DECK, VOWN_N, PS_N,
+    DHEAD, DN, DISC_N, FIELD_N, ON_DECK, VOWN_N, PS_UNSEEN, PS_N,
     SLOTS, LWTOP, ACT, ACT_AMT, CC, TEMP, CHORUS_USED, RESERVED, DECK, DISC, FIELD,
     VOWN, VTURN, ACQ, FIRST_ROUND, HARVESTED, VACQ,
     CC_DECAY, CC_GROWTH, CC_GPG, CC_GUARD, CC_MANA, CC_NPERG, CC_OCC, CC_WP,
@@ -313,6 +313,7 @@ def reshuffle(S, p):
     S[p, DHEAD] = 0
     S[p, DN] = n
     S[p, DISC_N] = 0
+    S[p, PS_UNSEEN] = 0
     game_shuffle(S, S[p, DECK:DECK + N_CARDS], n)
 
 
@@ -397,13 +398,16 @@ def when_played(S, p, c, discard_ok):
                 if net(S, p, top) > 0:
                     S[p, DHEAD] += 1
                     to_discard(S, p, top)
+                    S[p, PS_UNSEEN] |= np.int64(1) << top      # face down: unseen
         elif ab == AB_WP_SEARCH:
             if S[p, DHEAD] >= S[p, DN]:
                 reshuffle(S, p)
             h = S[p, DHEAD]
             best = worst(S, p, DECK, h, S[p, DN], -1, False)
             if best >= 0:
-                to_discard(S, p, remove_at(S, p, DECK, DN, best))
+                x = remove_at(S, p, DECK, DN, best)
+                to_discard(S, p, x)
+                S[p, PS_UNSEEN] |= np.int64(1) << x        # face down: unseen
             game_shuffle(S, S[p, DECK + h:DECK + N_CARDS], S[p, DN] - h)
 
 

@@ -34,6 +34,7 @@ from .engine import (finish_game, game_shuffle, decide_push, play_on_deck, spoil
                      token_bonus, decay_showing, advancement_candidates, pick_advancement)
 from .state import (GAME, ADECK, VDECK, TR, VOWN, VTURN, VOWN_N, ACQ, DHEAD, DN, DECK,
                     ON_DECK, PS_TOKEN, PS_SPOILS, PS_SKIP, PS_TURN, PS_VALES_NEW,
+                    PS_UNSEEN, DISC,
                     G_RNG, G_POOL, G_ROUND, G_START, G_TRUNC, G_NTRACE, G_GAME, G_TRACING,
                     G_NO_DETAILS, AHEAD, VHEAD, VN, VSLOTS, SPIRITS, COMMONS, FERT_LEFT,
                     CAND_KIND, CAND_OK, FIELD_N, DISC_N, FIELD, PS_N_CHORUS, CC, CC_N,
@@ -105,16 +106,51 @@ def canonical_shuffle(S, row, lo, hi):
 
 
 @kernel
-def resample(T, D, key):
-    """What no player sees, drawn again from the stream ``key`` (draws 0): every
-    player's deck order, the order of the commons decks (level 1: with the copies left
-    out of the game, which nobody saw either) and of the vale decks.  Each is sorted
-    first, so the result depends on what the players see only (docs/search.md)."""
+def pool_unseen(D, p):
+    """Player p's deck and the cards of its discard pile that went there face down
+    (PS_UNSEEN), which another player cannot tell apart: sorted, shuffled, and dealt
+    again -- the first to the deck (DECK[0:n], DHEAD 0), the rest to those discard
+    positions in pile order (reference ``SearchGame.resample``: the same draws)."""
+    h = D[p, DHEAD]
+    n = D[p, DN] - h
+    for i in range(n):
+        D[p, DECK + i] = D[p, DECK + h + i]
+    D[p, DHEAD] = 0
+    D[p, DN] = n
+    old = D[p, PS_UNSEEN]
+    u = n
+    for i in range(D[p, DISC_N]):
+        if (old >> D[p, DISC + i]) & 1:
+            D[p, DECK + u] = D[p, DISC + i]
+            u += 1
+    canonical_shuffle(D, p, DECK, DECK + u)
+    mask = np.int64(0)
+    j = n
+    for i in range(D[p, DISC_N]):
+        if (old >> D[p, DISC + i]) & 1:
+            c = D[p, DECK + j]
+            D[p, DISC + i] = c
+            mask |= np.int64(1) << c
+            j += 1
+    D[p, PS_UNSEEN] = mask
+
+
+@kernel
+def resample(T, D, key, s):
+    """What search player s does not see, drawn again from the stream ``key`` (draws
+    0): every player's deck order -- an opponent's deck together with the cards it
+    discarded face down (Calm Weather, Cleansing Rain: ``pool_unseen``) --, the order
+    of the commons decks (level 1: with the copies left out of the game, which nobody
+    saw either) and of the vale decks.  Each is sorted first, so the result depends on
+    what s sees only (docs/search.md)."""
     st = D[GAME, G_RNG:G_RNG + 2].view(np.uint64)
     st[0] = key
     st[1] = np.uint64(0)
     for p in range(T[OPTS, O_PLAYERS]):
-        canonical_shuffle(D, p, DECK + D[p, DHEAD], DECK + D[p, DN])
+        if p != s and D[p, PS_UNSEEN] != 0:
+            pool_unseen(D, p)
+        else:
+            canonical_shuffle(D, p, DECK + D[p, DHEAD], DECK + D[p, DN])
     for lv in range(3):
         canonical_shuffle(D, ADECK + lv, D[GAME, AHEAD + lv], T[OPTS, O_LVL_LEN + lv])
     for lv in range(2):
@@ -181,7 +217,7 @@ def rollout(T, S, D, Qr, W, RES, SH, p, rnd, phase, o, mana, count, limit, key):
     `count` pushes / vales / advancements of this phase done, `mana` left, `limit`
     advancements allowed), hidden parts resampled from stream `key`, all played by Qr."""
     snapshot(T, S, D)
-    resample(T, D, key)
+    resample(T, D, key, p)
     if phase == PH_PUSH:
         spoiled = False
         if W[o, W_A] == 1:

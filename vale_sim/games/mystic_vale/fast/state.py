@@ -22,7 +22,8 @@ constants, which numba compiles in.  -1 = empty.  ``c`` = card 0..19,
                            PS_GAIA (1 once a card had an active end-game-per-symbol
                            ability), then the zones'
                            DHEAD, DN (deck = DECK[DHEAD:DN], top first),
-                           DISC_N, FIELD_N, ON_DECK (card or -1), VOWN_N
+                           DISC_N, FIELD_N, ON_DECK (card or -1), VOWN_N,
+                           PS_UNSEEN (bit c: card c was discarded face down, below)
       SLOTS   + 3c + s     advancement id in the slot, or -1
       LWTOP   + c          slot whose long-wise strip is on top, or -1
       ACT     + 3c + s     active ability code of the slot (0 if none / covered)
@@ -80,7 +81,9 @@ GAME, ADECK, VDECK, TR, STARTING, N_ROWS = blocks(MAX_PLAYERS, 1, 3, 2, 1, 1)
 (PS_TOKEN, PS_SKIP, PS_TURN, PS_DRUID_USED, PS_CONC_USED, PS_SUN_USED,
  PS_ARBOR_GROWTH, PS_VP, PS_BOX, PS_SPOILS, PS_HARVESTS, PS_ALWAYS_GROWTH, PS_SHOWING,
  PS_VALES_NEW, PS_VAB_MASK, PS_N_CHORUS, PS_CHORUS_SET, PS_EVP, PS_TIE_ADV, PS_GAIA,
- DHEAD, DN, DISC_N, FIELD_N, ON_DECK, VOWN_N, PS_N) = range(27)
+ DHEAD, DN, DISC_N, FIELD_N, ON_DECK, VOWN_N, PS_UNSEEN, PS_N) = range(28)
+# PS_UNSEEN: bit c = card c is in the discard pile and went there face down, unseen by the
+# other players (Calm Weather, Cleansing Rain: docs/search.md); cleared by a reshuffle
 # per-card cache
 # per-card cache: printed symbols (decay after Seedling / Lifebringer), the growth of
 # its ongoing_growth_per_guardian abilities per guardian (GPG), per-guardian abilities

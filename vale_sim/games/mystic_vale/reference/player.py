@@ -44,6 +44,9 @@ class Player:
         self.field: list[int] = []
         self.discard: list[int] = []
         self.on_deck = -1
+        # cards in the discard pile that went there face down (Calm Weather, Cleansing
+        # Rain): the other players did not see them (docs/search.md); a reshuffle clears it
+        self.unseen: set[int] = set()
         self.turn_number = 1 if vales else 0
         # vales given to the constructor are owned and active (for spoil studies)
         self.vales = [OwnedVale(v, 0) for v in vales]
@@ -129,11 +132,13 @@ class Player:
         """Setup step A: all cards shuffled into the deck."""
         self.deck = list(range(len(self.cards)))
         self.field, self.discard, self.on_deck = [], [], -1
+        self.unseen = set()
         self.rng.shuffle(self.deck)
 
     def reshuffle(self) -> None:
         """RB: Planting — an empty deck is replaced by the shuffled discard pile."""
         self.deck, self.discard = self.discard, []
+        self.unseen = set()
         self.rng.shuffle(self.deck)
         self.say(f"reshuffles {len(self.deck)} discarded cards into a new deck")
 
@@ -174,6 +179,7 @@ class Player:
                     top = self.deck[0]
                     if self.net(top) > 0:
                         self.discard.append(self.deck.pop(0))
+                        self.unseen.add(top)                # face down: unseen
                         self.say(f"  Calm Weather discards the top card {self.describe(top)}")
             elif kind == "when_played_search_deck":       # Cleansing Rain
                 if not self.deck and self.discard:
@@ -182,6 +188,7 @@ class Player:
                 if pick >= 0:
                     self.deck.remove(pick)
                     self.discard.append(pick)
+                    self.unseen.add(pick)                   # face down: unseen
                     self.say(f"  Cleansing Rain discards {self.describe(pick)} from the deck")
                 self.rng.shuffle(self.deck)
         return c

@@ -57,16 +57,22 @@ class SearchGame(MysticValeGame):
         return self.record
 
     def play_from(self, j: int) -> None:
-        """Play on from the j-th turn (in seat order) of round self.round (play())."""
+        """Play on from the j-th turn (in seat order) of round self.round: the loop of
+        MysticValeGame.play, its log lines included (a round's header when the round
+        starts here, the end or the round cap)."""
         order = [(self.start + i) % self.n for i in range(self.n)]
         while True:
+            if j == 0:
+                self.log.append(f"--- Round {self.round} (pool {self.pool}) ---")
             for p in order[j:]:
                 self.turn(self.players[p])
             j = 0
             if self.pool == 0:
+                self.log.append(f"The VP pool ran out: the game ends after round {self.round}.")
                 break
             if self.round >= self.rules.max_rounds:
                 self.record.truncated = True
+                self.log.append(f"Stopped at the max_rounds cap ({self.rules.max_rounds}).")
                 break
             self.round += 1
 
@@ -90,12 +96,25 @@ class SearchGame(MysticValeGame):
         return copy.deepcopy(self, memo)
 
     # -- what no player sees ---------------------------------------------------------
-    def resample(self, key: int) -> None:
-        """Every deck order, the commons decks (level 1 with the copies left out of the
-        game) and the vale decks drawn again, each sorted first, from stream ``key``
-        (fast/search.py ``resample``: the same order of draws)."""
+    def resample(self, key: int, searcher: int) -> None:
+        """What player ``searcher`` does not see, drawn again from stream ``key``, each
+        part sorted first: every deck order -- an opponent's deck together with the
+        cards it discarded face down (``Player.unseen``: dealt again to the deck, then to
+        those discard positions in pile order) --, the commons decks (level 1 with the
+        copies left out of the game) and the vale decks (fast/search.py ``resample``:
+        the same order of draws)."""
         self.rng.key, self.rng.draws = key, 0
         for pl in self.players:
+            if pl.index != searcher and pl.unseen:
+                at = [i for i, c in enumerate(pl.discard) if c in pl.unseen]
+                pool = sorted(pl.deck + [pl.discard[i] for i in at])
+                self.rng.shuffle(pool)
+                n = len(pl.deck)
+                pl.deck = pool[:n]
+                for j, i in enumerate(at):
+                    pl.discard[i] = pool[n + j]
+                pl.unseen = set(pool[n:])
+                continue
             pl.deck = sorted(pl.deck)
             self.rng.shuffle(pl.deck)
         n1 = len(self.adv_decks[1])
@@ -125,7 +144,7 @@ class SearchGame(MysticValeGame):
             if r["forced"]:
                 return r["forced"].pop(0)
             self.replay = None                       # the branch: from here on, policies
-            self.resample(r["key"])
+            self.resample(r["key"], r["player"])
             return r["option"]
         pol = self.policies[pl.index]
         d = self.decisions
