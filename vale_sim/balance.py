@@ -461,7 +461,7 @@ def bundled_refit(path, cs) -> dict | None:
     set is not ``cs`` (another set, or ``cs`` changed since)."""
     try:
         res = json.loads(Path(path).read_text())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     if res.get("fitted_set") != cs.name or res.get("fitted_digest") != cs.digest():
         return None

@@ -237,7 +237,7 @@ def read_manifest(path) -> dict | None:
     """The JSON object in file ``path``, or None (missing, unreadable, not an object)."""
     try:
         m = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
+    except (OSError, ValueError, RecursionError):
         return None
     return m if isinstance(m, dict) else None
 
