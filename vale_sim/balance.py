@@ -147,7 +147,8 @@ class _Runs:
     def _rewrite(self):
         """The checkpoint with the header and every run so far, written atomically."""
         from .io import atomic_write
-        head = json.dumps({"version": CHECKPOINT_VERSION, "config": self.config})
+        head = json.dumps({"version": CHECKPOINT_VERSION, "config": self.config,
+                           "written_by": "vale-sim balance"})
         atomic_write(self.path, "\n".join([head] + [json.dumps({"key": k, "run": _lists(v)})
                                                     for k, v in self.runs.items()]) + "\n")
 

@@ -110,7 +110,7 @@ def run(args) -> int:
         out = check_output(args.out, "dir", "--out")
         check_replaceable(out, _is_earlier, "vale-sim meta", allowed=OUT_FILES)
         ck = checkpoint_path(out)
-        check_output(ck, "file", "--out")
+        check_output(ck, "file", "--out", ours=True)    # only --resume continues it
         if ck.exists() and not args.resume:
             raise UserError(f"{ck} exists (an earlier meta run): add --resume to continue it, "
                             f"or delete it")
