@@ -133,9 +133,9 @@ def run(args) -> int:
     from ..io import written_by_vale_sim
     for kind, path in paths.items():
         # the checkpoint: only --resume continues it; the CSV log (no room for a mark):
-        # replaced with the run whose manifest names it
+        # replaced with the run whose policy file (written first, marked) is beside it
         ours = {"checkpoint": True,
-                "csv": lambda q: written_by_vale_sim(paths["manifest"])}.get(kind)
+                "csv": lambda q: written_by_vale_sim(paths["policy"])}.get(kind)
         check_output(path, "file", "--out", force=args.force, ours=ours)
     ck = paths["checkpoint"]
     if ck.exists() and not args.resume:
