@@ -75,7 +75,7 @@ def checkpoint_path(out: Path) -> Path:
 
 def _check_out(out: Path) -> None:
     from vale_sim.io import check_output, read_manifest
-    check_output(out, "file", "--out")
+    check_output(out, "file", "--out", ours=True)    # its own rule below: an earlier file of its kind
     if out.exists() and ladder_problem(read_manifest(out)):
         raise UserError(f"--out {out}: exists and is not a skill ladder file; refusing to "
                         f"replace it (choose another path)")

@@ -75,7 +75,8 @@ def test_the_cases_cover_every_command_and_both_games():
     commands = {c for c, *_ in CASES}
     assert {"simulate", "tournament", "advancements", "pools", "report", "optimize", "bench",
             "play", "spoil-odds", "wither-odds", "seat-compensation", "end-trigger",
-            "market-growth", "wither-rain"} <= commands
+            "market-growth", "wither-rain", "exploit", "meta", "strategy", "balance",
+            "what-if"} <= commands
     assert {g for _, g, *_ in CASES} == set(GAMES)
     for cmd in ("simulate", "tournament", "play", "bench"):     # shared: with both games
         assert {g for c, g, *_ in CASES if c == cmd} == set(GAMES)

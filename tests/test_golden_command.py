@@ -41,3 +41,14 @@ def test_check_reports_each_case_then_a_changed_file_then_regenerates_it(pig_cop
 def test_both_games_have_the_command(game):
     args = build_parser().parse_args(["golden", "--game", game])
     assert args.func.__module__ == "vale_sim.commands.golden"
+
+
+def test_a_golden_file_that_is_not_utf8_is_one_line(pig_copy, capsys):
+    """Was a UnicodeDecodeError traceback (issue 41, item 6)."""
+    path = pig_copy / f"{pig.CASES[0].name}.txt"
+    path.write_bytes(b"\xff\xfe" + path.read_bytes())
+    assert main(["golden", "--game", "pig"]) == 2
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert str(path) in lines[0] and "UTF-8" in lines[0] and "--regenerate" in lines[0]

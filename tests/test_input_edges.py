@@ -369,3 +369,49 @@ def test_validate_playable_blames_the_count_not_the_card_file(cards_mod):
     assert str(e.value).startswith("players must be 2, 3 or 4 (got 1)")
     assert ".toml" not in str(e.value)
     assert str(pickle.loads(pickle.dumps(e.value))) == str(e.value)
+
+
+# --- 6. nesting deep enough to exhaust Python's stack (issue 41, item 6) ----------------
+# 200 KB each: tomllib and json recurse once per level (a 3,000-line RecursionError
+# traceback, exit 1); a dotted table header parses into a dict as deep, which the
+# readers then walked recursively.
+DEEP = {"arrays": "a = " + "[" * 100_000 + "]" * 100_000 + "\n",
+        "inline tables": "a = " + "{b = " * 100_000 + "1" + "}" * 100_000 + "\n",
+        "dotted table": "[" + ".".join(["a"] * 100_000) + "]\nx = 1\n"}
+DEEP_ARGV = [
+    ["what-if", "--edits", "{f}", "--games", "2"],
+    ["exploit", "--policy", "{f}", "--players", "2"],
+    ["report", "--baseline", "{f}", "--quick", "--quiet", "--out", "out"],
+    ["play", "--set", "{f}"],
+    ["play", "--policy", "{f}"],
+    ["play", "--game", "mystic-lands", "--set", "{f}"],
+    ["play", "--game", "mystic-lands", "--policy", "{f}"],
+    ["spoil-odds", "--deck", "{f}"],
+    ["wither-odds", "--game", "mystic-lands", "--deck", "{f}"],
+    ["run", "{f}", "--check"],
+]
+
+
+@pytest.mark.parametrize("shape", sorted(DEEP))
+@pytest.mark.parametrize("argv", DEEP_ARGV, ids=lambda a: " ".join(a[:2]))
+def test_a_deeply_nested_file_is_one_line_naming_it(capsys, tmp_path, monkeypatch, argv, shape):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "deep.toml").write_text(DEEP[shape])
+    line = one_line_error(capsys, [a.format(f="deep.toml") for a in argv])
+    assert "deep.toml" in line and "nested more than" in line, line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["deep.toml"]
+
+
+def test_deep_json_is_one_line_too(tmp_path):
+    from vale_sim.errors import UserError
+    from vale_sim.inputs import InputFileError, MAX_DEPTH, parse_json, read_json
+    from vale_sim.skill_ladder import read_ladder
+    p = tmp_path / "deep.json"
+    p.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(InputFileError, match="nested more than"):
+        read_json(p)
+    with pytest.raises(UserError, match="nested more than"):
+        read_ladder(p)
+    assert parse_json("[" * MAX_DEPTH + "]" * MAX_DEPTH) is not None     # the limit itself reads
+    with pytest.raises(InputFileError):
+        parse_json("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1))

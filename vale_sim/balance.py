@@ -147,7 +147,8 @@ class _Runs:
     def _rewrite(self):
         """The checkpoint with the header and every run so far, written atomically."""
         from .io import atomic_write
-        head = json.dumps({"version": CHECKPOINT_VERSION, "config": self.config})
+        head = json.dumps({"version": CHECKPOINT_VERSION, "config": self.config,
+                           "written_by": "vale-sim balance"})
         atomic_write(self.path, "\n".join([head] + [json.dumps({"key": k, "run": _lists(v)})
                                                     for k, v in self.runs.items()]) + "\n")
 
@@ -461,7 +462,7 @@ def bundled_refit(path, cs) -> dict | None:
     set is not ``cs`` (another set, or ``cs`` changed since)."""
     try:
         res = json.loads(Path(path).read_text())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     if res.get("fitted_set") != cs.name or res.get("fitted_digest") != cs.digest():
         return None

@@ -319,10 +319,11 @@ def main(argv=None) -> int:
     args.given_options = _given_options(parser, argv)     # cli.given: refuse ignored options
     errors: tuple = (UserError,)
     try:
-        with _sigterm_as_interrupt():
+        with _sigterm_as_interrupt(), _stdout_named():
             g = command_game(args)
             errors += tuple(g.user_errors)
             rc = args.func(args)
+            sys.stdout.flush()              # a full disk behind stdout fails here, named
     except errors as e:
         print(f"vale-sim {args.command}: error: {e}", file=sys.stderr)
         return 2
@@ -334,7 +335,8 @@ def main(argv=None) -> int:
         # A path the commands did not check up front (vale_sim.io checks the
         # outputs before any game runs): still one line naming it, exit 2.
         from .io import os_error_message
-        print(f"vale-sim {args.command}: error: {os_error_message(e, verb=None)}", file=sys.stderr)
+        print(f"vale-sim {args.command}: error: {os_error_message(e, verb=None)}",
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:
         how = " (SIGTERM)" if isinstance(e, Terminated) else ""
@@ -344,6 +346,55 @@ def main(argv=None) -> int:
         print(f"vale-sim {args.command}: interrupted{how}", file=sys.stderr)
         return getattr(e, "exit_status", 130)
     return rc or 0
+
+
+class _NamedStdout:
+    """``sys.stdout`` while a command runs: an OSError writing it (``--json >
+    /dev/full``) names "standard output (TARGET)" as its file (it named none:
+    the error read "cannot write ?").  Everything else is the stream's own."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def _named(self, e: OSError) -> OSError:
+        import os
+        if e.filename is None:
+            name = "standard output"
+            try:
+                target = os.path.realpath(f"/proc/self/fd/{self._stream.fileno()}")
+                if target.startswith("/") and not target.startswith("/proc/"):
+                    name += f" ({target})"
+                os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+            except (OSError, ValueError, AttributeError):
+                pass                   # no file descriptor (a test's capture)
+            e.filename = name          # and Python's flush at exit does not fail again
+        return e
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except OSError as e:
+            raise self._named(e) from None
+
+    def flush(self):
+        try:
+            return self._stream.flush()
+        except OSError as e:
+            raise self._named(e) from None
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def _stdout_named():
+    real = sys.stdout
+    sys.stdout = _NamedStdout(real)
+    try:
+        yield
+    finally:
+        if isinstance(sys.stdout, _NamedStdout):
+            sys.stdout = real
 
 
 @contextlib.contextmanager

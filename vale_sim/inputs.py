@@ -5,6 +5,10 @@ decks and maps of both games), so that they accept and refuse the same things.
   folder, ``/dev/null`` or a pipe is refused by name, not read as empty or
   called "not found"); UTF-8, with a leading byte-order mark dropped (as
   spreadsheet and Windows editors write it); at most ``max_bytes``.
+* :func:`read_toml` / :func:`parse_toml` / :func:`read_json` / :func:`parse_json`:
+  nesting deeper than :data:`MAX_DEPTH` levels (arrays, tables, objects) is
+  refused by name, never a ``RecursionError`` traceback: no file of ours nests
+  more than a few levels.
 * :func:`parse_int`: a whole number written with ASCII digits only (``int()``
   also takes ``1_0``, ``+3``, ``-0``, full-width and Arabic-Indic digits).
 * :func:`name_key`: names that differ only by case or surrounding spaces are
@@ -24,6 +28,7 @@ import tomllib
 from pathlib import Path
 
 BOM = "\ufeff"
+MAX_DEPTH = 64           # levels of nested arrays/tables a user's TOML or JSON file may have
 _WHOLE = re.compile(r"-?[0-9]+")
 _NON_NEGATIVE = re.compile(r"[0-9]+")
 
@@ -84,22 +89,103 @@ def read_text(path, what: str = "file", max_bytes: int | None = None) -> str:
     return text[1:] if text.startswith(BOM) else text
 
 
+def _too_deep(where, kind: str) -> InputFileError:
+    return InputFileError(where, f"{kind} nested more than {MAX_DEPTH} levels deep",
+                          "flatten it: no vale-sim file nests more than a few levels")
+
+
+# What the pre-scan of a TOML text skips (strings and comments) and counts (brackets,
+# braces, the dots of dotted keys: a dot with a digit on both sides is a number's).
+_TOML_SKIP = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'[^\'\n]*\'|#[^\n]*')
+_TOML_MARKS = re.compile(r"[\[\]{}=,\n]|(?<![0-9])\.|\.(?![0-9])")
+
+
+def toml_too_deep(text: str) -> bool:
+    """Whether TOML ``text`` nests arrays/tables, or dots one key, more than
+    :data:`MAX_DEPTH` levels deep: a linear scan *before* parsing (tomllib
+    recurses once per nested array, and takes quadratic time over a dotted key:
+    a 100,000-part table header took 20 s to parse)."""
+    depth = dots = 0
+    for m in _TOML_MARKS.finditer(_TOML_SKIP.sub('""', text)):
+        c = m.group()
+        if c == ".":
+            dots += 1
+            if dots > MAX_DEPTH:
+                return True
+            continue
+        dots = 0
+        if c in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return True
+        elif c in "]}":
+            depth -= 1
+    return False
+
+
+def check_depth(data, where, kind: str = "TOML") -> None:
+    """InputFileError naming ``where`` when ``data`` (parsed TOML or JSON: dicts and
+    lists) nests more than :data:`MAX_DEPTH` levels.  Iterative: any depth is safe."""
+    stack = [(data, 0)]
+    while stack:
+        x, d = stack.pop()
+        if isinstance(x, dict):
+            children = x.values()
+        elif isinstance(x, list):
+            children = x
+        else:
+            continue
+        if d >= MAX_DEPTH:
+            raise _too_deep(where, kind)
+        stack.extend((c, d + 1) for c in children if isinstance(c, (dict, list)))
+
+
 def read_toml(path, what: str = "file", max_bytes: int | None = None) -> dict:
-    """:func:`read_text` parsed as TOML (InputFileError for bad syntax, with its line)."""
+    """:func:`read_text` parsed as TOML (InputFileError for bad syntax, with its line,
+    and for nesting deeper than :data:`MAX_DEPTH`)."""
     text = read_text(path, what, max_bytes)
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise InputFileError(path, f"not valid TOML: {e}", "fix the syntax at that line") from None
+        return parse_toml(text, path)
+    except InputFileError as e:
+        if e.fix == "fix the syntax":
+            e = InputFileError(path, e.problem, "fix the syntax at that line")
+        raise e from None
 
 
 def parse_toml(text: str, where="text") -> dict:
     """``text`` parsed as TOML (e.g. one line of a card file being edited);
-    InputFileError naming ``where`` for bad syntax."""
+    InputFileError naming ``where`` for bad syntax or nesting deeper than
+    :data:`MAX_DEPTH` (tomllib recurses: 100,000 nested arrays were a
+    RecursionError traceback)."""
+    if toml_too_deep(text):
+        raise _too_deep(where, "TOML")
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise InputFileError(where, f"not valid TOML: {e}", "fix the syntax") from None
+    except RecursionError:
+        raise _too_deep(where, "TOML") from None
+    check_depth(data, where, "TOML")
+    return data
+
+
+def parse_json(text: str, where="text"):
+    """``text`` parsed as JSON; InputFileError naming ``where`` for bad syntax or
+    nesting deeper than :data:`MAX_DEPTH` (json recurses too)."""
+    import json
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise _too_deep(where, "JSON") from None
+    except ValueError as e:
+        raise InputFileError(where, f"not valid JSON: {e}", "fix the syntax") from None
+    check_depth(data, where, "JSON")
+    return data
+
+
+def read_json(path, what: str = "file", max_bytes: int | None = None):
+    """:func:`read_text` parsed as JSON (:func:`parse_json`)."""
+    return parse_json(read_text(path, what, max_bytes), path)
 
 
 def parse_int(text: str, negative: bool = False) -> int:

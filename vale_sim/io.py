@@ -13,6 +13,10 @@ Every command that writes a user-chosen path goes through these helpers:
 * :func:`save_figure`: a matplotlib figure through :func:`atomic_path` (the
   format from the file's suffix); commands print their results *before* they
   write figures, so a full disk loses no result.
+* :func:`check_output` also holds the one rule for an existing output *file*
+  (docs/runs.md, "Files vale-sim writes"): it is replaced only when vale-sim
+  wrote it (:func:`written_by_vale_sim`: its mark) or the command's ``--force``
+  is given; anything else is refused before any game is played.
 * :func:`check_replaceable` / :func:`replace_folder`: the one rule for a
   command that replaces a whole folder (``report --out``, ``run``): the folder
   must be absent, empty, or an earlier output of the same kind (recognised by
@@ -85,14 +89,85 @@ def _probe_dir(d: Path, shown: Path) -> None:
         raise _user_error(os_error_message(e, shown)) from None
 
 
-def check_output(path, kind: str = "file", option: str | None = None) -> Path:
+#: The mark of every figure (its metadata) and page vale-sim writes; see written_by_vale_sim.
+MARK = "written by vale-sim"
+_MARK_BYTES = MARK.encode()
+# The first line of a text file vale-sim writes: a comment naming it (policy files of
+# optimize, exploit and meta, balance's edits and refit card files).
+_TEXT_HEADER = re.compile(r"#\s*(?:vale-sim\b|Refit by vale-sim\b|written by vale-sim\b)")
+_MARK_SPAN = 1 << 16            # the head and the tail searched for the mark
+_JSON_CAP = 64 << 20            # a larger .json is not read whole to look for the mark
+
+
+def _json_mark(doc) -> bool:
+    if not isinstance(doc, dict):
+        return False
+    return any(isinstance(doc.get(k), str) and re.match(r"vale-sim(\s|$)", doc[k])
+               for k in ("written_by", "command"))
+
+
+def written_by_vale_sim(path) -> bool:
+    """Whether the existing file ``path`` carries vale-sim's mark: a first line
+    that is a vale-sim header comment (``# vale-sim optimize: ...``), a JSON
+    object (or JSON-lines header) whose ``written_by`` or ``command`` starts with
+    ``vale-sim``, or :data:`MARK` in its first or last 64 KiB (a figure's
+    metadata, a page's comment).  False for anything unreadable."""
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+        with open(p, "rb") as f:
+            head = f.read(_MARK_SPAN)
+            tail = b""
+            if size > 2 * _MARK_SPAN:
+                f.seek(size - _MARK_SPAN)
+                tail = f.read(_MARK_SPAN)
+            elif size > _MARK_SPAN:
+                tail = f.read()
+    except OSError:
+        return False
+    if _MARK_BYTES in head or _MARK_BYTES in tail:
+        return True
+    first = head.split(b"\n", 1)[0].decode("utf-8", "replace").lstrip("\ufeff").strip()
+    if _TEXT_HEADER.match(first):
+        return True
+    if first.startswith("{"):
+        with contextlib.suppress(ValueError, RecursionError):       # JSON lines: the header
+            if _json_mark(json.loads(first)):
+                return True
+        if size <= _JSON_CAP and p.suffix.lower() == ".json":
+            with contextlib.suppress(OSError, ValueError, RecursionError):
+                return _json_mark(json.loads(p.read_bytes()))
+    return False
+
+
+def check_replaceable_file(path, option: str | None = None, force: bool | None = False,
+                           ours=None) -> Path:
+    """The one rule for an existing output file: refuse (UserError, before any game)
+    unless it is absent, vale-sim wrote it (``ours(path)``, default
+    :func:`written_by_vale_sim`) or ``force`` is true.  ``force=None``: the command
+    has no ``--force`` (the message does not offer it)."""
+    p = Path(path)
+    if force or not p.is_file():
+        return p
+    if (ours or written_by_vale_sim)(p):
+        return p
+    label = f"{option} {p}" if option else str(p)
+    fix = "choose another path" + (", or add --force to replace it" if force is not None else "")
+    raise _user_error(f"refusing to replace {label}: vale-sim did not write it (no vale-sim "
+                      f"mark in it); {fix}")
+
+
+def check_output(path, kind: str = "file", option: str | None = None,
+                 force: bool | None = False, ours=None) -> Path:
     """Check that ``path`` can be written before any work is done; return it as a Path.
 
     ``kind="file"``: its folder must already exist (a missing folder is the
-    user's typo more often than not) and an existing ``path`` must not be a
-    folder.  ``kind="dir"``: the folder may exist or be created (its nearest
-    existing ancestor must be a writable folder); an existing ``path`` must be
-    a folder.  Creates nothing.
+    user's typo more often than not), an existing ``path`` must not be a
+    folder, and an existing file is replaced only by :func:`check_replaceable_file`'s
+    rule (``force``, ``ours``; ``ours=True``: the command has its own rule, e.g. a
+    checkpoint that only ``--resume`` continues).  ``kind="dir"``: the folder may
+    exist or be created (its nearest existing ancestor must be a writable folder);
+    an existing ``path`` must be a folder.  Creates nothing.
     """
     p = Path(path)
     label = f"{option} {p}" if option else str(p)
@@ -119,15 +194,24 @@ def check_output(path, kind: str = "file", option: str | None = None) -> Path:
     _probe_dir(parent if parent.exists() else _nearest_existing(parent), p)
     if p.exists() and not os.access(p, os.W_OK):
         raise _user_error(f"cannot write {label}: permission denied; choose a writable path")
+    if ours is not True:
+        check_replaceable_file(p, option, force, ours)
     return p
 
 
-def check_outputs(*specs) -> None:
+def check_outputs(*specs, force: bool | None = False) -> None:
     """:func:`check_output` for each ``(path, kind, option)`` whose path is not None."""
     for spec in specs:
         path, kind, option = (tuple(spec) + (None, None))[:3]
         if path is not None:
-            check_output(path, kind or "file", option)
+            check_output(path, kind or "file", option, force=force)
+
+
+def add_force_option(p) -> None:
+    """``--force`` of every command that writes files (docs/runs.md)."""
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing output file that vale-sim did not write "
+                        "(default: refuse it before any game)")
 
 
 @contextlib.contextmanager
@@ -180,6 +264,9 @@ def save_figure(fig, path, **kw) -> Path:
     file, and the error is one line naming ``path``.  Closes the figure."""
     p = Path(path)
     fmt = p.suffix.lstrip(".").lower() or "png"
+    if fmt in ("png", "pdf", "svg", "eps", "ps"):          # the mark check_output recognises
+        kw.setdefault("metadata", {"Creator": MARK} if fmt != "png"
+                      else {"Software": f"matplotlib, {MARK}"})
     try:
         with atomic_path(p) as tmp:
             fig.savefig(tmp, format=fmt, **kw)

@@ -75,6 +75,28 @@ def _whole(value):
     return None
 
 
+def check_rule_numbers(rules, ranges: dict | None = None) -> None:
+    """The one bounds check of a game's rule numbers (docs/runs.md, "Limits checked
+    before anything runs"), called by each game's ``Rules.__post_init__``, so every
+    way rules are made -- a command-line flag, ``what-if --rule``, an edits file's or
+    a study config's ``[rules]``, the workbench, the Python API -- is checked before
+    any game.  ``ranges``: field name -> (lo, hi), default the fields' ``"range"``
+    metadata; a tuple field has each of its numbers checked.  ValueError (one line)
+    naming the field, the range and the value."""
+    import dataclasses
+    if ranges is None:
+        ranges = {f.name: f.metadata["range"] for f in dataclasses.fields(rules)
+                  if "range" in (f.metadata or {})}
+    for name, (lo, hi) in ranges.items():
+        v = getattr(rules, name)
+        for x in (v if isinstance(v, (tuple, list)) else (v,)):
+            if x is None or isinstance(x, bool) or not isinstance(x, int):
+                continue                      # the type checks are the dataclass's own
+            if not lo <= x <= hi:
+                raise ValueError(f"rules: {name} must be from {lo} to {hi:,}, got {_shown(x)} "
+                                 f"(docs/runs.md, \"Limits checked before anything runs\")")
+
+
 def _shown(value) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."

@@ -146,7 +146,8 @@ def problem(doc) -> str | None:
 
 def read(path) -> dict:
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        from .inputs import parse_json
+        doc = parse_json(Path(path).read_text(encoding="utf-8"), path)
     except FileNotFoundError:
         raise UserError(f"{path}: no such file; write it with {SCRIPT}") from None
     except (OSError, UnicodeDecodeError, ValueError) as e:

@@ -628,10 +628,11 @@ def read_ladder(path) -> dict:
     except (OSError, UnicodeDecodeError) as e:
         raise UserError(f"{path}: cannot read it ({e.__class__.__name__}: "
                         f"{getattr(e, 'strerror', None) or e})") from None
+    from .inputs import InputFileError, parse_json
     try:
-        doc = json.loads(text)
-    except ValueError as e:
-        raise UserError(f"{path}: not a skill ladder file (not JSON: {e}); regenerate it "
+        doc = parse_json(text, path)
+    except InputFileError as e:
+        raise UserError(f"{path}: not a skill ladder file ({e.problem}); regenerate it "
                         f"with {SCRIPT} (docs/skill-ladder.md)") from None
     return check_ladder(doc, path)
 

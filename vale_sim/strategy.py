@@ -386,7 +386,7 @@ def search_guide_paths(game) -> list[Path]:
 def load_guide(game, path=None) -> dict | None:
     try:
         doc = json.loads(Path(path or guide_path(game)).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     return doc if isinstance(doc, dict) and isinstance(doc.get("players"), dict) else None
 

@@ -77,6 +77,7 @@ class RuleEdit:
     name: str
     value: object
     relative: bool = False
+    where: str = dataclasses.field(default="", compare=False)   # its file and key, if any
 
     def text(self) -> str:
         v = self.value
@@ -150,24 +151,25 @@ def parse_rule(text, g, option: str = "--rule", value=None) -> RuleEdit:
         raise WhatIfError(f"{where}: not a rule option of {g.name}"
                           + (f"; {hint}" if hint else "") + f" (options: {', '.join(defaults)})")
     d = defaults[name]
+    src = where if option.endswith(".") else ""     # an edits file: name it in errors
     if isinstance(d, bool):
         if isinstance(raw, bool):
-            return RuleEdit(name, raw)
+            return RuleEdit(name, raw, where=src)
         if str(raw).lower() in ("true", "false"):
-            return RuleEdit(name, str(raw).lower() == "true")
+            return RuleEdit(name, str(raw).lower() == "true", where=src)
         raise WhatIfError(f"{where}: give true or false, got {raw!r}")
     if isinstance(d, tuple):
         items = raw if isinstance(raw, (list, tuple)) else str(raw).split(",")
         try:
             return RuleEdit(name, tuple(x if isinstance(x, int) and not isinstance(x, bool)
-                                        else parse_int(str(x)) for x in items))
+                                        else parse_int(str(x)) for x in items), where=src)
         except ValueError:
             raise WhatIfError(f"{where}: give whole numbers separated by commas, e.g. "
                               f"{name}={','.join(map(str, d))}, got {raw!r}") from None
     if isinstance(d, str):
-        return RuleEdit(name, str(raw))
+        return RuleEdit(name, str(raw), where=src)
     v, rel = parse_value(raw, where)       # an int option, or one whose default is None
-    return RuleEdit(name, v, rel)
+    return RuleEdit(name, v, rel, where=src)
 
 
 def apply_rule_edits(g, rules, edits, option: str = "--rule"):
@@ -187,7 +189,8 @@ def apply_rule_edits(g, rules, edits, option: str = "--rule"):
         try:
             out = dataclasses.replace(out, **{e.name: new})
         except (TypeError, ValueError) as err:
-            raise WhatIfError(f"{option} {e.text()}: {err}") from None
+            raise WhatIfError(f"{e.where or option + ' ' + e.text()}: "
+                              f"{str(err).removeprefix('rules: ')}") from None
         changes.append((e.name, old, new))
     return out, changes
 

@@ -82,6 +82,8 @@ def add_parser(sub) -> None:
                         "per_pick_value, per_pick_ci, acquired, n_deals, deals_changed, flag, "
                         "lift, lift_ci, ...); with --compare an "
                         "object {cards, compare}")
+    from ..io import add_force_option
+    add_force_option(p)
     p.set_defaults(func=run)
 
 
@@ -252,7 +254,7 @@ def run_game(args) -> int:
     from ..io import check_outputs, check_workers
     from ..runner import fast_available
     g = get_game(args.game)
-    check_outputs((args.plot, "file", "--plot"))
+    check_outputs((args.plot, "file", "--plot"), force=args.force)
     check_workers(args.workers)
     from ..cli import rule_options
     for opt, bad in (("--compare", args.compare is not None), ("--precision", args.precision is not None),
@@ -322,7 +324,7 @@ def run(args) -> int:
     from ..cli import UserError
     from ..cli import game_rules, rule_options
     from ..io import check_outputs, check_workers
-    check_outputs((args.plot, "file", "--plot"))    # before any game is played
+    check_outputs((args.plot, "file", "--plot"), force=args.force)    # before any game
     for name in ("games", "pilot_games"):
         if getattr(args, name) < 1:
             raise UserError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")

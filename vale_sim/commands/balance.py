@@ -89,19 +89,23 @@ def add_parser(sub) -> None:
     p.add_argument("--numbers", default=None, metavar="A,B,...",
                    help="with --draft: only these open numbers (keys as printed)")
     p.add_argument("--json", action="store_true", help="print the result as JSON (fractions)")
+    from ..io import add_force_option
+    add_force_option(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from ..cli import UserError, check_needs, scheduler_of
     from ..games import get_game
-    from ..io import atomic_write, check_outputs, check_workers, save_figure
+    from ..io import atomic_write, check_output, check_outputs, check_workers, save_figure
     from .what_if import _players
     from .. import balance as B
     g = get_game(args.game)
     check_outputs((args.plot, "file", "--plot"), (args.out_cards, "file", "--out-cards"),
-                  (args.out_edits, "file", "--out-edits"),
-                  (args.checkpoint, "file", "--checkpoint"))
+                  (args.out_edits, "file", "--out-edits"), force=args.force)
+    if args.checkpoint:               # --resume reads and checks it; else it is replaced
+        check_output(args.checkpoint, "file", "--checkpoint", force=args.force,
+                     ours=True if args.resume else None)
     check_workers(args.workers)
     if args.resume and not args.checkpoint:
         raise UserError("--resume needs --checkpoint FILE (the earlier run's)")
@@ -139,10 +143,21 @@ def run(args) -> int:
     if args.out_edits:
         atomic_write(args.out_edits, b.edits_toml())
     if patched is not None:
-        atomic_write(args.out_cards, patched)
+        atomic_write(args.out_cards, marked_toml(patched, "balance --out-cards: the card set "
+                                                          "with the proposed edits"))
     if args.plot:
         save_figure(B.plot_convergence(b), args.plot, dpi=120, bbox_inches="tight")
     return 0
+
+
+def marked_toml(text: str, what: str) -> str:
+    """``text`` with vale-sim's header comment first (the mark that lets a later run
+    replace the file, docs/runs.md), unless it already starts with one."""
+    from ..io import MARK
+    first = text.split("\n", 1)[0]
+    if first.startswith("#") and "vale-sim" in first:
+        return text
+    return f"# {MARK} {what}\n{text}"
 
 
 def _run_draft(args, g, scheduler=None) -> int:

@@ -23,6 +23,8 @@ def add_parser(sub) -> None:
     p.add_argument("--csv", metavar="OUT", help="write the set as CSV to OUT")
     p.add_argument("--json", action="store_true",
                    help="print the set as JSON: every number with its value and source")
+    from ..io import add_force_option
+    add_force_option(p)
     p.set_defaults(func=run)
 
 
@@ -35,7 +37,7 @@ def run(args) -> int:
         raise UserError(f"cards is not available for {g.name} (no card listing); drop it")
     if args.csv and g.export_cards is None:
         raise UserError(f"--csv is not available for {g.name}; drop it (use --json)")
-    check_outputs((args.csv, "file", "--csv"))
+    check_outputs((args.csv, "file", "--csv"), force=args.force)
     cs = g.load_card_set(args.set or g.default_card_set)
     if args.json:
         print(json.dumps(g.describe_cards(cs, as_json=True), indent=1))

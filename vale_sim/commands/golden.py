@@ -32,10 +32,21 @@ def run(args) -> int:
     for case in golden.CASES:
         path = golden.GOLDEN_DIR / f"{case.name}.txt"
         now = golden.render(case, golden.play_case(case))
-        same = path.exists() and path.read_text() == now
+        same = path.exists() and _golden_text(path) == now
         bad += not same
         print(f"{'ok  ' if same else 'DIFF'} {case.name}")
     if bad:
         print(f"{bad} case(s) differ: inspect with `git diff` after "
               f"`vale-sim golden --game {g.name} --regenerate`")
     return 1 if bad else 0
+
+
+def _golden_text(path) -> str:
+    """The text of golden file ``path``: a folder, a special file or bytes that are not
+    UTF-8 are one line (exit 2) naming it, not a traceback."""
+    from ..cli import UserError
+    from ..inputs import InputFileError, read_text
+    try:
+        return read_text(path, "golden file")
+    except InputFileError as e:
+        raise UserError(f"{e}; or rewrite it with --regenerate (then review git diff)") from None

@@ -121,7 +121,7 @@ def run(args) -> int:
         out = check_output(args.out, "dir", "--out")
         check_replaceable(out, _is_earlier, "vale-sim meta", allowed=OUT_FILES)
         ck = checkpoint_path(out)
-        check_output(ck, "file", "--out")
+        check_output(ck, "file", "--out", ours=True)    # only --resume continues it
         from ..checkpoint import check_resume
         from ..cli import keep_for_resume
         check_resume(ck, mg.CHECKPOINT_KIND, args.resume, "meta run")

@@ -22,6 +22,8 @@ def add_output_options(p, plot_help: str) -> None:
     """``--json`` (the result as one JSON object) and ``--plot OUT.png``."""
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--plot", metavar="OUT.png", default=None, help=plot_help)
+    from ..io import add_force_option
+    add_force_option(p)
 
 
 def check_common(args, k_option: str, k_max: int) -> int:
@@ -30,7 +32,7 @@ def check_common(args, k_option: str, k_max: int) -> int:
     ``--max-states`` and ``--seed``.  Returns the checked seed."""
     from ..io import check_outputs
     from ..rng import check_seed
-    check_outputs((args.plot, "file", "--plot"))
+    check_outputs((args.plot, "file", "--plot"), force=args.force)
     k = getattr(args, k_option)
     if not 1 <= k <= k_max:
         raise UserError(f"--{k_option} must be between 1 and {k_max}, got {k}")

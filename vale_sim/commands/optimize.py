@@ -56,26 +56,11 @@ def add_parser(sub) -> None:
     p.add_argument("--progress", action="store_true",
                    help="show the progress bar even when stderr is not a terminal")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    from ..io import add_force_option
+    add_force_option(p)
     p.set_defaults(func=run)
 
 
-HEADER_START = "# vale-sim optimize:"     # the first line of every policy file optimize writes
-
-
-def _check_not_a_users_policy(path: Path) -> None:
-    """``--out FILE.toml`` is written over only when an earlier optimize wrote it: a
-    policy file of your own is refused before any game (one line, exit 2)."""
-    from ..cli import UserError
-    if not path.is_file():
-        return
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            first = f.readline()
-    except OSError:
-        first = ""
-    if not first.startswith(HEADER_START):
-        raise UserError(f"refusing to replace --out {path}: it is not a policy file written by "
-                        f"vale-sim optimize; choose another --out")
 
 
 def output_paths(out) -> dict:
@@ -112,7 +97,7 @@ def format_validation(rows, players: int) -> str:
 def run(args) -> int:
     from ..cli import UserError, check_players, scheduler_of
     from ..games import get_game
-    from ..io import atomic_write, check_outputs, check_workers
+    from ..io import atomic_write, check_output, check_workers
     from ..store import card_set_info, code_version
     from .. import optimize as opt
     from ..exploit import policy_file_text
@@ -142,8 +127,13 @@ def run(args) -> int:
     if Path(out).suffix != ".toml":
         raise UserError(f"--out {out}: give a .toml file name (the policy file)")
     paths = output_paths(out)
-    check_outputs(*[(p, "file", "--out") for p in paths.values()])
-    _check_not_a_users_policy(paths["policy"])
+    from ..io import written_by_vale_sim
+    for kind, path in paths.items():
+        # the checkpoint: only --resume continues it; the CSV log (no room for a mark):
+        # replaced with the run whose policy file (written first, marked) is beside it
+        ours = {"checkpoint": True,
+                "csv": lambda q: written_by_vale_sim(paths["policy"])}.get(kind)
+        check_output(path, "file", "--out", force=args.force, ours=ours)
     ck = paths["checkpoint"]
     from ..checkpoint import check_resume
     from ..cli import keep_for_resume
@@ -196,7 +186,7 @@ def run(args) -> int:
     from ..io import dumps, jsonable
     log = [{k: jsonable(v) for k, v in r.items()} for r in res.log]
     curve = [{k: jsonable(v) for k, v in r.items()} for r in res.curve]
-    manifest = {"command": cmd, "game": g.name, "players": args.players, "seed": args.seed, "budget": args.budget,
+    manifest = {"written_by": "vale-sim optimize", "command": cmd, "game": g.name, "players": args.players, "seed": args.seed, "budget": args.budget,
                 "games_played": res.games, "generations": res.generations, "deals": args.deals,
                 "hall": args.hall, "popsize": args.popsize, "sigma0": cfg.sigma0, "start": start.name,
                 "space": [p.describe() for p in res.space],
@@ -216,7 +206,8 @@ def run(args) -> int:
         sys.stdout.flush()
         atomic_write(paths["policy"], policy_file_text(res.policy, g, header))
         atomic_write(paths["csv"], _csv_text(log))
-        atomic_write(paths["json"], dumps({"curve": curve, "candidates": log}, indent=1))
+        atomic_write(paths["json"], dumps({"written_by": "vale-sim optimize", "curve": curve,
+                                           "candidates": log}, indent=1))
         from ..plots.optimize import plot_learning_curve
         from ..io import save_figure
         save_figure(plot_learning_curve(res.curve, res.log, fair=1 / args.players),

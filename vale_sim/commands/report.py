@@ -36,6 +36,8 @@ def add_parser(sub) -> None:
                         "or a policy .toml file; {P} stands for the player count (default "
                         "meta-{P}p: the bundled meta-game equilibria, docs/meta.md)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
+    from ..io import add_force_option
+    add_force_option(p)
     p.set_defaults(func=run)
 
 
@@ -46,7 +48,7 @@ def run(args) -> int:
     from ..report import build_report, game_report, write_index
     from ..io import check_output
     if args.index is not None:
-        path = write_index(args.index)
+        path = write_index(args.index, force=args.force)
         print(path)
         return 0
     if args.seed < 0:

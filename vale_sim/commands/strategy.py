@@ -37,6 +37,8 @@ def add_parser(sub) -> None:
                    help="write the guide as JSON here (the report reads "
                         "vale_sim/games/<game>/data/strategy-guide.json)")
     p.add_argument("--json", action="store_true", help="print the guide as JSON")
+    from ..io import add_force_option
+    add_force_option(p)
     p.set_defaults(func=run)
 
 
@@ -61,7 +63,7 @@ def run(args) -> int:
     g = get_game(args.game)
     h = strategy.hooks(g)            # a game without a guide: one line
     players = parse_players(args.players, g)
-    out = check_output(args.out, option="--out") if args.out else None
+    out = check_output(args.out, option="--out", force=args.force) if args.out else None
     try:
         cs = g.load_card_set(args.set if args.set is not None else g.default_card_set)
         from ..mixture import is_mixture
@@ -90,8 +92,8 @@ def run(args) -> int:
             bar.close()
     doc["command"] = command_line(args, g)
     text = json.dumps(doc, indent=1, sort_keys=False)
-    if out is not None:
-        atomic_write(out, text + "\n")
+    # the guide is printed first, then written: a failed write (a full disk) is one
+    # line and exit 2, and loses none of it
     if args.json:
         print(text)
     else:
@@ -101,7 +103,11 @@ def run(args) -> int:
                         if args.games else [])
             for line in recorded + strategy.ablation_sentences(doc, p):
                 print(line)
-        if out is not None:
+    if out is not None:
+        import sys
+        sys.stdout.flush()
+        atomic_write(out, text + "\n")
+        if not args.json:
             print(f"wrote {out}")
     return 0
 

@@ -55,6 +55,8 @@ def add_parser(sub) -> None:
                    help="treat games as independent instead of clustering intervals by deal "
                         "(for comparison only: those intervals under-cover, docs/statistics.md §2.1)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
+    from ..io import add_force_option
+    add_force_option(p)
     p.set_defaults(func=run)
 
 
@@ -115,7 +117,7 @@ def run(args) -> int:
     g = command_game(args)
     check_players(g, args.players)
     from ..io import check_outputs, check_workers
-    check_outputs((args.plot, "file", "--plot"))    # before any game is played
+    check_outputs((args.plot, "file", "--plot"), force=args.force)    # before any game
     names = [s.strip() for s in args.policies.split(",") if s.strip()]
     if not names:
         raise UserError("--policies: give at least one policy")

@@ -61,6 +61,8 @@ def add_parser(sub) -> None:
                    help="also save the strength changes as a forest figure")
     p.add_argument("--json", action="store_true", help="print the result as JSON "
                                                        "(rates and strengths as fractions)")
+    from ..io import add_force_option
+    add_force_option(p)
     p.set_defaults(func=run)
 
 
@@ -83,7 +85,7 @@ def run(args) -> int:
     from ..io import check_outputs, check_workers
     from .. import whatif
     g = get_game(args.game)
-    check_outputs((args.plot, "file", "--plot"))          # before any game is played
+    check_outputs((args.plot, "file", "--plot"), force=args.force)    # before any game
     check_workers(args.workers)
     players = _players(args.players, g)
     whatif.check_count(args.games, "--games", 2)

@@ -28,27 +28,25 @@ def is_report_folder(path) -> bool:
             or (m.get("study") == "report" and "key" in m))
 
 
-def write_index(folder="results") -> Path:
+def _is_index(page: Path) -> bool:
+    try:
+        return INDEX_TITLE in page.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
+def write_index(folder="results", force: bool | None = None) -> Path:
     """Write ``folder/index.html``: one entry per report folder in ``folder`` (a
     sub-folder with ``index.html`` and ``manifest.json``): a link with its game,
     size, engine, date and seconds, and its headline verdicts (the first screen's
     readings with n and interval, and every verdict of its executive summary), all
     read from the manifest (:func:`_report_entry`).  Atomic; no games."""
-    from vale_sim.errors import UserError
     from vale_sim.io import atomic_write, check_output
     from vale_sim.games import DEFAULT_GAME, get_game
     root = Path(folder)
     page = root / "index.html"
-    check_output(page, "file", "--index")
-    if page.is_file():                  # only an earlier index is replaced, never another page
-        try:
-            ours = INDEX_TITLE in page.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            ours = False
-        if not ours:
-            raise UserError(f"refusing to replace --index {page}: it is not an index written by "
-                            f"vale-sim (a report's own page?); give the folder that holds the "
-                            f"report folders")
+    # only an earlier index is replaced (or --force), never another page
+    check_output(page, "file", "--index", force=force, ours=_is_index)
     rows = []
     for d in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
         mf, page = d / "manifest.json", d / "index.html"

@@ -10,6 +10,21 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 
+#: The bounds of every rule number (each number of a tuple), checked by Rules() itself
+#: (vale_sim.limits.check_rule_numbers), so by every command, config, edits file, the
+#: workbench and the API before any game: docs/runs.md, "Limits checked before anything
+#: runs".  Wide enough for any design a study may try, small enough that a game stays
+#: a game (a board of 10^20 cubes was an OverflowError after seconds of play).
+RANGES = {
+    "seat_mana": (0, 100), "seat_spirit": (0, 100), "cubes": (0, 100), "druid_deal": (1, 10),
+    "wither_suns": (1, 100), "rain_supply": (0, 1000), "max_buys": (0, 20),
+    "max_enchants": (0, 20), "market_l1": (0, 50), "market_l2": (0, 50), "market_dual": (0, 50),
+    "market_growth_vp": (0, 1000), "end_vp": (0, 1000), "end_cubes": (0, 100),
+    "end_bonus": (0, 1000), "max_rounds": (1, 1000),
+}
+MAX_SEATS = 8                          # entries of seat_mana / seat_spirit (4 are used)
+
+
 @dataclass(frozen=True)
 class Rules:
     # Setup (manual: seat resources by play order; 15 cubes each)
@@ -52,6 +67,11 @@ class Rules:
                 raise ValueError(f"rules: {f.name} must be >= 0, got {v}")
         if len(self.seat_mana) < 4 or len(self.seat_spirit) < 4:
             raise ValueError("rules: seat_mana and seat_spirit need 4 entries (one per seat)")
+        if max(len(self.seat_mana), len(self.seat_spirit)) > MAX_SEATS:
+            raise ValueError(f"rules: seat_mana and seat_spirit take at most {MAX_SEATS} "
+                             f"entries (4 seats are played)")
+        from vale_sim.limits import check_rule_numbers
+        check_rule_numbers(self, RANGES)
         if self.market_dual > self.market_l1 or len(self.market_growth_vp) != self.market_dual:
             raise ValueError("rules: market_growth_vp needs one VP value per dual slot "
                              "(market_dual <= market_l1)")

@@ -79,6 +79,8 @@ class Rules:
                 raise ValueError(f"{name} must be a positive integer or None, got {v!r}")
         if isinstance(self.max_rounds, bool) or not isinstance(self.max_rounds, int) or self.max_rounds < 1:
             raise ValueError(f"max_rounds must be a positive integer, got {self.max_rounds!r}")
+        from vale_sim.limits import check_rule_numbers
+        check_rule_numbers(self)            # the "range" of each field (docs/runs.md)
 
     def pool_for(self, players: int) -> int:
         return self.vp_pool if self.vp_pool is not None else VP_POOL[players]

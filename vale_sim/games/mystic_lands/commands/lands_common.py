@@ -21,6 +21,8 @@ def add_common(p, deals: int | None, seed: int, deals_help: str | None = None) -
     p.add_argument("--workers", type=int, default=1, help="local worker processes, 1 to 4 x the cores (default 1)")
     p.add_argument("--json", action="store_true", help="the study as one JSON object")
     p.add_argument("--plot", metavar="DIR", default=None, help="also write the figure (PNG) to DIR")
+    from vale_sim.io import add_force_option
+    add_force_option(p)
 
 
 def check_common(args) -> None:
@@ -28,6 +30,10 @@ def check_common(args) -> None:
     from vale_sim.errors import UserError
     from vale_sim.io import check_outputs, check_workers
     check_outputs((args.plot, "dir", "--plot"))
+    if args.plot:                       # the figure finish() writes: DIR/<study>.png
+        from pathlib import Path
+        from vale_sim.io import check_replaceable_file
+        check_replaceable_file(Path(args.plot) / f"{args.command}.png", "--plot", args.force)
     check_workers(args.workers)
     if args.deals is not None and args.deals < 2:
         raise UserError(f"--deals must be at least 2, got {args.deals}")

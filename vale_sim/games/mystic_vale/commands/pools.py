@@ -33,6 +33,8 @@ def add_parser(sub) -> None:
     p.add_argument("--workers", type=int, default=1, help="local worker processes, 1 to 4 x the cores (default 1)")
     p.add_argument("--json", action="store_true", help="one JSON record per (players, pool)")
     p.add_argument("--plot", metavar="DIR", default=None, help="also write the two figures (PNG) to DIR")
+    from vale_sim.io import add_force_option
+    add_force_option(p)
     p.set_defaults(func=run)
 
 
@@ -41,6 +43,11 @@ def run(args) -> int:
     from vale_sim.games.mystic_vale import pools
     from vale_sim.io import check_outputs, check_workers
     check_outputs((args.plot, "dir", "--plot"))      # before any game is played
+    if args.plot:
+        from pathlib import Path
+        from vale_sim.io import check_replaceable_file
+        for name in PLOT_NAMES:
+            check_replaceable_file(Path(args.plot) / f"{name}.png", "--plot", args.force)
     check_workers(args.workers)
     try:
         players = pools.parse_players(args.players)
@@ -109,6 +116,9 @@ def run(args) -> int:
     return 0
 
 
+PLOT_NAMES = ("pool_length", "seat_advantage")     # the figures of --plot DIR
+
+
 def _save_plots(folder, summary, recs) -> None:
     """``--plot DIR``: the two figures, written (atomically) after the results are
     printed, so a full disk loses none of them."""
@@ -124,6 +134,6 @@ def _save_plots(folder, summary, recs) -> None:
         d.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise UserError(os_error_message(e, d)) from None
-    for name, fig in (("pool_length", pplots.length_vs_pool(summary, recs)),
-                      ("seat_advantage", pplots.seat_heatmap(summary))):
+    for name, fig in zip(PLOT_NAMES, (pplots.length_vs_pool(summary, recs),
+                                      pplots.seat_heatmap(summary))):
         save_figure(fig, d / f"{name}.png", dpi=110, bbox_inches="tight")
