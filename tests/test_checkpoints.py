@@ -59,7 +59,7 @@ def _checkpoint(command: str, d: Path) -> Path:
 def hands(monkeypatch):
     from vale_sim import games
     mods: dict = {}
-    checkpoint_driver.register(games.GAMES, mods)
+    checkpoint_driver.register({}, mods)      # GAMES is changed below, undone after the test
     for k, v in mods.items():
         monkeypatch.setitem(sys.modules, k, v)
     monkeypatch.setitem(games.GAMES, "hands", checkpoint_driver.PACKAGE)

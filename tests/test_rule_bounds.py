@@ -106,7 +106,13 @@ def test_a_rule_number_out_of_bounds_is_one_line_before_any_game(argv, words, tm
 def test_the_workbench_refuses_the_rule_before_any_run():
     from starlette.testclient import TestClient
     from vale_sim.workbench.app import create_app
+    import re
+    from vale_sim.workbench.app import TOKEN_HEADER
     with TestClient(create_app("mystic-vale", heartbeat=60)) as client:
+        # the page's session token, which its JavaScript sends on every changing request
+        page = client.get("/").text
+        client.headers[TOKEN_HEADER] = re.search(
+            r'<meta name="vale-sim-token" content="([^"]*)"', page).group(1)
         r = client.post("/api/workspaces", json={"game": "mystic-vale"})
         ws = r.json()["id"]
         r = client.post(f"/api/ws/{ws}/runs", json={"kind": "what-if", "params": {

@@ -21,8 +21,8 @@ def add_parser(sub) -> None:
     from ..cli import add_rule_options
     add_rule_options(p)                   # the games' rule options (rules_class fields)
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
-                   help="set a rule option of the game, as `what-if --rule` and a study "
-                        "config's rule_edits do: any field of its rules, a disputed reading "
+                   help="set a rule option of the game, as `what-if --rule` and a study's "
+                        "rule_edits do: any field of its rules, a disputed reading "
                         "too (e.g. ongoing_everywhere=true, effect_enchants_count=true, "
                         "held_end_vp=false); repeat for more")
     p.add_argument("--json", action="store_true", help="print the game record as JSON")

@@ -104,7 +104,6 @@ def run(args) -> int:
             for line in recorded + strategy.ablation_sentences(doc, p):
                 print(line)
     if out is not None:
-        import sys
         sys.stdout.flush()
         atomic_write(out, text + "\n")
         if not args.json:
