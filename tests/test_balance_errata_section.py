@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import matplotlib.pyplot as plt
+
 from vale_sim.games import get_game
 from vale_sim.games.mystic_vale import report as E
 
@@ -54,6 +56,7 @@ def test_the_section_has_the_errata_table_figure_and_separate_verdicts():
     assert any(h.startswith("Verdicts on model cards") for h in heads)
     assert E.ERRATA_COMMAND.split(" >")[0] in " ".join(s.paragraphs)
     (name, fig, caption), = s.figures
+    plt.close(fig)                       # the section's caller owns its figures
     assert name == "errata_convergence" and fig.axes[0].lines
 
 
@@ -69,6 +72,8 @@ def test_the_section_says_the_set_is_the_refit_of_core_unfitted():
     patched set is core: the section says so on core, and not on core-unfitted (whose
     digest is not the refit's)."""
     s = E.section_errata(Ctx(_core()))
+    for _, fig, _ in s.figures:          # the section's caller owns its figures
+        plt.close(fig)
     text = " ".join(s.paragraphs)
     assert "The estimated numbers are refit." in text and "`core-unfitted`" in text
     assert E._fitted_paragraph(get_game("mystic-vale").load_card_set("core-unfitted")) is None

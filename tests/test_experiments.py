@@ -73,7 +73,9 @@ def test_rerun_reuses_chunks(tmp_path):
     m1 = run_experiment(p, res, progress=False)
     out = res / "pools_small"
     assert (out / "manifest.json").exists() and (out / "pool_sizes.csv").exists()
-    assert m1["chunks"]["played"] >= 3 and m1["chunks"]["reused"] == 0     # pools 23, 25, 28
+    # an in-process run is one chunk of up to runner.DEFAULT_CHUNK games (it was cut
+    # in four): what matters is that the rerun below reuses every chunk played here
+    assert m1["chunks"]["played"] >= 1 and m1["chunks"]["reused"] == 0
     man = json.loads((out / "manifest.json").read_text())
     for k in ("config", "card_set", "seed", "games", "code", "seconds", "started"):
         assert k in man, k

@@ -271,6 +271,9 @@ def test_the_section_function_for_mystic_lands_and_its_absence_without_edits(tmp
                                                    engine="fast", workers=1),
                           game="mystic-lands", results={})
     sec = fn(ctx)
+    import matplotlib.pyplot as plt
+    for _, fig, _ in sec.figures:        # the section's caller owns its figures
+        plt.close(fig)
     assert sec.title == "What if: rule end_vp = 28 (was 25)"
     assert set(sec.tables) == {"what_if_cards", "what_if_game"}
     assert "withers per player and game" in set(sec.tables["what_if_game"]["measure"])
