@@ -872,9 +872,36 @@ class _DropCancellation:
         return not str(record.msg).startswith("Failed to reconnect to scheduler")
 
 
+class _DropAllExit:
+    """A logging filter dropping asyncio's "Task exception was never retrieved" for
+    distributed's ``AllExit``: the client's internal signal to its gather tasks when it
+    closes.  A gather left waiting by a run that stopped (every worker gone) is
+    collected later, often as the process exits, after the run's one line and after
+    :func:`_quiet_dask_cancellation` has ended: it printed a 6-line traceback there."""
+
+    def filter(self, record) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is None and isinstance(record.args, dict):       # asyncio passes the context
+            exc = record.args.get("exception")
+        return type(exc).__name__ != "AllExit"
+
+
+_ALLEXIT_FILTER = _DropAllExit()
+
+
+def _drop_allexit_for_good() -> None:
+    """Install :class:`_DropAllExit` on the asyncio logger for the rest of the process
+    (idempotent): the record it drops comes after any run has ended."""
+    import logging
+    lg = logging.getLogger("asyncio")
+    if _ALLEXIT_FILTER not in lg.filters:
+        lg.addFilter(_ALLEXIT_FILTER)
+
+
 @contextlib.contextmanager
 def _quiet_dask_cancellation():
     import logging
+    _drop_allexit_for_good()
     flt = _DropCancellation()
     names = ("asyncio", "tornado.application", "tornado.general", "distributed",
              "distributed.client", "distributed.utils", "distributed.core")
