@@ -291,3 +291,24 @@ def test_advancements_command_for_mystic_lands(capsys):
                  "--engine", "reference", "--json"]) == 0
     recs = json.loads(capsys.readouterr().out)
     assert recs[0]["card"] == "Rain Lily" and recs[0]["n_deals"] == 1
+
+
+def test_the_report_command_reaches_its_build_and_refuses_only_a_given_baseline(
+        monkeypatch, tmp_path, capsys):
+    """`make report` runs `vale-sim report --game mystic-lands` with no --baseline; the
+    command's --baseline has a default (meta-{P}p, for Mystic Vale's report), so the
+    refusal must look at what was given, not at the value (it refused every Mystic
+    Lands report once, and only `make report` showed it)."""
+    import vale_sim.report as R              # the command imports build_report from here
+    built = []
+    monkeypatch.setattr(R, "build_report",
+                        lambda out, settings, **kw: built.append(settings) or
+                        {"seconds": 0, "engine": "fast", "size": "quick"})
+    assert main(["report", "--game", "mystic-lands", "--quick", "--out",
+                 str(tmp_path / "r")]) == 0
+    assert len(built) == 1
+    capsys.readouterr()
+    assert main(["report", "--game", "mystic-lands", "--quick", "--baseline", "meta-{P}p",
+                 "--out", str(tmp_path / "r2")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "takes no --baseline" in err[0]

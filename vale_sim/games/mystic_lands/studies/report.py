@@ -814,7 +814,8 @@ def settings_from_args(args, card_set: str, cs):
     """The settings of ``vale-sim report --game mystic-lands``.  ``--baseline`` is
     refused (this report has no strong-baseline section: it was ignored, a missing
     file included, and the whole report ran)."""
-    if getattr(args, "baseline", None) is not None:
+    from vale_sim.cli import given
+    if "baseline" in given(args):         # given on the command line (its default is not)
         from vale_sim.errors import UserError
         raise UserError(f"--baseline {args.baseline}: the Mystic Lands report has no strong-"
                         f"baseline section, so it takes no --baseline; drop it")
