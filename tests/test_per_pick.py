@@ -97,3 +97,26 @@ def test_fieller_matches_the_delta_method_when_the_denominator_is_precise():
     e = stats.cluster_ratio(num, den)
     assert r == pytest.approx(e.value)
     assert lo == pytest.approx(e.lo, abs=2e-4) and hi == pytest.approx(e.hi, abs=2e-4)
+
+
+@pytest.mark.compiled
+def test_the_card_table_and_its_json_carry_the_per_pick_value():
+    """On real games (balanced, 40 games per arm): per pick × the natural arm's
+    acquisition share is the natural value (the same deals), its interval holds it,
+    a card never bought has none, and the JSON records carry per_pick_value,
+    per_pick_ci and acquired."""
+    from vale_sim.advancements import report_records, strength_frame, strength_run
+    run = strength_run("core", 40, 2, 5, "balanced", ["Stag", "Azure Lake", "Fertile Soil (top)"])
+    df = strength_frame(run, estimand="natural")
+    for r in df.itertuples():
+        if r.natural_acquired_rate > 0:
+            assert r.per_pick_value * r.natural_acquired_rate == pytest.approx(r.natural_value,
+                                                                             abs=1e-12)
+            assert -1 <= r.per_pick_lo <= r.per_pick_value <= r.per_pick_hi <= 1
+        else:
+            assert math.isnan(r.per_pick_value)
+    recs = {r["card"]: r for r in report_records(df)}
+    for r in recs.values():
+        assert {"per_pick_value", "per_pick_ci", "acquired", "natural_value", "natural_ci",
+                "verdict"} <= set(r)
+        assert r["acquired"] == r["natural_acquired_rate"]

@@ -49,6 +49,12 @@ TERMS = (
          "the bot buys card X first whenever it can. Ban X: the bot never buys X (opponents "
          "still may). Natural: the bot as it is. Strength is prefer minus ban; the natural "
          "value is natural minus ban (what X is worth as the bot uses it)."),
+    Term("per-pick", "Per-pick value", r"\bper[ -]pick\b|per_pick_value",
+         "The natural value divided by how often the bot bought the card: what buying the "
+         "card is worth to the player who buys it, in the games where it is bought. A card "
+         "the bot rarely sees can have a small natural value and a large per-pick value; its "
+         "interval is wide when the card was bought in few deals, and shows nothing when it "
+         "was never bought."),
     Term("band", "Band (verdict band)", r"\bband\b",
          "How far from zero a card's strength must be shown to lie before the card is flagged "
          "over- or under-powered (here usually ±5 pp). It is a choice that catches gross "

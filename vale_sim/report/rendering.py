@@ -31,7 +31,8 @@ UNIT_PATTERNS = (
           r"|push_(rate|lo|hi)|mean_risk|decay_share|first_(share|lo|hi)|hybrid_share"),
     ("pp", r"(.*_)?max_seat_gap.*|(manual_|closest_|recommended_)?max_gap|spread(_lo|_hi)?"),
     ("+pp", r"strength(_lo|_hi|_lo_adj|_hi_adj)?|natural_(value|lo|hi)(_adj)?( \(.*\))?"
-            r"|natural_(lo|hi)_adj|forced_(value|lo|hi)|below_zero_sum|lowest_natural_.*"
+            r"|natural_(lo|hi)_adj|forced_(value|lo|hi)|per_pick_(value|lo|hi)"
+            r"|below_zero_sum|lowest_natural_.*"
             r"|value_(a|b)(_lo|_hi)?"
             r"|exploitability(_lo|_hi)?|lift(_lo|_hi)?"
             r"|(strength|lo|hi) \(.*\)|change.*|seat_advantage.*|gap(_lo90|_hi90)?"

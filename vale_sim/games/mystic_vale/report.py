@@ -496,7 +496,8 @@ def section_advancements(ctx: Context) -> Section:
     fcols = ["card", "kind", "card_type", "level", "numbers", "estimated_numbers", "flag",
              "verdict", "margin", "strength", "strength_lo", "strength_hi",
              "strength_lo_adj", "strength_hi_adj", "p_adjusted", "natural_value", "natural_lo",
-             "natural_hi", "n_deals", "deals_changed"]
+             "natural_hi", "per_pick_value", "per_pick_lo", "per_pick_hi", "n_deals",
+             "deals_changed"]
     fcols = [c for c in fcols if c in df.columns]
     cols = [c for c in fcols + ["p_value", "p_equivalent", "p_equivalent_adjusted",
                                 "games_needed", "natural_deals_changed", "acquired_rate",

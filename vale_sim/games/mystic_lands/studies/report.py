@@ -487,7 +487,8 @@ def section_strength(ctx):
                         "strength_lo", "strength_hi", "strength_lo_adj", "strength_hi_adj",
                         "p_value", "p_adjusted", "p_equivalent", "p_equivalent_adjusted",
                         "games_needed",
-                        "natural_value", "natural_lo", "natural_hi", "n_deals", "deals_changed",
+                        "natural_value", "natural_lo", "natural_hi", "per_pick_value",
+                        "per_pick_lo", "per_pick_hi", "n_deals", "deals_changed",
                         "acquired_rate", "acquired_rate_lo", "acquired_rate_hi", "note")
             if c in df.columns]
     from vale_sim import search_verdicts
