@@ -120,3 +120,50 @@ def test_the_card_table_and_its_json_carry_the_per_pick_value():
         assert {"per_pick_value", "per_pick_ci", "acquired", "natural_value", "natural_ci",
                 "verdict"} <= set(r)
         assert r["acquired"] == r["natural_acquired_rate"]
+
+
+@pytest.mark.compiled
+def test_the_rationality_check_counts_the_cards_the_field_never_bought():
+    """A card the field never buys has a natural value of exactly 0 by construction,
+    so the rationality check cannot see it; the check says how many there are (issue
+    36, item 6: 14 of the 70 core cards under meta-2p).  Under meta-2p, Grovetender is
+    in the field's by-name `never` list and Stag is never taken by its weights, while
+    Azure Lake and Fertile Soil (bottom) are bought.  A card bought with no deal
+    changed would get the zero-count bound per pick, never a precise 0."""
+    from vale_sim.advancements import rationality, strength_frame, strength_run
+    cards = ["Stag", "Azure Lake", "Grovetender", "Fertile Soil (bottom)"]
+    run = strength_run("core", 40, 2, 5, "meta-2p", cards)
+    df = strength_frame(run, estimand="natural")
+    r = rationality(df)
+    assert set(r["never_bought_cards"]) == {"Grovetender", "Stag"} and r["never_bought"] == 2
+    t = df.set_index("card")
+    for c in ("Grovetender", "Stag"):         # natural value 0 by construction, no pick
+        assert t.loc[c, "natural_value"] == 0 and t.loc[c, "natural_deals_changed"] == 0
+        assert math.isnan(t.loc[c, "per_pick_value"])
+    for c in ("Azure Lake", "Fertile Soil (bottom)"):
+        assert t.loc[c, "natural_acquired_rate"] > 0
+        assert t.loc[c, "per_pick_lo"] < t.loc[c, "per_pick_hi"]   # never a point
+
+
+def test_bought_but_no_deal_changed_is_a_bound_not_a_point():
+    """The field bought the card in some games, yet natural and ban never differed:
+    per pick is not the precise-looking [0, 0] a ratio of zeros gives, but the
+    natural value's zero-count bound divided by the acquisition share."""
+    from types import SimpleNamespace
+    from vale_sim.advancements import StrengthRun, strength_frame
+    rng = np.random.default_rng(0)
+    deals = 30
+    natural = rng.integers(0, 2, (2, deals)).astype(float)
+    run = StrengthRun(None, 2, 0, deals, SimpleNamespace(name="field"), natural,
+                      known={"X": ("advancement", 1)})
+    run.arms["X"] = (1 - natural, natural.copy())          # ban plays the natural games
+    run.got["X"] = np.ones(deals)
+    got = np.zeros(deals)
+    got[:6] = 0.5                                            # bought in 6 deals, one seat
+    run.got_natural["X"] = got
+    r = strength_frame(run, estimand="natural").iloc[0]
+    assert r["natural_deals_changed"] == 0 and r["natural_value"] == 0
+    a = got.mean()
+    assert r["per_pick_lo"] == pytest.approx(max(-1, r["natural_lo"] / a))
+    assert r["per_pick_hi"] == pytest.approx(min(1, r["natural_hi"] / a))
+    assert r["per_pick_lo"] < 0 < r["per_pick_hi"]

@@ -529,6 +529,11 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
         got_n = getattr(run, "got_natural", {}).get(name)
         gn = _mean_ci(got_n, confidence) if got_n is not None else (math.nan,) * 3
         pp = per_pick(dn, got_n, confidence) if got_n is not None else (math.nan,) * 3
+        if chn == 0 and math.isfinite(pp[0]):
+            # bought, yet no deal changed: not a precise zero but the zero-count bound of
+            # the natural value (paired_interval) per pick, clipped to [-1, 1]
+            a = float(np.mean(got_n))
+            pp = (pp[0], max(-1.0, nlo / a), min(1.0, nhi / a))
         rows.append({"card": name, "kind": kind, "level": level,
                      "strength": m, "strength_lo": lo, "strength_hi": hi,
                      "strength_se": float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else math.nan,
@@ -632,12 +637,20 @@ def rationality(df: pd.DataFrame) -> dict:
     """The rationality check of a field (docs/statistics.md §5.6): a player who plays
     well is never hurt by one more option, so no card's natural value (natural − ban
     X) should be significantly below 0.  Returns ``{"cards_tested", "below_zero"
-    (the count), "sum" (of their natural values, a fraction), "cards": [{card,
+    (the count), "never_bought" (cards the field never bought: the check cannot see
+    them, their natural value is 0 by construction) and "never_bought_cards", "sum"
+    (of their natural values, a fraction), "cards": [{card,
     natural_value, natural_ci, p_adjusted}, ...] (most negative first),
     "correction"}`` from a strength frame's ``natural_below_zero`` column (one-sided
     paired t over the deals, Holm across the cards at the frame's confidence)."""
     below = df[df["natural_below_zero"].astype(bool)].sort_values("natural_value")
+    # never bought by the field in the natural arm: natural and ban played the same
+    # games, so the natural value is 0 by construction and the check cannot see the card
+    never = (df["natural_acquired_rate"].to_numpy(float) == 0
+             if "natural_acquired_rate" in df else df["natural_deals_changed"].to_numpy() == 0)
     return {"cards_tested": int(len(df)), "below_zero": int(len(below)),
+            "never_bought": int(never.sum()),
+            "never_bought_cards": [str(c) for c in df.loc[never, "card"]],
             "sum": float(below["natural_value"].sum()),
             "cards": [{"card": r.card, "natural_value": float(r.natural_value),
                        "natural_ci": [float(r.natural_lo), float(r.natural_hi)],

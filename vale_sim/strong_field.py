@@ -74,6 +74,7 @@ def rationality_table(frames: dict, game, players: int) -> pd.DataFrame:
                      "lowest_natural_hi": math.nan if w is None else float(w["natural_hi"]),
                      "n_deals": int(df["n_deals"].max()) if len(df) else 0,
                      "below_zero": r.get("below_zero"), "below_zero_sum": r.get("sum"),
+                     "never_bought": r.get("never_bought"),
                      "below_zero_cards": ", ".join(
                          f"{c['card']} {100 * c['natural_value']:+.1f}" for c in
                          r.get("cards", [])),
@@ -92,7 +93,10 @@ def rationality_sentence(table: pd.DataFrame) -> str:
               f"[{100 * r.exploitability_lo:+.1f}, {100 * r.exploitability_hi:+.1f}]")
         parts.append(f"`{r.field}`: {r.below_zero} of {r.cards_tested} cards significantly "
                      f"below 0, sum {100 * (r.below_zero_sum or 0):+.1f} pp"
-                     + (f" ({r.below_zero_cards})" if r.below_zero else "") + f"; {ex}")
+                     + (f" ({r.below_zero_cards})" if r.below_zero else "")
+                     + (f"; {r.never_bought} never bought (natural value 0 by construction: "
+                        f"the check cannot see them)"
+                        if getattr(r, "never_bought", None) else "") + f"; {ex}")
     return ("**Rationality check of each field**: a player who plays well is never hurt "
             "by one more option, so no card's natural value (natural − ban X) should be "
             "significantly below 0 under a strong field; each card that is (one-sided "

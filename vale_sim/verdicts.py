@@ -205,7 +205,9 @@ def field_card_verdicts(table: pd.DataFrame, attrs: dict, settlement, rationalit
             out.append(Verdict(topic, f"Also flagged: {rest} (see the advancement section).",
                                tuple(ranked["card"].iloc[max_named:])))
     if rationality is not None and len(rationality):
-        parts = [f"{r.field} {r.below_zero} of {r.cards_tested} (sum "
+        parts = [f"{r.field} {r.below_zero} of {r.cards_tested}"
+                 + (f", {r.never_bought} never bought" if getattr(r, "never_bought", None)
+                    is not None and r.never_bought == r.never_bought else "") + " (sum "
                  f"{_pp(r.below_zero_sum or 0.0)}; lowest {r.lowest_card} "
                  f"{_pp(r.lowest_natural_value)}, 95% CI "
                  f"{_ci_pp(r.lowest_natural_lo, r.lowest_natural_hi)}; n = {_n(r.n_deals)} deals)"

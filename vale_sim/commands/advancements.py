@@ -147,6 +147,8 @@ def format_strength(df) -> str:
             f"5.6).  Rationality check: {r.get('below_zero', 0)} of {r.get('cards_tested', 0)} "
             f"cards have a natural value significantly below 0 (one-sided, Holm), sum "
             f"{100 * r.get('sum', 0.0):+.1f} pp"
+            + (f"; {r['never_bought']} never bought by the field (natural value 0 by "
+               f"construction: the check cannot see them)" if r.get("never_bought") else "")
             + (": " + ", ".join(f"{c['card']} {100 * c['natural_value']:+.1f}"
                                 for c in r.get("cards", [])) if r.get("below_zero") else "")
             + ".")
