@@ -657,25 +657,19 @@ class _DaskPlay:
 
     def __call__(self, *a, **k):
         from .tournament import play_frame
-        from .runner import Scheduler, connect_scheduler
+        from .runner import Scheduler
         if self.client is None:
-            spec = self.scheduler if isinstance(self.scheduler, Scheduler) else None
-            addr = spec.address if spec is not None else self.scheduler
-            if isinstance(addr, str):
-                client = (spec.connect().address if spec is not None
-                          else connect_scheduler(addr))
-                self._own = True
-            else:
-                client, self._own = addr, False
-            # the user's --worker-timeout (a Scheduler) goes on with the client
-            self.client = client if spec is None else Scheduler(client, spec.connect_timeout,
-                                                                spec.worker_timeout)
+            # an address or a Client, with the user's timeouts when a Scheduler is given;
+            # connected once (a client of our own is closed by close())
+            spec = (self.scheduler if isinstance(self.scheduler, Scheduler)
+                    else Scheduler(self.scheduler))
+            self._own = isinstance(spec.address, str)
+            self.client = spec.connect()
         return play_frame(*a, scheduler=self.client, **k)
 
     def close(self):
         if self.client is not None and getattr(self, "_own", False):
-            from .runner import Scheduler
-            (self.client.address if isinstance(self.client, Scheduler) else self.client).close()
+            self.client.address.close()
 
 
 def _balance(game, card_set, fields, cards, margin, players, baseline, budget, games,

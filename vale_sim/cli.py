@@ -203,6 +203,8 @@ def _resume_note(args) -> str | None:
         argv.append("--resume")
     return (f"vale-sim {args.command}: {kept[1]} are kept in {kept[0]}; to continue, run "
             f"the same command with --resume: vale-sim {shlex.join(argv)}")
+
+
 def add_scheduler_options(p, group=None, what: str = "play the games") -> None:
     """``--scheduler`` (in ``group``, e.g. exclusive with ``--workers``) and its
     ``--connect-timeout`` and ``--worker-timeout``: every command that takes a Dask

@@ -387,7 +387,6 @@ def search(cfg: SearchConfig, objective, checkpoint=None, resume: bool = False,
     ``progress``: a tqdm-like object (``update(n)``) or None.  ``max_generations``
     stops early (the checkpoint then resumes the rest; for tests and interruptions).
     """
-    import warnings
     cfg.check()
     g = get_game(cfg.game)
     if getattr(objective, "game", g.name) != g.name:
@@ -422,12 +421,7 @@ def search(cfg: SearchConfig, objective, checkpoint=None, resume: bool = False,
         g = state.generation
         field_ = opponents + state.hall[-cfg.hall:] if cfg.hall else list(opponents)
         field_ = field_[:n_field_max]
-        es.opts["randn"].reseed(derived_seed(cfg.seed, 3, g))     # the samples of generation g
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            xs = es.ask()
-        cands = [decode(space, x, start, f"g{g}c{i}") for i, x in enumerate(xs)]
-        inc = decode(space, _mean(es), start, f"g{g}-mean")
+        xs, cands, inc = _ask(es, cfg.seed, g, space, start)
         # identical candidates are played once (same policy, same deals: same result)
         uniq: dict = {}
         for c in [inc] + cands:
@@ -461,11 +455,7 @@ def search(cfg: SearchConfig, objective, checkpoint=None, resume: bool = False,
                                     "score_presets": ep.value, "presets_lo": ep.lo,
                                     "presets_hi": ep.hi, "presets_n": ep.n, "games": state.games,
                                     **params_of(space, c)})
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            es.tell(xs, fit)
-        best = int(np.argmin(fit))
-        state.hall.append(replace(cands[best], name=f"hall-g{g}"))
+        _tell(state, xs, fit, cands, g)
         state.generation += 1
         if ck is not None:
             _save_checkpoint(ck, state)
@@ -477,6 +467,29 @@ def search(cfg: SearchConfig, objective, checkpoint=None, resume: bool = False,
         _save_checkpoint(ck, state)
     return SearchResult(policy=final, log=state.log, curve=state.curve, games=state.games,
                         generations=state.generation, space=space)
+
+
+def _ask(es, seed: int, g: int, space, start):
+    """Generation ``g``'s samples (the sampler reseeded from ``(seed, g)``), their
+    policies and the incumbent (the rounded mean): what :func:`search` plays and
+    :func:`_replay` checks against the log."""
+    import warnings
+    es.opts["randn"].reseed(derived_seed(seed, 3, g))     # the samples of generation g
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        xs = es.ask()
+    cands = [decode(space, x, start, f"g{g}c{i}") for i, x in enumerate(xs)]
+    return xs, cands, decode(space, _mean(es), start, f"g{g}-mean")
+
+
+def _tell(state, xs, fit, cands, g: int) -> None:
+    """CMA-ES told generation ``g``'s scores (``fit``: lower is better); its best
+    candidate joins the hall of fame."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        state.es.tell(xs, fit)
+    state.hall.append(replace(cands[int(np.argmin(fit))], name=f"hall-g{g}"))
 
 
 def _mean(es):
@@ -502,7 +515,6 @@ def _replay(state: SearchState, data: dict, path, cfg: SearchConfig, space, star
     ``state.es`` (the sampler reseeded as in :func:`search`, each generation told the
     logged scores), checking every replayed candidate against the log, and rebuild the
     hall of fame.  A checkpoint that does not fit is one line (CheckpointError)."""
-    import warnings
     from . import checkpoint as ckpt
     try:
         gens, games, done = data["generation"], data["games"], data["done"]
@@ -512,14 +524,9 @@ def _replay(state: SearchState, data: dict, path, cfg: SearchConfig, space, star
                 and all(isinstance(r, dict) for r in log + curve)
                 and 0 <= gens == len(curve) and 0 <= games <= cfg.budget):
             raise ValueError("counters, log and curve do not fit")
-        es, i = state.es, 0
+        i = 0
         for g in range(gens):
-            es.opts["randn"].reseed(derived_seed(cfg.seed, 3, g))
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                xs = es.ask()
-            cands = [decode(space, x, start, f"g{g}c{k}") for k, x in enumerate(xs)]
-            inc = decode(space, _mean(es), start, f"g{g}-mean")
+            xs, cands, inc = _ask(state.es, cfg.seed, g, space, start)
             rows = log[i:i + 1 + len(cands)]
             i += len(rows)
             if len(rows) != 1 + len(cands) or any(
@@ -527,11 +534,7 @@ def _replay(state: SearchState, data: dict, path, cfg: SearchConfig, space, star
                     or {p.name: r.get(p.name) for p in space} != params_of(space, c)
                     for k, (r, c) in enumerate(zip(rows, [inc] + cands))):
                 raise ValueError(f"generation {g} does not replay to its logged candidates")
-            fit = [-float(r["score"]) for r in rows[1:]]
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                es.tell(xs, fit)
-            state.hall.append(replace(cands[int(np.argmin(fit))], name=f"hall-g{g}"))
+            _tell(state, xs, [-float(r["score"]) for r in rows[1:]], cands, g)
         if i != len(log):
             raise ValueError("the log has rows after its last generation")
     except (KeyError, TypeError, ValueError) as e:

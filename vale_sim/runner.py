@@ -881,8 +881,6 @@ class _DropAllExit:
 
     def filter(self, record) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        if exc is None and isinstance(record.args, dict):       # asyncio passes the context
-            exc = record.args.get("exception")
         return type(exc).__name__ != "AllExit"
 
 

@@ -162,21 +162,21 @@ def marked_toml(text: str, what: str) -> str:
 
 def _run_draft(args, g, scheduler=None) -> int:
     """``balance --draft``: vale_sim.draft.fill_in (docs/balance.md "Filling in the X's")."""
-    from ..cli import UserError, given
+    from ..cli import UserError, check_needs
     from ..io import atomic_write
     from .. import draft as D
     from .what_if import _players
+    why = "does not apply to --draft (it proposes rule numbers and counts, not card edits)"
     for opt, bad in (("--cards", args.cards), ("--out-cards", args.out_cards),
                      ("--estimated-only", args.estimated_only),
                      ("--out-edits", args.out_edits), ("--checkpoint", args.checkpoint),
-                     ("--plot", args.plot),
-                     # card edits' own settings, left at their defaults unless given
-                     *((o, o.lstrip("-").replace("-", "_") in given(args))
-                       for o in ("--fields", "--flagged", "--estimand", "--budget",
-                                 "--tolerance", "--correction", "--resume"))):
+                     ("--plot", args.plot)):
         if bad:
-            raise UserError(f"{opt} does not apply to --draft (it proposes rule numbers and "
-                            f"counts, not card edits); drop {opt}")
+            raise UserError(f"{opt} {why}; drop {opt}")
+    # card edits' own settings, left at their defaults unless given
+    check_needs(args, *((o, False, why) for o in ("--fields", "--flagged", "--estimand",
+                                                  "--budget", "--tolerance", "--correction",
+                                                  "--resume")))
     players = _players(args.players or ",".join(map(str, D.DEFAULT_PLAYERS)), g)
     keys = [k.strip() for k in args.numbers.split(",") if k.strip()] if args.numbers else None
     bar = None

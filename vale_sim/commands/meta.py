@@ -83,6 +83,7 @@ def run(args) -> int:
     from ..cli import check_players, game_rules
     from ..errors import UserError
     from ..games import get_game
+    from ..variants import resolve_engine
     from ..io import (atomic_write, check_output, check_replaceable, check_workers,
                       replace_folder)
     from ..store import card_set_info, code_version
@@ -138,8 +139,7 @@ def run(args) -> int:
                         validate_deals=args.validate_deals, select_deals=args.select_deals,
                         select=args.select, epsilon=args.epsilon, epsilon_hi=args.epsilon_hi,
                         bootstrap=args.bootstrap, seed=args.seed, popsize=args.popsize,
-                        engine=(("fast" if g.has_fast_engine else "reference")
-                                if args.engine == "auto" else args.engine),
+                        engine=resolve_engine(args.engine, g.name),
                         **({"sigma0": args.sigma} if args.sigma is not None else {}))
     bar = None
     if args.progress or sys.stderr.isatty():

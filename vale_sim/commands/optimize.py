@@ -61,8 +61,6 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
-
-
 def output_paths(out) -> dict:
     out = Path(out)
     stem = out.with_suffix("") if out.suffix == ".toml" else out
