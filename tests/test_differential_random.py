@@ -58,7 +58,18 @@ def policies(draw, cs):
     if draw(st.integers(0, 2)) == 0:       # a ban list: advancements and vales
         names = [a.name for a in cs.advancements if a.supply != "starter"] + [v.name for v in cs.vales]
         never = tuple(draw(st.lists(st.sampled_from(names), min_size=1, max_size=6, unique=True)))
+    value = {}
+    if draw(st.integers(0, 2)) == 0:       # a value player (engine-spec §6.7): staged weights
+        from vale_sim.games.mystic_vale.value import ADV_SPEC, VALE_SPEC
+        k = draw(st.integers(1, 4))
+
+        def rows(spec):
+            return tuple(tuple(draw(st.integers(0, 40) if sg > 0 else st.integers(-40, 0)
+                                    if sg < 0 else st.integers(-40, 40))
+                               for sg in spec.signs) for _ in range(k))
+        value = {"value_stages": k, "value_adv": rows(ADV_SPEC), "value_vale": rows(VALE_SPEC)}
     return Policy(
+        **value,
         name=f"p{draw(st.integers(0, 999))}",
         push_risk_permille=draw(st.sampled_from([0, 100, 250, 400, 700, 1000])),
         push_rule=draw(st.sampled_from(["risk", "lookahead"])),

@@ -67,12 +67,13 @@ class BuyRuleBase:
 
 
 def check_policy_fields(pol, rule_cls, *, modes=None, bools=(), at_least_zero=(),
-                        permille=()) -> None:
+                        permille=(), tables=()) -> None:
     """Validate a Policy dataclass from its ``fields``: the name a non-empty string,
     ``never`` a list of card names (made a tuple), ``rules`` ``rule_cls`` objects,
     each field of ``modes`` one of its words, ``bools`` true or false, every other
     field an integer within INT_LIMIT; ``at_least_zero`` fields >= 0 and
-    ``permille`` fields in 0..1000.  PolicyError (one line) otherwise."""
+    ``permille`` fields in 0..1000 (``tables``: fields the policy class checks itself,
+    e.g. a value player's weights).  PolicyError (one line) otherwise."""
     modes = modes or {}
     if not isinstance(pol.name, str) or not pol.name:
         raise PolicyError(f"policy name must be a non-empty string, got {pol.name!r}")
@@ -85,7 +86,7 @@ def check_policy_fields(pol, rule_cls, *, modes=None, bools=(), at_least_zero=()
         raise PolicyError(f"{where}: rules must be BuyRule objects")
     for f in fields(pol):
         v = getattr(pol, f.name)
-        if f.name in ("name", "rules", "never"):
+        if f.name in ("name", "rules", "never") or f.name in tables:
             continue
         if f.name in modes:
             if v not in modes[f.name]:

@@ -15,6 +15,8 @@ from ...policy_files import (INT_LIMIT, MAX_FILE_BYTES, BuyRuleBase,  # noqa: F4
 from .rules import MAX_PHASE_PLAYS
 
 TOKEN_MODES = ("needed", "never")
+#: The fields of a value player's model (docs/value.md): set from its model file.
+VALUE_FIELDS = ("value_stages", "value_adv", "value_vale")
 PUSH_RULES = ("risk", "lookahead")       # engine-spec §6.1
 RULE_TARGETS = ("card", "level", "vale_ability", "best")
 RULE_CONDITIONS = ("mana_at_least", "mana_at_most", "round_at_least",
@@ -83,13 +85,23 @@ class Policy:
     # Card names (advancements or vales) this player never buys: not even by a
     # buy rule or by exploration (engine-spec §6.3, §6.4).
     never: tuple[str, ...] = ()
+    # A value player (docs/value.md; engine-spec §6.7): with value_stages > 0 the scores
+    # of advancements and vales are its learned values at the game's stage, the weights
+    # [stage][feature] of value.ADV_SPEC / VALE_SPEC (scaled integers), not the w_* above.
+    value_stages: int = 0
+    value_adv: tuple = ()
+    value_vale: tuple = ()
 
     def __post_init__(self):
         check_policy_fields(self, BuyRule, modes={"push_rule": PUSH_RULES, "token": TOKEN_MODES},
                             bools=("avoid_decay_stack", "use_sunstone"),
                             permille=("push_risk_permille", "explore_permille"),
                             at_least_zero=("discard_field_plays", "mana_target",
-                                           "lookahead_caution_permille"))
+                                           "lookahead_caution_permille"),
+                            tables=VALUE_FIELDS)
+        from ...value import check_policy_weights
+        from .value import ADV_SPEC, VALE_SPEC
+        check_policy_weights(self, ADV_SPEC, VALE_SPEC, PolicyError)
 
 
 PRESETS: dict[str, Policy] = {
@@ -170,6 +182,15 @@ def _install_search():
 make_search_policy = _install_search()
 
 
+def _value_policy(path, data):
+    from ...value import policy_from_file
+    from .value import ADV_SPEC, VALE_SPEC
+    return policy_from_file(path, data, BOOK, ADV_SPEC, VALE_SPEC, "mystic-vale")
+
+
+BOOK.kinds["value"] = _value_policy
+
+
 # Baselines: NAME | FILE, with {P} standing for the player count (--baseline)
 
 
@@ -190,7 +211,7 @@ SEARCH_RANGES: dict[str, tuple[int, int]] = {
     "discard_field_plays": (0, MAX_PHASE_PLAYS),
 }
 #: Fields never searched: the lists, and random buying (meant for card statistics).
-SEARCH_EXCLUDED = ("name", "rules", "never", "explore_permille")
+SEARCH_EXCLUDED = ("name", "rules", "never", "explore_permille") + VALUE_FIELDS
 
 
 def search_space() -> dict:

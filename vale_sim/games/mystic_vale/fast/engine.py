@@ -28,13 +28,14 @@ from .tables import (
     O_PLAYERS, O_POOL, O_L1SIZE, O_MAX_ROUNDS, O_PREP_GROSS, O_MAX_BUYS, O_N_ADV,
     O_N_VALE, O_LVL_LEN, O_VALE_LEN, O_TRACE_W, O_N_FERTILE, O_MIN_VALE_COST,
     ADV_KEY, VALE_SCORE, NEVER_VALE, ADV_BUY_COST, KEY_MUL,
-    P_PUSH_RISK, P_MANA_TARGET, P_MIN_KEY, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
+    P_PUSH_RISK, P_MANA_TARGET, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
     P_TOKEN_NEEDED, P_USE_SUNSTONE, P_EXPLORE, P_N_RULES, P_RULES,
     RC_TARGET, RC_ID, RC_MANA_AT_LEAST, RC_MANA_AT_MOST, RC_ROUND_AT_LEAST,
     RC_ROUND_AT_MOST, RC_POOL_AT_MOST, RC_OWNED_AT_MOST, ABSENT,
     T_CARD_ADV, T_CARD_VALE, T_LEVEL, T_VALE_ABILITY, T_BEST_ADV, T_BEST_VALE,
     N_CARDS, N_COMMONS, N_VALE_SLOTS)
 from .tables import P_LOOKAHEAD, P_CAUTION, P_W_MANA, P_W_SPIRIT, P_W_HVP, P_DISCARD_PLAYS
+from .tables import P_STAGES, MIN_KEY, MAX_PLAYERS
 from ..rules import MAX_PHASE_PLAYS
 from .state import (
     GAME, ADECK, VDECK, TR, STARTING, STARTING_READY,
@@ -702,6 +703,18 @@ def vale_rule_match(T, S, Q, p, r, v):
 
 
 @kernel
+def stage_of(T, S, Q, p):
+    """§6.7: the stage at which p's policy scores now: 0 for a scripted policy, else
+    ``stages * (pool0 - pool) // pool0``, at most stages - 1 (vale_sim.value.stage_of)."""
+    k = Q[p, P_STAGES]
+    if k <= 1:
+        return 0
+    pool0 = T[OPTS, O_POOL]
+    st = k * (pool0 - S[GAME, G_POOL]) // pool0 if pool0 > 0 else 0
+    return st if st < k - 1 else k - 1
+
+
+@kernel
 def best_vale(T, S, Q, p, r, sunstone):
     """(slot, spirit turned wild) of the first candidate in §6.3 order (score descending,
     then slot) that rule r matches (r = -1: the policy has no rules, min score applies)
@@ -712,11 +725,12 @@ def best_vale(T, S, Q, p, r, sunstone):
     best = -1
     conv = -1
     bs = 0
+    row = VALE_SCORE + MAX_PLAYERS * stage_of(T, S, Q, p) + p
     for sl in range(N_VALE_SLOTS):
         v = S[GAME, VSLOTS + sl]
         if v < 0:
             continue
-        sc = Q[VALE_SCORE + p, v]
+        sc = Q[row, v]
         if (best >= 0 and sc <= bs) or (r < 0 and sc < Q[p, P_VALE_MIN_SCORE]):
             continue
         if T[VALE + v, V_UNIQUE] != 0 and owns_vale(S, p, v) > 0:
@@ -900,7 +914,7 @@ def advancement_candidates(T, S, Q, p, budget, discount, floor):
     """§6.4 candidates of one Harvest's purchases: commons slots 0-8, then Fertile Soil kinds with
     copies left -- leaving out kinds dearer than `budget` + `discount` (the largest
     Earthchant discount on offer), which no placement makes buyable, and kinds whose
-    key is below `floor` (P_MIN_KEY for a policy that only walks by score, else 0).
+    key is below `floor` (its MIN_KEY for a policy that only walks by score, else 0).
 
     Fills, in this candidate order, CAND_KIND, CAND_SRC (commons slot, or N_COMMONS +
     kind), CAND_SCORE (the candidate's key: ADV_KEY of its kind + KEY_MUL - 1 - its
@@ -912,11 +926,12 @@ def advancement_candidates(T, S, Q, p, budget, discount, floor):
     # spec §6.4: buying advancements and where they go
     nc = 0
     lim = budget + discount
+    row = ADV_KEY + MAX_PLAYERS * stage_of(T, S, Q, p) + p
     for src in range(N_COMMONS):
         k = S[GAME, COMMONS + src]
         ku = np.uint64(k if k >= 0 else 0)
         bc = Q[ADV_BUY_COST + p, ku]
-        key = Q[ADV_KEY + p, ku] + (KEY_MUL - 1 - nc)
+        key = Q[row, ku] + (KEY_MUL - 1 - nc)
         S[GAME, CAND_KIND + nc] = k
         S[GAME, CAND_SRC + nc] = src
         S[GAME, CAND_SCORE + nc] = key
@@ -926,7 +941,7 @@ def advancement_candidates(T, S, Q, p, budget, discount, floor):
         k = T[FERTILE_KINDS, j]
         ku = np.uint64(k)
         bc = Q[ADV_BUY_COST + p, ku]
-        key = Q[ADV_KEY + p, ku] + (KEY_MUL - 1 - nc)
+        key = Q[row, ku] + (KEY_MUL - 1 - nc)
         S[GAME, CAND_KIND + nc] = k
         S[GAME, CAND_SRC + nc] = N_COMMONS + k
         S[GAME, CAND_SCORE + nc] = key
@@ -1027,11 +1042,11 @@ def pick_advancement(T, S, Q, p, nc, budget, discount, mana, rnd):
                 ls = bs
         return -1
     # no rules: the candidates scoring at least min_score (all of them, unless the
-    # policy explores: then the list was not filtered by P_MIN_KEY).  A key's low
+    # policy explores: then the list was not filtered by MIN_KEY).  A key's low
     # bits give the candidate's index in the list as built: without exploration, a
     # candidate bought out is not dropped from the list but its key set to -1
     # (buy_advancements), so that stays its index; with it, look the key up
-    mk = Q[p, P_MIN_KEY]
+    mk = Q[MIN_KEY + p, stage_of(T, S, Q, p)]
     ls = NO_KEY
     while True:
         key = next_in_score_order(S, nc, lim, mk, ls)
@@ -1093,7 +1108,7 @@ def buy_advancements_from(T, S, Q, p, mana, rnd, limit, nb):
             discount = S[p, CC + CC_N * c + CC_CHORUS_AMT]
     cached = Q[p, P_EXPLORE] > 0 or Q[p, P_N_RULES] > 0
     nc = advancement_candidates(T, S, Q, p, mana + token_bonus(S, Q, p), discount,
-                                0 if cached else Q[p, P_MIN_KEY])
+                                0 if cached else Q[MIN_KEY + p, stage_of(T, S, Q, p)])
     while nb < limit:
         if cached:
             for i in range(nc):

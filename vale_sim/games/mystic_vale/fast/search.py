@@ -26,7 +26,7 @@ from vale_sim.kernels.jit import kernel
 from vale_sim.kernels.search import (WIN_POINTS, rollout_key, n_rounds, round_target,
                                      keep_best, best_alive)
 from ..rules import MAX_PHASE_PLAYS
-from .engine import (finish_game, game_shuffle, decide_push, play_on_deck, spoil_check, harvest,
+from .engine import (stage_of, finish_game, game_shuffle, decide_push, play_on_deck, spoil_check, harvest,
                      harvest_gain, take_vale, buy_vales_from, take_advancement,
                      buy_advancements_from, discard_phase, prep, take_turn, setup,
                      score_game, write_trace_row, vale_summary,
@@ -42,9 +42,9 @@ from .state import (GAME, ADECK, VDECK, TR, VOWN, VTURN, VOWN_N, ACQ, DHEAD, DN,
                     TR_GAME, TR_ROUND, TR_PLAYER, TR_TURN, TR_SKIPPED, TR_PUSHES,
                     TR_SPOILED, TR_FIXED_N, TR_POOL_AFTER, TR_FIELD, TR_DECK, TR_DISCARD,
                     TR_DECAY, TR_N_BOUGHT, TR_N_VALES, R_N)
-from .tables import (NEVER_ADV, NEVER_VALE, OPTS, O_PLAYERS, O_N_ADV, O_LVL_LEN, O_VALE_LEN, O_TRACE_W,
+from .tables import (MIN_KEY, NEVER_ADV, NEVER_VALE, OPTS, O_PLAYERS, O_N_ADV, O_LVL_LEN, O_VALE_LEN, O_TRACE_W,
                      O_MAX_ROUNDS, O_MIN_VALE_COST, O_N_FERTILE, FERTILE_KINDS, VALE,
-                     V_UNIQUE, P_DISCARD_PLAYS, P_EXPLORE, P_N_RULES, P_MIN_KEY, N_COMMONS, N_VALE_SLOTS, MAX_KINDS)
+                     V_UNIQUE, P_DISCARD_PLAYS, P_EXPLORE, P_N_RULES, N_COMMONS, N_VALE_SLOTS, MAX_KINDS)
 
 # -- search parameters X[p, .] ---------------------------------------------------
 X_ON, X_K, X_HALVING, X_DECIDES, X_N = range(5)   # X_DECIDES: bit 1 << phase
@@ -362,7 +362,7 @@ def policy_advancement(T, S, Q, p, mana, rnd):
             discount = S[p, CC + CC_N * c + CC_CHORUS_AMT]
     cached = Q[p, P_N_RULES] > 0
     budget = mana + token_bonus(S, Q, p)
-    nc = advancement_candidates(T, S, Q, p, budget, discount, 0 if cached else Q[p, P_MIN_KEY])
+    nc = advancement_candidates(T, S, Q, p, budget, discount, 0 if cached else Q[MIN_KEY + p, stage_of(T, S, Q, p)])
     if cached:
         for i in range(nc):
             S[GAME, CAND_OK + i] = -1

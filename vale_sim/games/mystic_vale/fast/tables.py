@@ -19,12 +19,13 @@ constant offsets below; -1 = empty / none::
 
     Q[p, P_*]                player p's integer parameters; Q[p, P_N_RULES] buy
                              rules at rows Q[p, P_RULES] .. + n_rules - 1
-    Q[ADV_KEY + p, k]        the section 6.4 score of kind k for p's policy as a sort
-                             key: KEY_MUL x (number of distinct scores of p's kinds below
-                             it), so the order and the ties are the scores'; Q[p, P_MIN_KEY]
-                             is the key of min_score the same way (key >= P_MIN_KEY iff
-                             score >= min_score)
-    Q[VALE_SCORE + p, v]     the section 6.3 score of vale v
+    Q[ADV_KEY + 4s + p, k]   the section 6.4 score of kind k for p's policy at stage s as a
+                             sort key: KEY_MUL x (number of distinct scores of p's kinds at
+                             that stage below it), so the order and the ties are the
+                             scores'; Q[MIN_KEY + p, s] is the key of min_score the same way
+                             (key >= it iff score >= min_score).  A scripted policy has one
+                             stage (s = 0); a value player Q[p, P_STAGES] (section 6.7)
+    Q[VALE_SCORE + 4s + p, v]  the section 6.3 score of vale v at stage s
     Q[NEVER_ADV + p, k]      1 if p's policy never buys advancement kind k
     Q[NEVER_VALE + p, v]     1 if p's policy never buys vale v
     Q[ADV_BUY_COST + p, k]   kind k's cost, or NEVER_COST if p never buys it (the
@@ -91,9 +92,11 @@ VAB_SUNSTONE = VAB["spirit_to_wild"]
  O_N) = range(17)
 
 # -- policy parameters (row p of Q) ------------------------------------------
-(P_PUSH_RISK, P_MANA_TARGET, P_MIN_KEY, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
+(P_PUSH_RISK, P_MANA_TARGET, _P_FREE, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
  P_TOKEN_NEEDED, P_USE_SUNSTONE, P_EXPLORE, P_N_RULES, P_RULES,
- P_LOOKAHEAD, P_CAUTION, P_W_MANA, P_W_SPIRIT, P_W_HVP, P_DISCARD_PLAYS, P_N) = range(17)
+ P_LOOKAHEAD, P_CAUTION, P_W_MANA, P_W_SPIRIT, P_W_HVP, P_DISCARD_PLAYS, P_STAGES,
+ P_N) = range(18)
+# P_STAGES: a value player's stages (its score rows, engine-spec §6.7), else 1
 # P_LOOKAHEAD: 1 if push_rule == "lookahead" (engine-spec §6.1), else the risk rule
 # -- buy rules ----------------------------------------------------------------
 (RC_TARGET, RC_ID, RC_MANA_AT_LEAST, RC_MANA_AT_MOST, RC_ROUND_AT_LEAST,
@@ -126,9 +129,11 @@ FERTILE_KINDS = FERTILE + 1
 OPTS = FERTILE_KINDS + 1
 T_ROWS = OPTS + 1
 # -- rows of Q ------------------------------------------------------------------
-ADV_KEY = MAX_PLAYERS
-VALE_SCORE = ADV_KEY + MAX_PLAYERS
-NEVER_ADV = VALE_SCORE + MAX_PLAYERS
+MAX_STAGES = 4                       # = vale_sim.value.MAX_STAGES (checked below)
+ADV_KEY = MAX_PLAYERS                # + MAX_PLAYERS * stage + p
+VALE_SCORE = ADV_KEY + MAX_PLAYERS * MAX_STAGES     # + MAX_PLAYERS * stage + p
+MIN_KEY = VALE_SCORE + MAX_PLAYERS * MAX_STAGES     # Q[MIN_KEY + p, stage]
+NEVER_ADV = MIN_KEY + MAX_PLAYERS
 NEVER_VALE = NEVER_ADV + MAX_PLAYERS
 ADV_BUY_COST = NEVER_VALE + MAX_PLAYERS
 RULES = ADV_BUY_COST + MAX_PLAYERS   # first rule row
@@ -227,6 +232,25 @@ def _resolve_card(cs: CardSet, name: str, policy: Policy, what: str = "buy rule 
                       f"(not an advancement or vale of card set {cs.name!r})")
 
 
+def stage_scores(cs: CardSet, pol: Policy) -> tuple[list, list]:
+    """([stage][kind] advancement scores, [stage][vale] vale scores) of a policy: one
+    stage for a scripted policy (engine-spec §6.3, §6.4), a value player's per stage
+    (§6.7).  The reference engine scores with the same numbers."""
+    from ..value import policy_values
+    vals = policy_values(cs, pol)
+    if vals is not None:
+        return [list(map(int, r)) for r in vals[0]], [list(map(int, r)) for r in vals[1]]
+    adv = [pol.w_mana * a.mana + pol.w_spirit * a.spirits
+           + pol.w_harvest_vp * a.harvest_vp + pol.w_end_vp * a.end_vp
+           + pol.w_growth * a.growth - pol.w_decay * a.decay
+           + pol.w_guardian * a.guardian
+           + pol.w_ability * int(a.ability != "none") - pol.w_cost * a.cost
+           for a in cs.advancements]
+    vale = [pol.w_vale_vp * v.end_vp + pol.w_vale_ability * int(v.ability != "none")
+            for v in cs.vales]
+    return [adv], [vale]
+
+
 def policy_tables(cs: CardSet, policies) -> np.ndarray:
     """Policies (one per player) as one int64 array Q; rule card names resolved to ids."""
     P = len(policies)
@@ -234,7 +258,7 @@ def policy_tables(cs: CardSet, policies) -> np.ndarray:
         raise ValueError(f"at most {MAX_PLAYERS} policies, got {P}")
     na, nv = max(1, len(cs.advancements)), max(1, len(cs.vales))
     n_rules = sum(len(p.rules) for p in policies)
-    Q = np.zeros((RULES + n_rules, max(P_N, RC_N, na, nv)), dtype=np.int64)
+    Q = np.zeros((RULES + n_rules, max(P_N, RC_N, na, nv, MAX_STAGES)), dtype=np.int64)
     row_at = RULES
     for p, pol in enumerate(policies):
         par = Q[p]
@@ -251,19 +275,16 @@ def policy_tables(cs: CardSet, policies) -> np.ndarray:
         par[P_CAUTION] = pol.lookahead_caution_permille
         par[P_W_MANA], par[P_W_SPIRIT], par[P_W_HVP] = pol.w_mana, pol.w_spirit, pol.w_harvest_vp
         par[P_DISCARD_PLAYS] = pol.discard_field_plays
-        scores = [pol.w_mana * a.mana + pol.w_spirit * a.spirits
-                  + pol.w_harvest_vp * a.harvest_vp + pol.w_end_vp * a.end_vp
-                  + pol.w_growth * a.growth - pol.w_decay * a.decay
-                  + pol.w_guardian * a.guardian
-                  + pol.w_ability * int(a.ability != "none") - pol.w_cost * a.cost
-                  for a in cs.advancements]
-        distinct = sorted(set(scores))
-        for i, sc in enumerate(scores):
-            Q[ADV_KEY + p, i] = KEY_MUL * bisect.bisect_left(distinct, sc)
-        par[P_MIN_KEY] = KEY_MUL * bisect.bisect_left(distinct, pol.min_score)
-        for i, v in enumerate(cs.vales):
-            Q[VALE_SCORE + p, i] = (pol.w_vale_vp * v.end_vp
-                                    + pol.w_vale_ability * int(v.ability != "none"))
+        adv_scores, vale_scores = stage_scores(cs, pol)
+        par[P_STAGES] = len(adv_scores)
+        for st, scores in enumerate(adv_scores):
+            distinct = sorted(set(scores))
+            for i, sc in enumerate(scores):
+                Q[ADV_KEY + MAX_PLAYERS * st + p, i] = KEY_MUL * bisect.bisect_left(distinct, sc)
+            Q[MIN_KEY + p, st] = KEY_MUL * bisect.bisect_left(distinct, pol.min_score)
+        for st, scores in enumerate(vale_scores):
+            for i, sc in enumerate(scores):
+                Q[VALE_SCORE + MAX_PLAYERS * st + p, i] = sc
         for name in pol.never:
             tt, i = _resolve_card(cs, name, pol, "never names")
             Q[(NEVER_ADV if tt == T_CARD_ADV else NEVER_VALE) + p, i] = 1
@@ -295,3 +316,11 @@ def policy_tables(cs: CardSet, policies) -> np.ndarray:
                     row[col] = v
     Q.setflags(write=False)
     return Q
+
+
+def _check_stages():
+    from vale_sim.value import MAX_STAGES as M
+    assert M == MAX_STAGES, "fast/tables.MAX_STAGES must equal vale_sim.value.MAX_STAGES"
+
+
+_check_stages()

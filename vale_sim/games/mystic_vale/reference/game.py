@@ -17,6 +17,7 @@ from ..rules import MAX_PHASE_PLAYS, Rules
 from . import symbols as sym
 from .player import OwnedVale, Player
 from .symbols import Card
+from ..value import adv_features, stage_of, vale_features
 
 COMMONS_SLOTS = 9      # 3 face up per level (RB: Setup 2)
 VALE_SLOTS = 8         # 4 face up per level (RB: Setup 3)
@@ -336,8 +337,15 @@ class MysticValeGame:
         rec.vp_gained, rec.vp_from_box = vp, vp - from_pool
 
     # -- choosing vales (engine-spec §6.3) --------------------------------------
+    def stage(self, policy: Policy) -> int:
+        """§6.7: the stage a value player scores at (0 for a scripted policy)."""
+        return stage_of(self.rules.pool_for(self.n), self.pool, policy.value_stages)
+
     def vale_score(self, policy: Policy, v: int) -> int:
         vale = self.cs.vales[v]
+        if policy.value_stages:                       # §6.7: a value player
+            w = policy.value_vale[self.stage(policy)]
+            return sum(a * b for a, b in zip(w, vale_features(vale)))
         return policy.w_vale_vp * vale.end_vp + policy.w_vale_ability * (vale.ability != "none")
 
     def choose_vale(self, pl: Player, policy: Policy, spirits: dict, mana: int):
@@ -375,6 +383,9 @@ class MysticValeGame:
     # -- choosing advancements (engine-spec §6.4) --------------------------------
     def adv_score(self, policy: Policy, k: int) -> int:
         a = self.cs.advancements[k]
+        if policy.value_stages:                       # §6.7: a value player
+            w = policy.value_adv[self.stage(policy)]
+            return sum(x * y for x, y in zip(w, adv_features(a)))
         return (policy.w_mana * a.mana + policy.w_spirit * a.spirits
                 + policy.w_harvest_vp * a.harvest_vp + policy.w_end_vp * a.end_vp
                 + policy.w_growth * a.growth - policy.w_decay * a.decay
