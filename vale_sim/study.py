@@ -95,6 +95,10 @@ EXPLOIT = Study("exploit", command="exploit", parser="vale_sim.commands.exploit"
 META = Study("meta", command="meta", parser="vale_sim.commands.meta",
              doc="a population of policies and its meta-game equilibrium (vale_sim.metagame)")
 
+#: ``vale-sim train``: a game that lists it has a ``value`` module (vale_sim.train).
+TRAIN = Study("train", command="train", parser="vale_sim.commands.train",
+              doc="learn a value player by self-play (vale_sim.train)")
+
 #: ``vale-sim strategy``: the strategy guide (a game that lists it sets ``Game.strategy``).
 STRATEGY = Study("strategy", command="strategy", parser="vale_sim.commands.strategy",
                  doc="the strategy guide: when the strongest player pushes, what it buys "

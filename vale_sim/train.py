@@ -59,7 +59,7 @@ def value_module(g):
     """The game's value-player module (features, training data), or a UserError."""
     import importlib
     try:
-        return importlib.import_module(f"{g.__module__.rsplit('.', 1)[0]}.value")
+        return importlib.import_module(f"{g.package}.value")
     except ModuleNotFoundError:
         raise UserError(f"train: {g.name} has no value player yet (docs/value.md)") from None
 

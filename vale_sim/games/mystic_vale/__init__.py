@@ -20,7 +20,8 @@ from . import records as _records
 from .records import BASE_COLUMNS
 from .rules import Rules
 from ..base import SEATS_NOTE, Game
-from vale_sim.study import CARDS, EXPLOIT, GOLDEN, META, OPTIMIZE, REPORT, STRATEGY, Study
+from vale_sim.study import (CARDS, EXPLOIT, GOLDEN, META, OPTIMIZE, REPORT, STRATEGY, TRAIN,
+                             Study)
 
 _S = __name__ + ".studies:"          # the config schemas, checks and runners of its studies
 
@@ -160,6 +161,7 @@ GAME = Game(
         OPTIMIZE,
         EXPLOIT,
         META,
+        TRAIN,
         STRATEGY,
         Study("report", command=REPORT.command, parser=REPORT.parser, schema=REPORT.schema,
               check=REPORT.check, run=REPORT.run, engine=_S + "engine_used", doc=REPORT.doc),

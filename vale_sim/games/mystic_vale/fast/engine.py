@@ -706,6 +706,7 @@ def vale_rule_match(T, S, Q, p, r, v):
 def stage_of(T, S, Q, p):
     """§6.7: the stage at which p's policy scores now: 0 for a scripted policy, else
     ``stages * (pool0 - pool) // pool0``, at most stages - 1 (vale_sim.value.stage_of)."""
+    # spec §6.7: the stage of a value player
     k = Q[p, P_STAGES]
     if k <= 1:
         return 0

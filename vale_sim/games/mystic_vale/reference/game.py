@@ -338,7 +338,8 @@ class MysticValeGame:
 
     # -- choosing vales (engine-spec §6.3) --------------------------------------
     def stage(self, policy: Policy) -> int:
-        """§6.7: the stage a value player scores at (0 for a scripted policy)."""
+        """The stage a value player scores at (0 for a scripted policy)."""
+        # spec §6.7: the stage of a value player
         return stage_of(self.rules.pool_for(self.n), self.pool, policy.value_stages)
 
     def vale_score(self, policy: Policy, v: int) -> int:
