@@ -173,7 +173,7 @@ def test_engines_play_the_same_value_game(cs, players):
 def test_train_resume_equals_an_uninterrupted_run(tmp_path):
     """Interrupted during iteration 1, then resumed: the same iterations, the same model."""
     from vale_sim.train import TrainConfig, train
-    cfg = TrainConfig(games=300, iterations=3, patience=3, eval_deals=60, seed=4)
+    cfg = TrainConfig(games=200, iterations=2, patience=2, eval_deals=40, seed=4)
     whole, log_whole = train(cfg, say=lambda s: None)
     ck = tmp_path / "ck.json"
     calls = []
@@ -189,7 +189,7 @@ def test_train_resume_equals_an_uninterrupted_run(tmp_path):
     resumed, log = train(cfg, checkpoint=ck, resume=True, say=lambda s: None)
     assert resumed.adv == whole.adv and resumed.vale == whole.vale
     assert [r["accepted"] for r in log] == [r["accepted"] for r in log_whole]
-    other = TrainConfig(games=300, iterations=3, patience=3, eval_deals=60, seed=5)
+    other = TrainConfig(games=200, iterations=2, patience=2, eval_deals=40, seed=5)
     from vale_sim.errors import UserError
     with pytest.raises(UserError, match="made by another train run"):
         train(other, checkpoint=ck, resume=True, say=lambda s: None)

@@ -82,6 +82,9 @@ class Policy:
     # Buy randomly with this chance (per mille) per purchase: for card statistics.
     explore_permille: int = 0
     rules: tuple[BuyRule, ...] = ()
+    # A `best` buy rule takes only cards scoring at least min_score (vales:
+    # vale_min_score), as the policy without rules does (engine-spec §6.5).
+    best_min_score: bool = False
     # Card names (advancements or vales) this player never buys: not even by a
     # buy rule or by exploration (engine-spec §6.3, §6.4).
     never: tuple[str, ...] = ()
@@ -94,7 +97,7 @@ class Policy:
 
     def __post_init__(self):
         check_policy_fields(self, BuyRule, modes={"push_rule": PUSH_RULES, "token": TOKEN_MODES},
-                            bools=("avoid_decay_stack", "use_sunstone"),
+                            bools=("avoid_decay_stack", "use_sunstone", "best_min_score"),
                             permille=("push_risk_permille", "explore_permille"),
                             at_least_zero=("discard_field_plays", "mana_target",
                                            "lookahead_caution_permille"),
@@ -211,7 +214,8 @@ SEARCH_RANGES: dict[str, tuple[int, int]] = {
     "discard_field_plays": (0, MAX_PHASE_PLAYS),
 }
 #: Fields never searched: the lists, and random buying (meant for card statistics).
-SEARCH_EXCLUDED = ("name", "rules", "never", "explore_permille") + VALUE_FIELDS
+SEARCH_EXCLUDED = ("name", "rules", "never", "explore_permille",
+                   "best_min_score") + VALUE_FIELDS
 
 
 def search_space() -> dict:
