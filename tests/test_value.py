@@ -216,3 +216,18 @@ def test_train_command(tmp_path, monkeypatch, capsys):
     assert (tmp_path / "mine.json").read_text() == "{}"
     assert main(args[:-2] + ["--base", "nope", "--out", "n.json"]) == 2
     assert "--base 'nope'" in capsys.readouterr().err
+
+
+@pytest.mark.compiled
+def test_bench_times_a_field_next_to_meta(capsys):
+    """`vale-sim bench --policy FIELD` (issue 36 item 8): games/s of the field and of
+    meta-2p, the ratio; refuses options it would ignore."""
+    from vale_sim.cli import main
+    assert main(["bench", "--policy", "value-2p", "--games", "60", "--repeats", "1",
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["policy"] for r in doc["policies"]] == ["meta-2p", "value-2p"]
+    assert doc["policies"][0]["ratio"] == 1.0 and doc["policies"][1]["fast_games_per_s"] > 0
+    assert main(["bench", "--policy", "value-2p", "--workers", "2"]) == 2
+    assert "drop --workers" in capsys.readouterr().err
+    assert main(["bench", "--policy", "nope"]) == 2
