@@ -28,10 +28,7 @@ def main(argv=None) -> int:
            "seed": a.seed}
     t = time.time()
     if a.only in (None, "planted"):
-        run, df = fc.planted_run(a.game, a.field, a.players, a.games, a.seed)
-        out["planted"] = fc.planted_results(run, df, fc.PLANTED[a.game])
-        out["rationality"] = {k: v for k, v in df.attrs.get("rationality", {}).items()
-                              if k != "cards"}
+        out["planted"] = fc.planted_run(a.game, a.field, a.players, a.games, a.seed)
     if a.only in (None, "monotone"):
         run, df, pairs = fc.monotone_run(a.game, a.field, a.players, a.games, a.seed)
         out["monotone_pairs"] = len(pairs)

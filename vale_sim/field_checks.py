@@ -6,7 +6,7 @@ the fast engine at the bundled deck sizes, and returns what it saw; the tests ho
 strongest bundled field to them, and ``experiments/field_checks.py`` runs the same
 checks under any field (the old ``meta-{P}p`` fails them: docs/statistics.md §5.8).
 
-    seen = planted_twins("mystic-vale", "value-2p", games=4000, seed=0)
+    seen = planted_run("mystic-vale", "value-2p", games=4000, seed=0)
     bad = monotone_violations(run_monotone("mystic-vale", "value-2p", games=4000))
 """
 from __future__ import annotations
@@ -64,35 +64,37 @@ def difference(run, a: str, b: str, confidence: float = 0.95):
 
 
 def planted_run(game: str, field: str, players: int = 2, games: int = 4000, seed: int = 0,
-                bases=None):
-    """One strength run of the planted set: per base card its gross twin (+6 end VP),
-    useless twin and identical twin."""
+                bases=None) -> list[dict]:
+    """Per base card, two strength runs: its gross twin (+6 end VP) alone in the set
+    (planted together, gross twins would stand in for each other when one is banned,
+    and each would read as worth little), then its useless twin and its identical twin.
+    Returns per base the gross and useless verdicts and values and the identical twin's
+    paired difference (99%: one check of many)."""
     g = get_game(game)
     cs = g.load_card_set(g.default_card_set)
-    bases = bases or PLANTED[g.name]
-    extra, names = [], []
-    for b in bases:
-        o = _card(cs, b)
-        extra += [replace(o, name=f"{b} gross", end_vp=o.end_vp + 6), useless(o),
-                  replace(o, name=f"{b} same")]
-        names += [b, f"{b} gross", f"{b} useless", f"{b} same"]
-    run = strength_run(_with(cs, extra), games=games, players=players, seed=seed,
-                       baseline=field, cards=names, engine="fast", game=g.name)
-    return run, strength_frame(run, estimand="natural").set_index("card")
-
-
-def planted_results(run, df, bases) -> list[dict]:
-    """Per base: the verdicts of its gross and useless twins and the paired difference
-    of its identical twin (99%: one check of many)."""
     out = []
-    for b in bases:
-        m, lo, hi = difference(run, f"{b} same", b, 0.99)
-        out.append({"card": b, "gross": df.loc[f"{b} gross", "verdict"],
-                    "gross_natural": float(df.loc[f"{b} gross", "natural_value"]),
-                    "gross_per_pick": float(df.loc[f"{b} gross", "per_pick_value"]),
-                    "useless": df.loc[f"{b} useless", "verdict"],
-                    "useless_natural": float(df.loc[f"{b} useless", "natural_value"]),
-                    "same_diff": m, "same_lo": lo, "same_hi": hi})
+    for b in bases or PLANTED[g.name]:
+        o = _card(cs, b)
+        gross = replace(o, name=f"{b} gross", end_vp=o.end_vp + 6)
+        run1 = strength_run(_with(cs, [gross]), games=games, players=players, seed=seed,
+                            baseline=field, cards=[gross.name], engine="fast", game=g.name)
+        df1 = strength_frame(run1, estimand="natural").set_index("card")
+        run2 = strength_run(_with(cs, [useless(o), replace(o, name=f"{b} same")]), games=games,
+                            players=players, seed=seed, baseline=field,
+                            cards=[b, f"{b} useless", f"{b} same"], engine="fast", game=g.name)
+        df2 = strength_frame(run2, estimand="natural").set_index("card")
+        m, lo, hi = difference(run2, f"{b} same", b, 0.99)
+        gr, us = df1.loc[gross.name], df2.loc[f"{b} useless"]
+        out.append({"card": b, "gross": gr["verdict"],
+                    "gross_natural": float(gr["natural_value"]),
+                    "gross_per_pick": float(gr["per_pick_value"]),
+                    "gross_per_pick_lo": float(gr["per_pick_lo"]),
+                    "gross_acquired": float(gr["natural_acquired_rate"]),
+                    "useless": us["verdict"], "useless_natural": float(us["natural_value"]),
+                    "useless_forced": float(us["strength"]),
+                    "same_diff": m, "same_lo": lo, "same_hi": hi,
+                    "below_zero": (df1.attrs.get("rationality") or {}).get("below_zero", 0)
+                    + (df2.attrs.get("rationality") or {}).get("below_zero", 0)})
     return out
 
 
