@@ -201,7 +201,9 @@ def tournament_schema() -> dict:
 def report_schema() -> dict:
     return {
         "quick": (_bool, False),
-        "baseline": (_str, "meta-{P}p"),    # the strong field of "Robust to the bots?"
+        # the strong field of "Robust to the bots?" (None: the game's strongest bundled
+        # field, vale_sim.strong_field.field_of)
+        "baseline": (_str, None),
         "sizes": (dict, None),           # sub-table: the game's report settings fields
         # a "What if" section when the config names edits (vale_sim.whatif, docs/what-if.md)
         "edits": (dict, None),
