@@ -220,7 +220,8 @@ def what_if_schema() -> dict:
         "rule_edits": (dict, None),    # [rule_edits] NAME = VALUE (the edited arm's rules)
         "players": (_players_list, [2]),
         "games": (_int(2, MAX_GAMES), 2000),
-        "baseline": (_str, None),
+        "baseline": (_str, None),      # None: the game's strongest bundled field
+        "estimand": (_choice("natural", "prefer"), None),     # None: natural
         "cards": (_list_of(_str), None),
         "tolerance": (_float(0.0, 1.0), 0.05),
         "margin": (_float(0.0, 1.0), 0.02),
@@ -557,7 +558,8 @@ def run_what_if(exp, out: Path, store, progress) -> dict:
     w = whatif.what_if(edits, rules, exp.game, c["card_set"], c["players"], c["games"],
                        c["seed"], c["baseline"], c["cards"], exp.rules(), c["engine"],
                        c["workers"], tolerance=c["tolerance"], margin=c["margin"],
-                       correction=c["correction"], play=store.play_frame)
+                       correction=c["correction"], play=store.play_frame,
+                       estimand=c["estimand"])
     for name in ("cards", "game"):
         _write_csv(pd.concat([getattr(pc, name).assign(players=pc.players) for pc in w.counts],
                              ignore_index=True), out / f"what_if_{name}.csv")
