@@ -64,8 +64,12 @@ def test_the_target_gap_by_kind():
 
 
 def test_defaults_are_the_strong_field_and_the_natural_estimand():
-    from vale_sim.strong_field import STRONG_FIELD
-    assert B.DEFAULT_BASELINE == STRONG_FIELD and B.DEFAULT_ESTIMAND == "natural"
+    import inspect
+    from vale_sim.strong_field import ESTIMAND
+    sig = inspect.signature(B.balance).parameters
+    # baseline None: the game's strongest bundled field (vale_sim.strong_field.field_of)
+    assert sig["baseline"].default is None and sig["estimand"].default == ESTIMAND
+    assert B.DEFAULT_ESTIMAND == ESTIMAND == "natural"
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -206,7 +206,7 @@ def observational(card_set=None, games: int = 2000, players: int = 2, seed: int 
         rows.append(rec)
     out = pd.DataFrame(rows)
     out.attrs.update(note=ASSOCIATION_NOTE, games=len(frame) // players, players=players,
-                     confidence=confidence)
+                     confidence=confidence, baseline=g.get_policy(baseline).name)
     return out
 
 
