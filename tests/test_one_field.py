@@ -23,17 +23,20 @@ from vale_sim.cli import build_parser, main
 from vale_sim.games import get_game
 
 GAMES = ("mystic-vale", "mystic-lands")
+#: The strongest bundled field of each game (docs/value.md; Mystic Lands' value players
+#: come with the next step of issue 36).
+FIELD = {"mystic-vale": "value-{P}p", "mystic-lands": "meta-{P}p"}
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_each_game_has_one_strongest_field_and_it_plays_at_every_count():
     for name in GAMES:
         g = get_game(name)
-        assert g.strong_field == SF.field_of(name) == SF.field_of(g) == "meta-{P}p"
+        assert g.strong_field == SF.field_of(name) == SF.field_of(g) == FIELD[name]
         cs = g.load_card_set(g.default_card_set)
         for p in g.players:
             assert g.resolve_baseline(SF.field_of(g), p, cs).name == SF.field_name(g, p) \
-                == f"meta-{p}p"
+                == FIELD[name].replace("{P}", str(p))
     assert SF.ESTIMAND == "natural"
     assert SF.field_label("meta-{P}p", 2) == "meta-2p"
     assert SF.field_label("meta-{P}p", [2, 3]) == "meta-{P}p: meta-2p, meta-3p"
@@ -46,8 +49,8 @@ def test_a_game_without_a_strong_field_uses_its_default_policy():
 
 
 def test_no_module_spells_the_field_but_the_games():
-    """The literal "meta-{P}p" as a value lives only in the games' __init__ (the one
-    line to change); everything else reads Game.strong_field."""
+    """The literal field (e.g. "value-{P}p") as a value lives only in the games' __init__
+    (the one line to change); everything else reads Game.strong_field."""
     found = []
     for path in (ROOT / "vale_sim").rglob("*.py"):
         rel = path.relative_to(ROOT).as_posix()
@@ -56,7 +59,8 @@ def test_no_module_spells_the_field_but_the_games():
                 if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
                 and n.body and isinstance(n.body[0], ast.Expr)}
         for n in ast.walk(tree):
-            if isinstance(n, ast.Constant) and n.value == "meta-{P}p" and id(n) not in docs:
+            if (isinstance(n, ast.Constant) and n.value in set(FIELD.values())
+                    and id(n) not in docs):
                 found.append(f"{rel}:{n.lineno}")
     games = ("vale_sim/games/mystic_lands/__init__.py", "vale_sim/games/mystic_vale/__init__.py")
     assert len(found) == 2 and all(f.split(":")[0] in games for f in found), found
@@ -135,7 +139,7 @@ def test_switching_the_field_is_one_line_per_game(monkeypatch, capsys):
     with TestClient(create_app("mystic-lands", heartbeat=60)) as c:
         games = {x["name"]: x for x in c.get("/api/games").json()["games"]}
     assert games["mystic-lands"]["field"] == "greedy"
-    assert games["mystic-vale"]["field"] == "meta-{P}p"
+    assert games["mystic-vale"]["field"] == FIELD["mystic-vale"]
 
 
 # --- every output names the field --------------------------------------------------------

@@ -44,8 +44,9 @@ def test_an_edit_that_changes_nothing_changes_no_verdict(edit):
 
 
 def test_a_real_edit_is_not_reported_as_no_change():
-    # the same check as above would fail for an edit that changes play
-    w = whatif.what_if(["Stag.cost=+3"], games=40, cards=MV_CARDS, seed=3)
+    # the same check as above would fail for an edit that changes play (the field buys
+    # Podlings; it never buys Stag, whose cost then changes nothing it plays)
+    w = whatif.what_if(["Podlings.cost=+3"], games=40, cards=MV_CARDS, seed=3)
     assert (w.counts[0].cards["deals_changed"] > 0).any()
     with pytest.raises(AssertionError):
         _all_zero(w)
@@ -261,7 +262,7 @@ def test_a_report_config_naming_edits_gets_a_what_if_section(tmp_path):
     # (section numbers move as sections are added: match the title)
     assert re.search(r"^## \d+\. What if: Stag\.cost=\+1 \(3 -> 4\)$", md, re.M), md[:2000]
     assert "verdict changed" in md.lower()
-    assert "by the same bots (field meta-2p)" in md and "(estimand natural)" in md
+    assert "by the same bots (field value-2p)" in md and "(estimand natural)" in md
     assert (tmp_path / "res" / "rep" / "tables" / "what_if_cards.csv").exists()
 
 

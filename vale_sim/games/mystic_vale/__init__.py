@@ -179,5 +179,5 @@ GAME = Game(
     workbench=__name__ + ".workbench",
     # the strongest bundled field: every "strongest bots" default reads it
     # (vale_sim.strong_field.field_of; docs/meta.md)
-    strong_field="meta-{P}p",
+    strong_field="value-{P}p",
 )
