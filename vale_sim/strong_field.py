@@ -168,6 +168,7 @@ def verdict_table(strong: pd.DataFrame, settlement, comparisons: dict | None = N
     natural-estimand frame of the same cards) its verdict and natural value."""
     cols = ["card", "kind", "level", "verdict", "natural_value", "natural_lo", "natural_hi",
             "natural_lo_adj", "natural_hi_adj", "per_pick_value", "per_pick_lo", "per_pick_hi",
+            "forced_per_pick", "forced_per_pick_lo", "forced_per_pick_hi",
             "strength", "strength_lo", "strength_hi", "natural_acquired_rate", "n_deals"]
     t = strong[[c for c in cols if c in strong.columns]].copy()
     st = settlement.table.set_index("card")
