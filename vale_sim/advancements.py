@@ -555,8 +555,8 @@ def verdict_rule(strength, natural, n: int, confidence: float = 0.95,
     ``strength`` and ``natural``: ``(mean, sd, changed)`` of the per-deal differences
     prefer − ban and natural − ban (``changed``: deals changed), arrays of shape
     ``(..., cards)``; each row of the last axis is one family of cards, corrected on
-    its own (:func:`vale_sim.stats.adjust_pvalues_rows`), so a stack of runs is
-    labelled in one call.  ``n``: deals.  Returns a dict
+    its own (:func:`vale_sim.stats.adjust_pvalues_rows`), so a stack of resampled runs
+    (:func:`verdict_agreement`) is labelled in one call.  ``n``: deals.  Returns a dict
     of arrays of that shape: the p-values (``p_value``, ``p_equivalent``,
     ``p_natural``, ``p_natural_equivalent``, ``p_natural_below``) and their adjusted
     values (``..._adjusted``), ``reject`` / ``reject_natural`` / ``below`` (the
@@ -600,9 +600,94 @@ def verdict_rule(strength, natural, n: int, confidence: float = 0.95,
     return o
 
 
+#: Resamples of the deals behind each frame's ``verdict_agreement`` (docs/statistics.md
+#: §5.8); 0 skips it.
+AGREEMENT_RESAMPLES = 200
+#: A verdict is *stable* when an identical rerun would read it at least this often;
+#: below it the card sits near a label boundary (marked "?").
+STABLE_AGREEMENT = 0.9
+AGREEMENT_SEED_OFFSET = 0xA6E0_0000_0000   # the resampling's seed: the run's seed + this
+
+
+def deal_matrices(run: "StrengthRun") -> tuple[np.ndarray, ...]:
+    """The per-deal inputs of the verdicts, cards in the order of ``run.arms``, each of
+    shape ``(deals, cards)``: the strength (prefer − ban) and natural (natural − ban)
+    differences, and whether each deal changed between those arms (1.0 / 0.0)."""
+    arms = list(run.arms.values())
+    ds = np.stack([p.mean(axis=0) - b.mean(axis=0) for p, b in arms], axis=1)
+    dn = np.stack([run.natural.mean(axis=0) - b.mean(axis=0) for _, b in arms], axis=1)
+    cs = np.stack([np.any(p != b, axis=0) for p, b in arms], axis=1).astype(float)
+    cn = np.stack([np.any(run.natural != b, axis=0) for _, b in arms], axis=1).astype(float)
+    return ds, dn, cs, cn
+
+
+def resampled_verdicts(matrices, resamples: int, rng, confidence: float = 0.95,
+                       tolerance: float = 0.05, correction: str = "fdr_bh",
+                       margin: float = DEFAULT_MARGIN, estimand: str = DEFAULT_ESTIMAND,
+                       deals: int | None = None) -> np.ndarray:
+    """The verdicts of ``resamples`` runs drawn from one (``matrices``: its
+    :func:`deal_matrices`): each draws ``deals`` (default the run's own count) of its
+    deals with replacement -- the deal is the independent unit, every arm and card of a
+    drawn deal comes with it -- and labels every card by :func:`verdict_rule`, the
+    multiplicity correction included.  Returns the labels, ``(resamples, cards)``."""
+    ds, dn, cs, cn = matrices
+    pool = ds.shape[0]
+    n = pool if deals is None else int(deals)
+    out, done = [], 0
+    batch = max(1, min(resamples, 4_000_000 // pool))       # at most ~32 MB of weights
+    while done < resamples:
+        b = min(batch, resamples - done)
+        w = rng.multinomial(n, np.full(pool, 1.0 / pool), size=b).astype(float)  # (b, deals)
+
+        def summary(d, ch):
+            m = w @ d / n
+            var = np.maximum((w @ (d * d) - n * m * m) / (n - 1), 0.0)
+            return m, np.sqrt(var), w @ ch
+        out.append(verdict_rule(summary(ds, cs), summary(dn, cn), n, confidence, tolerance,
+                                correction, margin, estimand)["verdict"])
+        done += b
+    return np.concatenate(out, axis=0) if out else np.empty((0, ds.shape[1]), str)
+
+
+def agreement_of(labels: np.ndarray) -> np.ndarray:
+    """Per column of ``labels`` (draws × cards): the share of pairs of draws that read
+    the same label, ``sum_k c_k (c_k − 1) / (R (R − 1))`` with ``c_k`` draws reading
+    label ``k`` of ``R``: an unbiased estimate of the chance that two independent
+    draws agree.  nan with fewer than 2 draws."""
+    r = labels.shape[0]
+    if r < 2:
+        return np.full(labels.shape[1], math.nan)
+    counts = [(labels == v).sum(axis=0) for v in np.unique(labels)]
+    return sum(c * (c - 1.0) for c in counts) / (r * (r - 1.0))
+
+
+def verdict_agreement(run: "StrengthRun", confidence: float = 0.95, tolerance: float = 0.05,
+                      correction: str = "fdr_bh", margin: float = DEFAULT_MARGIN,
+                      estimand: str = DEFAULT_ESTIMAND,
+                      resamples: int = AGREEMENT_RESAMPLES) -> np.ndarray:
+    """Per card (the order of ``run.arms``): the estimated probability that two
+    independent runs of this size -- or a card and its identical twin in one run --
+    read the same verdict (docs/statistics.md §5.8).
+
+    ``resamples`` runs of the same size are drawn from this one
+    (:func:`resampled_verdicts`: the deals with replacement, every card labelled by
+    the verdict rule with its multiplicity correction), and the estimate is the share
+    of pairs of them that agree (:func:`agreement_of`).  A card far from every label
+    boundary reads 1; a card whose estimate sits on one reads about 0.5.  The draws
+    use the seed ``run.seed + AGREEMENT_SEED_OFFSET``: the same run gives the same
+    estimate.  nan with fewer than 2 deals or resamples."""
+    names = list(run.arms)
+    if not names or int(run.deals) < 2 or resamples < 2:
+        return np.full(len(names), math.nan)
+    rng = np.random.default_rng(offset_seed(int(run.seed or 0), AGREEMENT_SEED_OFFSET))
+    return agreement_of(resampled_verdicts(deal_matrices(run), resamples, rng, confidence,
+                                           tolerance, correction, margin, estimand))
+
+
 def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float = 0.05,
                    correction: str = "fdr_bh", margin: float = DEFAULT_MARGIN,
-                   estimand: str = DEFAULT_ESTIMAND) -> pd.DataFrame:
+                   estimand: str = DEFAULT_ESTIMAND,
+                   agreement_resamples: int = AGREEMENT_RESAMPLES) -> pd.DataFrame:
     """The strength table of a :class:`StrengthRun` (see :func:`strength_table`).
 
     ``estimand``: "prefer" (flags and verdicts from the forced value ``strength`` =
@@ -610,7 +695,10 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
     :func:`natural_flags`; docs/statistics.md §5.6); the rule is :func:`verdict_rule`.
     Columns ``value``/``value_lo``/``value_hi``/``value_lo_adj``/``value_hi_adj`` are the
     estimand's headline number (``strength`` or ``natural_value``); the rows are sorted
-    by it."""
+    by it.  ``verdict_agreement``: how often an identical rerun of this size would read
+    the same verdict (:func:`verdict_agreement`, ``agreement_resamples`` draws of the
+    deals; nan with 0), ``verdict_stable``: at least :data:`STABLE_AGREEMENT`
+    (docs/statistics.md §5.8)."""
     if correction not in CORRECTIONS:
         raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
     if estimand not in ESTIMANDS:
@@ -698,6 +786,12 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
         head, sd_col, ch_col = (("strength", "strength_sd", "deals_changed")
                                 if estimand == "prefer" else
                                 ("natural", "natural_sd", "natural_deals_changed"))
+        # how often an identical rerun (or twin) would read the same verdict (§5.8)
+        out["verdict_agreement"] = verdict_agreement(run, confidence, tolerance, correction,
+                                                     margin, estimand, agreement_resamples)
+        out["verdict_stable"] = pd.Series(     # True / False, None when not estimated
+            [bool(a >= STABLE_AGREEMENT) if a == a else None for a in out["verdict_agreement"]],
+            index=out.index, dtype=object)
         out["margin"] = margin
         out["players"] = run.players      # strength includes denial: per player count
         val = out["strength"] if head == "strength" else out["natural_value"]
@@ -718,7 +812,11 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
                      correction=correction, adjusted_confidence=level,
                      natural_adjusted_confidence=level_nat, cards_tested=m_cards,
                      margin=margin, estimand=estimand,
-                     rationality=rationality(out) if rows else None)
+                     rationality=rationality(out) if rows else None,
+                     agreement_resamples=agreement_resamples,
+                     stable_agreement=STABLE_AGREEMENT,
+                     near_boundary=(int((out["verdict_agreement"] < STABLE_AGREEMENT).sum())
+                                    if rows else 0))
     return out
 
 
