@@ -132,6 +132,23 @@ def test_agreement_of_counts_pairs_of_draws():
     assert np.isnan(agreement_of(lab[:1])).all()
 
 
+def test_texts_and_json_mark_a_verdict_near_a_boundary():
+    from vale_sim.commands.advancements import format_strength
+    from vale_sim.verdicts import card_verdicts
+    run = _run({"Gross": _shares(2000, 900), "Edge": _shares(2000, 232, 1)})
+    df = strength_frame(run, estimand="prefer")
+    text = format_strength(df)
+    edge = next(line for line in text.splitlines() if line.startswith("Edge"))
+    assert "?" in edge and "near a label boundary" in text
+    assert "1 of the 2 verdicts sit near a label boundary" in text
+    rec = {r["card"]: r for r in report_records(df)}
+    assert rec["Edge"]["verdict_stable"] is False and 0 < rec["Edge"]["verdict_agreement"] < 1
+    assert rec["Gross"]["verdict"] == "over" and rec["Gross"]["verdict_stable"] is True
+    df.attrs.update(players=2, baseline="field")
+    said = " ".join(v.sentence for v in card_verdicts(df))
+    assert "sit near a label boundary" in said
+
+
 # ---------------------------------------------------------------------------
 # Real games: seeds drawn by deal from one meta-2p run
 # ---------------------------------------------------------------------------

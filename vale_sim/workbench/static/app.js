@@ -338,6 +338,9 @@ function runWhatIf() {
                         cards: $("#wi-cards").value, engine: $("#wi-engine").value, seed: Number($("#wi-seed").value) },
     runUI("wi"), showWhatIf);
 }
+// "?" after a verdict near a label boundary: a rerun of this size reads another verdict
+// more than 1 time in 10 (verdict_agreement below 0.9; docs/statistics.md 5.8)
+const mark = (agreement) => (typeof agreement === "number" && agreement < 0.9) ? "?" : "";
 function showWhatIf(r, run) {
   const out = $("#wi-result"); out.replaceChildren();
   out.append(el("p", { class: "wi-what", text: "What if " + r.edits.map((e) => `${e.card}.${e.field} ${e.old} → ${e.new}`)
@@ -352,9 +355,9 @@ function showWhatIf(r, run) {
       const tr = el("tr", { "data-card": c.card, "data-players": pc.players, class: c.moved ? "moved" : "" },
         el("td", { text: (c.edited_card ? "* " : "") + c.card }),
         el("td", { class: "num", text: `${pp(c.strength_original)} ${ci(c.strength_original_ci)}` }),
-        el("td", { text: c.verdict_original }),
+        el("td", { text: c.verdict_original + mark(c.verdict_agreement_original) }),
         el("td", { class: "num", text: `${pp(c.strength_edited)} ${ci(c.strength_edited_ci)}` }),
-        el("td", { text: c.verdict_edited, class: c.verdict_changed ? "changed" : "" }),
+        el("td", { text: c.verdict_edited + mark(c.verdict_agreement_edited), class: c.verdict_changed ? "changed" : "" }),
         el("td", { class: "num change", "data-value": c.change, text: pp(c.change) }),
         el("td", { class: "num", text: ci(c.change_ci) }),
         el("td", { class: "num", text: ci(c.change_ci_adjusted) }),
