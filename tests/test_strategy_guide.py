@@ -305,7 +305,7 @@ def test_bundled_guide_is_current(name):
     assert doc["policy"] == field_of(name) and sorted(doc["players"]) == ["2", "3", "4"]
     assert S.stale_players(doc, name) == [], f"rerun {doc['command']} (docs/strategy.md)"
     for p, r in doc["players"].items():
-        assert r["strong"] == f"meta-{p}p"
+        assert r["strong"] == field_of(name).replace("{P}", str(p))
         assert {x["kind"] for x in r["ablation"]} == set(S.kinds(name)) | {"all"}
         for x in r["ablation"]:
             assert x["n"] == int(p) * doc["settings"]["deals"]
