@@ -38,11 +38,13 @@ def add_parser(sub) -> None:
                         f"(default {d.explore})")
     p.add_argument("--eval-deals", type=count(1, "deals"), default=d.eval_deals,
                    help=f"held-out deals of each new player against the best (default {d.eval_deals})")
-    p.add_argument("--start", default=d.start, metavar="NAME|FILE",
-                   help=f"the policy of iteration 0's self-play (default {d.start})")
-    p.add_argument("--base", default=d.base, metavar="PRESET",
-                   help="the preset giving the value player's push, token and sleeving "
-                        f"fields (default {d.base})")
+    p.add_argument("--start", default=None, metavar="NAME|FILE",
+                   help="the policy of iteration 0's self-play (default: the game's, "
+                        f"{d.start} for Mystic Vale)")
+    p.add_argument("--base", default=None, metavar="PRESET",
+                   help="the preset giving the value player's fields that are not scores "
+                        f"(push, tokens, sleeving; default: the game's, {d.base} for "
+                        "Mystic Vale)")
     p.add_argument("--out", default=None, metavar="FILE.json",
                    help="the model file to write (default value-<P>p.json)")
     p.add_argument("--resume", action="store_true",
@@ -82,7 +84,10 @@ def run(args) -> int:
     t0 = time.time()
     g = get_game(args.game)
     check_players(g, args.players)
-    tr.value_module(g)                               # a UserError if the game has none
+    mod = tr.value_module(g)                         # a UserError if the game has none
+    d = tr.TrainConfig()
+    args.start = args.start or getattr(mod, "TRAIN_START", d.start)
+    args.base = args.base or getattr(mod, "TRAIN_BASE", d.base)
     if args.base not in g.presets:
         raise UserError(f"--base {args.base!r}: give a preset of {g.name} "
                         f"({', '.join(g.presets)})")
