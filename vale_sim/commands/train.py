@@ -41,10 +41,11 @@ def add_parser(sub) -> None:
     p.add_argument("--start", default=None, metavar="NAME|FILE",
                    help="the policy of iteration 0's self-play (default: the game's, "
                         f"{d.start} for Mystic Vale)")
-    p.add_argument("--base", default=None, metavar="PRESET",
-                   help="the preset giving the value player's fields that are not scores "
-                        f"(push, tokens, sleeving; default: the game's, {d.base} for "
-                        "Mystic Vale)")
+    p.add_argument("--base", default=None, metavar="NAME",
+                   help="the preset or policy (e.g. meta-2p) giving the value player's "
+                        "fields that are not scores (push, tokens, sleeving; default: the "
+                        f"game's, {d.base} for Mystic Vale); written to the policy file as "
+                        "a preset and the fields that differ from it")
     p.add_argument("--out", default=None, metavar="FILE.json",
                    help="the model file to write (default value-<P>p.json)")
     p.add_argument("--resume", action="store_true",
@@ -63,15 +64,48 @@ def output_paths(out) -> dict:
             "checkpoint": Path(f"{stem}.checkpoint.json")}
 
 
-def policy_text(model_path: Path, policy_path: Path, pol, base: str, header: str) -> str:
-    """A ``kind = "value"`` policy file for the model (its path relative to the file)."""
+#: Fields a value policy file never carries (vale_sim.value.policy_from_file, make_policy).
+_NOT_WRITTEN = ("name", "rules", "never", "explore_permille", "min_score", "vale_min_score",
+                "value_stages", "value_adv", "value_vale")
+
+
+def base_fields(g, base: str) -> tuple[str, list[str]]:
+    """(preset, field lines) that make a value policy file's fields those of ``base``: a
+    preset of the game is itself; another policy (a bundled file, e.g. meta-2p) is the
+    game's default preset and the fields where it differs from it."""
+    import importlib
+    from dataclasses import fields
+    mod = importlib.import_module(f"{g.package}.policy")
+    if base in mod.BOOK.presets:
+        return base, []
+    from ..train import value_base
+    default = mod.BOOK.presets[mod.BOOK.default]
+    pol = value_base(g, base)
+    lines = []
+    for f in fields(default):
+        v = getattr(pol, f.name)
+        if f.name in _NOT_WRITTEN or v == getattr(default, f.name):
+            continue
+        if isinstance(v, bool):
+            lines.append(f"{f.name} = {str(v).lower()}")
+        elif isinstance(v, str):
+            lines.append(f'{f.name} = "{v}"')
+        else:
+            lines.append(f"{f.name} = {v}")
+    return mod.BOOK.default, lines
+
+
+def policy_text(model_path: Path, policy_path: Path, pol, base: str, header: str,
+                fields=()) -> str:
+    """A ``kind = "value"`` policy file for the model (its path relative to the file);
+    ``fields``: lines of fields after the base's (base_fields)."""
     import os
     rel = os.path.relpath(model_path.resolve(), policy_path.resolve().parent)
     from ..io import MARK
     lines = [f"# {MARK}", *(f"# {x}" for x in header.splitlines()),
              'kind = "value"', f'model = "{rel}"', f'base = "{base}"',
              f'name = "{policy_path.name.removesuffix(".policy.toml")}"',
-             "min_score = 1", "vale_min_score = 1"]
+             "min_score = 1", "vale_min_score = 1", *fields]
     return "\n".join(lines) + "\n"
 
 
@@ -134,8 +168,9 @@ def run(args) -> int:
     header = (f"vale-sim train: a value player of {g.name}, {args.players} players "
               f"(docs/value.md).\nRun: {model.command}")
     model.save(paths["model"])
+    preset, extra = base_fields(g, args.base)
     atomic_write(paths["policy"], policy_text(paths["model"], paths["policy"],
-                                              None, args.base, header))
+                                              None, preset, header, extra))
     print(f"best: iteration {best['iteration']} of {len(log)}; wrote {paths['model']} and "
           f"{paths['policy']} (use with --policy {paths['policy']})")
     return 0
