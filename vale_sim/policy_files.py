@@ -21,6 +21,16 @@ INT_LIMIT = 10**6     # every integer of a policy (weights, scores, conditions):
 MAX_FILE_BYTES = 1_000_000           # a policy file larger than this is refused
 
 
+def dataclass_repr(obj, omit_default=()) -> str:
+    """The repr a dataclass makes of ``obj``, leaving out the fields of ``omit_default``
+    that hold their default: fields added to a policy class after results were digested
+    by it (policy_digest), so every policy that does not use them keeps its digest."""
+    from dataclasses import fields
+    parts = [f"{f.name}={getattr(obj, f.name)!r}" for f in fields(obj)
+             if f.repr and not (f.name in omit_default and getattr(obj, f.name) == f.default)]
+    return f"{type(obj).__qualname__}({', '.join(parts)})"
+
+
 def policy_digest(pol) -> str:
     """What a result was measured on: a digest of what a policy plays (its repr), so a
     re-bundled field reads as another policy (balance, the draft, the strategy guide,

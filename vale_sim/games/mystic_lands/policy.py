@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...policy_files import (INT_LIMIT, MAX_FILE_BYTES, BuyRuleBase,  # noqa: F401
-                             PolicyBook, PolicyError, check_policy_fields)
+                             PolicyBook, PolicyError, check_policy_fields, dataclass_repr)
 
 RAIN_MODES = ("needed", "never")                     # spec §6.2
 WITHER_CHOICES = ("best", "mana", "spirit", "vp")    # spec §6.3
@@ -24,6 +24,9 @@ RULE_CONDITIONS = ("mana_at_least", "mana_at_most", "round_at_least", "round_at_
 _MODES = {"rain": RAIN_MODES, "wither_choice": WITHER_CHOICES, "convert": CONVERT_MODES}
 #: The fields of a value player's model (docs/value.md): set from its model file.
 VALUE_FIELDS = ("value_stages", "value_adv", "value_vale")
+#: Fields added after bundled results recorded policy digests: left out of the repr (so
+#: of policy_digest) while they hold their default.
+_ADDED_FIELDS = ("explore_permille",) + VALUE_FIELDS
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,9 @@ class Policy:
         from .value import ADV_SPEC, VALE_SPEC
         check_policy_weights(self, ADV_SPEC, VALE_SPEC, PolicyError)
 
+    def __repr__(self) -> str:
+        return dataclass_repr(self, _ADDED_FIELDS)
+
 
 PRESETS: dict[str, Policy] = {
     "balanced": Policy(name="balanced"),
@@ -168,6 +174,8 @@ class SearchPolicy(Policy):
 
     def __post_init__(self):
         pass          # made by make_search_policy from checked policies only
+
+    __repr__ = Policy.__repr__
 
 
 def _install_search():
