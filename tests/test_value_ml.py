@@ -317,7 +317,9 @@ def test_train_command(tmp_path, capsys):
     m = _load(out)
     assert m.command.startswith("vale-sim train") and m.notes["iterations"] == 2
     pol = load_policy(tmp_path / "v.policy.toml")
-    assert pol.value_stages == 3 and pol.value_adv == m.adv and pol.rest_risk_permille == 250
+    # --start and --base: meta-2p, the game's default; its fields that are not scores
+    assert pol.value_stages == 3 and pol.value_adv == m.adv
+    assert pol.rest_risk_permille == get_policy("meta-2p").rest_risk_permille == 993
     df = run_fast(G.load_card_set(G.default_card_set), 2, 1, 4, [pol, "meta-2p"])
     assert len(df) == 8
     assert (tmp_path / "v.checkpoint.json").exists()

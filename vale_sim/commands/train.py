@@ -39,13 +39,14 @@ def add_parser(sub) -> None:
     p.add_argument("--eval-deals", type=count(1, "deals"), default=d.eval_deals,
                    help=f"held-out deals of each new player against the best (default {d.eval_deals})")
     p.add_argument("--start", default=None, metavar="NAME|FILE",
-                   help="the policy of iteration 0's self-play (default: the game's, "
-                        f"{d.start} for Mystic Vale)")
+                   help="the policy of iteration 0's self-play (default: the game's: "
+                        f"{d.start} for Mystic Vale, meta-<P>p for Mystic Lands)")
     p.add_argument("--base", default=None, metavar="NAME",
                    help="the preset or policy (e.g. meta-2p) giving the value player's "
                         "fields that are not scores (push, tokens, sleeving; default: the "
-                        f"game's, {d.base} for Mystic Vale); written to the policy file as "
-                        "a preset and the fields that differ from it")
+                        f"game's: {d.base} for Mystic Vale, meta-<P>p for Mystic Lands); "
+                        "written to the policy file as a preset and the fields that differ "
+                        "from it")
     p.add_argument("--out", default=None, metavar="FILE.json",
                    help="the model file to write (default value-<P>p.json)")
     p.add_argument("--resume", action="store_true",
@@ -120,8 +121,11 @@ def run(args) -> int:
     check_players(g, args.players)
     mod = tr.value_module(g)                         # a UserError if the game has none
     d = tr.TrainConfig()
-    args.start = args.start or getattr(mod, "TRAIN_START", d.start)
-    args.base = args.base or getattr(mod, "TRAIN_BASE", d.base)
+    # the game's defaults may name the player count: "meta-{P}p"
+    args.start = args.start or getattr(mod, "TRAIN_START", d.start).replace(
+        "{P}", str(args.players))
+    args.base = args.base or getattr(mod, "TRAIN_BASE", d.base).replace(
+        "{P}", str(args.players))
     if args.base not in g.presets:
         raise UserError(f"--base {args.base!r}: give a preset of {g.name} "
                         f"({', '.join(g.presets)})")

@@ -149,9 +149,10 @@ def game_stage(rules, vps, cubes, stages: int) -> int:
     return stage_of(pool0, pool0 - gone, stages)
 
 
-#: The presets train starts from and takes the scalar fields from (vale_sim.train).
-TRAIN_START = "balanced"
-TRAIN_BASE = "balanced"
+#: The policies vale-sim train starts from and takes the fields that are not scores from
+#: (vale_sim.train; {P}: the player count): the meta field of that count
+TRAIN_START = "meta-{P}p"
+TRAIN_BASE = "meta-{P}p"
 
 
 def training_data(cs, players: int, policies, seed: int, first_game: int, n_games: int,
