@@ -83,7 +83,7 @@ def policies(draw, cs):
         use_sunstone=draw(st.booleans()),
         explore_permille=draw(st.sampled_from([0, 0, 100, 500, 1000])),
         discard_field_plays=draw(st.sampled_from([200, 200, 0, 1, 3, 8, 20])),   # I16
-        rules=rules, never=never)
+        rules=rules, never=never, best_min_score=draw(st.booleans()))
 
 
 @st.composite

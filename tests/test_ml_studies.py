@@ -296,7 +296,7 @@ def test_advancements_command_for_mystic_lands(capsys):
 def test_the_report_command_reaches_its_build_and_refuses_only_a_given_baseline(
         monkeypatch, tmp_path, capsys):
     """`make report` runs `vale-sim report --game mystic-lands` with no --baseline; the
-    command's --baseline has a default (meta-{P}p, for Mystic Vale's report), so the
+    command's --baseline is None (Mystic Vale's report: its strongest field), so the
     refusal must look at what was given, not at the value (it refused every Mystic
     Lands report once, and only `make report` showed it)."""
     import vale_sim.report as R              # the command imports build_report from here

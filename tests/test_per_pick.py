@@ -126,13 +126,17 @@ def test_the_card_table_and_its_json_carry_the_per_pick_value():
 def test_the_rationality_check_counts_the_cards_the_field_never_bought():
     """A card the field never buys has a natural value of exactly 0 by construction,
     so the rationality check cannot see it; the check says how many there are (issue
-    36, item 6: 14 of the 70 core cards under meta-2p).  Under meta-2p, Grovetender is
-    in the field's by-name `never` list and Stag is never taken by its weights, while
+    36, item 6: 14 of the 70 core cards under meta-2p).  Under meta-2p with a user's
+    by-name `never` list naming Grovetender (no bundled field has one since issue 36),
+    Grovetender is never bought and Stag is never taken by the weights, while
     Azure Lake and Fertile Soil (bottom) are bought.  A card bought with no deal
     changed would get the zero-count bound per pick, never a precise 0."""
     from vale_sim.advancements import rationality, strength_frame, strength_run
+    from dataclasses import replace
+    from vale_sim.games import get_game
     cards = ["Stag", "Azure Lake", "Grovetender", "Fertile Soil (bottom)"]
-    run = strength_run("core", 40, 2, 5, "meta-2p", cards)
+    field = replace(get_game("mystic-vale").get_policy("meta-2p"), never=("Grovetender",))
+    run = strength_run("core", 40, 2, 5, field, cards)
     df = strength_frame(run, estimand="natural")
     r = rationality(df)
     assert set(r["never_bought_cards"]) == {"Grovetender", "Stag"} and r["never_bought"] == 2

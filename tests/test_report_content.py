@@ -82,7 +82,7 @@ def test_report_opens_by_saying_what_a_model_card_is(strength_report):
         assert "Model cards: 26 of the 45 advancement kinds in the commons" in doc
         assert "not printed cards" in doc and "stand-ins" in doc
         # ... before the first verdict
-        assert doc.index("not printed cards") < doc.index("Under the strongest field, meta-2p")
+        assert doc.index("not printed cards") < doc.index("Under the strongest field, value-2p")
 
 
 def test_printed_and_model_cards_are_listed_apart(strength_report):

@@ -295,13 +295,14 @@ def test_bad_out_folder_one_line_and_nothing_written(capsys, tmp_path):
 @pytest.mark.parametrize("name", GAMES)
 def test_bundled_guide_is_current(name):
     """The report's bundled guide: made for the current card set (a changed card set
-    means rerunning its command, docs/strategy.md), for meta-{P}p at 2-4 players,
+    means rerunning its command, docs/strategy.md), for the strongest field at 2-4 players,
     with every kind ablated and every rate carrying n and an interval."""
     doc = S.load_guide(name)
     assert doc is not None, f"rerun: vale-sim strategy --game {name} (docs/strategy.md)"
     g, cs = _cs(name)
     assert doc["card_set_digest"] == cs.digest(), doc["command"]
-    assert doc["policy"] == "meta-{P}p" and sorted(doc["players"]) == ["2", "3", "4"]
+    from vale_sim.strong_field import field_of
+    assert doc["policy"] == field_of(name) and sorted(doc["players"]) == ["2", "3", "4"]
     assert S.stale_players(doc, name) == [], f"rerun {doc['command']} (docs/strategy.md)"
     for p, r in doc["players"].items():
         assert r["strong"] == f"meta-{p}p"

@@ -206,7 +206,7 @@ def observational(card_set=None, games: int = 2000, players: int = 2, seed: int 
         rows.append(rec)
     out = pd.DataFrame(rows)
     out.attrs.update(note=ASSOCIATION_NOTE, games=len(frame) // players, players=players,
-                     confidence=confidence)
+                     confidence=confidence, baseline=g.get_policy(baseline).name)
     return out
 
 
@@ -298,6 +298,39 @@ def per_pick(natural_deals: np.ndarray, got: np.ndarray, confidence: float
     if got.size == 0 or not np.any(got > 0):
         return (math.nan, math.nan, math.nan)
     return stats.fieller_ratio(natural_deals, got, confidence, bounds=(-1.0, 1.0))
+
+
+def pick_band_p_values(natural_deals, got_natural, forced_deals, got_prefer,
+                       tolerance: float, changed_natural: int, changed_forced: int
+                       ) -> tuple[float, float]:
+    """One-sided p-values of the per-pick band tests (docs/statistics.md §5.7):
+
+    * ``p_over``: H0 "per pick <= +tolerance" for the natural compliers.  Per pick =
+      E[natural − ban] / E[acquired in the natural arm], so H0 is
+      E[(natural − ban) − tolerance × acquired] <= 0: a paired t test on that per-deal
+      combination (Fieller's interval lies above +tolerance exactly when it rejects);
+    * ``p_under``: H0 "per forced pick >= −tolerance" for the arm that forces the card
+      (prefer − ban over its acquisition share): E[(prefer − ban) + tolerance ×
+      acquired in the prefer arm] >= 0.
+
+    1.0 where no deal changed (nothing to test)."""
+    from scipy.stats import t
+
+    def one_sided(e, changed, upper):
+        e = np.asarray(e, dtype=float)
+        n = e.size
+        if n < 2 or changed == 0:
+            return 1.0
+        m, se = float(e.mean()), float(e.std(ddof=1)) / math.sqrt(n)
+        if se == 0:
+            return 0.0 if (m > 0 if upper else m < 0) else 1.0
+        return float(t.sf(m / se, n - 1) if upper else t.cdf(m / se, n - 1))
+
+    p_over = (one_sided(np.asarray(natural_deals) - tolerance * np.asarray(got_natural),
+                        changed_natural, True) if got_natural is not None else 1.0)
+    p_under = one_sided(np.asarray(forced_deals) + tolerance * np.asarray(got_prefer),
+                        changed_forced, False)
+    return p_over, p_under
 
 
 class StrengthRun:
@@ -468,7 +501,7 @@ def below_zero_p_value(d: np.ndarray, changed: int) -> float:
 
 
 def natural_flags(natural, natural_lo, natural_hi, reject_natural, strength, reject_forced,
-                  margin: float) -> list[str]:
+                  margin: float, reject_pick=None, pick_direction=None) -> list[str]:
     """The flags of the "natural" estimand (docs/statistics.md §5.6), per card:
 
     * **over**: the natural value (natural − ban X under the field) is shown beyond
@@ -481,14 +514,30 @@ def natural_flags(natural, natural_lo, natural_hi, reject_natural, strength, rej
       (``reject_forced`` and ``strength < 0``);
     * "" otherwise.
 
-    Monotone by construction: raising the natural value or the forced value never
-    moves a card from "" to "under" or from "over" to anything else."""
+    And per pick (``reject_pick``, ``pick_direction``: the corrected per-pick band
+    tests of :func:`pick_band_p_values`), so that a gross error on a card that is
+    rarely available is caught although its natural value is capped by how often it
+    can be bought:
+
+    * **over** also when buying it is shown to gain the buyer more than the band (per
+      pick above +tolerance);
+    * **under** also when forcing it is shown to cost each forced buyer more than the
+      band (per forced pick below −tolerance) and strong play is not shown to gain
+      from it (as above).
+
+    Monotone by construction: raising the natural value, the per-pick value or the
+    forced value never moves a card from "" to "under" or from "over" to anything
+    else."""
+    n = len(natural)
+    reject_pick = [False] * n if reject_pick is None else list(reject_pick)
+    pick_direction = [""] * n if pick_direction is None else list(pick_direction)
     out = []
-    for nv, nlo, nhi, rn, fv, rf in zip(natural, natural_lo, natural_hi, reject_natural,
-                                        strength, reject_forced):
-        if rn and nv > 0:
+    for nv, nlo, nhi, rn, fv, rf, rp, pdir in zip(natural, natural_lo, natural_hi,
+                                                  reject_natural, strength, reject_forced,
+                                                  reject_pick, pick_direction):
+        if (rn and nv > 0) or (rp and pdir == "over"):
             out.append("over")
-        elif rf and fv < 0 and nlo <= 0 and nhi < margin:
+        elif ((rf and fv < 0) or (rp and pdir == "under")) and nlo <= 0 and nhi < margin:
             out.append("under")
         else:
             out.append("")
@@ -529,6 +578,8 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
         got_n = getattr(run, "got_natural", {}).get(name)
         gn = _mean_ci(got_n, confidence) if got_n is not None else (math.nan,) * 3
         pp = per_pick(dn, got_n, confidence) if got_n is not None else (math.nan,) * 3
+        fpp = per_pick(d, run.got[name], confidence)     # per forced pick (prefer arm)
+        p_po, p_pu = pick_band_p_values(dn, got_n, d, run.got[name], tolerance, chn, ch)
         if chn == 0 and math.isfinite(pp[0]):
             # bought, yet no deal changed: not a precise zero but the zero-count bound of
             # the natural value (paired_interval) per pick, clipped to [-1, 1]
@@ -552,6 +603,10 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
                      "natural_acquired_rate": gn[0], "natural_acquired_rate_lo": gn[1],
                      "natural_acquired_rate_hi": gn[2],
                      "per_pick_value": pp[0], "per_pick_lo": pp[1], "per_pick_hi": pp[2],
+                     "forced_per_pick": fpp[0], "forced_per_pick_lo": fpp[1],
+                     "forced_per_pick_hi": fpp[2],
+                     "p_pick": min(1.0, 2 * min(p_po, p_pu)),
+                     "pick_direction": "over" if p_po <= p_pu else "under",
                      "note": INDISTINGUISHABLE if ch == 0 else "",
                      "natural_note": INDISTINGUISHABLE if chn == 0 else ""})
     out = pd.DataFrame(rows)
@@ -574,6 +629,11 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
                                             correction, alpha)
         out["p_natural_equivalent_adjusted"] = p_neq_adj
         level_nat = _adjusted_level(correction, confidence, m_cards, int(reject_n.sum()))
+        # the per-pick band tests (over: per pick above +tolerance; under: per forced
+        # pick below -tolerance), the same correction across the cards
+        reject_p, p_p_adj = stats.adjust_pvalues(out["p_pick"].to_numpy(float), correction,
+                                                 alpha)
+        out["p_pick_adjusted"] = p_p_adj
         # the rationality check: natural value significantly below 0 (Holm)
         below, p_below_adj = stats.adjust_pvalues(out["p_natural_below"].to_numpy(float),
                                                   RATIONALITY_CORRECTION, alpha)
@@ -599,7 +659,7 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
         else:
             out["flag"] = natural_flags(out["natural_value"], out["natural_lo"],
                                         out["natural_hi"], reject_n, out["strength"], reject,
-                                        margin)
+                                        margin, reject_p, out["pick_direction"])
             # balanced: shown within ±margin when played naturally, forcing it is shown
             # to cost less than the band (raw lower bound of the forced value), and the
             # field does take it (some deal changed: a card it never buys has a natural

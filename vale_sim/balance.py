@@ -47,7 +47,7 @@ from .errors import UserError
 from .games import DEFAULT_GAME, get_game
 from .policy_files import policy_digest
 from .rng import offset_seed
-from .strong_field import unpin_edited
+from .strong_field import ESTIMAND, field_label, field_of, unpin_edited
 
 DEFAULT_FIELDS = ("cost", "end_vp")
 DEFAULT_GAMES = 2000            # games per card and arm in the screen and in each race round
@@ -56,11 +56,11 @@ MAX_CHANGE = 10                 # the largest |change| of one number the search 
 CONFIRM_OFFSET = 2**63          # the confirmation seed: seed + 2**63 (the search uses seed + 0..2)
 BALANCE_SOURCE = "balance"      # the source of a number balance changed
 CHECKPOINT_VERSION = 2        # 1: one JSON object rewritten after each run (read still)
-#: The bots balance measures under by default: the strongest bundled field
-#: (vale_sim.strong_field.STRONG_FIELD, ``meta-{P}p``; docs/meta.md).
-DEFAULT_BASELINE = "meta-{P}p"
-#: The verdicts and targets by default: the natural estimand (docs/statistics.md §5.6).
-DEFAULT_ESTIMAND = "natural"
+# The bots balance measures under by default: the game's strongest bundled field
+# (vale_sim.strong_field.field_of, e.g. ``meta-{P}p``; docs/meta.md).
+#: The verdicts and targets by default: the natural estimand (docs/statistics.md §5.6),
+#: the one every card verdict uses (vale_sim.strong_field.ESTIMAND).
+DEFAULT_ESTIMAND = ESTIMAND
 ESTIMANDS = ("natural", "prefer")
 #: The sources of a number that is not printed: ``--estimated-only`` edits only these.
 ESTIMATED_SOURCES = ("estimate", BALANCE_SOURCE)
@@ -265,7 +265,9 @@ class Balance:
 
     def to_json(self) -> dict:
         from .tournament import json_records
-        return {**self.config, "command": self.command(), "edits": self.edits,
+        return {**self.config, "field": field_label(self.config["baseline"],
+                                                    self.config["players"]),
+                "command": self.command(), "edits": self.edits,
                 "errata": json_records(self.errata),
                 "confirmation": json_records(self.confirm), "unbalanced": self.unbalanced,
                 "search": self.search, "trace": self.trace, "games_played": self.games}
@@ -284,7 +286,8 @@ class Balance:
         c = self.config
         parts = ["vale-sim balance", f"--game {c['game']}", f"--set {c['card_set']}",
                  f"--players {','.join(map(str, c['players']))}"]
-        defaults = {"fields": ",".join(DEFAULT_FIELDS), "margin": 0.02, "baseline": DEFAULT_BASELINE,
+        defaults = {"fields": ",".join(DEFAULT_FIELDS), "margin": 0.02,
+                    "baseline": field_of(c["game"]),
                     "estimand": DEFAULT_ESTIMAND, "games": DEFAULT_GAMES, "seed": 0,
                     "tolerance": 0.05, "correction": "holm"}
         now = {"fields": ",".join(c["fields"]), "margin": c["margin"], "baseline": c["baseline"],
@@ -620,8 +623,8 @@ def balance(game: str = DEFAULT_GAME, card_set=None, fields=DEFAULT_FIELDS, card
     ``dask.distributed.Client`` -- the games run on that cluster, with the same
     result as locally for any number of workers.
 
-    ``baseline``: the bots (default :data:`DEFAULT_BASELINE`, the strongest bundled
-    field ``meta-{P}p``).  ``estimand``: ``"natural"`` (default: the natural value and
+    ``baseline``: the bots (default the game's strongest bundled field,
+    :func:`vale_sim.strong_field.field_of`, e.g. ``meta-{P}p``).  ``estimand``: ``"natural"`` (default: the natural value and
     the forced value, docs/statistics.md §5.6) or ``"prefer"`` (the forced value
     alone, the first design).  ``estimated_only``: edit only numbers whose source is
     not printed (:data:`ESTIMATED_SOURCES`); printed numbers stay fixed."""
@@ -680,6 +683,7 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
     from .tournament import play_frame
     from .inputs import did_you_mean
     g = get_game(game)
+    baseline = baseline or field_of(g)         # the strongest bundled field by default
     play = play or play_frame
     t_start = time.perf_counter()
     timing = {"play_seconds": 0.0}
@@ -751,14 +755,14 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
         except g.user_errors as e:
             raise BalanceError(f"the card set at {p} players: {e}") from None
         try:
-            base_of[p] = g.resolve_baseline(baseline or DEFAULT_BASELINE, p, cs0)
+            base_of[p] = g.resolve_baseline(baseline, p, cs0)
         except (ValueError, *g.user_errors) as e:
-            raise BalanceError(f"--baseline {baseline or DEFAULT_BASELINE} at {p} players: "
+            raise BalanceError(f"--baseline {baseline} at {p} players: "
                                f"{str(e).splitlines()[0] if str(e) else e!r}; give another "
                                f"--baseline (e.g. {g.default_policy})") from None
     config = {"game": g.name, "card_set": cs0.name, "card_file": str(cs0.path or ""),
               "digest": cs0.digest(), "fields": fields, "cards": names, "margin": margin,
-              "players": counts, "baseline": baseline or DEFAULT_BASELINE, "seed": seed,
+              "players": counts, "baseline": baseline, "seed": seed,
               "estimand": estimand, "estimated_only": bool(estimated_only),
               "baseline_digest": {str(p): policy_digest(base_of[p]) for p in counts},
               "games": games, "confirm_games": confirm_games, "budget": budget,
@@ -1152,7 +1156,8 @@ def format_text(b: Balance) -> str:
     c = b.config
     lines = [f"Balance: {c['game']}, card set {c['card_set']}, fields {', '.join(c['fields'])}, "
              f"margin ±{100 * c['margin']:g} pp, players {','.join(map(str, c['players']))}, "
-             f"baseline {c['baseline']}, estimand {c.get('estimand', 'prefer')}"
+             f"field {field_label(c['baseline'], c['players'])}, "
+             f"estimand {c.get('estimand', 'prefer')}"
              + (", estimated numbers only (printed numbers held fixed)"
                 if c.get("estimated_only") else "") + f", seed {c['seed']}.",
              f"Search: {b.games['search']:,} games on seeds {', '.join(map(str, c['search_seeds']))} "

@@ -12,8 +12,8 @@ candidate values and one of two criteria):
 * ``enough`` (a supply or a count of cards: "X Rain tokens", "X Advances"): the smallest
   value that does not change the game.  Every candidate is played against the
   **reference** (the largest candidate, a supply that never runs short) on common deals,
-  everyone the baseline bots (default the strong field ``meta-{P}p``, as for
-  ``balance``: :data:`vale_sim.balance.DEFAULT_BASELINE`); per deal the paired
+  everyone the baseline bots (default the game's strongest bundled field, as for
+  ``balance``: :func:`vale_sim.strong_field.field_of`); per deal the paired
   difference of the game-level measures of ``what-if`` (each seat's win rate, game
   length, score margin, the game's bad-turn rate).  A candidate is **enough** when every difference's 95% interval lies inside its
   equivalence bound (``BOUNDS``; seats: ±margin) at every player count -- an
@@ -45,7 +45,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import stats
-from .balance import DEFAULT_BASELINE
 from .errors import UserError
 from .games import get_game
 from .policy_files import policy_digest
@@ -74,7 +73,10 @@ class Draft:
     games: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        return {**self.config, "numbers": self.numbers, "games_played": self.games}
+        from .strong_field import field_label
+        return {**self.config, "field": field_label(self.config["baseline"],
+                                                    self.config["players"]),
+                "numbers": self.numbers, "games_played": self.games}
 
     def text(self) -> str:
         return format_text(self.to_json())
@@ -102,7 +104,7 @@ def fill_in(game: str, card_set=None, players=DEFAULT_PLAYERS, deals: int = DEFA
     only these open numbers.  ``progress(games_played)`` after every batch of games;
     ``cancel()`` before each (true: :class:`DraftCancelled`).  ``scheduler``: a Dask
     address or client (the same result).  ``baseline``: the bots (default
-    :data:`vale_sim.balance.DEFAULT_BASELINE`, the strong field ``meta-{P}p``, the field
+    :func:`vale_sim.strong_field.field_of`, the game's strongest bundled field, the field
     balance is measured under)."""
     from .tournament import play_frame
     g = get_game(game)
@@ -132,7 +134,8 @@ def fill_in(game: str, card_set=None, players=DEFAULT_PLAYERS, deals: int = DEFA
             raise DraftError(f"--games ({what}) must be a whole number of at least 2, got {n!r}")
     for num in numbers:                         # every candidate playable, before any game
         _check_playable(g, num, cs0, rules0, counts)
-    baseline = baseline or DEFAULT_BASELINE
+    from .strong_field import field_of
+    baseline = baseline or field_of(g)
     base_of = {}
     for p in counts:
         try:
@@ -375,10 +378,12 @@ def _pp(x) -> str:
 
 
 def format_text(d: dict) -> str:
+    from .strong_field import field_label
     lines = [f"Filling in the X's: {d['game']}, card set {d['card_set']}, players "
              f"{','.join(map(str, d['players']))}, {d['deals']} deals per candidate and count "
              f"(confirmation {d['confirm_deals']} fresh deals), margin ±{100 * d['margin']:g} pp, "
-             f"bots {d['baseline']}, seed {d['seed']}; {d['games_played']['games']:,} games.", ""]
+             f"field {field_label(d['baseline'], d['players'])}, seed {d['seed']}; "
+             f"{d['games_played']['games']:,} games.", ""]
     for n in d["numbers"]:
         lines.append(f"{n['label']} [{n['source']}; the manual: {n['manual']}]: "
                      f"{n['current']} -> {n['proposed']}"

@@ -201,7 +201,9 @@ def tournament_schema() -> dict:
 def report_schema() -> dict:
     return {
         "quick": (_bool, False),
-        "baseline": (_str, "meta-{P}p"),    # the strong field of "Robust to the bots?"
+        # the strong field of "Robust to the bots?" (None: the game's strongest bundled
+        # field, vale_sim.strong_field.field_of)
+        "baseline": (_str, None),
         "sizes": (dict, None),           # sub-table: the game's report settings fields
         # a "What if" section when the config names edits (vale_sim.whatif, docs/what-if.md)
         "edits": (dict, None),
@@ -218,7 +220,8 @@ def what_if_schema() -> dict:
         "rule_edits": (dict, None),    # [rule_edits] NAME = VALUE (the edited arm's rules)
         "players": (_players_list, [2]),
         "games": (_int(2, MAX_GAMES), 2000),
-        "baseline": (_str, None),
+        "baseline": (_str, None),      # None: the game's strongest bundled field
+        "estimand": (_choice("natural", "prefer"), None),     # None: natural
         "cards": (_list_of(_str), None),
         "tolerance": (_float(0.0, 1.0), 0.05),
         "margin": (_float(0.0, 1.0), 0.02),
@@ -555,7 +558,8 @@ def run_what_if(exp, out: Path, store, progress) -> dict:
     w = whatif.what_if(edits, rules, exp.game, c["card_set"], c["players"], c["games"],
                        c["seed"], c["baseline"], c["cards"], exp.rules(), c["engine"],
                        c["workers"], tolerance=c["tolerance"], margin=c["margin"],
-                       correction=c["correction"], play=store.play_frame)
+                       correction=c["correction"], play=store.play_frame,
+                       estimand=c["estimand"])
     for name in ("cards", "game"):
         _write_csv(pd.concat([getattr(pc, name).assign(players=pc.players) for pc in w.counts],
                              ignore_index=True), out / f"what_if_{name}.csv")

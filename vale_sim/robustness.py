@@ -4,8 +4,9 @@ Every verdict is conditional on the baseline policy: a card can look strong
 only because a weak bot misplays the rest of the set, and a pool size tuned
 for bots may not suit stronger play.  This module compares the two studies of
 the report -- card strengths and pool sizes -- under the **default** baseline
-(``balanced``) and a **strong** one (by default the bundled meta-game field
-``meta-{P}p`` for P players, docs/meta.md; or ``optimized-{P}p``, docs/optimize.md), played on the same deals
+(``balanced``) and a **strong** one (by default the game's strongest bundled field,
+:func:`vale_sim.strong_field.field_of`: ``meta-{P}p`` for P players, docs/meta.md; or
+``optimized-{P}p``, docs/optimize.md), played on the same deals
 and seeds:
 
     cmp = compare_strengths(table_default, table_strong, runs=(run_default, run_strong))
@@ -51,8 +52,8 @@ import pandas as pd
 
 from .games.base import baseline_label, baseline_spec  # noqa: F401  (re-exported)
 
-#: The report's strong baseline: the bundled optimised policy for each player count.
-DEFAULT_STRONG = "meta-{P}p"
+# The report's strong baseline is the game's strongest bundled field
+# (vale_sim.strong_field.field_of).
 #: The default baseline of the strength and pool studies.
 DEFAULT_BASELINE = "balanced"
 

@@ -4,7 +4,7 @@ The card verdicts of the report (natural estimand, docs/statistics.md §5.6) com
 games between table policies.  Here the same cards are measured again with *search
 players* as the field (``search:k=..:rollout=..``: the baseline of every arm, so the
 focal player and its opponents all search), next to the same cards under the reference
-field (default the bundled ``meta-{P}p``), on the same deals of one seed.  The search
+field (default the game's strongest bundled field, ``meta-{P}p``), on the same deals of one seed.  The search
 player honours the arms' ban (``never``) and prefer (a leading ``card`` rule) in its own
 options (vale_sim.search.committed_cards), so the arms mean what they mean for a table.
 
@@ -66,7 +66,7 @@ def _rows(frame) -> dict:
     return out
 
 
-def measure(game, players: int, field: str, cards, deals: int, reference: str = "meta-{P}p",
+def measure(game, players: int, field: str, cards, deals: int, reference: str | None = None,
             reference_deals: int | None = None, seed: int = 0, card_set=None,
             engine: str = "fast", twins=(), expect=(), on_card=None) -> dict:
     """One study: ``cards`` under the search ``field`` on ``deals`` deals and under the
@@ -79,7 +79,9 @@ def measure(game, players: int, field: str, cards, deals: int, reference: str = 
                                strength_frame)
     from .games import get_game
     from .robustness import baseline_label
+    from .strong_field import field_of
     g = get_game(game)
+    reference = reference or field_of(g)       # the game's strongest bundled field
     t0 = time.time()
     cs = g.load_card_set(card_set if card_set is not None else g.default_card_set)
     pol_f = g.resolve_baseline(field, players, cs)

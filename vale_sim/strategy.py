@@ -282,13 +282,16 @@ def ablation(game, cs, players: int, strong, other, deals: int, seed: int, rules
 # ---------------------------------------------------------------------------
 # The whole guide
 # ---------------------------------------------------------------------------
-def guide(game, players=(2,), policy: str = "meta-{P}p", baseline: str = "balanced",
+def guide(game, players=(2,), policy: str | None = None, baseline: str = "balanced",
           games: int = 100, deals: int = 500, seed: int = 0, card_set=None, rules=None,
           engine: str = "fast", progress=None) -> dict:
-    """The strategy guide of ``policy`` (the strong player) against ``baseline`` at each
+    """The strategy guide of ``policy`` (the strong player; default the game's strongest
+    bundled field, :func:`vale_sim.strong_field.field_of`) against ``baseline`` at each
     player count: push tables, first buys, the ablation.  JSON-ready."""
     from .io import jsonable
+    from .strong_field import field_of
     g = get_game(game)
+    policy = policy or field_of(g)
     h = hooks(g)
     cs = g.load_card_set(card_set if card_set is not None else g.default_card_set)
     out = {"game": g.name, "card_set": cs.name, "card_set_digest": cs.digest(),
@@ -555,8 +558,10 @@ def section_parts(game, path=None):
                         f"({Path(where).name} is missing); run `vale-sim strategy --game "
                         f"{get_game(game).name} --out {where}` (docs/strategy.md)."], {}, [], [])
     st = doc["settings"]
-    who = (f"the strongest bundled player, `{doc['policy']}` (the meta-game field, docs/meta.md),"
-           if str(doc["policy"]).startswith("meta-") else f"`{doc['policy']}`")
+    from .strong_field import field_of
+    who = (f"the strongest bundled player, `{doc['policy']}` (the game's strongest bundled "
+           f"field, docs/meta.md),"
+           if str(doc["policy"]) == field_of(game) else f"`{doc['policy']}`")
     paras = [f"How {who} plays, measured (precomputed by `{doc.get('command', 'vale-sim strategy')}`,"
              f" not recomputed by this report; seed {st['seed']}, card set {doc['card_set']}).  "
              f"Its decisions are recorded in {st['games']} reference-engine games of it against "

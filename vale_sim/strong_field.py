@@ -16,11 +16,64 @@ import math
 import numpy as np
 import pandas as pd
 
-#: The fields of the headline card verdicts, strongest first ({P}: the player count).
-#: The strongest bundled field (the meta-game equilibrium, docs/meta.md) gives the
-#: verdicts; the second decides whether they are settled.
-STRONG_FIELD = "meta-{P}p"
+#: The second strong field of the headline card verdicts ({P}: the player count): it
+#: decides whether the strongest field's verdicts are settled.  The strongest field
+#: itself is the game's (:func:`field_of`).
 SETTLE_FIELD = "optimized-{P}p"
+
+#: The estimand of every card verdict by default -- ``advancements``, ``what-if``,
+#: ``balance``, the report and the workbench: the natural value (the field's own play
+#: minus never taking the card, with the forced value prefer X - ban X as evidence of
+#: harm; docs/statistics.md §5.6).  ``"prefer"`` (the forced value alone) stays an
+#: explicit option of each.
+ESTIMAND = "natural"
+
+
+def field_of(game=None) -> str:
+    """The strongest bundled field of ``game`` (a name or a Game; default the default
+    game): its ``Game.strong_field``, a spec in which ``{P}`` stands for the player
+    count (``"meta-{P}p"``), or the game's default policy when it bundles none.
+
+    The one source of truth: every default that means "the strongest bots"
+    (``advancements``, ``what-if``, ``balance``, ``report``, ``strategy``, the
+    workbench) reads this, so switching the field is one line per game
+    (``strong_field=`` in ``vale_sim/games/<game>/__init__.py``)."""
+    from .games import DEFAULT_GAME, get_game
+    g = get_game(game if game is not None else DEFAULT_GAME)
+    return g.strong_field or g.default_policy
+
+
+def field_name(game, players: int) -> str:
+    """The strongest bundled field of ``game`` at ``players`` players ("meta-2p")."""
+    from .games.base import baseline_spec
+    return baseline_spec(field_of(game), players)
+
+
+def field_label(spec, players) -> str:
+    """How an output names the field it used: the policy at one player count
+    ("meta-2p"), or the spec with each count's policy ("meta-{P}p: meta-2p, meta-3p")."""
+    from .games.base import baseline_label, baseline_spec
+    counts = [players] if isinstance(players, int) else list(players)
+    if not isinstance(spec, str) or "{P}" not in spec:
+        return baseline_label(spec)
+    names = [baseline_spec(spec, p) for p in counts]
+    return names[0] if len(names) == 1 else f"{spec}: {', '.join(names)}"
+
+
+def field_help() -> str:
+    """How a command's help says its default field: "the game's strongest bundled
+    field, meta-{P}p" (every registered game's, when they differ)."""
+    from .games import GAMES, get_game
+    specs = {}
+    for name in GAMES:
+        try:
+            specs[name] = field_of(get_game(name))
+        except ValueError:                 # a game not available in this version
+            continue
+    if len(set(specs.values())) == 1:
+        return f"the game's strongest bundled field, {next(iter(specs.values()))}"
+    return ("the game's strongest bundled field ("
+            + "; ".join(f"{k}: {v}" for k, v in specs.items()) + ")")
 
 
 def unpin_edited(policy, cards):
@@ -115,6 +168,7 @@ def verdict_table(strong: pd.DataFrame, settlement, comparisons: dict | None = N
     natural-estimand frame of the same cards) its verdict and natural value."""
     cols = ["card", "kind", "level", "verdict", "natural_value", "natural_lo", "natural_hi",
             "natural_lo_adj", "natural_hi_adj", "per_pick_value", "per_pick_lo", "per_pick_hi",
+            "forced_per_pick", "forced_per_pick_lo", "forced_per_pick_hi",
             "strength", "strength_lo", "strength_hi", "natural_acquired_rate", "n_deals"]
     t = strong[[c for c in cols if c in strong.columns]].copy()
     st = settlement.table.set_index("card")

@@ -152,6 +152,22 @@ def headline_card_verdicts(results: dict) -> list:
     return []
 
 
+def _per_pick_words(r) -> str:
+    """"; each purchase +14.5 pp [...] to its buyer" (per pick, when the field buys the
+    card) and, for an under, "each forced purchase -8.1 pp [...]" (docs/statistics.md
+    §5.7); "" where the table has no such numbers."""
+    out = ""
+    pp = r.get("per_pick_value")
+    if pp is not None and pp == pp:
+        out += (f"; each purchase {_pp(pp)} {_ci_pp(r['per_pick_lo'], r['per_pick_hi'])} "
+                "to its buyer (per pick)")
+    fp = r.get("forced_per_pick")
+    if r.get("verdict") == "under" and fp is not None and fp == fp:
+        out += (f"; each forced purchase {_pp(fp)} "
+                f"{_ci_pp(r['forced_per_pick_lo'], r['forced_per_pick_hi'])}")
+    return out
+
+
 def field_card_verdicts(table: pd.DataFrame, attrs: dict, settlement, rationality=None,
                         max_named: int = MAX_NAMED_CARDS) -> list[Verdict]:
     """The headline card verdicts under the strongest field (the natural estimand,
@@ -170,9 +186,11 @@ def field_card_verdicts(table: pd.DataFrame, attrs: dict, settlement, rationalit
     head = (f"Under the strongest field, {field}, of {len(table)} cards tested at "
             f"{attrs.get('players')} players (n = {strength_counts(n_deals, int(attrs['players']))}"
             f"), {int((flagged['verdict'] == 'over').sum())} read over and "
-            f"{int((flagged['verdict'] == 'under').sum())} under when played well (natural "
-            f"value beyond ±{100 * float(attrs['tolerance']):.0f} pp, {corr}-adjusted; under: "
-            f"not shown to help the field and costly when forced). " + settlement.sentence())
+            f"{int((flagged['verdict'] == 'under').sum())} under when played well (over: the "
+            f"natural value or the value per pick beyond +{100 * float(attrs['tolerance']):.0f}"
+            f" pp, {corr}-adjusted; under: not shown to help the field and costly when forced, "
+            f"per opportunity or per forced purchase; docs/statistics.md §5.7). "
+            + settlement.sentence())
     for k in comp:
         v = table[f"verdict ({k})"]
         head += (f"  The same estimand under {k} (comparison): {int((v == 'over').sum())} "
@@ -198,8 +216,8 @@ def field_card_verdicts(table: pd.DataFrame, attrs: dict, settlement, rationalit
                 f"{_pp(r['natural_value'])} of win share to the field's own play, 95% CI "
                 f"{_ci_pp(r['natural_lo'], r['natural_hi'])} ({corr}-adjusted "
                 f"{_ci_pp(r['natural_lo_adj'], r['natural_hi_adj'])}); taking it whenever "
-                f"possible {_pp(r['forced_value'])} {_ci_pp(r['forced_lo'], r['forced_hi'])}; "
-                f"n = {_n(r['n_deals'])} deals."), (r["card"],)))
+                f"possible {_pp(r['forced_value'])} {_ci_pp(r['forced_lo'], r['forced_hi'])}"
+                f"{_per_pick_words(r)}; n = {_n(r['n_deals'])} deals."), (r["card"],)))
         if len(ranked) > max_named:
             rest = ", ".join(ranked["card"].iloc[max_named:])
             out.append(Verdict(topic, f"Also flagged: {rest} (see the advancement section).",

@@ -8,18 +8,25 @@
 The **original** set (and rules) and the **edited** one are played on the same
 deals (seed, game indices 0 .. deals-1: common random numbers) by the same bots,
 in the seatings of the card-strength study (:func:`vale_sim.advancements.game_strength_run`:
-the focal player at every player index).  For each card measured the estimand is
+the focal player at every player index).  The bots are, by default, the game's
+strongest bundled field (:func:`vale_sim.strong_field.field_of`, e.g. ``meta-{P}p``),
+and the estimand the one every card verdict uses by default
+(:data:`vale_sim.strong_field.ESTIMAND`, "natural"), as in ``advancements``,
+``balance`` and the report.  For each card measured the change is
 
-    change(X) = strength_edited(X) - strength_original(X),
+    change(X) = value_edited(X) - value_original(X),
 
-strength = win share(prefer X) - win share(ban X), paired **by deal**: per deal
-the difference of the two strengths, then a paired t interval over deals (the
+value = the natural value, win share(natural) - win share(ban X) (``estimand="natural"``,
+the default), or the forced value (the strength), win share(prefer X) - win
+share(ban X) (``estimand="prefer"``), paired **by deal**: per deal
+the difference of the two values, then a paired t interval over deals (the
 deal is the independent unit; the rotations of a deal are averaged first).  A
 card "moved" when the multiplicity correction across the cards measured (the
 same as the advancement study's: Benjamini-Hochberg by default, ``correction``)
 rejects change = 0.  Each set's verdicts (over / under / balanced /
-inconclusive) come from :func:`vale_sim.advancements.strength_frame`; a verdict
-"changed" when the two differ -- "within noise" when the card did not move.
+inconclusive) come from :func:`vale_sim.advancements.strength_frame` with the same
+estimand; a verdict "changed" when the two differ -- "within noise" when the card
+did not move.  Both values (``natural_*`` and ``strength_*``) are in every card row.
 
 Game-level measures, from the natural arm (every player the baseline, both
 sets on the same deals): each seat's win rate minus 1/P (seat advantage), game
@@ -44,7 +51,7 @@ import pandas as pd
 from . import stats
 from .errors import UserError
 from .games import DEFAULT_GAME, get_game
-from .strong_field import unpin_edited
+from .strong_field import ESTIMAND, field_label, field_of, unpin_edited
 from .inputs import did_you_mean, parse_int
 
 DEFAULT_GAMES = 2000            # games per card and arm (deals x players): modest, see docs
@@ -430,25 +437,48 @@ def game_measures(nat0: pd.DataFrame, nat1: pd.DataFrame, players: int, event: s
     return _adjust(df, correction, confidence, news, olds, bounds, chs)
 
 
+#: What the change of each estimand is called in text, tables and figures.
+VALUE_TEXT = {"natural": "natural value", "prefer": "strength (forced value)"}
+
+
+def value_columns(estimand: str) -> str:
+    """The column prefix of the estimand's value in a card row: "natural" or "strength"."""
+    return "natural" if estimand == "natural" else "strength"
+
+
 def card_changes(run0, run1, sf0: pd.DataFrame, sf1: pd.DataFrame, edited: set,
-                 confidence: float, correction: str) -> pd.DataFrame:
-    """Per card: both strengths and verdicts, the paired change by deal, moved, changed."""
+                 confidence: float, correction: str,
+                 estimand: str = "prefer") -> pd.DataFrame:
+    """Per card: both sets' forced values (strength) and natural values, their verdicts
+    (of ``estimand``), the paired change by deal of the estimand's value, moved,
+    changed."""
     v0 = sf0.set_index("card")
     v1 = sf1.set_index("card")
+    natural = estimand == "natural"
     rows, news, olds, chs = [], [], [], []
     for name in run0.arms:
         (p0, b0), (p1, b1) = run0.arms[name], run1.arms[name]
-        ch = int((np.any(p0 != p1, axis=0) | np.any(b0 != b1, axis=0)).sum())
-        d0, d1 = run0.strength_deals(name), run1.strength_deals(name)
+        if natural:             # the natural arm or the ban arm played another game
+            ch = int((np.any(run0.natural != run1.natural, axis=0)
+                      | np.any(b0 != b1, axis=0)).sum())
+            d0, d1 = run0.natural_deals(name), run1.natural_deals(name)
+        else:
+            ch = int((np.any(p0 != p1, axis=0) | np.any(b0 != b1, axis=0)).sum())
+            d0, d1 = run0.strength_deals(name), run1.strength_deals(name)
         r = paired_change(d1, d0, ch, confidence, 2.0)
         o, e = v0.loc[name], v1.loc[name]
         rows.append({"card": name, "kind": o["kind"], "level": int(o["level"]),
                      "edited_card": name in edited,
                      "strength_original": o["strength"], "strength_original_lo": o["strength_lo"],
                      "strength_original_hi": o["strength_hi"],
+                     "natural_original": o["natural_value"],
+                     "natural_original_lo": o["natural_lo"],
+                     "natural_original_hi": o["natural_hi"],
                      "verdict_original": o["verdict"],
                      "strength_edited": e["strength"], "strength_edited_lo": e["strength_lo"],
-                     "strength_edited_hi": e["strength_hi"], "verdict_edited": e["verdict"],
+                     "strength_edited_hi": e["strength_hi"],
+                     "natural_edited": e["natural_value"], "natural_edited_lo": e["natural_lo"],
+                     "natural_edited_hi": e["natural_hi"], "verdict_edited": e["verdict"],
                      **r})
         news.append(d1), olds.append(d0), chs.append(ch)
     df = pd.DataFrame(rows)
@@ -462,6 +492,7 @@ def card_changes(run0, run1, sf0: pd.DataFrame, sf1: pd.DataFrame, edited: set,
     else:
         df["verdict_changed"] = []
         df["within_noise"] = []
+    df.attrs["estimand"] = estimand
     return df
 
 
@@ -474,7 +505,7 @@ def what_if(edits=(), rules=(), game: str = DEFAULT_GAME, card_set=None, players
             games: int = DEFAULT_GAMES, seed: int = 0, baseline=None, cards=None,
             base_rules=None, engine: str = "fast", workers: int = 1, confidence: float = 0.95,
             tolerance: float = 0.05, margin: float = 0.02, correction: str = "fdr_bh",
-            progress=None, play=None) -> WhatIf:
+            progress=None, play=None, estimand: str | None = None) -> WhatIf:
     """Play the original and the edited card set (and rules) on common deals; return
     the paired change of every verdict (module docstring, docs/what-if.md).
 
@@ -484,18 +515,28 @@ def what_if(edits=(), rules=(), game: str = DEFAULT_GAME, card_set=None, players
     (deals x players), as in the advancement study; ``cards``: only these other
     cards (the edited cards are always measured); ``baseline``: the bots (a
     preset, bundled policy or file, ``{P}`` the player count; default the game's
-    default policy); ``base_rules``: the original rules (default the game's).
+    strongest bundled field, :func:`vale_sim.strong_field.field_of`; ``"balanced"``,
+    the default bot, for comparison); ``estimand``: ``"natural"`` (default,
+    :data:`vale_sim.strong_field.ESTIMAND`: the natural value and its verdicts) or
+    ``"prefer"`` (the forced value, prefer X - ban X); ``base_rules``: the original
+    rules (default the game's).
     ``progress``: a tqdm-like object (``update(n)``, ``total``) or None.  ``play``: a
     :func:`~vale_sim.tournament.play_frame`-like function (a ChunkStore's keeps
     finished chunks, so a config run again reuses them).
     Raises :class:`WhatIfError` (one line) for a bad edit, before any game."""
-    from .advancements import CORRECTIONS, game_strength_run, strength_frame
+    from .advancements import CORRECTIONS, ESTIMANDS, game_strength_run, strength_frame
     from .tournament import play_frame
     from .seating import deals_for
     play = play or play_frame
     g = get_game(game)
     if correction not in CORRECTIONS:
         raise WhatIfError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
+    estimand = estimand or ESTIMAND
+    if estimand not in ESTIMANDS:
+        raise WhatIfError(f"estimand must be one of {', '.join(ESTIMANDS)} (natural: the "
+                          f"natural value, the default; prefer: the forced value), got "
+                          f"{estimand!r}")
+    baseline = baseline or field_of(g)      # the strongest bundled field by default
     if g.strength_arms is None or g.strength_cards is None:
         raise WhatIfError(f"what-if: {g.name} has no card-strength hooks")
     counts = [players] if isinstance(players, int) else list(players)
@@ -541,13 +582,19 @@ def what_if(edits=(), rules=(), game: str = DEFAULT_GAME, card_set=None, players
                 g.validate_playable(cs, p)
             except g.user_errors as e:
                 raise WhatIfError(f"the {label} card set at {p} players: {e}") from None
-            bases[p] = unpin_edited(g.resolve_baseline(baseline or g.default_policy, p, cs),
-                                    edited)
+            try:
+                bases[p] = unpin_edited(g.resolve_baseline(baseline, p, cs), edited)
+            except (ValueError, *g.user_errors) as e:
+                raise WhatIfError(f"baseline {baseline} at {p} players: "
+                                  f"{str(e).splitlines()[0] if str(e) else e!r}; give another "
+                                  f"baseline (e.g. {g.default_policy})") from None
     config = {"game": g.name, "card_set": cs0.name, "digest_original": cs0.digest(),
               "digest_edited": cs1.digest(), "edits": edit_recs,
               "rules": [{"name": n, "old": _plain(o), "new": _plain(v)} for n, o, v in rule_changes],
               "rules_original": {k: _plain(v) for k, v in dataclasses.asdict(rules0).items()},
-              "baseline": baseline or g.default_policy, "seed": seed, "games": games,
+              "baseline": baseline if isinstance(baseline, str) else bases[counts[0]].name,
+              "field": field_label(baseline, counts), "estimand": estimand,
+              "seed": seed, "games": games,
               "engine": engine, "confidence": confidence, "tolerance": tolerance,
               "margin": margin, "correction": correction, "cards_measured": names,
               "edited_cards_not_measured": unmeasured, "event": g.event_column}
@@ -564,8 +611,10 @@ def what_if(edits=(), rules=(), game: str = DEFAULT_GAME, card_set=None, players
                 for cs, r in ((cs0, rules0), (cs1, rules1))]
         nats = [play(cs, p, seed, deals, [base], r, engine, workers, game=g.name)
                 for cs, r in ((cs0, rules0), (cs1, rules1))]
-        sfs = [strength_frame(run, confidence, tolerance, correction, margin) for run in runs]
-        cc = card_changes(runs[0], runs[1], sfs[0], sfs[1], edited, confidence, correction)
+        sfs = [strength_frame(run, confidence, tolerance, correction, margin, estimand)
+               for run in runs]
+        cc = card_changes(runs[0], runs[1], sfs[0], sfs[1], edited, confidence, correction,
+                          estimand)
         gm = game_measures(nats[0], nats[1], p, g.event_column, confidence, correction)
         out.counts.append(PlayerCount(p, deals, cc, gm, sfs[0], sfs[1]))
     return out
@@ -602,18 +651,20 @@ def summary_lines(pc: PlayerCount, config: dict) -> list[str]:
     """Plain sentences: which verdicts changed (and whether within noise), which cards moved."""
     c = pc.cards
     lines = []
+    est = config.get("estimand", "prefer")
+    col, what = value_columns(est), VALUE_TEXT.get(est, est)
     changed = c[c["verdict_changed"]] if len(c) else c
     if not len(changed):
         lines.append(f"No verdict changed at {pc.players} players ({len(c)} cards measured).")
     for _, r in changed.iterrows():
-        noise = (" -- within noise: its strength change is not distinguishable from 0 "
+        noise = (f" -- within noise: its {what} change is not distinguishable from 0 "
                  f"after {config['correction']}" if r["within_noise"] else "")
         lines.append(f"{r['card']}: {r['verdict_original']} -> {r['verdict_edited']} at "
-                     f"{pc.players} players (strength {_pp(r['strength_original'])} -> "
-                     f"{_pp(r['strength_edited'])} pp, change {_pp(r['change'])} pp "
+                     f"{pc.players} players ({what} {_pp(r[col + '_original'])} -> "
+                     f"{_pp(r[col + '_edited'])} pp, change {_pp(r['change'])} pp "
                      f"{_ci(r['change_lo'], r['change_hi'])}, n={r['n_deals']} deals){noise}.")
     moved = c[c["moved"]] if len(c) else c
-    lines.append(f"Cards whose strength moved ({config['correction']} over {len(c)} cards, "
+    lines.append(f"Cards whose {what} moved ({config['correction']} over {len(c)} cards, "
                  f"n={pc.deals} deals): "
                  + (", ".join(f"{r['card']} ({_pp(r['change'])} pp "
                               f"{_ci(r['change_lo'], r['change_hi'])})"
@@ -636,14 +687,20 @@ def format_text(w: WhatIf) -> str:
     conf = 100 * c["confidence"]
     edits = [e["edit"] + f" ({e['old']} -> {e['new']}, source user)" for e in c["edits"]]
     edits += [f"rule {r['name']}={r['new']} (was {r['old']})" for r in c["rules"]]
-    lines = [f"What if: {'; '.join(edits)}.  {c['game']}, card set {c['card_set']}, baseline "
-             f"{c['baseline']} (every player), seed {c['seed']}.",
+    est = c.get("estimand", "prefer")
+    col, what = value_columns(est), VALUE_TEXT.get(est, est)
+    define = ("natural value = win share of the field's own play - never buying the card"
+              if est == "natural" else "strength = win share preferring the card - never "
+              "buying it")
+    lines = [f"What if: {'; '.join(edits)}.  {c['game']}, card set {c['card_set']}, field "
+             f"{c.get('field', c['baseline'])} (every player), estimand {est}, seed "
+             f"{c['seed']}.",
              "Original and edited sets on the same deals with the same bots (focal player at "
-             "every player index); change = edited - original, paired by deal, "
-             f"{conf:g}% paired t intervals over deals; 'moved' = {c['correction']} across "
-             "the cards (and, separately, across the game-level measures) rejects change = 0.  "
-             "Verdicts as in `advancements` (band "
-             f"±{100 * c['tolerance']:g} pp, margin ±{100 * c['margin']:g} pp)."]
+             f"every player index); {define}; change = edited - original {what}, paired by "
+             f"deal, {conf:g}% paired t intervals over deals; 'moved' = {c['correction']} "
+             "across the cards (and, separately, across the game-level measures) rejects "
+             "change = 0.  Verdicts as in `advancements` (estimand "
+             f"{est}, band ±{100 * c['tolerance']:g} pp, margin ±{100 * c['margin']:g} pp)."]
     if c["edited_cards_not_measured"]:
         lines.append("Edited but not a card a player buys (no strength): "
                      + ", ".join(c["edited_cards_not_measured"]) + ".")
@@ -652,6 +709,7 @@ def format_text(w: WhatIf) -> str:
                       f"arm; adjusted intervals at {100 * pc.cards.attrs.get('adjusted_confidence', c['confidence']):.2f}%"]
         lines += summary_lines(pc, c)
         lines.append("")
+        lines.append(f"{what}, pp:")
         lines.append(f"{'card':<26} {'original pp':>24} {'verdict':>12} {'edited pp':>24} "
                      f"{'verdict':>12} {'change pp':>9} {'interval':>15} {'adjusted':>15} "
                      f"{'p adj':>6} {'changed/deals':>13}")
@@ -660,9 +718,9 @@ def format_text(w: WhatIf) -> str:
             tag = ("  moved" if r["moved"] else "") + ("  VERDICT CHANGED" if r["verdict_changed"] else "")
             lines.append(
                 f"{name[:26]:<26} "
-                f"{_pp(r['strength_original']) + ' ' + _ci(r['strength_original_lo'], r['strength_original_hi']):>24} "
+                f"{_pp(r[col + '_original']) + ' ' + _ci(r[col + '_original_lo'], r[col + '_original_hi']):>24} "
                 f"{r['verdict_original']:>12} "
-                f"{_pp(r['strength_edited']) + ' ' + _ci(r['strength_edited_lo'], r['strength_edited_hi']):>24} "
+                f"{_pp(r[col + '_edited']) + ' ' + _ci(r[col + '_edited_lo'], r[col + '_edited_hi']):>24} "
                 f"{r['verdict_edited']:>12} {_pp(r['change']):>9} "
                 f"{_ci(r['change_lo'], r['change_hi']):>15} "
                 f"{_ci(r['change_lo_adj'], r['change_hi_adj']):>15} {r['p_adjusted']:>6.3f} "
@@ -697,15 +755,17 @@ def format_text(w: WhatIf) -> str:
 def report_tables(w: WhatIf) -> dict:
     """The section's tables as text columns (each value with its interval and n)."""
     cards, game = [], []
+    est = w.config.get("estimand", "prefer")
+    col, what = value_columns(est), ("natural value" if est == "natural" else "strength")
     for pc in w.counts:
         for _, r in pc.cards.iterrows():
             cards.append({
                 "players": pc.players, "card": r["card"], "edited": bool(r["edited_card"]),
-                "strength original (pp)": f"{_pp(r['strength_original'])} "
-                                          f"{_ci(r['strength_original_lo'], r['strength_original_hi'])}",
+                f"{what} original (pp)": f"{_pp(r[col + '_original'])} "
+                                         f"{_ci(r[col + '_original_lo'], r[col + '_original_hi'])}",
                 "verdict original": r["verdict_original"],
-                "strength edited (pp)": f"{_pp(r['strength_edited'])} "
-                                        f"{_ci(r['strength_edited_lo'], r['strength_edited_hi'])}",
+                f"{what} edited (pp)": f"{_pp(r[col + '_edited'])} "
+                                       f"{_ci(r[col + '_edited_lo'], r[col + '_edited_hi'])}",
                 "verdict edited": r["verdict_edited"],
                 "change (pp)": f"{_pp(r['change'])} {_ci(r['change_lo'], r['change_hi'])}",
                 "adjusted interval (pp)": _ci(r["change_lo_adj"], r["change_hi_adj"]),
@@ -724,10 +784,12 @@ def report_tables(w: WhatIf) -> dict:
 
 
 def report_section_function(edits, rules, players=(2,), games: int | None = None, cards=None,
-                            baseline=None):
+                            baseline=None, estimand=None):
     """A report section function ``section_what_if(ctx)`` for these edits: plays
     :func:`what_if` with the report's card set, seed, engine and workers (``games``:
-    default 2000 per card and arm, 200 in a quick or tiny report)."""
+    default 2000 per card and arm, 200 in a quick or tiny report; ``baseline`` and
+    ``estimand``: :func:`what_if`'s, by default the game's strongest bundled field and
+    the natural estimand)."""
     def section_what_if(ctx):
         from .plots.whatif import plot_changes
         from .report import Section
@@ -737,23 +799,29 @@ def report_section_function(edits, rules, players=(2,), games: int | None = None
         store = getattr(ctx, "store", None)
         w = what_if(edits, rules, g.name, getattr(s, "card_set", None), players, n,
                     getattr(s, "seed", 0), baseline, cards, None, getattr(s, "engine", "fast"),
-                    getattr(s, "workers", 1), play=store.play_frame if store else None)
+                    getattr(s, "workers", 1), play=store.play_frame if store else None,
+                    estimand=estimand)
         ctx.results["what_if"] = w
         c = w.config
-        what = "; ".join([e["edit"] + f" ({e['old']} -> {e['new']})" for e in c["edits"]]
-                         + [f"rule {r['name']} = {r['new']} (was {r['old']})" for r in c["rules"]])
-        paras = [f"What if {what}?  The original and the edited set are played on the same "
-                 f"deals by the same bots ({c['baseline']}), the focal player at every player "
-                 f"index; each card's strength change is edited minus original, paired by deal, "
+        est = c["estimand"]
+        what = VALUE_TEXT.get(est, est)
+        named = "; ".join([e["edit"] + f" ({e['old']} -> {e['new']})" for e in c["edits"]]
+                          + [f"rule {r['name']} = {r['new']} (was {r['old']})"
+                             for r in c["rules"]])
+        paras = [f"What if {named}?  The original and the edited set are played on the same "
+                 f"deals by the same bots (field {c['field']}), the focal player at every player "
+                 f"index; each card's {what} change (estimand {est}) is edited minus original, "
+                 f"paired by deal, "
                  f"with {100 * c['confidence']:g}% intervals over deals and {c['correction']} "
                  f"across the {len(c['cards_measured'])} cards measured ('moved').  A verdict "
                  f"that changed while the card did not move is within noise.  Edited numbers "
                  f"are the user's (source user), not printed values.  docs/what-if.md."]
         for pc in w.counts:
             paras += summary_lines(pc, c)
-        return Section("What if: " + what, paras, tables=report_tables(w),
+        return Section("What if: " + named, paras, tables=report_tables(w),
                        figures=[("what_if", plot_changes(w),
-                                 "Strength change of each card, edited minus original (pp): "
+                                 f"{what[:1].upper() + what[1:]} change of each card, edited "
+                                 f"minus original (pp; field {c['field']}): "
                                  "thick the raw interval, thin the adjusted one; edited cards "
                                  "in red, filled when the card moved.")])
     return section_what_if

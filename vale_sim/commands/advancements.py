@@ -51,18 +51,22 @@ def add_parser(sub) -> None:
                    help="multiplicity correction across the cards tested (statsmodels "
                         "multipletests; default fdr_bh: Benjamini-Hochberg, with "
                         "false-coverage-rate adjusted intervals)")
-    p.add_argument("--estimand", choices=("prefer", "natural"), default="prefer",
-                   help="what the flags and verdicts rest on: prefer (default: strength = "
-                        "prefer X - ban X, forcing the card) or natural (natural value = the "
+    from ..strong_field import ESTIMAND, field_help
+    p.add_argument("--estimand", choices=("natural", "prefer"), default=ESTIMAND,
+                   help="what the flags and verdicts rest on: natural (natural value = the "
                         "baseline's own play - ban X: over when beyond the band, under when the "
                         "baseline gains nothing from it and forcing it costs; meant for a strong "
-                        "--baseline such as meta-{P}p; docs/statistics.md 5.6)")
+                        "field) or prefer (strength = prefer X - ban X, forcing the card: the "
+                        f"forced value alone).  Default {ESTIMAND}, as in what-if, balance and "
+                        "the report (docs/statistics.md 5.6)")
     p.add_argument("--compare", default=None, metavar="A,B",
                    help="paired interval for strength(A) - strength(B) on the same deals "
                         "(plays only these two cards)")
-    p.add_argument("--baseline", default="balanced", metavar="NAME|FILE",
-                   help="baseline policy: a preset, a bundled policy (optimized-2p) or a policy "
-                        ".toml file; {P} stands for --players (optimized-{P}p).  Default balanced")
+    p.add_argument("--baseline", default=None, metavar="NAME|FILE",
+                   help="baseline policy (the field): a preset, a bundled policy (optimized-2p) "
+                        "or a policy .toml file; {P} stands for --players (optimized-{P}p).  "
+                        f"Default {field_help()}; --baseline balanced: the default bot, for "
+                        "comparison")
     p.add_argument("--explore", type=int, default=300, metavar="PERMILLE",
                    help="random purchases per mille in the observational run (default 300)")
     p.add_argument("--cards", default=None, metavar="A,B,...", help="only these cards")
@@ -80,8 +84,8 @@ def add_parser(sub) -> None:
                    help="print a list of records (card, level, strength, strength_ci, "
                         "strength_ci_adjusted, p_value, p_adjusted, natural_value, natural_ci, "
                         "per_pick_value, per_pick_ci, acquired, n_deals, deals_changed, flag, "
-                        "lift, lift_ci, ...); with --compare an "
-                        "object {cards, compare}")
+                        "lift, lift_ci, ..., field, estimand); with --compare an "
+                        "object {cards, compare, field, estimand}")
     from ..io import add_force_option
     add_force_option(p)
     p.set_defaults(func=run)
@@ -115,6 +119,10 @@ def format_strength(df) -> str:
     a = df.attrs
     tol = 100 * a.get("tolerance", 0)
     lines = [
+        f"Field: {a.get('baseline')} at {a.get('players')} players; estimand "
+        f"{a.get('estimand', 'prefer')} (the verdicts rest on the "
+        + ("natural value" if a.get("estimand") == "natural" else "strength, the forced value")
+        + ").",
         f"Strength: win share of the baseline ({a.get('baseline')}) preferring the card minus "
         f"the baseline that never buys it, {a.get('deals')} deals x {a.get('players')} rotations "
         f"per arm (seed {a.get('seed')}), against baseline opponents; natural = baseline minus "
@@ -137,7 +145,7 @@ def format_strength(df) -> str:
     if a.get("estimand") == "natural":
         r = a.get("rationality") or {}
         lines.append(
-            f"--estimand natural: the verdicts rest on the natural value (baseline minus ban; "
+            f"Estimand natural: the verdicts rest on the natural value (baseline minus ban; "
             f"adjusted intervals at {100 * a.get('natural_adjusted_confidence', 0.95):.2f}%), "
             f"not on the strength column: over when the natural value is shown beyond "
             f"+/-{tol:g} pp; under when it is not shown above 0 (and below "
@@ -194,6 +202,18 @@ def format_strength(df) -> str:
     return "\n".join(lines)
 
 
+def _records(df) -> list[dict]:
+    """The JSON records of ``vale-sim advancements --json``: each names the field it was
+    measured under (``field``: the policy, e.g. meta-2p) and, with a strength table, the
+    estimand its verdict rests on."""
+    from ..advancements import report_records
+    a = df.attrs
+    extra = {"field": a.get("baseline")}
+    if "estimand" in a:
+        extra["estimand"] = a["estimand"]
+    return [{**r, **extra} for r in report_records(df)]
+
+
 def _verdict(r) -> str:
     return r["verdict"] if "verdict" in r and isinstance(r["verdict"], str) else r["flag"]
 
@@ -211,7 +231,9 @@ def _needed(r) -> str:
 
 def format_observational(df) -> str:
     a = df.attrs
-    lines = [f"Observational ({a.get('observational_games')} games of exploring players; "
+    lines = [(f"Field: {a['baseline']} at {a.get('players')} players (exploring).  "
+              if a.get("baseline") else "")
+             + f"Observational ({a.get('observational_games')} games of exploring players; "
              f"95% intervals, game-clustered for acquisition, lift and round): "
              + a.get("note", ""), ""]
     lines.append(f"{'card':<24} {'lvl':>3} {'got % of player-games':>28} {'win | acquired %':>26} "
@@ -250,7 +272,7 @@ def run_game(args) -> int:
     multiplicity-corrected flags) through the game's hooks (``Game.strength_arms``,
     ``strength_cards``; vale_sim.advancements.strength_run).  The observational run,
     --compare, --precision and the rule flags need the full study."""
-    from ..advancements import game_strength_run, report_records, strength_frame
+    from ..advancements import game_strength_run, strength_frame
     from ..cli import UserError
     from ..games import get_game
     from ..io import check_outputs, check_workers
@@ -277,7 +299,12 @@ def run_game(args) -> int:
         engine = "reference"
     cards = [c.strip() for c in args.cards.split(",") if c.strip()] if args.cards else None
     card_set = g.default_card_set if args.set == "core" else args.set
-    g.get_policy(args.baseline)
+    from ..strong_field import field_of
+    spec = args.baseline or field_of(g)               # the strongest bundled field
+    try:                                              # {P}: --players; checked before any game
+        args.baseline = g.resolve_baseline(spec, args.players)
+    except g.user_errors as e:
+        raise UserError(f"--baseline {spec}: {str(e).splitlines()[0]}") from None
     show = sys.stderr.isatty() and not args.json
 
     def progress(i, n, name):
@@ -290,7 +317,7 @@ def run_game(args) -> int:
     df = strength_frame(run, tolerance=args.tolerance / 100, correction=args.correction,
                         margin=args.margin / 100, estimand=args.estimand)
     if args.json:
-        print(json.dumps(report_records(df), sort_keys=True))
+        print(json.dumps(_records(df), sort_keys=True))
     else:
         print(format_strength(df))
     _save_plot(args, df)
@@ -319,8 +346,10 @@ def run(args) -> int:
                 ("--observational-games", observed, observe))
     if g.strength_observations is None:            # the strength table only
         return run_game(args)
+    from ..strong_field import field_of
+    args.baseline = args.baseline or field_of(g)      # the strongest bundled field
     from ..advancements import (advancement_report, check_cards, compare_strength,
-                                observational, report_records, strength_frame, strength_run,
+                                observational, strength_frame, strength_run,
                                 strength_table)
     from ..tournament import resolve_card_set
     from ..cli import UserError
@@ -413,9 +442,10 @@ def run(args) -> int:
         print(f"vale-sim advancements: warning: {msg}", file=sys.stderr)
     strength = args.only != "observational"
     if args.json:
-        recs = report_records(df)
+        recs = _records(df)
         if comp is not None:
-            print(json.dumps({"cards": recs, "compare": comp}, sort_keys=True))
+            print(json.dumps({"cards": recs, "compare": comp, "field": df.attrs.get("baseline"),
+                              "estimand": df.attrs.get("estimand")}, sort_keys=True))
         else:
             print(json.dumps(recs, sort_keys=True))
         _save_plot(args, df)

@@ -11,11 +11,12 @@ GAMES_TYPE, BUDGET_TYPE, SEED_TYPE = _count(2), _count(1), _seed
 
 
 def add_parser(sub) -> None:
-    from ..balance import DEFAULT_BASELINE, DEFAULT_ESTIMAND, DEFAULT_GAMES, ESTIMANDS
+    from ..balance import DEFAULT_ESTIMAND, DEFAULT_GAMES, ESTIMANDS
+    from ..strong_field import field_help
     p = sub.add_parser(
         "balance", help="propose the fewest, smallest integer card edits after which every "
                         "card is shown balanced (errata table, patched card file)",
-        description="Screen the cards under the strongest bundled field (meta-{P}p): the "
+        description=f"Screen the cards under {field_help()}: the "
                     "natural value (the field's own play with the card on offer minus never "
                     "taking it) and the forced value (prefer X minus ban X); "
                     "edit only the cards shown over or under after the correction, one number "
@@ -41,8 +42,8 @@ def add_parser(sub) -> None:
     p.add_argument("--players", default=None, metavar="2,3,4",
                    help="player counts, comma-separated (default 2; with --draft 2,3,4)")
     p.add_argument("--baseline", default=None, metavar="NAME|FILE",
-                   help=f"the bots (default {DEFAULT_BASELINE}: the strongest bundled field; "
-                        f"{{P}} the player count)")
+                   help=f"the bots (default {field_help()}; {{P}} the player count; "
+                        f"e.g. balanced, the default bot, for comparison)")
     p.add_argument("--estimand", choices=ESTIMANDS, default=DEFAULT_ESTIMAND,
                    help="natural (default: verdicts and targets of the natural value with the "
                         "forced value as evidence of harm, docs/statistics.md 5.6) or prefer "

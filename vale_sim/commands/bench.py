@@ -27,6 +27,10 @@ def add_parser(sub) -> None:
     from ..study import resolve
     for parser in dict.fromkeys(r.parser for r in option_studies() if r.parser):
         resolve(parser).add_options(p)     # a game's options of bench (e.g. --spoil)
+    p.add_argument("--policy", default=None, metavar="NAME|FILE,...",
+                   help="time the fast engine's games/s with these policies (every seat one "
+                        "policy; 2 players) next to the old strong field meta-2p's, instead of "
+                        "the engine comparison; e.g. --policy value-2p")
     p.add_argument("--json", action="store_true",
                    help='print {"fast_games_per_s", "reference_games_per_s", "speedup", '
                         '"fast_games_per_s_per_core", "fast_games_per_s_runs", "games", '
@@ -65,6 +69,7 @@ def _check_mode_options(args) -> None:
                 ("--reference-games", mode is None, engines),
                 ("--repeats", mode is None, engines),
                 ("--workers", mode is None, engines),
+                ("--policy", mode is None, engines),
                 ("--games", mode != "--spoil", "does not apply to bench --spoil (it times the "
                                                "decks of --decks games)"))
 
@@ -116,6 +121,65 @@ def measure(game, games: int = 5000, reference_games: int = 200, seed: int = 0,
             "games": games, "reference_games": reference_games, "repeats": repeats}
 
 
+#: The field --policy is compared with (the strongest bundled field before issue 36).
+COMPARE_POLICY = "meta-2p"
+
+
+def measure_policies(game, specs, games: int = 5000, seed: int = 0, repeats: int = 5) -> list:
+    """Fast-engine games/s (median of ``repeats`` runs of ``games`` 2-player games, one
+    core, after a warm-up) of each policy in ``specs`` playing every seat, and its ratio
+    to the first spec's rate (the comparison field)."""
+    import statistics
+
+    import numba
+
+    from ..runner import RunConfig
+    rows = []
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        for spec in specs:
+            cfg = RunConfig(card_set=game.default_card_set, players=2, seed=seed, games=games,
+                            policies=(spec,), game=game.name).resolved()
+            _rate(cfg, min(50, games))
+            runs = [_rate(cfg, games) for _ in range(repeats)]
+            rows.append({"policy": spec, "fast_games_per_s": round(statistics.median(runs), 1),
+                         "fast_games_per_s_runs": [round(r, 1) for r in runs]})
+    finally:
+        numba.set_num_threads(threads)
+    for r in rows:
+        r["ratio"] = round(r["fast_games_per_s"] / rows[0]["fast_games_per_s"], 3)
+    return rows
+
+
+def run_policies(args, g) -> int:
+    from ..cli import UserError
+    specs = [s.strip() for s in args.policy.split(",") if s.strip()]
+    if not specs:
+        raise UserError("--policy: give at least one policy name or file")
+    for s in specs:
+        g.get_policy(s)                   # a bad name: one line, before any timing
+    names = set(g.get_policy(s).name for s in specs)
+    try:
+        g.get_policy(COMPARE_POLICY)
+        compare = [] if COMPARE_POLICY in names else [COMPARE_POLICY]
+    except Exception:                       # a game without it: the first given is the base
+        compare = []
+    rows = measure_policies(g, compare + specs, args.games, args.seed, args.repeats)
+    if args.json:
+        print(json.dumps({"policies": rows, "games": args.games, "repeats": args.repeats,
+                          "compared_with": rows[0]["policy"]}))
+        return 0
+    print(f"workload: 2-player games of {g.name}, {g.default_card_set} set, seed {args.seed}; "
+          f"one policy in every seat; median of {args.repeats} runs of {args.games} games, "
+          "one core, after warm-up")
+    for r in rows:
+        runs = r["fast_games_per_s_runs"]
+        print(f"{r['policy']:<24} {r['fast_games_per_s']:>10.1f} games/s  "
+              f"({min(runs):.0f}-{max(runs):.0f})  x{r['ratio']:.2f} of {rows[0]['policy']}")
+    return 0
+
+
 def run(args) -> int:
     from ..cli import UserError, command_game, require_study
     from ..runner import fast_engine_ok
@@ -126,6 +190,13 @@ def run(args) -> int:
             return require_study(g, rec.command).call("main", args)
     if args.games is None:
         args.games = 5000
+    if args.policy is not None:
+        from ..cli import check_needs
+        check_needs(args, ("--reference-games", False, "does not apply with --policy"),
+                    ("--workers", False, "does not apply with --policy"))
+        if not fast_engine_ok(g):
+            raise UserError(f"the fast engine of {g.name} is not available; --policy times it")
+        return run_policies(args, g)
     if not fast_engine_ok(g):
         raise UserError(f"the fast engine of {g.name} is not available yet; "
                         "bench compares it with the reference engine")

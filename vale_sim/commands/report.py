@@ -29,12 +29,13 @@ def add_parser(sub) -> None:
                    help="only write DIR/index.html linking every report folder in DIR (no games)")
     p.add_argument("--engine", choices=("fast", "reference"), default="fast",
                    help="fast (default; falls back to reference with small sizes) or reference")
-    p.add_argument("--baseline", default="meta-{P}p", metavar="NAME|FILE",
+    from ..strong_field import field_help
+    p.add_argument("--baseline", default=None, metavar="NAME|FILE",
                    help="the strong field of the headline seat and pool verdicts and of the "
                         "section 'Robust to the bots?': card strengths and pool sizes are "
                         "played again with it on the same deals.  A preset, a bundled policy "
                         "or a policy .toml file; {P} stands for the player count (default "
-                        "meta-{P}p: the bundled meta-game equilibria, docs/meta.md)")
+                        f"{field_help()}: the bundled meta-game equilibria, docs/meta.md)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     from ..io import add_force_option
     add_force_option(p)

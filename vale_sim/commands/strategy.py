@@ -17,13 +17,15 @@ def add_parser(sub) -> None:
                     "policy on common deals, every seat of every deal (cost: 1/P minus its win "
                     "share, paired by deal).  docs/strategy.md.")
     from ..limits import count, seed
+    from ..strong_field import field_help
     p.add_argument("--players", default="2", metavar="P[,P...]",
                    help="player counts, comma-separated (default 2)")
-    p.add_argument("--policy", default="meta-{P}p", metavar="NAME|FILE",
+    p.add_argument("--policy", default=None, metavar="NAME|FILE",
                    help="the strong player: a policy name ({P} = the player count) or file "
-                        "(default meta-{P}p, the bundled meta field)")
+                        f"(default {field_help()})")
     p.add_argument("--baseline", default="balanced", metavar="NAME|FILE",
-                   help="whose decisions replace one kind at a time (default balanced)")
+                   help="whose decisions replace one kind at a time (default balanced, the "
+                        "comparison)")
     p.add_argument("--set", default=None, help="card set (default: the game's default set)")
     p.add_argument("--games", type=count(0, "games"), default=100,
                    help="recorded reference-engine games per player count (default 100; 0: "
@@ -60,8 +62,10 @@ def run(args) -> int:
     from ..games import get_game
     from ..io import atomic_write, check_output
     from ..variants import resolve_engine
+    from ..strong_field import field_of
     g = get_game(args.game)
     h = strategy.hooks(g)            # a game without a guide: one line
+    args.policy = args.policy or field_of(g)      # the strongest bundled field by default
     players = parse_players(args.players, g)
     out = check_output(args.out, option="--out", force=args.force) if args.out else None
     try:
@@ -98,7 +102,7 @@ def run(args) -> int:
         print(text)
     else:
         for p in doc["players"]:
-            print(f"== {g.title}, {p} players: {doc['players'][p]['strong']} ==")
+            print(f"== {g.title}, {p} players: field {doc['players'][p]['strong']} ==")
             recorded = (strategy.push_sentences(doc, p) + strategy.buy_sentences(doc, p)
                         if args.games else [])
             for line in recorded + strategy.ablation_sentences(doc, p):

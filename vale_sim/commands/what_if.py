@@ -16,9 +16,12 @@ def add_parser(sub) -> None:
     p = sub.add_parser(
         "what-if", help="edit a card's number or a rule: the paired change of every verdict",
         description="Play the original and the edited card set (and rules) on the same deals "
-                    "with the same bots (the focal player at every player index), and report "
-                    "the paired change, per deal, of every card's strength (prefer X minus ban "
-                    "X, as in `advancements`), with intervals, n and a multiplicity correction "
+                    "with the same bots (by default the game's strongest bundled field, as in "
+                    "`advancements`, `balance` and the report; the focal player at every "
+                    "player index), and report the paired change, per deal, of every card's "
+                    "value (by default the natural value: the field's own play minus never "
+                    "buying X; --estimand prefer: the forced value, prefer X minus ban X), "
+                    "with intervals, n and a multiplicity correction "
                     "across the cards (which cards moved); both sets' verdicts "
                     "(over/under/balanced/inconclusive) and which changed, said plainly, also "
                     "when the change is within noise; and the paired change of seat advantage, "
@@ -43,9 +46,18 @@ def add_parser(sub) -> None:
                    help="measure only these other cards (the edited cards always): fewer games")
     p.add_argument("--set", default=None, help="card set: a bundled name or a file "
                                                "(default: the game's)")
+    from ..advancements import ESTIMANDS
+    from ..strong_field import ESTIMAND, field_help
     p.add_argument("--baseline", default=None, metavar="NAME|FILE",
                    help="the bots: a preset, a bundled policy or a policy file; {P} stands for "
-                        "the player count (default: the game's default policy)")
+                        f"the player count (default {field_help()}; --baseline balanced: the "
+                        "default bot, for comparison)")
+    p.add_argument("--estimand", choices=sorted(ESTIMANDS), default=ESTIMAND,
+                   help="what each card's value and verdict rest on: natural (the natural "
+                        "value, the field's own play minus never buying the card) or prefer "
+                        "(the forced value, prefer X minus ban X); default "
+                        f"{ESTIMAND}, as in advancements, balance and the report "
+                        "(docs/statistics.md 5.6)")
     p.add_argument("--seed", type=SEED_TYPE, default=0, help="master seed (default 0)")
     p.add_argument("--tolerance", type=float, default=5.0, metavar="PP",
                    help="verdict band, as in advancements (default 5)")
@@ -105,7 +117,8 @@ def run(args) -> int:
         w = whatif.what_if(edits, rules, g.name, args.set, players, args.games, args.seed,
                            args.baseline, cards, None, args.engine, args.workers,
                            tolerance=args.tolerance / 100, margin=args.margin / 100,
-                           correction=args.correction, progress=bar)
+                           correction=args.correction, progress=bar,
+                           estimand=args.estimand)
     finally:
         if bar is not None:
             bar.close()

@@ -104,6 +104,13 @@ Optional hooks (every one has a default, so a game may leave them out):
   has none.
 * ``open_numbers(cs) -> [vale_sim.draft.OpenNumber, ...]``: the open numbers of a draft
   rulebook (``vale-sim balance --draft``).  ``None``: the rules are final.
+* ``strong_field``: the game's **strongest bundled field**, a policy spec in which
+  ``{P}`` stands for the player count (e.g. ``"meta-{P}p"``).  Every default that
+  means "the strongest bots" reads it, through :func:`vale_sim.strong_field.field_of`:
+  ``advancements``, ``what-if``, ``balance``, ``report``, ``strategy`` and the
+  workbench (docs/statistics.md §5.6, "One field everywhere").  Switching the field
+  is this one line per game.  ``None``: the game bundles no strong field, and those
+  defaults use ``default_policy``.
 * ``estimate_bounds(cs, card, field) -> (lo, hi, why) | None``: the range the game's
   own estimates keep a number of ``card`` in (e.g. a cost in the cost band of the
   card's level) and a phrase saying so, so ``vale-sim balance`` refits an *estimated*
@@ -189,6 +196,8 @@ class Game:
     workbench: str | None = None                # the module of the odds page of `serve`
     open_numbers: Callable[[Any], list] | None = None
     estimate_bounds: Callable[..., Any] | None = None
+    # the strongest bundled field ({P}: the player count); None: default_policy
+    strong_field: str | None = None
 
     def __post_init__(self):
         # every game takes mixed fields (vale_sim.mixture, docs/meta.md §6b): a mixture

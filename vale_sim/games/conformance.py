@@ -153,6 +153,16 @@ def check_contract(g: Game) -> None:
             g, c, "base_columns has RESULT_COLUMNS out of order")
     for p in g.players:
         g.validate_playable(cs, p)
+    # the strongest bundled field (Game.strong_field; default_policy without one): every
+    # "strongest bots" default reads it, so it must be a policy at every player count
+    _expect(g.strong_field is None or (isinstance(g.strong_field, str) and g.strong_field),
+            g, c, f"strong_field {g.strong_field!r} is not a policy spec (or None)")
+    field = g.strong_field or g.default_policy
+    for p in g.players:
+        try:
+            g.resolve_baseline(field, p, cs)
+        except Exception as e:                  # noqa: BLE001 -- said as the contract's
+            _fail(g, c, f"strong_field {field!r} at {p} players: {str(e).splitlines()[0]}")
 
 
 def check_result_schema(g: Game, games: int = 2) -> None:

@@ -54,7 +54,13 @@ TERMS = (
          "card is worth to the player who buys it, in the games where it is bought. A card "
          "the bot rarely sees can have a small natural value and a large per-pick value; its "
          "interval is wide when the card was bought in few deals, and shows nothing when it "
-         "was never bought."),
+         "was never bought. A card reads over when its per-pick value is shown above the "
+         "band; the same division for the arm that forces the card (each forced purchase) "
+         "can make it read under."),
+    Term("value-player", "Value player", r"\bvalue players?\b|\bvalue-[234]p\b",
+         "A bot that buys by the learned value of what each card does (its symbols, VP, "
+         "decay and growth, abilities), never by its name or cost, trained by playing "
+         "against itself (vale-sim train). The strongest bundled field of Mystic Vale."),
     Term("band", "Band (verdict band)", r"\bband\b",
          "How far from zero a card's strength must be shown to lie before the card is flagged "
          "over- or under-powered (here usually ±5 pp). It is a choice that catches gross "

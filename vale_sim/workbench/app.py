@@ -119,6 +119,39 @@ def _players(params: dict, g) -> list[int]:
     return out
 
 
+def _field_label(g, params: dict) -> str:
+    """The field a run plays, as its outputs name it ("meta-2p")."""
+    from ..strong_field import field_label, field_of
+    return field_label(params.get("baseline") or field_of(g), params["players"])
+
+
+def _field(params: dict, g, players: list[int], cs) -> dict:
+    """The field and the estimand of a what-if or balance request: ``baseline`` (empty
+    or absent: the game's strongest bundled field, :func:`vale_sim.strong_field.field_of`;
+    else a preset or bundled policy name, e.g. ``balanced`` for comparison -- no file
+    path) and ``estimand`` (absent: the natural estimand; ``prefer``: the forced
+    value).  Checked against the set at every player count: 400 with one line."""
+    from ..advancements import ESTIMANDS
+    from ..strong_field import ESTIMAND, field_of
+    spec = params.get("baseline") or None
+    if spec is not None:
+        if not isinstance(spec, str) or len(spec) > 200 or "/" in spec or "\\" in spec \
+                or spec.endswith(".toml"):
+            raise Bad(f"baseline: give a preset or a bundled policy name (e.g. "
+                      f"{g.default_policy}), or leave it empty for the strongest bundled "
+                      f"field {field_of(g)}")
+    est = params.get("estimand") or ESTIMAND
+    if est not in ESTIMANDS:
+        raise Bad(f"estimand: use {' or '.join(sorted(ESTIMANDS))}, got {str(est)[:40]!r}")
+    field = spec or field_of(g)
+    for p in players:
+        try:
+            g.resolve_baseline(field, p, cs)
+        except (ValueError, *g.user_errors) as e:
+            raise Bad(f"baseline {field} at {p} players: {one_line(e)}") from None
+    return {"baseline": spec, "estimand": est}
+
+
 class Workbench:
     """The server's state: the session tokens of the pages, the workspaces of the
     tabs and the runs."""
@@ -309,8 +342,10 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
                 g = get_game(n)
             except ValueError:
                 continue
+            from ..strong_field import ESTIMAND, field_of
             out.append({"name": g.name, "title": g.title, "players": list(g.players),
-                        "default_policy": g.default_policy})
+                        "default_policy": g.default_policy, "field": field_of(g),
+                        "estimand": ESTIMAND})
         return JSONResponse({"games": out, "default": wb.default_game})
 
     async def new_ws(request):
@@ -437,6 +472,7 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
                       "players": _players(p, g), "games": _count(p, "games", 200, 2, MAX_GAMES),
                       "seed": seed, "engine": engine, "cards": cards,
                       "figure": str(out / "what-if.png")}
+            params.update(_field(p, g, params["players"], ws.base))
             from ..whatif import (WhatIfError, apply_card_edits, apply_rule_edits, parse_edit,
                                   parse_rule)
             try:                               # a bad edit is refused now, before a process
@@ -451,7 +487,9 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
                 wb.reports[run.id] = out
             return _start(ws, kind, params, {"edits": texts, "rules": rules,
                                              "players": params["players"],
-                                             "games": params["games"]}, on_done=done)
+                                             "games": params["games"],
+                                             "field": _field_label(g, params),
+                                             "estimand": params["estimand"]}, on_done=done)
         if kind == "balance":
             fields = p.get("fields", ["cost", "end_vp"])
             if isinstance(fields, str):
@@ -470,8 +508,11 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
                       "budget": _count(p, "budget", 0, 0, MAX_COUNT) or None,
                       "seed": seed, "engine": engine,
                       "store": str(wb.tmpdir / "chunks" / ws.id)}
+            params.update(_field(p, g, params["players"], ws.current))
             return _start(ws, kind, params, {"fields": fields, "games": games,
-                                             "digest": ws.current.digest()})
+                                             "digest": ws.current.digest(),
+                                             "field": _field_label(g, params),
+                                             "estimand": params["estimand"]})
         if kind == "report":
             out = Path(tempfile.mkdtemp(prefix="report-", dir=wb.tmpdir))
             src = out.parent / (out.name + "-cards")

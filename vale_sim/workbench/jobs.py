@@ -111,7 +111,7 @@ def what_if_job(params: dict, report):
     w = what_if(edits, params.get("rules", []), g.name, cs, players, params["games"],
                 params.get("seed", 0), params.get("baseline"), cards, None,
                 params.get("engine", "fast"), 1, progress=bar,
-                play=store.play_frame if store else None)
+                play=store.play_frame if store else None, estimand=params.get("estimand"))
     out = w.to_json()
     out["text"] = w.text()
     out["chunks"] = {"reused": store.reused, "played": store.played} if store else None
@@ -138,7 +138,8 @@ def balance_job(params: dict, report):
                 params.get("cards"), params.get("margin", 0.02), params.get("players", [2]),
                 params.get("baseline"), params.get("budget"), params["games"],
                 params.get("confirm_games"), params.get("seed", 0), params.get("engine", "fast"),
-                1, progress=progress, play=store.play_frame if store else None)
+                1, progress=progress, play=store.play_frame if store else None,
+                **({"estimand": params["estimand"]} if params.get("estimand") else {}))
     out = b.to_json()
     out["text"] = b.text()
     out["chunks"] = {"reused": store.reused, "played": store.played} if store else None
@@ -153,14 +154,16 @@ def report_job(params: dict, report):
     mod = game_report(g)
     path = params["card_file"]
     cs = g.load_card_set(path)
+    # baseline None: the game's strongest bundled field, as `vale-sim report`
     args = argparse.Namespace(quick=params.get("quick", True), engine=params.get("engine", "fast"),
-                              seed=params.get("seed", 1), baseline="optimized-{P}p",
+                              seed=params.get("seed", 1), baseline=None,
                               card_set=path)
     settings = mod.settings_from_args(args, path, cs)
     report(0, None, "building the report")
     m = build_report(params["out"], settings, progress=False, game=g.name)
+    from ..strong_field import ESTIMAND, field_of
     return {"out": str(params["out"]), "seconds": m.get("seconds"), "engine": m.get("engine"),
-            "size": m.get("size")}
+            "size": m.get("size"), "field": field_of(g), "estimand": ESTIMAND}
 
 
 def odds_job(params: dict, report):

@@ -172,6 +172,9 @@ GAME = Game(
     strategy=__name__ + ".strategy",
     workbench=__name__ + ".workbench",
     open_numbers=_open_numbers,
+    # the strongest bundled field: every "strongest bots" default reads it
+    # (vale_sim.strong_field.field_of; docs/meta.md)
+    strong_field="meta-{P}p",
 )
 
 __all__ = ["GAME", "render_play", "describe", "cards", "policy", "records", "rules"]

@@ -177,4 +177,7 @@ GAME = Game(
     estimate_bounds=_cards.estimate_bounds,
     strategy=__name__ + ".strategy",
     workbench=__name__ + ".workbench",
+    # the strongest bundled field: every "strongest bots" default reads it
+    # (vale_sim.strong_field.field_of; docs/meta.md)
+    strong_field="value-{P}p",
 )

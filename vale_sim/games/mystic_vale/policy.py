@@ -11,12 +11,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...policy_files import (INT_LIMIT, MAX_FILE_BYTES, BuyRuleBase,  # noqa: F401
-                             PolicyBook, PolicyError, check_policy_fields)
+                             PolicyBook, PolicyError, check_policy_fields, dataclass_repr)
 from .rules import MAX_PHASE_PLAYS
 
 TOKEN_MODES = ("needed", "never")
 #: The fields of a value player's model (docs/value.md): set from its model file.
 VALUE_FIELDS = ("value_stages", "value_adv", "value_vale")
+#: Fields added after bundled results recorded policy digests: left out of the repr (so
+#: of policy_digest) while they hold their default.
+_ADDED_FIELDS = ("best_min_score",) + VALUE_FIELDS
 PUSH_RULES = ("risk", "lookahead")       # engine-spec §6.1
 RULE_TARGETS = ("card", "level", "vale_ability", "best")
 RULE_CONDITIONS = ("mana_at_least", "mana_at_most", "round_at_least",
@@ -82,6 +85,9 @@ class Policy:
     # Buy randomly with this chance (per mille) per purchase: for card statistics.
     explore_permille: int = 0
     rules: tuple[BuyRule, ...] = ()
+    # A `best` buy rule takes only cards scoring at least min_score (vales:
+    # vale_min_score), as the policy without rules does (engine-spec §6.5).
+    best_min_score: bool = False
     # Card names (advancements or vales) this player never buys: not even by a
     # buy rule or by exploration (engine-spec §6.3, §6.4).
     never: tuple[str, ...] = ()
@@ -94,7 +100,7 @@ class Policy:
 
     def __post_init__(self):
         check_policy_fields(self, BuyRule, modes={"push_rule": PUSH_RULES, "token": TOKEN_MODES},
-                            bools=("avoid_decay_stack", "use_sunstone"),
+                            bools=("avoid_decay_stack", "use_sunstone", "best_min_score"),
                             permille=("push_risk_permille", "explore_permille"),
                             at_least_zero=("discard_field_plays", "mana_target",
                                            "lookahead_caution_permille"),
@@ -102,6 +108,9 @@ class Policy:
         from ...value import check_policy_weights
         from .value import ADV_SPEC, VALE_SPEC
         check_policy_weights(self, ADV_SPEC, VALE_SPEC, PolicyError)
+
+    def __repr__(self) -> str:
+        return dataclass_repr(self, _ADDED_FIELDS)
 
 
 PRESETS: dict[str, Policy] = {
@@ -171,6 +180,8 @@ class SearchPolicy(Policy):
     def __post_init__(self):
         pass          # made by make_search_policy from checked policies only
 
+    __repr__ = Policy.__repr__
+
 
 def _install_search():
     from vale_sim.search import install
@@ -211,7 +222,8 @@ SEARCH_RANGES: dict[str, tuple[int, int]] = {
     "discard_field_plays": (0, MAX_PHASE_PLAYS),
 }
 #: Fields never searched: the lists, and random buying (meant for card statistics).
-SEARCH_EXCLUDED = ("name", "rules", "never", "explore_permille") + VALUE_FIELDS
+SEARCH_EXCLUDED = ("name", "rules", "never", "explore_permille",
+                   "best_min_score") + VALUE_FIELDS
 
 
 def search_space() -> dict:

@@ -22,6 +22,11 @@ from vale_sim.report import (Context, Section, SectionUnavailable, _bar, _need, 
                              settings_from_preset)
 from vale_sim.skill_ladder import section_skill_ladder
 from vale_sim.strategy import section_strategy
+from vale_sim.strong_field import field_of
+
+#: The strongest bundled field of this game (``Game.strong_field``, ``{P}``: the player
+#: count): the default of the headline verdicts and of "Robust to the bots?".
+STRONG = field_of("mystic-vale")
 
 #: Where ``vale-sim report`` writes (``--out``), and the config that rebuilds it.
 DEFAULT_OUT = "results/report"
@@ -74,11 +79,11 @@ class ReportSettings:
     pool_games: int = 16000
     # "Robust to the bots?": both studies again under this strong baseline, on the
     # same deals, seeds and sizes ({P} = the player count; docs/report.md).
-    robust_baseline: str = "meta-{P}p"
+    robust_baseline: str = STRONG
     # The headline card verdicts (natural estimand, docs/statistics.md §5.6): under the
     # strongest field, "settled" when they hold under the second one as well; the
     # default-baseline run above is their comparison column.  Same cards, seed, size.
-    field: str = "meta-{P}p"
+    field: str = STRONG
     settle_field: str = "optimized-{P}p"
     fallback_note: str = ""           # why the sizes are small (no fast engine)
 
@@ -762,7 +767,7 @@ def section_pools(ctx: Context) -> Section:
 
 def section_robustness(ctx: Context) -> Section:
     """Robust to the bots?  Card strengths and the pool study again under the strong
-    baseline (``settings.robust_baseline``, default the bundled ``optimized-{P}p``) on the
+    baseline (``settings.robust_baseline``, default the game's strongest bundled field) on the
     same deals and seeds, side by side with the default (balanced) baseline."""
     from vale_sim import robustness as R
     from . import pools
@@ -1355,7 +1360,8 @@ def verdicts(ctx) -> list:
     found += V.headline_card_verdicts(r)
     if "pools_strong" in r and "robustness" in r:
         # the headline seat and pool verdicts: every seat played by the strong field
-        # (settings.robust_baseline, default meta-{P}p); balanced as the comparison
+        # (settings.robust_baseline, default the game's strongest bundled field); balanced
+        # as the comparison
         from vale_sim.robustness import resolve_baseline
 
         def strong(p):
@@ -1401,8 +1407,8 @@ def summary_paragraphs(ctx) -> list:
 
 def settings_from_config(c: dict, **kw):
     """The settings of a ``report`` config of ``vale-sim run``."""
-    return ReportSettings.make(quick=c["quick"], **kw,
-                               **{"robust_baseline": c["baseline"], **(c["sizes"] or {})})
+    strong = {} if c.get("baseline") is None else {"robust_baseline": c["baseline"]}
+    return ReportSettings.make(quick=c["quick"], **kw, **{**strong, **(c["sizes"] or {})})
 
 
 def settings_from_args(args, card_set: str, cs):
@@ -1411,11 +1417,12 @@ def settings_from_args(args, card_set: str, cs):
     from vale_sim.errors import UserError
     from vale_sim.robustness import resolve_baseline
     from .policy import PolicyError
+    baseline = getattr(args, "baseline", None) or STRONG      # the strongest bundled field
     try:
         settings = ReportSettings.make(quick=args.quick, engine=args.engine, seed=args.seed,
-                                       card_set=card_set, robust_baseline=args.baseline)
+                                       card_set=card_set, robust_baseline=baseline)
         for p in sorted(set(settings.pool_players) | {settings.adv_players}):
-            resolve_baseline(args.baseline, p, cs)
+            resolve_baseline(baseline, p, cs)
     except PolicyError as e:      # the only policy the report takes is --baseline
-        raise UserError(f"--baseline {args.baseline}: {e}") from None
+        raise UserError(f"--baseline {baseline}: {e}") from None
     return settings

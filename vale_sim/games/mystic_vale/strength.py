@@ -118,13 +118,16 @@ def control_policy(baseline="balanced") -> Policy:
 def prefer_policy(card: str, baseline="balanced") -> Policy:
     """"prefer X": the baseline with ``card`` (an advancement or a vale) first:
     buy it whenever it is buyable, else buy as the baseline does (its own buy
-    rules, or ``best advancement``, ``best vale``).  A baseline that never buys
+    rules, or ``best advancement``, ``best vale`` at its min scores).  A baseline that never buys
     ``card`` (its ``never`` list) drops it from that list here: forcing the card is
     the point of the arm."""
     base = get_policy(baseline)
     rest = base.rules or (BuyRule("best", "advancement"), BuyRule("best", "vale"))
+    # without rules of its own, "else as the baseline does" keeps its min scores: the
+    # arm forces X, not every other card the baseline would leave (engine-spec §6.5)
     return replace(base, name=f"{base.name}:prefer:{card}", rules=(BuyRule("card", card),) + rest,
-                   never=tuple(c for c in base.never if c != card))
+                   never=tuple(c for c in base.never if c != card),
+                   best_min_score=not base.rules)
 
 
 def ban_policy(card: str, baseline="balanced") -> Policy:

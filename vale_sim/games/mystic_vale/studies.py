@@ -63,12 +63,13 @@ def spoil_odds_schema() -> dict:
 
 
 def advancement_value_schema() -> dict:
-    from vale_sim.experiments import _bool, _count, _float, _int, _list_of, _str
+    from vale_sim.experiments import _bool, _choice, _count, _float, _int, _list_of, _str
     return {
         "players": (_int(2, 4), 2),
         "games": (_count(2), 1000),
         "observational_games": (_count(2), None),
-        "baseline": (_str, "balanced"),
+        "baseline": (_str, None),        # None: the game's strongest bundled field
+        "estimand": (_choice("natural", "prefer"), None),     # None: natural
         "tolerance": (_float(0.0, 1.0), 0.05),
         "explore_permille": (_int(0, 1000), 300),
         "cards": (_list_of(_str), None),
@@ -188,17 +189,24 @@ def run_spoil_odds(exp, out: Path, store, progress) -> dict:
 def run_advancement_value(exp, out: Path, store, progress) -> dict:
     from vale_sim.advancements import advancement_report, report_records
     from vale_sim.experiments import _baseline, _write_csv
+    from vale_sim.games.base import baseline_spec
     from vale_sim.io import atomic_write
+    from vale_sim.strong_field import ESTIMAND, field_of
     c = exp.config
+    # the game's strongest bundled field and the natural estimand unless the config says
+    baseline = _baseline(c) or baseline_spec(field_of(exp.game), c["players"])
     df = advancement_report(c["card_set"], games=c["games"], players=c["players"],
-                            seed=c["seed"], baseline=_baseline(c), tolerance=c["tolerance"],
+                            seed=c["seed"], baseline=baseline, tolerance=c["tolerance"],
+                            estimand=c.get("estimand") or ESTIMAND,
                             explore_permille=c["explore_permille"],
                             observational_games=c["observational_games"], cards=c["cards"],
                             rules=exp.rules(), engine=c["engine"], workers=c["workers"],
                             paired=c["paired"], play=store.play_frame)
     _write_csv(df, out / "advancement_values.csv")
     atomic_write(out / "advancement_values.json", json.dumps(report_records(df), indent=1))
-    return {"cards": len(df), "flagged": int((df.get("flag", "") != "").sum()) if "flag" in df else 0}
+    return {"cards": len(df), "field": df.attrs.get("baseline"),
+            "estimand": df.attrs.get("estimand"),
+            "flagged": int((df.get("flag", "") != "").sum()) if "flag" in df else 0}
 
 
 def run_pool_sizes(exp, out: Path, store, progress) -> dict:

@@ -91,7 +91,19 @@ function showTable(t) {
     .map(([k, v]) => `${k} ${v}`).join(", ");
   renderCards();
   fillWhatIfPickers();
-  if (gameChanged) { playerBoxes("#wi-players", [2]); playerBoxes("#bal-players", [2]); }
+  if (gameChanged) { playerBoxes("#wi-players", [2]); playerBoxes("#bal-players", [2]); fieldPickers(); }
+}
+// The field pickers: the game's strongest bundled field (the default of every run, as the
+// CLI's) or its default bot, for comparison.
+function fieldPickers() {
+  const g = gameInfo();
+  for (const sel of document.querySelectorAll(".field-pick")) {
+    sel.options[0].textContent = `the strongest bundled field, ${g.field || "the game's"}`;
+    sel.options[1].value = g.default_policy || "balanced";
+    sel.options[1].textContent = `${g.default_policy || "balanced"} (the default bot, for comparison)`;
+    sel.value = "";
+  }
+  for (const s of document.querySelectorAll(".field-name")) s.textContent = g.field ? `(${g.field})` : "";
 }
 function renderCards() {
   const t = state.table, q = $("#card-filter").value.trim().toLowerCase();
@@ -335,25 +347,27 @@ function addWiEdit() {
 }
 function runWhatIf() {
   startRun("what-if", { edits: state.wiEdits, rules: $("#wi-rules").value, players: players("#wi-players"), games: Number($("#wi-games").value),
-                        cards: $("#wi-cards").value, engine: $("#wi-engine").value, seed: Number($("#wi-seed").value) },
+                        cards: $("#wi-cards").value, engine: $("#wi-engine").value, seed: Number($("#wi-seed").value),
+                        baseline: $("#wi-baseline").value, estimand: $("#wi-estimand").value },
     runUI("wi"), showWhatIf);
 }
 function showWhatIf(r, run) {
   const out = $("#wi-result"); out.replaceChildren();
   out.append(el("p", { class: "wi-what", text: "What if " + r.edits.map((e) => `${e.card}.${e.field} ${e.old} → ${e.new}`)
     .concat(r.rules.map((x) => `rule ${x.name} ${JSON.stringify(x.old)} → ${JSON.stringify(x.new)}`)).join(", ") +
-    `? Card set ${r.card_set}, seed ${r.seed}, engine ${r.engine}, ${r.games} games per card and arm.` +
+    `? Card set ${r.card_set}, field ${r.field}, estimand ${r.estimand}, seed ${r.seed}, engine ${r.engine}, ${r.games} games per card and arm.` +
     (r.chunks && r.chunks.reused ? ` ${r.chunks.reused} chunk(s) of games read back from earlier runs, ${r.chunks.played} played.` : "") }));
-  if (r.figure) out.append(el("img", { src: `/reports/${run.id}/what-if.png`, alt: "strength change of each card, edited minus original", class: "figure" }));
+  const k = r.estimand === "natural" ? "natural" : "strength", what = r.estimand === "natural" ? "natural value" : "strength";
+  if (r.figure) out.append(el("img", { src: `/reports/${run.id}/what-if.png`, alt: `${what} change of each card, edited minus original`, class: "figure" }));
   for (const pc of r.players) {
     out.append(el("h3", { text: `${pc.players} players: ${pc.deals} deals × ${pc.players} seatings per arm` }));
     for (const line of pc.summary) out.append(el("p", { text: line }));
     const rows = pc.cards.map((c) => {
       const tr = el("tr", { "data-card": c.card, "data-players": pc.players, class: c.moved ? "moved" : "" },
         el("td", { text: (c.edited_card ? "* " : "") + c.card }),
-        el("td", { class: "num", text: `${pp(c.strength_original)} ${ci(c.strength_original_ci)}` }),
+        el("td", { class: "num", text: `${pp(c[k + "_original"])} ${ci(c[k + "_original_ci"])}` }),
         el("td", { text: c.verdict_original }),
-        el("td", { class: "num", text: `${pp(c.strength_edited)} ${ci(c.strength_edited_ci)}` }),
+        el("td", { class: "num", text: `${pp(c[k + "_edited"])} ${ci(c[k + "_edited_ci"])}` }),
         el("td", { text: c.verdict_edited, class: c.verdict_changed ? "changed" : "" }),
         el("td", { class: "num change", "data-value": c.change, text: pp(c.change) }),
         el("td", { class: "num", text: ci(c.change_ci) }),
@@ -362,8 +376,8 @@ function showWhatIf(r, run) {
         el("td", { class: "num", text: `${c.deals_changed}/${c.n_deals}` }));
       return tr;
     });
-    out.append(el("table", { class: "wi-cards" }, el("thead", {}, el("tr", {}, ...["card", "strength original (pp)", "verdict",
-      "strength edited (pp)", "verdict", "change (pp)", "interval", "adjusted", "", "deals changed"].map((h) => el("th", { text: h })))),
+    out.append(el("table", { class: "wi-cards" }, el("thead", {}, el("tr", {}, ...["card", `${what} original (pp)`, "verdict",
+      `${what} edited (pp)`, "verdict", "change (pp)", "interval", "adjusted", "", "deals changed"].map((h) => el("th", { text: h })))),
       el("tbody", {}, ...rows)));
     const g = pc.game.map((m) => {
       const k = m.measure.startsWith("seat_") ? 100 : 1, d = k === 100 ? 1 : 2;
@@ -386,10 +400,12 @@ function showWhatIf(r, run) {
 function runBalance() {
   startRun("balance", { fields: $("#bal-fields").value, cards: $("#bal-cards").value, players: players("#bal-players"),
                         games: Number($("#bal-games").value), margin_pp: Number($("#bal-margin").value),
-                        engine: $("#bal-engine").value, seed: Number($("#bal-seed").value) },
+                        engine: $("#bal-engine").value, seed: Number($("#bal-seed").value),
+                        baseline: $("#bal-baseline").value, estimand: $("#bal-estimand").value },
     runUI("bal"), (r) => {
       state.balance = r;
       const out = $("#bal-result"); out.replaceChildren();
+      out.append(el("p", { class: "bal-field", text: `Field ${r.field}, estimand ${r.estimand}, seed ${r.seed}.` }));
       const edits = r.edits || [];
       out.append(el("h3", { text: edits.length ? `Proposed errata: ${edits.length}` : "No errata proposed" }));
       if (edits.length) {
@@ -413,7 +429,7 @@ function runReport() {
   startRun("report", { quick: $("#rep-quick").checked, engine: $("#rep-engine").value }, runUI("rep"), (r, run) => {
     const href = `/reports/${run.id}/index.html`;
     $("#rep-result").replaceChildren(el("p", {}, el("a", { href, target: "_blank", id: "rep-open", text: "Open the report" }),
-      ` (${Math.round(r.seconds || 0)} s, engine ${r.engine}, size ${r.size})`));
+      ` (field ${r.field}, estimand ${r.estimand}; ${Math.round(r.seconds || 0)} s, engine ${r.engine}, size ${r.size})`));
   });
 }
 

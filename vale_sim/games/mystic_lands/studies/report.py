@@ -20,8 +20,12 @@ import pandas as pd
 
 from . import common as C
 from vale_sim.rng import offset_seed
+from vale_sim.strong_field import field_of
 
 GAME = "mystic-lands"
+#: The strongest bundled field of this game (``Game.strong_field``, ``{P}``: the player
+#: count): every seat of the seat and end-trigger studies, and the headline card verdicts.
+STRONG = field_of(GAME)
 
 
 @dataclass(frozen=True)
@@ -41,7 +45,7 @@ class LandsReportSettings:
     # ({P}: the player count); seat verdicts settled when they hold under the second
     # field too (None: the best response added before the meta field's member, per
     # player count; "none": no settle run); balanced, the old field, is the comparison.
-    study_field: str = "meta-{P}p"
+    study_field: str = STRONG
     seat_settle_field: str | None = None
     end_players: tuple = (2, 4)
     end_deals: int = 2000
@@ -57,7 +61,7 @@ class LandsReportSettings:
     # strongest field, settled when they hold under the population's previous level too
     # (None: the best response added before the meta field's member, data/meta/{P}p);
     # balanced, the old baseline, is the comparison column.
-    strength_field: str = "meta-{P}p"
+    strength_field: str = STRONG
     strength_settle_field: str | None = None
     fallback_note: str = ""
 

@@ -35,7 +35,7 @@ from .tables import (
     T_CARD_ADV, T_CARD_VALE, T_LEVEL, T_VALE_ABILITY, T_BEST_ADV, T_BEST_VALE,
     N_CARDS, N_COMMONS, N_VALE_SLOTS)
 from .tables import P_LOOKAHEAD, P_CAUTION, P_W_MANA, P_W_SPIRIT, P_W_HVP, P_DISCARD_PLAYS
-from .tables import P_STAGES, MIN_KEY, MAX_PLAYERS
+from .tables import P_STAGES, P_BEST_MIN, MIN_KEY, MAX_PLAYERS
 from ..rules import MAX_PHASE_PLAYS
 from .state import (
     GAME, ADECK, VDECK, TR, STARTING, STARTING_READY,
@@ -740,6 +740,9 @@ def best_vale(T, S, Q, p, r, sunstone):
             continue            # the policy never buys it
         if r >= 0 and not vale_rule_match(T, S, Q, p, r, v):
             continue
+        if (r >= 0 and Q[p, P_BEST_MIN] != 0 and sc < Q[p, P_VALE_MIN_SCORE]
+                and Q[Q[p, P_RULES] + r, RC_TARGET] == T_BEST_VALE):
+            continue
         x = -1
         if sunstone:
             for y in range(3):
@@ -1022,16 +1025,19 @@ def pick_advancement(T, S, Q, p, nc, budget, discount, mana, rnd):
     n_rules = Q[p, P_N_RULES]
     if n_rules > 0:
         pool = S[GAME, G_POOL]
+        # best_min_score: a `best` rule takes only candidates scoring >= min_score (§6.5)
+        mkb = Q[MIN_KEY + p, stage_of(T, S, Q, p)] if Q[p, P_BEST_MIN] != 0 else -1
         for r in range(n_rules):
             if not rule_holds(Q, p, r, mana, rnd, pool):
                 continue
+            fl = mkb if Q[Q[p, P_RULES] + r, RC_TARGET] == T_BEST_ADV else -1
             ls = NO_KEY
             while True:                 # the candidates in score order, first match
                 best = -1
                 bs = 0
                 for i in range(nc):
                     sc = S[GAME, CAND_SCORE + i]
-                    if ((best < 0 or sc > bs) and sc < ls
+                    if ((best < 0 or sc > bs) and sc < ls and sc >= fl
                             and S[GAME, CAND_BCOST + i] <= lim
                             and adv_rule_match(T, S, Q, p, r, S[GAME, CAND_KIND + i])):
                         best = i

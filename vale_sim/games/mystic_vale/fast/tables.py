@@ -95,7 +95,8 @@ VAB_SUNSTONE = VAB["spirit_to_wild"]
 (P_PUSH_RISK, P_MANA_TARGET, _P_FREE, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
  P_TOKEN_NEEDED, P_USE_SUNSTONE, P_EXPLORE, P_N_RULES, P_RULES,
  P_LOOKAHEAD, P_CAUTION, P_W_MANA, P_W_SPIRIT, P_W_HVP, P_DISCARD_PLAYS, P_STAGES,
- P_N) = range(18)
+ P_BEST_MIN, P_N) = range(19)
+# P_BEST_MIN: 1 if `best` buy rules apply min_score / vale_min_score (engine-spec §6.5)
 # P_STAGES: a value player's stages (its score rows, engine-spec §6.7), else 1
 # P_LOOKAHEAD: 1 if push_rule == "lookahead" (engine-spec §6.1), else the risk rule
 # -- buy rules ----------------------------------------------------------------
@@ -275,6 +276,7 @@ def policy_tables(cs: CardSet, policies) -> np.ndarray:
         par[P_CAUTION] = pol.lookahead_caution_permille
         par[P_W_MANA], par[P_W_SPIRIT], par[P_W_HVP] = pol.w_mana, pol.w_spirit, pol.w_harvest_vp
         par[P_DISCARD_PLAYS] = pol.discard_field_plays
+        par[P_BEST_MIN] = int(pol.best_min_score)
         adv_scores, vale_scores = stage_scores(cs, pol)
         par[P_STAGES] = len(adv_scores)
         for st, scores in enumerate(adv_scores):

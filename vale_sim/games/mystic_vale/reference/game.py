@@ -488,7 +488,8 @@ class MysticValeGame:
             return vale.name == r.value
         if r.target == "vale_ability":
             return vale.ability == r.value
-        return True                                           # best = "vale"
+        # best = "vale" (with best_min_score, only vales scoring >= vale_min_score)
+        return not policy.best_min_score or self.vale_score(policy, v) >= policy.vale_min_score
 
     def choose_by_rules(self, pl: Player, policy: Policy, buyable, what: str, mana: int):
         # spec §6.5: buy rules of policy files
@@ -505,8 +506,8 @@ class MysticValeGame:
                     ok = a.name == rule.value
                 elif rule.target == "level":
                     ok = a.level == int(rule.value)
-                else:
-                    ok = True
+                else:                                         # best = "advancement"
+                    ok = not policy.best_min_score or score >= policy.min_score
                 if ok and (best_score is None or score > best_score):
                     best, best_score = c, score
             if best is not None:

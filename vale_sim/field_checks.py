@@ -1,0 +1,145 @@
+"""Checks a strong field must pass before its card verdicts are trusted (issue 36 item 6;
+docs/statistics.md §5.8): planted twins, strictly better printings, rationality.
+
+Each check plays copies of the game's card set with planted cards under a field, with
+the fast engine at the bundled deck sizes, and returns what it saw; the tests hold the
+strongest bundled field to them, and ``experiments/field_checks.py`` runs the same
+checks under any field (the old ``meta-{P}p`` fails them: docs/statistics.md §5.8).
+
+    seen = planted_run("mystic-vale", "value-2p", games=4000, seed=0)
+    bad = monotone_violations(run_monotone("mystic-vale", "value-2p", games=4000))
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .advancements import deals_changed, paired_interval, strength_frame, strength_run
+from .games import get_game
+
+#: The planted bases per game: a level-1, level-2 and level-3 card, a vale and a
+#: Fertile Soil (Mystic Vale); Podlings and Ley Line Nexus are the rare cards on which
+#: the old field missed a +6 VP twin (issue 36).
+PLANTED = {"mystic-vale": ("Podlings", "Model L2 Bloom D", "Model L3 Grove A",
+                           "Ley Line Nexus", "Fertile Soil (bottom)")}
+#: Strictly better printings (-1 cost, +1 end VP, +1 mana; a vale: +1 end VP) of these.
+MONOTONE = {"mystic-vale": ("Podlings", "Model L1 Sprout F", "Peacekeeper Druid",
+                            "Model L2 Bloom D", "Model L2 Bloom I", "Model L3 Grove A",
+                            "Woodland Warden", "Fertile Soil (bottom)", "Ley Line Nexus")}
+#: Verdicts in rank order (a better printing must not rank lower).
+VERDICT_RANK = {"under": 0, "inconclusive": 1, "balanced": 1, "undecided": 1, "over": 2}
+
+
+def _card(cs, name):
+    for a in cs.advancements:
+        if a.name == name:
+            return a
+    for v in cs.vales:
+        if v.name == name:
+            return v
+    raise KeyError(name)
+
+
+def _with(cs, extra, suffix="planted"):
+    """``cs`` with the cards ``extra`` added (advancements and vales)."""
+    advs = tuple(c for c in extra if hasattr(c, "position"))
+    vales = tuple(c for c in extra if not hasattr(c, "position"))
+    return replace(cs, name=f"{cs.name}+{suffix}", advancements=cs.advancements + advs,
+                   vales=cs.vales + vales)
+
+
+def useless(card):
+    """The same card doing nothing: no symbols, no VP, no ability, at its cost."""
+    if hasattr(card, "position"):
+        return replace(card, name=f"{card.name} useless", mana=0, animal=0, forest=0, sky=0,
+                       wild=0, guardian=0, growth=0, harvest_vp=0, end_vp=0, ability="none",
+                       amount=0, text="")
+    return replace(card, name=f"{card.name} useless", end_vp=0, ability="none", amount=0,
+                   extra_buys=0, symbol="", text="")
+
+
+def difference(run, a: str, b: str, confidence: float = 0.95):
+    """natural value(a) − natural value(b) per deal, paired: ``(mean, lo, hi)``."""
+    d = run.natural_deals(a) - run.natural_deals(b)
+    return paired_interval(d, deals_changed(run.arms[a][1], run.arms[b][1]), confidence)
+
+
+def planted_run(game: str, field: str, players: int = 2, games: int = 4000, seed: int = 0,
+                bases=None) -> list[dict]:
+    """Per base card, two strength runs: its gross twin (+6 end VP) alone in the set
+    (planted together, gross twins would stand in for each other when one is banned,
+    and each would read as worth little), then its useless twin and its identical twin.
+    Returns per base the gross and useless verdicts and values and the identical twin's
+    paired difference (99%: one check of many)."""
+    g = get_game(game)
+    cs = g.load_card_set(g.default_card_set)
+    out = []
+    for b in bases or PLANTED[g.name]:
+        o = _card(cs, b)
+        gross = replace(o, name=f"{b} gross", end_vp=o.end_vp + 6)
+        run1 = strength_run(_with(cs, [gross]), games=games, players=players, seed=seed,
+                            baseline=field, cards=[gross.name], engine="fast", game=g.name)
+        df1 = strength_frame(run1, estimand="natural").set_index("card")
+        run2 = strength_run(_with(cs, [useless(o), replace(o, name=f"{b} same")]), games=games,
+                            players=players, seed=seed, baseline=field,
+                            cards=[b, f"{b} useless", f"{b} same"], engine="fast", game=g.name)
+        df2 = strength_frame(run2, estimand="natural").set_index("card")
+        m, lo, hi = difference(run2, f"{b} same", b, 0.99)
+        gr, us = df1.loc[gross.name], df2.loc[f"{b} useless"]
+        out.append({"card": b, "gross": gr["verdict"],
+                    "gross_natural": float(gr["natural_value"]),
+                    "gross_per_pick": float(gr["per_pick_value"]),
+                    "gross_per_pick_lo": float(gr["per_pick_lo"]),
+                    "gross_acquired": float(gr["natural_acquired_rate"]),
+                    "useless": us["verdict"], "useless_natural": float(us["natural_value"]),
+                    "useless_forced": float(us["strength"]),
+                    "same_diff": m, "same_lo": lo, "same_hi": hi,
+                    "below_zero": (df1.attrs.get("rationality") or {}).get("below_zero", 0)
+                    + (df2.attrs.get("rationality") or {}).get("below_zero", 0)})
+    return out
+
+
+def better_printings(card) -> dict:
+    """Strictly better printings: −1 cost (if it costs anything), +1 end VP, +1 mana
+    (advancements); +1 end VP (vales)."""
+    out = {}
+    if hasattr(card, "position"):
+        if card.cost > 0:
+            out["cost-1"] = replace(card, name=f"{card.name} cost-1", cost=card.cost - 1)
+        out["mana+1"] = replace(card, name=f"{card.name} mana+1", mana=card.mana + 1)
+    out["vp+1"] = replace(card, name=f"{card.name} vp+1", end_vp=card.end_vp + 1)
+    return out
+
+
+def monotone_run(game: str, field: str, players: int = 2, games: int = 4000, seed: int = 0,
+                 cards=None):
+    """One strength run of the originals and their better printings: (run, frame, pairs)."""
+    g = get_game(game)
+    cs = g.load_card_set(g.default_card_set)
+    extra, names, pairs = [], [], []
+    for c in cards or MONOTONE[g.name]:
+        names.append(c)
+        for v in better_printings(_card(cs, c)).values():
+            extra.append(v)
+            names.append(v.name)
+            pairs.append((v.name, c))
+    run = strength_run(_with(cs, extra, "better"), games=games, players=players, seed=seed,
+                       baseline=field, cards=names, engine="fast", game=g.name)
+    return run, strength_frame(run, estimand="natural").set_index("card"), pairs
+
+
+def monotone_violations(run, df, pairs, confidence: float = 0.95) -> list[dict]:
+    """The pairs (better, original) shown lower by natural value or by per-pick value
+    (paired intervals, Bonferroni over the pairs and the two measures), or whose verdict
+    ranks lower."""
+    level = 1 - (1 - confidence) / (2 * len(pairs))
+    out = []
+    for better, orig in pairs:
+        m, lo, hi = difference(run, better, orig, level)
+        pp_b, pp_o = df.loc[better], df.loc[orig]
+        lower_pick = bool(pp_b["per_pick_hi"] < pp_o["per_pick_lo"])   # disjoint intervals
+        rank = VERDICT_RANK[pp_b["verdict"]] < VERDICT_RANK[pp_o["verdict"]]
+        if hi < 0 or lower_pick or rank:
+            out.append({"better": better, "original": orig, "natural_diff": m, "lo": lo,
+                        "hi": hi, "per_pick_lower": lower_pick, "verdict_lower": rank,
+                        "verdicts": (pp_b["verdict"], pp_o["verdict"])})
+    return out
