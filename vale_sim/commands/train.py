@@ -40,11 +40,13 @@ def add_parser(sub) -> None:
                    help=f"held-out deals of each new player against the best (default {d.eval_deals})")
     p.add_argument("--start", default=None, metavar="NAME|FILE",
                    help="the policy of iteration 0's self-play (default: the game's: "
-                        f"{d.start} for Mystic Vale, meta-<P>p for Mystic Lands)")
+                        f"{d.start} for Mystic Vale, the strongest bundled field for "
+                        "Mystic Lands)")
     p.add_argument("--base", default=None, metavar="NAME",
                    help="the preset or policy (e.g. meta-2p) giving the value player's "
                         "fields that are not scores (push, tokens, sleeving; default: the "
-                        f"game's: {d.base} for Mystic Vale, meta-<P>p for Mystic Lands); "
+                        f"game's: {d.base} for Mystic Vale, the strongest bundled field "
+                        "for Mystic Lands); "
                         "written to the policy file as a preset and the fields that differ "
                         "from it")
     p.add_argument("--out", default=None, metavar="FILE.json",
@@ -56,6 +58,16 @@ def add_parser(sub) -> None:
     from ..io import add_force_option
     add_force_option(p)
     p.set_defaults(func=run)
+
+
+def _default(g, mod, name: str, fallback: str, players: int) -> str:
+    """The game's default --start or --base (its value module's ``name``; None: the
+    game's strongest bundled field), ``{P}`` standing for the player count."""
+    v = getattr(mod, name, fallback)
+    if v is None:
+        from ..strong_field import field_of
+        v = field_of(g)
+    return v.replace("{P}", str(players))
 
 
 def output_paths(out) -> dict:
@@ -121,11 +133,8 @@ def run(args) -> int:
     check_players(g, args.players)
     mod = tr.value_module(g)                         # a UserError if the game has none
     d = tr.TrainConfig()
-    # the game's defaults may name the player count: "meta-{P}p"
-    args.start = args.start or getattr(mod, "TRAIN_START", d.start).replace(
-        "{P}", str(args.players))
-    args.base = args.base or getattr(mod, "TRAIN_BASE", d.base).replace(
-        "{P}", str(args.players))
+    args.start = args.start or _default(g, mod, "TRAIN_START", d.start, args.players)
+    args.base = args.base or _default(g, mod, "TRAIN_BASE", d.base, args.players)
     if args.base not in g.presets:
         raise UserError(f"--base {args.base!r}: give a preset of {g.name} "
                         f"({', '.join(g.presets)})")

@@ -150,9 +150,10 @@ def game_stage(rules, vps, cubes, stages: int) -> int:
 
 
 #: The policies vale-sim train starts from and takes the fields that are not scores from
-#: (vale_sim.train; {P}: the player count): the meta field of that count
-TRAIN_START = "meta-{P}p"
-TRAIN_BASE = "meta-{P}p"
+#: (vale_sim.commands.train): None, the game's strongest bundled field (Game.strong_field,
+#: meta-{P}p when the bundled value players were trained)
+TRAIN_START = None
+TRAIN_BASE = None
 
 
 def training_data(cs, players: int, policies, seed: int, first_game: int, n_games: int,
