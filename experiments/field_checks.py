@@ -5,7 +5,7 @@ print what they saw as JSON: planted twins and strictly better printings.
     python experiments/field_checks.py --field meta-2p  --games 4000 --seed 0   # the old field
 
 The suite holds the strongest bundled field to the same checks (tests/test_field_checks.py);
-docs/statistics.md §5.8 records both fields' results.
+docs/statistics.md §5.9 records both fields' results.
 """
 from __future__ import annotations
 

@@ -131,14 +131,6 @@ def test_settle_needs_the_same_verdict_under_both_fields():
 # ---------------------------------------------------------------------------
 # Planted cards under the strong field (fast engine)
 # ---------------------------------------------------------------------------
-BASE = "Model L2 Bloom I"   # level 2.  On the refit core (cost 5 -> 7, docs/balance.md) it
-#   reads natural +2.6 pp [+1.8, ...] at the test size: inconclusive, and so is its identical
-#   twin (+3.3 [+2.4, ...]): neither can be shown within +-2 pp nor beyond the +5 pp band, so
-#   identical twins must read the same.  (Before the refit it was over, +9.6 pp.  A card
-#   near an edge of the band is no base: Lifebringer Seed, +7.4 pp before the refit, had
-#   twins split over / inconclusive by chance, which says nothing about the estimand.)
-
-
 def _core_with(extra):
     from vale_sim.games.mystic_vale.cards import load_card_set
     core = load_card_set("core")
@@ -158,60 +150,9 @@ def _difference(run, a: str, b: str, confidence: float = 0.95):
     return paired_interval(d, deals_changed(run.arms[a][1], run.arms[b][1]), confidence)
 
 
-@pytest.fixture(scope="module")
-def planted_run():
-    # 4,000 games per card and arm (2,000 deals x 2 rotations) under meta-2p, seed 0.
-    # Measured (the refit core, the field re-pruned on it, docs/meta.md §6d): Gross twin
-    # natural +9.4 pp (over); Model L2 Bloom I +2.6, Same twin +3.3 (both inconclusive);
-    # Useless twin (no symbols, no VP; the field still takes it 26% of the time) natural
-    # -1.2 pp (under).
-    o = _core_card(BASE)
-    cs = _core_with((replace(o, name="Gross twin", end_vp=o.end_vp + 6),
-                     replace(o, name="Useless twin", end_vp=0, ability="none", text="", mana=0,
-                             animal=0, forest=0, sky=0, wild=0, guardian=0, growth=0),
-                     replace(o, name="Same twin")))
-    run = strength_run(cs, games=4000, seed=0, baseline=FIELD,
-                       cards=[BASE, "Gross twin", "Useless twin", "Same twin"], engine="fast")
-    return run, strength_frame(run, estimand="natural").set_index("card")
-
-
-@pytest.mark.compiled
-@pytest.mark.slow
-def test_planted_twins_under_the_strong_field(planted_run):
-    run, df = planted_run
-    assert df.attrs["baseline"] == FIELD
-    g = df.loc["Gross twin"]
-    assert g["flag"] == "over" and g["natural_lo_adj"] > 0.05
-    u = df.loc["Useless twin"]
-    assert u["flag"] == "under" and u["strength_hi_adj"] < -0.05
-    assert df.loc["Same twin", "verdict"] == df.loc[BASE, "verdict"]
-    # identical twins: their natural values differ only by chance.  A 99% interval: at
-    # 95% one seed in twenty reads a difference where there is none (after the field
-    # was pruned, docs/meta.md §6c, seed 0 did: +1.5 pp [+0.1, +2.8] at 95%, [-0.3, +3.2]
-    # at 99%; the twins alone, same field, read -0.7 [-2.1, +0.6] at seed 0, 2,000 deals,
-    # and +0.5 [-0.2, +1.2] at seed 7, 8,000 deals; on the refit core, re-pruned field,
-    # seed 0 reads +0.6 [-0.3, +1.6] at 95% and [-0.6, +1.9] at 99%).
-    m, lo, hi = _difference(run, "Same twin", BASE, 0.99)
-    assert lo < 0 < hi
-    # the rationality check sees the field taking the useless card at a loss
-    assert "Useless twin" in [c["card"] for c in df.attrs["rationality"]["cards"]]
-
-
-#: Cards the strong field takes (meta-2p, natural acquisition 18-54%) and their
-#: strictly better printings: -1 cost, +1 end VP, +1 mana.  Not a card in the field's
-#: `never` list (docs/meta.md §6c): the list is by name, so a twin of a never-listed card
-#: is a new card the field plays by its weights while it never plays the original, which
-#: compares the pruning, not the printings (Grovetender was here before the pruning).
-#: And not a card near a band edge: the check compares verdicts too, and a natural
-#: value within noise of ±5 pp splits over / inconclusive by chance (Lifebringer Seed,
-#: +6.2 pp under the pruned field, did; it was here before).
-MONOTONE_CARDS = ("Peacekeeper Druid", "Podlings", "Model L2 Bloom I")
-
-
-def _better(o):
-    return {"cost-1": replace(o, name=f"{o.name} cost-1", cost=max(0, o.cost - 1)),
-            "vp+1": replace(o, name=f"{o.name} vp+1", end_vp=o.end_vp + 1),
-            "mana+1": replace(o, name=f"{o.name} mana+1", mana=o.mana + 1)}
+# The planted twins and the strictly better printings under the strongest field are
+# tests/test_field_checks.py (vale_sim.field_checks, under value-2p; docs/statistics.md
+# §5.9); below, the check's power to fail.
 
 
 def _monotone_violations(run, frame, pairs, confidence=0.95):
@@ -225,27 +166,6 @@ def _monotone_violations(run, frame, pairs, confidence=0.95):
                 frame.loc[orig, "verdict"]]:
             out.append((better, orig, m, lo, hi))
     return out
-
-
-@pytest.mark.compiled
-@pytest.mark.slow
-def test_a_better_printing_never_reads_lower_under_the_strong_field():
-    # 4,000 games per card and arm under meta-2p, seed 0.  Measured (natural value,
-    # better - original, pp; -1 cost / +1 VP / +1 mana; the pruned field): Peacekeeper
-    # Druid +0.2 / -0.1 / +0.4, Podlings -0.1 / +0.5 / +1.4, Model L2 Bloom I +2.4 / +1.6 /
-    # +1.5 (docs/statistics.md §5.6); every interval's upper end is above 0.
-    extra, names, pairs = [], [], []
-    for c in MONOTONE_CARDS:
-        o = _core_card(c)
-        names.append(c)
-        for v in _better(o).values():
-            extra.append(v)
-            names.append(v.name)
-            pairs.append((v.name, c))
-    run = strength_run(_core_with(extra), games=4000, seed=0, baseline=FIELD, cards=names,
-                       engine="fast")
-    df = strength_frame(run, estimand="natural").set_index("card")
-    assert _monotone_violations(run, df, pairs) == []
 
 
 @pytest.mark.compiled

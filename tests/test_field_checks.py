@@ -1,9 +1,9 @@
 """The strongest bundled field held to the checks of issue 36 item 6 (vale_sim.field_checks;
-docs/statistics.md §5.8), at realistic sizes: 4,000 games per card and arm (2,000 deals,
+docs/statistics.md §5.9), at realistic sizes: 4,000 games per card and arm (2,000 deals,
 every seat), the bundled deck sizes, the fast engine.
 
 The same checks under the old field (``experiments/field_checks.py --field meta-2p``) fail:
-docs/statistics.md §5.8 records both."""
+docs/statistics.md §5.9 records both."""
 from __future__ import annotations
 
 import pytest

@@ -235,6 +235,32 @@ def deals_changed(a_rot: np.ndarray, b_rot: np.ndarray) -> int:
     return int(np.any(a_rot != b_rot, axis=0).sum())
 
 
+def _mean_sd(d: np.ndarray) -> tuple[float, float]:
+    """Mean and SD (ddof 1) of per-deal differences (nan where undefined)."""
+    n = d.size
+    return (float(d.mean()) if n else math.nan,
+            float(d.std(ddof=1)) if n > 1 else math.nan)
+
+
+def _t_interval(m, sd, n: int, changed, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`paired_interval`'s bounds from the mean, SD and n, for arrays of any shape
+    (``changed``: deals changed, 0 gives the zero-count bound)."""
+    from scipy.stats import t
+    m = np.asarray(m, float)
+    if n >= 2:
+        se = np.asarray(sd, float) / math.sqrt(n)
+        q = float(t.ppf(0.5 + confidence / 2, n - 1))
+        # A difference of two win shares lies in [-1, 1]; so does the interval.
+        lo, hi = np.fmax(-1.0, m - q * se), np.fmin(1.0, m + q * se)
+    else:
+        lo, hi = np.full(m.shape, -1.0), np.full(m.shape, 1.0)
+    if n:
+        u = 1.0 - (1.0 - confidence) ** (1.0 / n)
+        zero = np.asarray(changed) == 0
+        lo, hi = np.where(zero, -u, lo), np.where(zero, u, hi)
+    return lo, hi
+
+
 def paired_interval(d: np.ndarray, changed: int, confidence: float) -> tuple[float, float, float]:
     """Mean of per-deal differences ``d`` with a paired t interval: ``(mean, lo, hi)``.
 
@@ -245,14 +271,25 @@ def paired_interval(d: np.ndarray, changed: int, confidence: float) -> tuple[flo
     (Clopper-Pearson, one-sided) and a deal's difference is at most 1 in size,
     so ``[-u, +u]``.  Intervals are clipped to [-1, 1], the range of a
     difference of win shares (it matters only for a handful of deals)."""
-    n = d.size
-    m = float(d.mean()) if n else math.nan
-    if n and changed == 0:
-        u = 1.0 - (1.0 - confidence) ** (1.0 / n)
-        return (m, -u, u)
-    r = stats.paired_difference(d, np.zeros_like(d), confidence)
-    # A difference of two win shares lies in [-1, 1]; so does the interval.
-    return (r.mean, max(-1.0, r.lo), min(1.0, r.hi))
+    if not (d.size and changed == 0):
+        stats._check_confidence(confidence)
+    m, sd = _mean_sd(d)
+    lo, hi = _t_interval(m, sd, d.size, changed, confidence)
+    return (m, float(lo), float(hi))
+
+
+def _band_p(m, sd, n: int, changed, tolerance: float) -> np.ndarray:
+    """:func:`band_p_value` from the mean, SD and n, for arrays of any shape."""
+    from scipy.stats import t
+    m = np.asarray(m, float)
+    if n < 2:
+        return np.ones(m.shape)
+    se = np.asarray(sd, float) / math.sqrt(n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.minimum(1.0, 2 * np.minimum(t.sf((m - tolerance) / se, n - 1),
+                                           t.cdf((m + tolerance) / se, n - 1)))
+    p = np.where(se == 0, np.where(np.abs(m) > tolerance, 0.0, 1.0), p)
+    return np.where(np.asarray(changed) == 0, 1.0, p)
 
 
 def band_p_value(d: np.ndarray, tolerance: float, changed: int) -> float:
@@ -260,17 +297,7 @@ def band_p_value(d: np.ndarray, tolerance: float, changed: int) -> float:
     paired t statistic: ``2 * min(P(T >= (m - tol)/se), P(T <= (m + tol)/se))``
     (capped at 1).  It is below alpha exactly when the two-sided 1 - alpha t
     interval lies wholly beyond ±tolerance, so p-values and intervals agree."""
-    from scipy.stats import t
-    n = d.size
-    if n < 2 or changed == 0:
-        return 1.0
-    se = float(d.std(ddof=1)) / math.sqrt(n)
-    if se == 0:
-        return 0.0 if abs(float(d.mean())) > tolerance else 1.0
-    m = float(d.mean())
-    p_over = float(t.sf((m - tolerance) / se, n - 1))
-    p_under = float(t.cdf((m + tolerance) / se, n - 1))
-    return min(1.0, 2 * min(p_over, p_under))
+    return float(_band_p(*_mean_sd(d), d.size, changed, tolerance))
 
 
 def _mean_ci(x: np.ndarray, confidence: float) -> tuple[float, float, float]:
@@ -298,6 +325,11 @@ def per_pick(natural_deals: np.ndarray, got: np.ndarray, confidence: float
     if got.size == 0 or not np.any(got > 0):
         return (math.nan, math.nan, math.nan)
     return stats.fieller_ratio(natural_deals, got, confidence, bounds=(-1.0, 1.0))
+
+
+def _sd(x) -> float:
+    x = np.asarray(x, float)
+    return float(x.std(ddof=1)) if x.size > 1 else math.nan
 
 
 def pick_band_p_values(natural_deals, got_natural, forced_deals, got_prefer,
@@ -437,28 +469,45 @@ DEFAULT_MARGIN = 0.02            # equivalence margin of "balanced" (fraction: 2
 VERDICTS = ("over", "under", "balanced", "inconclusive")
 
 
+def _tost_p(m, sd, n: int, changed, margin: float) -> np.ndarray:
+    """:func:`equivalence_p_value` from the mean, SD and n, for arrays of any shape (the
+    arithmetic of :func:`vale_sim.stats.tost`)."""
+    from scipy.stats import t
+    m = np.asarray(m, float)
+    zero = np.asarray(changed) == 0
+    if n == 0:
+        return np.ones(m.shape)
+    none_changed = float((1.0 - margin) ** n)
+    if n < 2:
+        return np.where(zero, none_changed, 1.0)
+    se = np.asarray(sd, float) / math.sqrt(n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.maximum(t.sf((m + margin) / se, n - 1), t.cdf((m - margin) / se, n - 1))
+    p = np.where(se == 0, np.where(np.abs(m) < margin, 0.0, 1.0), p)
+    p = np.where(np.isfinite(m) & np.isfinite(se) & (se >= 0), p, 1.0)
+    return np.where(zero, none_changed, p)
+
+
 def equivalence_p_value(d: np.ndarray, margin: float, changed: int) -> float:
     """p-value of H0 ``|strength| >= margin`` against "within ±margin" (TOST,
     :func:`vale_sim.stats.tost`, t with ``n_deals − 1`` df).  When no deal changed,
     a true strength of size ``margin`` or more needs at least a share ``margin`` of
     deals to change (one deal moves the mean by at most ``1/n``), so the chance of
     seeing none is at most ``(1 − margin)^n``: that is the p-value."""
-    n = d.size
-    if n == 0:
-        return 1.0
-    if changed == 0:
-        return float((1.0 - margin) ** n)
-    if n < 2:
-        return 1.0
-    se = float(d.std(ddof=1)) / math.sqrt(n)
-    return stats.tost(float(d.mean()), se, margin, n - 1)[0]
+    return float(_tost_p(*_mean_sd(d), d.size, changed, margin))
+
+
+def _verdict_array(flag, shown_within) -> np.ndarray:
+    """The flag where there is one, else "balanced" where ``shown_within``, else
+    "inconclusive" (arrays of any shape)."""
+    flag = np.asarray(flag)
+    return np.where(flag != "", flag, np.where(shown_within, "balanced", "inconclusive"))
 
 
 def verdicts_for(strength, flag, p_eq_adjusted, alpha: float) -> list[str]:
     """"over"/"under" (flagged: shown beyond the tolerance band), "balanced" (shown
     within the margin: adjusted TOST p <= alpha), else "inconclusive"."""
-    return [f if f else ("balanced" if pe <= alpha else "inconclusive")
-            for f, pe in zip(flag, p_eq_adjusted)]
+    return _verdict_array(list(flag), np.asarray(p_eq_adjusted, float) <= alpha).tolist()
 
 
 def games_needed(sd: float, strength: float, tolerance: float, margin: float, alpha: float,
@@ -486,22 +535,27 @@ DEFAULT_ESTIMAND = "prefer"
 RATIONALITY_CORRECTION = "holm"
 
 
+def _below_p(m, sd, n: int, changed) -> np.ndarray:
+    """:func:`below_zero_p_value` from the mean, SD and n, for arrays of any shape."""
+    from scipy.stats import t
+    m = np.asarray(m, float)
+    if n < 2:
+        return np.ones(m.shape)
+    se = np.asarray(sd, float) / math.sqrt(n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = t.cdf(m / se, n - 1)
+    p = np.where(se == 0, np.where(m < 0, 0.0, 1.0), p)
+    return np.where(np.asarray(changed) == 0, 1.0, p)
+
+
 def below_zero_p_value(d: np.ndarray, changed: int) -> float:
     """One-sided p-value of H0 ``mean >= 0`` against ``mean < 0`` (paired t over the
     deals, ``n − 1`` df); 1 when no deal changed (the arms are the same games)."""
-    from scipy.stats import t
-    n = d.size
-    if n < 2 or changed == 0:
-        return 1.0
-    se = float(d.std(ddof=1)) / math.sqrt(n)
-    m = float(d.mean())
-    if se == 0:
-        return 0.0 if m < 0 else 1.0
-    return float(t.cdf(m / se, n - 1))
+    return float(_below_p(*_mean_sd(d), d.size, changed))
 
 
 def natural_flags(natural, natural_lo, natural_hi, reject_natural, strength, reject_forced,
-                  margin: float, reject_pick=None, pick_direction=None) -> list[str]:
+                  margin: float, reject_pick=None, pick_over=None) -> list[str]:
     """The flags of the "natural" estimand (docs/statistics.md §5.6), per card:
 
     * **over**: the natural value (natural − ban X under the field) is shown beyond
@@ -514,10 +568,10 @@ def natural_flags(natural, natural_lo, natural_hi, reject_natural, strength, rej
       (``reject_forced`` and ``strength < 0``);
     * "" otherwise.
 
-    And per pick (``reject_pick``, ``pick_direction``: the corrected per-pick band
-    tests of :func:`pick_band_p_values`), so that a gross error on a card that is
-    rarely available is caught although its natural value is capped by how often it
-    can be bought:
+    And per pick (``reject_pick``, ``pick_over``: the corrected per-pick band tests of
+    :func:`pick_band_p_values`, and whether a rejection is the "over" side), so that a
+    gross error on a card that is rarely available is caught although its natural
+    value is capped by how often it can be bought:
 
     * **over** also when buying it is shown to gain the buyer more than the band (per
       pick above +tolerance);
@@ -528,32 +582,221 @@ def natural_flags(natural, natural_lo, natural_hi, reject_natural, strength, rej
     Monotone by construction: raising the natural value, the per-pick value or the
     forced value never moves a card from "" to "under" or from "over" to anything
     else."""
-    n = len(natural)
-    reject_pick = [False] * n if reject_pick is None else list(reject_pick)
-    pick_direction = [""] * n if pick_direction is None else list(pick_direction)
-    out = []
-    for nv, nlo, nhi, rn, fv, rf, rp, pdir in zip(natural, natural_lo, natural_hi,
-                                                  reject_natural, strength, reject_forced,
-                                                  reject_pick, pick_direction):
-        if (rn and nv > 0) or (rp and pdir == "over"):
-            out.append("over")
-        elif ((rf and fv < 0) or (rp and pdir == "under")) and nlo <= 0 and nhi < margin:
-            out.append("under")
-        else:
-            out.append("")
-    return out
+    return _natural_flag_array(natural, natural_lo, natural_hi, reject_natural, strength,
+                               reject_forced, margin, reject_pick, pick_over).tolist()
+
+
+def _natural_flag_array(natural, natural_lo, natural_hi, reject_natural, strength,
+                        reject_forced, margin: float, reject_pick=None,
+                        pick_over=None) -> np.ndarray:
+    """:func:`natural_flags` for arrays of any shape."""
+    nv, nlo, nhi, fv = (np.asarray(x, float) for x in (natural, natural_lo, natural_hi,
+                                                         strength))
+    rp = (np.zeros(nv.shape, bool) if reject_pick is None
+          else np.asarray(reject_pick, bool))
+    po = np.zeros(nv.shape, bool) if pick_over is None else np.asarray(pick_over, bool)
+    over = (np.asarray(reject_natural, bool) & (nv > 0)) | (rp & po)
+    costly = (np.asarray(reject_forced, bool) & (fv < 0)) | (rp & ~po)
+    under = costly & (nlo <= 0) & (nhi < margin)
+    return np.where(over, "over", np.where(under, "under", ""))
+
+
+def _pick_p(pick, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(p_pick, pick_over) of the per-pick band tests from the summaries ``pick`` =
+    ((mean, sd, changed) of (natural − ban) − tolerance × acquired in the natural arm,
+    the same of (prefer − ban) + tolerance × acquired in the prefer arm): one-sided
+    paired t tests (:func:`pick_band_p_values`), twice the smaller p-value."""
+    from scipy.stats import t
+    (em, esd, ech), (fm, fsd, fch) = [[np.asarray(x, float) for x in part] for part in pick]
+    if n < 2:
+        return np.ones(em.shape), np.zeros(em.shape, bool)
+    se_e, se_f = esd / math.sqrt(n), fsd / math.sqrt(n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        po = t.sf(em / se_e, n - 1)
+        pu = t.cdf(fm / se_f, n - 1)
+    po = np.where(se_e == 0, np.where(em > 0, 0.0, 1.0), po)
+    pu = np.where(se_f == 0, np.where(fm < 0, 0.0, 1.0), pu)
+    po = np.where(ech == 0, 1.0, po)
+    pu = np.where(fch == 0, 1.0, pu)
+    return np.minimum(1.0, 2 * np.minimum(po, pu)), po <= pu
+
+
+def verdict_rule(strength, natural, n: int, confidence: float = 0.95,
+                 tolerance: float = 0.05, correction: str = "fdr_bh",
+                 margin: float = DEFAULT_MARGIN, estimand: str = DEFAULT_ESTIMAND,
+                 pick=None) -> dict:
+    """The verdict rule of :func:`strength_frame`, from per-card summaries: the one
+    place the tests, the corrections and the labels are put together.
+
+    ``strength`` and ``natural``: ``(mean, sd, changed)`` of the per-deal differences
+    prefer − ban and natural − ban (``changed``: deals changed), arrays of shape
+    ``(..., cards)``; each row of the last axis is one family of cards, corrected on
+    its own (:func:`vale_sim.stats.adjust_pvalues_rows`), so a stack of resampled runs
+    (:func:`verdict_agreement`) is labelled in one call.  ``n``: deals.  Returns a dict
+    of arrays of that shape: the p-values (``p_value``, ``p_equivalent``,
+    ``p_natural``, ``p_natural_equivalent``, ``p_natural_below``) and their adjusted
+    values (``..._adjusted``), ``reject`` / ``reject_natural`` / ``below`` (the
+    corrections' rejections), the raw intervals (``strength_lo``/``_hi``,
+    ``natural_lo``/``_hi``), ``flag`` and ``verdict`` (docs/statistics.md §5.3, §5.6).
+    ``pick``: the per-pick summaries of :func:`_pick_p` (the natural estimand's per-pick
+    verdicts, §5.7; ``p_pick``, ``p_pick_adjusted``, ``reject_pick``, ``pick_over``);
+    None: no per-pick test."""
+    alpha = 1 - confidence
+    sm, ssd, sch = (np.asarray(x, float) for x in strength)
+    nm, nsd, nch = (np.asarray(x, float) for x in natural)
+    o = {"p_value": _band_p(sm, ssd, n, sch, tolerance),
+         "p_equivalent": _tost_p(sm, ssd, n, sch, margin),
+         "p_natural": _band_p(nm, nsd, n, nch, tolerance),
+         "p_natural_equivalent": _tost_p(nm, nsd, n, nch, margin),
+         "p_natural_below": _below_p(nm, nsd, n, nch)}
+    o["reject"], o["p_adjusted"] = stats.adjust_pvalues_rows(o["p_value"], correction, alpha)
+    # the same correction, separately, over the cards' equivalence tests
+    _, o["p_equivalent_adjusted"] = stats.adjust_pvalues_rows(o["p_equivalent"], correction,
+                                                              alpha)
+    o["reject_natural"], o["p_natural_adjusted"] = stats.adjust_pvalues_rows(
+        o["p_natural"], correction, alpha)
+    _, o["p_natural_equivalent_adjusted"] = stats.adjust_pvalues_rows(
+        o["p_natural_equivalent"], correction, alpha)
+    # the rationality check: natural value significantly below 0 (Holm)
+    below, o["p_natural_below_adjusted"] = stats.adjust_pvalues_rows(
+        o["p_natural_below"], RATIONALITY_CORRECTION, alpha)
+    o["below"] = below & (nm < 0)
+    o["strength_lo"], o["strength_hi"] = _t_interval(sm, ssd, n, sch, confidence)
+    o["natural_lo"], o["natural_hi"] = _t_interval(nm, nsd, n, nch, confidence)
+    if pick is not None:
+        o["p_pick"], o["pick_over"] = _pick_p(pick, n)
+        o["reject_pick"], o["p_pick_adjusted"] = stats.adjust_pvalues_rows(o["p_pick"],
+                                                                           correction, alpha)
+    else:
+        o["reject_pick"] = o["pick_over"] = None
+    if estimand == "prefer":
+        o["flag"] = np.where(o["reject"], np.where(sm > 0, "over", "under"), "")
+        o["verdict"] = _verdict_array(o["flag"], o["p_equivalent_adjusted"] <= alpha)
+    else:
+        o["flag"] = _natural_flag_array(nm, o["natural_lo"], o["natural_hi"],
+                                        o["reject_natural"], sm, o["reject"], margin,
+                                        o["reject_pick"], o["pick_over"])
+        # balanced: shown within ±margin when played naturally, forcing it is shown
+        # to cost less than the band (raw lower bound of the forced value), and the
+        # field does take it (some deal changed: a card it never buys has a natural
+        # value of exactly 0 by design, which shows nothing)
+        shown_ok = ((o["p_natural_equivalent_adjusted"] <= alpha)
+                    & (o["strength_lo"] > -tolerance) & (nch > 0))
+        o["verdict"] = _verdict_array(o["flag"], shown_ok)
+    return o
+
+
+#: Resamples of the deals behind each frame's ``verdict_agreement`` (docs/statistics.md
+#: §5.8); 0 skips it.
+AGREEMENT_RESAMPLES = 200
+#: A verdict is *stable* when an identical rerun would read it at least this often;
+#: below it the card sits near a label boundary (marked "?").
+STABLE_AGREEMENT = 0.9
+AGREEMENT_SEED_OFFSET = 0xA6E0_0000_0000   # the resampling's seed: the run's seed + this
+
+
+def deal_matrices(run: "StrengthRun") -> tuple[np.ndarray, ...]:
+    """The per-deal inputs of the verdicts, cards in the order of ``run.arms``, each of
+    shape ``(deals, cards)``: the strength (prefer − ban) and natural (natural − ban)
+    differences, whether each deal changed between those arms (1.0 / 0.0), and the
+    acquisition shares of the natural and the prefer arm (the per-pick tests)."""
+    arms = list(run.arms.values())
+    names = list(run.arms)
+    gnat = getattr(run, "got_natural", {}) or {}
+    gn = np.stack([np.asarray(gnat.get(c, np.zeros(run.deals)), float) for c in names],
+                  axis=1)
+    gp = np.stack([np.asarray(run.got.get(c, np.zeros(run.deals)), float) for c in names],
+                  axis=1)
+    ds = np.stack([p.mean(axis=0) - b.mean(axis=0) for p, b in arms], axis=1)
+    dn = np.stack([run.natural.mean(axis=0) - b.mean(axis=0) for _, b in arms], axis=1)
+    cs = np.stack([np.any(p != b, axis=0) for p, b in arms], axis=1).astype(float)
+    cn = np.stack([np.any(run.natural != b, axis=0) for _, b in arms], axis=1).astype(float)
+    return ds, dn, cs, cn, gn, gp
+
+
+def resampled_verdicts(matrices, resamples: int, rng, confidence: float = 0.95,
+                       tolerance: float = 0.05, correction: str = "fdr_bh",
+                       margin: float = DEFAULT_MARGIN, estimand: str = DEFAULT_ESTIMAND,
+                       deals: int | None = None) -> np.ndarray:
+    """The verdicts of ``resamples`` runs drawn from one (``matrices``: its
+    :func:`deal_matrices`): each draws ``deals`` (default the run's own count) of its
+    deals with replacement -- the deal is the independent unit, every arm and card of a
+    drawn deal comes with it -- and labels every card by :func:`verdict_rule`, the
+    multiplicity correction included.  Returns the labels, ``(resamples, cards)``."""
+    ds, dn, cs, cn = matrices[:4]
+    pick_e = pick_f = None
+    if len(matrices) > 4 and estimand != "prefer":      # the per-pick tests (§5.7)
+        gn, gp = matrices[4:6]
+        pick_e, pick_f = dn - tolerance * gn, ds + tolerance * gp
+    pool = ds.shape[0]
+    n = pool if deals is None else int(deals)
+    out, done = [], 0
+    batch = max(1, min(resamples, 4_000_000 // pool))       # at most ~32 MB of weights
+    while done < resamples:
+        b = min(batch, resamples - done)
+        w = rng.multinomial(n, np.full(pool, 1.0 / pool), size=b).astype(float)  # (b, deals)
+
+        def summary(d, ch):
+            m = w @ d / n
+            var = np.maximum((w @ (d * d) - n * m * m) / (n - 1), 0.0)
+            return m, np.sqrt(var), w @ ch
+        pick = ((summary(pick_e, cn), summary(pick_f, cs)) if pick_e is not None else None)
+        out.append(verdict_rule(summary(ds, cs), summary(dn, cn), n, confidence, tolerance,
+                                correction, margin, estimand, pick)["verdict"])
+        done += b
+    return np.concatenate(out, axis=0) if out else np.empty((0, ds.shape[1]), str)
+
+
+def agreement_of(labels: np.ndarray) -> np.ndarray:
+    """Per column of ``labels`` (draws × cards): the share of pairs of draws that read
+    the same label, ``sum_k c_k (c_k − 1) / (R (R − 1))`` with ``c_k`` draws reading
+    label ``k`` of ``R``: an unbiased estimate of the chance that two independent
+    draws agree.  nan with fewer than 2 draws."""
+    r = labels.shape[0]
+    if r < 2:
+        return np.full(labels.shape[1], math.nan)
+    counts = [(labels == v).sum(axis=0) for v in np.unique(labels)]
+    return sum(c * (c - 1.0) for c in counts) / (r * (r - 1.0))
+
+
+def verdict_agreement(run: "StrengthRun", confidence: float = 0.95, tolerance: float = 0.05,
+                      correction: str = "fdr_bh", margin: float = DEFAULT_MARGIN,
+                      estimand: str = DEFAULT_ESTIMAND,
+                      resamples: int = AGREEMENT_RESAMPLES) -> np.ndarray:
+    """Per card (the order of ``run.arms``): the estimated probability that two
+    independent runs of this size -- or a card and its identical twin in one run --
+    read the same verdict (docs/statistics.md §5.8).
+
+    ``resamples`` runs of the same size are drawn from this one
+    (:func:`resampled_verdicts`: the deals with replacement, every card labelled by
+    the verdict rule with its multiplicity correction), and the estimate is the share
+    of pairs of them that agree (:func:`agreement_of`).  A card far from every label
+    boundary reads 1; a card whose estimate sits on one reads about 0.5.  The draws
+    use the seed ``run.seed + AGREEMENT_SEED_OFFSET``: the same run gives the same
+    estimate.  nan with fewer than 2 deals or resamples."""
+    names = list(run.arms)
+    if not names or int(run.deals) < 2 or resamples < 2:
+        return np.full(len(names), math.nan)
+    rng = np.random.default_rng(offset_seed(int(run.seed or 0), AGREEMENT_SEED_OFFSET))
+    return agreement_of(resampled_verdicts(deal_matrices(run), resamples, rng, confidence,
+                                           tolerance, correction, margin, estimand))
 
 
 def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float = 0.05,
                    correction: str = "fdr_bh", margin: float = DEFAULT_MARGIN,
-                   estimand: str = DEFAULT_ESTIMAND) -> pd.DataFrame:
+                   estimand: str = DEFAULT_ESTIMAND,
+                   agreement_resamples: int = AGREEMENT_RESAMPLES) -> pd.DataFrame:
     """The strength table of a :class:`StrengthRun` (see :func:`strength_table`).
 
     ``estimand``: "prefer" (flags and verdicts from the forced value ``strength`` =
     prefer − ban) or "natural" (from the natural value and the forced value together,
-    :func:`natural_flags`; docs/statistics.md §5.6).  Columns ``value``/``value_lo``/
-    ``value_hi``/``value_lo_adj``/``value_hi_adj`` are the estimand's headline number
-    (``strength`` or ``natural_value``); the rows are sorted by it."""
+    :func:`natural_flags`; docs/statistics.md §5.6); the rule is :func:`verdict_rule`.
+    Columns ``value``/``value_lo``/``value_hi``/``value_lo_adj``/``value_hi_adj`` are the
+    estimand's headline number (``strength`` or ``natural_value``); the rows are sorted
+    by it.  ``verdict_agreement``: how often an identical rerun of this size would read
+    the same verdict (:func:`verdict_agreement`, ``agreement_resamples`` draws of the
+    deals; nan with 0), ``verdict_stable``: at least :data:`STABLE_AGREEMENT`
+    (docs/statistics.md §5.8)."""
     if correction not in CORRECTIONS:
         raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
     if estimand not in ESTIMANDS:
@@ -579,7 +822,8 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
         gn = _mean_ci(got_n, confidence) if got_n is not None else (math.nan,) * 3
         pp = per_pick(dn, got_n, confidence) if got_n is not None else (math.nan,) * 3
         fpp = per_pick(d, run.got[name], confidence)     # per forced pick (prefer arm)
-        p_po, p_pu = pick_band_p_values(dn, got_n, d, run.got[name], tolerance, chn, ch)
+        e = dn - tolerance * (np.asarray(got_n, float) if got_n is not None else 0.0)
+        f = d + tolerance * np.asarray(run.got[name], float)
         if chn == 0 and math.isfinite(pp[0]):
             # bought, yet no deal changed: not a precise zero but the zero-count bound of
             # the natural value (paired_interval) per pick, clipped to [-1, 1]
@@ -589,13 +833,12 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
                      "strength": m, "strength_lo": lo, "strength_hi": hi,
                      "strength_se": float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else math.nan,
                      "strength_sd": float(d.std(ddof=1)) if d.size > 1 else math.nan,
-                     "p_value": band_p_value(d, tolerance, ch),
-                     "p_equivalent": equivalence_p_value(d, margin, ch),
+                     # the p-values: filled in below by verdict_rule
+                     "p_value": math.nan, "p_equivalent": math.nan,
                      "natural_value": nm, "natural_lo": nlo, "natural_hi": nhi,
                      "natural_sd": float(dn.std(ddof=1)) if dn.size > 1 else math.nan,
-                     "p_natural": band_p_value(dn, tolerance, chn),
-                     "p_natural_equivalent": equivalence_p_value(dn, margin, chn),
-                     "p_natural_below": below_zero_p_value(dn, chn),
+                     "p_natural": math.nan, "p_natural_equivalent": math.nan,
+                     "p_natural_below": math.nan,
                      "n_deals": int(d.size), "deals_changed": ch, "natural_deals_changed": chn,
                      "win_rate_prefer": wp[0], "win_rate_prefer_lo": wp[1], "win_rate_prefer_hi": wp[2],
                      "win_rate_ban": wb[0], "win_rate_ban_lo": wb[1], "win_rate_ban_hi": wb[2],
@@ -605,8 +848,8 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
                      "per_pick_value": pp[0], "per_pick_lo": pp[1], "per_pick_hi": pp[2],
                      "forced_per_pick": fpp[0], "forced_per_pick_lo": fpp[1],
                      "forced_per_pick_hi": fpp[2],
-                     "p_pick": min(1.0, 2 * min(p_po, p_pu)),
-                     "pick_direction": "over" if p_po <= p_pu else "under",
+                     "_e_mean": float(np.mean(e)), "_e_sd": _sd(e),
+                     "_f_mean": float(np.mean(f)), "_f_sd": _sd(f),
                      "note": INDISTINGUISHABLE if ch == 0 else "",
                      "natural_note": INDISTINGUISHABLE if chn == 0 else ""})
     out = pd.DataFrame(rows)
@@ -614,31 +857,31 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
     level = level_nat = confidence
     if rows:
         alpha = 1 - confidence
-        reject, p_adj = stats.adjust_pvalues(out["p_value"].to_numpy(float), correction, alpha)
-        out["p_adjusted"] = p_adj
-        # the same correction, separately, over the cards' equivalence tests
-        _, p_eq_adj = stats.adjust_pvalues(out["p_equivalent"].to_numpy(float), correction,
-                                           alpha)
-        out["p_equivalent_adjusted"] = p_eq_adj
-        level = _adjusted_level(correction, confidence, m_cards, int(reject.sum()))
+        pick = (((out["_e_mean"], out["_e_sd"], out["natural_deals_changed"]),
+                 (out["_f_mean"], out["_f_sd"], out["deals_changed"]))
+                if estimand != "prefer" else None)
+        o = verdict_rule((out["strength"], out["strength_sd"], out["deals_changed"]),
+                         (out["natural_value"], out["natural_sd"], out["natural_deals_changed"]),
+                         run.deals, confidence, tolerance, correction, margin, estimand, pick)
+        for k in ("p_value", "p_equivalent", "p_natural", "p_natural_equivalent",
+                  "p_natural_below"):
+            out[k] = o[k]
+        out["p_adjusted"] = o["p_adjusted"]
+        out["p_equivalent_adjusted"] = o["p_equivalent_adjusted"]
+        level = _adjusted_level(correction, confidence, m_cards, int(o["reject"].sum()))
         # the natural value's band test, equivalence test and adjusted intervals
-        reject_n, p_n_adj = stats.adjust_pvalues(out["p_natural"].to_numpy(float), correction,
-                                                 alpha)
-        out["p_natural_adjusted"] = p_n_adj
-        _, p_neq_adj = stats.adjust_pvalues(out["p_natural_equivalent"].to_numpy(float),
-                                            correction, alpha)
-        out["p_natural_equivalent_adjusted"] = p_neq_adj
-        level_nat = _adjusted_level(correction, confidence, m_cards, int(reject_n.sum()))
-        # the per-pick band tests (over: per pick above +tolerance; under: per forced
-        # pick below -tolerance), the same correction across the cards
-        reject_p, p_p_adj = stats.adjust_pvalues(out["p_pick"].to_numpy(float), correction,
-                                                 alpha)
-        out["p_pick_adjusted"] = p_p_adj
+        out["p_natural_adjusted"] = o["p_natural_adjusted"]
+        out["p_natural_equivalent_adjusted"] = o["p_natural_equivalent_adjusted"]
+        level_nat = _adjusted_level(correction, confidence, m_cards,
+                                    int(o["reject_natural"].sum()))
+        out = out.drop(columns=["_e_mean", "_e_sd", "_f_mean", "_f_sd"])
+        if o["reject_pick"] is not None:
+            out["p_pick"] = o["p_pick"]
+            out["p_pick_adjusted"] = o["p_pick_adjusted"]
+            out["pick_direction"] = np.where(o["pick_over"], "over", "under")
         # the rationality check: natural value significantly below 0 (Holm)
-        below, p_below_adj = stats.adjust_pvalues(out["p_natural_below"].to_numpy(float),
-                                                  RATIONALITY_CORRECTION, alpha)
-        out["p_natural_below_adjusted"] = p_below_adj
-        out["natural_below_zero"] = below & (out["natural_value"].to_numpy(float) < 0)
+        out["p_natural_below_adjusted"] = o["p_natural_below_adjusted"]
+        out["natural_below_zero"] = o["below"]
         lo_adj, hi_adj, nlo_adj, nhi_adj = [], [], [], []
         for name in out["card"]:
             pre, ban = run.arms[name]
@@ -651,24 +894,17 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
             nhi_adj.append(b)
         out["strength_lo_adj"], out["strength_hi_adj"] = lo_adj, hi_adj
         out["natural_lo_adj"], out["natural_hi_adj"] = nlo_adj, nhi_adj
-        if estimand == "prefer":
-            out["flag"] = [("over" if s > 0 else "under") if r else ""
-                           for s, r in zip(out["strength"], reject)]
-            out["verdict"] = verdicts_for(out["strength"], out["flag"], p_eq_adj, alpha)
-            head, sd_col, ch_col = "strength", "strength_sd", "deals_changed"
-        else:
-            out["flag"] = natural_flags(out["natural_value"], out["natural_lo"],
-                                        out["natural_hi"], reject_n, out["strength"], reject,
-                                        margin, reject_p, out["pick_direction"])
-            # balanced: shown within ±margin when played naturally, forcing it is shown
-            # to cost less than the band (raw lower bound of the forced value), and the
-            # field does take it (some deal changed: a card it never buys has a natural
-            # value of exactly 0 by design, which shows nothing)
-            shown_ok = ((p_neq_adj <= alpha) & (out["strength_lo"].to_numpy(float) > -tolerance)
-                        & (out["natural_deals_changed"].to_numpy() > 0))
-            out["verdict"] = [f if f else ("balanced" if ok else "inconclusive")
-                              for f, ok in zip(out["flag"], shown_ok)]
-            head, sd_col, ch_col = "natural", "natural_sd", "natural_deals_changed"
+        out["flag"] = o["flag"].tolist()
+        out["verdict"] = o["verdict"].tolist()
+        head, sd_col, ch_col = (("strength", "strength_sd", "deals_changed")
+                                if estimand == "prefer" else
+                                ("natural", "natural_sd", "natural_deals_changed"))
+        # how often an identical rerun (or twin) would read the same verdict (§5.8)
+        out["verdict_agreement"] = verdict_agreement(run, confidence, tolerance, correction,
+                                                     margin, estimand, agreement_resamples)
+        out["verdict_stable"] = pd.Series(     # True / False, None when not estimated
+            [bool(a >= STABLE_AGREEMENT) if a == a else None for a in out["verdict_agreement"]],
+            index=out.index, dtype=object)
         out["margin"] = margin
         out["players"] = run.players      # strength includes denial: per player count
         val = out["strength"] if head == "strength" else out["natural_value"]
@@ -689,7 +925,11 @@ def strength_frame(run: StrengthRun, confidence: float = 0.95, tolerance: float 
                      correction=correction, adjusted_confidence=level,
                      natural_adjusted_confidence=level_nat, cards_tested=m_cards,
                      margin=margin, estimand=estimand,
-                     rationality=rationality(out) if rows else None)
+                     rationality=rationality(out) if rows else None,
+                     agreement_resamples=agreement_resamples,
+                     stable_agreement=STABLE_AGREEMENT,
+                     near_boundary=(int((out["verdict_agreement"] < STABLE_AGREEMENT).sum())
+                                    if rows else 0))
     return out
 
 

@@ -1,10 +1,10 @@
 """Checks a strong field must pass before its card verdicts are trusted (issue 36 item 6;
-docs/statistics.md §5.8): planted twins, strictly better printings, rationality.
+docs/statistics.md §5.9): planted twins, strictly better printings, rationality.
 
 Each check plays copies of the game's card set with planted cards under a field, with
 the fast engine at the bundled deck sizes, and returns what it saw; the tests hold the
 strongest bundled field to them, and ``experiments/field_checks.py`` runs the same
-checks under any field (the old ``meta-{P}p`` fails them: docs/statistics.md §5.8).
+checks under any field (the old ``meta-{P}p`` fails them: docs/statistics.md §5.9).
 
     seen = planted_run("mystic-vale", "value-2p", games=4000, seed=0)
     bad = monotone_violations(run_monotone("mystic-vale", "value-2p", games=4000))

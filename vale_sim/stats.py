@@ -731,6 +731,43 @@ def adjust_pvalues(pvalues, method: str = "holm", alpha: float = 0.05
     return reject, p_adj
 
 
+def adjust_pvalues_rows(pvalues, method: str = "holm", alpha: float = 0.05
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`adjust_pvalues` of each row at once: ``pvalues`` of shape ``(..., m)``, one
+    family of ``m`` per row (e.g. the cards of one resampled run).  The same arithmetic
+    as statsmodels' ``multipletests`` (sorted p-values, the same products, running
+    minimum or maximum, capped at 1), so a row gives exactly what
+    :func:`adjust_pvalues` gives for it; tested against it.  nan counts as 1."""
+    if method not in MULTIPLICITY_METHODS:
+        raise ValueError(f"method must be one of {', '.join(MULTIPLICITY_METHODS)}, got {method!r}")
+    p = np.clip(np.nan_to_num(np.asarray(pvalues, float), nan=1.0), 0, 1)
+    m = p.shape[-1]
+    if m == 0:
+        return np.zeros(p.shape, bool), np.zeros(p.shape)
+    if method == "bonferroni":
+        return p <= alpha / float(m), np.minimum(p * float(m), 1.0)
+    order = np.argsort(p, axis=-1)
+    ps = np.take_along_axis(p, order, axis=-1)
+    rank = np.arange(m)
+    if method == "fdr_bh":
+        ecdf = np.arange(1, m + 1) / float(m)
+        below = ps <= ecdf * alpha
+        last = np.where(below.any(axis=-1), m - 1 - np.argmax(below[..., ::-1], axis=-1), -1)
+        rej = rank <= last[..., None]
+        adj = np.minimum.accumulate((ps / ecdf)[..., ::-1], axis=-1)[..., ::-1]
+    else:                                                      # holm
+        factor = np.arange(m, 0, -1)
+        above = ps > alpha / factor
+        first = np.where(above.any(axis=-1), np.argmax(above, axis=-1), m)
+        rej = rank < first[..., None]
+        adj = np.maximum.accumulate(ps * factor, axis=-1)
+    adj = np.minimum(adj, 1.0)
+    reject, p_adj = np.empty_like(rej), np.empty_like(adj)
+    np.put_along_axis(reject, order, rej, axis=-1)
+    np.put_along_axis(p_adj, order, adj, axis=-1)
+    return reject, p_adj
+
+
 def n_for_equivalence(sd: float, diff: float, margin: float, alpha: float = 0.05,
                       power: float = 0.8) -> float:
     """Observations for a TOST at level ``alpha`` to pass with probability ``power``

@@ -164,9 +164,12 @@ def verdict_table(strong: pd.DataFrame, settlement, comparisons: dict | None = N
     """The headline card table: per card (order of ``strong``) its verdict under the
     strong field, ``settled`` (:func:`vale_sim.advancements.settle`), the natural
     value with its raw and adjusted interval, the forced value, how often the field
-    takes it, the verdict under the settling field, and per comparison field (name ->
-    natural-estimand frame of the same cards) its verdict and natural value."""
-    cols = ["card", "kind", "level", "verdict", "natural_value", "natural_lo", "natural_hi",
+    takes it, how often a rerun would read the same verdict (``verdict_agreement``,
+    ``verdict_stable``: docs/statistics.md §5.8), the verdict under the settling field,
+    and per comparison field (name -> natural-estimand frame of the same cards) its
+    verdict and natural value."""
+    cols = ["card", "kind", "level", "verdict", "verdict_agreement", "verdict_stable",
+            "natural_value", "natural_lo", "natural_hi",
             "natural_lo_adj", "natural_hi_adj", "per_pick_value", "per_pick_lo", "per_pick_hi",
             "forced_per_pick", "forced_per_pick_lo", "forced_per_pick_hi",
             "strength", "strength_lo", "strength_hi", "natural_acquired_rate", "n_deals"]

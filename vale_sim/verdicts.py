@@ -71,6 +71,41 @@ def strength_counts(deals: int, players: int) -> str:
             f"{players} seats")
 
 
+def unstable(v) -> bool:
+    """A ``verdict_stable`` cell says the verdict sits near a label boundary (False; not
+    None or nan, which say it was not estimated)."""
+    return v is not None and v == v and not bool(v)
+
+
+def near_boundary(df: pd.DataFrame) -> str:
+    """" 12 of the 70 verdicts sit near a label boundary ..." from a strength frame's
+    (or table's) ``verdict_stable`` / ``verdict_agreement`` columns (docs/statistics.md
+    §5.8); "" when they were not estimated."""
+    if "verdict_stable" not in df or not df["verdict_agreement"].notna().any():
+        return ""
+    near = df[df["verdict_stable"].map(unstable)]
+    sure = 100 * float(df.attrs.get("stable_agreement", 0.9))
+    head = (f" {len(near)} of the {len(df)} verdicts sit near a label boundary (verdict "
+            f"agreement below {sure:.0f}%: an identical card, or a rerun of this size, would "
+            f"read another verdict more than 1 time in {100 / (100 - sure):.0f}; more games "
+            f"shrink that zone, no labelling rule removes it)")
+    if not len(near):
+        return head + "."
+    flagged = near[near["verdict"].isin(["over", "under"])]
+    return head + ("; among them the flagged " + ", ".join(
+        f"{r['card']} ({r['verdict']}, {100 * r['verdict_agreement']:.0f}%)"
+        for _, r in flagged.iterrows()) + "." if len(flagged) else ".")
+
+
+def agreement_note(stable, agreement) -> str:
+    """" (near a label boundary: 64% the same on a rerun)" for a verdict that is not
+    stable (``stable``, ``agreement``: its ``verdict_stable`` and ``verdict_agreement``
+    cells), else ""."""
+    if not unstable(stable):
+        return ""
+    return f" (near a label boundary: {100 * agreement:.0f}% the same on a rerun)"
+
+
 def card_verdicts(df: pd.DataFrame, max_named: int = MAX_NAMED_CARDS) -> list[Verdict]:
     """Flagged cards, from the advancement section's strength table.
 
@@ -105,7 +140,8 @@ def card_verdicts(df: pd.DataFrame, max_named: int = MAX_NAMED_CARDS) -> list[Ve
         margin = float(a.get("margin", df["margin"].iloc[0]))
         head += (f" {bal} {'is' if bal == 1 else 'are'} shown balanced (within "
                  f"±{100 * margin:.0f} pp, two one-sided tests, {corr}-adjusted) and {inc} "
-                 f"{'is' if inc == 1 else 'are'} inconclusive: no flag is not balanced.")
+                 f"{'is' if inc == 1 else 'are'} inconclusive: no flag is not balanced."
+                 + near_boundary(df))
     elif not len(flagged):
         head += " No card's strength is shown to lie outside that band."
     head += (f" The strongest is {hi['card']}, {_pp(hi['strength'])} (95% CI "
@@ -130,7 +166,8 @@ def card_verdicts(df: pd.DataFrame, max_named: int = MAX_NAMED_CARDS) -> list[Ve
                 f"{r.card} (level {r.level} {r.kind}) is {'over' if r.flag == 'over' else 'under'}-"
                 f"powered: pursuing it is worth {_pp(r.strength)} of win share against never buying "
                 f"it, 95% CI {_ci_pp(r.strength_lo, r.strength_hi)} ({corr}-adjusted "
-                f"{_ci_pp(r.strength_lo_adj, r.strength_hi_adj)}), n = {_n(r.n_deals)} deals."),
+                f"{_ci_pp(r.strength_lo_adj, r.strength_hi_adj)}), n = {_n(r.n_deals)} deals"
+                f"{agreement_note(getattr(r, 'verdict_stable', None), getattr(r, 'verdict_agreement', None))}."),
                 (r.card,)))
         if len(ranked) > max_named:
             rest = ", ".join(ranked["card"].iloc[max_named:])
@@ -190,7 +227,7 @@ def field_card_verdicts(table: pd.DataFrame, attrs: dict, settlement, rationalit
             f"natural value or the value per pick beyond +{100 * float(attrs['tolerance']):.0f}"
             f" pp, {corr}-adjusted; under: not shown to help the field and costly when forced, "
             f"per opportunity or per forced purchase; docs/statistics.md §5.7). "
-            + settlement.sentence())
+            + settlement.sentence() + near_boundary(table))
     for k in comp:
         v = table[f"verdict ({k})"]
         head += (f"  The same estimand under {k} (comparison): {int((v == 'over').sum())} "
@@ -217,7 +254,9 @@ def field_card_verdicts(table: pd.DataFrame, attrs: dict, settlement, rationalit
                 f"{_ci_pp(r['natural_lo'], r['natural_hi'])} ({corr}-adjusted "
                 f"{_ci_pp(r['natural_lo_adj'], r['natural_hi_adj'])}); taking it whenever "
                 f"possible {_pp(r['forced_value'])} {_ci_pp(r['forced_lo'], r['forced_hi'])}"
-                f"{_per_pick_words(r)}; n = {_n(r['n_deals'])} deals."), (r["card"],)))
+                f"{_per_pick_words(r)}; n = {_n(r['n_deals'])} deals"
+                f"{agreement_note(r.get('verdict_stable'), r.get('verdict_agreement'))}."),
+                (r["card"],)))
         if len(ranked) > max_named:
             rest = ", ".join(ranked["card"].iloc[max_named:])
             out.append(Verdict(topic, f"Also flagged: {rest} (see the advancement section).",

@@ -52,6 +52,7 @@ from . import stats
 from .errors import UserError
 from .games import DEFAULT_GAME, get_game
 from .strong_field import ESTIMAND, field_label, field_of, unpin_edited
+from .advancements import STABLE_AGREEMENT
 from .inputs import did_you_mean, parse_int
 
 DEFAULT_GAMES = 2000            # games per card and arm (deals x players): modest, see docs
@@ -479,6 +480,10 @@ def card_changes(run0, run1, sf0: pd.DataFrame, sf1: pd.DataFrame, edited: set,
                      "strength_edited_hi": e["strength_hi"],
                      "natural_edited": e["natural_value"], "natural_edited_lo": e["natural_lo"],
                      "natural_edited_hi": e["natural_hi"], "verdict_edited": e["verdict"],
+                     # how often a rerun of this size reads the same verdict (§5.8 of
+                     # docs/statistics.md): a change between two near a boundary is noise
+                     "verdict_agreement_original": o.get("verdict_agreement", math.nan),
+                     "verdict_agreement_edited": e.get("verdict_agreement", math.nan),
                      **r})
         news.append(d1), olds.append(d0), chs.append(ch)
     df = pd.DataFrame(rows)
@@ -659,6 +664,11 @@ def summary_lines(pc: PlayerCount, config: dict) -> list[str]:
     for _, r in changed.iterrows():
         noise = (f" -- within noise: its {what} change is not distinguishable from 0 "
                  f"after {config['correction']}" if r["within_noise"] else "")
+        near = [f"{k} {100 * r[f'verdict_agreement_{k}']:.0f}%" for k in ("original", "edited")
+                if r.get(f"verdict_agreement_{k}", math.nan) < STABLE_AGREEMENT]
+        if near:
+            noise += (f" -- near a label boundary (the same verdict on a rerun of this size: "
+                      f"{', '.join(near)})")
         lines.append(f"{r['card']}: {r['verdict_original']} -> {r['verdict_edited']} at "
                      f"{pc.players} players ({what} {_pp(r[col + '_original'])} -> "
                      f"{_pp(r[col + '_edited'])} pp, change {_pp(r['change'])} pp "
@@ -680,6 +690,11 @@ def summary_lines(pc: PlayerCount, config: dict) -> list[str]:
                  + (", ".join(game_change(r) for _, r in gm.iterrows()) if len(gm) else "none")
                  + ".")
     return lines
+
+
+def _mark(r, side: str) -> str:
+    """"?" after a verdict near a label boundary (its agreement below STABLE_AGREEMENT)."""
+    return "?" if r.get(f"verdict_agreement_{side}", math.nan) < STABLE_AGREEMENT else ""
 
 
 def format_text(w: WhatIf) -> str:
@@ -710,8 +725,8 @@ def format_text(w: WhatIf) -> str:
         lines += summary_lines(pc, c)
         lines.append("")
         lines.append(f"{what}, pp:")
-        lines.append(f"{'card':<26} {'original pp':>24} {'verdict':>12} {'edited pp':>24} "
-                     f"{'verdict':>12} {'change pp':>9} {'interval':>15} {'adjusted':>15} "
+        lines.append(f"{'card':<26} {'original pp':>24} {'verdict':>13} {'edited pp':>24} "
+                     f"{'verdict':>13} {'change pp':>9} {'interval':>15} {'adjusted':>15} "
                      f"{'p adj':>6} {'changed/deals':>13}")
         for _, r in pc.cards.iterrows():
             name = ("* " if r["edited_card"] else "") + r["card"]
@@ -719,13 +734,15 @@ def format_text(w: WhatIf) -> str:
             lines.append(
                 f"{name[:26]:<26} "
                 f"{_pp(r[col + '_original']) + ' ' + _ci(r[col + '_original_lo'], r[col + '_original_hi']):>24} "
-                f"{r['verdict_original']:>12} "
+                f"{r['verdict_original'] + _mark(r, 'original'):>13} "
                 f"{_pp(r[col + '_edited']) + ' ' + _ci(r[col + '_edited_lo'], r[col + '_edited_hi']):>24} "
-                f"{r['verdict_edited']:>12} {_pp(r['change']):>9} "
+                f"{r['verdict_edited'] + _mark(r, 'edited'):>13} {_pp(r['change']):>9} "
                 f"{_ci(r['change_lo'], r['change_hi']):>15} "
                 f"{_ci(r['change_lo_adj'], r['change_hi_adj']):>15} {r['p_adjusted']:>6.3f} "
                 f"{r['deals_changed']:>6}/{r['n_deals']:<6}{tag}")
-        lines.append("(* = an edited card)")
+        lines.append("(* = an edited card; ? = a verdict near a label boundary: a rerun of this "
+                     "size would read another verdict more than 1 time in 10, "
+                     "docs/statistics.md 5.8)")
         lines.append("")
         lines.append(f"{'game-level measure':<40} {'original':>26} {'edited':>26} {'change':>9} "
                      f"{'interval':>19} {'p adj':>6} {'changed/deals':>13}")
@@ -763,10 +780,10 @@ def report_tables(w: WhatIf) -> dict:
                 "players": pc.players, "card": r["card"], "edited": bool(r["edited_card"]),
                 f"{what} original (pp)": f"{_pp(r[col + '_original'])} "
                                          f"{_ci(r[col + '_original_lo'], r[col + '_original_hi'])}",
-                "verdict original": r["verdict_original"],
+                "verdict original": r["verdict_original"] + _mark(r, "original"),
                 f"{what} edited (pp)": f"{_pp(r[col + '_edited'])} "
                                        f"{_ci(r[col + '_edited_lo'], r[col + '_edited_hi'])}",
-                "verdict edited": r["verdict_edited"],
+                "verdict edited": r["verdict_edited"] + _mark(r, "edited"),
                 "change (pp)": f"{_pp(r['change'])} {_ci(r['change_lo'], r['change_hi'])}",
                 "adjusted interval (pp)": _ci(r["change_lo_adj"], r["change_hi_adj"]),
                 "moved": bool(r["moved"]), "verdict changed": bool(r["verdict_changed"]),

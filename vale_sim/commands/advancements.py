@@ -116,6 +116,7 @@ def _pct(v, lo, hi, n) -> str:
 
 
 def format_strength(df) -> str:
+    from ..verdicts import near_boundary
     a = df.attrs
     tol = 100 * a.get("tolerance", 0)
     lines = [
@@ -140,7 +141,8 @@ def format_strength(df) -> str:
         f"'none chg': natural and ban never differed (indistinguishable by design; the "
         f"interval is the zero-count bound).  Per pick: the natural value divided by the "
         f"share of games in which the baseline bought the card, the effect of buying it on "
-        f"the buyer (Fieller interval; '-' when it was never bought; docs/statistics.md 5.7).",
+        f"the buyer (Fieller interval; '-' when it was never bought; docs/statistics.md 5.7).  "
+        f"{_agreement_legend(a)}",
     ]
     if a.get("estimand") == "natural":
         r = a.get("rationality") or {}
@@ -168,7 +170,7 @@ def format_strength(df) -> str:
     lines.append(f"{'card':<24} {'lvl':>3} {'strength pp':>11} {'raw interval':>15} "
                  f"{'adjusted':>15} {'p adj':>6} {'natural pp':>10} {'interval':>15} "
                  f"{'per pick pp':>11} {'interval':>15} "
-                 f"{'changed/deals':>13} {'got % (prefer)':>22} {'verdict':>12}")
+                 f"{'changed/deals':>13} {'got % (prefer)':>22} {'verdict':>13}")
     for _, r in df.iterrows():
         lvl = ("V" if r["kind"] == "vale" else "L") + str(r["level"])
         changed = f"{r['deals_changed']}/{r['n_deals']}"
@@ -179,7 +181,7 @@ def format_strength(df) -> str:
         if r["deals_changed"] == 0:
             lines.append(f"{r['card'][:24]:<24} {lvl:>3} {'':>11} {'':>15} {'':>15} {'':>6} "
                          f"{nat:>10} {_ci(r['natural_lo'], r['natural_hi']):>15} {pick} "
-                         f"{changed:>13} {got:>22} {_verdict(r):>12}  "
+                         f"{changed:>13} {got:>22} {_verdict(r):>13}  "
                          f"strength: {r['note']}; |strength| <= {100 * r['strength_hi']:.2f} pp")
             continue
         lines.append(f"{r['card'][:24]:<24} {lvl:>3} {_pp(r['strength']):>11} "
@@ -187,7 +189,7 @@ def format_strength(df) -> str:
                      f"{_ci(r['strength_lo_adj'], r['strength_hi_adj']):>15} "
                      f"{r['p_adjusted']:>6.3f} {nat:>10} "
                      f"{_ci(r['natural_lo'], r['natural_hi']):>15} {pick} {changed:>13} {got:>22} "
-                     f"{_verdict(r):>12}{_needed(r)}")
+                     f"{_verdict(r):>13}{_needed(r)}")
     flagged = df[df["flag"] != ""]
     lines.append("")
     lines.append(f"Flagged: {len(flagged)} of {len(df)} cards"
@@ -198,7 +200,8 @@ def format_strength(df) -> str:
         lines.append(f"Verdicts at {a.get('players')} players (±{tol:g} pp band, "
                      f"±{100 * a.get('margin', 0.02):g} pp margin): " + ", ".join(
                          f"{counts.get(v, 0)} {v}" for v in ("over", "under", "balanced",
-                                                             "inconclusive")) + ".")
+                                                             "inconclusive")) + "."
+                     + near_boundary(df))
     return "\n".join(lines)
 
 
@@ -212,16 +215,27 @@ def _records(df) -> list[dict]:
     if "estimand" in a:
         extra["estimand"] = a["estimand"]
     return [{**r, **extra} for r in report_records(df)]
+def _agreement_legend(a) -> str:
+    """The header's sentence on the '?' marker ("" when the frame has no estimate)."""
+    if not a.get("agreement_resamples"):
+        return ""
+    return (f"'?' after a verdict: near a label boundary -- an identical card, or a rerun "
+            f"on fresh deals of this size, would read another verdict more than 1 time in "
+            f"{1 / (1 - a.get('stable_agreement', 0.9)):.0f} (estimated from "
+            f"{a['agreement_resamples']} redraws of these deals; JSON verdict_agreement; "
+            f"docs/statistics.md 5.8).")
 
 
 def _verdict(r) -> str:
-    return r["verdict"] if "verdict" in r and isinstance(r["verdict"], str) else r["flag"]
+    from ..verdicts import unstable
+    v = r["verdict"] if "verdict" in r and isinstance(r["verdict"], str) else r["flag"]
+    return v + ("?" if unstable(r.get("verdict_stable")) else "")
 
 
 def _needed(r) -> str:
     """'  needs ~N games' for an inconclusive card (nan: the estimate lies between the
     margin and the band, so more games would show neither)."""
-    if _verdict(r) != "inconclusive" or "games_needed" not in r:
+    if _verdict(r).rstrip("?") != "inconclusive" or "games_needed" not in r:
         return ""
     n = r["games_needed"]
     if n != n:

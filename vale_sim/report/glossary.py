@@ -76,6 +76,13 @@ TERMS = (
          "The four verdicts on a card. Over / under (flagged): shown beyond the band. "
          "Balanced: shown within the margin. Inconclusive: neither shown; more games would "
          "settle it (the tables give how many)."),
+    Term("boundary", "Near a label boundary (verdict agreement)",
+         r"near a (?:label )?boundary|verdict_agreement|verdict agreement",
+         "How often an identical card (a twin under another name) or a rerun on fresh deals "
+         "of the same size would get the same verdict, estimated by drawing the deals of the "
+         "run again. A card whose estimate sits close to where one verdict turns into "
+         "another gets one or the other by luck; below 90% the verdict is marked near a "
+         "boundary (\"?\"). More games narrow the zone where this happens; no rule removes it."),
     Term("settled", "Settled", r"\bsettled?\b|\bsettles\b",
          "A question is settled when the data decide it one way: a card shown over, under or "
          "balanced, a schedule shown fair or unfair. Not settled (inconclusive) says the "

@@ -27,6 +27,7 @@ from vale_sim.strong_field import field_of
 #: The strongest bundled field of this game (``Game.strong_field``, ``{P}``: the player
 #: count): the default of the headline verdicts and of "Robust to the bots?".
 STRONG = field_of("mystic-vale")
+from vale_sim.verdicts import agreement_note, near_boundary
 
 #: Where ``vale-sim report`` writes (``--out``), and the config that rebuilds it.
 DEFAULT_OUT = "results/report"
@@ -499,7 +500,7 @@ def section_advancements(ctx: Context) -> Section:
     paras.append(f"Observational lift ({a.get('observational_games', s.adv_observational_games)} "
                  f"games of exploring baseline players): {adv.ASSOCIATION_NOTE}")
     fcols = ["card", "kind", "card_type", "level", "numbers", "estimated_numbers", "flag",
-             "verdict", "margin", "strength", "strength_lo", "strength_hi",
+             "verdict", "verdict_agreement", "margin", "strength", "strength_lo", "strength_hi",
              "strength_lo_adj", "strength_hi_adj", "p_adjusted", "natural_value", "natural_lo",
              "natural_hi", "per_pick_value", "per_pick_lo", "per_pick_hi", "n_deals",
              "deals_changed"]
@@ -618,13 +619,15 @@ def _field_verdicts(ctx: Context, base_df, base_run):
              f"within ±{100 * s.adv_margin:g} pp, the field does take it and forcing it costs "
              f"less than the band; else inconclusive.  Unlike “prefer X” alone this never "
              f"reads a strictly better printing lower when the field plays well.  Verdicts: "
-             f"{counts}.  **Settled** = the same verdict under `{second}` as well (and not "
+             f"{counts}." + near_boundary(table) + f"  **Settled** = the same verdict under `{second}` as well (and not "
              f"inconclusive): " + st.sentence() + f"  The column `verdict ({base_name})` is "
              f"the same estimand under the default bot, for comparison.",
              ("Flagged under the strong field: " + "; ".join(
                  f"{r.card} ({r.verdict}, {'settled' if r.settled else 'not settled'}) "
                  f"natural {100 * r.natural_value:+.1f} pp [{100 * r.natural_lo:+.1f}, "
                  f"{100 * r.natural_hi:+.1f}], forced {100 * r.forced_value:+.1f} pp"
+                 + agreement_note(getattr(r, "verdict_stable", None),
+                                  getattr(r, "verdict_agreement", None))
                  for r in flagged.itertuples()) + ".") if len(flagged) else
              "No card is flagged over or under under the strong field.",
              SF.rationality_sentence(ratio)]
@@ -703,7 +706,8 @@ def _verdict_counts(df) -> str:
         return ""
     c = df["verdict"].value_counts()
     return ("Verdicts: " + ", ".join(f"{c.get(v, 0)} {v}" for v in
-                                     ("over", "under", "balanced", "inconclusive")) + ".")
+                                     ("over", "under", "balanced", "inconclusive")) + "."
+            + near_boundary(df))
 
 
 def _estimated(cs, card: str) -> tuple[int, int]:

@@ -351,6 +351,9 @@ function runWhatIf() {
                         baseline: $("#wi-baseline").value, estimand: $("#wi-estimand").value },
     runUI("wi"), showWhatIf);
 }
+// "?" after a verdict near a label boundary: a rerun of this size reads another verdict
+// more than 1 time in 10 (verdict_agreement below 0.9; docs/statistics.md 5.8)
+const mark = (agreement) => (typeof agreement === "number" && agreement < 0.9) ? "?" : "";
 function showWhatIf(r, run) {
   const out = $("#wi-result"); out.replaceChildren();
   out.append(el("p", { class: "wi-what", text: "What if " + r.edits.map((e) => `${e.card}.${e.field} ${e.old} → ${e.new}`)
@@ -366,9 +369,9 @@ function showWhatIf(r, run) {
       const tr = el("tr", { "data-card": c.card, "data-players": pc.players, class: c.moved ? "moved" : "" },
         el("td", { text: (c.edited_card ? "* " : "") + c.card }),
         el("td", { class: "num", text: `${pp(c[k + "_original"])} ${ci(c[k + "_original_ci"])}` }),
-        el("td", { text: c.verdict_original }),
+        el("td", { text: c.verdict_original + mark(c.verdict_agreement_original) }),
         el("td", { class: "num", text: `${pp(c[k + "_edited"])} ${ci(c[k + "_edited_ci"])}` }),
-        el("td", { text: c.verdict_edited, class: c.verdict_changed ? "changed" : "" }),
+        el("td", { text: c.verdict_edited + mark(c.verdict_agreement_edited), class: c.verdict_changed ? "changed" : "" }),
         el("td", { class: "num change", "data-value": c.change, text: pp(c.change) }),
         el("td", { class: "num", text: ci(c.change_ci) }),
         el("td", { class: "num", text: ci(c.change_ci_adjusted) }),

@@ -447,7 +447,8 @@ def section_strength(ctx):
     from vale_sim.advancements import game_strength_run, strength_frame
     from vale_sim.plots.advancements import plot_forest
     from vale_sim.report import Section
-    from vale_sim.verdicts import CORRECTION_NAMES, strength_counts
+    from vale_sim.verdicts import (CORRECTION_NAMES, agreement_note, near_boundary,
+                                   strength_counts)
     s = ctx.settings
     run = game_strength_run(GAME, s.card_set, s.strength_deals * s.strength_players,
                             s.strength_players, offset_seed(s.seed, 4), "balanced",
@@ -480,14 +481,16 @@ def section_strength(ctx):
              f"opponents) and is measured at {a['players']} players only: not comparable across "
              f"player counts; for another count run `vale-sim advancements --game mystic-lands "
              f"--players 3` (or 4).  Every card text of this set except the few the manual names is "
-             f"an estimate (M16)."]
+             f"an estimate (M16)." + near_boundary(df)]
     paras.insert(0, (f"**Flagged cards** ({len(flagged)} of {len(df)}): " + "; ".join(
         f"{r.card} ({r.flag}) {100 * r.strength:+.1f} pp, adjusted "
         f"[{100 * r.strength_lo_adj:+.1f}, {100 * r.strength_hi_adj:+.1f}]"
+        + agreement_note(getattr(r, "verdict_stable", None), getattr(r, "verdict_agreement", None))
         for r in flagged.itertuples()) + ".") if len(flagged) else
         f"No card is flagged at n = {a['deals']} deals: every strength is consistent with "
         f"±{tol:g} pp after the correction.")
-    cols = [c for c in ("card", "kind", "level", "flag", "verdict", "margin", "strength",
+    cols = [c for c in ("card", "kind", "level", "flag", "verdict", "verdict_agreement",
+                        "margin", "strength",
                         "strength_lo", "strength_hi", "strength_lo_adj", "strength_hi_adj",
                         "p_value", "p_adjusted", "p_equivalent", "p_equivalent_adjusted",
                         "games_needed",
@@ -529,7 +532,7 @@ def _field_verdicts(ctx, base_run):
     from vale_sim import strong_field as SF
     from vale_sim.advancements import game_strength_run, settle, strength_frame
     from vale_sim.games import get_game
-    from vale_sim.verdicts import strength_counts
+    from vale_sim.verdicts import agreement_note, near_boundary, strength_counts
     s = ctx.settings
     p = s.strength_players
     second = s.strength_settle_field or second_field(p)
@@ -568,12 +571,15 @@ def _field_verdicts(ctx, base_run):
              f"gain from it and forcing it is shown to cost more than the band; "
              + ", ".join(f"{c.get(v, 0)} {v}" for v in ("over", "under", "balanced",
                                                         "inconclusive"))
-             + f".  **Settled** = the same verdict under `{sec}`, the population's previous "
+             + "." + near_boundary(table) + f"  **Settled** = the same verdict under `{sec}`, the population's previous "
              f"level (docs/meta.md): " + st.sentence(),
              ("Flagged: " + "; ".join(
                  f"{r.card} ({r.verdict}, {'settled' if r.settled else 'not settled'}) natural "
                  f"{100 * r.natural_value:+.1f} pp [{100 * r.natural_lo:+.1f}, "
-                 f"{100 * r.natural_hi:+.1f}]" for r in flagged.itertuples()) + ".")
+                 f"{100 * r.natural_hi:+.1f}]"
+                 + agreement_note(getattr(r, "verdict_stable", None),
+                                  getattr(r, "verdict_agreement", None))
+                 for r in flagged.itertuples()) + ".")
              if len(flagged) else "No card is flagged under the strong field.",
              SF.rationality_sentence(ratio),
              "The strength table below is the old estimand (prefer X − ban X) under "
