@@ -162,7 +162,19 @@ def policies(draw, cs):
         names = [a.name for a in cs.advances if a.level] + [v.name for v in cs.vales] + [
             s.name for s in cs.map.spaces if s.kind == "small"]
         never = tuple(draw(st.lists(st.sampled_from(names), min_size=1, max_size=6, unique=True)))
+    value = {}
+    if draw(st.integers(0, 2)) == 0:       # a value player (spec §6.14): staged weights
+        from vale_sim.games.mystic_lands.value import ADV_SPEC, VALE_SPEC
+        k = draw(st.integers(1, 4))
+
+        def rows(spec):
+            return tuple(tuple(draw(st.integers(0, 40) if sg > 0 else st.integers(-40, 0)
+                                    if sg < 0 else st.integers(-40, 40))
+                               for sg in spec.signs) for _ in range(k))
+        value = {"value_stages": k, "value_adv": rows(ADV_SPEC), "value_vale": rows(VALE_SPEC)}
     return Policy(
+        **value,
+        explore_permille=draw(st.sampled_from([0, 0, 0, 150, 1000])),     # spec §6.4
         name=f"p{draw(st.integers(0, 99))}",
         rest_risk_permille=draw(st.sampled_from([0, 100, 250, 500, 800, 1000])),
         rain=draw(st.sampled_from(["needed", "never"])),

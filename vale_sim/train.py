@@ -64,13 +64,18 @@ def value_module(g):
         raise UserError(f"train: {g.name} has no value player yet (docs/value.md)") from None
 
 
+def value_base(g, base: str):
+    """The fields of a value player that are not its weights: those of the policy
+    ``base`` (a preset or e.g. meta-2p), buying from value 1, no cost weight, no lists,
+    no exploration."""
+    return replace(g.get_policy(base), min_score=1, vale_min_score=1, w_cost=0, never=(),
+                   rules=(), explore_permille=0)
+
+
 def make_policy(g, cfg: TrainConfig, weights: dict, name: str):
     """The value player of ``weights`` (float arrays [stage, feature])."""
-    base = g.get_policy(cfg.base)
-    return replace(base, name=name, value_stages=cfg.stages,
-                   value_adv=vm.scaled(weights["adv"]), value_vale=vm.scaled(weights["vale"]),
-                   min_score=1, vale_min_score=1, w_cost=0, never=(), rules=(),
-                   explore_permille=0)
+    return replace(value_base(g, cfg.base), name=name, value_stages=cfg.stages,
+                   value_adv=vm.scaled(weights["adv"]), value_vale=vm.scaled(weights["vale"]))
 
 
 def self_play(g, mod, cs, cfg: TrainConfig, pol, seed: int, progress=None):

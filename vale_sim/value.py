@@ -25,7 +25,6 @@ the stage of a game, the fit and the scaling live here.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -194,9 +193,13 @@ def fit_weights(X: np.ndarray, y: np.ndarray, groups: np.ndarray, spec_adv: Feat
     sd[sd == 0] = 1.0
     Xs = X / sd                                   # standardized: one ridge for all columns
     k = X.shape[1]
-    A = np.vstack([Xs, math.sqrt(ridge * len(y)) * np.eye(k)])
-    b = np.concatenate([y, np.zeros(k)])
-    r = lsq_linear(A, b, bounds=(lo, hi), method="bvls" if k <= 400 else "trf")
+    # min ||Xs w - y||² + ridge n ||w||², solved on k rows: with G = XsᵀXs + ridge n I =
+    # L Lᵀ (positive definite by the ridge) it is ||Lᵀ w - L⁻¹ Xsᵀ y||² + a constant, so
+    # the bounded solver works on a k x k system, not on every position
+    from scipy.linalg import solve_triangular
+    L = np.linalg.cholesky(Xs.T @ Xs + ridge * len(y) * np.eye(k))
+    r = lsq_linear(L.T, solve_triangular(L, Xs.T @ y, lower=True), bounds=(lo, hi),
+                   method="bvls" if k <= 400 else "trf")
     w = r.x / sd
     resid = y - X @ w
     r2 = 1.0 - float(resid.var()) / float(y.var()) if y.var() > 0 else 0.0

@@ -38,11 +38,17 @@ def add_parser(sub) -> None:
                         f"(default {d.explore})")
     p.add_argument("--eval-deals", type=count(1, "deals"), default=d.eval_deals,
                    help=f"held-out deals of each new player against the best (default {d.eval_deals})")
-    p.add_argument("--start", default=d.start, metavar="NAME|FILE",
-                   help=f"the policy of iteration 0's self-play (default {d.start})")
-    p.add_argument("--base", default=d.base, metavar="PRESET",
-                   help="the preset giving the value player's push, token and sleeving "
-                        f"fields (default {d.base})")
+    p.add_argument("--start", default=None, metavar="NAME|FILE",
+                   help="the policy of iteration 0's self-play (default: the game's: "
+                        f"{d.start} for Mystic Vale, the strongest bundled field for "
+                        "Mystic Lands)")
+    p.add_argument("--base", default=None, metavar="NAME",
+                   help="the preset or policy (e.g. meta-2p) giving the value player's "
+                        "fields that are not scores (push, tokens, sleeving; default: the "
+                        f"game's: {d.base} for Mystic Vale, the strongest bundled field "
+                        "for Mystic Lands); "
+                        "written to the policy file as a preset and the fields that differ "
+                        "from it")
     p.add_argument("--out", default=None, metavar="FILE.json",
                    help="the model file to write (default value-<P>p.json)")
     p.add_argument("--resume", action="store_true",
@@ -54,6 +60,16 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
+def _default(g, mod, name: str, fallback: str, players: int) -> str:
+    """The game's default --start or --base (its value module's ``name``; None: the
+    game's strongest bundled field), ``{P}`` standing for the player count."""
+    v = getattr(mod, name, fallback)
+    if v is None:
+        from ..strong_field import field_of
+        v = field_of(g)
+    return v.replace("{P}", str(players))
+
+
 def output_paths(out) -> dict:
     out = Path(out)
     stem = out.with_suffix("") if out.suffix == ".json" else out
@@ -61,15 +77,48 @@ def output_paths(out) -> dict:
             "checkpoint": Path(f"{stem}.checkpoint.json")}
 
 
-def policy_text(model_path: Path, policy_path: Path, pol, base: str, header: str) -> str:
-    """A ``kind = "value"`` policy file for the model (its path relative to the file)."""
+#: Fields a value policy file never carries (vale_sim.value.policy_from_file, make_policy).
+_NOT_WRITTEN = ("name", "rules", "never", "explore_permille", "min_score", "vale_min_score",
+                "value_stages", "value_adv", "value_vale")
+
+
+def base_fields(g, base: str) -> tuple[str, list[str]]:
+    """(preset, field lines) that make a value policy file's fields those of ``base``: a
+    preset of the game is itself; another policy (a bundled file, e.g. meta-2p) is the
+    game's default preset and the fields where it differs from it."""
+    import importlib
+    from dataclasses import fields
+    mod = importlib.import_module(f"{g.package}.policy")
+    if base in mod.BOOK.presets:
+        return base, []
+    from ..train import value_base
+    default = mod.BOOK.presets[mod.BOOK.default]
+    pol = value_base(g, base)
+    lines = []
+    for f in fields(default):
+        v = getattr(pol, f.name)
+        if f.name in _NOT_WRITTEN or v == getattr(default, f.name):
+            continue
+        if isinstance(v, bool):
+            lines.append(f"{f.name} = {str(v).lower()}")
+        elif isinstance(v, str):
+            lines.append(f'{f.name} = "{v}"')
+        else:
+            lines.append(f"{f.name} = {v}")
+    return mod.BOOK.default, lines
+
+
+def policy_text(model_path: Path, policy_path: Path, pol, base: str, header: str,
+                fields=()) -> str:
+    """A ``kind = "value"`` policy file for the model (its path relative to the file);
+    ``fields``: lines of fields after the base's (base_fields)."""
     import os
     rel = os.path.relpath(model_path.resolve(), policy_path.resolve().parent)
     from ..io import MARK
     lines = [f"# {MARK}", *(f"# {x}" for x in header.splitlines()),
              'kind = "value"', f'model = "{rel}"', f'base = "{base}"',
              f'name = "{policy_path.name.removesuffix(".policy.toml")}"',
-             "min_score = 1", "vale_min_score = 1"]
+             "min_score = 1", "vale_min_score = 1", *fields]
     return "\n".join(lines) + "\n"
 
 
@@ -82,7 +131,10 @@ def run(args) -> int:
     t0 = time.time()
     g = get_game(args.game)
     check_players(g, args.players)
-    tr.value_module(g)                               # a UserError if the game has none
+    mod = tr.value_module(g)                         # a UserError if the game has none
+    d = tr.TrainConfig()
+    args.start = args.start or _default(g, mod, "TRAIN_START", d.start, args.players)
+    args.base = args.base or _default(g, mod, "TRAIN_BASE", d.base, args.players)
     if args.base not in g.presets:
         raise UserError(f"--base {args.base!r}: give a preset of {g.name} "
                         f"({', '.join(g.presets)})")
@@ -129,8 +181,9 @@ def run(args) -> int:
     header = (f"vale-sim train: a value player of {g.name}, {args.players} players "
               f"(docs/value.md).\nRun: {model.command}")
     model.save(paths["model"])
+    preset, extra = base_fields(g, args.base)
     atomic_write(paths["policy"], policy_text(paths["model"], paths["policy"],
-                                              None, args.base, header))
+                                              None, preset, header, extra))
     print(f"best: iteration {best['iteration']} of {len(log)}; wrote {paths['model']} and "
           f"{paths['policy']} (use with --policy {paths['policy']})")
     return 0

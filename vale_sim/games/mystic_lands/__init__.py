@@ -14,7 +14,8 @@ first use, so without numba the reference engine still plays.
 from __future__ import annotations
 
 from ..base import SEATS_NOTE, Game
-from vale_sim.study import CARDS, EXPLOIT, GOLDEN, META, OPTIMIZE, REPORT, STRATEGY, Study
+from vale_sim.study import (CARDS, EXPLOIT, GOLDEN, META, OPTIMIZE, REPORT, STRATEGY, TRAIN,
+                             Study)
 from . import cards, policy, records, rules
 from .cards import bundled_card_sets, describe, load_card_set, validate_playable
 from .policy import DEFAULT_POLICY, check_policies, get_policy, presets
@@ -159,7 +160,7 @@ GAME = Game(
        Study("advancement_value", command="advancements", parser="vale_sim.commands.advancements"),
        CARDS,
        Study("wither_odds", command="wither-odds", parser=f"{__name__}.commands.wither_odds"),
-       OPTIMIZE, EXPLOIT, META, STRATEGY, GOLDEN,
+       OPTIMIZE, EXPLOIT, META, TRAIN, STRATEGY, GOLDEN,
        Study("bench --search", command="bench --search", parser=__name__ + ".commands.bench",
              main=__name__ + ".commands.bench:run_search")),
     report=__name__ + ".studies.report",

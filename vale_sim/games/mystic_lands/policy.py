@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...policy_files import (INT_LIMIT, MAX_FILE_BYTES, BuyRuleBase,  # noqa: F401
-                             PolicyBook, PolicyError, check_policy_fields)
+                             PolicyBook, PolicyError, check_policy_fields, dataclass_repr)
 
 RAIN_MODES = ("needed", "never")                     # spec §6.2
 WITHER_CHOICES = ("best", "mana", "spirit", "vp")    # spec §6.3
@@ -22,6 +22,11 @@ RULE_TARGETS = ("card", "level", "vale")
 RULE_CONDITIONS = ("mana_at_least", "mana_at_most", "round_at_least", "round_at_most",
                    "vp_at_most", "owned_at_most")
 _MODES = {"rain": RAIN_MODES, "wither_choice": WITHER_CHOICES, "convert": CONVERT_MODES}
+#: The fields of a value player's model (docs/value.md): set from its model file.
+VALUE_FIELDS = ("value_stages", "value_adv", "value_vale")
+#: Fields added after bundled results recorded policy digests: left out of the repr (so
+#: of policy_digest) while they hold their default.
+_ADDED_FIELDS = ("explore_permille",) + VALUE_FIELDS
 
 
 @dataclass(frozen=True)
@@ -78,9 +83,26 @@ class Policy:
     parrot_min_value: int = 0         # Sun Parrot: make its card the on-deck card only if worth this
     rules: tuple = ()
     never: tuple = ()                 # names never bought nor enchanted
+    # Buy a random affordable Market Advance with this chance per mille at each buy step
+    # (spec §6.4; meant for training a value player and for card statistics)
+    explore_permille: int = 0
+    # A value player (docs/value.md; spec §6.14): with value_stages > 0 the Advance and
+    # spot scores are its learned values at the game's stage, the weights
+    # [stage][feature] of value.ADV_SPEC / VALE_SPEC (scaled integers), not the w_* above.
+    value_stages: int = 0
+    value_adv: tuple = ()
+    value_vale: tuple = ()
 
     def __post_init__(self):
-        check_policy_fields(self, BuyRule, modes=_MODES, permille=("rest_risk_permille",))
+        check_policy_fields(self, BuyRule, modes=_MODES,
+                            permille=("rest_risk_permille", "explore_permille"),
+                            tables=VALUE_FIELDS)
+        from ...value import check_policy_weights
+        from .value import ADV_SPEC, VALE_SPEC
+        check_policy_weights(self, ADV_SPEC, VALE_SPEC, PolicyError)
+
+    def __repr__(self) -> str:
+        return dataclass_repr(self, _ADDED_FIELDS)
 
 
 PRESETS: dict[str, Policy] = {
@@ -120,6 +142,15 @@ def check_policies(cs, policies) -> list[Policy]:
     return BOOK.check_cards(policies, names, cs.name, "an Advance or Vale")
 
 
+def _value_policy(path, data):
+    from ...value import policy_from_file
+    from .value import ADV_SPEC, VALE_SPEC
+    return policy_from_file(path, data, BOOK, ADV_SPEC, VALE_SPEC, "mystic-lands")
+
+
+BOOK.kinds["value"] = _value_policy
+
+
 # ---------------------------------------------------------------------------
 # The search player (docs/search.md)
 # ---------------------------------------------------------------------------
@@ -143,6 +174,8 @@ class SearchPolicy(Policy):
 
     def __post_init__(self):
         pass          # made by make_search_policy from checked policies only
+
+    __repr__ = Policy.__repr__
 
 
 def _install_search():
@@ -176,7 +209,9 @@ SEARCH_RANGES: dict[str, tuple[int, int]] = {
     "dryad_min_value": (0, 15),
     "parrot_min_value": (0, 15),
 }
-SEARCH_EXCLUDED = ("name", "rules", "never")
+#: Fields never searched: the lists, random buying (for training and card statistics)
+#: and a value player's weights.
+SEARCH_EXCLUDED = ("name", "rules", "never", "explore_permille") + VALUE_FIELDS
 
 
 def search_space() -> dict:

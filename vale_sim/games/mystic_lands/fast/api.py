@@ -93,6 +93,49 @@ def simulate(cs, players: int, seed: int, n_games: int, policies=None,
     return FastGames(seed, first_game, res, share, gout, acq, vales, spaces, TR, EV)
 
 
+@dataclass
+class Snapshots:
+    """The positions of a batch of games after every turn (value-player training,
+    ``value.training_data``): ``snap`` one row per turn (state.SN_*; game within the
+    batch), and per game its Vale layout, each player's Druid Advance and win share;
+    ``space_kind[s]`` 1 for a Vale space (I or II), else 0."""
+    snap: np.ndarray         # [turns, SN_ACQ + n_adv + cubes]
+    layout: np.ndarray       # [n, MAX_SPACE]
+    druid: np.ndarray        # [n, P]
+    share: np.ndarray        # [n, P]
+    space_kind: np.ndarray   # [n_spaces]
+    acquired: np.ndarray     # [n, P, n_adv]
+
+
+def snapshots(cs, players: int, seed: int, n_games: int, policies=None,
+              rules: Rules | None = None, first_game: int = 0) -> Snapshots:
+    """Games first_game .. + n_games - 1 played by the fast engine (scripted or value
+    players; not search players), with every player's position after each turn."""
+    cs = C.load_card_set(cs)
+    seed = check_seed(seed)
+    rules = rules or Rules()
+    C.validate_playable(cs, players, rules)
+    pols = policies_for(players, policies)
+    if any(isinstance(p, SearchPolicy) for p in pols):
+        raise ValueError("snapshots: search players are not supported")
+    T = game_tables(cs, players, rules, pols)
+    S = L.new_state(T)
+    P = players
+    na, nv = int(T[OPTS, O_NADV]), int(T[OPTS, O_NVALE])
+    res = np.zeros((n_games, P, L.RS_N), np.int64)
+    share = np.zeros((n_games, P), np.float64)
+    gout = np.zeros((n_games, L.GO_N), np.int64)
+    acq = np.zeros((n_games, P, na), np.int64)
+    vales = np.zeros((n_games, P, nv), np.int64)
+    spaces = np.zeros((n_games, P, MAX_SPACE), np.int64)
+    X = np.zeros((n_games * _max_turns(T), L.SN_ACQ + na + rules.cubes), np.int64)
+    rows = E.play_games(T, S, X, np.uint64(seed), np.uint64(first_game & MASK), n_games, 2, 0,
+                        res, share, gout, acq, vales, spaces)
+    kind = np.array([int(sp.kind in ("I", "II")) for sp in cs.map.spaces], np.int64)
+    return Snapshots(X[:rows].copy(), gout[:, L.GO_LAYOUT:], res[:, :, L.RS_DRUID], share,
+                     kind, acq)
+
+
 #: What the last search run counted (``decisions``: search decisions made); bench reads it.
 LAST_STATS: dict = {}
 

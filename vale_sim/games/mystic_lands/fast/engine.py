@@ -40,6 +40,7 @@ from .tables import (
     P_WVREW, P_WVEFF, P_WVCOST, P_VMIN, P_CONVERT, P_CONVMANA, P_REMOVE, P_RULE0, P_NRULES,
     P_DRYAD_MIN, P_PARROT_MIN, CONV_BOUGHT, CONV_NEVER, RL_TARGET, RL_ADV, RL_VALE, RL_LEVEL, RL_COND, RL_SMALL,
     RULE_CARD, RULE_LEVEL, RULE_VALE, ABSENT, ASCORE, NEVER_A, NEVER_V, NEVER_SP, QB, BUYCOST)
+from .tables import P_STAGES, P_EXPLORE, VROW, SROW
 
 from .state import (
     PM_MANA, PM_SPIRIT, PM_VP, PM_RAIN, PM_PLACED, PM_WITHERED, PM_RESTRICT, PM_WILD,
@@ -57,6 +58,7 @@ from .state import (
     EV_ENCHANTED, EV_SLEEVED, EV_REMOVED, EV_W, RS_SCORE, RS_TRACK, RS_BONUS, RS_ADV, RS_VALE,
     RS_EFF, RS_WITHERS, RS_TURNS, RS_MTOT, RS_STOT, RS_CUBES, RS_TRIG, RS_DRUID, RS_SEAT,
     RS_N, GO_START, GO_ROUNDS, GO_TRUNC, GO_LAYOUT, GO_N, state_width, new_state)
+from .state import SP_SCORE, SP_STAGE, SN_GAME, SN_PLAYER, SN_PROGRESS, SN_VP, SN_CUBES, SN_ACQ
 
 SIMPLE_MASK = (1 << K_GAIN) | (1 << K_GPAL) | (1 << K_GPAC)
 LOW = -(10 ** 9)
@@ -266,6 +268,45 @@ def game_randbelow(S, n):
 
 
 @kernel
+def progress(T, S):
+    """Spec §6.14: how far the game is toward its end trigger, at most end_vp *
+    end_cubes: the most of VP * end_cubes and cubes * end_vp over the players."""
+    ev = T[OPTS, O_END_VP]
+    ec = T[OPTS, O_END_CUBES]
+    top = 0
+    for q in range(T[OPTS, O_PLAYERS]):
+        x = S[q, PM_VP] * ec
+        y = S[q, NCUBES] * ev
+        if y > x:
+            x = y
+        if x > top:
+            top = x
+    return top if top < ev * ec else ev * ec
+
+
+@kernel
+def stage_of(T, S, p):
+    """The stage at which p's policy scores now: 0 for a scripted policy, else
+    ``stages * progress // (end_vp * end_cubes)``, at most stages - 1
+    (vale_sim.value.stage_of)."""
+    # spec §6.14: the stage of a value player
+    k = T[QB + p, P_STAGES]
+    if k <= 1:
+        return 0
+    pool0 = T[OPTS, O_END_VP] * T[OPTS, O_END_CUBES]
+    if pool0 <= 0:
+        return 0
+    st = k * progress(T, S) // pool0
+    return st if st < k - 1 else k - 1
+
+
+@kernel(inline=True)
+def score_row(T, S, p):
+    """The row of T holding p's Advance scores at its stage now (spec §6.4, §6.14)."""
+    return QB + ASCORE + MAX_PLAYERS * stage_of(T, S, p) + p
+
+
+@kernel
 def shuffle_row(S, row, off, n):
     """GameRng.shuffle of S[row, off:off+n] from the game's stream, its (key, draws) in
     registers (kernels.rng.shuffle_in_registers): the same draws, bit for bit."""
@@ -372,9 +413,10 @@ def check_growth(T, S, p):
         if n1 > 0:
             best = 0
             bsc = 0
+            srow = score_row(T, S, p)
             for k in range(n1):
                 a = S[MK1, k]
-                sc = T[QB + ASCORE + p, a] if a >= 0 else LOW
+                sc = T[srow, a] if a >= 0 else LOW
                 if k == 0 or sc < bsc:
                     best = k
                     bsc = sc
@@ -560,6 +602,7 @@ def sleeve_market(T, S, X, p, level):
     best_k = -1
     bsc = 0
     bu = -1
+    srow = score_row(T, S, p)
     for k in range(n):
         a = S[row, k]
         if a < 0 or T[QB + NEVER_A + p, a] != 0:
@@ -567,7 +610,7 @@ def sleeve_market(T, S, X, p, level):
         u = best_target(T, S, p, a)
         if u < 0:
             continue
-        sc = T[QB + ASCORE + p, a]
+        sc = T[srow, a]
         if best_k < 0 or sc > bsc:
             best_k = k
             bsc = sc
@@ -705,8 +748,14 @@ def vale_effect(T, S, X, p, v, e):
 
 
 @kernel
-def spot_static(T, S, p, s, r):
-    """Spec §6.5 spot score without its cost term (fixed for a game's layout)."""
+def spot_static(T, S, p, s, r, st):
+    """Spec §6.5 spot score without its cost term (fixed for a game's layout); a value
+    player's value at stage st (spec §6.14): its space part plus its Vale part."""
+    if T[QB + p, P_STAGES] > 0:
+        v = T[QB + SROW + MAX_PLAYERS * st + p, MAX_ROWS * s + r]
+        if T[SPACE + s, SP_KIND] != SP_SMALL:
+            v += T[QB + VROW + MAX_PLAYERS * st + p, MAX_ROWS * S[G, G_LAYOUT + s] + r]
+        return v
     row_vp = row_field(T, S, s, r, R_VP)
     m = row_field(T, S, s, r, R_MANA) + T[SPACE + s, SP_RW + 4 * r]
     sp = row_field(T, S, s, r, R_SPIRIT) + T[SPACE + s, SP_RW + 4 * r + 1]
@@ -722,7 +771,8 @@ def spot_static(T, S, p, s, r):
 
 @kernel(inline=True)
 def spot_score(T, S, p, s, r, cost):
-    return S[SPOT + p, MAX_ROWS * s + r] + T[QB + p, P_WVCOST] * cost
+    return (S[SPOT + p, SP_SCORE + SP_STAGE * stage_of(T, S, p) + MAX_ROWS * s + r]
+            + T[QB + p, P_WVCOST] * cost)
 
 
 @kernel(inline=True)
@@ -1109,6 +1159,21 @@ def choose_buy(T, S, p):
     mana = S[p, PM_MANA]
     n1 = S[G, G_NM1]
     n2 = S[G, G_NM2]
+    if T[QB + p, P_EXPLORE] > 0:              # exploration: a random candidate
+        nc = 0
+        for i in range(n1 + n2):
+            a = S[MK1, i] if i < n1 else S[MK2, i - n1]
+            if a >= 0 and T[QB + BUYCOST + p, a] <= mana:
+                nc += 1
+        if nc > 0 and game_randbelow(S, 1000) < T[QB + p, P_EXPLORE]:
+            j = game_randbelow(S, nc)
+            for i in range(n1 + n2):
+                a = S[MK1, i] if i < n1 else S[MK2, i - n1]
+                if a >= 0 and T[QB + BUYCOST + p, a] <= mana:
+                    if j == 0:
+                        return PICK + i if i < n1 else 2 * PICK + i - n1
+                    j -= 1
+    srow = score_row(T, S, p)
     r0 = T[QB + p, P_RULE0]
     for ri in range(T[QB + p, P_NRULES]):
         rr = r0 + ri
@@ -1129,7 +1194,7 @@ def choose_buy(T, S, p):
                 continue
             if first_a < 0:
                 first_a = a
-            sc = T[QB + ASCORE + p, a]
+            sc = T[srow, a]
             if best < 0 or sc > bsc:
                 best = i
                 bsc = sc
@@ -1142,7 +1207,7 @@ def choose_buy(T, S, p):
     bsc = NONE_SC               # below every score: the first affordable slot wins ties
     for i in range(n1 + n2):    # (a select, not a branch, on what is affordable)
         a = S[MK1, i] if i < n1 else S[MK2, i - n1]
-        sc = T[QB + ASCORE + p, a]
+        sc = T[srow, a]
         sc = sc if (a >= 0 and T[QB + BUYCOST + p, a] <= mana) else NONE_SC
         if sc > bsc:
             best = i
@@ -1437,9 +1502,10 @@ def replace_sleeve(T, S, X, p):
     if nh == 0:
         return
     k = 0
-    best_sc = T[QB + ASCORE + p, S[p, HELD]]
+    srow = score_row(T, S, p)
+    best_sc = T[srow, S[p, HELD]]
     for i in range(1, nh):
-        sc = T[QB + ASCORE + p, S[p, HELD + i]]
+        sc = T[srow, S[p, HELD + i]]
         if sc > best_sc:
             k = i
             best_sc = sc
@@ -1455,7 +1521,7 @@ def replace_sleeve(T, S, X, p):
         S[p, CARD + CW * u + pos] = -1
         ok = T[ADV + a, A_SUN] == 0 or suns_of(T, S, p, u) == 0
         S[p, CARD + CW * u + pos] = b
-        g = best_sc - T[QB + ASCORE + p, b]
+        g = best_sc - T[srow, b]
         if ok and g > 0 and (bu < 0 or g > bgain):
             bu = u
             bgain = g
@@ -1502,10 +1568,11 @@ def dusk(T, S, X, p):
     nh = S[p, NHELD]                                            # K2
     if nh > 0:
         # order by (-score, index): insertion sort into SCR[0..nh-1]; SCR[nh + i]: keep
+        srow = score_row(T, S, p)
         for i in range(nh):
-            sc = T[QB + ASCORE + p, S[p, HELD + i]]
+            sc = T[srow, S[p, HELD + i]]
             j = i
-            while j > 0 and T[QB + ASCORE + p, S[p, HELD + S[SCR, j - 1]]] < sc:
+            while j > 0 and T[srow, S[p, HELD + S[SCR, j - 1]]] < sc:
                 S[SCR, j] = S[SCR, j - 1]
                 j -= 1
             S[SCR, j] = i
@@ -1609,8 +1676,11 @@ def spot_rows(T, S):
                 S[SPOT + q, SP_NEVER + s] = T[QB + NEVER_SP + q, s]
             else:
                 S[SPOT + q, SP_NEVER + s] = T[QB + NEVER_V + q, S[G, G_LAYOUT + s]]
-            for r in range(nr):
-                S[SPOT + q, MAX_ROWS * s + r] = spot_static(T, S, q, s, r)
+            k = T[QB + q, P_STAGES]
+            for st in range(k if k > 1 else 1):
+                for r in range(nr):
+                    S[SPOT + q, SP_SCORE + SP_STAGE * st + MAX_ROWS * s + r] = \
+                        spot_static(T, S, q, s, r, st)
 
 
 @kernel
@@ -1672,9 +1742,10 @@ def setup(T, S):
     for k in range(n):
         i = (start + k) % n
         best = 0
-        bsc = T[QB + ASCORE + i, S[SCR, deal * i]]
+        srow = score_row(T, S, i)
+        bsc = T[srow, S[SCR, deal * i]]
         for j in range(1, deal):
-            sc = T[QB + ASCORE + i, S[SCR, deal * i + j]]
+            sc = T[srow, S[SCR, deal * i + j]]
             if sc > bsc:
                 best = j
                 bsc = sc
@@ -1859,10 +1930,27 @@ def finish(T, S, g, res, share, gout, acq, vales, spaces):
 
 
 @kernel
+def snapshot(T, S, X, t, p):
+    """Row t of X (trace = 2, value-player training): p's position after its turn
+    (state.SN_*)."""
+    X[t, SN_PLAYER] = p
+    X[t, SN_PROGRESS] = progress(T, S)
+    X[t, SN_VP] = S[p, PM_VP]
+    nc = S[p, NCUBES]
+    X[t, SN_CUBES] = nc
+    na = T[OPTS, O_NADV]
+    for a in range(na):
+        X[t, SN_ACQ + a] = S[p, ACQ + a]
+    for i in range(X.shape[1] - SN_ACQ - na):
+        X[t, SN_ACQ + na + i] = (MAX_ROWS * S[p, CUBE + 2 * i] + S[p, CUBE + 2 * i + 1]
+                                 if i < nc else -1)
+
+
+@kernel
 def play_one(T, S, X, trace, evb):
     # spec §3: turns, rounds, the end trigger and truncation
     setup(T, S)
-    S[G, G_TRACE] = trace
+    S[G, G_TRACE] = trace if trace != 2 else 0
     S[G, G_EVB] = evb
     n = T[OPTS, O_PLAYERS]
     k = 0
@@ -1876,6 +1964,8 @@ def play_one(T, S, X, trace, evb):
         i = (S[G, G_START] + k) % n
         before = S[G, G_TRIGGER]
         turn(T, S, X, i)
+        if trace == 2:               # snapshots from row evb (value-player training)
+            snapshot(T, S, X, evb + S[G, G_TURNIDX] - 1, i)
         S[G, G_ROUNDS] = rnd
         k += 1
         if final_left >= 0:
@@ -1899,9 +1989,17 @@ def base_cards(T, S):
 def play_games(T, S, X, seed, first_game, n_games, trace, evb,
                res, share, gout, acq, vales, spaces):
     """Games first_game .. first_game + n_games - 1 of master seed ``seed``.  Tracing
-    (one game): X[turn] the turn records, X[evb + i, :EV_W] the events."""
+    (one game): X[turn] the turn records, X[evb + i, :EV_W] the events.  trace = 2
+    (value-player training, any number of games): X[i] the snapshot after each turn of
+    every game (state.SN_*); returns the rows written."""
     base_cards(T, S)
+    row = 0
     for g in range(n_games):
         rng_init(S[RNG, 0:2].view(np.uint64), seed, first_game + np.uint64(g))
-        play_one(T, S, X, trace, evb)
+        play_one(T, S, X, trace, row if trace == 2 else evb)
+        if trace == 2:
+            for t in range(row, row + S[G, G_TURNIDX]):
+                X[t, SN_GAME] = g
+            row += S[G, G_TURNIDX]
         finish(T, S, g, res, share, gout, acq, vales, spaces)
+    return row

@@ -22,7 +22,8 @@ State ``S`` (int64, -1 = none)::
     rows LSNAP, CSNAP, CAND, STK, SCR   scratch: a Land snapshot, a cube snapshot,
                    enchant candidates, the activation stack, setup lists
     row RNG        the game's random stream (vale_sim.kernels.rng's uint64 key, draws)
-    rows SPOT + p  player p's spot scores of this game's layout
+    rows SPOT + p  player p's spot scores of this game's layout (one block per stage of a
+                   value player, spec §6.14)
     row BCR        every starting card unsleeved (slots and cache, as a player row's
                    CARD part): setup copies it instead of rebuilding each card's cache
 """
@@ -32,8 +33,8 @@ import numpy as np
 
 from vale_sim.kernels.layout import blocks, state_array
 
-from .tables import (MAX_ADV, MAX_CARDS, MAX_PLAYERS, MAX_ROWS, MAX_SPACE, MAX_TRACK, OPTS,
-                     O_DRUID_DEAL, O_HELD_CAP, O_LEN, O_ML1, O_ML2, O_NGROWTH)
+from .tables import (MAX_ADV, MAX_CARDS, MAX_PLAYERS, MAX_ROWS, MAX_SPACE, MAX_STAGES,
+                     MAX_TRACK, OPTS, O_DRUID_DEAL, O_HELD_CAP, O_LEN, O_ML1, O_ML2, O_NGROWTH)
 
 # -- player row -----------------------------------------------------------------
 (PM_MANA, PM_SPIRIT, PM_VP, PM_RAIN, PM_PLACED, PM_WITHERED, PM_RESTRICT, PM_WILD,
@@ -85,8 +86,10 @@ G_LAYOUT, G_OWNER, G_ONSP, G_SPNR, G_SPCOST, G_WIDTH = blocks(
 # player row's CARD part, built once per play_games); N_ROWS rows
 G, DK, MK1, MK2, REC, LSNAP, CSNAP, CAND, STK, SCR, RNG, SPOT, BCR, N_ROWS = blocks(
     MAX_PLAYERS, 1, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, MAX_PLAYERS, 1)
-SP_NEVER = MAX_ROWS * MAX_SPACE   # SPOT row: score without cost at MAX_ROWS s + r, then
-#                                   at SP_NEVER + s 1 if p's policy never enchants s
+SP_NEVER = 0                      # SPOT row: at SP_NEVER + s 1 if p's policy never
+SP_SCORE = MAX_SPACE              # enchants s; the score without cost of spot (s, r) at
+SP_STAGE = MAX_ROWS * MAX_SPACE   # stage st at SP_SCORE + SP_STAGE st + MAX_ROWS s + r
+SP_END = SP_SCORE + SP_STAGE * MAX_STAGES
 # -- the TurnRecord row ------------------------------------------------------------
 (RC_ROUND, RC_PLAYER, RC_TURN, RC_GROWS, RC_OVERGROWS, RC_WITHERED, RC_OOC, RC_RAIN_PLACED,
  RC_CHOSEN, RC_MGAIN, RC_SGAIN, RC_VGAIN, RC_GROWTHS, RC_TRIGGERED, RC_MANA, RC_SPIRIT,
@@ -94,6 +97,11 @@ SP_NEVER = MAX_ROWS * MAX_SPACE   # SPOT row: score without cost at MAX_ROWS s +
 # -- events (the tuples of a TurnRecord): X[i] = turn, kind, x, y, z ----------------
 EV_BOUGHT, EV_ENCHANTED, EV_SLEEVED, EV_REMOVED = range(4)
 EV_W = 5
+# -- value-player training snapshots (engine.play_games with trace = 2): one row per
+# turn, after it: the game (within the call), the player, the progress toward the end
+# (spec §6.14), its VP and cubes, its Advances acquired (SN_ACQ + a), then its cubes as
+# MAX_ROWS space + row (-1 after the last)
+SN_GAME, SN_PLAYER, SN_PROGRESS, SN_VP, SN_CUBES, SN_ACQ = range(6)
 # -- per-player results -----------------------------------------------------------
 (RS_SCORE, RS_TRACK, RS_BONUS, RS_ADV, RS_VALE, RS_EFF, RS_WITHERS, RS_TURNS, RS_MTOT,
  RS_STOT, RS_CUBES, RS_TRIG, RS_DRUID, RS_SEAT, RS_N) = range(15)
@@ -113,7 +121,7 @@ def state_width(T) -> int:
                lens[3] + lens[4],                               # SCR: the Vale decks,
                MAX_PLAYERS * int(o[O_DRUID_DEAL]) + 1,          # the Druid hands,
                2 * int(o[O_HELD_CAP]),                          # the held order
-               RC_N, 64)
+               RC_N, SP_END, 64)
 
 
 def new_state(T) -> np.ndarray:

@@ -20,7 +20,13 @@ resources, aspects, positions), so the kernels compare integers only::
     (the kernels read both as one array, Q's rows from row QB: ``game_tables``)
     Q[p, P_*]              player p's policy scalars; its rules at rows
                            Q[p, P_RULE0] .. + Q[p, P_NRULES] - 1 (RL_* columns)
-    Q[ASCORE + p, a]       spec 6.4 Advance score of a for p's policy
+    Q[ASCORE + 4 st + p, a]   spec 6.4 Advance score of a for p's policy at stage st (a
+                           scripted policy: st = 0; a value player: Q[p, P_STAGES]
+                           stages, spec 6.14)
+    Q[VROW + 4 st + p, MAX_ROWS v + r], Q[SROW + 4 st + p, MAX_ROWS s + r]   a value
+                           player's spot values at stage st: the Vale v part of its row r,
+                           the space s part of its row r (map reward, a small space's
+                           row); a spot's value is the sum (value.policy_values)
     Q[NEVER_A + p, a], Q[NEVER_V + p, v], Q[NEVER_SP + p, s]   the never list
     Q[BUYCOST + p, a]      a's cost, or NEVER_COST if p never buys it
 """
@@ -109,7 +115,8 @@ T_ROWS = OPTS + 1
 # Q: policy scalars
 (P_PERMILLE, P_RAIN_NEEDED, P_WCHOICE, P_WMANA, P_WSPIRIT, P_WVP, P_MINSCORE, P_WVVP,
  P_WVREW, P_WVEFF, P_WVCOST, P_VMIN, P_CONVERT, P_CONVMANA, P_REMOVE, P_RULE0,
- P_NRULES, P_DRYAD_MIN, P_PARROT_MIN) = range(19)
+ P_NRULES, P_DRYAD_MIN, P_PARROT_MIN, P_STAGES, P_EXPLORE) = range(21)
+# P_STAGES: a value player's stages (spec 6.14), else 0; P_EXPLORE: explore_permille
 CONV_BOUGHT, CONV_ALWAYS, CONV_NEVER = range(3)     # policy.CONVERT_MODES order
 # rule rows
 RL_TARGET, RL_ADV, RL_VALE, RL_LEVEL = range(4)
@@ -117,14 +124,17 @@ RL_COND = 4                                     # RULE_CONDITIONS order, ABSENT 
 RL_SMALL = RL_COND + len(RULE_CONDITIONS)       # + s: 1 if small space s has the rule's name
 RULE_CARD, RULE_LEVEL, RULE_VALE = range(3)
 ABSENT = -(1 << 62)
-ASCORE = MAX_PLAYERS
-NEVER_A = ASCORE + MAX_PLAYERS
+MAX_STAGES = 4                       # = vale_sim.value.MAX_STAGES (checked below)
+ASCORE = MAX_PLAYERS                 # + MAX_PLAYERS * stage + p
+VROW = ASCORE + MAX_PLAYERS * MAX_STAGES
+SROW = VROW + MAX_PLAYERS * MAX_STAGES
+NEVER_A = SROW + MAX_PLAYERS * MAX_STAGES
 NEVER_V = NEVER_A + MAX_PLAYERS
 NEVER_SP = NEVER_V + MAX_PLAYERS
 BUYCOST = NEVER_SP + MAX_PLAYERS
 NEVER_COST = 1 << 40
 Q_RULES = BUYCOST + MAX_PLAYERS
-Q_WIDTH = max(MAX_ADV, RL_SMALL + MAX_SPACE, P_PARROT_MIN + 1)
+Q_WIDTH = max(MAX_ADV, RL_SMALL + MAX_SPACE, P_EXPLORE + 1)
 #: the kernels get ONE table: T's rows, then Q's from row QB (a call passes each array
 #: as nine machine words: fewer arrays, cheaper calls)
 QB = T_ROWS
@@ -255,8 +265,10 @@ def card_tables(cs: C.CardSet, players: int, rules: Rules) -> np.ndarray:
 
 
 def policy_tables(cs: C.CardSet, pols: list[Policy]) -> np.ndarray:
+    from ..value import policy_values
     n_rules = sum(len(p.rules) for p in pols)
-    Q = np.zeros((Q_RULES + n_rules, Q_WIDTH), np.int64)
+    Q = np.zeros((Q_RULES + n_rules, max(Q_WIDTH, MAX_ROWS * len(cs.vales),
+                                         MAX_ROWS * len(cs.map.spaces))), np.int64)
     adv_id = {a.name: i for i, a in enumerate(cs.advances)}
     vale_id = {v.name: i for i, v in enumerate(cs.vales)}
     row0 = Q_RULES
@@ -273,8 +285,24 @@ def policy_tables(cs: C.CardSet, pols: list[Policy]) -> np.ndarray:
         q[P_CONVMANA], q[P_REMOVE] = pol.convert_mana, pol.remove_below
         q[P_RULE0], q[P_NRULES] = row0, len(pol.rules)
         q[P_DRYAD_MIN], q[P_PARROT_MIN] = pol.dryad_min_value, pol.parrot_min_value
+        q[P_EXPLORE] = pol.explore_permille
+        vals = policy_values(cs, pol)
+        if vals is None:
+            for a in range(len(cs.advances)):
+                Q[ASCORE + p, a] = advance_score(cs, pol, a)
+        else:                                   # spec 6.14: a value player's values
+            q[P_STAGES] = pol.value_stages
+            q[P_WVCOST] = 0                     # the value is the whole spot score
+            va, vv, vs = vals
+            for st in range(pol.value_stages):
+                Q[ASCORE + MAX_PLAYERS * st + p, :va.shape[1]] = va[st]
+                for v in range(len(cs.vales)):
+                    for r in range(MAX_ROWS):
+                        Q[VROW + MAX_PLAYERS * st + p, MAX_ROWS * v + r] = vv[st, v, r]
+                for s_ in range(len(cs.map.spaces)):
+                    for r in range(MAX_ROWS):
+                        Q[SROW + MAX_PLAYERS * st + p, MAX_ROWS * s_ + r] = vs[st, s_, r]
         for a, adv in enumerate(cs.advances):
-            Q[ASCORE + p, a] = advance_score(cs, pol, a)
             Q[NEVER_A + p, a] = int(adv.name in pol.never)
             Q[BUYCOST + p, a] = NEVER_COST if adv.name in pol.never else adv.cost
         for v, vale in enumerate(cs.vales):
@@ -305,3 +333,11 @@ def game_tables(cs: C.CardSet, players: int, rules: Rules, pols: list[Policy]) -
     out[:T.shape[0], :T.shape[1]] = T
     out[QB:, :Q.shape[1]] = Q
     return out
+
+
+def _check_stages():
+    from vale_sim.value import MAX_STAGES as M
+    assert M == MAX_STAGES, "fast/tables.MAX_STAGES must equal vale_sim.value.MAX_STAGES"
+
+
+_check_stages()

@@ -17,6 +17,7 @@ from ..records import GameRecord, PlayerResult, TurnRecord
 from ..rules import Rules
 from . import cardmath as M
 from .cardmath import NO_ADVANCE, Card
+from ..value import adv_features, game_stage, spot_features
 
 MANA, SPIRIT, VP, RAIN = 0, 1, 2, 3
 SIMPLE = ("gain", "gain_per_aspect_land", "gain_per_aspect_card")
@@ -229,7 +230,7 @@ class MysticLandsGame:
         for i in order:
             p = self.players[i]
             hand = dealt[i]
-            scores = [advance_score(cs, p.policy, a) for a in hand]
+            scores = [self.adv_score(p, a) for a in hand]
             k = scores.index(max(scores))
             p.druid = hand[k]
             p.druid_hand = list(hand)
@@ -528,7 +529,7 @@ class MysticLandsGame:
             rec.growths += 1
             l1 = self.market[1]
             if l1:
-                scores = [(advance_score(self.cs, p.policy, a) if a >= 0 else -10**9, k)
+                scores = [(self.adv_score(p, a) if a >= 0 else -10**9, k)
                           for k, a in enumerate(l1)]
                 # the least valued Level 1 Advance (an empty slot first); ties: first slot
                 k = min(scores)[1]
@@ -581,8 +582,25 @@ class MysticLandsGame:
                     out.append((s, r, cost))
         return out
 
+    def stage(self, policy: Policy) -> int:
+        """The stage a value player scores at (0 for a scripted policy)."""
+        # spec §6.14: the stage of a value player
+        return game_stage(self.rules, [q.vp for q in self.players],
+                          [len(q.cubes) for q in self.players], policy.value_stages)
+
+    def adv_score(self, p: PlayerState, a: int) -> int:
+        """p's score of Advance a: its policy's (spec §6.4), a value player's value at
+        the stage now (spec §6.14)."""
+        if p.policy.value_stages:
+            w = p.policy.value_adv[self.stage(p.policy)]
+            return sum(x * y for x, y in zip(w, adv_features(self.cs.advances[a])))
+        return advance_score(self.cs, p.policy, a)
+
     def spot_score(self, p: PlayerState, s: int, r: int, cost: int) -> int:
         pol = p.policy
+        if pol.value_stages:                       # spec §6.14: its value, no cost term
+            w = pol.value_vale[self.stage(pol)]
+            return sum(x * y for x, y in zip(w, spot_features(self.cs, self.layout, s, r)))
         row = self.space_rows(s)[r]
         vale = self.space_vale(s)
         reward = [a + b for a, b in zip(row.reward(), self.cs.map.spaces[s].reward(r))]
@@ -756,7 +774,7 @@ class MysticLandsGame:
             target = self.best_target(p, a)
             if target is None:
                 continue
-            sc = advance_score(self.cs, p.policy, a)
+            sc = self.adv_score(p, a)
             if best is None or sc > best[0]:
                 best = (sc, k, a, target)
         if best is None:
@@ -797,11 +815,15 @@ class MysticLandsGame:
                     cands.append((level, k, a))
         if not cands:
             return None
+        if p.policy.explore_permille > 0:           # exploration: a random candidate
+            if self.rng.randbelow(1000) < p.policy.explore_permille:
+                c = cands[self.rng.randbelow(len(cands))]
+                return c[0], c[1]
 
         def best(cs_):
             top = None
             for level, k, a in cs_:
-                sc = advance_score(self.cs, p.policy, a)
+                sc = self.adv_score(p, a)
                 if top is None or sc > top[0]:
                     top = (sc, level, k)
             return top
@@ -887,7 +909,7 @@ class MysticLandsGame:
         if p.bought:                                                  # §8.1
             p.mana = 0
         order = sorted(range(len(p.held)),                            # §8.2 sleeve
-                       key=lambda k: (-advance_score(self.cs, p.policy, p.held[k]), k))
+                       key=lambda k: (-self.adv_score(p, p.held[k]), k))
         keep = []
         for k in order:
             a = p.held[k]
@@ -958,7 +980,7 @@ class MysticLandsGame:
         # spec §6.13: Mangrove Forest
         if not p.held:
             return
-        scores = [advance_score(self.cs, p.policy, a) for a in p.held]
+        scores = [self.adv_score(p, a) for a in p.held]
         k = scores.index(max(scores))
         a = p.held[k]
         pos = self.cs.advances[a].position
@@ -971,7 +993,7 @@ class MysticLandsGame:
             card.slots[pos] = NO_ADVANCE
             ok = self.cs.advances[a].icons.sun == 0 or M.exposed_suns(self.cs, card) == 0
             card.slots[pos] = b
-            gain = scores[k] - advance_score(self.cs, p.policy, b)
+            gain = scores[k] - self.adv_score(p, b)
             if ok and gain > 0 and (best is None or gain > best[0]):
                 best = (gain, u, b)
         if best is None:

@@ -1,0 +1,235 @@
+"""Mystic Lands' features for the value player (vale_sim.value; docs/value.md).
+
+What a card or a Vale spot does, as integers: an Advance's icons, end VP and effects by
+kind (the effect's amount); a spot's row VP, its rewards (the row's and the map's), its
+activation track and its Vale's effects by kind.  No name, no cost.
+
+Bounds (rules doc §2, §3): mana, spirit, VP, end VP, Rain, clouds (they cover suns),
+aspects and wild icons (they only count toward effects that gain), gains of every kind,
+``wither_limit`` (a higher sun limit) and ``vp_per_sun_all`` are benefits (>= 0); a sun
+is the drawback (<= 0: it counts toward Withering); the other effects are free.
+
+The stage of a game (spec §6.14) is how near the end trigger (VP >= ``end_vp`` or cubes
+>= ``end_cubes``, rules §5.9) the leading player is: ``progress`` =
+max over players of max(VP × end_cubes, cubes × end_vp), out of end_vp × end_cubes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...value import FeatureSpec, card_values, stage_of
+from . import cards as C
+
+_RES = C.RESOURCES                                   # mana, spirit, vp, rain
+_ADV_ICONS = ("mana", "spirit", "vp", "end_vp", "cloud", "rain", "aspects", "wild", "sun")
+#: Advance effect kinds other than the gains (their amount, at least 1)
+_ADV_KINDS = ("wither_limit", "vp_per_sun_all", "convert", "play_ondeck", "to_ondeck",
+              "swap_ondeck", "refresh", "enchant_discount", "replace_sleeve", "remove_card",
+              "sleeve_market")
+_BENEFIT_KINDS = ("wither_limit", "vp_per_sun_all")
+ADV_SPEC = FeatureSpec(
+    names=_ADV_ICONS + tuple(f"gain:{r}" for r in _RES)
+    + tuple(f"per_aspect:{r}" for r in _RES) + tuple(f"effect:{k}" for k in _ADV_KINDS),
+    signs=(1,) * 8 + (-1,) + (1,) * 8
+    + tuple(1 if k in _BENEFIT_KINDS else 0 for k in _ADV_KINDS))
+
+_SPOT = ("end_vp", "mana", "spirit", "vp", "rain", "track_mana", "track_spirit", "track_vp",
+         "track_rain", "activation")
+_VALE_KINDS = ("vp_per_sun_all", "convert", "refresh", "remove_card", "sleeve_market")
+#: Spot features: the row's end VP, the rewards of the row and the map, the activation
+#: track's rewards (activation rows), the activation itself (free), the Vale's gains and
+#: other effects by kind (an activation effect only for a row on the track).
+VALE_SPEC = FeatureSpec(
+    names=_SPOT + tuple(f"gain:{r}" for r in _RES) + tuple(f"effect:{k}" for k in _VALE_KINDS),
+    signs=(1,) * 9 + (0,) + (1,) * 4
+    + tuple(1 if k in _BENEFIT_KINDS else 0 for k in _VALE_KINDS))
+
+_NA, _NV = len(ADV_SPEC.names), len(VALE_SPEC.names)
+
+
+def _effects(effects, out: list[int], names: tuple[str, ...], active=lambda e: True) -> None:
+    for e in effects:
+        if not active(e):
+            continue
+        if e.kind == "gain":
+            out[names.index(f"gain:{e.resource}")] += e.amount
+        elif e.kind in ("gain_per_aspect_land", "gain_per_aspect_card"):
+            out[names.index(f"per_aspect:{e.resource}")] += e.amount
+        elif f"effect:{e.kind}" in names:
+            out[names.index(f"effect:{e.kind}")] += max(e.amount, 1)
+
+
+def adv_features(a) -> list[int]:
+    """An Advance's features (ADV_SPEC order)."""
+    ic = a.icons
+    f = [ic.mana, ic.spirit, ic.vp, a.end_vp, ic.cloud, ic.rain,
+         ic.blue + ic.green + ic.red + ic.yellow, ic.wild, ic.sun] + [0] * (_NA - 9)
+    _effects(a.effects, f, ADV_SPEC.names)
+    return f
+
+
+def row_features(row) -> list[int]:
+    """A row's own part of a spot's features (its end VP and rewards; VALE_SPEC order)."""
+    f = [0] * _NV
+    f[0], f[1], f[2], f[3], f[4] = row.vp, row.mana, row.spirit, row.gain_vp, row.rain
+    return f
+
+
+def vale_row_features(vale, r: int) -> list[int]:
+    """Row r of a Vale: the row's part, its track (an activation row) and the Vale's
+    effects (an activation effect only for an activation row)."""
+    row = vale.rows[r]
+    f = row_features(row)
+    if row.activation:
+        f[5:9] = [sum(getattr(q, x) for q in vale.track) for x in ("mana", "spirit", "vp", "rain")]
+        f[9] = 1
+    _effects(vale.effects, f, VALE_SPEC.names,
+             lambda e: e.timing != "activation" or row.activation)
+    return f
+
+
+def space_row_features(sp, r: int) -> list[int]:
+    """The space's part of its row r: the map's reward, and a small space's row."""
+    f = row_features(sp.rows[r]) if sp.kind == "small" and r < len(sp.rows) else [0] * _NV
+    for i, x in enumerate(sp.reward(r)):
+        f[1 + i] += x
+    return f
+
+
+def spot_features(cs, layout, s: int, r: int) -> list[int]:
+    """The features of spot (space s, row r) in a game whose Vale layout is ``layout``."""
+    sp = cs.map.spaces[s]
+    f = space_row_features(sp, r)
+    if sp.kind in ("I", "II"):
+        f = [a + b for a, b in zip(f, vale_row_features(cs.vales[layout[s]], r))]
+    return f
+
+
+def feature_tables(cs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """([advance, feature], [vale, row, feature], [space, row, feature]) integer features
+    of a card set (rows beyond a Vale's or space's are 0)."""
+    R = C.LIMITS["rows"]
+    fa = np.array([adv_features(a) for a in cs.advances], np.int64).reshape(-1, _NA)
+    fv = np.zeros((max(1, len(cs.vales)), R, _NV), np.int64)
+    for v, vale in enumerate(cs.vales):
+        for r in range(len(vale.rows)):
+            fv[v, r] = vale_row_features(vale, r)
+    fs = np.zeros((len(cs.map.spaces), R, _NV), np.int64)
+    for s, sp in enumerate(cs.map.spaces):
+        for r in range(R):
+            fs[s, r] = space_row_features(sp, r)
+    return fa, fv, fs
+
+
+def policy_values(cs, pol):
+    """A value player's [stage, advance], [stage, vale, row] and [stage, space, row]
+    integer values (a spot's value is its space's part plus, on a Vale space, its Vale's
+    part); None for a scripted policy."""
+    if not getattr(pol, "value_stages", 0):
+        return None
+    fa, fv, fs = feature_tables(cs)
+    k = pol.value_stages
+    va = card_values(pol.value_adv, fa)
+    vv = card_values(pol.value_vale, fv.reshape(-1, _NV)).reshape(k, *fv.shape[:2])
+    vs = card_values(pol.value_vale, fs.reshape(-1, _NV)).reshape(k, *fs.shape[:2])
+    return va, vv, vs
+
+
+def progress(rules, vps, cubes) -> tuple[int, int]:
+    """(pool0, gone): how far the game is toward its end trigger (spec §6.14)."""
+    pool0 = rules.end_vp * rules.end_cubes
+    gone = max((max(v * rules.end_cubes, c * rules.end_vp) for v, c in zip(vps, cubes)),
+               default=0)
+    return pool0, min(gone, pool0)
+
+
+def game_stage(rules, vps, cubes, stages: int) -> int:
+    """The stage of a value player of ``stages`` stages (vale_sim.value.stage_of)."""
+    pool0, gone = progress(rules, vps, cubes)
+    return stage_of(pool0, pool0 - gone, stages)
+
+
+#: The policies vale-sim train starts from and takes the fields that are not scores from
+#: (vale_sim.commands.train): None, the game's strongest bundled field (Game.strong_field,
+#: meta-{P}p when the bundled value players were trained)
+TRAIN_START = None
+TRAIN_BASE = None
+
+
+def training_data(cs, players: int, policies, seed: int, first_game: int, n_games: int,
+                  stages: int, rules=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Positions and outcomes of ``n_games`` fast-engine games (vale-sim train).
+
+    One row per turn: the position after the acting player's turn, as the stage-blocks
+    of (its Advances' features − the mean of the others'), the same for its spots
+    (cubes), and per stage its VP − the others' mean (a control); the outcome is its
+    win share − 1/players; the group is the game.  A player's Advances are its Druid
+    Advance and those it acquired (bought, or by Satyr Home), counted from the turn
+    they were acquired; its spots from the turn it enchanted them."""
+    from .fast.api import snapshots
+    from .rules import Rules
+    rules = rules or Rules()
+    fa, fv, fs = feature_tables(cs)
+    R = fv.shape[1]
+    P = players
+    parts = []
+    step = 250
+    for g0 in range(first_game, first_game + n_games, step):
+        n = min(step, first_game + n_games - g0)
+        sn = snapshots(cs, players, seed, n, policies=policies, rules=rules, first_game=g0)
+        parts.append(_rows(sn, fa, fv, fs, R, P, stages, rules, g0))
+    return tuple(np.concatenate(z) for z in zip(*parts))
+
+
+def _rows(sn, fa, fv, fs, R, P, stages, rules, g0):
+    from .fast import state as L
+    snap, layout = sn.snap, sn.layout
+    g = snap[:, L.SN_GAME]
+    p = snap[:, L.SN_PLAYER]
+    N = len(snap)
+    na = fa.shape[0]
+    acq = snap[:, L.SN_ACQ:L.SN_ACQ + na]
+    druid = sn.druid[g, p]
+    adv = acq @ fa + fa[druid]
+    cubes = snap[:, L.SN_ACQ + na:]
+    s_idx = np.where(cubes >= 0, cubes // R, 0)
+    r_idx = np.where(cubes >= 0, cubes % R, 0)
+    kinds = sn.space_kind[s_idx]                             # 1: a Vale space
+    v_idx = np.where(kinds == 1, layout[g[:, None], s_idx], 0)
+    spot = fs[s_idx, r_idx] + np.where((kinds == 1)[..., None], fv[v_idx, r_idx], 0)
+    spot = np.where((cubes >= 0)[..., None], spot, 0).sum(axis=1)
+    F = np.concatenate([adv, spot, snap[:, [L.SN_VP]]], axis=1).astype(np.float64)
+    d = F.shape[1]
+    # each player's state at every row: its last snapshot so far, else its Druid alone
+    F0 = np.zeros((sn.druid.shape[0], P, d))
+    F0[:, :, :fa.shape[1]] = fa[sn.druid]
+    prev = np.full(N, -1)
+    last = {}
+    for t in range(N):                                       # rows are in play order
+        key = (g[t], p[t])
+        prev[t] = last.get(key, -1)
+        last[key] = t
+    Fp = np.where((prev >= 0)[:, None], F[np.maximum(prev, 0)], F0[g, p])
+    G = np.zeros((N, P, d))
+    G[np.arange(N), p] = F - Fp
+    C = np.cumsum(G, axis=0)
+    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    base = np.repeat(C[starts] - G[starts], np.diff(np.r_[starts, N]), axis=0)
+    C = C - base + F0[g]
+    mine = C[np.arange(N), p]
+    others = (C.sum(axis=1) - mine) / max(1, P - 1)
+    x = mine - others
+    pool0 = rules.end_vp * rules.end_cubes
+    gone = np.minimum(snap[:, L.SN_PROGRESS], pool0)
+    st = np.array([stage_of(pool0, pool0 - int(a), stages) for a in gone], np.int64)
+    da, dv = fa.shape[1], fv.shape[2]
+    na_, nv_ = da * stages, dv * stages
+    X = np.zeros((N, na_ + nv_ + stages))
+    rows = np.arange(N)
+    for s in range(stages):
+        m = rows[st == s]
+        X[m, s * da:(s + 1) * da] = x[m, :da]
+        X[m, na_ + s * dv:na_ + (s + 1) * dv] = x[m, da:da + dv]
+        X[m, na_ + nv_ + s] = x[m, da + dv]
+    y = sn.share[g, p] - 1.0 / P
+    return X, y, g + g0
