@@ -93,7 +93,7 @@ def _under(mod: str, prefix: str) -> bool:
 GAME_MAY_IMPORT = ("vale_sim.games.base", "vale_sim.study", "vale_sim.rng", "vale_sim.kernels",
                    "vale_sim.stats", "vale_sim.io", "vale_sim.errors", "vale_sim.inputs",
                    "vale_sim.limits", "vale_sim.policy_files", "vale_sim.odds", "vale_sim.card_data",
-                   "vale_sim.search")
+                   "vale_sim.search", "vale_sim.value")
 # A game's studies -- their commands, report sections, figures and config runners -- live
 # in its package (issue 25 §1) and use the shared analysis layers: these modules of a game.
 GAME_STUDY_PARTS = ("studies", "report", "commands", "plots", "pools", "spoil", "strength")

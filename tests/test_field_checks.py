@@ -26,7 +26,8 @@ def test_planted_twins(field):
     reads under, the identical twin's paired difference covers 0, and no card's natural
     value is significantly below 0."""
     seen = fc.planted_run(GAME, field, 2, games=4000, seed=0)
-    assert [r["card"] for r in seen] == list(fc.PLANTED[GAME])
+    from vale_sim.games.mystic_vale.value import FIELD_CHECK_PLANTED
+    assert [r["card"] for r in seen] == list(FIELD_CHECK_PLANTED)
     for r in seen:
         assert r["gross"] == "over", r
         assert r["useless"] == "under", r

@@ -24,9 +24,10 @@ from vale_sim.games import GAMES, get_game
 
 # Options that name a file to read (a value may also be a bundled name); a list
 # option takes the bad file as one of its items.
-INPUT_DESTS = {"set", "card_set", "policy", "baseline", "start", "deck", "edits", "config"}
+INPUT_DESTS = {"set", "card_set", "policy", "baseline", "start", "base", "deck", "edits",
+               "config"}
 LIST_DESTS = {"policies", "population", "lineup"}
-POLICY_DESTS = {"policy", "baseline", "start", "policies", "population", "lineup"}
+POLICY_DESTS = {"policy", "baseline", "start", "base", "policies", "population", "lineup"}
 OUTPUT_DESTS = {"plot", "csv", "checkpoint", "index", "results"}
 # What a command needs besides the option under test.
 BASE = {"tournament": ["--policies", "balanced,greedy"],
@@ -34,7 +35,8 @@ BASE = {"tournament": ["--policies", "balanced,greedy"],
         "optimize": ["--players", "2"], "pools": ["--games", "2"],
         "what-if": {"mystic-vale": ["--edit", "Podlings.cost=+1"],
                     "mystic-lands": ["--edit", "Meadow.cost=+1"]},
-        "meta": ["--players", "2"], "market-growth": [], "wither-rain": []}
+        "meta": ["--players", "2"], "train": ["--players", "2"], "market-growth": [],
+        "wither-rain": []}
 # Option values that are the base's own: replaced, not added twice.
 PAIR = {("tournament", "policies"), ("exploit", "policy")}
 

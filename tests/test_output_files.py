@@ -38,6 +38,7 @@ FILE_OUTPUTS = {
     ("wither-odds", "--plot"): (["--game", "mystic-lands"], "fig.png", "fig.png"),
     ("optimize", "--out"): (["--players", "2"], "mine.toml", "mine.toml"),
     ("exploit", "--out"): (["--policy", "balanced", "--players", "2"], "mine.toml", "mine.toml"),
+    ("train", "--out"): (["--players", "2"], "mine.json", "mine.json"),
     ("report", "--index"): ([], "site", "site/index.html"),
     ("pools", "--plot"): (["--games", "2"], "figs", "figs/pool_length.png"),
     ("seat-compensation", "--plot"): (["--game", "mystic-lands"], "figs",
@@ -52,6 +53,7 @@ COMPANIONS = [
     ("optimize", ["--players", "2", "--out", "mine.toml"], "mine.manifest.json"),
     ("optimize", ["--players", "2", "--out", "mine.toml"], "mine.curve.png"),
     ("exploit", ["--policy", "balanced", "--players", "2", "--out", "mine.toml"], "mine.json"),
+    ("train", ["--players", "2", "--out", "mine.json"], "mine.policy.toml"),
 ]
 # Folder outputs: the folder rule of io.check_replaceable (an earlier output of the same
 # command, recognised by its manifest; tests/test_out_folder_safety.py, test_meta.py).

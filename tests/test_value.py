@@ -111,7 +111,7 @@ def test_training_data_counts_what_each_player_bought(cs):
     """The last position of each player in each game holds its bought cards' features
     minus the other's: compared with the engine's own acquisition counts."""
     from vale_sim.games.mystic_vale.fast.api import simulate
-    from vale_sim.games.mystic_vale.value import training_data
+    from vale_sim.games.mystic_vale.training import training_data
     pols = [get_policy("balanced"), replace(get_policy("balanced"), explore_permille=300)]
     X, y, groups = training_data(cs, 2, pols, 5, 0, 60, stages=1)
     out = simulate(cs, 2, 5, 60, policies=pols, details=False)

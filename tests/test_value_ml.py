@@ -264,7 +264,7 @@ def test_training_data_counts_what_each_player_acquired(cs):
     and its Druid Advances; its outcome is its win share - 1/2."""
     from vale_sim.games.mystic_lands.fast import state as L
     from vale_sim.games.mystic_lands.fast.api import simulate, snapshots
-    from vale_sim.games.mystic_lands.value import training_data
+    from vale_sim.games.mystic_lands.training import training_data
     pols = [get_policy("balanced"), replace(get_policy("balanced"), explore_permille=300)]
     X, y, groups = training_data(cs, 2, pols, 5, 7, 40, stages=1)
     out = simulate(cs, 2, 5, 40, policies=pols, first_game=7)

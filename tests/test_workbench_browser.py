@@ -156,12 +156,13 @@ def test_a_small_what_if_runs_to_completion_and_its_number_is_on_the_page(page, 
     assert page.locator("#wi-edits tbody tr").count() == 1
     # the defaults: the game's strongest bundled field and the natural estimand, as the CLI
     assert page.input_value("#wi-baseline") == "" and page.input_value("#wi-estimand") == "natural"
-    assert "meta-{P}p" in page.locator("#wi-baseline option").first.text_content()
+    from vale_sim.strong_field import field_of
+    assert field_of("mystic-vale") in page.locator("#wi-baseline option").first.text_content()
     page.fill("#wi-games", "4")
     page.select_option("#wi-engine", "reference")
     page.click("#wi-run")
     page.wait_for_selector('#wi-result[data-status="done"] table.wi-cards', timeout=120_000)
-    assert "field meta-2p, estimand natural" in page.inner_text("#wi-result .wi-what")
+    assert "field value-2p, estimand natural" in page.inner_text("#wi-result .wi-what")
     cell = page.locator(f'#wi-result tr[data-card="{card}"] td.change').first
     shown = float(cell.get_attribute("data-value"))
     text = cell.inner_text()

@@ -6,8 +6,8 @@ the fast engine at the bundled deck sizes, and returns what it saw; the tests ho
 strongest bundled field to them, and ``experiments/field_checks.py`` runs the same
 checks under any field (the old ``meta-{P}p`` fails them: docs/statistics.md §5.9).
 
-    seen = planted_run("mystic-vale", "value-2p", games=4000, seed=0)
-    bad = monotone_violations(run_monotone("mystic-vale", "value-2p", games=4000))
+    seen = planted_run(GAME, "value-2p", games=4000, seed=0)
+    bad = monotone_violations(*monotone_run(GAME, "value-2p", games=4000))
 """
 from __future__ import annotations
 
@@ -16,15 +16,18 @@ from dataclasses import replace
 from .advancements import deals_changed, paired_interval, strength_frame, strength_run
 from .games import get_game
 
-#: The planted bases per game: a level-1, level-2 and level-3 card, a vale and a
-#: Fertile Soil (Mystic Vale); Podlings and Ley Line Nexus are the rare cards on which
-#: the old field missed a +6 VP twin (issue 36).
-PLANTED = {"mystic-vale": ("Podlings", "Model L2 Bloom D", "Model L3 Grove A",
-                           "Ley Line Nexus", "Fertile Soil (bottom)")}
-#: Strictly better printings (-1 cost, +1 end VP, +1 mana; a vale: +1 end VP) of these.
-MONOTONE = {"mystic-vale": ("Podlings", "Model L1 Sprout F", "Peacekeeper Druid",
-                            "Model L2 Bloom D", "Model L2 Bloom I", "Model L3 Grove A",
-                            "Woodland Warden", "Fertile Soil (bottom)", "Ley Line Nexus")}
+def _game_cards(g, what: str) -> tuple:
+    """The game's planted bases (``PLANTED``: a level-1, level-2 and level-3 card, a vale
+    and a Fertile Soil, say) or the cards whose better printings are checked
+    (``MONOTONE``), from its ``value`` module; a ValueError when it lists none."""
+    import importlib
+    mod = importlib.import_module(f"{g.package}.value")
+    cards = getattr(mod, f"FIELD_CHECK_{what}", None)
+    if not cards:
+        raise ValueError(f"{g.name} lists no FIELD_CHECK_{what} cards (its value module)")
+    return tuple(cards)
+
+
 #: Verdicts in rank order (a better printing must not rank lower).
 VERDICT_RANK = {"under": 0, "inconclusive": 1, "balanced": 1, "undecided": 1, "over": 2}
 
@@ -73,7 +76,7 @@ def planted_run(game: str, field: str, players: int = 2, games: int = 4000, seed
     g = get_game(game)
     cs = g.load_card_set(g.default_card_set)
     out = []
-    for b in bases or PLANTED[g.name]:
+    for b in bases or _game_cards(g, "PLANTED"):
         o = _card(cs, b)
         gross = replace(o, name=f"{b} gross", end_vp=o.end_vp + 6)
         run1 = strength_run(_with(cs, [gross]), games=games, players=players, seed=seed,
@@ -116,7 +119,7 @@ def monotone_run(game: str, field: str, players: int = 2, games: int = 4000, see
     g = get_game(game)
     cs = g.load_card_set(g.default_card_set)
     extra, names, pairs = [], [], []
-    for c in cards or MONOTONE[g.name]:
+    for c in cards or _game_cards(g, "MONOTONE"):
         names.append(c)
         for v in better_printings(_card(cs, c)).values():
             extra.append(v)

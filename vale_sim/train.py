@@ -26,13 +26,14 @@ import numpy as np
 
 from . import value as vm
 from .errors import UserError
+from .games import DEFAULT_GAME
 
 KIND = "vale-sim train"
 
 
 @dataclass(frozen=True)
 class TrainConfig:
-    game: str = "mystic-vale"
+    game: str = DEFAULT_GAME
     players: int = 2
     seed: int = 0
     games: int = 20_000            # self-play games per iteration
@@ -56,7 +57,8 @@ def _game(cfg: TrainConfig):
 
 
 def value_module(g):
-    """The game's value-player module (features, training data), or a UserError."""
+    """The game's value-player module (its features; ``training`` beside it plays the
+    training games), or a UserError."""
     import importlib
     try:
         return importlib.import_module(f"{g.package}.value")
@@ -81,14 +83,16 @@ def make_policy(g, cfg: TrainConfig, weights: dict, name: str):
 def self_play(g, mod, cs, cfg: TrainConfig, pol, seed: int, progress=None):
     """(X, y, groups) of cfg.games self-play games of ``pol`` (exploring), in chunks."""
     from dataclasses import replace as rp
+    import importlib
+    training = importlib.import_module(f"{g.package}.training")   # plays games: the engine
     explorer = rp(pol, explore_permille=cfg.explore)
     chunk = max(200, 20_000 // (cfg.players * cfg.players))
     parts = []
     done = 0
     while done < cfg.games:
         n = min(chunk, cfg.games - done)
-        parts.append(mod.training_data(cs, cfg.players, [explorer] * cfg.players, seed, done, n,
-                                       cfg.stages))
+        parts.append(training.training_data(cs, cfg.players, [explorer] * cfg.players, seed,
+                                            done, n, cfg.stages))
         done += n
         if progress is not None:
             progress(n)
@@ -123,11 +127,11 @@ def train(cfg: TrainConfig, checkpoint: Path | None = None, resume: bool = False
         log = _read_checkpoint(checkpoint, cfg)
         say(f"resuming after iteration {len(log) - 1} ({checkpoint})")
     current = g.get_policy(cfg.start)
-    best, best_w, stale = None, None, 0
+    best, stale = None, 0
     for rec in log:                                  # replay the decisions of the log
         cand = make_policy(g, cfg, rec["weights"], f"value-it{rec['iteration']}")
         if rec["accepted"]:
-            best, best_w, stale = cand, rec["weights"], 0
+            best, stale = cand, 0
         else:
             stale += 1
         current = best if best is not None else cand
@@ -152,7 +156,7 @@ def train(cfg: TrainConfig, checkpoint: Path | None = None, resume: bool = False
         say(_line(rec, cfg))
         log.append(rec)
         if rec["accepted"]:
-            best, best_w, stale = cand, rec["weights"], 0
+            best, stale = cand, 0
         else:
             stale += 1
         current = best

@@ -39,14 +39,12 @@ def add_parser(sub) -> None:
     p.add_argument("--eval-deals", type=count(1, "deals"), default=d.eval_deals,
                    help=f"held-out deals of each new player against the best (default {d.eval_deals})")
     p.add_argument("--start", default=None, metavar="NAME|FILE",
-                   help="the policy of iteration 0's self-play (default: the game's: "
-                        f"{d.start} for Mystic Vale, the strongest bundled field for "
-                        "Mystic Lands)")
+                   help="the policy of iteration 0's self-play (default: the game's "
+                        "TRAIN_START, or its strongest bundled field; docs/value.md)")
     p.add_argument("--base", default=None, metavar="NAME",
                    help="the preset or policy (e.g. meta-2p) giving the value player's "
                         "fields that are not scores (push, tokens, sleeving; default: the "
-                        f"game's: {d.base} for Mystic Vale, the strongest bundled field "
-                        "for Mystic Lands); "
+                        "game's TRAIN_BASE, or its strongest bundled field); "
                         "written to the policy file as a preset and the fields that differ "
                         "from it")
     p.add_argument("--out", default=None, metavar="FILE.json",

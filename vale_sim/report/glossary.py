@@ -60,7 +60,7 @@ TERMS = (
     Term("value-player", "Value player", r"\bvalue players?\b|\bvalue-[234]p\b",
          "A bot that buys by the learned value of what each card does (its symbols, VP, "
          "decay and growth, abilities), never by its name or cost, trained by playing "
-         "against itself (vale-sim train). The strongest bundled field of Mystic Vale."),
+         "against itself (vale-sim train); docs/value.md."),
     Term("band", "Band (verdict band)", r"\bband\b",
          "How far from zero a card's strength must be shown to lie before the card is flagged "
          "over- or under-powered (here usually ±5 pp). It is a choice that catches gross "

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...value import FeatureSpec, card_values, stage_of  # noqa: F401
+from ...value import FeatureSpec, card_values
 from .cards import ADVANCEMENT_ABILITIES, VALE_ABILITIES
 
 _ADV_SYMBOLS = ("mana", "animal", "forest", "sky", "wild", "harvest_vp", "end_vp",
@@ -54,54 +54,12 @@ def policy_values(cs, pol) -> tuple[np.ndarray, np.ndarray] | None:
     return card_values(pol.value_adv, fa), card_values(pol.value_vale, fv)
 
 
-def training_data(cs, players: int, policies, seed: int, first_game: int, n_games: int,
-                  stages: int, rules=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Positions and outcomes of ``n_games`` fast-engine games (vale-sim train).
-
-    One row per turn: the position after the acting player's turn, as the stage-blocks
-    of (its cards' features − the mean of the others'), the same for vales, and per
-    stage its VP tokens − the others' mean (a control); the outcome is its win share −
-    1/players; the group is the game.  The features of a card count from the turn it was
-    bought (its sleeve or vale), as the value player reads them."""
-    from .fast.api import simulate
-    from .fast.state import TR_FIXED_N, TR_GAME, TR_PLAYER, TR_VP, TR_POOL_AFTER
-    from .rules import Rules
-    rules = rules or Rules()
-    out = simulate(cs, players, seed, n_games, policies=policies, rules=rules,
-                   first_game=first_game, trace=True, details=False)
-    tr = out.trace
-    fa, fv = feature_table(cs)
-    da, dv = fa.shape[1], fv.shape[1]
-    fa0 = np.vstack([fa, np.zeros((1, da), np.int64)])      # index -1: no purchase
-    fv0 = np.vstack([fv, np.zeros((1, dv), np.int64)])
-    mb = out.max_buys
-    kinds = tr[:, TR_FIXED_N:TR_FIXED_N + mb]
-    vales = tr[:, tr.shape[1] - 2:]
-    gain = np.concatenate([fa0[kinds].sum(axis=1), fv0[vales].sum(axis=1),
-                           tr[:, [TR_VP]]], axis=1).astype(np.float64)
-    P = players
-    d = gain.shape[1]
-    g = tr[:, TR_GAME] - first_game
-    p = tr[:, TR_PLAYER]
-    # cumulative features of every player at every row, within its game
-    G = np.zeros((len(tr), P, d))
-    G[np.arange(len(tr)), p] = gain
-    C = np.cumsum(G, axis=0)
-    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-    base = np.repeat(C[starts] - G[starts], np.diff(np.r_[starts, len(tr)]), axis=0)
-    C -= base
-    mine = C[np.arange(len(tr)), p]
-    others = (C.sum(axis=1) - mine) / max(1, P - 1)
-    x = mine - others
-    pool0 = rules.pool_for(players)
-    st = np.array([stage_of(pool0, int(a), stages) for a in tr[:, TR_POOL_AFTER]])
-    na, nv = da * stages, dv * stages
-    X = np.zeros((len(tr), na + nv + stages))
-    rows = np.arange(len(tr))
-    for s in range(stages):
-        m = rows[st == s]
-        X[m, s * da:(s + 1) * da] = x[m, :da]
-        X[m, na + s * dv:na + (s + 1) * dv] = x[m, da:da + dv]
-        X[m, na + nv + s] = x[m, da + dv]
-    y = out.share[g, p] - 1.0 / P
-    return X, y, g + first_game
+#: The cards of vale_sim.field_checks (docs/statistics.md §5.9): planted bases (a level-1,
+#: level-2 and level-3 card, a vale and a Fertile Soil; Podlings and Ley Line Nexus are
+#: the rare cards on which the old field missed a +6 VP twin, issue 36), and the cards
+#: whose strictly better printings (-1 cost, +1 end VP, +1 mana) are checked.
+FIELD_CHECK_PLANTED = ("Podlings", "Model L2 Bloom D", "Model L3 Grove A", "Ley Line Nexus",
+                       "Fertile Soil (bottom)")
+FIELD_CHECK_MONOTONE = ("Podlings", "Model L1 Sprout F", "Peacekeeper Druid",
+                        "Model L2 Bloom D", "Model L2 Bloom I", "Model L3 Grove A",
+                        "Woodland Warden", "Fertile Soil (bottom)", "Ley Line Nexus")

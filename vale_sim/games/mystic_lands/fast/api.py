@@ -96,7 +96,7 @@ def simulate(cs, players: int, seed: int, n_games: int, policies=None,
 @dataclass
 class Snapshots:
     """The positions of a batch of games after every turn (value-player training,
-    ``value.training_data``): ``snap`` one row per turn (state.SN_*; game within the
+    ``training.training_data``): ``snap`` one row per turn (state.SN_*; game within the
     batch), and per game its Vale layout, each player's Druid Advance and win share;
     ``space_kind[s]`` 1 for a Vale space (I or II), else 0."""
     snap: np.ndarray         # [turns, SN_ACQ + n_adv + cubes]
