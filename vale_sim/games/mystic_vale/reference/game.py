@@ -17,7 +17,8 @@ from ..rules import MAX_PHASE_PLAYS, Rules
 from . import symbols as sym
 from .player import OwnedVale, Player
 from .symbols import Card
-from ..value import adv_features, stage_of, vale_features
+from vale_sim.value import stage_of
+from ..value import adv_features, vale_features
 
 COMMONS_SLOTS = 9      # 3 face up per level (RB: Setup 2)
 VALE_SLOTS = 8         # 4 face up per level (RB: Setup 3)
