@@ -38,7 +38,10 @@ MAX_STAGES = 4
 #: ``round(SCALE * w)``, so a card's value is in 1/SCALE of a win.
 SCALE = 10_000
 FORMAT = "vale-sim value model"
-VERSION = 1
+#: 2: an optional ``vp`` row (the value of a VP token per stage, read by the "value" push
+#: rule, engine-spec §6.1).  Version 1 files (no ``vp``) are still read: their VP is 0.
+VERSION = 2
+READ_VERSIONS = (1, 2)
 MAX_MODEL_BYTES = 1 << 20
 
 
@@ -79,15 +82,19 @@ class ValueModel:
     adv: tuple[tuple[int, ...], ...]        # [stage][feature], scaled by SCALE
     vale: tuple[tuple[int, ...], ...]
     command: str = ""
+    vp: tuple[int, ...] = ()                # [stage] a VP token's value (scaled); () none
     notes: dict = field(default_factory=dict, compare=False, hash=False)
 
     def to_json(self) -> dict:
-        return {"format": FORMAT, "version": VERSION, "game": self.game,
-                "players": self.players, "stages": self.stages, "scale": SCALE,
-                "adv_features": list(self.adv_features),
-                "vale_features": list(self.vale_features),
-                "adv": [list(r) for r in self.adv], "vale": [list(r) for r in self.vale],
-                "command": self.command, "notes": self.notes}
+        doc = {"format": FORMAT, "version": VERSION, "game": self.game,
+               "players": self.players, "stages": self.stages, "scale": SCALE,
+               "adv_features": list(self.adv_features),
+               "vale_features": list(self.vale_features),
+               "adv": [list(r) for r in self.adv], "vale": [list(r) for r in self.vale]}
+        if self.vp:
+            doc["vp"] = list(self.vp)
+        doc.update(command=self.command, notes=self.notes)
+        return doc
 
     def save(self, path) -> None:
         from .io import atomic_write
@@ -106,6 +113,22 @@ def _int_rows(path, doc, key, stages, width, limit=10 ** 9):
                 raise ValueModelError(f"{path}: '{key}' holds {v!r}: weights are integers "
                                       f"within ±{limit} (remake the file with vale-sim train)")
     return tuple(tuple(r) for r in rows)
+
+
+def _vp_row(path, doc, stages) -> tuple[int, ...]:
+    """The optional ``vp`` row (version 2): one integer >= 0 per stage, or ()."""
+    if "vp" not in doc:
+        return ()
+    if doc.get("version", 1) < 2:
+        raise ValueModelError(f"{path}: 'vp' needs version 2 (remake it with vale-sim train)")
+    row = doc["vp"]
+    if (not isinstance(row, list) or len(row) != stages
+            or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 10 ** 9
+                   for v in row)):
+        raise ValueModelError(f"{path}: 'vp' must be {stages} integers >= 0 (a VP token's "
+                              "value per stage; a VP is a benefit), got "
+                              f"{row!r}; remake it with vale-sim train")
+    return tuple(row)
 
 
 def load_model(path, game: str, adv: FeatureSpec, vale: FeatureSpec) -> ValueModel:
@@ -127,9 +150,10 @@ def load_model(path, game: str, adv: FeatureSpec, vale: FeatureSpec) -> ValueMod
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ValueModelError(f"{path}: not a value model (format must be {FORMAT!r}); "
                               "give a file made by vale-sim train")
-    if doc.get("version") != VERSION:
+    if doc.get("version") not in READ_VERSIONS:
         raise ValueModelError(f"{path}: value model version {doc.get('version')!r} is not "
-                              f"{VERSION}; remake it with vale-sim train")
+                              f"one of {', '.join(map(str, READ_VERSIONS))}; remake it with "
+                              "vale-sim train")
     if doc.get("game") != game:
         raise ValueModelError(f"{path}: a model of {doc.get('game')!r}, not {game!r}; "
                               "give a model trained for this game")
@@ -151,7 +175,8 @@ def load_model(path, game: str, adv: FeatureSpec, vale: FeatureSpec) -> ValueMod
                    adv=_int_rows(path, doc, "adv", stages, len(adv.names)),
                    vale=_int_rows(path, doc, "vale", stages, len(vale.names)),
                    command=str(doc.get("command", "")),
-                   notes=doc.get("notes") if isinstance(doc.get("notes"), dict) else {})
+                   notes=doc.get("notes") if isinstance(doc.get("notes"), dict) else {},
+                   vp=_vp_row(path, doc, stages))
     for key, spec, rows in (("adv", adv, m.adv), ("vale", vale, m.vale)):
         for s, r in enumerate(rows):
             for name, sign, w in zip(spec.names, spec.signs, r):
@@ -215,15 +240,28 @@ def scaled(w: np.ndarray) -> tuple[tuple[int, ...], ...]:
 
 
 def check_policy_weights(pol, adv: FeatureSpec, vale: FeatureSpec, error) -> None:
-    """Check a policy's ``value_stages``/``value_adv``/``value_vale`` (lists made tuples):
-    0 stages and no weights (a scripted player), or 1..MAX_STAGES rows of integers, one
-    per feature, with the signs of the features' bounds.  ``error``: the exception class
+    """Check a policy's ``value_stages``/``value_adv``/``value_vale``/``value_vp`` (lists
+    made tuples): 0 stages and no weights (a scripted player), or 1..MAX_STAGES rows of
+    integers, one per feature, with the signs of the features' bounds, and ``value_vp``
+    () or one integer >= 0 per stage.  ``error``: the exception class
     (the game's PolicyError)."""
     from .policy_files import INT_LIMIT
     where = f"policy {pol.name!r}"
     k = pol.value_stages
     if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= MAX_STAGES:
         raise error(f"{where}: value_stages must be an integer 0..{MAX_STAGES}, got {k!r}")
+    vp = getattr(pol, "value_vp", ())
+    if isinstance(vp, list):
+        vp = tuple(vp)
+        object.__setattr__(pol, "value_vp", vp)
+    if vp != ():
+        if k == 0:
+            raise error(f"{where}: value_vp given without value_stages")
+        if (not isinstance(vp, tuple) or len(vp) != k
+                or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= INT_LIMIT
+                       for v in vp)):
+            raise error(f"{where}: value_vp must be {k} integers 0..{INT_LIMIT} (a VP token's "
+                        f"value per stage), got {vp!r}")
     for key, spec in (("value_adv", adv), ("value_vale", vale)):
         rows = getattr(pol, key)
         if isinstance(rows, list):
@@ -268,7 +306,7 @@ def policy_from_file(path, data: dict, book, spec_adv: FeatureSpec, spec_vale: F
         raise PolicyError(f"{path}: field 'base': unknown preset {base_name!r} "
                           f"(use one of {', '.join(book.presets)})")
     known = {f.name for f in fields(book.policy_cls)} - {
-        "rules", "never", "value_stages", "value_adv", "value_vale"}
+        "rules", "never", "value_stages", "value_adv", "value_vale", "value_vp"}
     for k in data:
         if k not in known:
             raise PolicyError(f"{path}: unknown field {k!r} of a value player (known: kind, "
@@ -276,6 +314,6 @@ def policy_from_file(path, data: dict, book, spec_adv: FeatureSpec, spec_vale: F
     data.setdefault("name", Path(path).stem)
     try:
         return replace(book.presets[base_name], value_stages=m.stages, value_adv=m.adv,
-                       value_vale=m.vale, **data)
+                       value_vale=m.vale, value_vp=m.vp, **data)
     except (TypeError, PolicyError) as e:
         raise PolicyError(f"{path}: {e}") from None

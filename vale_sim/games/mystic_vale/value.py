@@ -45,6 +45,15 @@ def feature_table(cs) -> tuple[np.ndarray, np.ndarray]:
     return fa, fv
 
 
+def vp_weight(pol, stage: int) -> int:
+    """A VP token's value at ``stage`` for the "value" push rule (engine-spec §6.1): a
+    value player's ``value_vp[stage]`` (0 if its model gives none), a scripted policy's
+    ``w_harvest_vp``.  Both engines read this number."""
+    if pol.value_stages:
+        return pol.value_vp[stage] if pol.value_vp else 0
+    return pol.w_harvest_vp
+
+
 def policy_values(cs, pol) -> tuple[np.ndarray, np.ndarray] | None:
     """A value player's [stage, advancement] and [stage, vale] values; None for a
     scripted policy."""

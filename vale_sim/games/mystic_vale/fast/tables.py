@@ -30,6 +30,11 @@ constant offsets below; -1 = empty / none::
     Q[NEVER_VALE + p, v]     1 if p's policy never buys vale v
     Q[ADV_BUY_COST + p, k]   kind k's cost, or NEVER_COST if p never buys it (the
                              candidate filter of a Harvest reads one compact row)
+    Q[ADV_SCORE + 4s + p, k] the section 6.4 score of kind k at stage s itself (the
+                             "value" push rule of section 6.1 adds scores up)
+    Q[VP_WEIGHT + p, s]      a VP token's value at stage s for the "value" push rule:
+                             value_vp[s] of a value player (0 if its model has none),
+                             w_harvest_vp of a scripted policy
     Q[rule row, RC_*]        a buy rule: target type, target id, then the six
                              conditions (ABSENT if not given)
 
@@ -95,7 +100,9 @@ VAB_SUNSTONE = VAB["spirit_to_wild"]
 (P_PUSH_RISK, P_MANA_TARGET, _P_FREE, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
  P_TOKEN_NEEDED, P_USE_SUNSTONE, P_EXPLORE, P_N_RULES, P_RULES,
  P_LOOKAHEAD, P_CAUTION, P_W_MANA, P_W_SPIRIT, P_W_HVP, P_DISCARD_PLAYS, P_STAGES,
- P_BEST_MIN, P_N) = range(19)
+ P_BEST_MIN, P_VALUE_PUSH, P_MIN_SCORE, P_N) = range(21)
+# P_VALUE_PUSH: 1 if push_rule == "value" (engine-spec §6.1; P_CAUTION its caution)
+# P_MIN_SCORE: min_score (the value rule counts the purchases the policy would make)
 # P_BEST_MIN: 1 if `best` buy rules apply min_score / vale_min_score (engine-spec §6.5)
 # P_STAGES: a value player's stages (its score rows, engine-spec §6.7), else 1
 # P_LOOKAHEAD: 1 if push_rule == "lookahead" (engine-spec §6.1), else the risk rule
@@ -137,7 +144,9 @@ MIN_KEY = VALE_SCORE + MAX_PLAYERS * MAX_STAGES     # Q[MIN_KEY + p, stage]
 NEVER_ADV = MIN_KEY + MAX_PLAYERS
 NEVER_VALE = NEVER_ADV + MAX_PLAYERS
 ADV_BUY_COST = NEVER_VALE + MAX_PLAYERS
-RULES = ADV_BUY_COST + MAX_PLAYERS   # first rule row
+ADV_SCORE = ADV_BUY_COST + MAX_PLAYERS              # + MAX_PLAYERS * stage + p
+VP_WEIGHT = ADV_SCORE + MAX_PLAYERS * MAX_STAGES    # Q[VP_WEIGHT + p, stage]
+RULES = VP_WEIGHT + MAX_PLAYERS      # first rule row
 NEVER_COST = 1 << 40                 # ADV_BUY_COST of a kind the policy never buys
 KEY_MUL = 256                        # > the candidates of a Harvest (N_COMMONS + MAX_KINDS):
                                      # a candidate's key is ADV_KEY + KEY_MUL - 1 - its index
@@ -254,6 +263,7 @@ def stage_scores(cs: CardSet, pol: Policy) -> tuple[list, list]:
 
 def policy_tables(cs: CardSet, policies) -> np.ndarray:
     """Policies (one per player) as one int64 array Q; rule card names resolved to ids."""
+    from ..value import vp_weight
     P = len(policies)
     if P > MAX_PLAYERS:
         raise ValueError(f"at most {MAX_PLAYERS} policies, got {P}")
@@ -277,12 +287,17 @@ def policy_tables(cs: CardSet, policies) -> np.ndarray:
         par[P_W_MANA], par[P_W_SPIRIT], par[P_W_HVP] = pol.w_mana, pol.w_spirit, pol.w_harvest_vp
         par[P_DISCARD_PLAYS] = pol.discard_field_plays
         par[P_BEST_MIN] = int(pol.best_min_score)
+        par[P_VALUE_PUSH] = int(pol.push_rule == "value")
+        par[P_MIN_SCORE] = pol.min_score
         adv_scores, vale_scores = stage_scores(cs, pol)
         par[P_STAGES] = len(adv_scores)
+        for st in range(len(adv_scores)):
+            Q[VP_WEIGHT + p, st] = vp_weight(pol, st)         # ..value.vp_weight
         for st, scores in enumerate(adv_scores):
             distinct = sorted(set(scores))
             for i, sc in enumerate(scores):
                 Q[ADV_KEY + MAX_PLAYERS * st + p, i] = KEY_MUL * bisect.bisect_left(distinct, sc)
+                Q[ADV_SCORE + MAX_PLAYERS * st + p, i] = sc
             Q[MIN_KEY + p, st] = KEY_MUL * bisect.bisect_left(distinct, pol.min_score)
         for st, scores in enumerate(vale_scores):
             for i, sc in enumerate(scores):
