@@ -31,14 +31,14 @@ UNSEEN_ABILITIES = {"when_played_peek", "when_played_search_deck",
 UNSEEN_VALES = {"guardian_once_per_turn", "spoil_save_growth"}
 
 
-def value_player(name="vpush", caution=1000, vp=(144, 159, 150)):
+def value_player(name="vpush", caution=1000, vp=(144, 159, 150), bonus=0):
     return replace(get_policy("value-2p"), name=name, push_rule="value",
-                   lookahead_caution_permille=caution, value_vp=vp)
+                   lookahead_caution_permille=caution, value_vp=vp, push_bonus=bonus)
 
 
-def scripted(name="spush", caution=1000):
+def scripted(name="spush", caution=1000, bonus=0):
     return replace(PRESETS["balanced"], name=name, push_rule="value",
-                   lookahead_caution_permille=caution)
+                   lookahead_caution_permille=caution, push_bonus=bonus)
 
 
 def next_reveal(pl, j):
@@ -66,15 +66,17 @@ def push_values(game, pl, pol, st):
 
 
 def expectimax(game, pl, pol, st) -> Fraction:
-    """E[push once, then the better of passing and pushing once more, then pass]."""
+    """E[push once, then the better of passing and pushing once more, then pass], each
+    push worth push_bonus more."""
+    b = pol.push_bonus
     vals = []
     for q, stop in push_values(game, pl, pol, st):
         if stop is None:
             vals.append(Fraction(0))
             continue
         more = [v or 0 for _, v in push_values(game, q, pol, st)]
-        vals.append(max(Fraction(stop), Fraction(sum(more), len(more))))
-    return sum(vals, Fraction(0)) / len(vals)
+        vals.append(max(Fraction(stop), Fraction(sum(more), len(more)) + b))
+    return sum(vals, Fraction(0)) / len(vals) + b
 
 
 def eligible(pl) -> bool:
@@ -98,7 +100,8 @@ class Checked(MysticValeGame):
             n, n2, total, h0 = pl.value_terms(policy)
             assert h0 == self.harvest_value(pl, policy, [], st)
             e = expectimax(self, pl, policy, st)
-            assert Fraction(total, n * max(n2, 1)) == e
+            d2 = max(n2, 1)
+            assert Fraction(total + policy.push_bonus * n * d2, n * d2) == e
             assert go == (1000 * e >= policy.lookahead_caution_permille * h0)
             Checked.checked += 1
             Checked.pushed += go
@@ -107,8 +110,8 @@ class Checked(MysticValeGame):
 
 @pytest.mark.parametrize("pols", [
     [value_player(), value_player("bold", caution=800)],
-    [scripted(), value_player("late", vp=(0, 0, 500))],
-    [value_player("wary", caution=1500), scripted("bold-scripted", caution=700),
+    [scripted(bonus=2), value_player("late", vp=(0, 0, 500), bonus=100)],
+    [value_player("wary", caution=1500, bonus=-50), scripted("bold-scripted", caution=700),
      "balanced"]])
 def test_rule_equals_brute_force_in_whole_games(pols):
     Checked.checked = Checked.pushed = 0
@@ -157,7 +160,7 @@ def test_harvest_value_is_what_the_harvest_buys():
 def test_both_engines_play_the_same_value_games():
     from vale_sim.games.mystic_vale.fast.api import play_game_fast
     for players in (2, 3, 4):
-        pols = [value_player(), scripted(), value_player("wary", caution=2000, vp=()),
+        pols = [value_player(bonus=100), scripted(), value_player("wary", caution=2000, vp=()),
                 PRESETS["lookahead"]][:players]
         for gi in range(3):
             ref = play_reference(CS, players, 9, gi, pols)
@@ -196,7 +199,8 @@ def test_both_engines_agree_at_the_integer_limits():
     big = Policy(name="big", push_rule="value", lookahead_caution_permille=10**6,
                  w_mana=10**6, w_spirit=-10**6, w_harvest_vp=10**6, w_end_vp=10**6,
                  w_cost=-10**6, min_score=-10**6, w_vale_vp=10**6, vale_min_score=-10**6)
-    bold = replace(big, name="bold", lookahead_caution_permille=1, w_spirit=10**6)
+    bold = replace(big, name="bold", lookahead_caution_permille=1, w_spirit=10**6,
+                   push_bonus=10**6)
     for gi in range(4):
         ref = play_reference(CS, 2, 8, gi, [big, bold])
         fast = play_game_fast(CS, 2, 8, gi, [big, bold])

@@ -36,7 +36,7 @@ from .tables import (
     N_CARDS, N_COMMONS, N_VALE_SLOTS)
 from .tables import P_LOOKAHEAD, P_CAUTION, P_W_MANA, P_W_SPIRIT, P_W_HVP, P_DISCARD_PLAYS
 from .tables import P_STAGES, P_BEST_MIN, MIN_KEY, MAX_PLAYERS
-from .tables import P_VALUE_PUSH, P_MIN_SCORE, ADV_SCORE, VP_WEIGHT, NEVER_COST
+from .tables import P_VALUE_PUSH, P_MIN_SCORE, P_PUSH_BONUS, ADV_SCORE, VP_WEIGHT, NEVER_COST
 from ..rules import MAX_PHASE_PLAYS
 from .state import (
     GAME, ADECK, VDECK, TR, STARTING, STARTING_READY,
@@ -528,7 +528,8 @@ VM_G_LOW = -4
 VM_V = VM_G + VM_G_N
 VM_CLEAR = VM_A_N + VM_G_N + 5          # the memo cells, cleared per decision
 # then the decision's candidates in the order the policy buys them: advancements
-# (VC_N of them: score, cost, copies) and vales (VV_N: score, vale, slot)
+# (VC_N of them: score, cost, copies) and vales (VV_N, -1 until listed: score, vale,
+# slot, whole cost)
 VC_N = VMEMO + VM_CLEAR
 VV_N = VC_N + 1
 VC_SC = VV_N + 1
@@ -537,7 +538,8 @@ VC_LEFT = VC_COST + N_CAND
 VV_SC = VC_LEFT + N_CAND
 VV_V = VV_SC + N_VALE_SLOTS
 VV_SL = VV_V + N_VALE_SLOTS
-VM_N = VV_SL + N_VALE_SLOTS - VMEMO
+VV_TOT = VV_SL + N_VALE_SLOTS          # the vale's whole cost (fewer spirits cannot pay)
+VM_N = VV_TOT + N_VALE_SLOTS - VMEMO
 VM_UNKNOWN = -(1 << 62)
 assert VM_N == VMEMO_N, "engine.VM_N must equal state.VMEMO_N"
 # ---------------------------------------------------------------------------
@@ -598,11 +600,13 @@ def value_push(T, S, Q, p, n, bad):
     two reveals deep: H0 = the value of a Harvest now, H1 = with the on-deck card c
     played; for each card r of the pool that does not spoil, the better of passing
     after it (H1) and pushing once more (r played: H2(r), if the reveal after it does
-    not spoil, good2(r) of the n2 cards of the next pool do not).  Push iff
+    not spoil, good2(r) of the n2 cards of the next pool do not), each push worth
+    push_bonus b more.  Push iff
 
-        1000 x sum_r max(n2 H1, good2(r) H2(r)) >= caution x n x n2 x H0
+        1000 x (sum_r max(n2 H1, good2(r) H2(r) + b n2) + b n n2) >= caution x n x n2 x H0
 
-    (n2 = 0, nothing left to reveal: max(H1, H2(r)), and n2 counts 1 on the right)."""
+    (n2 = 0, nothing left to reveal: H2(r) + b for the second term, and n2 counts 1
+    elsewhere)."""
     # spec §6.1: the value rule
     mana, a, f, sk, w, vp, extra = harvest_totals(T, S, p)
     pool = S[GAME, G_POOL]
@@ -612,12 +616,13 @@ def value_push(T, S, Q, p, n, bad):
     for i in range(VM_CLEAR):
         S[GAME, VMEMO + i] = VM_UNKNOWN
     list_adv_candidates(T, S, Q, p, st)
-    list_vale_candidates(T, S, Q, p, st)
+    S[GAME, VV_N] = -1                   # vales listed when first needed (harvest_value)
     h0 = harvest_value(T, S, Q, p, st, tok, lim, mana, a, f, sk, w, vp)
     c = S[p, ON_DECK]
     m1, a1, f1, sk1, w1, vp1, _x = field_totals(T, S, p, c, -1)
     h1 = harvest_value(T, S, Q, p, st, tok, lim, m1, a1, f1, sk1, w1, vp1)
-    if 1000 * (n - bad) * h1 >= Q[p, P_CAUTION] * n * h0:
+    b = Q[p, P_PUSH_BONUS]
+    if 1000 * ((n - bad) * h1 + b * n) >= Q[p, P_CAUTION] * n * h0:
         return True         # each term of the sum is at least n2 H1: pushing wins already
     # without Harvest abilities in the field and on c and r, a Harvest with r played too
     # counts r's symbols more (harvest_totals' sums), so H2(r) needs no recount
@@ -661,9 +666,10 @@ def value_push(T, S, Q, p, n, bad):
             cont = (pool_below(S, p, lo, n, t) - (1 if nr < t else 0)) * h2
         else:                             # the discard pile
             cont = pool_below(S, p, DISC, n2, thr - nr) * h2
+        cont += b * d2                    # the second push's bonus
         stop = d2 * h1
         total += cont if cont > stop else stop
-    return 1000 * total >= Q[p, P_CAUTION] * n * d2 * h0
+    return 1000 * (total + b * n * d2) >= Q[p, P_CAUTION] * n * d2 * h0
 
 
 @kernel
@@ -726,6 +732,8 @@ def harvest_value(T, S, Q, p, st, tok, lim, mana, a, f, sk, w, vp):
           and S[GAME, VM_V + 3] == w):
         vales = S[GAME, VM_V + 4]
     else:
+        if S[GAME, VV_N] < 0:
+            list_vale_candidates(T, S, Q, p, st)
         vales = vale_purchase_value(T, S, a, f, sk, w)
         S[GAME, VM_V] = a
         S[GAME, VM_V + 1] = f
@@ -817,10 +825,13 @@ def list_vale_candidates(T, S, Q, p, st):
             S[GAME, VV_SC + j] = S[GAME, VV_SC + j - 1]
             S[GAME, VV_V + j] = S[GAME, VV_V + j - 1]
             S[GAME, VV_SL + j] = S[GAME, VV_SL + j - 1]
+            S[GAME, VV_TOT + j] = S[GAME, VV_TOT + j - 1]
             j -= 1
         S[GAME, VV_SC + j] = sc
         S[GAME, VV_V + j] = v
         S[GAME, VV_SL + j] = sl
+        S[GAME, VV_TOT + j] = (T[VALE + v, V_COST_A] + T[VALE + v, V_COST_F]
+                               + T[VALE + v, V_COST_S] + T[VALE + v, V_COST_W])
         m += 1
     S[GAME, VV_N] = m
 
@@ -841,6 +852,8 @@ def vale_purchase_value(T, S, a, f, sk, w):
             if e == taken:
                 continue
             v = S[GAME, VV_V + e]
+            if S[GAME, VV_TOT + e] > a + f + sk + w:
+                continue
             if taken >= 0 and T[VALE + v, V_UNIQUE] != 0 and v == S[GAME, VV_V + taken]:
                 continue
             ok, _a, _f, _s, _w = pay(a, f, sk, w, T[VALE + v, V_COST_A], T[VALE + v, V_COST_F],

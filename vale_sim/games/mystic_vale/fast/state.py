@@ -109,8 +109,8 @@ STARTING_READY = HARV_SLOTS      # the cell after the block, in row STARTING
 G_POOL, G_ROUND, G_START, G_TRUNC, G_NTRACE, G_GAME, G_RNG = range(7)   # G_RNG: 2 cells
 N_CAND = N_COMMONS + MAX_KINDS
 # scratch of one push decision of the "value" rule (engine.VM_N): memos (53 cells), two
-# counts, the advancement candidates (3 per) and the vale candidates (3 per)
-VMEMO_N = 53 + 2 + 3 * N_CAND + 3 * N_VALE_SLOTS
+# counts, the advancement candidates (3 per) and the vale candidates (4 per)
+VMEMO_N = 53 + 2 + 3 * N_CAND + 4 * N_VALE_SLOTS
 # after G_RNG's 2 cells, blocks of: AHEAD, AN (3: a commons deck each), VHEAD, VN (2: a vale
 # deck each), COMMONS, VSLOTS (the face-up ones), SPIRITS (4), BOUGHT_COMMON, BOUGHT_VSLOT,
 # FERT_LEFT (a kind each), the candidates of one Harvest (N_CAND each): CAND_KIND, CAND_SRC,

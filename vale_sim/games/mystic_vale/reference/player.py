@@ -290,7 +290,9 @@ class Player:
                     >= policy.lookahead_caution_permille * bad * (v_field - v_token))
         if policy.push_rule == "value":
             n, n2, total, h0 = self.value_terms(policy)
-            return 1000 * total >= policy.lookahead_caution_permille * n * max(n2, 1) * h0
+            d2 = max(n2, 1)
+            return (1000 * (total + policy.push_bonus * n * d2)
+                    >= policy.lookahead_caution_permille * n * d2 * h0)
         return bad * 1000 <= policy.push_risk_permille * len(pool)
 
     def value_terms(self, policy) -> tuple[int, int, int, int]:
@@ -298,8 +300,9 @@ class Player:
         (n, n2, total, H0).  ``n`` cards in the pool the next reveal r comes from, ``n2``
         in the pool of the reveal after it; H0 is the value of a Harvest now, H1 with c
         played, H2(r) with c and r played; ``total`` = Σ over the reveals r that do not
-        spoil of max(max(n2, 1) × H1, good2(r) × H2(r)), good2(r) the cards of the next
-        pool that would not spoil after r (n2 = 0: H2(r))."""
+        spoil of max(max(n2, 1) × H1, good2(r) × H2(r) + push_bonus × max(n2, 1)),
+        good2(r) the cards of the next pool that would not spoil after r (n2 = 0:
+        H2(r) + push_bonus)."""
         if self.harvest_value is None:
             raise ValueError('push_rule "value" needs the game\'s offer: a player of a '
                              "game (reference/game.py sets harvest_value)")
@@ -328,6 +331,7 @@ class Player:
                 cont = h2
             else:
                 cont = sum(1 for x in after(j) if self.net(x) < thr - nr) * h2
+            cont += policy.push_bonus * max(n2, 1)       # the second push's bonus
             total += max(max(n2, 1) * h1, cont)
         return n, n2, total, h0
 
