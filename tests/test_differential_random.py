@@ -77,6 +77,7 @@ def policies(draw, cs):
         push_rule=draw(st.sampled_from(["risk", "lookahead", "value"])),
         lookahead_caution_permille=draw(st.sampled_from([0, 250, 400, 1000, 3000, 10**6])),
         push_bonus=draw(st.sampled_from([0, 0, 3, -2, 100, 10**6])),
+        carry_decay_cost=draw(st.sampled_from([0, 0, 2, -1, 400, 10**6])),
         mana_target=draw(st.sampled_from([0, 0, 4, 7])),
         w_mana=draw(w), w_spirit=draw(w), w_harvest_vp=draw(w), w_end_vp=draw(w),
         w_growth=draw(w), w_decay=draw(w), w_guardian=draw(w), w_ability=draw(w),

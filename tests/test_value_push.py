@@ -31,14 +31,16 @@ UNSEEN_ABILITIES = {"when_played_peek", "when_played_search_deck",
 UNSEEN_VALES = {"guardian_once_per_turn", "spoil_save_growth"}
 
 
-def value_player(name="vpush", caution=1000, vp=(144, 159, 150), bonus=0):
+def value_player(name="vpush", caution=1000, vp=(144, 159, 150), bonus=0, carry=0):
     return replace(get_policy("value-2p"), name=name, push_rule="value",
-                   lookahead_caution_permille=caution, value_vp=vp, push_bonus=bonus)
+                   lookahead_caution_permille=caution, value_vp=vp, push_bonus=bonus,
+                   carry_decay_cost=carry)
 
 
-def scripted(name="spush", caution=1000, bonus=0):
+def scripted(name="spush", caution=1000, bonus=0, carry=0):
     return replace(PRESETS["balanced"], name=name, push_rule="value",
-                   lookahead_caution_permille=caution, push_bonus=bonus)
+                   lookahead_caution_permille=caution, push_bonus=bonus,
+                   carry_decay_cost=carry)
 
 
 def next_reveal(pl, j):
@@ -53,15 +55,24 @@ def next_reveal(pl, j):
     return q
 
 
-def push_values(game, pl, pol, st):
-    """The Harvest values after one push of pl, one per next reveal (0: it spoils)."""
+def outcome(game, q, pol, st, spoiled) -> int:
+    """What the Planting of q ends with: its Harvest (0 after a spoil), less
+    carry_decay_cost per net decay of the card left on deck (it starts the next field)."""
+    carry = pol.carry_decay_cost * q.net(q.on_deck) if q.on_deck >= 0 else 0
+    return (0 if spoiled else game.harvest_value(q, pol, [], st)) - carry
+
+
+def pushed(game, pl, pol, st):
+    """(the player after one push, its outcome if it passes or spoils then, spoiled?),
+    one per next reveal, each played by the engine."""
     pool = pl.deck if pl.deck else pl.discard
     out = []
     for j in range(max(1, len(pool))):
         q = next_reveal(pl, j) if pool else copy.copy(pl)
         if not pool:
             q.log, q.events, q.field = [], {}, list(pl.field)
-        out.append((q, None if q.push(pol) else game.harvest_value(q, pol, [], st)))
+        spoiled = q.push(pol)
+        out.append((q, outcome(game, q, pol, st, spoiled), spoiled))
     return out
 
 
@@ -70,12 +81,12 @@ def expectimax(game, pl, pol, st) -> Fraction:
     push worth push_bonus more."""
     b = pol.push_bonus
     vals = []
-    for q, stop in push_values(game, pl, pol, st):
-        if stop is None:
-            vals.append(Fraction(0))
+    for q, v, spoiled in pushed(game, pl, pol, st):
+        if spoiled:
+            vals.append(Fraction(v))
             continue
-        more = [v or 0 for _, v in push_values(game, q, pol, st)]
-        vals.append(max(Fraction(stop), Fraction(sum(more), len(more)) + b))
+        more = [w for _, w, _ in pushed(game, q, pol, st)]
+        vals.append(max(Fraction(v), Fraction(sum(more), len(more)) + b))
     return sum(vals, Fraction(0)) / len(vals) + b
 
 
@@ -102,7 +113,8 @@ class Checked(MysticValeGame):
             e = expectimax(self, pl, policy, st)
             d2 = max(n2, 1)
             assert Fraction(total + policy.push_bonus * n * d2, n * d2) == e
-            assert go == (1000 * e >= policy.lookahead_caution_permille * h0)
+            stop = outcome(self, pl, policy, st, False)
+            assert go == (1000 * e >= policy.lookahead_caution_permille * stop)
             Checked.checked += 1
             Checked.pushed += go
         return go
@@ -110,9 +122,9 @@ class Checked(MysticValeGame):
 
 @pytest.mark.parametrize("pols", [
     [value_player(), value_player("bold", caution=800)],
-    [scripted(bonus=2), value_player("late", vp=(0, 0, 500), bonus=100)],
-    [value_player("wary", caution=1500, bonus=-50), scripted("bold-scripted", caution=700),
-     "balanced"]])
+    [scripted(bonus=2, carry=3), value_player("late", vp=(0, 0, 500), bonus=100, carry=400)],
+    [value_player("wary", caution=1500, bonus=-50, carry=-100),
+     scripted("bold-scripted", caution=700), "balanced"]])
 def test_rule_equals_brute_force_in_whole_games(pols):
     Checked.checked = Checked.pushed = 0
     for gi in range(3):
@@ -160,8 +172,8 @@ def test_harvest_value_is_what_the_harvest_buys():
 def test_both_engines_play_the_same_value_games():
     from vale_sim.games.mystic_vale.fast.api import play_game_fast
     for players in (2, 3, 4):
-        pols = [value_player(bonus=100), scripted(), value_player("wary", caution=2000, vp=()),
-                PRESETS["lookahead"]][:players]
+        pols = [value_player(bonus=50, carry=400), scripted(carry=2),
+                value_player("wary", caution=2000, vp=()), PRESETS["lookahead"]][:players]
         for gi in range(3):
             ref = play_reference(CS, players, 9, gi, pols)
             fast = play_game_fast(CS, players, 9, gi, pols)
@@ -200,7 +212,8 @@ def test_both_engines_agree_at_the_integer_limits():
                  w_mana=10**6, w_spirit=-10**6, w_harvest_vp=10**6, w_end_vp=10**6,
                  w_cost=-10**6, min_score=-10**6, w_vale_vp=10**6, vale_min_score=-10**6)
     bold = replace(big, name="bold", lookahead_caution_permille=1, w_spirit=10**6,
-                   push_bonus=10**6)
+                   push_bonus=10**6, carry_decay_cost=-10**6)
+    big = replace(big, carry_decay_cost=10**6)
     for gi in range(4):
         ref = play_reference(CS, 2, 8, gi, [big, bold])
         fast = play_game_fast(CS, 2, 8, gi, [big, bold])

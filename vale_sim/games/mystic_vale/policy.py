@@ -19,7 +19,7 @@ TOKEN_MODES = ("needed", "never")
 VALUE_FIELDS = ("value_stages", "value_adv", "value_vale", "value_vp")
 #: Fields added after bundled results recorded policy digests: left out of the repr (so
 #: of policy_digest) while they hold their default.
-_ADDED_FIELDS = ("best_min_score", "push_bonus") + VALUE_FIELDS
+_ADDED_FIELDS = ("best_min_score", "push_bonus", "carry_decay_cost") + VALUE_FIELDS
 PUSH_RULES = ("risk", "lookahead", "value")       # engine-spec §6.1
 #: The push rules ``vale-sim optimize`` / ``exploit`` search over (optimize._choices_for
 #: reads ``PUSH_RULE_MODES`` before ``PUSH_RULES``): the two rules it has always searched,
@@ -68,6 +68,9 @@ class Policy:
     # "value" only: what one push is worth beyond the Harvest it adds to (the policy's
     # score units; e.g. moving the deck on by a card), added to each push it weighs.
     push_bonus: int = 0
+    # "value" only: what one net decay on the card left on deck at the end of a Planting
+    # costs (it starts the next field, whose Prep then stops sooner); growth gains as much.
+    carry_decay_cost: int = 0
     # Advancement score weights (integers) and the least score worth buying.
     w_mana: int = 3
     w_spirit: int = 2
@@ -236,7 +239,7 @@ SEARCH_RANGES: dict[str, tuple[int, int]] = {
 }
 #: Fields never searched: the lists, and random buying (meant for card statistics).
 SEARCH_EXCLUDED = ("name", "rules", "never", "explore_permille",
-                   "best_min_score", "push_bonus") + VALUE_FIELDS
+                   "best_min_score", "push_bonus", "carry_decay_cost") + VALUE_FIELDS
 
 
 def search_space() -> dict:

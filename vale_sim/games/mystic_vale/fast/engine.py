@@ -36,7 +36,8 @@ from .tables import (
     N_CARDS, N_COMMONS, N_VALE_SLOTS)
 from .tables import P_LOOKAHEAD, P_CAUTION, P_W_MANA, P_W_SPIRIT, P_W_HVP, P_DISCARD_PLAYS
 from .tables import P_STAGES, P_BEST_MIN, MIN_KEY, MAX_PLAYERS
-from .tables import P_VALUE_PUSH, P_MIN_SCORE, P_PUSH_BONUS, ADV_SCORE, VP_WEIGHT, NEVER_COST
+from .tables import (P_VALUE_PUSH, P_MIN_SCORE, P_PUSH_BONUS, P_CARRY_DECAY, ADV_SCORE,
+                     VP_WEIGHT, NEVER_COST)
 from ..rules import MAX_PHASE_PLAYS
 from .state import (
     GAME, ADECK, VDECK, TR, STARTING, STARTING_READY,
@@ -600,13 +601,15 @@ def value_push(T, S, Q, p, n, bad):
     two reveals deep: H0 = the value of a Harvest now, H1 = with the on-deck card c
     played; for each card r of the pool that does not spoil, the better of passing
     after it (H1) and pushing once more (r played: H2(r), if the reveal after it does
-    not spoil, good2(r) of the n2 cards of the next pool do not), each push worth
-    push_bonus b more.  Push iff
+    not spoil, good2(r) of the n2 cards of the next pool do not); a spoil is worth 0.
+    Each push is worth push_bonus b more, and each outcome costs k = carry_decay_cost
+    per net decay of the card then left on deck (it starts the next field).  Push iff
 
-        1000 x (sum_r max(n2 H1, good2(r) H2(r) + b n2) + b n n2) >= caution x n x n2 x H0
+        1000 x (total + b n n2) >= caution x n x n2 x (H0 - k net(c))
 
-    (n2 = 0, nothing left to reveal: H2(r) + b for the second term, and n2 counts 1
-    elsewhere)."""
+    with total = sum over safe r of max(n2 (H1 - k net(r)), good2(r) H2(r) - k D(r)
+    + b n2) - sum over spoiling r of n2 k net(r), D(r) the net of the next pool (n2 = 0,
+    nothing left to reveal: H2(r) + b, and n2 counts 1 elsewhere)."""
     # spec §6.1: the value rule
     mana, a, f, sk, w, vp, extra = harvest_totals(T, S, p)
     pool = S[GAME, G_POOL]
@@ -622,7 +625,17 @@ def value_push(T, S, Q, p, n, bad):
     m1, a1, f1, sk1, w1, vp1, _x = field_totals(T, S, p, c, -1)
     h1 = harvest_value(T, S, Q, p, st, tok, lim, m1, a1, f1, sk1, w1, vp1)
     b = Q[p, P_PUSH_BONUS]
-    if 1000 * ((n - bad) * h1 + b * n) >= Q[p, P_CAUTION] * n * h0:
+    kap = Q[p, P_CARRY_DECAY]           # the card left on deck starts the next field
+    thr = 4 - decay_showing(T, S, p)
+    if S[p, DHEAD] < S[p, DN]:
+        lo = DECK + S[p, DHEAD]
+    else:
+        lo = DISC
+    dpool = 0
+    for j in range(n):
+        dpool += net(S, p, S[p, lo + j])
+    s0 = h0 - kap * net(S, p, c)
+    if 1000 * ((n - bad) * h1 - kap * dpool + b * n) >= Q[p, P_CAUTION] * n * s0:
         return True         # each term of the sum is at least n2 H1: pushing wins already
     # without Harvest abilities in the field and on c and r, a Harvest with r played too
     # counts r's symbols more (harvest_totals' sums), so H2(r) needs no recount
@@ -630,11 +643,6 @@ def value_push(T, S, Q, p, n, bad):
     for i in range(S[p, FIELD_N]):
         if S[p, CC + CC_N * S[p, FIELD + i] + CC_HARVEST_AB] != 0:
             plain = False
-    thr = 4 - decay_showing(T, S, p)
-    if S[p, DHEAD] < S[p, DN]:
-        lo = DECK + S[p, DHEAD]
-    else:
-        lo = DISC
     # the pool of the reveal after r: the pool less r, or (r the deck's last card) the
     # discard pile, reshuffled then
     if n > 1:
@@ -644,12 +652,17 @@ def value_push(T, S, Q, p, n, bad):
     else:
         n2 = 0
     d2 = n2 if n2 > 0 else 1
+    ddisc = 0
+    if n == 1 and n2 > 0:
+        for j in range(n2):
+            ddisc += net(S, p, S[p, DISC + j])
     total = 0
     for j in range(n):
         r = S[p, lo + j]
         nr = net(S, p, r)
         if nr >= thr:
-            continue                      # spoils: no Harvest, 0
+            total -= d2 * kap * nr        # spoils: no Harvest; r starts the next field
+            continue
         cc = CC + CC_N * r
         if plain and S[p, cc + CC_HARVEST_AB] == 0:
             h2 = harvest_value(T, S, Q, p, st, tok, lim, m1 + S[p, cc + CC_MANA],
@@ -663,13 +676,14 @@ def value_push(T, S, Q, p, n, bad):
             cont = h2
         elif n > 1:                       # the pool less r
             t = thr - nr
-            cont = (pool_below(S, p, lo, n, t) - (1 if nr < t else 0)) * h2
+            cont = ((pool_below(S, p, lo, n, t) - (1 if nr < t else 0)) * h2
+                    - kap * (dpool - nr))
         else:                             # the discard pile
-            cont = pool_below(S, p, DISC, n2, thr - nr) * h2
+            cont = pool_below(S, p, DISC, n2, thr - nr) * h2 - kap * ddisc
         cont += b * d2                    # the second push's bonus
-        stop = d2 * h1
+        stop = d2 * (h1 - kap * nr)
         total += cont if cont > stop else stop
-    return 1000 * (total + b * n * d2) >= Q[p, P_CAUTION] * n * d2 * h0
+    return 1000 * (total + b * n * d2) >= Q[p, P_CAUTION] * n * d2 * s0
 
 
 @kernel

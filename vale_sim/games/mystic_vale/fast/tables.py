@@ -100,10 +100,11 @@ VAB_SUNSTONE = VAB["spirit_to_wild"]
 (P_PUSH_RISK, P_MANA_TARGET, _P_FREE, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
  P_TOKEN_NEEDED, P_USE_SUNSTONE, P_EXPLORE, P_N_RULES, P_RULES,
  P_LOOKAHEAD, P_CAUTION, P_W_MANA, P_W_SPIRIT, P_W_HVP, P_DISCARD_PLAYS, P_STAGES,
- P_BEST_MIN, P_VALUE_PUSH, P_MIN_SCORE, P_PUSH_BONUS, P_N) = range(22)
+ P_BEST_MIN, P_VALUE_PUSH, P_MIN_SCORE, P_PUSH_BONUS, P_CARRY_DECAY, P_N) = range(23)
 # P_VALUE_PUSH: 1 if push_rule == "value" (engine-spec §6.1; P_CAUTION its caution)
 # P_MIN_SCORE: min_score (the value rule counts the purchases the policy would make)
 # P_PUSH_BONUS: push_bonus (the value rule: what a push is worth beyond its Harvest)
+# P_CARRY_DECAY: carry_decay_cost (the value rule: a net decay on the card left on deck)
 # P_BEST_MIN: 1 if `best` buy rules apply min_score / vale_min_score (engine-spec §6.5)
 # P_STAGES: a value player's stages (its score rows, engine-spec §6.7), else 1
 # P_LOOKAHEAD: 1 if push_rule == "lookahead" (engine-spec §6.1), else the risk rule
@@ -291,6 +292,7 @@ def policy_tables(cs: CardSet, policies) -> np.ndarray:
         par[P_VALUE_PUSH] = int(pol.push_rule == "value")
         par[P_MIN_SCORE] = pol.min_score
         par[P_PUSH_BONUS] = pol.push_bonus
+        par[P_CARRY_DECAY] = pol.carry_decay_cost
         adv_scores, vale_scores = stage_scores(cs, pol)
         par[P_STAGES] = len(adv_scores)
         for st in range(len(adv_scores)):

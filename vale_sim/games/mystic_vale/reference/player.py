@@ -291,18 +291,21 @@ class Player:
         if policy.push_rule == "value":
             n, n2, total, h0 = self.value_terms(policy)
             d2 = max(n2, 1)
+            stop = h0 - policy.carry_decay_cost * self.net(self.on_deck)
             return (1000 * (total + policy.push_bonus * n * d2)
-                    >= policy.lookahead_caution_permille * n * d2 * h0)
+                    >= policy.lookahead_caution_permille * n * d2 * stop)
         return bad * 1000 <= policy.push_risk_permille * len(pool)
 
     def value_terms(self, policy) -> tuple[int, int, int, int]:
         """The integers of the value rule (engine-spec §6.1), for an on-deck card c:
         (n, n2, total, H0).  ``n`` cards in the pool the next reveal r comes from, ``n2``
         in the pool of the reveal after it; H0 is the value of a Harvest now, H1 with c
-        played, H2(r) with c and r played; ``total`` = Σ over the reveals r that do not
-        spoil of max(max(n2, 1) × H1, good2(r) × H2(r) + push_bonus × max(n2, 1)),
-        good2(r) the cards of the next pool that would not spoil after r (n2 = 0:
-        H2(r) + push_bonus)."""
+        played, H2(r) with c and r played; with d2 = max(n2, 1), b = push_bonus and
+        k = carry_decay_cost (per net decay of the card left on deck), ``total`` = Σ
+        over the reveals r that do not spoil of max(d2 × (H1 − k net(r)), good2(r) ×
+        H2(r) − k × (net of the next pool) + b × d2), good2(r) the cards of the next
+        pool that would not spoil after r (n2 = 0: H2(r) + b), minus Σ over the
+        spoiling reveals of d2 × k × net(r) (r stays on deck)."""
         if self.harvest_value is None:
             raise ValueError('push_rule "value" needs the game\'s offer: a player of a '
                              "game (reference/game.py sets harvest_value)")
@@ -321,18 +324,22 @@ class Player:
         else:
             n2, after = 0, (lambda j: [])
         h0, h1 = value(), value(c)
+        b, k, d2 = policy.push_bonus, policy.carry_decay_cost, max(n2, 1)
         total = 0
         for j, r in enumerate(pool):
             nr = self.net(r)
             if nr >= thr:
-                continue                       # spoils: no Harvest, 0
+                total -= d2 * k * nr           # spoils: no Harvest; r starts the next field
+                continue
             h2 = value(c, r)
             if n2 == 0:
-                cont = h2
+                cont = h2                      # nothing left to reveal, nothing on deck
             else:
-                cont = sum(1 for x in after(j) if self.net(x) < thr - nr) * h2
-            cont += policy.push_bonus * max(n2, 1)       # the second push's bonus
-            total += max(max(n2, 1) * h1, cont)
+                nxt = after(j)
+                cont = (sum(1 for x in nxt if self.net(x) < thr - nr) * h2
+                        - k * sum(self.net(x) for x in nxt))
+            cont += b * d2                     # the second push's bonus
+            total += max(d2 * (h1 - k * nr), cont)
         return n, n2, total, h0
 
     def harvest_totals_with(self, cards) -> dict:
