@@ -239,6 +239,13 @@ def scaled(w: np.ndarray) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(int(round(SCALE * float(x))) for x in row) for row in np.atleast_2d(w))
 
 
+def vp_field(policy_cls, vp) -> dict:
+    """``{"value_vp": vp}`` for a game whose policy has that field (a push rule reads
+    it, e.g. Mystic Vale's "value" rule), else nothing."""
+    from dataclasses import fields
+    return {"value_vp": tuple(vp)} if any(f.name == "value_vp" for f in fields(policy_cls)) else {}
+
+
 def check_policy_weights(pol, adv: FeatureSpec, vale: FeatureSpec, error) -> None:
     """Check a policy's ``value_stages``/``value_adv``/``value_vale``/``value_vp`` (lists
     made tuples): 0 stages and no weights (a scripted player), or 1..MAX_STAGES rows of
@@ -314,6 +321,6 @@ def policy_from_file(path, data: dict, book, spec_adv: FeatureSpec, spec_vale: F
     data.setdefault("name", Path(path).stem)
     try:
         return replace(book.presets[base_name], value_stages=m.stages, value_adv=m.adv,
-                       value_vale=m.vale, value_vp=m.vp, **data)
+                       value_vale=m.vale, **vp_field(book.policy_cls, m.vp), **data)
     except (TypeError, PolicyError) as e:
         raise PolicyError(f"{path}: {e}") from None
