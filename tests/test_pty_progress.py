@@ -61,6 +61,8 @@ COMMANDS = [
     ("wither-odds", ["wither-odds", *ML, "--simulate", "--games", "300"], TQDM),
     ("seat-compensation", ["seat-compensation", *ML, "--players", "2", "--deals", "4"], TQDM),
     ("bench-spoil", ["bench", "--spoil", "--decks", "2"], TQDM),
+    ("train", ["train", "--players", "2", "--games", "100", "--iterations", "1",
+               "--eval-deals", "4", "--out", "v.json"], TQDM),
     ("end-trigger", ["end-trigger", *ML, "--players", "2", "--end-vp", "20", "--end-cubes", "",
                      "--end-bonus", "", "--deals", "2"], TQDM),
     # no progress bar (short, or one line per result): they must still run on a terminal
@@ -70,7 +72,7 @@ COMMANDS = [
     ("play-ml", ["play", *ML], None),
 ]
 # --progress draws the bar when stderr is not a terminal (a pipe here)
-WITH_PROGRESS_OPTION = ("meta", "optimize", "exploit")
+WITH_PROGRESS_OPTION = ("meta", "optimize", "exploit", "train")
 
 
 def _env(tmp_path) -> dict:
