@@ -199,6 +199,44 @@ def card_values(weights, feats: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # Fitting (vale-sim train)
 # ---------------------------------------------------------------------------
+def relative_positions(gain: np.ndarray, game: np.ndarray, player: np.ndarray, players: int,
+                       start: np.ndarray | None = None) -> np.ndarray:
+    """Each row's position relative to the table, from per-row gains (training rows).
+
+    ``gain`` [row, feature] is what the acting player ``player[row]`` gained at that row
+    (rows in play order, games contiguous, ``game[row]`` a game index); ``start``
+    [game, player, feature] what each player holds before the game's first row (default
+    nothing).  Returns [row, feature]: the acting player's holdings so far (its start plus
+    its gains up to and including the row) minus the mean of the other players'."""
+    n, d = gain.shape
+    G = np.zeros((n, players, d))
+    G[np.arange(n), player] = gain
+    C = np.cumsum(G, axis=0)
+    starts = np.flatnonzero(np.r_[True, game[1:] != game[:-1]])
+    C -= np.repeat(C[starts] - G[starts], np.diff(np.r_[starts, n]), axis=0)
+    if start is not None:
+        C += start[game]
+    mine = C[np.arange(n), player]
+    return mine - (C.sum(axis=1) - mine) / max(1, players - 1)
+
+
+def stage_blocks(x: np.ndarray, stage: np.ndarray, widths, stages: int) -> np.ndarray:
+    """The design matrix of :func:`fit_weights`: ``x`` [row, feature] cut into groups of
+    ``widths`` columns (e.g. advancement features, vale features, one control), each group
+    spread over ``stages`` blocks of which only the row's ``stage`` is filled: the columns
+    group 0 stage 0, group 0 stage 1, ..., group 1 stage 0, ..."""
+    n = len(x)
+    X = np.zeros((n, sum(widths) * stages))
+    col, off = 0, 0
+    for w in widths:
+        for s in range(stages):
+            m = stage == s
+            X[m, col + s * w:col + (s + 1) * w] = x[m, off:off + w]
+        col += w * stages
+        off += w
+    return X
+
+
 def fit_weights(X: np.ndarray, y: np.ndarray, groups: np.ndarray, spec_adv: FeatureSpec,
                 spec_vale: FeatureSpec, stages: int, n_controls: int,
                 ridge: float = 1e-3) -> dict:
