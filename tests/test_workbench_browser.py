@@ -170,6 +170,13 @@ def test_a_small_what_if_runs_to_completion_and_its_number_is_on_the_page(page, 
     row = next(r for r in run["result"]["players"][0]["cards"] if r["card"] == card)
     assert shown == row["change"]
     assert text == (f"{100 * shown:+.1f}" if shown else "0.0")
+    # the other two estimands, as the run computed them: per pick and bought, forced
+    row_el = page.locator(f'#wi-result tr[data-card="{card}"]').first
+    bought = row_el.locator("td.acquired").inner_text()
+    assert bought.startswith(f"{100 * row['acquired_original']:.1f} ["), bought
+    assert "→" in row_el.locator("td.per-pick").inner_text()
+    assert row_el.locator("td.forced").inner_text().startswith(
+        f"{100 * row['strength_original']:+.1f}" if row["strength_original"] else "0.0")
     assert page.locator('#wi-progress').evaluate("e => e.value === e.max")
     img = page.locator("#wi-result img.figure")               # the project's what-if figure
     img.wait_for()

@@ -41,6 +41,8 @@ function say(box, text, error = true) {
 const fmt = (v, d = 3) => (v === null || v === undefined || Number.isNaN(v)) ? "–" : Number(v).toFixed(d);
 const pp = (v, sign = true) => (v === null || v === undefined) ? "–" :
   ((sign && v > 0 ? "+" : "") + (100 * v).toFixed(1));
+const share = (v) => (v === null || v === undefined) ? "–" : (100 * v).toFixed(1);
+const ci0 = (c) => (Array.isArray(c) && c[0] !== null) ? `[${share(c[0])}, ${share(c[1])}]` : "";
 const ci = (c) => (Array.isArray(c) && c[0] !== null) ? `[${pp(c[0])}, ${pp(c[1])}]` : "";
 
 // ---------------------------------------------------------------- workspace (one per tab)
@@ -376,11 +378,16 @@ function showWhatIf(r, run) {
         el("td", { class: "num", text: ci(c.change_ci) }),
         el("td", { class: "num", text: ci(c.change_ci_adjusted) }),
         el("td", { text: c.moved ? "moved" : (c.within_noise ? "within noise" : "") }),
-        el("td", { class: "num", text: `${c.deals_changed}/${c.n_deals}` }));
+        el("td", { class: "num", text: `${c.deals_changed}/${c.n_deals}` }),
+        // the other estimands (docs/statistics.md 5.7): per pick, how often bought, forced
+        el("td", { class: "num per-pick", text: `${pp(c.per_pick_original)} ${ci(c.per_pick_original_ci)} → ${pp(c.per_pick_edited)} ${ci(c.per_pick_edited_ci)}` }),
+        el("td", { class: "num acquired", text: `${share(c.acquired_original)} ${ci0(c.acquired_original_ci)} → ${share(c.acquired_edited)} ${ci0(c.acquired_edited_ci)}` }),
+        el("td", { class: "num forced", text: `${pp(c.strength_original)} ${ci(c.strength_original_ci)} → ${pp(c.strength_edited)} ${ci(c.strength_edited_ci)}` }));
       return tr;
     });
     out.append(el("table", { class: "wi-cards" }, el("thead", {}, el("tr", {}, ...["card", `${what} original (pp)`, "verdict",
-      `${what} edited (pp)`, "verdict", "change (pp)", "interval", "adjusted", "", "deals changed"].map((h) => el("th", { text: h })))),
+      `${what} edited (pp)`, "verdict", "change (pp)", "interval", "adjusted", "", "deals changed",
+      "per pick (pp), original → edited", "bought (%), original → edited", "forced (pp), original → edited"].map((h) => el("th", { text: h })))),
       el("tbody", {}, ...rows)));
     const g = pc.game.map((m) => {
       const k = m.measure.startsWith("seat_") ? 100 : 1, d = k === 100 ? 1 : 2;
