@@ -89,6 +89,10 @@ def add_parser(sub) -> None:
                         "2,3,4 here, --games = deals per candidate and count)")
     p.add_argument("--numbers", default=None, metavar="A,B,...",
                    help="with --draft: only these open numbers (keys as printed)")
+    p.add_argument("--one-seed", action="store_true",
+                   help="with --draft: skip the second seed (by default the whole fill-in "
+                        "runs again at a second seed and each number says whether the two "
+                        "agree; this halves the games)")
     p.add_argument("--json", action="store_true", help="print the result as JSON (fractions)")
     from ..io import add_force_option
     add_force_option(p)
@@ -118,7 +122,8 @@ def run(args) -> int:
     if args.draft:
         return _run_draft(args, g, scheduler)
     check_needs(args, ("--numbers", False, "needs --draft (it picks open numbers of the "
-                                           "draft rulebook to fill in)"))
+                                           "draft rulebook to fill in)"),
+                ("--one-seed", False, "needs --draft (the second seed of the fill-in)"))
     if args.checkpoint:
         from ..cli import keep_for_resume
         keep_for_resume(args, args.checkpoint, "the finished runs")
@@ -186,7 +191,7 @@ def _run_draft(args, g, scheduler=None) -> int:
             print(f"\rbalance --draft: {n:,} games", end="", file=sys.stderr, flush=True)
     d = D.fill_in(g.name, args.set, players, args.games, args.confirm_games, args.seed,
                   args.margin / 100, args.baseline, args.engine, args.workers, keys,
-                  progress=bar, scheduler=scheduler)
+                  progress=bar, scheduler=scheduler, agreement=not args.one_seed)
     if bar is not None:
         print(file=sys.stderr)
     print(json.dumps(d.to_json(), sort_keys=True, default=str) if args.json else d.text())
