@@ -25,9 +25,10 @@ from vale_sim.games import GAMES, get_game
 # Options that name a file to read (a value may also be a bundled name); a list
 # option takes the bad file as one of its items.
 INPUT_DESTS = {"set", "card_set", "policy", "baseline", "start", "base", "deck", "edits",
-               "config"}
+               "config", "weak"}
 LIST_DESTS = {"policies", "population", "lineup"}
-POLICY_DESTS = {"policy", "baseline", "start", "base", "policies", "population", "lineup"}
+POLICY_DESTS = {"policy", "baseline", "start", "base", "policies", "population", "lineup",
+                "weak"}
 OUTPUT_DESTS = {"plot", "csv", "checkpoint", "index", "results"}
 # What a command needs besides the option under test.
 BASE = {"tournament": ["--policies", "balanced,greedy"],
@@ -37,6 +38,11 @@ BASE = {"tournament": ["--policies", "balanced,greedy"],
                     "mystic-lands": ["--edit", "Meadow.cost=+1"]},
         "meta": ["--players", "2"], "train": ["--players", "2"], "market-growth": [],
         "wither-rain": []}
+# What an option needs besides the command's base (an option that applies only with another).
+NEEDS = {("balance", "weak"): {"mystic-vale": ["--rules", "vp_pool", "--target",
+                                               "first-seat=40..60", "--games", "2"],
+                               "mystic-lands": ["--rules", "end_vp", "--target",
+                                                "first-seat=40..60", "--games", "2"]}}
 # Option values that are the base's own: replaced, not added twice.
 PAIR = {("tournament", "policies"), ("exploit", "policy")}
 
@@ -97,6 +103,7 @@ def test_the_cases_cover_the_new_commands():
 def _argv(cmd, game, dest, option, value):
     base = BASE.get(cmd, [])
     base = list(base[game] if isinstance(base, dict) else base)
+    base += NEEDS.get((cmd, dest), {}).get(game, [])
     if (cmd, dest) in PAIR:
         i = base.index(option)
         base[i + 1] = value if dest not in LIST_DESTS else f"{value},balanced"
