@@ -77,8 +77,8 @@ def value_base(g, base: str):
 def make_policy(g, cfg: TrainConfig, weights: dict, name: str):
     """The value player of ``weights`` (float arrays [stage, feature]; ``controls``, the
     fit's per-stage weights of VP tokens, if given, become its ``value_vp`` where the
-    game's policy has one: the value of a VP token, read by Mystic Vale's "value" push
-    rule, engine-spec §6.1; at least 0)."""
+    game's policy has one: the value of a VP token, read by a push rule that values a
+    Harvest's VP, engine-spec §6.1; at least 0)."""
     ctl = weights.get("controls")
     vp = () if ctl is None else tuple(max(0, v) for v in vm.scaled(ctl)[0])
     base = value_base(g, cfg.base)

@@ -278,8 +278,8 @@ def scaled(w: np.ndarray) -> tuple[tuple[int, ...], ...]:
 
 
 def vp_field(policy_cls, vp) -> dict:
-    """``{"value_vp": vp}`` for a game whose policy has that field (a push rule reads
-    it, e.g. Mystic Vale's "value" rule), else nothing."""
+    """``{"value_vp": vp}`` for a game whose policy has that field (a push rule that
+    values a Harvest's VP reads it, engine-spec §6.1), else nothing."""
     from dataclasses import fields
     return {"value_vp": tuple(vp)} if any(f.name == "value_vp" for f in fields(policy_cls)) else {}
 
