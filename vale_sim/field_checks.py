@@ -142,7 +142,10 @@ def planted_run(game: str, field: str, players: int = 2, games: int = 4000, seed
                     "useless_acquired": float(us["natural_acquired_rate"]),
                     "same_diff": m, "same_lo": lo, "same_hi": hi,
                     "below_zero": (df1.attrs.get("rationality") or {}).get("below_zero", 0)
-                    + (df2.attrs.get("rationality") or {}).get("below_zero", 0)})
+                    + (df2.attrs.get("rationality") or {}).get("below_zero", 0),
+                    "below_zero_cards": [c["card"] for d in (df1, df2)
+                                         for c in (d.attrs.get("rationality") or {})
+                                         .get("cards", [])]})
     return out
 
 
@@ -163,10 +166,10 @@ def monotone_run(game: str, field: str, players: int = 2, games: int = 4000, see
     return run, strength_frame(run, estimand="natural").set_index("card"), pairs
 
 
-def monotone_violations(run, df, pairs, confidence: float = 0.95) -> list[dict]:
-    """The pairs (better, original) shown lower by natural value or by per-pick value
-    (paired intervals, Bonferroni over the pairs and the two measures), or whose verdict
-    ranks lower."""
+def monotone_pairs(run, df, pairs, confidence: float = 0.95) -> list[dict]:
+    """Every pair (better, original): the paired natural-value difference at the
+    Bonferroni level over the pairs and the two measures, both per-pick values with their
+    intervals, both verdicts, and whether it reads lower (``lower``)."""
     level = 1 - (1 - confidence) / (2 * len(pairs))
     out = []
     for better, orig in pairs:
@@ -174,8 +177,23 @@ def monotone_violations(run, df, pairs, confidence: float = 0.95) -> list[dict]:
         pp_b, pp_o = df.loc[better], df.loc[orig]
         lower_pick = bool(pp_b["per_pick_hi"] < pp_o["per_pick_lo"])   # disjoint intervals
         rank = VERDICT_RANK[pp_b["verdict"]] < VERDICT_RANK[pp_o["verdict"]]
-        if hi < 0 or lower_pick or rank:
-            out.append({"better": better, "original": orig, "natural_diff": m, "lo": lo,
-                        "hi": hi, "per_pick_lower": lower_pick, "verdict_lower": rank,
-                        "verdicts": (pp_b["verdict"], pp_o["verdict"])})
+        out.append({"better": better, "original": orig, "natural_diff": m, "lo": lo,
+                    "hi": hi, "per_pick_lower": lower_pick, "verdict_lower": rank,
+                    "verdicts": (pp_b["verdict"], pp_o["verdict"]),
+                    "per_pick": (float(pp_b["per_pick_value"]), float(pp_o["per_pick_value"])),
+                    "acquired": (float(pp_b["natural_acquired_rate"]),
+                                 float(pp_o["natural_acquired_rate"])),
+                    "lower": bool(hi < 0 or lower_pick or rank)})
     return out
+
+
+_VIOLATION_KEYS = ("better", "original", "natural_diff", "lo", "hi", "per_pick_lower",
+                   "verdict_lower", "verdicts")
+
+
+def monotone_violations(run, df, pairs, confidence: float = 0.95) -> list[dict]:
+    """The pairs (better, original) shown lower by natural value or by per-pick value
+    (paired intervals, Bonferroni over the pairs and the two measures), or whose verdict
+    ranks lower."""
+    return [{k: r[k] for k in _VIOLATION_KEYS}
+            for r in monotone_pairs(run, df, pairs, confidence) if r["lower"]]
