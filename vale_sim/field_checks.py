@@ -143,7 +143,7 @@ def planted_run(game: str, field: str, players: int = 2, games: int = 4000, seed
                     "same_diff": m, "same_lo": lo, "same_hi": hi,
                     "below_zero": (df1.attrs.get("rationality") or {}).get("below_zero", 0)
                     + (df2.attrs.get("rationality") or {}).get("below_zero", 0),
-                    "below_zero_cards": [c["card"] for d in (df1, df2)
+                    "below_zero_cards": [c for d in (df1, df2)
                                          for c in (d.attrs.get("rationality") or {})
                                          .get("cards", [])]})
     return out
