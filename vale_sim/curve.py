@@ -70,21 +70,22 @@ def parse_values(text) -> list[int]:
     else:
         s = str(text).strip()
         fix = "write LO..HI (e.g. 1..6) or values separated by commas (e.g. 2,4,6)"
+        m = re.fullmatch(r"(\S+?)\s*\.\.\s*(\S+)", s)
         try:
-            m = re.fullmatch(r"(\S+?)\s*\.\.\s*(\S+)", s)
-            if m:
-                lo, hi = parse_int(m.group(1), True), parse_int(m.group(2), True)
-                if lo > hi:
-                    raise CurveError(f"--values {text!r}: {lo} is above {hi}; write the lower "
-                                     f"value first, e.g. {hi}..{lo}")
-                if hi - lo + 1 > CURVE_MAX_VALUES:
-                    raise CurveError(f"--values {text!r}: {hi - lo + 1:,} values; a curve takes "
-                                     f"at most {CURVE_MAX_VALUES} (narrow the range)")
-                vals = list(range(lo, hi + 1))
-            else:
-                vals = [parse_int(p.strip(), True) for p in s.split(",")] if s else []
+            ends = (parse_int(m.group(1), True), parse_int(m.group(2), True)) if m else None
+            vals = ([parse_int(p.strip(), True) for p in s.split(",")] if s and not m
+                    else [])
         except ValueError:
             raise CurveError(f"--values {text!r}: not whole numbers; {fix}") from None
+        if ends is not None:
+            lo, hi = ends
+            if lo > hi:
+                raise CurveError(f"--values {text!r}: {lo} is above {hi}; write the lower "
+                                 f"value first, e.g. {hi}..{lo}")
+            if hi - lo + 1 > CURVE_MAX_VALUES:
+                raise CurveError(f"--values {text!r}: {hi - lo + 1:,} values; a curve takes "
+                                 f"at most {CURVE_MAX_VALUES} (narrow the range)")
+            vals = list(range(lo, hi + 1))
     if not vals:
         raise CurveError(f"--values {text!r}: no value given; write LO..HI, e.g. 1..6")
     if any(v < 0 for v in vals):
