@@ -22,9 +22,9 @@ pytestmark = pytest.mark.compiled          # every test plays games with the fas
 # arm, seed 0: docs/curve.md) and which that field buys most often -- Dawnsinger (printed
 # cost 4, balanced, agreement 1.00, bought in 19.9% of the focal player's games).
 #
-# Why level 1: on every stable-balanced level-3 card of core (Model L3 Grove A, C, D, F,
-# G, H, J, Woodland Warden, Aurora) the same test finds the twin balanced at every cost
-# from printed to printed + 6 (4 of 4 seeds): the field then buys the original instead,
+# Why level 1: on every stable-balanced level-3 card of core (Model L3 Grove A, B, C, D,
+# F, G, H, J, Woodland Warden, Aurora) the same test finds the twin balanced at every cost
+# from printed to printed + 6 (44 of 44 runs): the field then buys the original instead,
 # and forcing a level-3 card that dear costs less than the 5 pp band, so the verdict rule
 # cannot see a +3 cost there (docs/curve.md, "What the curve can see").  On the five
 # stable-balanced level-1 cards the range holds the printed cost and not the planted one

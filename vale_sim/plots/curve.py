@@ -66,9 +66,11 @@ def plot_curve(df):
             handles.append(plt.Line2D([], [], marker="o", ls="", color=colour, mec="black",
                                       mew=0.5))
             labels.append(verdict)
-    axes[0][-1].legend(handles, labels, fontsize=7, loc="best")
+    ncol = min(len(labels), 3 if len(counts) == 1 else 6)
+    fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=ncol, frameon=False)
     rng = df.attrs.get("summary", [""])[0]
     fig.suptitle(f"Price curve of {c['card']}.{c['number']}  (estimand {c['estimand']}, "
                  f"seed {c['seed']})\n{rng}", fontsize=10)
-    fig.tight_layout()
+    rows = -(-len(labels) // ncol)
+    fig.tight_layout(rect=(0, 0.035 * rows + 0.02, 1, 1))
     return fig
