@@ -148,6 +148,13 @@ def test_an_interrupted_curve_resumes_to_the_same_result(tmp_path):
         C.price_curve("Podlings", "cost", checkpoint=ck, progress=_Stop(2), **kw)
     assert len(ck.read_text().splitlines()) == 1 + 2        # the header, two finished values
     assert written_by_vale_sim(ck)
+    lines = ck.read_text().splitlines()
+    bad = tmp_path / "bad.json"                               # a finished line tampered with
+    rec = json.loads(lines[1])
+    rec["run"]["natural"] = [[0.5]]
+    bad.write_text("\n".join([lines[0], json.dumps(rec), lines[2]]) + "\n")
+    with pytest.raises(C.CurveError, match="line 2 is not a finished run"):
+        C.price_curve("Podlings", "cost", checkpoint=bad, resume=True, **kw)
     with ck.open("a") as f:                                   # a line cut short by a kill
         f.write('{"key": "[2, 3]", "run": {"natu')
     again = C.price_curve("Podlings", "cost", checkpoint=ck, resume=True, **kw)

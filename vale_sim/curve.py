@@ -260,7 +260,9 @@ class _Checkpoint:
         for i, line in enumerate(lines[1:], 2):
             try:
                 rec = json.loads(line)
-                runs[rec["key"]] = _arrays(rec["run"])
+                run = _arrays(rec["run"])
+                _check_shapes(rec["key"], run)
+                runs[rec["key"]] = run
             except (ValueError, KeyError, TypeError, RecursionError):
                 if i == len(lines):             # an append cut short: played again
                     break
@@ -286,6 +288,17 @@ class _Checkpoint:
             f.write(json.dumps({"key": key, "run": _lists(run)}) + "\n")
             f.flush()
             os.fsync(f.fileno())
+
+
+def _check_shapes(key: str, e: dict) -> None:
+    """A stored run of key ``[players, value]`` has (players, deals) arrays of the arms and
+    (deals,) acquisition shares; ValueError otherwise."""
+    players, _ = json.loads(key)
+    want = (int(players), int(e["deals"]))
+    arrays = [e["natural"]] + [a for pair in e["arms"].values() for a in pair]
+    if len(e["arms"]) != 1 or any(a.shape != want for a in arrays) or any(
+            v.shape != want[1:] for d in (e["got"], e["got_natural"]) for v in d.values()):
+        raise ValueError("arrays of the wrong shape")
 
 
 def _stored(run) -> dict:
