@@ -184,3 +184,23 @@ def test_the_command_keeps_its_checkpoint_on_ctrl_c(tmp_path, monkeypatch, capsy
     assert main(argv + ["--resume", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["replayed_from_checkpoint"] == 1 and len(d["rows"]) == 2
+
+
+def test_one_value_reads_the_card_tables_verdict():
+    """A curve of one value is a family of one card: its verdict, estimates and agreement
+    are those of the card table (advancements.strength_frame) of that card alone, in the
+    set edited to that value, on the same deals."""
+    from vale_sim.advancements import game_strength_run, strength_frame
+    g = get_game("mystic-vale")
+    df = C.price_curve("Podlings", "cost", "3", 2, g.name, games=600, seed=2)
+    cs = g.edit_card(g.load_card_set("core"), "Podlings", "cost", 3, False)[0]
+    run = game_strength_run(g.name, cs, 600, 2, 2, g.resolve_baseline("value-{P}p", 2, cs),
+                            ["Podlings"])
+    ref = strength_frame(run, estimand="natural").iloc[0]
+    row = df.iloc[0]
+    assert row["verdict"] == ref["verdict"]
+    for mine, theirs in (("natural_value", "natural_value"), ("natural_lo", "natural_lo"),
+                         ("per_pick_value", "per_pick_value"), ("forced_value", "strength"),
+                         ("acquired", "natural_acquired_rate"),
+                         ("verdict_agreement", "verdict_agreement")):
+        assert row[mine] == pytest.approx(ref[theirs], nan_ok=True), mine
