@@ -36,6 +36,8 @@ BASE = {"tournament": ["--policies", "balanced,greedy"],
         "optimize": ["--players", "2"], "pools": ["--games", "2"],
         "what-if": {"mystic-vale": ["--edit", "Podlings.cost=+1"],
                     "mystic-lands": ["--edit", "Meadow.cost=+1"]},
+        "curve": {"mystic-vale": ["--card", "Podlings", "--number", "cost"],
+                  "mystic-lands": ["--card", "Meadow", "--number", "cost"]},
         "meta": ["--players", "2"], "train": ["--players", "2"], "market-growth": [],
         "wither-rain": []}
 # What an option needs besides the command's base (an option that applies only with another).
@@ -97,7 +99,7 @@ def test_every_file_option_is_classified():
 def test_the_cases_cover_the_new_commands():
     cmds = {c for c, *_ in input_options()}
     assert {"exploit", "meta", "optimize", "strategy", "balance", "what-if", "report", "play",
-            "run", "spoil-odds", "wither-odds", "tournament", "simulate"} <= cmds
+            "run", "spoil-odds", "wither-odds", "tournament", "simulate", "curve"} <= cmds
 
 
 def _argv(cmd, game, dest, option, value):

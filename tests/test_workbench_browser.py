@@ -430,3 +430,26 @@ def test_the_edited_set_downloads_as_toml_that_loads(page, tmp_path):
     got = {(c["name"], f): v for c in g.describe_cards(cs, as_json=True)["cards"]
            if c["type"] != "starting" for f, v in c["numbers"].items()}
     assert got[(card, "cost")] == {"value": int(inp.input_value()), "source": "user"}
+
+
+def test_a_cards_row_opens_its_price_curve(page, server):
+    """The "price curve" button of a card's row: the Curve tab with that card and its cost,
+    run at once; the figure and one row per value come back (issue 40, item 1)."""
+    page.click('nav button[data-tab="curve"]')
+    page.fill("#cv-games", "4")
+    page.select_option("#cv-engine", "reference")
+    page.click('nav button[data-tab="cards"]')
+    assert page.locator('#cards-table tr[data-type="starting"] button.curve-open').count() == 0
+    page.click('#cards-table tr[data-card="Podlings"] button.curve-open')
+    assert page.locator("#tab-curve").is_visible()
+    assert page.input_value("#cv-card") == "Podlings" and page.input_value("#cv-number") == "cost"
+    page.wait_for_selector('#cv-result[data-status="done"] table.cv-rows', timeout=180_000)
+    assert "Price curve of Podlings.cost (printed 2)" in page.inner_text("#cv-result .cv-what")
+    assert "field value-2p" in page.inner_text("#cv-result .cv-what")
+    run = _get(server, f"/api/runs/{page.get_attribute('#cv-result', 'data-run')}")["result"]
+    shown = page.locator("#cv-result table.cv-rows tbody tr")
+    assert shown.count() == len(run["rows"]) == len(run["values"])
+    assert page.locator("#cv-result .cv-summary").first.inner_text() == run["summary"][0]
+    page.wait_for_function("document.querySelector('#cv-result img.figure') && "
+                           "document.querySelector('#cv-result img.figure').complete")
+    assert page.locator("#cv-result img.figure").evaluate("e => e.naturalWidth") > 100

@@ -70,6 +70,9 @@ SHARED = (
     Study("balance", command="balance", parser="vale_sim.commands.balance",
           doc="the fewest integer card edits after which every card is shown balanced "
               "(vale_sim.balance)"),
+    Study("curve", command="curve", parser="vale_sim.commands.curve",
+          doc="one card at every value of one number: its price curve and balanced range "
+              "(vale_sim.curve)"),
 )
 
 
