@@ -25,10 +25,10 @@ from vale_sim.games import GAMES, get_game
 # Options that name a file to read (a value may also be a bundled name); a list
 # option takes the bad file as one of its items.
 INPUT_DESTS = {"set", "card_set", "policy", "baseline", "start", "base", "deck", "edits",
-               "config", "weak"}
+               "config", "weak", "level"}
 LIST_DESTS = {"policies", "population", "lineup"}
 POLICY_DESTS = {"policy", "baseline", "start", "base", "policies", "population", "lineup",
-                "weak"}
+                "weak", "level"}
 OUTPUT_DESTS = {"plot", "csv", "checkpoint", "index", "results"}
 # What a command needs besides the option under test.
 BASE = {"tournament": ["--policies", "balanced,greedy"],
@@ -39,6 +39,7 @@ BASE = {"tournament": ["--policies", "balanced,greedy"],
         "curve": {"mystic-vale": ["--card", "Podlings", "--number", "cost"],
                   "mystic-lands": ["--card", "Meadow", "--number", "cost"]},
         "meta": ["--players", "2"], "train": ["--players", "2"], "market-growth": [],
+        "luck": ["--players", "2", "--deals", "2", "--bootstrap", "20"],
         "wither-rain": []}
 # What an option needs besides the command's base (an option that applies only with another).
 NEEDS = {("balance", "weak"): {"mystic-vale": ["--rules", "vp_pool", "--target",

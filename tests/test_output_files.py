@@ -42,6 +42,7 @@ FILE_OUTPUTS = {
     ("optimize", "--out"): (["--players", "2"], "mine.toml", "mine.toml"),
     ("exploit", "--out"): (["--policy", "balanced", "--players", "2"], "mine.toml", "mine.toml"),
     ("train", "--out"): (["--players", "2"], "mine.json", "mine.json"),
+    ("luck", "--out"): (["--players", "2"], "mine.json", "mine.json"),
     ("report", "--index"): ([], "site", "site/index.html"),
     ("pools", "--plot"): (["--games", "2"], "figs", "figs/pool_length.png"),
     ("seat-compensation", "--plot"): (["--game", "mystic-lands"], "figs",

@@ -62,6 +62,7 @@ COMMANDS = [
                       "strength"], r"\[\d/1\] Podlings"),
     ("strategy", ["strategy", "--games", "2", "--deals", "2"], TQDM),
     ("pools", ["pools", "--players", "2", "--pools", "23", "--games", "10"], TQDM),
+    ("luck", ["luck", "--players", "2", "--deals", "40", "--bootstrap", "20"], TQDM),
     ("wither-odds", ["wither-odds", *ML, "--simulate", "--games", "300"], TQDM),
     ("seat-compensation", ["seat-compensation", *ML, "--players", "2", "--deals", "4"], TQDM),
     ("bench-spoil", ["bench", "--spoil", "--decks", "2"], TQDM),
