@@ -114,6 +114,9 @@ Optional hooks (every one has a default, so a game may leave them out):
   workbench (docs/statistics.md §5.6, "One field everywhere").  Switching the field
   is this one line per game.  ``None``: the game bundles no strong field, and those
   defaults use ``default_policy``.
+* ``settle_field``: the second strong field (a spec as ``strong_field``): the strongest
+  field before the strongest, which decides whether a verdict under the strongest is
+  *settled* (the reports; :func:`vale_sim.strong_field.settle_field_of`).
 * ``estimate_bounds(cs, card, field) -> (lo, hi, why) | None``: the range the game's
   own estimates keep a number of ``card`` in (e.g. a cost in the cost band of the
   card's level) and a phrase saying so, so ``vale-sim balance`` refits an *estimated*
@@ -205,6 +208,7 @@ class Game:
     estimate_bounds: Callable[..., Any] | None = None
     # the strongest bundled field ({P}: the player count); None: default_policy
     strong_field: str | None = None
+    settle_field: str | None = None
 
     def __post_init__(self):
         # every game takes mixed fields (vale_sim.mixture, docs/meta.md §6b): a mixture
