@@ -147,3 +147,26 @@ def test_detection_limit_and_games_to_decide():
 def test_the_race_seed_depends_on_the_card_not_the_others():
     assert R.race_seed(0, "A", 0) == R.race_seed(0, "A", 0) != R.race_seed(0, "B", 0)
     assert R.race_seed(0, "A", 1) != R.race_seed(0, "A", 0)
+
+
+class _Run:
+    """A stand-in for a StrengthRun: per-deal natural and forced values of one card."""
+    def __init__(self, nat, frc):
+        self.nat, self.frc = np.asarray(nat, float), np.asarray(frc, float)
+
+    def natural_deals(self, card):
+        return self.nat
+
+    def strength_deals(self, card):
+        return self.frc
+
+
+def test_a_card_is_pushed_only_if_the_errata_moved_it():
+    rng = np.random.default_rng(1)
+    base = rng.normal(0.02, 0.1, 2000)
+    noise = rng.normal(0, 0.01, 2000)
+    r0 = _Run(base, base)
+    assert R.moved_toward(r0, _Run(base + 0.01 + noise, base), "X", "over")
+    assert not R.moved_toward(r0, _Run(base + noise, base), "X", "over")       # flips in noise
+    assert R.moved_toward(r0, _Run(base, base - 0.01 + noise), "X", "under")
+    assert not R.moved_toward(r0, _Run(base, base + 0.01 + noise), "X", "under")

@@ -441,3 +441,28 @@ def split_confirmed(candidates: list[dict], rejected: dict) -> tuple[list, list]
     unc = [dict(e, confirmed=False, why=rejected[e["edit"]])
            for e in candidates if e["edit"] in rejected]
     return props, unc
+
+
+def moved_z(run0, run1, card: str, flag: str) -> float:
+    """How far ``card`` moved toward ``flag`` between two strength runs on the same deals,
+    in standard errors of the paired per-deal difference: over -- the rise of its natural
+    value; under -- the fall of its forced value (nan for no flag or too few deals)."""
+    if flag == "over":
+        d, sign = run1.natural_deals(card) - run0.natural_deals(card), 1
+    elif flag == "under":
+        d, sign = run1.strength_deals(card) - run0.strength_deals(card), -1
+    else:
+        return math.nan
+    if d.size < 2:
+        return math.nan
+    se = float(d.std(ddof=1)) / math.sqrt(d.size)
+    m = sign * float(d.mean())
+    return m / se if se > 0 else (math.inf if m > 0 else -math.inf if m < 0 else 0.0)
+
+
+def moved_toward(run0, run1, card: str, flag: str, z: float = 2.0) -> bool:
+    """Whether ``card`` moved toward ``flag`` by more than ``z`` SE between two strength
+    runs on the same deals (:func:`moved_z`; docs/balance.md, "The search": a card is
+    pushed beyond the margin by the errata only if they moved it)."""
+    v = moved_z(run0, run1, card, flag)
+    return bool(v == v and v > z)
