@@ -828,7 +828,8 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
     det = {}
     for p in counts:
         run = screen[p][0]
-        sds = [float(run.natural_deals(c).std(ddof=1)) for c in names
+        deals_of = run.strength_deals if estimand == "prefer" else run.natural_deals
+        sds = [float(deals_of(c).std(ddof=1)) for c in names
                if screen[p][1][c]["taken"] and run.deals > 1]
         sd = float(np.median(sds)) if sds else math.nan
         det[str(p)] = {"sd": sd, "deals": int(run.deals), "tests": 2 * len(names),
@@ -869,7 +870,8 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
             if fr is None:
                 continue
             if estimated_only and sources.get(c, {}).get(f) not in ESTIMATED_SOURCES:
-                reasons.append(f"{f} is printed")
+                reasons.append(f"{f} is a printed number (source "
+                               f"{sources.get(c, {}).get(f, '?')}; --estimated-only)")
                 continue
             stronger = STRONGER.get(f)
             if stronger is None:
@@ -892,7 +894,10 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
                 out_of_band = not band[0] <= v0 <= band[1]
                 blo, bhi = max(lo, band[0]), min(hi, band[1])
             values = [v for v in range(blo, bhi + 1) if out_of_band or (v - v0) * fix > 0]
-            wide = sorted(set(wide) - set(values)) if not out_of_band else []
+            # a refit of estimates (--estimated-only) stays inside the band: it is the
+            # range the game's own estimates keep (docs/balance.md, "Bounds")
+            wide = (sorted(set(wide) - set(values))
+                    if not out_of_band and not estimated_only else [])
             if not values and not wide:
                 reasons.append(f"{f} cannot move {'up' if fix > 0 else 'down'} from {v0}"
                                + (f" ({band[2]})" if band else ""))
@@ -1238,8 +1243,9 @@ def format_text(b: Balance) -> str:
              f"{100 * c['confirm_confidence']:.2f}% before the card correction)."]
     det = c.get("detection_limit") or {}
     if det:
+        what = "natural value" if c.get("estimand", "prefer") == "natural" else "strength"
         lines.append("Detection limit at this size: the screen finds a card with 80 % power "
-                     "when its natural value is beyond " + ", ".join(
+                     f"when its {what} is beyond " + ", ".join(
                          f"±{100 * d['limit']:.1f} pp at {p}p" for p, d in det.items())
                      + " (" + ", ".join(f"{d['deals']} deals, per-deal SD {100 * d['sd']:.1f}"
                                         f" pp, {d['tests']} tests" for d in det.values())
