@@ -1216,7 +1216,7 @@ def _race_line(t: dict, counts) -> str:
         for p in counts)
     return (head + f" -> {r['proposal']} [{r['status']}]; passing "
             + (f"{r['passing'][0]}..{r['passing'][1]}" if r["passing"] else "none")
-            + f"; fitted gap {100 * r['fitted_gap']:.1f} pp (printed value "
+            + f"; fitted gap {100 * r['fitted_gap']:.1f} pp (at {r['old']}, as given: "
             f"{100 * r['fitted_gap_printed']:.1f}); {vals}; {n_c} candidates raced, "
             f"{games:,} games per arm" + (f"; {r['band']}" if r.get("band") else "")
             + ("; outside the band: no value inside it passes" if r.get("beyond_band")
