@@ -122,7 +122,7 @@ def test_mystic_lands_end_vp(capsys):
     assert main(["curve", "--game", "mystic-lands", "--card", "Meadow", "--number", "end_vp",
                  "--values", "0..1", "--games", "8", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
-    assert d["game"] == "mystic-lands" and d["field"] == "meta-2p"
+    assert d["game"] == "mystic-lands" and d["field"] == "value-2p"
     assert [r["value"] for r in d["rows"]] == [0, 1]
 
 
