@@ -280,6 +280,32 @@ def frame(out: FastGames, cs, policies):
     return pd.DataFrame({c: cols[c] for c in order})
 
 
+def outcomes(out: FastGames, cs, policies):
+    """The :class:`~vale_sim.games.base.Outcomes` of a batch: the arrays of
+    :func:`frame`'s columns the studies reduce, without the frame."""
+    from vale_sim.games.base import Outcomes
+    counts = {}
+    for i, a in enumerate(cs.advances):
+        if a.level:
+            counts[f"buy:{a.name}"] = out.acquired[:, :, i]
+    for v, vale in enumerate(cs.vales):
+        counts[f"vale:{vale.name}"] = out.vales[:, :, v]
+    return Outcomes(first_game=out.first_game, policies=tuple(p.name for p in policies),
+                    share=out.share, score=out.res[:, :, L.RS_SCORE],
+                    seat=out.res[:, :, L.RS_SEAT], event=out.res[:, :, L.RS_WITHERS],
+                    rounds=out.gout[:, L.GO_ROUNDS],
+                    truncated=out.gout[:, L.GO_TRUNC].astype(bool), counts=counts)
+
+
+def run_outcomes(cs, players: int, seed: int, n_games: int, policies=None,
+                 rules: Rules | None = None, first_game: int = 0):
+    """The games of :func:`run_fast` as outcome arrays (``Game.run_outcomes``)."""
+    cs = C.load_card_set(cs)
+    pols = policies_for(players, policies)
+    out = simulate(cs, players, seed, n_games, pols, rules, first_game=first_game)
+    return outcomes(out, cs, pols)
+
+
 def run_fast(cs, players: int, seed: int, n_games: int, policies=None,
              rules: Rules | None = None, first_game: int = 0):
     """Games first_game .. first_game+n_games-1 as the results frame (Game.run_fast)."""

@@ -250,6 +250,33 @@ def frame(out: FastGames, cs: CardSet, policies: list[Policy]):
     return df
 
 
+def outcomes(out: FastGames, cs: CardSet, policies: list[Policy]):
+    """The :class:`~vale_sim.games.base.Outcomes` of a FastGames batch: the arrays
+    of :func:`frame`'s columns the studies reduce, without the frame (views of the
+    kernel's arrays: no copy)."""
+    from vale_sim.games.base import Outcomes
+    counts = {}
+    for k, a in enumerate(cs.advancements):
+        if a.supply != "starter":
+            counts[f"buy:{a.name}"] = out.acquired[:, :, k]
+    for v, vale in enumerate(cs.vales):
+        counts[f"vale:{vale.name}"] = out.vales[:, :, v]
+    return Outcomes(first_game=out.first_game, policies=tuple(p.name for p in policies),
+                    share=out.share, score=out.res[:, :, R_SCORE], seat=out.res[:, :, R_SEAT],
+                    event=out.res[:, :, R_SPOILS], rounds=out.gout[:, GO_ROUNDS],
+                    truncated=out.gout[:, GO_TRUNC].astype(bool), counts=counts)
+
+
+def run_outcomes(cs, players: int, seed: int, n_games: int, policies=None,
+                 rules: Rules | None = None, first_game: int = 0):
+    """The games of :func:`run_fast` as outcome arrays (``Game.run_outcomes``)."""
+    cs = _card_set(cs)
+    pols = policies_for(players, policies)
+    out = simulate(cs, players, seed, n_games, pols, rules, first_game=first_game,
+                   details=False)
+    return outcomes(out, cs, pols)
+
+
 def run_fast(cs, players: int, seed: int, n_games: int, policies=None,
               rules: Rules | None = None, first_game: int = 0):
     """n_games games as a DataFrame, one row per game and player.
