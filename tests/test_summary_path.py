@@ -139,3 +139,28 @@ def test_a_run_in_this_process_is_one_chunk_and_its_memory_check_asks_nothing(mo
     cfg = runner.RunConfig(card_set="core", players=2, seed=1, games=30)
     o = runner.run_outcomes(cfg, on_chunk=lambda f, n: chunks.append((f, n)))
     assert chunks == [(0, 30)] and o.n == 30 and calls == []
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_tables_kept_between_runs_are_never_written(game):
+    """The fast engines keep their card and policy tables between runs (a study plays
+    many short ones): after games with every preset, each kept table still equals
+    one built afresh."""
+    import importlib
+    g = get_game(game)
+    api = importlib.import_module(g.package + ".fast.api")
+    tables = importlib.import_module(g.package + ".fast.tables")
+    cs = g.load_card_set(g.default_card_set)
+    presets = [p for p in g.presets if not p.startswith("search")]
+    for p in presets:
+        runner.run_outcomes(runner.RunConfig(card_set=cs, players=3, seed=4, games=6,
+                                             policies=(p, presets[0], p), game=g.name))
+    assert api._TABLES and api._CARD_TABLES
+    for key, (kept_cs, t) in api._CARD_TABLES.items():
+        assert np.array_equal(t, tables.card_tables(kept_cs, key[2], key[3]))
+    for key, (kept_cs, t) in api._TABLES.items():
+        if game == "mystic-vale":
+            fresh = tables.policy_tables(kept_cs, list(key[2]))
+        else:
+            fresh = tables.game_tables(kept_cs, key[2], key[3], list(key[4]))
+        assert np.array_equal(t, fresh), key[0]

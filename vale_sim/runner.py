@@ -190,7 +190,7 @@ class RunConfig:
         """
         g = self.game_obj()
         cs = self.cards()
-        g.validate_playable(cs, self.players)
+        _validate_playable(g, cs, self.players)
         g.check_policies(cs, list(self.policy_list()))
         return dataclasses.replace(self, card_set=cs, policies=self.policy_list(),
                                    engine=effective_engine(self.engine, g))
@@ -222,6 +222,22 @@ class RunConfig:
         """A hash of everything that determines the results of game i (not the
         number of games, the chunking, the time or the git commit)."""
         return manifest_key(self._key_fields())
+
+
+#: (game, id of a loaded card set, players) -> the set, for the last few sets found
+#: playable: a study resolves many short runs of one set (the set is held, so its id
+#: is not reused while it is here).
+_PLAYABLE: dict = {}
+
+
+def _validate_playable(g: Game, cs, players: int) -> None:
+    key = (g.name, id(cs), players)
+    if _PLAYABLE.get(key) is cs:
+        return
+    g.validate_playable(cs, players)
+    if len(_PLAYABLE) >= 32:
+        del _PLAYABLE[next(iter(_PLAYABLE))]
+    _PLAYABLE[key] = cs
 
 
 def _get(d: dict, dotted: str):
@@ -1140,7 +1156,20 @@ def _execute_dask(task, cfg, chunks, scheduler, consume,
                     client.close(timeout=5)
 
 
+class _NoBar:
+    """The progress bar of a run that shows none (a tqdm costs a study's short runs
+    more than their games)."""
+
+    def update(self, n=1):
+        pass
+
+    def close(self):
+        pass
+
+
 def _progress_bar(total: int, initial: int, progress: bool):
+    if not progress:
+        return _NoBar()
     from tqdm import tqdm
     return tqdm(total=total, initial=initial, unit="game", unit_scale=True, dynamic_ncols=True,
                 disable=not progress or not sys.stderr.isatty(), desc="games", smoothing=0.1)

@@ -130,6 +130,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, Callable
 
 #: Columns every game's per-game/player results frame has.
@@ -244,6 +245,36 @@ class Game:
 COUNT_MARK = ":"
 
 
+class CountColumns(Mapping):
+    """The purchase-count columns of :class:`Outcomes` as a read-only mapping, column
+    name -> ``[n, P]`` array, over the kernels' kind-major arrays without copying or
+    slicing them up front: ``blocks`` are ``(rows, array)`` pairs, ``rows`` a dict
+    column -> row of ``array`` (``[kinds, n, P]``), shared by every run of a card
+    set."""
+
+    __slots__ = ("_blocks",)
+
+    def __init__(self, blocks):
+        self._blocks = tuple(blocks)
+
+    def __getitem__(self, name):
+        for rows, a in self._blocks:
+            r = rows.get(name)
+            if r is not None:
+                return a[r]
+        raise KeyError(name)
+
+    def __contains__(self, name):
+        return any(name in rows for rows, _ in self._blocks)
+
+    def __iter__(self):
+        for rows, _ in self._blocks:
+            yield from rows
+
+    def __len__(self):
+        return sum(len(rows) for rows, _ in self._blocks)
+
+
 @dataclass
 class Outcomes:
     """The results of games ``first_game .. first_game+n-1`` as arrays, in game order:
@@ -266,7 +297,7 @@ class Outcomes:
     event: Any
     rounds: Any
     truncated: Any
-    counts: dict
+    counts: Mapping
 
     @property
     def n(self) -> int:
@@ -277,10 +308,10 @@ class Outcomes:
         return int(self.share.shape[1])
 
     def nbytes(self) -> int:
-        """Bytes of the arrays (the runner's memory check)."""
-        arrays = (self.share, self.score, self.seat, self.event, self.rounds, self.truncated,
-                  *self.counts.values())
-        return int(sum(a.nbytes for a in arrays))
+        """Bytes of the arrays (the runner's memory check), the count columns taken as
+        8 bytes a cell (what the engines give) without visiting them."""
+        arrays = (self.share, self.score, self.seat, self.event, self.rounds, self.truncated)
+        return int(sum(a.nbytes for a in arrays)) + 8 * len(self.counts) * self.share.size
 
     @classmethod
     def from_frame(cls, df, event: str, players: int, first_game: int | None = None
