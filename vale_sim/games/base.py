@@ -120,6 +120,11 @@ Optional hooks (every one has a default, so a game may leave them out):
   workbench (docs/statistics.md §5.6, "One field everywhere").  Switching the field
   is this one line per game.  ``None``: the game bundles no strong field, and those
   defaults use ``default_policy``.
+* ``bench_skeleton``: ``"module:function"`` of the game's **skeleton game**, a numba
+  function ``play(n_games, seed)`` doing only the irreducible work of a 2-player game of
+  its default set (returns a checksum); ``vale-sim bench`` times it in the same process
+  as the fast engine, interleaved, and prints the ratio (docs/speed.md).  ``None``: no
+  skeleton, bench prints the engine's figures alone.
 * ``estimate_bounds(cs, card, field) -> (lo, hi, why) | None``: the range the game's
   own estimates keep a number of ``card`` in (e.g. a cost in the cost band of the
   card's level) and a phrase saying so, so ``vale-sim balance`` refits an *estimated*
@@ -213,6 +218,8 @@ class Game:
     estimate_bounds: Callable[..., Any] | None = None
     # the strongest bundled field ({P}: the player count); None: default_policy
     strong_field: str | None = None
+    # "module:function" of the skeleton game bench times the fast engine against
+    bench_skeleton: str | None = None
 
     def __post_init__(self):
         # every game takes mixed fields (vale_sim.mixture, docs/meta.md §6b): a mixture

@@ -126,6 +126,7 @@ GAME = Game(
     results_frame=_records.results_frame,
     run_fast=_run_fast,
     run_outcomes=_run_outcomes,
+    bench_skeleton=__name__ + ".skeleton:play",
     event_column="spoils",
     players=(2, 3, 4),
     base_columns=BASE_COLUMNS,
