@@ -246,11 +246,10 @@ def _mean_sd(d: np.ndarray) -> tuple[float, float]:
 def _t_interval(m, sd, n: int, changed, confidence: float) -> tuple[np.ndarray, np.ndarray]:
     """:func:`paired_interval`'s bounds from the mean, SD and n, for arrays of any shape
     (``changed``: deals changed, 0 gives the zero-count bound)."""
-    from scipy.stats import t
     m = np.asarray(m, float)
     if n >= 2:
         se = np.asarray(sd, float) / math.sqrt(n)
-        q = float(t.ppf(0.5 + confidence / 2, n - 1))
+        q = stats.t_quantile(0.5 + confidence / 2, n - 1)
         # A difference of two win shares lies in [-1, 1]; so does the interval.
         lo, hi = np.fmax(-1.0, m - q * se), np.fmin(1.0, m + q * se)
     else:

@@ -741,7 +741,8 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
         names = list(known)
     if not names:
         raise BalanceError("--cards: no card to balance")
-    editable_any = {f for c in names for f in fields if _field_range(g, cs0, c, f)}
+    # (each field asks the cards only until one has it editable: probing is slow)
+    editable_any = {f for f in fields if any(_field_range(g, cs0, c, f) for c in names)}
     for f in fields:
         if f not in editable_any:
             raise BalanceError(f"--fields: {f!r} is not an editable number of any card "
