@@ -164,3 +164,8 @@ def test_the_tables_kept_between_runs_are_never_written(game):
         else:
             fresh = tables.game_tables(kept_cs, key[2], key[3], list(key[4]))
         assert np.array_equal(t, fresh), key[0]
+
+
+def test_outcomes_from_a_pool_of_workers_equal_one_chunk_in_this_process():
+    cfg = runner.RunConfig(card_set="core", players=2, seed=3, games=120)
+    _assert_same(runner.run_outcomes(cfg), runner.run_outcomes(cfg, workers=2, chunk_size=25))
