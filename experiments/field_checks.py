@@ -3,9 +3,13 @@ print what they saw as JSON: planted twins and strictly better printings.
 
     python experiments/field_checks.py --field value-2p --games 4000 --seed 0
     python experiments/field_checks.py --field meta-2p  --games 4000 --seed 0   # the old field
+    python experiments/field_checks.py --game mystic-lands --field meta-2p --games 4000 --seed 0
+
+``--game`` (default mystic-vale) picks the game, whose value module lists the planted and
+checked cards and says how to plant them (vale_sim.field_checks).
 
 The suite holds the strongest bundled field to the same checks (tests/test_field_checks.py);
-docs/statistics.md §5.9 records both fields' results.
+docs/statistics.md §5.9 records the results, per game and field.
 """
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ import time
 def main(argv=None) -> int:
     from vale_sim import field_checks as fc
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--game", default="mystic-vale")
+    ap.add_argument("--game", default="mystic-vale", help="the game (default mystic-vale)")
     ap.add_argument("--field", required=True)
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--games", type=int, default=4000)
@@ -33,6 +37,8 @@ def main(argv=None) -> int:
         run, df, pairs = fc.monotone_run(a.game, a.field, a.players, a.games, a.seed)
         out["monotone_pairs"] = len(pairs)
         out["monotone_violations"] = fc.monotone_violations(run, df, pairs)
+        out["monotone_rationality"] = df.attrs.get("rationality")
+        out["monotone_all"] = fc.monotone_pairs(run, df, pairs)
     out["seconds"] = round(time.time() - t, 1)
     print(json.dumps(out, indent=1, default=str))
     return 0

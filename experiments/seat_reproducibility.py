@@ -2,6 +2,7 @@
 
     .venv/bin/python experiments/seat_reproducibility.py [--seeds 1-20] [--players 2,3,4]
                                                          [--deals auto] [--margin 3]
+                                                         [--pilot-se 2]
                                                          [--out results/seat-reproducibility.csv]
 
 Runs ``vale_sim.games.mystic_lands.studies.seats.seat_study`` (selection on one set of deals, the manual's
@@ -42,7 +43,12 @@ def main(argv=None) -> int:
     p.add_argument("--deals", default="auto")
     p.add_argument("--margin", type=float, default=3.0, help="pp")
     p.add_argument("--out", default=None, help="also write one row per seed and player count (CSV)")
+    p.add_argument("--pilot-se", type=float, default=seats.PILOT_SE,
+                   help="standard errors of the pilot gap the confirmation size plans for "
+                        f"(default {seats.PILOT_SE:g}; 0: the gap as if it were true, the rule "
+                        "before issue 40)")
     args = p.parse_args(argv)
+    seats.PILOT_SE = args.pilot_se
     players = tuple(int(x) for x in args.players.split(","))
     deals = None if args.deals == "auto" else int(args.deals)
     rows, manual_seats = [], []

@@ -113,6 +113,8 @@ MARKS: dict[str, tuple[str, ...]] = {
     "test_workbench_browser.py::test_a_small_what_if_runs_to_completion_and_its_number_is_on_the_page":
         ("slow",),                                                                      # 6 s
     "test_workbench_browser.py::test_two_tabs_keep_their_own_table_and_run": ("slow",),  # 28 s
+    "test_workbench_browser.py::test_a_cards_row_opens_its_price_curve": ("slow",),      # 12 s
+    "test_workbench_curve.py::test_a_cards_row_has_its_curve_and_the_run_draws_it": ("slow",),  # 11 s
     "test_workbench_api.py::test_a_what_if_with_a_rule_edit_plays_the_rule": ("slow",),  # 19 s
     "test_workbench_api.py::test_a_workspace_flood_never_drops_a_workspace_with_a_live_run":
         ("slow",),                                                                      # 6 s

@@ -60,10 +60,40 @@ def test_a_planted_empty_rain_supply_is_filled_and_a_fine_one_kept(monkeypatch):
                        (20, 60), _rule("rain_supply")))
     d = D.fill_in("mystic-lands", players=(2,), deals=400)
     planted, fine = d.numbers
+    # the reference is the only larger candidate: proposed, once the fresh deals show 0
+    # changing the game, and the branch says so
     assert planted["changed"] and planted["proposed"] == "60", planted["why"]
     assert planted["confirmation"]["current"]["binds"]
+    assert planted["branch"].startswith("changed to the reference, the only larger")
     assert not fine["changed"] and fine["confirmation"]["current"]["enough"], fine["why"]
-    assert d.games["games"] == 2 * 400 * 2 + 2 * 400 + 2 * 400   # selections, confirmations
+    # a second seed, selections and confirmations of its own, proposes the same
+    assert planted["seeds_agree"] and fine["seeds_agree"]
+    assert planted["second_seed_proposed"] == "60" and d.config["second_seed"] != 0
+    one = 2 * 400 * 2 + 2 * 400 + 2 * 400                # selections, confirmations
+    assert d.games["games"] == 2 * one
+    assert "seeds agree" in d.text()
+
+
+def test_a_supply_no_candidate_is_shown_enough_for_is_undecided_not_the_reference(monkeypatch):
+    """Issue 40 item 4: with candidates between the value played now and the reference,
+    none shown enough, the reference (enough by definition) is not proposed: the number
+    is undecided, with the deals the nearest candidate would need, and the branch named.
+    A rain supply of 0 changes the game; 1 and 2 tokens are nearly as short as none."""
+    _only(monkeypatch,
+          D.OpenNumber("rain_supply", "Rain supply (planted 0)", "X", "estimate", "enough", 0,
+                       (0, 1, 2, 60), _rule("rain_supply")))
+    d = D.fill_in("mystic-lands", players=(2,), deals=400, agreement=False)
+    n = d.numbers[0]
+    assert not n["changed"] and n["proposed"] == "0", n["why"]
+    assert n["decision"] == "undecided" and n["branch"].startswith("undecided")
+    assert "candidate" not in n["confirmation"]          # nothing to confirm
+    assert "the reference is enough by definition" in n["why"]
+    assert n["deals_needed"] is None or n["deals_needed"] > 400
+    assert "seeds_agree" not in n and "second_seed" not in d.config
+    # the curve: every non-reference candidate against the reference, with intervals
+    assert {r["candidate"] for r in n["curve"]} == {"0", "1", "2"}
+    assert all(r["lo"] <= r["diff"] <= r["hi"] and r["n_deals"] == 400 for r in n["curve"])
+    assert "(undecided" in d.text()
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -1,8 +1,8 @@
 """Two engines, one game: random card sets x random policies x random rule options.
 
 Hypothesis builds valid inputs directly (no filtering): card sets from
-`random_card_set`, policies with random weights, push rules, token modes,
-exploration and buy-rule lists using every target and condition, and random
+`random_card_set`, policies with random weights, push rules (risk, lookahead, value),
+token modes, exploration and buy-rule lists using every target and condition, and random
 rule options.  The fast and reference engines must produce identical records;
 a failure names the first differing turn and field.
 """
@@ -68,12 +68,16 @@ def policies(draw, cs):
                                     if sg < 0 else st.integers(-40, 40))
                                for sg in spec.signs) for _ in range(k))
         value = {"value_stages": k, "value_adv": rows(ADV_SPEC), "value_vale": rows(VALE_SPEC)}
+        if draw(st.booleans()):            # a VP token's value (the "value" push rule)
+            value["value_vp"] = tuple(draw(st.integers(0, 60)) for _ in range(k))
     return Policy(
         **value,
         name=f"p{draw(st.integers(0, 999))}",
         push_risk_permille=draw(st.sampled_from([0, 100, 250, 400, 700, 1000])),
-        push_rule=draw(st.sampled_from(["risk", "lookahead"])),
+        push_rule=draw(st.sampled_from(["risk", "lookahead", "value"])),
         lookahead_caution_permille=draw(st.sampled_from([0, 250, 400, 1000, 3000, 10**6])),
+        push_bonus=draw(st.sampled_from([0, 0, 3, -2, 100, 10**6])),
+        carry_decay_cost=draw(st.sampled_from([0, 0, 2, -1, 400, 10**6])),
         mana_target=draw(st.sampled_from([0, 0, 4, 7])),
         w_mana=draw(w), w_spirit=draw(w), w_harvest_vp=draw(w), w_end_vp=draw(w),
         w_growth=draw(w), w_decay=draw(w), w_guardian=draw(w), w_ability=draw(w),

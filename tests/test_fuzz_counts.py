@@ -26,7 +26,8 @@ SETTINGS = dict(deadline=None, derandomize=SCALE == 1, database=None,
 
 # What a command needs besides the option under test (required arguments).
 BASE = {"tournament": ["--policies", "balanced"], "optimize": ["--players", "2"],
-        "pools": ["--games", "2"], "run": ["x.toml"]}
+        "pools": ["--games", "2"], "run": ["x.toml"],
+        "curve": ["--card", "Podlings", "--number", "cost"]}
 # int options validated by the command itself (choices or a small documented range,
 # each checked before any game and covered by the commands' own tests).
 OWN_CHECKS = {"--players", "--workers", "--pushes", "--grows", "--rain", "--explore"}
@@ -76,7 +77,7 @@ def test_the_cases_cover_every_command_and_both_games():
     assert {"simulate", "tournament", "advancements", "pools", "report", "optimize", "bench",
             "play", "spoil-odds", "wither-odds", "seat-compensation", "end-trigger",
             "market-growth", "wither-rain", "exploit", "meta", "strategy", "balance",
-            "what-if"} <= commands
+            "what-if", "curve"} <= commands
     assert {g for _, g, *_ in CASES} == set(GAMES)
     for cmd in ("simulate", "tournament", "play", "bench"):     # shared: with both games
         assert {g for c, g, *_ in CASES if c == cmd} == set(GAMES)

@@ -25,9 +25,10 @@ from vale_sim.games import GAMES, get_game
 # Options that name a file to read (a value may also be a bundled name); a list
 # option takes the bad file as one of its items.
 INPUT_DESTS = {"set", "card_set", "policy", "baseline", "start", "base", "deck", "edits",
-               "config"}
+               "config", "weak", "level"}
 LIST_DESTS = {"policies", "population", "lineup"}
-POLICY_DESTS = {"policy", "baseline", "start", "base", "policies", "population", "lineup"}
+POLICY_DESTS = {"policy", "baseline", "start", "base", "policies", "population", "lineup",
+                "weak", "level"}
 OUTPUT_DESTS = {"plot", "csv", "checkpoint", "index", "results"}
 # What a command needs besides the option under test.
 BASE = {"tournament": ["--policies", "balanced,greedy"],
@@ -35,8 +36,16 @@ BASE = {"tournament": ["--policies", "balanced,greedy"],
         "optimize": ["--players", "2"], "pools": ["--games", "2"],
         "what-if": {"mystic-vale": ["--edit", "Podlings.cost=+1"],
                     "mystic-lands": ["--edit", "Meadow.cost=+1"]},
+        "curve": {"mystic-vale": ["--card", "Podlings", "--number", "cost"],
+                  "mystic-lands": ["--card", "Meadow", "--number", "cost"]},
         "meta": ["--players", "2"], "train": ["--players", "2"], "market-growth": [],
+        "luck": ["--players", "2", "--deals", "2", "--bootstrap", "20"],
         "wither-rain": []}
+# What an option needs besides the command's base (an option that applies only with another).
+NEEDS = {("balance", "weak"): {"mystic-vale": ["--rules", "vp_pool", "--target",
+                                               "first-seat=40..60", "--games", "2"],
+                               "mystic-lands": ["--rules", "end_vp", "--target",
+                                                "first-seat=40..60", "--games", "2"]}}
 # Option values that are the base's own: replaced, not added twice.
 PAIR = {("tournament", "policies"), ("exploit", "policy")}
 
@@ -91,12 +100,13 @@ def test_every_file_option_is_classified():
 def test_the_cases_cover_the_new_commands():
     cmds = {c for c, *_ in input_options()}
     assert {"exploit", "meta", "optimize", "strategy", "balance", "what-if", "report", "play",
-            "run", "spoil-odds", "wither-odds", "tournament", "simulate"} <= cmds
+            "run", "spoil-odds", "wither-odds", "tournament", "simulate", "curve"} <= cmds
 
 
 def _argv(cmd, game, dest, option, value):
     base = BASE.get(cmd, [])
     base = list(base[game] if isinstance(base, dict) else base)
+    base += NEEDS.get((cmd, dest), {}).get(game, [])
     if (cmd, dest) in PAIR:
         i = base.index(option)
         base[i + 1] = value if dest not in LIST_DESTS else f"{value},balanced"

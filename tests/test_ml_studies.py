@@ -312,3 +312,25 @@ def test_the_report_command_reaches_its_build_and_refuses_only_a_given_baseline(
                  "--out", str(tmp_path / "r2")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "takes no --baseline" in err[0]
+
+
+def test_the_flagged_sentence_gives_each_card_per_pick():
+    """The strong field's flagged cards in the report's section: natural value, the value
+    per pick and, for an under, per forced purchase, each with its interval (issue 36)."""
+    import pandas as pd
+    from vale_sim.games.mystic_lands.studies.report import flagged_sentence
+    row = dict(card="Sun Parrot", verdict="over", settled=True, natural_value=0.081,
+               natural_lo=0.05, natural_hi=0.11, per_pick_value=0.145, per_pick_lo=0.09,
+               per_pick_hi=0.2, forced_per_pick=0.1, forced_per_pick_lo=0.05,
+               forced_per_pick_hi=0.15, verdict_stable=True, verdict_agreement=1.0)
+    under = dict(row, card="Rain Lily", verdict="under", settled=False, natural_value=-0.002,
+                 natural_lo=-0.01, natural_hi=0.006, per_pick_value=float("nan"),
+                 forced_per_pick=-0.081, forced_per_pick_lo=-0.1, forced_per_pick_hi=-0.06)
+    text = flagged_sentence(pd.DataFrame([row, under]))
+    assert "Sun Parrot (over, settled) natural +8.1 pp [+5.0, +11.0]" in text
+    assert "each purchase +14.5 pp [+9.0, +20.0] to its buyer (per pick)" in text
+    assert "Rain Lily (under, not settled)" in text
+    assert "each forced purchase -8.1 pp [-10.0, -6.0]" in text
+    assert text.count("each forced purchase") == 1          # only the under says it
+    assert flagged_sentence(pd.DataFrame([row]).iloc[:0]) == (
+        "No card is flagged under the strong field.")

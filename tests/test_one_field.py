@@ -71,6 +71,7 @@ def test_no_module_spells_the_field_but_the_games():
     (["advancements"], "baseline", True),
     (["what-if"], "baseline", True),
     (["balance"], "baseline", True),
+    (["curve", "--card", "Podlings", "--number", "cost"], "baseline", True),
     (["report"], "baseline", False),
     (["strategy"], "policy", False),
 ])

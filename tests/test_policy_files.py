@@ -85,7 +85,7 @@ def test_unknown_policy_lists_presets_and_bundled_bots(mod):
 
 
 def test_mode_words_and_ranges_are_named_without_tuple_reprs():
-    with pytest.raises(mv.PolicyError, match=r"push_rule must be one of risk, lookahead, got 'x'"):
+    with pytest.raises(mv.PolicyError, match=r"push_rule must be one of risk, lookahead, value, got 'x'"):
         mv.Policy(push_rule="x")
     with pytest.raises(mv.PolicyError, match=r"push_risk_permille must be between 0 and 1000"):
         mv.Policy(push_risk_permille=1001)

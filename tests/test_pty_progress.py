@@ -52,15 +52,22 @@ COMMANDS = [
     ("simulate-ml", ["simulate", *ML, "--games", "100"], TQDM),
     ("what-if", ["what-if", "--edit", "Podlings.cost=+1", "--cards", "Podlings",
                  "--games", "20"], TQDM),
+    ("curve", ["curve", "--card", "Podlings", "--number", "cost", "--values", "1..3",
+               "--games", "20"], TQDM),
+    ("curve-ml", ["curve", *ML, "--card", "Meadow", "--number", "cost", "--values", "1..2",
+                  "--games", "8"], TQDM),
     ("balance", ["balance", "--cards", "Podlings", "--fields", "cost", "--games", "20",
                  "--confirm-games", "20", "--budget", "200"], r"balance: [\d,]+ search"),
     ("advancements", ["advancements", "--cards", "Podlings", "--games", "20", "--only",
                       "strength"], r"\[\d/1\] Podlings"),
     ("strategy", ["strategy", "--games", "2", "--deals", "2"], TQDM),
     ("pools", ["pools", "--players", "2", "--pools", "23", "--games", "10"], TQDM),
+    ("luck", ["luck", "--players", "2", "--deals", "40", "--bootstrap", "20"], TQDM),
     ("wither-odds", ["wither-odds", *ML, "--simulate", "--games", "300"], TQDM),
     ("seat-compensation", ["seat-compensation", *ML, "--players", "2", "--deals", "4"], TQDM),
     ("bench-spoil", ["bench", "--spoil", "--decks", "2"], TQDM),
+    ("train", ["train", "--players", "2", "--games", "100", "--iterations", "1",
+               "--eval-deals", "4", "--out", "v.json"], TQDM),
     ("end-trigger", ["end-trigger", *ML, "--players", "2", "--end-vp", "20", "--end-cubes", "",
                      "--end-bonus", "", "--deals", "2"], TQDM),
     # no progress bar (short, or one line per result): they must still run on a terminal
@@ -70,7 +77,7 @@ COMMANDS = [
     ("play-ml", ["play", *ML], None),
 ]
 # --progress draws the bar when stderr is not a terminal (a pipe here)
-WITH_PROGRESS_OPTION = ("meta", "optimize", "exploit")
+WITH_PROGRESS_OPTION = ("meta", "optimize", "exploit", "train")
 
 
 def _env(tmp_path) -> dict:

@@ -231,3 +231,20 @@ def test_bench_times_a_field_next_to_meta(capsys):
     assert main(["bench", "--policy", "value-2p", "--workers", "2"]) == 2
     assert "drop --workers" in capsys.readouterr().err
     assert main(["bench", "--policy", "nope"]) == 2
+
+
+def test_relative_positions_and_stage_blocks_by_hand():
+    # two games of 2 players: rows in play order, gains of the acting player
+    gain = np.array([[1., 0.], [0., 2.], [3., 0.], [5., 5.], [1., 1.]])
+    game = np.array([0, 0, 0, 1, 1])
+    player = np.array([0, 1, 0, 1, 0])
+    x = vm.relative_positions(gain, game, player, 2)
+    # game 0: p0 holds 1 | p1 holds 2 vs p0's 1 | p0 holds 4 vs p1's 2; game 1 starts anew
+    assert x.tolist() == [[1, 0], [-1, 2], [4, -2], [5, 5], [-4, -4]]
+    start = np.array([[[10., 0.], [0., 0.]], [[0., 0.], [0., 7.]]])     # [game, player, f]
+    xs = vm.relative_positions(gain, game, player, 2, start=start)
+    assert xs.tolist() == [[11, 0], [-11, 2], [14, -2], [5, 12], [-4, -11]]
+    X = vm.stage_blocks(x, np.array([0, 1, 1, 0, 1]), (1, 1), 2)
+    # columns: group 0 stage 0, group 0 stage 1, group 1 stage 0, group 1 stage 1
+    assert X.tolist() == [[1, 0, 0, 0], [0, -1, 0, 2], [0, 4, 0, -2], [5, 0, 5, 0],
+                          [0, -4, 0, -4]]

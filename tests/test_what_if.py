@@ -172,7 +172,11 @@ def test_cli_json_schema_and_plot(tmp_path, capsys):
         for k in ("strength_original", "strength_original_ci", "verdict_original",
                   "strength_edited", "strength_edited_ci", "verdict_edited", "change",
                   "change_ci", "change_ci_adjusted", "p_value", "p_adjusted", "moved",
-                  "verdict_changed", "within_noise", "n_deals", "deals_changed", "edited_card"):
+                  "verdict_changed", "within_noise", "n_deals", "deals_changed", "edited_card",
+                  "natural_original", "natural_original_ci", "per_pick_original",
+                  "per_pick_original_ci", "acquired_original", "acquired_original_ci",
+                  "per_pick_edited", "per_pick_edited_ci", "acquired_edited",
+                  "acquired_edited_ci"):
             assert k in r, k
         assert {m["measure"] for m in p["game"]} >= {"rounds", "score_margin",
                                                      "spoils_per_player", "seat_1_advantage"}
@@ -180,6 +184,29 @@ def test_cli_json_schema_and_plot(tmp_path, capsys):
             assert len(m["change_ci"]) == 2 and m["n_deals"] == p["deals"]
         assert isinstance(p["verdicts_changed"], list) and p["summary"]
     assert plot.stat().st_size > 0
+
+
+def test_every_card_row_carries_the_three_estimands_of_both_sets():
+    """Natural, per pick (with the acquisition share) and forced, original and edited:
+    the strength tables' own numbers, card by card (issue 36 item 5)."""
+    w = whatif.what_if(["Stag.cost=-2"], game="mystic-vale", players=2, games=60, seed=3,
+                cards=["Grassland", "Podlings"], estimand="natural")
+    pc = w.counts[0]
+    for which, frame in (("original", pc.original), ("edited", pc.edited)):
+        f = frame.set_index("card")
+        for _, r in pc.cards.iterrows():
+            o = f.loc[r["card"]]
+            for mine, theirs in (("per_pick_{w}", "per_pick_value"),
+                                 ("per_pick_{w}_lo", "per_pick_lo"),
+                                 ("acquired_{w}", "natural_acquired_rate"),
+                                 ("natural_{w}", "natural_value"),
+                                 ("strength_{w}", "strength")):
+                a, b = r[mine.format(w=which)], o[theirs]
+                assert (a == b) or (a != a and b != b), (r["card"], mine, a, b)
+    stag = pc.cards.set_index("card").loc["Stag"]
+    assert 0 <= stag["acquired_original"] <= 1 and 0 <= stag["acquired_edited"] <= 1
+    text = w.text()
+    assert "per pick original" in text and "bought edited %" in text
 
 
 def test_cli_text_says_plainly(capsys):

@@ -170,6 +170,13 @@ def test_a_small_what_if_runs_to_completion_and_its_number_is_on_the_page(page, 
     row = next(r for r in run["result"]["players"][0]["cards"] if r["card"] == card)
     assert shown == row["change"]
     assert text == (f"{100 * shown:+.1f}" if shown else "0.0")
+    # the other two estimands, as the run computed them: per pick and bought, forced
+    row_el = page.locator(f'#wi-result tr[data-card="{card}"]').first
+    bought = row_el.locator("td.acquired").inner_text()
+    assert bought.startswith(f"{100 * row['acquired_original']:.1f} ["), bought
+    assert "→" in row_el.locator("td.per-pick").inner_text()
+    assert row_el.locator("td.forced").inner_text().startswith(
+        f"{100 * row['strength_original']:+.1f}" if row["strength_original"] else "0.0")
     assert page.locator('#wi-progress').evaluate("e => e.value === e.max")
     img = page.locator("#wi-result img.figure")               # the project's what-if figure
     img.wait_for()
@@ -423,3 +430,26 @@ def test_the_edited_set_downloads_as_toml_that_loads(page, tmp_path):
     got = {(c["name"], f): v for c in g.describe_cards(cs, as_json=True)["cards"]
            if c["type"] != "starting" for f, v in c["numbers"].items()}
     assert got[(card, "cost")] == {"value": int(inp.input_value()), "source": "user"}
+
+
+def test_a_cards_row_opens_its_price_curve(page, server):
+    """The "price curve" button of a card's row: the Curve tab with that card and its cost,
+    run at once; the figure and one row per value come back (issue 40, item 1)."""
+    page.click('nav button[data-tab="curve"]')
+    page.fill("#cv-games", "4")
+    page.select_option("#cv-engine", "reference")
+    page.click('nav button[data-tab="cards"]')
+    assert page.locator('#cards-table tr[data-type="starting"] button.curve-open').count() == 0
+    page.click('#cards-table tr[data-card="Podlings"] button.curve-open')
+    assert page.locator("#tab-curve").is_visible()
+    assert page.input_value("#cv-card") == "Podlings" and page.input_value("#cv-number") == "cost"
+    page.wait_for_selector('#cv-result[data-status="done"] table.cv-rows', timeout=180_000)
+    assert "Price curve of Podlings.cost (printed 2)" in page.inner_text("#cv-result .cv-what")
+    assert "field value-2p" in page.inner_text("#cv-result .cv-what")
+    run = _get(server, f"/api/runs/{page.get_attribute('#cv-result', 'data-run')}")["result"]
+    shown = page.locator("#cv-result table.cv-rows tbody tr")
+    assert shown.count() == len(run["rows"]) == len(run["values"])
+    assert page.locator("#cv-result .cv-summary").first.inner_text() == run["summary"][0]
+    page.wait_for_function("document.querySelector('#cv-result img.figure') && "
+                           "document.querySelector('#cv-result img.figure').complete")
+    assert page.locator("#cv-result img.figure").evaluate("e => e.naturalWidth") > 100

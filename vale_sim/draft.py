@@ -17,9 +17,12 @@ candidate values and one of two criteria):
   difference of the game-level measures of ``what-if`` (each seat's win rate, game
   length, score margin, the game's bad-turn rate).  A candidate is **enough** when every difference's 95% interval lies inside its
   equivalence bound (``BOUNDS``; seats: ±margin) at every player count -- an
-  intersection-union test, no correction needed.  The value played now is kept when it
-  is shown enough (fewest changes); else the proposal is the smallest candidate shown
-  enough (the reference when none is).
+  intersection-union test, no correction needed.  The value played now is kept unless it
+  is shown to change the game (fewest changes); else the candidate is the smallest
+  larger one shown enough.  The reference is enough by definition, so it is no finding:
+  when no candidate between the value played now and the reference is shown enough the
+  number is *undecided* (with the deals the nearest would need), and the reference is
+  the candidate only when it is the sole larger one.
 * ``seats`` (a number printed in the manual: the seat schedule, the end trigger, the
   market growth points): every seat's win rate minus 1/P within ±margin.  The value is
   changed only when some seat is **shown** beyond ±margin with it (95% interval,
@@ -54,6 +57,7 @@ from .rng import offset_seed
 DEFAULT_DEALS = 2000
 DEFAULT_PLAYERS = (2, 3, 4)
 CONFIRM_OFFSET = 2**62
+AGREE_OFFSET = 2**61            # the second seed of the agreement check
 # equivalence bounds of the "enough" criterion, per measure (seat gaps use the margin)
 BOUNDS = {"rounds": 0.25, "score_margin": 1.0, "event_per_player": 0.1}
 
@@ -97,7 +101,8 @@ def _measures(g, frame, players: int) -> dict[str, np.ndarray]:
 def fill_in(game: str, card_set=None, players=DEFAULT_PLAYERS, deals: int = DEFAULT_DEALS,
             confirm_deals: int | None = None, seed: int = 0, margin: float = 0.02,
             baseline=None, engine: str = "fast", workers: int = 1, keys=None,
-            progress=None, cancel=None, play=None, scheduler=None) -> Draft:
+            progress=None, cancel=None, play=None, scheduler=None,
+            agreement: bool = True) -> Draft:
     """A proposed value and its evidence for every open number of ``game``'s draft
     rulebook (module docstring).  ``deals``: deals per candidate and player count in a
     selection; ``confirm_deals`` (default ``deals``): in each confirmation.  ``keys``:
@@ -105,7 +110,9 @@ def fill_in(game: str, card_set=None, players=DEFAULT_PLAYERS, deals: int = DEFA
     ``cancel()`` before each (true: :class:`DraftCancelled`).  ``scheduler``: a Dask
     address or client (the same result).  ``baseline``: the bots (default
     :func:`vale_sim.strong_field.field_of`, the game's strongest bundled field, the field
-    balance is measured under)."""
+    balance is measured under).  ``agreement``: the whole fill-in again at a second
+    seed (``seed + 2**61``: selections and confirmations of their own), each number
+    then says what that seed proposed and whether the two agree (twice the games)."""
     from .tournament import play_frame
     g = get_game(game)
     if getattr(g, "open_numbers", None) is None:
@@ -150,8 +157,23 @@ def fill_in(game: str, card_set=None, players=DEFAULT_PLAYERS, deals: int = DEFA
         dask = play = _DaskPlay(scheduler)
     play = play or play_frame
     try:
-        return _fill_in(g, cs0, rules0, numbers, counts, deals, confirm_deals, seed, margin,
-                        baseline, engine, workers, base_of, progress, cancel, play)
+        out = _fill_in(g, cs0, rules0, numbers, counts, deals, confirm_deals, seed, margin,
+                       baseline, engine, workers, base_of, progress, cancel, play)
+        if agreement:
+            done = out.games["games"]
+            more = None if progress is None else (lambda n: progress(done + n))
+            seed2 = offset_seed(seed, AGREE_OFFSET)
+            two = _fill_in(g, cs0, rules0, numbers, counts, deals, confirm_deals, seed2,
+                           margin, baseline, engine, workers, base_of, more, cancel, play)
+            out.config["second_seed"] = seed2
+            for a, b in zip(out.numbers, two.numbers):
+                a["second_seed_proposed"] = b["proposed"]
+                a["second_seed_decision"] = b["decision"]
+                a["seeds_agree"] = (a["proposed"] == b["proposed"]
+                                    and a["decision"] == b["decision"])
+            out.games = {k: round(out.games[k] + two.games[k], 2) if k != "games" else
+                         out.games[k] + two.games[k] for k in out.games}
+        return out
     finally:
         if dask is not None:
             dask.close()
@@ -263,6 +285,7 @@ def _seats(num, sel, counts, margin, replay, s_conf, n_conf) -> dict:
     vals = {"current": num.current}
     verdicts = {"current": _seat_verdict(conf["current"], margin)}
     pick = num.current
+    branch = "kept: no seat shown beyond the margin"
     if not shown:
         why = (f"selection: no seat is shown beyond ±{100 * margin:g} pp with the value played "
                f"now; kept (fewest changes)")
@@ -275,19 +298,26 @@ def _seats(num, sel, counts, margin, replay, s_conf, n_conf) -> dict:
                f"played now; candidate {num.show(alt)} ("
                + ("the nearest whose largest seat gap is within margin/2" if good
                   else "no candidate within margin/2: the smallest largest gap") + ")")
+        branch = "kept: not confirmed"
         if alt == num.current:
             why += "; it is the value played now: kept"
+            branch = "kept: the nearest candidate is the value played now"
         else:
             vals["candidate"] = alt
             conf["candidate"] = _seat_table(replay(alt, s_conf, n_conf), counts, level)
             verdicts["candidate"] = _seat_verdict(conf["candidate"], margin)
             if verdicts["current"] == "shown unfair" and verdicts["candidate"] == "shown fair":
                 pick = alt
+                branch = "changed: confirmed"
                 why += "; confirmed: the value played now shown unfair, the candidate fair"
             else:
                 why += (f"; not confirmed on the fresh deals (value played now "
                         f"{verdicts['current']}, candidate {verdicts['candidate']}): kept")
-    return {"_proposed": pick, "why": why, "interval_level": level,
+    curve = [{"candidate": num.show(v), **r} for v in num.candidates
+             for r in _seat_table(sel[v], counts, 0.95)]
+    return {"_proposed": pick, "why": why, "branch": branch,
+            "decision": "changed" if pick != num.current else "kept", "interval_level": level,
+            "curve": curve,
             "selection": {num.show(v): {"largest_seat_gap": worst[v]} for v in num.candidates},
             "selection_current": cur,
             "confirmation": {k: {"value": num.show(vals[k]), "seats": v,
@@ -336,6 +366,9 @@ def _enough(num, sel, counts, margin, replay, s_conf, n_conf) -> dict:
                   "worst": max(rows, key=lambda r: abs(r["diff"]) / r["bound"])}
     enough = sorted(v for v in num.candidates if res[v]["enough"])
     conf_ref = replay(ref, s_conf, n_conf) if num.current != ref else None
+    curve = [{"candidate": num.show(v), **r}
+             for v in num.candidates if v != ref
+             for r in _diffs(sel[v], sel[ref], counts, margin)[0]]
 
     def confirm(v):
         if v == ref:
@@ -349,28 +382,79 @@ def _enough(num, sel, counts, margin, replay, s_conf, n_conf) -> dict:
     conf = {"current": confirm(num.current)}
     pick = num.current
     small = f"; the smallest shown enough in the selection is {num.show(enough[0])}" if enough else ""
+    n_sel = len(next(iter(sel[ref][counts[0]].values())))
     if not res[num.current]["binds"]:
         why = ("selection: the value played now is not shown to change the game (no measure "
                f"shown beyond its bound of the reference {num.show(ref)}): kept"
                + (" -- shown enough" if res[num.current]["enough"] else
                   " -- not shown enough either, more deals would decide") + small)
+        branch = "kept: not shown to change the game"
     else:
-        alt = next((v for v in enough if v > num.current), ref)
+        larger = [v for v in num.candidates if v > num.current and v != ref]
+        alt = next((v for v in enough if v > num.current and v != ref),
+                   None if larger else ref)
+        if alt is None:
+            # the reference is enough by definition: proposing it would be a finding of
+            # nothing.  Undecided, and what it would take: the larger candidate nearest to
+            # being shown enough, and the deals that would show it (80% power, if its
+            # selection differences are the true ones)
+            need = {v: _deals_to_show_enough(sel[v], sel[ref], counts, margin) for v in larger}
+            near = min(larger, key=lambda v: (need[v], v))
+            why = (f"selection: the value played now is shown to change the game against the "
+                   f"reference {num.show(ref)}; no smaller candidate larger than it is shown "
+                   f"enough at {n_sel} deals (the reference is enough by definition, so it is "
+                   f"not proposed): undecided")
+            n = need[near]
+            deals_needed = int(n) if math.isfinite(n) else None
+            why += (f"; the nearest, {num.show(near)}, needs about {n:,.0f} deals per count "
+                    f"to be shown enough" if math.isfinite(n) else
+                    f"; the nearest, {num.show(near)}, differs from the reference by more "
+                    f"than a bound: if that holds no number of deals would show it enough, "
+                    f"and the answer lies at or above the reference (a larger reference "
+                    f"would tell)")
+            branch = "undecided: no candidate shown enough"
+            return {"_proposed": pick, "why": why, "branch": branch, "decision": "undecided",
+                    "deals_needed": deals_needed, "reference": num.show(ref),
+                    "interval_level": level, "curve": curve,
+                    "selection": _selection(num, res), "confirmation": conf}
         why = (f"selection: the value played now is shown to change the game against the "
-               f"reference {num.show(ref)}; candidate {num.show(alt)} (the smallest larger "
-               f"one shown enough, else the reference)")
+               f"reference {num.show(ref)}; candidate {num.show(alt)} "
+               + ("(the smallest larger one shown enough)" if alt != ref else
+                  "(the reference: the only larger candidate)"))
         conf["candidate"] = confirm(alt)
         if conf["current"]["binds"] and conf["candidate"]["enough"]:
             pick = alt
             why += "; confirmed on the fresh deals"
+            branch = ("changed: confirmed" if alt != ref else
+                      "changed to the reference, the only larger candidate: confirmed")
         else:
             why += "; not confirmed on the fresh deals: kept"
-    return {"_proposed": pick, "why": why, "reference": num.show(ref), "interval_level": level,
-            "selection": {num.show(v): {"enough": bool(res[v]["enough"]),
-                                        "binds": bool(res[v]["binds"]),
-                                        "worst_measure": res[v]["worst"]}
-                          for v in num.candidates},
-            "confirmation": conf}
+            branch = "kept: not confirmed"
+    return {"_proposed": pick, "why": why, "branch": branch,
+            "decision": "changed" if pick != num.current else "kept",
+            "reference": num.show(ref), "interval_level": level, "curve": curve,
+            "selection": _selection(num, res), "confirmation": conf}
+
+
+def _selection(num, res) -> dict:
+    return {num.show(v): {"enough": bool(res[v]["enough"]), "binds": bool(res[v]["binds"]),
+                          "worst_measure": res[v]["worst"]} for v in num.candidates}
+
+
+def _deals_to_show_enough(a: dict, b: dict, counts, margin, power: float = 0.8) -> float:
+    """Deals per count for every paired difference a − b to be shown within its bound
+    (each a TOST at 5%; 80% power if the differences and their SDs are the true ones):
+    the largest over the measures and counts, infinite when one is beyond its bound."""
+    need = 2.0
+    for p in counts:
+        for k in a[p]:
+            bound = margin if k.startswith("seat_") else BOUNDS[k]
+            d = np.asarray(a[p][k], float) - np.asarray(b[p][k], float)
+            sd = float(d.std(ddof=1)) if d.size > 1 else math.nan
+            if sd == 0:
+                continue
+            need = max(need, stats.n_for_equivalence(sd, float(d.mean()), bound, 0.05, power))
+    return need
 
 
 def _pp(x) -> str:
@@ -385,10 +469,15 @@ def format_text(d: dict) -> str:
              f"field {field_label(d['baseline'], d['players'])}, seed {d['seed']}; "
              f"{d['games_played']['games']:,} games.", ""]
     for n in d["numbers"]:
+        dec = n.get("decision", "changed" if n["changed"] else "kept")
         lines.append(f"{n['label']} [{n['source']}; the manual: {n['manual']}]: "
-                     f"{n['current']} -> {n['proposed']}"
-                     + (" (changed)" if n["changed"] else " (kept)"))
-        lines.append(f"  criterion {n['criterion']}: {n['why']}")
+                     f"{n['current']} -> {n['proposed']} ({dec}"
+                     + (f", needs about {n['deals_needed']:,} deals per count"
+                        if dec == "undecided" and n.get("deals_needed") else "")
+                     + (f"; seeds {'agree' if n['seeds_agree'] else 'disagree'}: "
+                        f"{n['second_seed_proposed']} at seed {d['second_seed']}"
+                        if "seeds_agree" in n else "") + ")")
+        lines.append(f"  criterion {n['criterion']}, {n.get('branch', '')}: {n['why']}")
         for k, c in n["confirmation"].items():
             if n["criterion"] == "seats":
                 gaps = "; ".join(f"{r['players']}p seat {r['seat']} {_pp(r['gap'])} "

@@ -33,6 +33,11 @@ MAX_COUNT_TEXT = "10^8"
 # a position, and its --rule search gets 10 times the limit.
 SPOIL_MAX_STATES = 10**7
 WITHER_MAX_STATES = 10**6
+# A price curve (vale-sim curve) plays every value x player count x 3 arms x --games and
+# holds every per-deal outcome until its verdicts are read: at most this many games in
+# all (about 8 bytes a game held, 160 MB at the cap) and this many values.
+CURVE_MAX_GAMES = 2 * 10**7
+CURVE_MAX_VALUES = 61
 FAST_GAMES_PER_SECOND = 50_000   # the fast engine on one core (docs/speed.md): the cost stated
 MAX_POOL = 1000                  # the largest VP pool size (--vp-pool, [rules] vp_pool)
 # CMA-ES draws a generation's whole population at once (popsize x parameters floats,

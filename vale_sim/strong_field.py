@@ -18,8 +18,9 @@ import pandas as pd
 
 #: The second strong field of the headline card verdicts ({P}: the player count): it
 #: decides whether the strongest field's verdicts are settled.  The strongest field
-#: itself is the game's (:func:`field_of`).
-SETTLE_FIELD = "optimized-{P}p"
+#: itself is the game's (:func:`field_of`); this one is the strongest field before it,
+#: the meta-game's (a different family: scripted weights, not a learned value).
+SETTLE_FIELD = "meta-{P}p"
 
 #: The estimand of every card verdict by default -- ``advancements``, ``what-if``,
 #: ``balance``, the report and the workbench: the natural value (the field's own play

@@ -67,9 +67,15 @@ SHARED = (
           schema="vale_sim.experiments:what_if_schema", check="vale_sim.experiments:check_what_if",
           run="vale_sim.experiments:run_what_if", estimate="vale_sim.experiments:estimate_what_if",
           doc="card or rule edits: the paired change of every verdict (vale_sim.whatif)"),
+    Study("luck", command="luck", parser="vale_sim.commands.luck",
+          doc="a skill-luck index and the variance shares of deal, line-up and their "
+              "interaction (vale_sim.luck)"),
     Study("balance", command="balance", parser="vale_sim.commands.balance",
           doc="the fewest integer card edits after which every card is shown balanced "
               "(vale_sim.balance)"),
+    Study("curve", command="curve", parser="vale_sim.commands.curve",
+          doc="one card at every value of one number: its price curve and balanced range "
+              "(vale_sim.curve)"),
 )
 
 

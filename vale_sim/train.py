@@ -75,9 +75,16 @@ def value_base(g, base: str):
 
 
 def make_policy(g, cfg: TrainConfig, weights: dict, name: str):
-    """The value player of ``weights`` (float arrays [stage, feature])."""
-    return replace(value_base(g, cfg.base), name=name, value_stages=cfg.stages,
-                   value_adv=vm.scaled(weights["adv"]), value_vale=vm.scaled(weights["vale"]))
+    """The value player of ``weights`` (float arrays [stage, feature]; ``controls``, the
+    fit's per-stage weights of VP tokens, if given, become its ``value_vp`` where the
+    game's policy has one: the value of a VP token, read by a push rule that values a
+    Harvest's VP, engine-spec §6.1; at least 0)."""
+    ctl = weights.get("controls")
+    vp = () if ctl is None else tuple(max(0, v) for v in vm.scaled(ctl)[0])
+    base = value_base(g, cfg.base)
+    return replace(base, name=name, value_stages=cfg.stages,
+                   value_adv=vm.scaled(weights["adv"]), value_vale=vm.scaled(weights["vale"]),
+                   **vm.vp_field(type(base), vp))
 
 
 def self_play(g, mod, cs, cfg: TrainConfig, pol, seed: int, progress=None):
@@ -129,7 +136,8 @@ def train(cfg: TrainConfig, checkpoint: Path | None = None, resume: bool = False
     current = g.get_policy(cfg.start)
     best, stale = None, 0
     for rec in log:                                  # replay the decisions of the log
-        cand = make_policy(g, cfg, rec["weights"], f"value-it{rec['iteration']}")
+        cand = make_policy(g, cfg, dict(rec["weights"], controls=rec.get("controls")),
+                           f"value-it{rec['iteration']}")
         if rec["accepted"]:
             best, stale = cand, 0
         else:
@@ -188,7 +196,7 @@ def model_of(cfg: TrainConfig, pol) -> vm.ValueModel:
     mod = value_module(g)
     return vm.ValueModel(game=g.name, players=cfg.players, stages=cfg.stages,
                          adv_features=mod.ADV_SPEC.names, vale_features=mod.VALE_SPEC.names,
-                         adv=pol.value_adv, vale=pol.value_vale)
+                         adv=pol.value_adv, vale=pol.value_vale, vp=getattr(pol, "value_vp", ()))
 
 
 def _write_checkpoint(path: Path, cfg: TrainConfig, log: list[dict]) -> None:

@@ -38,7 +38,10 @@ MAX_STAGES = 4
 #: ``round(SCALE * w)``, so a card's value is in 1/SCALE of a win.
 SCALE = 10_000
 FORMAT = "vale-sim value model"
-VERSION = 1
+#: 2: an optional ``vp`` row (the value of a VP token per stage, read by the "value" push
+#: rule, engine-spec §6.1).  Version 1 files (no ``vp``) are still read: their VP is 0.
+VERSION = 2
+READ_VERSIONS = (1, 2)
 MAX_MODEL_BYTES = 1 << 20
 
 
@@ -79,15 +82,19 @@ class ValueModel:
     adv: tuple[tuple[int, ...], ...]        # [stage][feature], scaled by SCALE
     vale: tuple[tuple[int, ...], ...]
     command: str = ""
+    vp: tuple[int, ...] = ()                # [stage] a VP token's value (scaled); () none
     notes: dict = field(default_factory=dict, compare=False, hash=False)
 
     def to_json(self) -> dict:
-        return {"format": FORMAT, "version": VERSION, "game": self.game,
-                "players": self.players, "stages": self.stages, "scale": SCALE,
-                "adv_features": list(self.adv_features),
-                "vale_features": list(self.vale_features),
-                "adv": [list(r) for r in self.adv], "vale": [list(r) for r in self.vale],
-                "command": self.command, "notes": self.notes}
+        doc = {"format": FORMAT, "version": VERSION, "game": self.game,
+               "players": self.players, "stages": self.stages, "scale": SCALE,
+               "adv_features": list(self.adv_features),
+               "vale_features": list(self.vale_features),
+               "adv": [list(r) for r in self.adv], "vale": [list(r) for r in self.vale]}
+        if self.vp:
+            doc["vp"] = list(self.vp)
+        doc.update(command=self.command, notes=self.notes)
+        return doc
 
     def save(self, path) -> None:
         from .io import atomic_write
@@ -106,6 +113,22 @@ def _int_rows(path, doc, key, stages, width, limit=10 ** 9):
                 raise ValueModelError(f"{path}: '{key}' holds {v!r}: weights are integers "
                                       f"within ±{limit} (remake the file with vale-sim train)")
     return tuple(tuple(r) for r in rows)
+
+
+def _vp_row(path, doc, stages) -> tuple[int, ...]:
+    """The optional ``vp`` row (version 2): one integer >= 0 per stage, or ()."""
+    if "vp" not in doc:
+        return ()
+    if doc.get("version", 1) < 2:
+        raise ValueModelError(f"{path}: 'vp' needs version 2 (remake it with vale-sim train)")
+    row = doc["vp"]
+    if (not isinstance(row, list) or len(row) != stages
+            or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 10 ** 9
+                   for v in row)):
+        raise ValueModelError(f"{path}: 'vp' must be {stages} integers >= 0 (a VP token's "
+                              "value per stage; a VP is a benefit), got "
+                              f"{row!r}; remake it with vale-sim train")
+    return tuple(row)
 
 
 def load_model(path, game: str, adv: FeatureSpec, vale: FeatureSpec) -> ValueModel:
@@ -127,9 +150,10 @@ def load_model(path, game: str, adv: FeatureSpec, vale: FeatureSpec) -> ValueMod
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ValueModelError(f"{path}: not a value model (format must be {FORMAT!r}); "
                               "give a file made by vale-sim train")
-    if doc.get("version") != VERSION:
+    if doc.get("version") not in READ_VERSIONS:
         raise ValueModelError(f"{path}: value model version {doc.get('version')!r} is not "
-                              f"{VERSION}; remake it with vale-sim train")
+                              f"one of {', '.join(map(str, READ_VERSIONS))}; remake it with "
+                              "vale-sim train")
     if doc.get("game") != game:
         raise ValueModelError(f"{path}: a model of {doc.get('game')!r}, not {game!r}; "
                               "give a model trained for this game")
@@ -151,7 +175,8 @@ def load_model(path, game: str, adv: FeatureSpec, vale: FeatureSpec) -> ValueMod
                    adv=_int_rows(path, doc, "adv", stages, len(adv.names)),
                    vale=_int_rows(path, doc, "vale", stages, len(vale.names)),
                    command=str(doc.get("command", "")),
-                   notes=doc.get("notes") if isinstance(doc.get("notes"), dict) else {})
+                   notes=doc.get("notes") if isinstance(doc.get("notes"), dict) else {},
+                   vp=_vp_row(path, doc, stages))
     for key, spec, rows in (("adv", adv, m.adv), ("vale", vale, m.vale)):
         for s, r in enumerate(rows):
             for name, sign, w in zip(spec.names, spec.signs, r):
@@ -174,6 +199,44 @@ def card_values(weights, feats: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # Fitting (vale-sim train)
 # ---------------------------------------------------------------------------
+def relative_positions(gain: np.ndarray, game: np.ndarray, player: np.ndarray, players: int,
+                       start: np.ndarray | None = None) -> np.ndarray:
+    """Each row's position relative to the table, from per-row gains (training rows).
+
+    ``gain`` [row, feature] is what the acting player ``player[row]`` gained at that row
+    (rows in play order, games contiguous, ``game[row]`` a game index); ``start``
+    [game, player, feature] what each player holds before the game's first row (default
+    nothing).  Returns [row, feature]: the acting player's holdings so far (its start plus
+    its gains up to and including the row) minus the mean of the other players'."""
+    n, d = gain.shape
+    G = np.zeros((n, players, d))
+    G[np.arange(n), player] = gain
+    C = np.cumsum(G, axis=0)
+    starts = np.flatnonzero(np.r_[True, game[1:] != game[:-1]])
+    C -= np.repeat(C[starts] - G[starts], np.diff(np.r_[starts, n]), axis=0)
+    if start is not None:
+        C += start[game]
+    mine = C[np.arange(n), player]
+    return mine - (C.sum(axis=1) - mine) / max(1, players - 1)
+
+
+def stage_blocks(x: np.ndarray, stage: np.ndarray, widths, stages: int) -> np.ndarray:
+    """The design matrix of :func:`fit_weights`: ``x`` [row, feature] cut into groups of
+    ``widths`` columns (e.g. advancement features, vale features, one control), each group
+    spread over ``stages`` blocks of which only the row's ``stage`` is filled: the columns
+    group 0 stage 0, group 0 stage 1, ..., group 1 stage 0, ..."""
+    n = len(x)
+    X = np.zeros((n, sum(widths) * stages))
+    col, off = 0, 0
+    for w in widths:
+        for s in range(stages):
+            m = stage == s
+            X[m, col + s * w:col + (s + 1) * w] = x[m, off:off + w]
+        col += w * stages
+        off += w
+    return X
+
+
 def fit_weights(X: np.ndarray, y: np.ndarray, groups: np.ndarray, spec_adv: FeatureSpec,
                 spec_vale: FeatureSpec, stages: int, n_controls: int,
                 ridge: float = 1e-3) -> dict:
@@ -214,16 +277,36 @@ def scaled(w: np.ndarray) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(int(round(SCALE * float(x))) for x in row) for row in np.atleast_2d(w))
 
 
+def vp_field(policy_cls, vp) -> dict:
+    """``{"value_vp": vp}`` for a game whose policy has that field (a push rule that
+    values a Harvest's VP reads it, engine-spec §6.1), else nothing."""
+    from dataclasses import fields
+    return {"value_vp": tuple(vp)} if any(f.name == "value_vp" for f in fields(policy_cls)) else {}
+
+
 def check_policy_weights(pol, adv: FeatureSpec, vale: FeatureSpec, error) -> None:
-    """Check a policy's ``value_stages``/``value_adv``/``value_vale`` (lists made tuples):
-    0 stages and no weights (a scripted player), or 1..MAX_STAGES rows of integers, one
-    per feature, with the signs of the features' bounds.  ``error``: the exception class
+    """Check a policy's ``value_stages``/``value_adv``/``value_vale``/``value_vp`` (lists
+    made tuples): 0 stages and no weights (a scripted player), or 1..MAX_STAGES rows of
+    integers, one per feature, with the signs of the features' bounds, and ``value_vp``
+    () or one integer >= 0 per stage.  ``error``: the exception class
     (the game's PolicyError)."""
     from .policy_files import INT_LIMIT
     where = f"policy {pol.name!r}"
     k = pol.value_stages
     if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= MAX_STAGES:
         raise error(f"{where}: value_stages must be an integer 0..{MAX_STAGES}, got {k!r}")
+    vp = getattr(pol, "value_vp", ())
+    if isinstance(vp, list):
+        vp = tuple(vp)
+        object.__setattr__(pol, "value_vp", vp)
+    if vp != ():
+        if k == 0:
+            raise error(f"{where}: value_vp given without value_stages")
+        if (not isinstance(vp, tuple) or len(vp) != k
+                or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= INT_LIMIT
+                       for v in vp)):
+            raise error(f"{where}: value_vp must be {k} integers 0..{INT_LIMIT} (a VP token's "
+                        f"value per stage), got {vp!r}")
     for key, spec in (("value_adv", adv), ("value_vale", vale)):
         rows = getattr(pol, key)
         if isinstance(rows, list):
@@ -268,7 +351,7 @@ def policy_from_file(path, data: dict, book, spec_adv: FeatureSpec, spec_vale: F
         raise PolicyError(f"{path}: field 'base': unknown preset {base_name!r} "
                           f"(use one of {', '.join(book.presets)})")
     known = {f.name for f in fields(book.policy_cls)} - {
-        "rules", "never", "value_stages", "value_adv", "value_vale"}
+        "rules", "never", "value_stages", "value_adv", "value_vale", "value_vp"}
     for k in data:
         if k not in known:
             raise PolicyError(f"{path}: unknown field {k!r} of a value player (known: kind, "
@@ -276,6 +359,6 @@ def policy_from_file(path, data: dict, book, spec_adv: FeatureSpec, spec_vale: F
     data.setdefault("name", Path(path).stem)
     try:
         return replace(book.presets[base_name], value_stages=m.stages, value_adv=m.adv,
-                       value_vale=m.vale, **data)
+                       value_vale=m.vale, **vp_field(book.policy_cls, m.vp), **data)
     except (TypeError, PolicyError) as e:
         raise PolicyError(f"{path}: {e}") from None

@@ -492,6 +492,9 @@ def card_changes(run0, run1, sf0: pd.DataFrame, sf1: pd.DataFrame, edited: set,
                      "strength_edited_hi": e["strength_hi"],
                      "natural_edited": e["natural_value"], "natural_edited_lo": e["natural_lo"],
                      "natural_edited_hi": e["natural_hi"], "verdict_edited": e["verdict"],
+                     # per pick (the natural value per purchase of the field's, IV) and the
+                     # natural arm's acquisition share, both sets (docs/statistics.md §5.7)
+                     **_pick_columns(o, "original"), **_pick_columns(e, "edited"),
                      # how often a rerun of this size reads the same verdict (§5.8 of
                      # docs/statistics.md): a change between two near a boundary is noise
                      "verdict_agreement_original": o.get("verdict_agreement", math.nan),
@@ -511,6 +514,18 @@ def card_changes(run0, run1, sf0: pd.DataFrame, sf1: pd.DataFrame, edited: set,
         df["within_noise"] = []
     df.attrs["estimand"] = estimand
     return df
+
+
+def _pick_columns(row, which: str) -> dict:
+    """A strength-frame row's per-pick value (with its interval) and acquisition share
+    as what-if columns (``per_pick_original``, ``per_pick_original_lo``, ...,
+    ``acquired_original``); nan when the frame has none (an older run)."""
+    g = lambda k: float(row[k]) if k in row.index else math.nan        # noqa: E731
+    return {f"per_pick_{which}": g("per_pick_value"), f"per_pick_{which}_lo": g("per_pick_lo"),
+            f"per_pick_{which}_hi": g("per_pick_hi"),
+            f"acquired_{which}": g("natural_acquired_rate"),
+            f"acquired_{which}_lo": g("natural_acquired_rate_lo"),
+            f"acquired_{which}_hi": g("natural_acquired_rate_hi")}
 
 
 def _adjust_level_of(df, correction, confidence):
@@ -659,6 +674,10 @@ def _pp(v) -> str:
     return "-" if v != v else f"{100 * v:+.1f}"
 
 
+def _share(v) -> str:
+    return "-" if v != v else f"{100 * v:.1f}"
+
+
 def _ci(lo, hi, k=100, d=1, signed=True) -> str:
     if lo != lo:
         return "[no interval]"
@@ -757,6 +776,27 @@ def format_text(w: WhatIf) -> str:
         lines.append("(* = an edited card; ? = a verdict near a label boundary: a rerun of this "
                      "size would read another verdict more than 1 time in 10, "
                      "docs/statistics.md 5.8)")
+        if "per_pick_original" in pc.cards:
+            lines.append("")
+            lines.append("The other estimands, original -> edited: per pick = the natural value "
+                         "per purchase (its effect on the player who buys it); bought = how "
+                         "often the field buys it (natural arm); forced = prefer - ban.  pp, "
+                         f"{conf:g}% intervals, n = {pc.deals} deals:")
+            lines.append(f"{'card':<26} {'per pick original':>24} {'per pick edited':>24} "
+                         f"{'bought original %':>20} {'bought edited %':>20} "
+                         f"{'forced original':>24} {'forced edited':>24}")
+            for _, r in pc.cards.iterrows():
+                name = ("* " if r["edited_card"] else "") + r["card"]
+                bought = [_share(r[f"acquired_{w}"]) + " " + _ci(r[f"acquired_{w}_lo"],
+                                                             r[f"acquired_{w}_hi"], signed=False)
+                          for w in ("original", "edited")]
+                lines.append(
+                    f"{name[:26]:<26} "
+                    f"{_pp(r['per_pick_original']) + ' ' + _ci(r['per_pick_original_lo'], r['per_pick_original_hi']):>24} "
+                    f"{_pp(r['per_pick_edited']) + ' ' + _ci(r['per_pick_edited_lo'], r['per_pick_edited_hi']):>24} "
+                    f"{bought[0]:>20} {bought[1]:>20} "
+                    f"{_pp(r['strength_original']) + ' ' + _ci(r['strength_original_lo'], r['strength_original_hi']):>24} "
+                    f"{_pp(r['strength_edited']) + ' ' + _ci(r['strength_edited_lo'], r['strength_edited_hi']):>24}")
         lines.append("")
         lines.append(f"{'game-level measure':<40} {'original':>26} {'edited':>26} {'change':>9} "
                      f"{'interval':>19} {'p adj':>6} {'changed/deals':>13}")

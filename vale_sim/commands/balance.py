@@ -89,6 +89,27 @@ def add_parser(sub) -> None:
                         "2,3,4 here, --games = deals per candidate and count)")
     p.add_argument("--numbers", default=None, metavar="A,B,...",
                    help="with --draft: only these open numbers (keys as printed)")
+    p.add_argument("--rules", default=None, metavar="NAME",
+                   help="search a rule number (e.g. vp_pool, end_vp) for --target's: its "
+                        "values on common deals, the nearest the value played now that is "
+                        "shown to meet every target at every count, confirmed on fresh deals "
+                        "(docs/balance.md 'Rule numbers against targets'); --games = deals "
+                        "per value and count, --baseline = the strong field")
+    p.add_argument("--values", default=None, metavar="LO..HI[/STEP]|A,B,...",
+                   help="with --rules: the values to try (default the value played now -6 .. "
+                        "+6, step 2)")
+    p.add_argument("--target", action="append", default=None,
+                   metavar="skill-gradient=PP|first-seat=LO..HI",
+                   help="with --rules (repeatable): skill-gradient=PP, the strong field's "
+                        "edge over --weak's in percentage points (one strong player against "
+                        "the others, every seat in turn), at least PP; first-seat=LO..HI, the "
+                        "first seat's win rate in percent with everyone the strong field")
+    p.add_argument("--weak", default=None, metavar="NAME|FILE",
+                   help="with --rules: the weaker field of skill-gradient (default balanced)")
+    p.add_argument("--one-seed", action="store_true",
+                   help="with --draft: skip the second seed (by default the whole fill-in "
+                        "runs again at a second seed and each number says whether the two "
+                        "agree; this halves the games)")
     p.add_argument("--json", action="store_true", help="print the result as JSON (fractions)")
     from ..io import add_force_option
     add_force_option(p)
@@ -115,10 +136,15 @@ def run(args) -> int:
     if not 0 <= args.tolerance < 100:
         raise UserError(f"--tolerance must be from 0 to 100 percentage points, got {args.tolerance}")
     scheduler = scheduler_of(args)
+    if args.rules:
+        return _run_rules(args, g)
+    check_needs(args, *((o, False, "needs --rules (it searches a rule number for targets)")
+                        for o in ("--values", "--target", "--weak")))
     if args.draft:
         return _run_draft(args, g, scheduler)
     check_needs(args, ("--numbers", False, "needs --draft (it picks open numbers of the "
-                                           "draft rulebook to fill in)"))
+                                           "draft rulebook to fill in)"),
+                ("--one-seed", False, "needs --draft (the second seed of the fill-in)"))
     if args.checkpoint:
         from ..cli import keep_for_resume
         keep_for_resume(args, args.checkpoint, "the finished runs")
@@ -161,6 +187,50 @@ def marked_toml(text: str, what: str) -> str:
     return f"# {MARK} {what}\n{text}"
 
 
+def _run_rules(args, g) -> int:
+    """``balance --rules NAME --target ...``: vale_sim.rule_targets.search_rule."""
+    from ..cli import UserError, check_needs, given
+    from .. import rule_targets as RT
+    from .what_if import _players
+    why = "does not apply to --rules (it searches a rule number, not card numbers)"
+    for opt in ("--cards", "--out-cards", "--estimated-only", "--out-edits", "--checkpoint",
+                "--plot", "--draft", "--fields", "--flagged", "--estimand", "--budget",
+                "--tolerance", "--correction", "--resume", "--numbers", "--one-seed"):
+        check_needs(args, (opt, False, why))
+    if not args.target:
+        raise UserError("--rules needs at least one --target, e.g. --target first-seat=45..55 "
+                        "or --target skill-gradient=5")
+    targets = [RT.parse_target(t) for t in args.target]
+    rules0 = g.rules_class()
+    if not hasattr(rules0, args.rules):
+        import dataclasses
+        raise UserError(f"--rules {args.rules!r}: not a rule of {g.title} (its rules: "
+                        f"{', '.join(f.name for f in dataclasses.fields(rules0))})")
+    current = getattr(rules0, args.rules)
+    players = _players(args.players or "2", g)
+    if current is None and hasattr(rules0, f"pool_for"):      # "the rulebook's, per count"
+        current = rules0.pool_for(players[0]) if args.rules == "vp_pool" else current
+    if not isinstance(current, int) or isinstance(current, bool):
+        raise UserError(f"--rules {args.rules}: only whole-number rules can be searched "
+                        f"(its value is {current!r})")
+    values = RT.parse_values(args.values, current)
+    deals = args.games if "games" in given(args) else 2000
+    bar = None
+    if sys.stderr.isatty() and not args.json:
+        def bar(done, total):
+            print(f"\rbalance --rules: {done}/{total} measurements", end="", file=sys.stderr,
+                  flush=True)
+    base = __import__("dataclasses").replace(rules0, **{args.rules: current})
+    r = RT.search_rule(g.name, args.rules, values, targets, players, deals,
+                       args.confirm_games, args.seed, args.baseline,
+                       args.weak or RT.DEFAULT_WEAK, args.set, args.engine, args.workers,
+                       base_rules=base, progress=bar)
+    if bar is not None:
+        print(file=sys.stderr)
+    print(json.dumps(r.to_json(), sort_keys=True, default=str) if args.json else r.text())
+    return 0
+
+
 def _run_draft(args, g, scheduler=None) -> int:
     """``balance --draft``: vale_sim.draft.fill_in (docs/balance.md "Filling in the X's")."""
     from ..cli import UserError, check_needs
@@ -186,7 +256,7 @@ def _run_draft(args, g, scheduler=None) -> int:
             print(f"\rbalance --draft: {n:,} games", end="", file=sys.stderr, flush=True)
     d = D.fill_in(g.name, args.set, players, args.games, args.confirm_games, args.seed,
                   args.margin / 100, args.baseline, args.engine, args.workers, keys,
-                  progress=bar, scheduler=scheduler)
+                  progress=bar, scheduler=scheduler, agreement=not args.one_seed)
     if bar is not None:
         print(file=sys.stderr)
     print(json.dumps(d.to_json(), sort_keys=True, default=str) if args.json else d.text())

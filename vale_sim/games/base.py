@@ -93,6 +93,9 @@ Optional hooks (every one has a default, so a game may leave them out):
   DataFrame, a row per turn with ``player``, ``round`` and the measures) and
   ``turn_measures`` (``((name, column, cumulative, bounds), ...)``): the per-turn curves of
   :func:`vale_sim.tournament.turn_curves`.
+* ``score_trace(cs, players, seed, n_games, policies, rules, first_game)``: each player's
+  VP after every turn of a batch of games and the final results (the shape of a game,
+  :mod:`vale_sim.shape`); ``None``: no shape measures.
 * ``search_space() -> dict``: what ``vale-sim optimize`` and ``exploit`` may vary
   in a policy (:func:`vale_sim.optimize.policy_space`): ``policy`` (the policy
   dataclass), ``module`` (where categorical fields find their choices,
@@ -208,6 +211,10 @@ class Game:
     # the measures to average by round: ((name, column, cumulative, bounds), ...)
     turn_records: Callable[..., Any] | None = None
     turn_measures: tuple | None = None
+    # the shape of a game (vale_sim.shape): score_trace(cs, players, seed, n_games,
+    # policies, rules, first_game) -> {"turns": game/round/player/vp after each turn,
+    # "final": game/player/seat/score/win_share, "vp_meaning": str}
+    score_trace: Callable[..., Any] | None = None
     golden_module: str | None = None
     search_space: Callable[[], dict] | None = None
     edit_card: Callable[..., tuple] | None = None

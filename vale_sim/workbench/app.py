@@ -513,6 +513,39 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
                                              "digest": ws.current.digest(),
                                              "field": _field_label(g, params),
                                              "estimand": params["estimand"]})
+        if kind == "curve":
+            # a card's price curve (vale_sim.curve) on the table as it is now; small
+            # defaults (400 games per value and arm): a first look, the CLI for the full size
+            from ..curve import CurveError, plan
+            card, number = p.get("card"), p.get("number") or "cost"
+            if not isinstance(card, str) or not card or not isinstance(number, str):
+                raise Bad("card: pick a card (the curve button of its row in the Cards table)")
+            values = p.get("values") or None
+            if values is not None and not isinstance(values, str):
+                raise Bad("values: write LO..HI, e.g. 2..6, or leave it empty")
+            params = {"game": g.name, "card_set": ws.current, "card": card, "number": number,
+                      "values": values, "players": _players(p, g),
+                      "games": _count(p, "games", 400, 2, MAX_GAMES), "seed": seed,
+                      "engine": engine}
+            params.update(_field(p, g, params["players"], ws.current))
+            try:                               # every check of the CLI, before a process
+                pl = plan(card, number, values, params["players"], g.name, ws.current,
+                          params["games"], seed, params["baseline"], params["estimand"])
+            except (CurveError, *g.user_errors) as e:
+                raise Bad(one_line(e).removeprefix("--")) from None
+            out = Path(tempfile.mkdtemp(prefix="curve-", dir=wb.tmpdir))
+            params.update(runs=len(pl["values"]) * len(pl["players"]),
+                          figure=str(out / "curve.png"),
+                          store=str(wb.tmpdir / "chunks" / ws.id))
+
+            def done(run, out=out):
+                wb.reports[run.id] = out
+            return _start(ws, kind, params, {"card": card, "number": number,
+                                             "values": pl["values"],
+                                             "players": params["players"],
+                                             "games": params["games"],
+                                             "field": _field_label(g, params),
+                                             "estimand": params["estimand"]}, on_done=done)
         if kind == "report":
             out = Path(tempfile.mkdtemp(prefix="report-", dir=wb.tmpdir))
             src = out.parent / (out.name + "-cards")
@@ -555,7 +588,7 @@ def create_app(game: str = DEFAULT_GAME, heartbeat: float = 90.0, max_running: i
             except (ValueError, *g.user_errors) as e:
                 raise Bad(one_line(e)) from None
             return _start(ws, kind, params, {"pushes": params["pushes"]})
-        raise Bad(f"kind: use what-if, balance, report or odds, got {kind!r}")
+        raise Bad(f"kind: use what-if, balance, curve, report or odds, got {kind!r}")
 
     async def run_status(request):
         run = wb.runs.get(request.path_params["run"])

@@ -4,7 +4,8 @@ Each job is ``job(params, report)``: ``params`` a plain dict (the card set
 object included: it pickles), ``report(done, total, text)`` sends progress to the
 server; the return value (JSON-ready) is the run's result.  The jobs call the
 toolkit's public functions -- :func:`vale_sim.whatif.what_if`,
-:func:`vale_sim.balance.balance`, :func:`vale_sim.report.build_report` and the
+:func:`vale_sim.balance.balance`, :func:`vale_sim.curve.price_curve`,
+:func:`vale_sim.report.build_report` and the
 game's odds page (``Game.workbench``) -- with ``workers=1``: the run is one
 process, which cancel ends.
 
@@ -123,6 +124,32 @@ def what_if_job(params: dict, report):
     return out
 
 
+def curve_job(params: dict, report):
+    """The price curve of one card (:func:`vale_sim.curve.price_curve`) on the tab's table,
+    with its figure (``params["figure"]``)."""
+    from ..curve import curve_json, curve_text, price_curve
+    from ..games import get_game
+    g = get_game(params["game"])
+    _warm(g, params.get("engine", "fast"), report)
+    bar = _Bar(report, max(1, params["runs"]), "values played")
+    store = _store(params)
+    df = price_curve(params["card"], params["number"], params.get("values"),
+                     params.get("players", [2]), g.name, params["card_set"], params["games"],
+                     params.get("seed", 0), params.get("baseline"), None,
+                     params.get("engine", "fast"), 1, progress=bar,
+                     play=store.play_frame if store else None, estimand=params.get("estimand"),
+                     command="workbench: Curve tab")
+    out = curve_json(df)
+    out["text"] = curve_text(df)
+    out["chunks"] = {"reused": store.reused, "played": store.played} if store else None
+    if params.get("figure"):
+        from ..io import save_figure
+        from ..plots.curve import plot_curve
+        save_figure(plot_curve(df), params["figure"], dpi=90, bbox_inches="tight")
+        out["figure"] = True
+    return out
+
+
 def balance_job(params: dict, report):
     from ..balance import balance
     from ..games import get_game
@@ -177,4 +204,5 @@ def odds_job(params: dict, report):
     return page.deck_odds(params["card_set"], params["deck"], params["pushes"], params["goal"])
 
 
-JOBS = {"what-if": what_if_job, "balance": balance_job, "report": report_job, "odds": odds_job}
+JOBS = {"what-if": what_if_job, "balance": balance_job, "report": report_job, "odds": odds_job,
+        "curve": curve_job}

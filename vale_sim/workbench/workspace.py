@@ -142,6 +142,10 @@ class Workspace:
     def table(self) -> dict:
         with self.lock:
             editable = self.editable()
+            # the cards a player buys: each has a price curve (vale_sim.curve)
+            g = self.game
+            buys = ({c[0] for c in g.strength_cards(self.current)}
+                    if g.strength_cards is not None and g.edit_card is not None else set())
             base = {(c["type"], c["name"]): c for c in self._cards_json(self.base)}
             rows = []
             for c in self._cards_json(self.current):
@@ -155,7 +159,8 @@ class Workspace:
                                  "editable": (c["name"], f) in editable
                                  and c["type"] != "starting"})
                 rows.append({"type": c["type"], "name": c["name"], "source": c["source"],
-                             "numbers": nums})
+                             "numbers": nums,
+                             "curve": c["name"] in buys and any(n["editable"] for n in nums)})
             counts: dict = {}
             for r in rows:
                 for n in r["numbers"]:

@@ -102,6 +102,12 @@ def render_play(record, cs=None, as_json: bool = False):
     return lines
 
 
+def _shape_trace(*args, **kw):
+    """``Game.score_trace``: the VP track after every turn (shape.py, imported on use)."""
+    from .shape import score_trace
+    return score_trace(*args, **kw)
+
+
 def _strength_arms(card: str, baseline):
     """Card strength (vale_sim.advancements): "prefer X" = the baseline with a first
     buy rule ``card = X`` (and X out of its ``never`` list, if there); "ban X" = the
@@ -153,6 +159,7 @@ GAME = Game(
     user_errors=(cards.CardSetError, policy.PolicyError, ValueError),
     describe_cards=describe_cards,
     golden_module=__name__ + ".golden",
+    score_trace=_shape_trace,
     # the settings studies of studies/ (docs/mystic-lands-studies.md), the report,
     # card strengths, the card listing and the wither odds
     studies=tuple(Study(n, command=n.replace("_", "-"), parser=f"{__name__}.commands.{n}",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...value import stage_of
+from ...value import relative_positions, stage_blocks, stage_of
 from .value import feature_tables
 
 def training_data(cs, players: int, policies, seed: int, first_game: int, n_games: int,
@@ -63,26 +63,10 @@ def _rows(sn, fa, fv, fs, R, P, stages, rules, g0):
         prev[t] = last.get(key, -1)
         last[key] = t
     Fp = np.where((prev >= 0)[:, None], F[np.maximum(prev, 0)], F0[g, p])
-    G = np.zeros((N, P, d))
-    G[np.arange(N), p] = F - Fp
-    C = np.cumsum(G, axis=0)
-    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-    base = np.repeat(C[starts] - G[starts], np.diff(np.r_[starts, N]), axis=0)
-    C = C - base + F0[g]
-    mine = C[np.arange(N), p]
-    others = (C.sum(axis=1) - mine) / max(1, P - 1)
-    x = mine - others
+    x = relative_positions(F - Fp, g, p, P, start=F0)
     pool0 = rules.end_vp * rules.end_cubes
     gone = np.minimum(snap[:, L.SN_PROGRESS], pool0)
     st = np.array([stage_of(pool0, pool0 - int(a), stages) for a in gone], np.int64)
-    da, dv = fa.shape[1], fv.shape[2]
-    na_, nv_ = da * stages, dv * stages
-    X = np.zeros((N, na_ + nv_ + stages))
-    rows = np.arange(N)
-    for s in range(stages):
-        m = rows[st == s]
-        X[m, s * da:(s + 1) * da] = x[m, :da]
-        X[m, na_ + s * dv:na_ + (s + 1) * dv] = x[m, da:da + dv]
-        X[m, na_ + nv_ + s] = x[m, da + dv]
+    X = stage_blocks(x, st, (fa.shape[1], fv.shape[2], 1), stages)
     y = sn.share[g, p] - 1.0 / P
     return X, y, g + g0

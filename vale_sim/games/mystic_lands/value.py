@@ -15,6 +15,8 @@ max over players of max(VP × end_cubes, cubes × end_vp), out of end_vp × end_
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ...value import FeatureSpec, card_values, stage_of
@@ -154,3 +156,69 @@ def game_stage(rules, vps, cubes, stages: int) -> int:
 #: meta-{P}p when the bundled value players were trained)
 TRAIN_START = None
 TRAIN_BASE = None
+
+
+# -- the field checks (vale_sim.field_checks; docs/statistics.md §5.9) -----------------
+#: Planted bases: a level 1 and a level 2 Advance, a level 1 and a level 2 Vale (the first
+#: of each in the card file), and Sun Parrot, a level 1 Advance neither 2-player field
+#: buys (1.0 % of focal games under meta-2p, 0.0 % under value-2p, 4,000 games, seed 11):
+#: a gross error on a card the field leaves must be caught too.  Mystic Lands has no level
+#: 3 and nothing in Fertile Soil's role: its Druid Advances (level 0) are dealt, never
+#: bought, and the starting cards are not for sale.
+FIELD_CHECK_PLANTED = ("Morning Mist", "Ent Guardian", "Spirit Cave", "Satyr Home",
+                       "Sun Parrot")
+#: Cards whose strictly better printings are checked, chosen by a rule fixed before any
+#: check ran: the first five level 1 Advances, the first four level 2 Advances and the
+#: first two Vales of each level, in the card file's order.  Among them, Firefly Glade and
+#: Moss Spirit, which meta-2p buys in 0.0 % and 1.1 % of focal games; Rain Lily and Storm
+#: Caller, which meta-2p buys by name.  They show every kind of icon (sun, cloud, mana,
+#: spirit, VP, rain, aspects), end VP, refresh and the enchant discount; not the converts,
+#: the per-aspect gains, the on-deck effects, the wither limit or the re-sleeving.
+FIELD_CHECK_MONOTONE = ("Morning Mist", "Rain Lily", "Meadow", "Firefly Glade", "Moss Spirit",
+                        "Ent Guardian", "Sequoia Forest", "Sun Priestess", "Storm Caller",
+                        "Spirit Cave", "Great Table", "Satyr Home", "Crystal Spire")
+
+
+def field_check_useless(card):
+    """The same card doing nothing, at its cost (vale_sim.field_checks).  An Advance: no
+    icon (no sun either: its drawback goes too), no end VP, no effect; it still takes
+    its position on the card it is sleeved on and, in front, covers the rain icons
+    there as any Advance does.  A Vale: its rows (its cube spots) give no VP and no
+    reward, no activation track, no effect (a map space's own rewards stay: they are
+    the map's)."""
+    if isinstance(card, C.Advance):
+        return replace(card, name=f"{card.name} useless", icons=C.Icons(), end_vp=0,
+                       effects=(), text="")
+    return replace(card, name=f"{card.name} useless", rows=tuple(C.Row(vp=0) for _ in card.rows),
+                   track=(), effects=(), text="")
+
+
+def _rows(card, **add):
+    return tuple(replace(r, **{k: getattr(r, k) + v for k, v in add.items()}) for r in card.rows)
+
+
+def field_check_gross(card):
+    """The card with +6 end VP (vale_sim.field_checks): an Advance's end VP, every row of
+    a Vale (whichever spot its cube takes is worth 6 VP more at the end)."""
+    if isinstance(card, C.Advance):
+        return replace(card, name=f"{card.name} gross", end_vp=card.end_vp + 6)
+    return replace(card, name=f"{card.name} gross", rows=_rows(card, vp=6))
+
+
+def field_check_better(card) -> dict:
+    """Strictly better printings (vale_sim.field_checks), each one number better: an
+    Advance at 1 mana less (``cost-1``), with one more mana icon (``mana+1``, gained in the
+    Day) or 1 more end VP (``vp+1``); a Vale at 1 spirit less (``cost-1``), with 1 more mana
+    (``mana+1``, a reward when a cube takes the spot) or 1 more end VP (``vp+1``) on every
+    row."""
+    out = {}
+    if card.cost > 0:
+        out["cost-1"] = replace(card, name=f"{card.name} cost-1", cost=card.cost - 1)
+    if isinstance(card, C.Advance):
+        out["mana+1"] = replace(card, name=f"{card.name} mana+1",
+                                icons=replace(card.icons, mana=card.icons.mana + 1))
+        out["vp+1"] = replace(card, name=f"{card.name} vp+1", end_vp=card.end_vp + 1)
+    else:
+        out["mana+1"] = replace(card, name=f"{card.name} mana+1", rows=_rows(card, mana=1))
+        out["vp+1"] = replace(card, name=f"{card.name} vp+1", rows=_rows(card, vp=1))
+    return out

@@ -137,6 +137,7 @@ GAME = Game(
     user_errors=(_cards.CardSetError, _policy.PolicyError),
     golden_module=__name__ + ".golden",
     turn_records=_turn_records,
+    score_trace=_lazy(".shape", "score_trace"),
     turn_measures=(("vp", "vp_gained", True, None), ("mana", "mana", False, None),
                    ("crafted", "crafted", True, None),
                    ("spoiled_turn_share", "spoil", False, (0.0, 1.0))),

@@ -16,11 +16,16 @@ from .rules import MAX_PHASE_PLAYS
 
 TOKEN_MODES = ("needed", "never")
 #: The fields of a value player's model (docs/value.md): set from its model file.
-VALUE_FIELDS = ("value_stages", "value_adv", "value_vale")
+VALUE_FIELDS = ("value_stages", "value_adv", "value_vale", "value_vp")
 #: Fields added after bundled results recorded policy digests: left out of the repr (so
 #: of policy_digest) while they hold their default.
-_ADDED_FIELDS = ("best_min_score",) + VALUE_FIELDS
-PUSH_RULES = ("risk", "lookahead")       # engine-spec §6.1
+_ADDED_FIELDS = ("best_min_score", "push_bonus", "carry_decay_cost") + VALUE_FIELDS
+PUSH_RULES = ("risk", "lookahead", "value")       # engine-spec §6.1
+#: The push rules ``vale-sim optimize`` / ``exploit`` search over (optimize._choices_for
+#: reads ``PUSH_RULE_MODES`` before ``PUSH_RULES``): the two rules it has always searched,
+#: so that the bundled searches' commands reproduce their policies (a categorical field's
+#: encoding depends on its choices).
+PUSH_RULE_MODES = ("risk", "lookahead")
 RULE_TARGETS = ("card", "level", "vale_ability", "best")
 RULE_CONDITIONS = ("mana_at_least", "mana_at_most", "round_at_least",
                    "round_at_most", "pool_at_most", "owned_at_most")
@@ -53,11 +58,19 @@ class Policy:
     # (engine-spec §6.1).  "risk": push while the exact risk that the next reveal
     # spoils is at most push_risk_permille/1000.  "lookahead": push while the
     # expected gain of one more push is at least the expected loss, the loss
-    # scaled by lookahead_caution_permille/1000.
+    # scaled by lookahead_caution_permille/1000.  "value": push while the expected value
+    # of the Harvest after one more push (the policy's own scores of what it would buy,
+    # and its VP) is at least the value of the Harvest now, scaled by the same caution.
     push_risk_permille: int = 250
     mana_target: int = 0
     push_rule: str = "risk"
     lookahead_caution_permille: int = 1000
+    # "value" only: what one push is worth beyond the Harvest it adds to (the policy's
+    # score units; e.g. moving the deck on by a card), added to each push it weighs.
+    push_bonus: int = 0
+    # "value" only: what one net decay on the card left on deck at the end of a Planting
+    # costs (it starts the next field, whose Prep then stops sooner); growth gains as much.
+    carry_decay_cost: int = 0
     # Advancement score weights (integers) and the least score worth buying.
     w_mana: int = 3
     w_spirit: int = 2
@@ -97,6 +110,9 @@ class Policy:
     value_stages: int = 0
     value_adv: tuple = ()
     value_vale: tuple = ()
+    # [stage] the value of one VP token (the model's optional "vp" row, scaled as the
+    # weights): the Harvest VP of the "value" push rule (engine-spec §6.1); () = 0.
+    value_vp: tuple = ()
 
     def __post_init__(self):
         check_policy_fields(self, BuyRule, modes={"push_rule": PUSH_RULES, "token": TOKEN_MODES},
@@ -223,7 +239,7 @@ SEARCH_RANGES: dict[str, tuple[int, int]] = {
 }
 #: Fields never searched: the lists, and random buying (meant for card statistics).
 SEARCH_EXCLUDED = ("name", "rules", "never", "explore_permille",
-                   "best_min_score") + VALUE_FIELDS
+                   "best_min_score", "push_bonus", "carry_decay_cost") + VALUE_FIELDS
 
 
 def search_space() -> dict:

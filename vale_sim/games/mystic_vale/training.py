@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...value import stage_of
+from ...value import relative_positions, stage_blocks, stage_of
 from .value import feature_table
 
 def training_data(cs, players: int, policies, seed: int, first_game: int, n_games: int,
@@ -34,29 +34,11 @@ def training_data(cs, players: int, policies, seed: int, first_game: int, n_game
     vales = tr[:, tr.shape[1] - 2:]
     gain = np.concatenate([fa0[kinds].sum(axis=1), fv0[vales].sum(axis=1),
                            tr[:, [TR_VP]]], axis=1).astype(np.float64)
-    P = players
-    d = gain.shape[1]
     g = tr[:, TR_GAME] - first_game
     p = tr[:, TR_PLAYER]
-    # cumulative features of every player at every row, within its game
-    G = np.zeros((len(tr), P, d))
-    G[np.arange(len(tr)), p] = gain
-    C = np.cumsum(G, axis=0)
-    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-    base = np.repeat(C[starts] - G[starts], np.diff(np.r_[starts, len(tr)]), axis=0)
-    C -= base
-    mine = C[np.arange(len(tr)), p]
-    others = (C.sum(axis=1) - mine) / max(1, P - 1)
-    x = mine - others
+    x = relative_positions(gain, g, p, players)
     pool0 = rules.pool_for(players)
     st = np.array([stage_of(pool0, int(a), stages) for a in tr[:, TR_POOL_AFTER]])
-    na, nv = da * stages, dv * stages
-    X = np.zeros((len(tr), na + nv + stages))
-    rows = np.arange(len(tr))
-    for s in range(stages):
-        m = rows[st == s]
-        X[m, s * da:(s + 1) * da] = x[m, :da]
-        X[m, na + s * dv:na + (s + 1) * dv] = x[m, da:da + dv]
-        X[m, na + nv + s] = x[m, da + dv]
-    y = out.share[g, p] - 1.0 / P
+    X = stage_blocks(x, st, (da, dv, 1), stages)
+    y = out.share[g, p] - 1.0 / players
     return X, y, g + first_game

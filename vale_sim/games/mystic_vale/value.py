@@ -5,6 +5,8 @@ ability by kind (the ability's amount).  No name, no cost.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ...value import FeatureSpec, card_values
@@ -64,6 +66,15 @@ def _feature_table(cs) -> tuple[np.ndarray, np.ndarray]:
     return fa, fv
 
 
+def vp_weight(pol, stage: int) -> int:
+    """A VP token's value at ``stage`` for the "value" push rule (engine-spec §6.1): a
+    value player's ``value_vp[stage]`` (0 if its model gives none), a scripted policy's
+    ``w_harvest_vp``.  Both engines read this number."""
+    if pol.value_stages:
+        return pol.value_vp[stage] if pol.value_vp else 0
+    return pol.w_harvest_vp
+
+
 def policy_values(cs, pol) -> tuple[np.ndarray, np.ndarray] | None:
     """A value player's [stage, advancement] and [stage, vale] values; None for a
     scripted policy."""
@@ -82,3 +93,31 @@ FIELD_CHECK_PLANTED = ("Podlings", "Model L2 Bloom D", "Model L3 Grove A", "Ley 
 FIELD_CHECK_MONOTONE = ("Podlings", "Model L1 Sprout F", "Peacekeeper Druid",
                         "Model L2 Bloom D", "Model L2 Bloom I", "Model L3 Grove A",
                         "Woodland Warden", "Fertile Soil (bottom)", "Ley Line Nexus")
+
+
+def field_check_useless(card):
+    """The same card doing nothing, at its cost (vale_sim.field_checks): no symbols, no
+    VP, no ability."""
+    if hasattr(card, "position"):
+        return replace(card, name=f"{card.name} useless", mana=0, animal=0, forest=0, sky=0,
+                       wild=0, guardian=0, growth=0, harvest_vp=0, end_vp=0, ability="none",
+                       amount=0, text="")
+    return replace(card, name=f"{card.name} useless", end_vp=0, ability="none", amount=0,
+                   extra_buys=0, symbol="", text="")
+
+
+def field_check_gross(card):
+    """The card with +6 end VP (vale_sim.field_checks)."""
+    return replace(card, name=f"{card.name} gross", end_vp=card.end_vp + 6)
+
+
+def field_check_better(card) -> dict:
+    """Strictly better printings (vale_sim.field_checks): −1 cost (if it costs anything),
+    +1 end VP, +1 mana (advancements); +1 end VP (vales)."""
+    out = {}
+    if hasattr(card, "position"):
+        if card.cost > 0:
+            out["cost-1"] = replace(card, name=f"{card.name} cost-1", cost=card.cost - 1)
+        out["mana+1"] = replace(card, name=f"{card.name} mana+1", mana=card.mana + 1)
+    out["vp+1"] = replace(card, name=f"{card.name} vp+1", end_vp=card.end_vp + 1)
+    return out

@@ -41,6 +41,8 @@ function say(box, text, error = true) {
 const fmt = (v, d = 3) => (v === null || v === undefined || Number.isNaN(v)) ? "–" : Number(v).toFixed(d);
 const pp = (v, sign = true) => (v === null || v === undefined) ? "–" :
   ((sign && v > 0 ? "+" : "") + (100 * v).toFixed(1));
+const share = (v) => (v === null || v === undefined) ? "–" : (100 * v).toFixed(1);
+const ci0 = (c) => (Array.isArray(c) && c[0] !== null) ? `[${share(c[0])}, ${share(c[1])}]` : "";
 const ci = (c) => (Array.isArray(c) && c[0] !== null) ? `[${pp(c[0])}, ${pp(c[1])}]` : "";
 
 // ---------------------------------------------------------------- workspace (one per tab)
@@ -91,7 +93,8 @@ function showTable(t) {
     .map(([k, v]) => `${k} ${v}`).join(", ");
   renderCards();
   fillWhatIfPickers();
-  if (gameChanged) { playerBoxes("#wi-players", [2]); playerBoxes("#bal-players", [2]); fieldPickers(); }
+  fillCurvePickers();
+  if (gameChanged) { playerBoxes("#wi-players", [2]); playerBoxes("#bal-players", [2]); playerBoxes("#cv-players", [2]); fieldPickers(); }
 }
 // The field pickers: the game's strongest bundled field (the default of every run, as the
 // CLI's) or its default bot, for comparison.
@@ -127,9 +130,12 @@ function renderCards() {
       box.append(" ", el("span", { class: `src src-${n.source}`, text: n.source }));
       nums.append(box);
     }
+    const curve = el("td", {}, c.curve ? el("button", { class: "curve-open", "data-card": c.name,
+      text: "price curve", title: `play ${c.name} at every value of one number (the Curve tab)`,
+      onclick: () => openCurve(c.name) }) : null);
     rows.push(el("tr", { "data-card": c.name, "data-type": c.type },
       el("td", { text: c.type }), el("td", { text: c.name }),
-      el("td", {}, el("span", { class: `src src-${c.source}`, text: c.source })), nums));
+      el("td", {}, el("span", { class: `src src-${c.source}`, text: c.source })), nums, curve));
   }
   body.replaceChildren(...rows);
 }
@@ -376,11 +382,16 @@ function showWhatIf(r, run) {
         el("td", { class: "num", text: ci(c.change_ci) }),
         el("td", { class: "num", text: ci(c.change_ci_adjusted) }),
         el("td", { text: c.moved ? "moved" : (c.within_noise ? "within noise" : "") }),
-        el("td", { class: "num", text: `${c.deals_changed}/${c.n_deals}` }));
+        el("td", { class: "num", text: `${c.deals_changed}/${c.n_deals}` }),
+        // the other estimands (docs/statistics.md 5.7): per pick, how often bought, forced
+        el("td", { class: "num per-pick", text: `${pp(c.per_pick_original)} ${ci(c.per_pick_original_ci)} → ${pp(c.per_pick_edited)} ${ci(c.per_pick_edited_ci)}` }),
+        el("td", { class: "num acquired", text: `${share(c.acquired_original)} ${ci0(c.acquired_original_ci)} → ${share(c.acquired_edited)} ${ci0(c.acquired_edited_ci)}` }),
+        el("td", { class: "num forced", text: `${pp(c.strength_original)} ${ci(c.strength_original_ci)} → ${pp(c.strength_edited)} ${ci(c.strength_edited_ci)}` }));
       return tr;
     });
     out.append(el("table", { class: "wi-cards" }, el("thead", {}, el("tr", {}, ...["card", `${what} original (pp)`, "verdict",
-      `${what} edited (pp)`, "verdict", "change (pp)", "interval", "adjusted", "", "deals changed"].map((h) => el("th", { text: h })))),
+      `${what} edited (pp)`, "verdict", "change (pp)", "interval", "adjusted", "", "deals changed",
+      "per pick (pp), original → edited", "bought (%), original → edited", "forced (pp), original → edited"].map((h) => el("th", { text: h })))),
       el("tbody", {}, ...rows)));
     const g = pc.game.map((m) => {
       const k = m.measure.startsWith("seat_") ? 100 : 1, d = k === 100 ? 1 : 2;
@@ -396,6 +407,60 @@ function showWhatIf(r, run) {
     out.append(el("table", { class: "wi-game" }, el("thead", {}, el("tr", {}, ...["game-level measure", "original", "edited",
       "change", "interval", "", "deals changed"].map((h) => el("th", { text: h })))), el("tbody", {}, ...g)));
   }
+  out.append(el("details", {}, el("summary", { text: "as text" }), el("pre", { text: r.text })));
+}
+
+// ---------------------------------------------------------------- price curve
+function fillCurvePickers() {
+  const cards = state.table.cards.filter((c) => c.curve);
+  const cs = $("#cv-card"); const prev = cs.value;
+  cs.replaceChildren(...cards.map((c) => el("option", { value: c.name, text: c.name })));
+  if (cards.some((c) => c.name === prev)) cs.value = prev;
+  fillCurveNumbers();
+}
+function fillCurveNumbers(number) {
+  const c = state.table.cards.find((x) => x.name === $("#cv-card").value);
+  const nums = c ? c.numbers.filter((n) => n.editable) : [];
+  const sel = $("#cv-number"); const prev = number || sel.value;
+  sel.replaceChildren(...nums.map((n) => el("option", { value: n.field, text: `${n.field} (now ${n.value})` })));
+  // a cost first: "what should it cost?" (a number whose name starts with cost)
+  const pick = nums.find((n) => n.field === prev) || nums.find((n) => n.field.startsWith("cost")) || nums[0];
+  if (pick) sel.value = pick.field;
+}
+// The curve button of a card's row: the Curve tab with that card, run at once
+function openCurve(card) {
+  showTab("curve");
+  $("#cv-card").value = card;
+  $("#cv-values").value = "";
+  fillCurveNumbers();
+  if (!$("#cv-run").disabled) runCurve();
+}
+function runCurve() {
+  startRun("curve", { card: $("#cv-card").value, number: $("#cv-number").value, values: $("#cv-values").value.trim() || null,
+                      players: players("#cv-players"), games: Number($("#cv-games").value), engine: $("#cv-engine").value,
+                      seed: Number($("#cv-seed").value), baseline: $("#cv-baseline").value, estimand: $("#cv-estimand").value },
+    runUI("cv"), showCurve);
+}
+function showCurve(r, run) {
+  const out = $("#cv-result"); out.replaceChildren();
+  out.append(el("p", { class: "cv-what", text: `Price curve of ${r.card}.${r.number} (printed ${r.printed}), card set ${r.card_set}, ` +
+    `field ${r.field}, estimand ${r.estimand}, seed ${r.seed}, ${r.games} games per value and arm (n = ` +
+    Object.entries(r.n_deals).map(([p, n]) => `${n} deals at ${p} players`).join(", ") + ").",
+  }));
+  for (const line of r.summary) out.append(el("p", { class: "cv-summary", text: line }));
+  if (r.figure) out.append(el("img", { src: `/reports/${run.id}/curve.png`, class: "figure",
+    alt: `natural value of ${r.card} against its ${r.number}, the balanced range shaded` }));
+  const rows = r.rows.map((x) => el("tr", { "data-players": x.players, "data-value": x.value, class: x.printed ? "moved" : "" },
+    el("td", { class: "num", text: String(x.players) }), el("td", { class: "num", text: (x.printed ? "* " : "") + x.value }),
+    el("td", { class: "verdict", text: x.verdict + mark(x.verdict_agreement) }),
+    el("td", { class: "num", text: `${pp(x.natural_value)} ${ci(x.natural_ci)}` }),
+    el("td", { class: "num", text: x.per_pick_value === null ? "never bought" : `${pp(x.per_pick_value)} ${ci(x.per_pick_ci)}` }),
+    el("td", { class: "num", text: `${pp(x.forced_value)} ${ci(x.forced_ci)}` }),
+    el("td", { class: "num", text: `${pp(x.acquired, false)}% ${ci(x.acquired_ci).replaceAll("+", "")}` }),
+    el("td", { class: "num", text: String(x.n_deals) })));
+  out.append(el("table", { class: "cv-rows" }, el("thead", {}, el("tr", {}, ...["players", "value", "verdict", "natural value (pp)",
+    "per pick (pp)", "forced value (pp)", "bought (%)", "deals"].map((h) => el("th", { text: h })))), el("tbody", {}, ...rows)));
+  out.append(el("p", { class: "muted", text: "* = printed; ? = a verdict a rerun of this size would read otherwise more than 1 time in 10." }));
   out.append(el("details", {}, el("summary", { text: "as text" }), el("pre", { text: r.text })));
 }
 
@@ -455,6 +520,8 @@ document.addEventListener("DOMContentLoaded", () => {
   $("#wi-from-table").addEventListener("click", () => { state.wiEdits = state.table.edits.map((e) => ({ ...e })); renderWiEdits(); });
   $("#wi-run").addEventListener("click", runWhatIf);
   $("#bal-run").addEventListener("click", runBalance);
+  $("#cv-card").addEventListener("change", () => fillCurveNumbers());
+  $("#cv-run").addEventListener("click", runCurve);
   $("#rep-run").addEventListener("click", runReport);
   start().catch((e) => say("#message", e.message));
 });

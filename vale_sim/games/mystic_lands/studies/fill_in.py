@@ -51,11 +51,26 @@ def evidence(n: dict) -> str:
     return "; ".join(out)
 
 
+def _decision(n: dict) -> str:
+    d = n.get("decision", "changed" if n["changed"] else "kept")
+    if "seeds_agree" in n:
+        d += (", a second seed agrees" if n["seeds_agree"] else
+              f", a second seed disagrees: {n['second_seed_proposed']}")
+    return d
+
+
 def table(res: dict) -> pd.DataFrame:
     return pd.DataFrame([{"number": n["label"], "the manual says": n["manual"],
                           "source now": n["source"], "criterion": n["criterion"],
                           "played now": n["current"], "proposed": n["proposed"],
-                          "changed": n["changed"], "evidence (confirmation)": evidence(n)}
+                          "changed": n["changed"],
+                          "decision": n.get("decision", "changed" if n["changed"] else "kept")
+                          + (f" (needs about {n['deals_needed']:,} deals)"
+                             if n.get("deals_needed") else ""),
+                          "second seed": (f"{n['second_seed_proposed']}: "
+                                          + ("agrees" if n["seeds_agree"] else "disagrees"))
+                          if "seeds_agree" in n else "not run",
+                          "evidence (confirmation)": evidence(n)}
                          for n in res["numbers"]])
 
 
@@ -80,8 +95,16 @@ def section_fill_in(ctx):
         f"`{res['baseline']}` bots, at {', '.join(map(str, res['players']))} players, "
         f"{res['deals']:,} deals per candidate and count; the proposal is then replayed on "
         f"{res['confirm_deals']:,} fresh deals per count (the evidence column), "
-        f"{g['games']:,} games in all.  This is a **precomputed bundled result**, made by "
-        f"`{COMMAND}` (seed {res['seed']}); the report plays no game for it.",
+        f"{g['games']:,} games in all"
+        + (f", half of them the same fill-in at a second seed ({res['second_seed']}), whose "
+           f"proposals agree with the first's for "
+           f"{sum(bool(n['seeds_agree']) for n in res['numbers'])} of {len(res['numbers'])} "
+           f"numbers" if "second_seed" in res else "")
+        + f".  This is a **precomputed bundled result**, made by "
+        f"`{COMMAND}` (seed {res['seed']}); the report plays no game for it.  A number "
+        f"is **undecided** when it is shown to change the game but no smaller candidate "
+        f"than the reference is shown enough: the reference is enough by definition, so "
+        f"proposing it would be no finding.",
         "Two criteria.  *enough* (the manual's \"X\" counts, our estimates): the smallest "
         "value whose games do not differ from those of a generous reference (every seat's "
         f"win rate within ±{100 * res['margin']:g} pp, game length within "
@@ -97,9 +120,11 @@ def section_fill_in(ctx):
     man = [n for n in res["numbers"] if n["source"] != "estimate"]
     bullets = [
         ("The manual's X's (our estimates)",
-         [f"{n['label']}: {n['current']} → **{n['proposed']}** — {n['why']}" for n in est]),
+         [f"{n['label']}: {n['current']} → **{n['proposed']}** ({_decision(n)}) — {n['why']}"
+          for n in est]),
         ("Numbers the manual prints",
-         [f"{n['label']}: {n['current']} → **{n['proposed']}** — {n['why']}" for n in man]),
+         [f"{n['label']}: {n['current']} → **{n['proposed']}** ({_decision(n)}) — {n['why']}"
+          for n in man]),
     ]
     tables = {"fill_in_the_xs": t}
     cards = card_numbers(cs)

@@ -524,6 +524,21 @@ def settle_field(players: int) -> str | None:
     return str(root / doc["files"][brs[brs.index(top) - 1]])
 
 
+def flagged_sentence(flagged: pd.DataFrame) -> str:
+    """The flagged cards of the strong field's verdict table in one sentence: verdict,
+    settled or not, natural value with its interval, the value per pick (and per forced
+    purchase for an under) with theirs (docs/statistics.md §5.7), near a boundary or not."""
+    from vale_sim.verdicts import _per_pick_words, agreement_note
+    if not len(flagged):
+        return "No card is flagged under the strong field."
+    return "Flagged: " + "; ".join(
+        f"{r['card']} ({r['verdict']}, {'settled' if r['settled'] else 'not settled'}) "
+        f"natural {100 * r['natural_value']:+.1f} pp [{100 * r['natural_lo']:+.1f}, "
+        f"{100 * r['natural_hi']:+.1f}]" + _per_pick_words(r)
+        + agreement_note(r.get("verdict_stable"), r.get("verdict_agreement"))
+        for r in flagged.to_dict("records")) + "."
+
+
 def _field_verdicts(ctx, base_run):
     """The headline card verdicts under the strongest field (natural estimand), settled
     against the second strongest, balanced (``base_run``) as the comparison, and the
@@ -532,7 +547,7 @@ def _field_verdicts(ctx, base_run):
     from vale_sim import strong_field as SF
     from vale_sim.advancements import game_strength_run, settle, strength_frame
     from vale_sim.games import get_game
-    from vale_sim.verdicts import agreement_note, near_boundary, strength_counts
+    from vale_sim.verdicts import near_boundary, strength_counts
     s = ctx.settings
     p = s.strength_players
     second = s.strength_settle_field or second_field(p)
@@ -566,21 +581,16 @@ def _field_verdicts(ctx, base_run):
     paras = [f"**Headline verdicts: under the strongest field, `{strong}`** (table "
              f"`card_verdicts_strong_field`; {strength_counts(a['deals'], a['players'])}).  "
              f"The natural estimand (docs/statistics.md §5.6): **over** when the card's natural "
-             f"value (the field's own play with it on offer − never taking it) is shown beyond "
-             f"±{100 * s.strength_tolerance:g} pp; **under** when the field is not shown to "
-             f"gain from it and forcing it is shown to cost more than the band; "
+             f"value (the field's own play with it on offer − never taking it) or its value "
+             f"per pick (the same per purchase: its effect on the player who buys it, §5.7) is "
+             f"shown beyond ±{100 * s.strength_tolerance:g} pp; **under** when the field is not "
+             f"shown to gain from it and forcing it is shown to cost more than the band, per "
+             f"opportunity or per forced purchase; "
              + ", ".join(f"{c.get(v, 0)} {v}" for v in ("over", "under", "balanced",
                                                         "inconclusive"))
              + "." + near_boundary(table) + f"  **Settled** = the same verdict under `{sec}`, the population's previous "
              f"level (docs/meta.md): " + st.sentence(),
-             ("Flagged: " + "; ".join(
-                 f"{r.card} ({r.verdict}, {'settled' if r.settled else 'not settled'}) natural "
-                 f"{100 * r.natural_value:+.1f} pp [{100 * r.natural_lo:+.1f}, "
-                 f"{100 * r.natural_hi:+.1f}]"
-                 + agreement_note(getattr(r, "verdict_stable", None),
-                                  getattr(r, "verdict_agreement", None))
-                 for r in flagged.itertuples()) + ".")
-             if len(flagged) else "No card is flagged under the strong field.",
+             flagged_sentence(flagged),
              SF.rationality_sentence(ratio),
              "The strength table below is the old estimand (prefer X − ban X) under "
              "`balanced`, kept as the comparison."]

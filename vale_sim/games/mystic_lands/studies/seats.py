@@ -286,7 +286,8 @@ def evaluate(df: pd.DataFrame, players: int, scheds, margin: float, alpha: float
                               "seat": seat + 1, "mana": sched[seat][0], "spirit": sched[seat][1],
                               "n_games": e.n, "n_deals": e.clusters, "win_rate": e.value,
                               "win_rate_lo": e.lo, "win_rate_hi": e.hi, "fair": fair,
-                              "gap": e.value - fair, "gap_lo90": lo90, "gap_hi90": hi90,
+                              "gap": e.value - fair, "gap_se": e.se, "gap_lo90": lo90,
+                              "gap_hi90": hi90,
                               "p_tost": p, "p_beyond": p_out, "sd": sd})
             gaps.append(e.value - fair)
             ps.append(p)
@@ -336,20 +337,40 @@ def compensation_effect(df: pd.DataFrame, players: int) -> list[dict]:
 
 
 def deals_to_resolve(seat_rows: list, schedule: str, margin: float, alpha: float,
-                     power: float = DEFAULT_POWER) -> tuple[float, str]:
+                     power: float = DEFAULT_POWER, pilot_se: float = 0.0) -> tuple[float, str]:
     """Deals the confirmation of ``schedule`` would need to be resolved, if its true
     gaps are the estimated ones (80% power): to be shown fair when its largest
     estimated gap is inside the margin (every seat's TOST at ``alpha/2``), else to
     be shown unfair (its worst seat beyond the margin at ``alpha/(2·seats)``).
-    ``(deals, "fair" | "unfair")``."""
+    ``(deals, "fair" | "unfair")``.
+
+    ``pilot_se`` > 0 plans on the unfavourable end of each gap instead of its estimate:
+    ``|gap| + pilot_se·se`` when showing fair, ``|gap| − pilot_se·se`` when showing unfair
+    (``se``: the row's ``gap_se``, the standard error of the gap clustered by deal).  A
+    gap within ``pilot_se`` standard errors of the margin then needs every deal there is
+    (infinite): a pilot cannot tell on which side of the margin it lies."""
     from vale_sim import stats
     mine = [r for r in seat_rows if r["schedule"] == schedule]
     k = len(mine)
+    se = [pilot_se * float(r.get("gap_se", 0.0) or 0.0) for r in mine]
     if max(abs(r["gap"]) for r in mine) < margin:
-        return max(stats.n_for_equivalence(r["sd"], r["gap"], margin, alpha / 2, power)
-                   for r in mine), "fair"
-    return min(stats.n_for_beyond(r["sd"], r["gap"], margin, alpha / (2 * k), power)
-               for r in mine), "unfair"
+        need = []
+        for r, e in zip(mine, se):
+            g = abs(r["gap"]) + e
+            need.append(math.inf if g >= margin else
+                        stats.n_for_equivalence(r["sd"], g, margin, alpha / 2, power))
+        return max(need), "fair"
+    need = []
+    for r, e in zip(mine, se):
+        g = max(0.0, abs(r["gap"]) - e)
+        need.append(math.inf if g <= margin else
+                    stats.n_for_beyond(r["sd"], g, margin, alpha / (2 * k), power))
+    return min(need), "unfair"
+
+
+#: How many standard errors of a pilot gap the automatic confirmation size plans for
+#: (:func:`confirm_size`): the unfavourable end of the gap, not its estimate.
+PILOT_SE = 2.0
 
 
 def confirm_size(sel_seats: list, manual_label: str, alternative: str, margin: float,
@@ -357,15 +378,20 @@ def confirm_size(sel_seats: list, manual_label: str, alternative: str, margin: f
     """The automatic confirmation size: the selection stage as a pilot.
 
     The manual's schedule is not selected, so its selection-stage gaps are unbiased
-    estimates: the confirmation gets the deals that would resolve it (shown fair or
-    shown unfair, :func:`deals_to_resolve`, 80% power) and, when it looks unfair,
-    the deals that would show the alternative fair (from its selection gaps, which
-    the selection flatters: a lower bound).  At least ``floor`` (the selection's
-    deals), at most ``cap``.  The confirmation's tests are untouched by this
-    choice: its deals are fresh, and their number is fixed before any is played."""
-    need, what = deals_to_resolve(sel_seats, manual_label, margin, alpha, power)
+    estimates, but estimates: sizing from a gap as if it were true leaves a decision
+    near the margin inconclusive about half the time.  The confirmation gets the deals
+    that would resolve it (shown fair or shown unfair, :func:`deals_to_resolve`, 80%
+    power) if each gap were :data:`PILOT_SE` standard errors less favourable than its
+    estimate -- every deal up to ``cap`` when a gap lies within that of the margin --
+    and, when it looks unfair, the deals that would show the alternative fair (from
+    its selection gaps, which the selection flatters: a lower bound).  At least
+    ``floor`` (the selection's deals), at most ``cap``.  The confirmation's tests are
+    untouched by this choice: its deals are fresh, and their number is fixed before
+    any is played."""
+    need, what = deals_to_resolve(sel_seats, manual_label, margin, alpha, power, PILOT_SE)
     if what == "unfair":
-        need = max(need, deals_to_resolve(sel_seats, alternative, margin, alpha, power)[0])
+        need = max(need, deals_to_resolve(sel_seats, alternative, margin, alpha, power,
+                                          PILOT_SE)[0])
     if not math.isfinite(need):
         need = cap
     return int(min(cap, max(floor, need)))

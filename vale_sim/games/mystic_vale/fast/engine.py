@@ -36,6 +36,8 @@ from .tables import (
     N_CARDS, N_COMMONS, N_VALE_SLOTS)
 from .tables import P_LOOKAHEAD, P_CAUTION, P_W_MANA, P_W_SPIRIT, P_W_HVP, P_DISCARD_PLAYS
 from .tables import P_STAGES, P_BEST_MIN, MIN_KEY, MAX_PLAYERS
+from .tables import (P_VALUE_PUSH, P_MIN_SCORE, P_PUSH_BONUS, P_CARRY_DECAY, ADV_SCORE,
+                     VP_WEIGHT, NEVER_COST)
 from ..rules import MAX_PHASE_PLAYS
 from .state import (
     GAME, ADECK, VDECK, TR, STARTING, STARTING_READY,
@@ -51,7 +53,7 @@ from .state import (
     G_POOL, G_ROUND, G_START, G_TRUNC, G_NTRACE, G_GAME, G_RNG,
     AHEAD, AN, VHEAD, VN, COMMONS, VSLOTS, SPIRITS, BOUGHT_COMMON, BOUGHT_VSLOT,
     FERT_LEFT, CAND_KIND, CAND_SRC, CAND_CARD, CAND_COST, CAND_CHORUS, CAND_OK,
-    CAND_SCORE, CAND_BCOST, G_TRACING, G_NO_DETAILS,
+    CAND_SCORE, CAND_BCOST, G_TRACING, G_NO_DETAILS, VMEMO, VMEMO_N, N_CAND,
     TR_GAME, TR_ROUND, TR_PLAYER, TR_TURN, TR_SKIPPED, TR_PUSHES, TR_SPOILED,
     TR_SPOILED_PREP, TR_DRUID, TR_ARBOR, TR_CONCLAVE, TR_MANA, TR_ANIMAL, TR_FOREST,
     TR_SKY, TR_WILD, TR_VP, TR_VP_BOX, TR_POOL_AFTER, TR_TOKEN_SPENT, TR_SUNSTONE,
@@ -517,6 +519,31 @@ def spoil_saved(T, S, p):
 # ---------------------------------------------------------------------------
 # Planting (§4.2, §6.1)
 # ---------------------------------------------------------------------------
+# VMEMO (game row scratch) of one decision of the value rule: advancement values per
+# budget (VM_A_N), pool counts per net threshold t (VM_G_N, from VM_G_LOW), the last
+# spirits (4 cells) and their vales' value
+VM_A_N = 32
+VM_G = VMEMO + VM_A_N
+VM_G_N = 16
+VM_G_LOW = -4
+VM_V = VM_G + VM_G_N
+VM_CLEAR = VM_A_N + VM_G_N + 5          # the memo cells, cleared per decision
+# then the decision's candidates in the order the policy buys them: advancements
+# (VC_N of them: score, cost, copies) and vales (VV_N, -1 until listed: score, vale,
+# slot, whole cost)
+VC_N = VMEMO + VM_CLEAR
+VV_N = VC_N + 1
+VC_SC = VV_N + 1
+VC_COST = VC_SC + N_CAND
+VC_LEFT = VC_COST + N_CAND
+VV_SC = VC_LEFT + N_CAND
+VV_V = VV_SC + N_VALE_SLOTS
+VV_SL = VV_V + N_VALE_SLOTS
+VV_TOT = VV_SL + N_VALE_SLOTS          # the vale's whole cost (fewer spirits cannot pay)
+VM_N = VV_TOT + N_VALE_SLOTS - VMEMO
+VM_UNKNOWN = -(1 << 62)
+assert VM_N == VMEMO_N, "engine.VM_N must equal state.VMEMO_N"
+# ---------------------------------------------------------------------------
 @kernel(inline=True)
 def decide_push(T, S, Q, p):
     # spec §6.1: push or pass
@@ -543,6 +570,8 @@ def decide_push(T, S, Q, p):
                 bad += 1
     if Q[p, P_LOOKAHEAD] != 0:
         return lookahead_push(S, Q, p, n, bad)
+    if Q[p, P_VALUE_PUSH] != 0:
+        return value_push(T, S, Q, p, n, bad)
     return bad * 1000 <= Q[p, P_PUSH_RISK] * n
 
 
@@ -564,6 +593,296 @@ def lookahead_push(S, Q, p, n, bad):
         v_field += card_value(S, Q, p, S[p, FIELD + i])
     v_token = Q[p, P_W_MANA] if (S[p, PS_TOKEN] == 0 and Q[p, P_TOKEN_NEEDED] != 0) else 0
     return 1000 * (n - bad) * v_on_deck >= Q[p, P_CAUTION] * bad * (v_field - v_token)
+
+
+@kernel
+def value_push(T, S, Q, p, n, bad):
+    """The value rule (§6.1): n cards in the pool, bad of them spoil.  An expectimax
+    two reveals deep: H0 = the value of a Harvest now, H1 = with the on-deck card c
+    played; for each card r of the pool that does not spoil, the better of passing
+    after it (H1) and pushing once more (r played: H2(r), if the reveal after it does
+    not spoil, good2(r) of the n2 cards of the next pool do not); a spoil is worth 0.
+    Each push is worth push_bonus b more, and each outcome costs k = carry_decay_cost
+    per net decay of the card then left on deck (it starts the next field).  Push iff
+
+        1000 x (total + b n n2) >= caution x n x n2 x (H0 - k net(c))
+
+    with total = sum over safe r of max(n2 (H1 - k net(r)), good2(r) H2(r) - k D(r)
+    + b n2) - sum over spoiling r of n2 k net(r), D(r) the net of the next pool (n2 = 0,
+    nothing left to reveal: H2(r) + b, and n2 counts 1 elsewhere)."""
+    # spec §6.1: the value rule
+    mana, a, f, sk, w, vp, extra = harvest_totals(T, S, p)
+    pool = S[GAME, G_POOL]
+    st = stage_at(T, Q, p, pool - (vp if vp < pool else pool))
+    tok = token_bonus(S, Q, p)
+    lim = 2 + extra                      # the vales, and so the buy limit, stay
+    for i in range(VM_CLEAR):
+        S[GAME, VMEMO + i] = VM_UNKNOWN
+    list_adv_candidates(T, S, Q, p, st)
+    S[GAME, VV_N] = -1                   # vales listed when first needed (harvest_value)
+    h0 = harvest_value(T, S, Q, p, st, tok, lim, mana, a, f, sk, w, vp)
+    c = S[p, ON_DECK]
+    m1, a1, f1, sk1, w1, vp1, _x = field_totals(T, S, p, c, -1)
+    h1 = harvest_value(T, S, Q, p, st, tok, lim, m1, a1, f1, sk1, w1, vp1)
+    b = Q[p, P_PUSH_BONUS]
+    kap = Q[p, P_CARRY_DECAY]           # the card left on deck starts the next field
+    thr = 4 - decay_showing(T, S, p)
+    if S[p, DHEAD] < S[p, DN]:
+        lo = DECK + S[p, DHEAD]
+    else:
+        lo = DISC
+    dpool = 0
+    for j in range(n):
+        dpool += net(S, p, S[p, lo + j])
+    s0 = h0 - kap * net(S, p, c)
+    if 1000 * ((n - bad) * h1 - kap * dpool + b * n) >= Q[p, P_CAUTION] * n * s0:
+        return True         # each term of the sum is at least n2 H1: pushing wins already
+    # without Harvest abilities in the field and on c and r, a Harvest with r played too
+    # counts r's symbols more (harvest_totals' sums), so H2(r) needs no recount
+    plain = S[p, CC + CC_N * c + CC_HARVEST_AB] == 0
+    for i in range(S[p, FIELD_N]):
+        if S[p, CC + CC_N * S[p, FIELD + i] + CC_HARVEST_AB] != 0:
+            plain = False
+    # the pool of the reveal after r: the pool less r, or (r the deck's last card) the
+    # discard pile, reshuffled then
+    if n > 1:
+        n2 = n - 1
+    elif S[p, DHEAD] < S[p, DN]:
+        n2 = S[p, DISC_N]
+    else:
+        n2 = 0
+    d2 = n2 if n2 > 0 else 1
+    ddisc = 0
+    if n == 1 and n2 > 0:
+        for j in range(n2):
+            ddisc += net(S, p, S[p, DISC + j])
+    total = 0
+    for j in range(n):
+        r = S[p, lo + j]
+        nr = net(S, p, r)
+        if nr >= thr:
+            total -= d2 * kap * nr        # spoils: no Harvest; r starts the next field
+            continue
+        cc = CC + CC_N * r
+        if plain and S[p, cc + CC_HARVEST_AB] == 0:
+            h2 = harvest_value(T, S, Q, p, st, tok, lim, m1 + S[p, cc + CC_MANA],
+                               a1 + S[p, cc + CC_ANIMAL], f1 + S[p, cc + CC_FOREST],
+                               sk1 + S[p, cc + CC_SKY], w1 + S[p, cc + CC_WILD],
+                               vp1 + S[p, cc + CC_HVP])
+        else:
+            m2, a2, f2, sk2, w2, vp2, _x = field_totals(T, S, p, c, r)
+            h2 = harvest_value(T, S, Q, p, st, tok, lim, m2, a2, f2, sk2, w2, vp2)
+        if n2 == 0:
+            cont = h2
+        elif n > 1:                       # the pool less r
+            t = thr - nr
+            cont = ((pool_below(S, p, lo, n, t) - (1 if nr < t else 0)) * h2
+                    - kap * (dpool - nr))
+        else:                             # the discard pile
+            cont = pool_below(S, p, DISC, n2, thr - nr) * h2 - kap * ddisc
+        cont += b * d2                    # the second push's bonus
+        stop = d2 * (h1 - kap * nr)
+        total += cont if cont > stop else stop
+    return 1000 * (total + b * n * d2) >= Q[p, P_CAUTION] * n * d2 * s0
+
+
+@kernel
+def pool_below(S, p, lo, n, t):
+    """How many of the n cards S[p, lo:lo + n] have net < t (memoized per t: VMEMO;
+    one decision asks about one pool)."""
+    memo = t >= VM_G_LOW and t < VM_G_LOW + VM_G_N
+    i = VM_G + t - VM_G_LOW
+    if memo and S[GAME, i] != VM_UNKNOWN:
+        return S[GAME, i]
+    k = 0
+    for j in range(n):
+        if net(S, p, S[p, lo + j]) < t:
+            k += 1
+    if memo:
+        S[GAME, i] = k
+    return k
+
+
+@kernel
+def field_totals(T, S, p, c1, c2):
+    """harvest_totals of p's field with cards c1 and c2 (-1: none) played too; the
+    state is left as it was."""
+    fn = S[p, FIELD_N]
+    o1 = S[p, FIELD + fn]
+    o2 = S[p, FIELD + fn + 1]           # fn + 2 <= N_CARDS: c1, c2 are not in the field
+    m = fn
+    if c1 >= 0:
+        S[p, FIELD + m] = c1
+        m += 1
+    if c2 >= 0:
+        S[p, FIELD + m] = c2
+        m += 1
+    S[p, FIELD_N] = m
+    out = harvest_totals(T, S, p)
+    S[p, FIELD_N] = fn
+    S[p, FIELD + fn] = o1
+    S[p, FIELD + fn + 1] = o2
+    return out
+
+
+@kernel
+def harvest_value(T, S, Q, p, st, tok, lim, mana, a, f, sk, w, vp):
+    """§6.1 value rule: the value of a Harvest that counts mana, spirits (a, f, sk, w)
+    and vp: the stage-st scores of the advancements (with the token `tok`, at most
+    `lim`) and vales the policy's best-score buying takes, + vp x a VP's value.  The
+    advancements' part is memoized per budget, the vales' for the last spirits
+    (VMEMO, cleared by value_push)."""
+    b = mana + tok
+    if b < VM_A_N:
+        adv = S[GAME, VMEMO + b]
+        if adv == VM_UNKNOWN:
+            adv = adv_purchase_value(S, b, lim)
+            S[GAME, VMEMO + b] = adv
+    else:
+        adv = adv_purchase_value(S, b, lim)
+    if a + f + sk + w < T[OPTS, O_MIN_VALE_COST]:
+        vales = 0
+    elif (S[GAME, VM_V] == a and S[GAME, VM_V + 1] == f and S[GAME, VM_V + 2] == sk
+          and S[GAME, VM_V + 3] == w):
+        vales = S[GAME, VM_V + 4]
+    else:
+        if S[GAME, VV_N] < 0:
+            list_vale_candidates(T, S, Q, p, st)
+        vales = vale_purchase_value(T, S, a, f, sk, w)
+        S[GAME, VM_V] = a
+        S[GAME, VM_V + 1] = f
+        S[GAME, VM_V + 2] = sk
+        S[GAME, VM_V + 3] = w
+        S[GAME, VM_V + 4] = vales
+    return adv + vales + Q[VP_WEIGHT + p, st] * vp
+
+
+@kernel
+def list_adv_candidates(T, S, Q, p, st):
+    """The advancements §6.4's buying would consider now, in its order (stage-st score
+    descending, ties in candidate order: commons slots 0-8, then the Fertile Soil kinds
+    with copies left), those scoring at least min_score and not never-bought: VC_N of
+    them, score VC_SC, cost VC_COST, copies VC_LEFT (1, or a Fertile Soil kind's
+    copies left).  An insertion sort: a dozen candidates."""
+    row = ADV_SCORE + MAX_PLAYERS * st + p
+    ms = Q[p, P_MIN_SCORE]
+    m = 0
+    for i in range(N_COMMONS + T[OPTS, O_N_FERTILE]):
+        if i < N_COMMONS:
+            k = S[GAME, COMMONS + i]
+            if k < 0:
+                continue
+            left = 1
+        else:
+            k = T[FERTILE_KINDS, i - N_COMMONS]
+            left = S[GAME, FERT_LEFT + k]
+            if left <= 0:
+                continue
+        sc = Q[row, k]
+        cost = Q[ADV_BUY_COST + p, k]
+        if sc < ms or cost >= NEVER_COST:
+            continue
+        j = m
+        while j > 0 and S[GAME, VC_SC + j - 1] < sc:
+            S[GAME, VC_SC + j] = S[GAME, VC_SC + j - 1]
+            S[GAME, VC_COST + j] = S[GAME, VC_COST + j - 1]
+            S[GAME, VC_LEFT + j] = S[GAME, VC_LEFT + j - 1]
+            j -= 1
+        S[GAME, VC_SC + j] = sc
+        S[GAME, VC_COST + j] = cost
+        S[GAME, VC_LEFT + j] = left
+        m += 1
+    S[GAME, VC_N] = m
+
+
+@kernel
+def adv_purchase_value(S, budget, limit):
+    """Σ of the scores of the advancements §6.4's buying takes with `budget` mana (the
+    token included), at most `limit`: the listed candidates (list_adv_candidates) in
+    order, each taken while it is affordable (a Fertile Soil kind while copies last).
+    The buyer takes the best affordable one each time; one passed over here was not
+    affordable and stays so, as the budget only falls.  Placements and Earthchant
+    discounts are not looked at."""
+    total = 0
+    nb = 0
+    for e in range(S[GAME, VC_N]):
+        if nb >= limit:
+            break
+        cost = S[GAME, VC_COST + e]
+        left = S[GAME, VC_LEFT + e]
+        while left > 0 and nb < limit and cost <= budget:
+            total += S[GAME, VC_SC + e]
+            budget -= cost
+            left -= 1
+            nb += 1
+    return total
+
+
+@kernel
+def list_vale_candidates(T, S, Q, p, st):
+    """The vales §6.3's buying would consider now, in its order (stage-st score
+    descending, then slot), those scoring at least vale_min_score, not never-bought
+    and not a unique vale p owns: VV_N of them, score VV_SC, vale VV_V, slot VV_SL."""
+    row = VALE_SCORE + MAX_PLAYERS * st + p
+    m = 0
+    for sl in range(N_VALE_SLOTS):
+        v = S[GAME, VSLOTS + sl]
+        if v < 0:
+            continue
+        sc = Q[row, v]
+        if sc < Q[p, P_VALE_MIN_SCORE] or Q[NEVER_VALE + p, v] != 0:
+            continue
+        if T[VALE + v, V_UNIQUE] != 0 and owns_vale(S, p, v) > 0:
+            continue
+        j = m
+        while j > 0 and S[GAME, VV_SC + j - 1] < sc:
+            S[GAME, VV_SC + j] = S[GAME, VV_SC + j - 1]
+            S[GAME, VV_V + j] = S[GAME, VV_V + j - 1]
+            S[GAME, VV_SL + j] = S[GAME, VV_SL + j - 1]
+            S[GAME, VV_TOT + j] = S[GAME, VV_TOT + j - 1]
+            j -= 1
+        S[GAME, VV_SC + j] = sc
+        S[GAME, VV_V + j] = v
+        S[GAME, VV_SL + j] = sl
+        S[GAME, VV_TOT + j] = (T[VALE + v, V_COST_A] + T[VALE + v, V_COST_F]
+                               + T[VALE + v, V_COST_S] + T[VALE + v, V_COST_W])
+        m += 1
+    S[GAME, VV_N] = m
+
+
+@kernel
+def vale_purchase_value(T, S, a, f, sk, w):
+    """Σ of the scores of the vales §6.3's buying takes with spirits (a, f, sk, w), at
+    most MAX_VALE_BUYS: each time the first listed candidate (list_vale_candidates)
+    the spirits pay (a unique vale once).  Buy rules and the Sunstone Aerie are not
+    looked at."""
+    total = 0
+    taken = -1
+    for nv in range(MAX_VALE_BUYS):
+        if a + f + sk + w < T[OPTS, O_MIN_VALE_COST]:
+            break
+        found = -1
+        for e in range(S[GAME, VV_N]):
+            if e == taken:
+                continue
+            v = S[GAME, VV_V + e]
+            if S[GAME, VV_TOT + e] > a + f + sk + w:
+                continue
+            if taken >= 0 and T[VALE + v, V_UNIQUE] != 0 and v == S[GAME, VV_V + taken]:
+                continue
+            ok, _a, _f, _s, _w = pay(a, f, sk, w, T[VALE + v, V_COST_A], T[VALE + v, V_COST_F],
+                                     T[VALE + v, V_COST_S], T[VALE + v, V_COST_W])
+            if ok:
+                found = e
+                break
+        if found < 0:
+            break
+        v = S[GAME, VV_V + found]
+        ok, a, f, sk, w = pay(a, f, sk, w, T[VALE + v, V_COST_A], T[VALE + v, V_COST_F],
+                              T[VALE + v, V_COST_S], T[VALE + v, V_COST_W])
+        total += S[GAME, VV_SC + found]
+        taken = found
+    return total
 
 
 @kernel
@@ -707,11 +1026,17 @@ def stage_of(T, S, Q, p):
     """§6.7: the stage at which p's policy scores now: 0 for a scripted policy, else
     ``stages * (pool0 - pool) // pool0``, at most stages - 1 (vale_sim.value.stage_of)."""
     # spec §6.7: the stage of a value player
+    return stage_at(T, Q, p, S[GAME, G_POOL])
+
+
+@kernel
+def stage_at(T, Q, p, pool):
+    """stage_of with the VP pool holding ``pool``."""
     k = Q[p, P_STAGES]
     if k <= 1:
         return 0
     pool0 = T[OPTS, O_POOL]
-    st = k * (pool0 - S[GAME, G_POOL]) // pool0 if pool0 > 0 else 0
+    st = k * (pool0 - pool) // pool0 if pool0 > 0 else 0
     return st if st < k - 1 else k - 1
 
 

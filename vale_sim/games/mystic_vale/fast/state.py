@@ -50,6 +50,7 @@ constants, which numba compiles in.  -1 = empty.  ``c`` = card 0..19,
                CAND_KIND .. CAND_BCOST + (9 + n_adv)   advancement candidates of one
                                                          Harvest (see buy_advancements)
       G_TRACING, G_NO_DETAILS   set by play_one / play_games (not by reset_state)
+      scratch: VMEMO + VMEMO_N  one push decision of the "value" rule (engine.value_push)
     rows ADECK + l (l = 0..2)   level l+1 commons deck, top = S[ADECK + l, S[GAME, AHEAD + l]]
     rows VDECK + l (l = 0..1)   level l+1 vale deck, same scheme
     row TR                      the TurnRecord being built (trace row layout below)
@@ -107,6 +108,9 @@ STARTING_READY = HARV_SLOTS      # the cell after the block, in row STARTING
 # -- game row -----------------------------------------------------------------
 G_POOL, G_ROUND, G_START, G_TRUNC, G_NTRACE, G_GAME, G_RNG = range(7)   # G_RNG: 2 cells
 N_CAND = N_COMMONS + MAX_KINDS
+# scratch of one push decision of the "value" rule (engine.VM_N): memos (53 cells), two
+# counts, the advancement candidates (3 per) and the vale candidates (4 per)
+VMEMO_N = 53 + 2 + 3 * N_CAND + 4 * N_VALE_SLOTS
 # after G_RNG's 2 cells, blocks of: AHEAD, AN (3: a commons deck each), VHEAD, VN (2: a vale
 # deck each), COMMONS, VSLOTS (the face-up ones), SPIRITS (4), BOUGHT_COMMON, BOUGHT_VSLOT,
 # FERT_LEFT (a kind each), the candidates of one Harvest (N_CAND each): CAND_KIND, CAND_SRC,
@@ -114,12 +118,13 @@ N_CAND = N_COMMONS + MAX_KINDS
 # yet), CAND_SCORE (the policy's score of the candidate's kind), CAND_BCOST (its cost, or
 # NEVER_COST if the policy never buys it); G_TRACING (1: play_one writes trace rows, the
 # whole turn row is kept), G_NO_DETAILS (1: play_games keeps no first_round / harvested, no
-# HARV_SLOTS); GAME_W: the cells of the game row
+# HARV_SLOTS); VMEMO: scratch of the "value" push rule (engine.value_push); GAME_W: the
+# cells of the game row
 (AHEAD, AN, VHEAD, VN, COMMONS, VSLOTS, SPIRITS, BOUGHT_COMMON, BOUGHT_VSLOT, FERT_LEFT,
  CAND_KIND, CAND_SRC, CAND_CARD, CAND_COST, CAND_CHORUS, CAND_OK, CAND_SCORE, CAND_BCOST,
- G_TRACING, G_NO_DETAILS, GAME_W) = blocks(
+ G_TRACING, G_NO_DETAILS, VMEMO, GAME_W) = blocks(
     G_RNG + 2, 3, 3, 2, 2, N_COMMONS, N_VALE_SLOTS, 4, N_COMMONS, N_VALE_SLOTS, MAX_KINDS,
-    N_CAND, N_CAND, N_CAND, N_CAND, N_CAND, N_CAND, N_CAND, N_CAND, 1, 1)
+    N_CAND, N_CAND, N_CAND, N_CAND, N_CAND, N_CAND, N_CAND, N_CAND, 1, 1, VMEMO_N)
 
 # -- trace row, fixed part ----------------------------------------------------
 (TR_GAME, TR_ROUND, TR_PLAYER, TR_TURN, TR_SKIPPED, TR_PUSHES, TR_SPOILED,

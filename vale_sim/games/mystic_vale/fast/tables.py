@@ -30,6 +30,11 @@ constant offsets below; -1 = empty / none::
     Q[NEVER_VALE + p, v]     1 if p's policy never buys vale v
     Q[ADV_BUY_COST + p, k]   kind k's cost, or NEVER_COST if p never buys it (the
                              candidate filter of a Harvest reads one compact row)
+    Q[ADV_SCORE + 4s + p, k] the section 6.4 score of kind k at stage s itself (the
+                             "value" push rule of section 6.1 adds scores up)
+    Q[VP_WEIGHT + p, s]      a VP token's value at stage s for the "value" push rule:
+                             value_vp[s] of a value player (0 if its model has none),
+                             w_harvest_vp of a scripted policy
     Q[rule row, RC_*]        a buy rule: target type, target id, then the six
                              conditions (ABSENT if not given)
 
@@ -95,7 +100,11 @@ VAB_SUNSTONE = VAB["spirit_to_wild"]
 (P_PUSH_RISK, P_MANA_TARGET, _P_FREE, P_VALE_MIN_SCORE, P_AVOID_DECAY_STACK,
  P_TOKEN_NEEDED, P_USE_SUNSTONE, P_EXPLORE, P_N_RULES, P_RULES,
  P_LOOKAHEAD, P_CAUTION, P_W_MANA, P_W_SPIRIT, P_W_HVP, P_DISCARD_PLAYS, P_STAGES,
- P_BEST_MIN, P_N) = range(19)
+ P_BEST_MIN, P_VALUE_PUSH, P_MIN_SCORE, P_PUSH_BONUS, P_CARRY_DECAY, P_N) = range(23)
+# P_VALUE_PUSH: 1 if push_rule == "value" (engine-spec §6.1; P_CAUTION its caution)
+# P_MIN_SCORE: min_score (the value rule counts the purchases the policy would make)
+# P_PUSH_BONUS: push_bonus (the value rule: what a push is worth beyond its Harvest)
+# P_CARRY_DECAY: carry_decay_cost (the value rule: a net decay on the card left on deck)
 # P_BEST_MIN: 1 if `best` buy rules apply min_score / vale_min_score (engine-spec §6.5)
 # P_STAGES: a value player's stages (its score rows, engine-spec §6.7), else 1
 # P_LOOKAHEAD: 1 if push_rule == "lookahead" (engine-spec §6.1), else the risk rule
@@ -137,7 +146,9 @@ MIN_KEY = VALE_SCORE + MAX_PLAYERS * MAX_STAGES     # Q[MIN_KEY + p, stage]
 NEVER_ADV = MIN_KEY + MAX_PLAYERS
 NEVER_VALE = NEVER_ADV + MAX_PLAYERS
 ADV_BUY_COST = NEVER_VALE + MAX_PLAYERS
-RULES = ADV_BUY_COST + MAX_PLAYERS   # first rule row
+ADV_SCORE = ADV_BUY_COST + MAX_PLAYERS              # + MAX_PLAYERS * stage + p
+VP_WEIGHT = ADV_SCORE + MAX_PLAYERS * MAX_STAGES    # Q[VP_WEIGHT + p, stage]
+RULES = VP_WEIGHT + MAX_PLAYERS      # first rule row
 NEVER_COST = 1 << 40                 # ADV_BUY_COST of a kind the policy never buys
 KEY_MUL = 256                        # > the candidates of a Harvest (N_COMMONS + MAX_KINDS):
                                      # a candidate's key is ADV_KEY + KEY_MUL - 1 - its index
@@ -260,9 +271,10 @@ _PLAYER_ROWS_KEPT = 64
 
 
 def _player_rows(cs: CardSet, pol) -> tuple:
-    """(advancement keys per stage, the min-score key per stage, vale scores per stage,
-    never-advancement flags, never-vale flags, buy costs) of ``pol`` in ``cs``: what
-    :func:`policy_tables` writes in its player's rows (engine-spec §6.3, §6.4, §6.7)."""
+    """(advancement keys per stage, advancement scores per stage, the min-score key per
+    stage, vale scores per stage, never-advancement flags, never-vale flags, buy costs)
+    of ``pol`` in ``cs``: what :func:`policy_tables` writes in its player's rows
+    (engine-spec §6.3, §6.4, §6.7)."""
     try:
         key = (id(cs), pol)
         hit = _PLAYER_ROWS.get(key)
@@ -271,11 +283,12 @@ def _player_rows(cs: CardSet, pol) -> tuple:
     if hit is not None and hit[0] is cs:
         return hit[1]
     adv_scores, vale_scores = stage_scores(cs, pol)
-    keys, mins = [], []
+    keys, raw, mins = [], [], []
     for scores in adv_scores:
         distinct = sorted(set(scores))
         keys.append(np.array([KEY_MUL * bisect.bisect_left(distinct, sc) for sc in scores],
                              dtype=np.int64))
+        raw.append(np.array(scores, dtype=np.int64))
         mins.append(KEY_MUL * bisect.bisect_left(distinct, pol.min_score))
     vales = [np.array(scores, dtype=np.int64) for scores in vale_scores]
     never_adv = np.zeros(len(cs.advancements), np.int64)
@@ -285,7 +298,7 @@ def _player_rows(cs: CardSet, pol) -> tuple:
         (never_adv if tt == T_CARD_ADV else never_vale)[i] = 1
     buy_cost = np.array([NEVER_COST if never_adv[i] else a.cost
                          for i, a in enumerate(cs.advancements)], dtype=np.int64)
-    out = (keys, mins, vales, never_adv, never_vale, buy_cost)
+    out = (keys, raw, mins, vales, never_adv, never_vale, buy_cost)
     if key is not None:
         if len(_PLAYER_ROWS) >= _PLAYER_ROWS_KEPT:
             del _PLAYER_ROWS[next(iter(_PLAYER_ROWS))]
@@ -295,6 +308,7 @@ def _player_rows(cs: CardSet, pol) -> tuple:
 
 def policy_tables(cs: CardSet, policies) -> np.ndarray:
     """Policies (one per player) as one int64 array Q; rule card names resolved to ids."""
+    from ..value import vp_weight
     P = len(policies)
     if P > MAX_PLAYERS:
         raise ValueError(f"at most {MAX_PLAYERS} policies, got {P}")
@@ -318,10 +332,17 @@ def policy_tables(cs: CardSet, policies) -> np.ndarray:
         par[P_W_MANA], par[P_W_SPIRIT], par[P_W_HVP] = pol.w_mana, pol.w_spirit, pol.w_harvest_vp
         par[P_DISCARD_PLAYS] = pol.discard_field_plays
         par[P_BEST_MIN] = int(pol.best_min_score)
-        keys, mins, vales, never_adv, never_vale, buy_cost = _player_rows(cs, pol)
+        par[P_VALUE_PUSH] = int(pol.push_rule == "value")
+        par[P_MIN_SCORE] = pol.min_score
+        par[P_PUSH_BONUS] = pol.push_bonus
+        par[P_CARRY_DECAY] = pol.carry_decay_cost
+        keys, scores, mins, vales, never_adv, never_vale, buy_cost = _player_rows(cs, pol)
         par[P_STAGES] = len(keys)
+        for st in range(len(keys)):
+            Q[VP_WEIGHT + p, st] = vp_weight(pol, st)         # ..value.vp_weight
         for st, k in enumerate(keys):
             Q[ADV_KEY + MAX_PLAYERS * st + p, :len(k)] = k
+            Q[ADV_SCORE + MAX_PLAYERS * st + p, :len(k)] = scores[st]
             Q[MIN_KEY + p, st] = mins[st]
         for st, v in enumerate(vales):
             Q[VALE_SCORE + MAX_PLAYERS * st + p, :len(v)] = v

@@ -18,7 +18,7 @@ from . import symbols as sym
 from .player import OwnedVale, Player
 from .symbols import Card
 from vale_sim.value import stage_of
-from ..value import adv_features, vale_features
+from ..value import adv_features, vale_features, vp_weight
 
 COMMONS_SLOTS = 9      # 3 face up per level (RB: Setup 2)
 VALE_SLOTS = 8         # 4 face up per level (RB: Setup 3)
@@ -113,6 +113,7 @@ class MysticValeGame:
                         for p in range(self.n)]
         for pl in self.players:                               # draw order 6
             pl.discard_field_plays = self.policies[pl.index].discard_field_plays
+            pl.harvest_value = self.harvest_value             # §6.1 "value" rule
             pl.new_deck()
         self.start = rng.randbelow(self.n)                    # draw order 7
         self.record.starting_player = self.start
@@ -337,16 +338,81 @@ class MysticValeGame:
         pl.tokens_vp += vp
         rec.vp_gained, rec.vp_from_box = vp, vp - from_pool
 
-    # -- choosing vales (engine-spec §6.3) --------------------------------------
-    def stage(self, policy: Policy) -> int:
-        """The stage a value player scores at (0 for a scripted policy)."""
-        # spec §6.7: the stage of a value player
-        return stage_of(self.rules.pool_for(self.n), self.pool, policy.value_stages)
+    # -- the "value" push rule (engine-spec §6.1) -------------------------------
+    def harvest_value(self, pl: Player, policy: Policy, cards, st: int | None = None) -> int:
+        """The value of a Harvest of pl's field with ``cards`` played too, at stage
+        ``st`` (default: the stage pl would buy at if it passed now): the stage's scores
+        of what the policy's best-score buying takes (vales with the spirits,
+        advancements with the mana and the token, at most the buy limit), plus the VP
+        times a VP's value."""
+        if st is None:
+            now = pl.harvest_totals()["vp"]
+            st = self.stage(policy, self.pool - min(now, self.pool))
+        t = pl.harvest_totals_with(cards)
+        token = 1 if (pl.token_active and policy.token == "needed") else 0
+        limit = 2 + sum(self.cs.vales[v.vale_id].extra_buys for v in pl.active_vales())
+        return (self.adv_purchase_value(policy, st, t["mana"] + token, limit)
+                + self.vale_purchase_value(pl, policy, st, {s: t[s] for s in SPIRITS})
+                + vp_weight(policy, st) * t["vp"])
 
-    def vale_score(self, policy: Policy, v: int) -> int:
+    def adv_purchase_value(self, policy: Policy, st: int, budget: int, limit: int) -> int:
+        """Σ of the scores of the advancements §6.4's buying takes with ``budget`` mana,
+        at most ``limit`` (placements and Earthchant discounts not looked at): the
+        candidates scoring at least min_score in score order, ties in candidate order,
+        each taken while affordable (a Fertile Soil kind while copies last)."""
+        cands = [(self.commons[s], 1) for s in range(COMMONS_SLOTS)]
+        cands += [(k, self.fertile[k]) for k in self.cs.fertile()]
+        cands = [(k, n, self.adv_score(policy, k, st)) for k, n in cands
+                 if k >= 0 and n > 0 and self.cs.advancements[k].name not in policy.never]
+        total, nb = 0, 0
+        for k, n, sc in sorted(cands, key=lambda c: -c[2]):     # stable: candidate order
+            if sc < policy.min_score or nb >= limit:
+                break
+            cost = self.cs.advancements[k].cost
+            while n > 0 and nb < limit and cost <= budget:
+                total, budget, n, nb = total + sc, budget - cost, n - 1, nb + 1
+        return total
+
+    def vale_purchase_value(self, pl: Player, policy: Policy, st: int, spirits: dict) -> int:
+        """Σ of the scores of the vales §6.3's buying takes with ``spirits`` (at most 2;
+        buy rules and the Sunstone Aerie not looked at)."""
+        owned = {v.vale_id for v in pl.vales}
+        taken, total = set(), 0
+        for _ in range(2):
+            best = None
+            for s in range(VALE_SLOTS):
+                v = self.vale_row[s]
+                if v < 0 or s in taken:
+                    continue
+                vale = self.cs.vales[v]
+                sc = self.vale_score(policy, v, st)
+                if sc < policy.vale_min_score or (best is not None and sc <= best[1]):
+                    continue
+                if (vale.unique and v in owned) or vale.name in policy.never:
+                    continue
+                left = pay(spirits, vale.cost)
+                if left is not None:
+                    best = (s, sc, left)
+            if best is None:
+                break
+            s, sc, spirits = best
+            total += sc
+            taken.add(s)
+            owned.add(self.vale_row[s])
+        return total
+
+    # -- choosing vales (engine-spec §6.3) --------------------------------------
+    def stage(self, policy: Policy, pool: int | None = None) -> int:
+        """The stage a value player scores at (0 for a scripted policy), with the VP pool
+        holding ``pool`` (default: now)."""
+        # spec §6.7: the stage of a value player
+        return stage_of(self.rules.pool_for(self.n), self.pool if pool is None else pool,
+                        policy.value_stages)
+
+    def vale_score(self, policy: Policy, v: int, st: int | None = None) -> int:
         vale = self.cs.vales[v]
         if policy.value_stages:                       # §6.7: a value player
-            w = policy.value_vale[self.stage(policy)]
+            w = policy.value_vale[self.stage(policy) if st is None else st]
             return sum(a * b for a, b in zip(w, vale_features(vale)))
         return policy.w_vale_vp * vale.end_vp + policy.w_vale_ability * (vale.ability != "none")
 
@@ -383,10 +449,10 @@ class MysticValeGame:
         return None
 
     # -- choosing advancements (engine-spec §6.4) --------------------------------
-    def adv_score(self, policy: Policy, k: int) -> int:
+    def adv_score(self, policy: Policy, k: int, st: int | None = None) -> int:
         a = self.cs.advancements[k]
         if policy.value_stages:                       # §6.7: a value player
-            w = policy.value_adv[self.stage(policy)]
+            w = policy.value_adv[self.stage(policy) if st is None else st]
             return sum(x * y for x, y in zip(w, adv_features(a)))
         return (policy.w_mana * a.mana + policy.w_spirit * a.spirits
                 + policy.w_harvest_vp * a.harvest_vp + policy.w_end_vp * a.end_vp

@@ -64,6 +64,10 @@ class Player:
         # rules.md I16: Deadwood Harvester / Mindful Owl discard only while fewer cards than
         # this have been played in the phase (the policy's discard_field_plays)
         self.discard_field_plays = MAX_PHASE_PLAYS
+        # the "value" push rule's value of a Harvest, (player, policy, cards) -> int
+        # (engine-spec §6.1): what a Harvest buys depends on the game's offer, so the game
+        # sets it (game.py harvest_value)
+        self.harvest_value = None
         self.reset_window()
 
     # -- once-per-turn uses (engine-spec §4.6) ------------------------------
@@ -266,7 +270,9 @@ class Player:
     # -- Planting (engine-spec §4.2, §6.1) ------------------------------------
     def wants_push(self, policy) -> bool:
         """The policy's push rule (engine-spec §6.1): "risk" (the exact risk that
-        the next reveal spoils) or "lookahead" (expected gain against expected loss)."""
+        the next reveal spoils), "lookahead" (expected gain against expected loss) or
+        "value" (the expected value of the Harvest after one more push against its
+        value now)."""
         if self.on_deck < 0:
             return False                                   # every card is in the field
         if policy is None:
@@ -282,7 +288,69 @@ class Player:
             n, _, v_on_deck, v_field, v_token = self.lookahead_terms(policy)
             return (1000 * (n - bad) * v_on_deck
                     >= policy.lookahead_caution_permille * bad * (v_field - v_token))
+        if policy.push_rule == "value":
+            n, n2, total, h0 = self.value_terms(policy)
+            d2 = max(n2, 1)
+            stop = h0 - policy.carry_decay_cost * self.net(self.on_deck)
+            return (1000 * (total + policy.push_bonus * n * d2)
+                    >= policy.lookahead_caution_permille * n * d2 * stop)
         return bad * 1000 <= policy.push_risk_permille * len(pool)
+
+    def value_terms(self, policy) -> tuple[int, int, int, int]:
+        """The integers of the value rule (engine-spec §6.1), for an on-deck card c:
+        (n, n2, total, H0).  ``n`` cards in the pool the next reveal r comes from, ``n2``
+        in the pool of the reveal after it; H0 is the value of a Harvest now, H1 with c
+        played, H2(r) with c and r played; with d2 = max(n2, 1), b = push_bonus and
+        k = carry_decay_cost (per net decay of the card left on deck), ``total`` = Σ
+        over the reveals r that do not spoil of max(d2 × (H1 − k net(r)), good2(r) ×
+        H2(r) − k × (net of the next pool) + b × d2), good2(r) the cards of the next
+        pool that would not spoil after r (n2 = 0: H2(r) + b), minus Σ over the
+        spoiling reveals of d2 × k × net(r) (r stays on deck)."""
+        if self.harvest_value is None:
+            raise ValueError('push_rule "value" needs the game\'s offer: a player of a '
+                             "game (reference/game.py sets harvest_value)")
+        pool = self.deck if self.deck else self.discard
+        n = len(pool)
+        thr = SPOIL_AT - self.decay_showing()
+        c = self.on_deck
+
+        def value(*cards):
+            return self.harvest_value(self, policy, list(cards))
+
+        if n > 1:                              # the next pool: the pool less r
+            n2, after = n - 1, (lambda j: pool[:j] + pool[j + 1:])
+        elif self.deck:                        # r is the deck's last card: the discard pile
+            n2, after = len(self.discard), (lambda j: self.discard)
+        else:
+            n2, after = 0, (lambda j: [])
+        h0, h1 = value(), value(c)
+        b, k, d2 = policy.push_bonus, policy.carry_decay_cost, max(n2, 1)
+        total = 0
+        for j, r in enumerate(pool):
+            nr = self.net(r)
+            if nr >= thr:
+                total -= d2 * k * nr           # spoils: no Harvest; r starts the next field
+                continue
+            h2 = value(c, r)
+            if n2 == 0:
+                cont = h2                      # nothing left to reveal, nothing on deck
+            else:
+                nxt = after(j)
+                cont = (sum(1 for x in nxt if self.net(x) < thr - nr) * h2
+                        - k * sum(self.net(x) for x in nxt))
+            cont += b * d2                     # the second push's bonus
+            total += max(d2 * (h1 - k * nr), cont)
+        return n, n2, total, h0
+
+    def harvest_totals_with(self, cards) -> dict:
+        """harvest_totals of the field with ``cards`` played too (no When Played effect;
+        nothing changes)."""
+        field = self.field
+        self.field = field + list(cards)
+        try:
+            return self.harvest_totals()
+        finally:
+            self.field = field
 
     def card_value(self, policy, c: int) -> int:
         """A card's printed Harvest symbols under the policy's weights (§6.1):
