@@ -165,7 +165,7 @@ def test_the_command_writes_errata_patched_file_edits_and_plot(tmp_path, capsys)
                  "--out-edits", str(ed), "--plot", str(fig)]) == 0
     text = capsys.readouterr().out
     assert "Errata" in text and PLANTED in text and "n deals" in text
-    assert "natural value" in text and "field meta-2p" in text     # the field it used
+    assert "natural value" in text and "field value-2p" in text    # the field it used
     g = get_game("mystic-lands")
     cs = g.load_card_set(str(out))
     card = next(a for a in cs.advances if a.name == PLANTED)

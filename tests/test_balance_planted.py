@@ -1,6 +1,7 @@
-"""Planted errors in a copy of core under the defaults (the strongest field meta-{P}p,
+"""Planted errors in a copy of core under the defaults (the strongest field value-{P}p,
 the natural estimand; docs/balance.md "The planted tests"): the same proposal within
-±1 under three seeds (small, in the fast selection), and a +3 end-VP error (slow)."""
+±1 under three seeds (small, in the fast selection), a +3 end-VP error (slow), and the
+planted set of issue 40 -- too expensive, too strong, never bought -- at two seeds (slow)."""
 from __future__ import annotations
 
 import pytest
@@ -58,3 +59,41 @@ def test_plus_three_end_vp_is_undone_above_the_detection_limit(tmp_path):
     assert "Model L3 Grove D" not in by
     e = by["Feral Chieftain"]
     assert e["new"] < e["old"] and abs(e["new"] - printed["Feral Chieftain"]) <= 1, e
+
+
+# The planted set of issue 40 (docs/balance.md, "The planted set"): a card made too
+# expensive, one made too strong and a cheap card made so dear that the field almost
+# never buys it, next to four near-balanced partners; experiments/balance_planted.py
+# prints the full runs.
+PLANTS = [("Model L1 Sprout B", "cost", +3),     # 4 -> 7: under (per forced pick)
+          ("Model L2 Bloom D", "end_vp", +5),    # 0 -> 5: over (natural about +7 pp)
+          ("Podlings", "cost", +6)]              # 2 -> 8: bought in ~1 deal of 1000
+PARTNERS = ["Model L3 Grove D", "Woodland Warden", "Model L1 Sprout C", "Dawnsinger"]
+TOLERANCE = 1                                    # the proposal within ±1 of the printed value
+
+
+@pytest.mark.slow
+def test_the_planted_set_is_undone_at_two_seeds_which_agree(tmp_path):
+    """Each plant gets an edit of its number in the right direction, within ±1 of the
+    printed value; the partners are left alone (at most one extra edit, confirmed);
+    every proposal is confirmed; the two seeds give the same edits for >= 80 % of them.
+    2000 games per card and arm in the screen, 4000 in the confirmation (about 300,000
+    games per seed; 21-36 s per seed at load 4 on the 2-core machine, docs/balance.md)."""
+    path, printed = _plant(tmp_path, PLANTS)
+    got = []
+    for seed in (0, 1):
+        b = B.balance("mystic-vale", path, ["cost", "end_vp"],
+                      [c for c, _, _ in PLANTS] + PARTNERS, games=2000, seed=seed)
+        by = {e["card"]: e for e in b.edits}
+        assert all(e["confirmed"] for e in b.edits)
+        assert not {e["edit"] for e in b.unconfirmed} & {e["edit"] for e in b.edits}
+        for card, fld, delta in PLANTS:
+            e = by.get(card)
+            assert e is not None, (seed, card, b.summary)
+            assert e["field"] == fld and (e["new"] - e["old"]) * delta < 0, (seed, e)
+            assert abs(e["new"] - printed[card]) <= TOLERANCE, (seed, e, printed[card])
+        extra = [e for e in b.edits if e["card"] in PARTNERS]
+        assert len(extra) <= 1, (seed, extra)
+        got.append({(e["card"], e["field"], e["new"]) for e in b.edits})
+    union = got[0] | got[1]
+    assert len(got[0] & got[1]) >= 0.8 * len(union), got

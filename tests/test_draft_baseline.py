@@ -31,8 +31,8 @@ def _first_policies(**kw):
 def test_the_default_bots_are_the_strong_field():
     g = get_game("mystic-lands")
     cs = g.load_card_set(g.default_card_set)
-    assert field_of(g) == "meta-{P}p"
-    strong = g.resolve_baseline("meta-2p", 2, cs)
+    assert field_of(g) == "value-{P}p"
+    strong = g.resolve_baseline("value-2p", 2, cs)
     assert _first_policies() == [strong]
     assert strong != g.resolve_baseline(g.default_policy, 2, cs)
 
@@ -43,7 +43,7 @@ def test_baseline_overrides_and_is_recorded():
     assert _first_policies(baseline="balanced") == [g.resolve_baseline("balanced", 2, cs)]
     d = D.fill_in("mystic-lands", players=(2,), deals=2, keys=["end_cubes"])
     assert d.to_json()["baseline"] == field_of(g)
-    assert d.to_json()["field"] == "meta-2p" and "field meta-2p" in d.text()
+    assert d.to_json()["field"] == "value-2p" and "field value-2p" in d.text()
     assert set(d.to_json()["baseline_digest"]) == {"2"}
     assert d.to_json()["digest"] == cs.digest()          # the card set it was measured on
 

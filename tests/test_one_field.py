@@ -25,7 +25,7 @@ from vale_sim.games import get_game
 GAMES = ("mystic-vale", "mystic-lands")
 #: The strongest bundled field of each game (docs/value.md; Mystic Lands' value players
 #: come with the next step of issue 36).
-FIELD = {"mystic-vale": "value-{P}p", "mystic-lands": "meta-{P}p"}
+FIELD = {"mystic-vale": "value-{P}p", "mystic-lands": "value-{P}p"}
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -86,7 +86,7 @@ def test_each_command_defaults_to_the_strongest_field_and_the_estimand(argv, fie
     sub = next(a for a in build_parser()._subparsers._group_actions[0].choices.items()
                if a[0] == argv[0])[1]
     helps = " ".join(a.help or "" for a in sub._actions if field_dest in a.dest)
-    assert SF.field_help() in helps and "meta-{P}p" in helps
+    assert SF.field_help() in helps and "value-{P}p" in helps
 
 
 def test_function_and_settings_defaults_read_the_one_field():
@@ -151,12 +151,12 @@ ML_EDIT = ["what-if", "--game", "mystic-lands", "--edit", "Rain Lily.cost=-1", "
 def test_what_if_names_its_field_and_estimand_and_keeps_the_comparison(capsys):
     assert main(ML_EDIT) == 0
     out = capsys.readouterr().out
-    assert "field meta-2p (every player), estimand natural" in out
+    assert "field value-2p (every player), estimand natural" in out
     assert "natural value, pp:" in out
     assert main(ML_EDIT + ["--players", "2,3", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert (d["baseline"], d["field"], d["estimand"]) == \
-        ("meta-{P}p", "meta-{P}p: meta-2p, meta-3p", "natural")
+        ("value-{P}p", "value-{P}p: value-2p, value-3p", "natural")
     r = d["players"][0]["cards"][0]
     for k in ("natural_original", "natural_original_ci", "natural_edited", "natural_edited_ci",
               "strength_original", "strength_edited", "change", "verdict_original"):
@@ -187,10 +187,10 @@ def test_advancements_names_its_field(capsys):
             "--engine", "reference"]
     assert main(base) == 0
     out = capsys.readouterr().out
-    assert out.startswith("Field: meta-2p at 2 players; estimand natural")
+    assert out.startswith("Field: value-2p at 2 players; estimand natural")
     assert main(base + ["--json"]) == 0
     (rec,) = json.loads(capsys.readouterr().out)
-    assert (rec["field"], rec["estimand"]) == ("meta-2p", "natural")
+    assert (rec["field"], rec["estimand"]) == ("value-2p", "natural")
     assert main(base + ["--baseline", "balanced", "--estimand", "prefer", "--json"]) == 0
     (rec,) = json.loads(capsys.readouterr().out)
     assert (rec["field"], rec["estimand"]) == ("balanced", "prefer")
@@ -222,7 +222,7 @@ def test_the_workbench_defaults_to_the_field_and_names_it():
         ws = c.post("/api/workspaces", json={"game": "mystic-lands"}).json()["id"]
         edit = {"edits": [{"card": "Rain Lily", "field": "cost", "new": 1}], "games": 2,
                 "engine": "reference"}
-        for params, want in ((edit, ("meta-2p", "natural")),
+        for params, want in ((edit, ("value-2p", "natural")),
                              (dict(edit, baseline="balanced", estimand="prefer"),
                               ("balanced", "prefer"))):
             r = c.post(f"/api/ws/{ws}/runs", json={"kind": "what-if", "params": params})

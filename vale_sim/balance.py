@@ -1,37 +1,30 @@
-"""Balance: the smallest set of integer card edits after which every card is shown
-balanced (docs/balance.md).
+"""Balance: integer card edits after which every card is shown balanced, each one
+confirmed on fresh deals (docs/balance.md).
 
     b = balance(cards=["Stag", "Grassland"], players=(2,), games=2000)   # the default game
     print(b.text()); b.to_json(); b.patched_toml()
 
-A sequential search on the search seeds, then a confirmation on a fresh seed:
-
 1. **Screen** (search seed 0): the card-strength study of ``advancements`` for the
-   cards considered; a card is a *target* when it is shown beyond ±margin after
-   the correction (``strength_frame`` with tolerance = margin) at some player
-   count.  Only targets are edited, one number each (fewest changed numbers).
-2. **Local model** (search seed 0, the screen's deals: common random numbers): per
-   target and allowed field, the card's strength with the field at ``v0 - h`` and
-   ``v0 + h``; per deal the least-squares slope over the three values, averaged over
-   deals (t interval).  Predicted strength of the change ``k``: ``s0 + slope * k``
-   per player count; the field whose smallest |k| brings every count's prediction
-   within margin/2 (else the nearest) is chosen.
-3. **Race** (search seeds 1, 2): the candidates ``k - 1, k, k + 1``, then the best two
-   again with twice the games on fresh deals; the winner is the smallest |k| whose
-   pooled strength is within margin/2 at every count, else the smallest pooled
-   max |strength|.
-4. **Confirmation** (a seed the search never used): the original and the patched set
-   (every winning edit together), every card considered, verdicts of
-   ``strength_frame`` with its correction across the cards and Bonferroni across the
-   player counts.  No optional stopping: the confirmation's games are fixed in
-   advance.
+   cards considered; a card is a *target* when it is shown beyond the margin: the
+   screen's band tests (:func:`_screen`, natural value beyond ±margin, forcing it beyond
+   the band) or the verdict rule (over / under, per pick too), corrected across the
+   cards.  Its detection limit at this size is stated.
+2. **Race** (:mod:`vale_sim.balancer`, each target on seeds of its own): every value of
+   its numbers in range on the fixing side is a candidate -- a value at which the field
+   never buys the card too -- within the number's level band; rounds of growing size,
+   a monotone fit of the natural and forced values against the number, the candidates
+   shown beyond the margin or far from the open decision dropped (successive halving).
+   The proposal: the smallest change whose fitted gap is within margin/2.
+3. **Confirmation** (a seed the search never used): the original and the patched set,
+   every card considered.  An erratum is proposed only if its card is no longer shown
+   beyond the margin, the field takes it, its gap shrank and it pushes no other card
+   beyond the margin; the others are listed as unconfirmed candidates.
 
 The search's measurements are kept in a checkpoint (``checkpoint=``; ``resume=``).
 Shared code: the game only through :func:`vale_sim.games.get_game` and its hooks.
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import re
@@ -259,6 +252,12 @@ class Balance:
     trace: list[dict]
     patched_set: object = None
     games: dict = field(default_factory=dict)
+    #: per target: its kind, the races of its numbers and the one chosen (balancer.run_race)
+    candidates: list = field(default_factory=list)
+    #: candidate errata the confirmation did not confirm, each with ``why``
+    unconfirmed: list = field(default_factory=list)
+    #: what it did not do, in groups: {"what", "cards", "n"[, "try_games"]}
+    summary: list = field(default_factory=list)
 
     def text(self) -> str:
         return format_text(self)
@@ -270,6 +269,9 @@ class Balance:
                 "command": self.command(), "edits": self.edits,
                 "errata": json_records(self.errata),
                 "confirmation": json_records(self.confirm), "unbalanced": self.unbalanced,
+                "unconfirmed": self.unconfirmed, "summary": self.summary,
+                "summary_lines": summary_lines(self),
+                "candidates": self.candidates,
                 "search": self.search, "trace": self.trace, "games_played": self.games}
 
     def edits_toml(self) -> str:
@@ -498,18 +500,15 @@ def _field_range(g, cs, card, fld):
         _, old, _ = g.edit_card(cs, card, fld, 0, True)
     except g.user_errors:
         return None
+    # every value within MAX_CHANGE the game's edit check accepts, contiguous from the
+    # value (the probes at 1, 2, 5, 10, ... steps of the first design missed values: a
+    # cost 8 found 3, not 0, as its floor)
     lo = hi = old
-    for step in (1, 2, 5, 10, 20, 50):               # the edit's bounds, found by the game
-        for sign in (-1, 1):
-            v = old + sign * step
-            try:
-                g.edit_card(cs, card, fld, v, False)
-                lo, hi = min(lo, v), max(hi, v)
-            except g.user_errors:
-                pass
-    lo = max(lo, old - MAX_CHANGE)
-    hi = min(hi, old + MAX_CHANGE)
-    ok = [v for v in range(lo, hi + 1) if _editable(g, cs, card, fld, v)]
+    while lo > old - MAX_CHANGE and _editable(g, cs, card, fld, lo - 1):
+        lo -= 1
+    while hi < old + MAX_CHANGE and _editable(g, cs, card, fld, hi + 1):
+        hi += 1
+    ok = [lo, hi]
     return old, min(ok), max(ok)
 
 
@@ -787,293 +786,316 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
               "confirm_seed": offset_seed(seed, CONFIRM_OFFSET)}
     runs = _Runs(g, cs0, base_of, None, engine, workers, play, checkpoint,
                  {k: v for k, v in config.items() if k not in ("budget", "search_seeds")}, resume, budget, progress, cancel)
+    from . import balancer as R
     alpha = 1 - confidence
-    log, trace, unbalanced, dropped = [], [], {}, []
-    bands: dict = {}                     # (card, field) -> why its range is the game's band
-
-    def band_note(c, f) -> str:
-        return f": {bands[(c, f)]}" if (c, f) in bands else ""
     level_s = 1 - alpha / len(counts)                 # Bonferroni across the counts
+    log, trace, unbalanced = [], [], {}
 
     def gap_of(m: dict, kind: str) -> float:
         """A card's distance from balanced over the counts (``m``: count -> means)."""
         return max(_gap(v["natural"], v["forced"], v["taken"], margin, tolerance, estimand,
                         kind) for v in m.values())
 
-    def rank(v: dict, kk: int) -> tuple:
-        """Race order: the smaller gap, then a card the field takes, then |change|."""
-        return (v["gap"], not all(m["taken"] for m in v["m"].values()), abs(kk))
+    def flags_of(run, cards, family: int | None = None) -> dict:
+        """The screen's flags (:func:`_screen`) joined with the verdicts' (a card the
+        verdict rule reads over or under -- per pick too -- is shown beyond the margin).
+        ``family``: judge ``cards`` as part of a family of that many cards (Bonferroni
+        at its per-card level), so that a few cards replayed alone are held to the
+        threshold of the whole confirmation."""
+        lev, corr = level_s, correction
+        if family is not None and family > len(cards):
+            lev, corr = 1 - (1 - level_s) * len(cards) / family, "bonferroni"
+        s = _screen(run, cards, lev, margin, tolerance, corr, estimand)
+        fr = strength_frame(run, lev, tolerance, corr, margin, estimand,
+                            agreement_resamples=0).set_index("card")
+        for c in cards:
+            v = fr.loc[c, "verdict"]
+            if not s[c]["flag"] and v in ("over", "under"):
+                s[c]["flag"] = v
+            s[c]["verdict"] = v
+            s[c]["games_needed"] = fr.loc[c, "games_needed"]
+        return s, fr
+
+    # 1. the screen: every card considered, on the search seed, --games per card and arm
+    s0 = offset_seed(seed, 0)
+    config["search_seeds"] = [s0]
+    screen = {}
+    for p in counts:
+        run = runs.strength((), names, p, s0, games)
+        screen[p] = (run, flags_of(run, names)[0])
+    kinds = {c: {p: screen[p][1][c]["flag"] for p in counts} for c in names}
+    targets = [c for c in names if any(kinds[c].values())]
 
     def kind_of(c: str) -> str:
-        """A target's kind, from its first screen: "under" if flagged under at some
-        count, else "over"."""
+        """A target's kind: "under" if flagged under at some count, else "over"."""
         return "under" if any(f == "under" for f in kinds.get(c, {}).values()) else "over"
-    kinds: dict = {}
+    score = {c: gap_of({p: screen[p][1][c] for p in counts}, kind_of(c)) for c in names}
+    for c in names:
+        log.append({"step": "screen", "round": 0, "card": c,
+                    "strength": {p: screen[p][1][c]["forced"] for p in counts},
+                    "natural": {p: screen[p][1][c]["natural"] for p in counts},
+                    "flag": {p: screen[p][1][c]["flag"] for p in counts},
+                    "gap": score[c], "flagged": c in targets, "games": games})
+    # the detection limit at this size (docs/balance.md): the smallest natural value
+    # beyond ±margin the screen finds with 80 % power, from the median per-deal SD of the
+    # cards the field takes
+    det = {}
+    for p in counts:
+        run = screen[p][0]
+        deals_of = run.strength_deals if estimand == "prefer" else run.natural_deals
+        sds = [float(deals_of(c).std(ddof=1)) for c in names
+               if screen[p][1][c]["taken"] and run.deals > 1]
+        sd = float(np.median(sds)) if sds else math.nan
+        det[str(p)] = {"sd": sd, "deals": int(run.deals), "tests": 2 * len(names),
+                       "limit": R.detection_limit(sd, run.deals, 2 * len(names), margin,
+                                                  alpha / len(counts))}
+    config["detection_limit"] = det
 
-    # Rounds: screen the set with the edits so far; the most unbalanced target not yet
-    # edited gets its edit (local model, race); repeat until every target is handled.
-    # Round 0 screens every card considered (it alone decides the targets); later
-    # rounds re-measure only the targets not yet handled (a card's arms do not depend
-    # on which other cards a run measures, so their numbers are the same as in a full
-    # screen, at a fraction of the games).
-    edits, targets, rnd, flagged0 = [], [], 0, None
-    while True:
-        done = {e["card"] for e in edits} | set(unbalanced) | set(dropped)
-        if flagged0 is not None and not [c for c in flagged0 if c not in done]:
-            break
-        s_seed = [offset_seed(seed, 3 * rnd + j) for j in range(3)]
-        config["search_seeds"] += s_seed
-        current = tuple((e["card"], e["field"], e["new"]) for e in edits)
-        cs_cur = cs0
-        for e in edits:
-            cs_cur, _, _ = g.edit_card(cs_cur, e["card"], e["field"], e["new"], False)
-        screened = names if flagged0 is None else [c for c in flagged0 if c not in done]
-        need = sum(runs.cost(screened, p, games) for p in counts)
-        if rnd and not runs.affordable(need):
-            log.append({"step": "screen", "round": rnd, "stopped": "budget"})
-            break
-        screen = {}
-        for p in counts:
-            run = runs.strength(current, screened, p, s_seed[0], games)
-            screen[p] = (run, _screen(run, screened, level_s, margin, tolerance, correction,
-                                      estimand))
-        flagged = [c for c in screened if any(screen[p][1][c]["flag"] for p in counts)]
-        if flagged0 is None:              # the targets: the first screen alone decides them
-            flagged0 = flagged
-            kinds = {c: {p: screen[p][1][c]["flag"] for p in counts} for c in flagged}
-        score = {c: gap_of({p: screen[p][1][c] for p in counts}, kind_of(c)) for c in screened}
-        for c in screened:
-            log.append({"step": "screen", "round": rnd, "card": c,
-                        "strength": {p: screen[p][1][c]["forced"] for p in counts},
-                        "natural": {p: screen[p][1][c]["natural"] for p in counts},
-                        "flag": {p: screen[p][1][c]["flag"] for p in counts},
-                        "gap": score[c], "flagged": c in flagged, "games": games})
-        todo = [c for c in flagged0 if c not in done]
-        if not todo:
-            break
-        c = max(todo, key=lambda c: score[c])
-        targets.append(c)
-        trace.append({"card": c, "step": f"screen {rnd}", "edit": 0,
-                      "games": runs.search_games, "gap": score[c]})
-        rnd += 1
-        base_deals = {p: _arm_deals(screen[p][0], c) for p in counts}
-        options, reasons = [], []
+    # 2. the race of each target's numbers (balancer.py), each in the set as given
+    peers: dict = {}                       # (kind, level, field) -> {card: value}
+    for n, (k, lv) in known.items():
         for f in fields:
-            fr = _field_range(g, cs_cur, c, f)
+            try:
+                peers.setdefault((k, lv, f), {})[n] = g.edit_card(cs0, n, f, 0, True)[1]
+            except g.user_errors:
+                pass
+
+    def band_of(c: str, f: str, v0: int):
+        """(lo, hi, why): the band of ``c.f`` -- the game's own (e.g. a commons
+        advancement's cost band of its level) or else the range the set's cards of the
+        same kind and level give the number, the card's own value included (so a card
+        is never outside a band derived from the set); None when there is none."""
+        if g.estimate_bounds is not None:
+            b = g.estimate_bounds(cs0, c, f)
+            if b is not None:
+                return b
+        k, lv = known[c]
+        vals = list(peers.get((k, lv, f), {}).values()) + [v0]
+        lo_, hi_ = min(vals), max(vals)
+        return lo_, hi_, f"the {f} band {lo_}..{hi_} of the set's level-{lv} {k}s"
+
+    races, not_raced = {}, {}
+    order = sorted(targets, key=lambda c: -score[c])
+    for c in order:
+        kind = kind_of(c)
+        info, reasons = [], []
+        for f in fields:
+            fr = _field_range(g, cs0, c, f)
             if fr is None:
                 continue
-            # never stronger than the strongest value the set's own cards of this kind
-            # give the number (cost: not below the cheapest; end VP: not above the
-            # most; another number: within the span): beyond it the bots meet cards
-            # unlike any they were made for -- a free card, below core's costs 2..11, is
-            # bought by the prefer arm's fallback rule and made forcing every other card
-            # cost about 5 pp more under meta-2p.  Weaker is bounded by the loader.
-            s_lo, s_hi = spans.get((known[c][0], f), (fr[1], fr[2]))
-            s_lo, s_hi = min(s_lo, fr[0]), max(s_hi, fr[0])
-            if STRONGER.get(f) == -1:
-                fr = (fr[0], max(fr[1], s_lo), fr[2])
-            elif STRONGER.get(f) == 1:
-                fr = (fr[0], fr[1], min(fr[2], s_hi))
-            else:
-                fr = (fr[0], max(fr[1], s_lo), min(fr[2], s_hi))
             if estimated_only and sources.get(c, {}).get(f) not in ESTIMATED_SOURCES:
                 reasons.append(f"{f} is a printed number (source "
                                f"{sources.get(c, {}).get(f, '?')}; --estimated-only)")
                 continue
-            band = (g.estimate_bounds(cs_cur, c, f) if g.estimate_bounds is not None
-                    and sources.get(c, {}).get(f) in ESTIMATED_SOURCES else None)
-            if band is not None:
-                # an estimate is refit only within the range the game's own estimates
-                # keep (e.g. a cost band that decides the card's supply deck);
-                # docs/balance.md, "Bounds"
-                b_lo, b_hi, b_why = band
-                fr = (fr[0], max(fr[1], min(b_lo, fr[0])), min(fr[2], max(b_hi, fr[0])))
-                bands[(c, f)] = b_why
+            stronger = STRONGER.get(f)
+            if stronger is None:
+                reasons.append(f"{f}: its direction is not known")
+                continue
             v0, lo, hi = fr
-            probes = [v for v in (v0 - PROBE_STEP, v0 + PROBE_STEP) if lo <= v <= hi]
-            if len(probes) < 2:
-                extra = [v for v in (v0 + 2 * PROBE_STEP, v0 - 2 * PROBE_STEP, v0 + 1, v0 - 1)
-                         if lo <= v <= hi and v not in probes]
-                probes = (probes + extra)[:2]
-            want = (STRONGER[f] * (-1 if kind_of(c) == "over" else 1)) if f in STRONGER else 0
-            if want and len(probes) == 2 and not any((v - v0) * want > 0 for v in probes):
-                # the edit's side needs a probe (a bound near v0 on it): one step there
-                side_v = [v0 + d * want for d in (PROBE_STEP, 1) if lo <= v0 + d * want <= hi]
-                if side_v:
-                    probes = [probes[0], side_v[0]]
-            if len(probes) < 2:
-                reasons.append(f"{f} cannot move ({lo}..{hi}{band_note(c, f)})")
+            # never stronger than the strongest value the set's cards of its kind give
+            # the number (docs/balance.md, "Bounds")
+            s_lo, s_hi = spans.get((known[c][0], f), (lo, hi))
+            if stronger == -1:
+                lo = max(lo, min(s_lo, v0))
+            else:
+                hi = min(hi, max(s_hi, v0))
+            fix = stronger * (-1 if kind == "over" else 1)   # +1: the fix raises the number
+            wide = [v for v in range(lo, hi + 1) if (v - v0) * fix > 0]
+            band = band_of(c, f, v0)
+            out_of_band = False
+            blo, bhi = lo, hi
+            if band is not None:
+                out_of_band = not band[0] <= v0 <= band[1]
+                blo, bhi = max(lo, band[0]), min(hi, band[1])
+            values = [v for v in range(blo, bhi + 1) if out_of_band or (v - v0) * fix > 0]
+            # a refit of estimates (--estimated-only) stays inside the band: it is the
+            # range the game's own estimates keep (docs/balance.md, "Bounds")
+            wide = (sorted(set(wide) - set(values))
+                    if not out_of_band and not estimated_only else [])
+            if not values and not wide:
+                reasons.append(f"{f} cannot move {'up' if fix > 0 else 'down'} from {v0}"
+                               + (f" ({band[2]})" if band else ""))
                 continue
-            need = sum(runs.cost([c], p, games) for p in counts) * 2
-            if not runs.affordable(need):
-                reasons.append(f"{f}: the budget ran out before its local model")
-                continue
-            vals = np.array([v0] + probes, float)
+            info.append({"field": f, "v0": v0, "values": values, "wide": wide,
+                         "stronger": stronger, "limits": (blo, bhi), "range": (lo, hi),
+                         "band": band, "out_of_band": out_of_band,
+                         "peers": [v for n, v in peers.get((*known[c], f), {}).items()
+                                   if n != c]})
+        if not info:
+            not_raced[c] = "; ".join(reasons) or "no allowed number of it can move"
+            continue
 
-            def fit(idx, Ys):
-                """Per-deal least-squares slopes through the points ``idx``; the mean
-                slope (t interval) and the fitted value at v0."""
-                x = vals[idx]
-                xc = x - x.mean()
+        def race_of(fi, values, limits, c=c, kind=kind):
+            f = fi["field"]
+            race = R.CardRace(c, f, fi["v0"], values, fi["stronger"], kind, counts,
+                              margin, tolerance, estimand, limits=limits)
+
+            def measure(v, s, n):
+                config["search_seeds"] = sorted(set(config["search_seeds"]) | {s})
+                ed = () if v == fi["v0"] else ((c, f, v),)
                 out = {}
-                for q in ("natural", "forced"):
-                    Y = np.vstack([Ys[i][q] for i in idx])   # (points, deals)
-                    est = _est((xc[:, None] * Y).sum(axis=0) / (xc ** 2).sum(), confidence)
-                    out[q] = (est, float(Y.mean() - est["mean"] * (x.mean() - v0)))
+                for p in counts:
+                    d = _arm_deals(runs.strength(ed, [c], p, s, n), c)
+                    out[p] = (d["natural"], d["forced"], d["taken"])
                 return out
-            arms = {p: [base_deals[p]] + [
-                _arm_deals(runs.strength(current + ((c, f, v),), [c], p, s_seed[0], games), c)
-                for v in probes] for p in counts}
-            full = {p: fit([0, 1, 2], arms[p]) for p in counts}
-            # The direction of the edit: an over card is weakened, an under card made
-            # stronger.  "Stronger" is known for cost (lower) and end VP (higher); for
-            # another number it is read off the forced value's slope through the three
-            # points.  Neither measured value is monotone in the card: a field may stop
-            # taking a card that got cheaper (natural value), and a harmful card forced
-            # less often when it costs more reads better (forced value: Stag cost 3 -> 11
-            # "fixed" it from -11 to -6.5 pp in a run that trusted the slope).  A field
-            # whose slopes are all within 2 SE of 0 is not used.
-            fs = {p: full[p]["forced"][0] for p in counts}
-            watched = ("forced",) if estimand == "prefer" else ("forced", "natural")
-            effect = any(abs(full[p][q][0]["mean"]) > 2 * full[p][q][0]["se"]
-                         for p in counts for q in watched
-                         if full[p][q][0]["se"] == full[p][q][0]["se"])
-            rise = STRONGER.get(f) or (1 if np.mean([fs[p]["mean"] for p in counts]) > 0
-                                       else -1)
-            direction = rise * (-1 if kind_of(c) == "over" else 1)
-            # The prediction uses the points on the side of the edit only (v0 and the
-            # probes in its direction): the values need not be linear across v0 (a
-            # field that stops buying a card at cost 0 makes its natural value fall
-            # there although the card got stronger).
-            side = [0] + [i for i, v in enumerate(probes, 1) if (v - v0) * direction > 0]
-            local = {p: fit(side, arms[p]) for p in counts} if len(side) > 1 else full
-            slope = {p: {q: local[p][q][0] for q in local[p]} for p in counts}
-            at0 = {p: {q: local[p][q][1] for q in local[p]} for p in counts}
-            ks = [k for k in range(lo - v0, hi - v0 + 1)      # 0: no edit (after the others)
-                  if k == 0 or (k > 0) == (direction > 0)]
-            pred = {k: gap_of({p: {q: at0[p][q] + slope[p][q]["mean"] * k
-                                   for q in ("natural", "forced")} | {"taken": True}
-                               for p in counts}, kind_of(c)) for k in ks}
-            good = [k for k in ks if pred[k] <= margin / 2]
-            k = min(good, key=abs) if good else min(ks, key=lambda k: (pred[k], abs(k)))
-            log.append({"step": "model", "card": c, "field": f, "value": v0, "probes": probes,
-                        "slope_per_unit": {p: fs[p] for p in counts},
-                        "local_points": [float(vals[i]) for i in side],
-                        "local_slope_per_unit": {p: slope[p] for p in counts},
-                        "measurable_effect": bool(effect), "direction": direction,
-                        "proposed_change": k,
-                        "predicted_gap": pred[k], "range": [lo, hi]})
-            if not effect:
-                reasons.append(f"{f} has no measurable effect on its "
-                               + ("strength" if estimand == "prefer" else
-                                  "natural or forced value")
-                               + " (slopes within 2 SE of 0)")
-                continue
-            if len(side) < 2:
-                reasons.append(f"{f} cannot move {'up' if direction > 0 else 'down'} from "
-                               f"{v0} ({lo}..{hi}{band_note(c, f)})")
-                continue
-            options.append((0 if good else 1, abs(k) if good else pred[k], abs(k), f, v0, lo,
-                            hi, k, pred[k], direction))
-        if not options:
-            unbalanced[c] = "; ".join(reasons) or "no allowed field is editable on this card"
-            continue
-        good_k, _, _, f, v0, lo, hi, k, pk, direction = min(options)
-        if k == 0 and good_k == 0:        # within margin/2 after the edits of other cards
-            dropped.append(c)
-            log.append({"step": "drop", "card": c, "field": f, "predicted": pk})
-            continue
-        if k == 0:       # no change in the direction is predicted to help: race 0, 1, 2 steps
-            cands = [d * direction for d in (0, 1, 2) if lo <= v0 + d * direction <= hi]
-        else:
-            cands = [k + d for d in (-1, 0, 1) if lo <= v0 + k + d <= hi
-                     and (k + d == 0 or (k + d > 0) == (direction > 0))]
-        pooled: dict = {}
-        rounds = ((s_seed[1], games, cands), (s_seed[2], 2 * games, None))
-        for rno, (seed_r, n_r, which) in enumerate(rounds, 1):
-            if which is None:                     # round 2: the best two of round 1
-                which = sorted(pooled, key=lambda kk: rank(pooled[kk], kk))[:2]
-            need = sum(runs.cost([c], p, n_r) for p in counts) * len(which)
-            if not runs.affordable(need):
-                log.append({"step": "race", "card": c, "field": f, "stopped": "budget"})
-                break
-            for kk in which:
-                d = {p: _arm_deals(runs.strength(current + ((c, f, v0 + kk),), [c], p, seed_r,
-                                                 n_r), c) for p in counts}
-                prev = pooled.get(kk, {"d": {p: None for p in counts}})
-                dd = {p: d[p] if prev["d"][p] is None else
-                      {q: np.concatenate([prev["d"][p][q], d[p][q]]) for q in ("natural", "forced")}
-                      | {"taken": prev["d"][p]["taken"] or d[p]["taken"]} for p in counts}
-                m = {p: {"natural": float(dd[p]["natural"].mean()),
-                         "forced": float(dd[p]["forced"].mean()), "taken": dd[p]["taken"]}
-                     for p in counts}
-                pooled[kk] = {"d": dd, "m": m, "gap": gap_of(m, kind_of(c))}
-                trace.append({"card": c, "step": f"race {rno}",
-                              "edit": kk, "games": runs.search_games, "gap": pooled[kk]["gap"]})
-        if pooled:
-            good = [kk for kk in pooled if pooled[kk]["gap"] <= margin / 2]
-            win = min(good, key=abs) if good else min(
-                pooled, key=lambda kk: rank(pooled[kk], kk))
-            win_gap = pooled[win]["gap"]
-        else:
-            win, win_gap = k, None
-        log.append({"step": "race", "card": c, "field": f, "candidates": cands,
-                    "pooled": {kk: {"strength": {p: v["m"][p]["forced"] for p in counts},
-                                    "natural": {p: v["m"][p]["natural"] for p in counts},
-                                    "gap": v["gap"],
-                                    "n_deals": {p: int(v["d"][p]["forced"].size)
-                                                for p in counts}}
-                               for kk, v in pooled.items()},
-                    "winner": win})
-        if win == 0 and win_gap is not None and win_gap <= margin / 2:
-            dropped.append(c)
-            log.append({"step": "drop", "card": c, "field": f, "race": True})
-            continue
-        if win == 0 or win_gap is None or win_gap > tolerance:
-            # An edit that leaves the card beyond the band (its pooled estimate) is not
-            # proposed: it balances nothing and moves the other cards (a decay card made
-            # free made forcing every other card cost 5 pp more under meta-2p).
-            bound = v0 + win in (lo, hi)
-            unbalanced[c] = (
-                "no allowed edit brings it within the ±tolerance band: "
-                + ("the race stopped (budget)" if win_gap is None else
-                   f"no change of {f} did better than none ({100 * win_gap:.1f} pp from "
-                   f"balanced)" if win == 0 else
-                   f"the best, {f} {v0} -> {v0 + win}"
-                   + (f" (its bound {v0 + win})" if bound else "")
-                   + f", leaves it {100 * win_gap:.1f} pp from balanced (natural "
-                   + ", ".join(f"{100 * pooled[win]['m'][p]['natural']:+.1f}" for p in counts)
-                   + ", forced "
-                   + ", ".join(f"{100 * pooled[win]['m'][p]['forced']:+.1f}" for p in counts)
-                   + " pp)") + "; not edited")
-            log.append({"step": "no edit", "card": c, "field": f, "best": win,
-                        "gap": win_gap})
-            continue
-        at_bound = (v0 + win in (lo, hi)) and (win_gap is None or win_gap > margin)
-        edits.append({"card": c, "field": f, "old": v0, "new": v0 + win, "change": win,
-                      "kind": kind_of(c),
-                      "source": BALANCE_SOURCE, "number_source": sources.get(c, {}).get(f, "?"),
-                      "range": [lo, hi], "at_bound": bool(at_bound),
-                      **({"bound": bands[(c, f)]} if (c, f) in bands else {}),
-                      "edit": f"{c}.{f}={v0 + win}"})
 
-    # 4. confirmation on a fresh seed, all cards considered, both sets
+            def affordable(k, n):
+                return runs.affordable(k * sum(runs.cost([c], p, n) for p in counts))
+
+            def on_round(r):
+                trace.append({"card": c, "step": f"race {f} {r['round']}",
+                              "edit": r["proposal"], "games": runs.search_games,
+                              "gap": r["fitted_gap"]})
+            res = R.run_race(race, measure, games, seed, affordable, on_round=on_round)
+            res.update({"band": fi["band"][2] if fi["band"] else None,
+                        "out_of_band": fi["out_of_band"], "beyond_band": False})
+            log.append({"step": "race", **res})
+            return res
+        results = []
+        for fi in R.field_order(info, kind):
+            if not fi["values"]:
+                continue
+            res = race_of(fi, fi["values"], fi["limits"])
+            results.append(res)
+            if res["status"] == "proposed" and res["fitted_gap"] <= margin / 2:
+                break
+        if not any(r["status"] == "proposed" for r in results):
+            # no value inside the band passes: the values beyond it (within the loader's
+            # range and the set's span), proposed only with the band named as broken.
+            # The band's values are raced again on the same seeds: read from the runs.
+            for fi in R.field_order(info, kind):
+                if not fi["wide"] or fi["out_of_band"]:
+                    continue
+                res = race_of(fi, fi["values"] + fi["wide"], fi["range"])
+                res["beyond_band"] = bool(res["proposal"] is not None and fi["band"]
+                                          and not fi["band"][0] <= res["proposal"]
+                                          <= fi["band"][1])
+                results.append(res)
+                if res["status"] == "proposed" and res["fitted_gap"] <= margin / 2:
+                    break
+        if not results:
+            not_raced[c] = "; ".join(reasons) or "no allowed number of it can move"
+            continue
+        proposed = [r for r in results if r["status"] == "proposed"]
+        # inside the band first; then within margin/2; then the smallest fitted gap
+        best = (min(proposed, key=lambda r: (r["beyond_band"],
+                                             r["fitted_gap"] > margin / 2,
+                                             results.index(r) if r["fitted_gap"] <= margin / 2
+                                             else r["fitted_gap"]))
+                if proposed else
+                min(results, key=lambda r: (r["fitted_gap"] if r["fitted_gap"] == r["fitted_gap"]
+                                            else math.inf)))
+        races[c] = {"kind": kind, "chosen": best, "races": results}
+
+    candidates = []
+    for c in order:
+        if c not in races:
+            continue
+        r = races[c]["chosen"]
+        if r["status"] != "proposed":
+            continue
+        lo, hi = r["limits"]
+        candidates.append({"card": c, "field": r["field"], "old": r["old"],
+                           "new": r["proposal"], "change": r["change"], "kind": r["kind"],
+                           "source": BALANCE_SOURCE,
+                           "number_source": sources.get(c, {}).get(r["field"], "?"),
+                           "range": [lo, hi], "passing": r["passing"],
+                           "fitted_gap": r["fitted_gap"],
+                           "at_bound": bool(r["proposal"] in (lo, hi)
+                                            and r["fitted_gap"] > margin / 2),
+                           **({"bound": r["band"]} if r["band"] else {}),
+                           **({"outside_band": f"outside {r['band']}: no value inside it "
+                                                f"passes"} if r["beyond_band"] else {}),
+                           "edit": f"{c}.{r['field']}={r['proposal']}"})
+
+    # 3. the confirmation on a fresh seed: both sets, every card considered; an erratum
+    # is confirmed when its card is no longer shown beyond the margin, the field takes
+    # it and its gap shrank, and no other card is pushed beyond the margin by it
+    cseed = config["confirm_seed"]
+    level = level_s
+    before = {}
+    for p in counts:
+        r0 = runs.strength((), names, p, cseed, confirm_games, confirm=True)
+        before[p] = (*flags_of(r0, names), r0)
+    active = list(candidates)
+    rejected: dict = {}                         # edit -> why not confirmed
+    after = before
+    for attempt in range(3):
+        if not active:
+            after = before
+            break
+        edited = tuple((e["card"], e["field"], e["new"]) for e in active)
+        cs1 = cs0
+        for e in active:
+            cs1, _, _ = g.edit_card(cs1, e["card"], e["field"], e["new"], False)
+        for p in counts:
+            try:
+                g.validate_playable(cs1, p)
+            except g.user_errors as err:
+                raise BalanceError(f"the proposed set at {p} players: {err}") from None
+        after = {}
+        for p in counts:
+            r1 = runs.strength(edited, names, p, cseed, confirm_games, confirm=True)
+            after[p] = (*flags_of(r1, names), r1)
+        bad, victims = R.judge(active, {p: before[p][0] for p in counts},
+                               {p: after[p][0] for p in counts}, names, counts, gap_of)
+        # a card is pushed only if the errata moved it (paired on the confirmation's
+        # deals: its value after minus before beyond 2 SE, toward its flag); a card on
+        # the margin that flips within noise is not blamed on them (it is then listed
+        # as shown beyond the margin after, "probably missed")
+        victims = [v for v in victims if any(
+            R.moved_toward(before[p][2], after[p][2], v, after[p][0][v]["flag"])
+            for p in counts if after[p][0][v]["flag"])]
+        if victims:
+            ok = [e for e in active if e["edit"] not in bad]
+            blame: dict = {}
+            if len(ok) == 1:
+                blame[ok[0]["edit"]] = list(victims)
+            elif ok:
+                z: dict = {}                # (edit, victim) -> how far it moved it, in SE
+                for e in ok:                # each erratum alone, on the victims only
+                    for p in counts:
+                        r2 = runs.strength(((e["card"], e["field"], e["new"]),), victims, p,
+                                           cseed, confirm_games, confirm=True)
+                        s2, _ = flags_of(r2, victims, family=len(names))
+                        for v in victims:
+                            fl = after[p][0][v]["flag"]
+                            zz = R.moved_z(before[p][2], r2, v, fl)
+                            key = (e["edit"], v)
+                            z[key] = max(z.get(key, -math.inf),
+                                         zz if zz == zz else -math.inf)
+                            if s2[v]["flag"] and zz == zz and zz > 2:
+                                blame.setdefault(e["edit"], [])
+                                if v not in blame[e["edit"]]:
+                                    blame[e["edit"]].append(v)
+                for v in victims:           # pushed by the errata together: the one that
+                    if not any(v in vs for vs in blame.values()):   # moves it most goes
+                        e = max(ok, key=lambda e: z[(e["edit"], v)])
+                        blame.setdefault(e["edit"], []).append(v)
+            for ed, vs in blame.items():
+                bad[ed] = "pushes " + ", ".join(vs) + " beyond the margin"
+        log.append({"step": "confirm", "attempt": attempt,
+                    "edits": [e["edit"] for e in active], "not_confirmed": dict(bad),
+                    "pushed": victims})
+        if not bad:
+            break
+        for e in active:
+            if e["edit"] in bad:
+                rejected[e["edit"]] = bad[e["edit"]]
+        active = [e for e in active if e["edit"] not in bad]
+    else:
+        # three confirmations and still an erratum failing: nothing left is proposed
+        for e in active:
+            rejected.setdefault(e["edit"], "the confirmation did not settle in 3 passes")
+        active, after = [], before
+    edits, unconfirmed = R.split_confirmed(candidates, rejected)
     cs1 = cs0
     for e in edits:
         cs1, _, _ = g.edit_card(cs1, e["card"], e["field"], e["new"], False)
-    for p in counts:
-        try:
-            g.validate_playable(cs1, p)
-        except g.user_errors as err:
-            raise BalanceError(f"the proposed set at {p} players: {err}") from None
-    edited = tuple((e["card"], e["field"], e["new"]) for e in edits)
-    level = 1 - alpha / len(counts)
+
     rows = []
     for p in counts:
-        r0 = runs.strength((), names, p, config["confirm_seed"], confirm_games, confirm=True)
-        r1 = runs.strength(edited, names, p, config["confirm_seed"], confirm_games, confirm=True)
-        f0 = strength_frame(r0, level, tolerance, correction, margin, estimand).set_index("card")
-        f1 = strength_frame(r1, level, tolerance, correction, margin, estimand).set_index("card")
+        f0, f1 = before[p][1], after[p][1]
         for c in names:
             a, b = f0.loc[c], f1.loc[c]
             row = {"players": p, "card": c, "edited": c in {e["card"] for e in edits}}
@@ -1087,10 +1109,11 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
                             f"natural_{w}_hi": r["natural_hi_adj"],
                             f"taken_{w}": bool(r["natural_deals_changed"] > 0),
                             f"verdict_{w}": r["verdict"]})
+            row["beyond_before"] = before[p][0][c]["flag"]
+            row["beyond_after"] = after[p][0][c]["flag"]
             row["n_deals"] = int(b["n_deals"])
             rows.append(row)
-            tr = next((t for t in trace if t["card"] == c), None)
-            if tr is not None:
+            if c in races:
                 trace.append({"card": c, "step": f"confirm ({p}p)",
                               "edit": next((e["change"] for e in edits if e["card"] == c), 0),
                               "games": runs.search_games + runs.confirm_games,
@@ -1098,61 +1121,74 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
                                           bool(b["natural_deals_changed"] > 0), margin,
                                           tolerance, estimand, kind_of(c))})
     confirm = pd.DataFrame(rows)
-    conf_level = level
     errata = []
     for e in edits:
         for p in counts:
             r = confirm[(confirm["card"] == e["card"]) & (confirm["players"] == p)].iloc[0]
             errata.append({"card": e["card"], "field": e["field"], "printed": e["old"],
                            "proposed": e["new"], "players": p,
+                           "passing": e["passing"],
                            "number_source": e.get("number_source", "?"),
                            **{k: r[k] for k in CONFIRM_COLUMNS}})
     errata = pd.DataFrame(errata)
-    for c in names:
-        sub = confirm[confirm["card"] == c]
-        if c in unbalanced or (sub["verdict_after"] == "balanced").all():
+
+    # 4. what it did not do, in groups (one line each, docs/balance.md "What is reported")
+    fixed = {e["card"] for e in edits}
+    groups: dict = {}
+
+    def put(what, c, why=None):
+        groups.setdefault(what, []).append(c)
+        unbalanced[c] = what + (f": {why}" if why else "")
+    for e in unconfirmed:
+        put("a candidate not confirmed (listed, not proposed)", e["card"],
+            f"{e['edit']}: {e['why']}")
+    for c in order:
+        if c in fixed or any(e["card"] == c for e in unconfirmed):
             continue
-        e = next((e for e in edits if e["card"] == c), None)
-        if e is not None and e["at_bound"]:
-            unbalanced[c] = (f"{e['field']} reached its bound {e['new']} (allowed "
-                             f"{e['range'][0]}..{e['range'][1]}"
-                             + (f": {e['bound']}" if e.get("bound") else "")
-                             + ") before the card reached ±margin")
-        elif estimand == "natural" and not sub["taken_after"].all():
-            unbalanced[c] = ((f"edited ({e['field']} {e['old']} -> {e['new']}), but " if e
-                              else "") + "the field never takes it on the confirmation deals "
-                             "at " + ", ".join(str(p) for p, t in
-                                               zip(sub["players"], sub["taken_after"]) if not t)
-                             + " players: its natural value is 0 by design, which shows "
-                             "nothing (a card the field never buys cannot be shown balanced)")
-        elif e is not None:
-            unbalanced[c] = ("edited, but not shown balanced in the confirmation: "
-                             + ", ".join(f"{v} at {p} players" for p, v in
-                                         zip(sub["players"], sub["verdict_after"])))
-        elif c in dropped:
-            unbalanced[c] = ("shown beyond ±margin in the first screen, left unedited because "
-                             "the local model (fitted through the probes) or the race put it "
-                             "within margin/2 without an edit, after the earlier edits if any; "
-                             "not shown balanced in the confirmation: "
-                             + ", ".join(f"{v} at {p} players" for p, v in
-                                         zip(sub["players"], sub["verdict_after"])))
-        elif c in (flagged0 or []):
-            unbalanced[c] = "a target the search could not edit (budget)"
-        else:
-            unbalanced[c] = ("not edited (not shown beyond ±margin in the screen) and not "
-                             "shown balanced in the confirmation: "
-                             + ", ".join(f"{v} at {p} players" for p, v in
-                                         zip(sub["players"], sub["verdict_after"]))
-                             + " -- more games would decide")
-    config["confirm_confidence"] = conf_level
-    config["targets"] = flagged0 or []
-    config["target_kinds"] = {c: kind_of(c) for c in flagged0 or []}
-    config["dropped"] = dropped
-    return Balance(config, edits, errata, confirm, unbalanced, log, trace, cs1,
-                   {"search": runs.search_games, "confirmation": runs.confirm_games,
-                    "replayed_from_checkpoint": runs.replayed,
-                    "wall_seconds": round(time.perf_counter() - t_start, 2),
-                    "play_seconds": round(timing["play_seconds"], 2)})
+        if c in not_raced:
+            put("at the limit of their range" if "cannot move" in not_raced[c]
+                else "no allowed number can move", c, not_raced[c])
+            continue
+        r = races[c]["chosen"]
+        st = r["status"]
+        what = {"at the limit of its range": "at the limit of their range",
+                "no value passes": "no value in range passes",
+                "balanced without an edit": "within margin/2 without an edit in the race "
+                                            "(the screen's flag did not hold up)",
+                "budget": "not raced to the end (the budget ran out)",
+                "cannot move": "no allowed number can move"}.get(st, st)
+        put(what, c, (f"best {r['field']} {r['old']} -> {r['proposal']}, fitted gap "
+                      f"{100 * r['fitted_gap']:.1f} pp" if r["proposal"] is not None
+                      else None))
+    missed = [c for c in names if c not in targets
+              and any(after[p][0][c]["flag"] for p in counts)]
+    for c in missed:
+        put("probably missed, run again on the patched set", c,
+            "shown beyond the margin in the confirmation, not by the screen")
+    undecided = [c for c in names if c not in unbalanced and c not in fixed
+                 and any(after[p][1].loc[c, "verdict"] == "inconclusive" for p in counts)]
+    need = [after[p][1].loc[c, "games_needed"] for c in undecided for p in counts
+            if after[p][1].loc[c, "games_needed"] == after[p][1].loc[c, "games_needed"]]
+    try_games = int(math.ceil(np.median(need) / 500.0) * 500) if need else None
+    for c in undecided:
+        groups.setdefault("not enough games to decide", []).append(c)
+    summary = [{"what": w, "cards": cs_, "n": len(cs_),
+                **({"try_games": try_games} if w == "not enough games to decide" and try_games
+                   else {})} for w, cs_ in groups.items()]
+    config["confirm_confidence"] = level
+    config["targets"] = targets
+    config["target_kinds"] = {c: kind_of(c) for c in targets}
+    config["dropped"] = groups.get("within margin/2 without an edit in the race (the "
+                                   "screen's flag did not hold up)", [])
+    b = Balance(config, edits, errata, confirm, unbalanced, log, trace, cs1,
+                {"search": runs.search_games, "confirmation": runs.confirm_games,
+                 "replayed_from_checkpoint": runs.replayed,
+                 "wall_seconds": round(time.perf_counter() - t_start, 2),
+                 "play_seconds": round(timing["play_seconds"], 2)})
+    b.candidates = [races[c] for c in order if c in races]
+    b.unconfirmed = unconfirmed
+    b.summary = summary
+    return b
 
 
 # ---------------------------------------------------------------------------
@@ -1166,32 +1202,76 @@ def _ci(lo, hi) -> str:
     return "[no interval]" if lo != lo else f"[{100 * lo + 0.0:+.1f}, {100 * hi + 0.0:+.1f}]"
 
 
+def summary_lines(b) -> list[str]:
+    """What the run did not do, one line per group ("24 cards: not enough games to decide
+    (try --games 4000)")."""
+    out = []
+    for grp in b.summary:
+        n, cards = grp["n"], grp["cards"]
+        names = ", ".join(cards[:6]) + (f" and {len(cards) - 6} more" if len(cards) > 6 else "")
+        hint = f" (try --games {grp['try_games']})" if grp.get("try_games") else ""
+        out.append(f"{n} card{'s' if n != 1 else ''}: {grp['what']}{hint}: {names}")
+    return out
+
+
+def _race_line(t: dict, counts) -> str:
+    """One line per raced target: the chosen number, the proposal, its pooled values on
+    the race's deals (±2 SE), the passing values and the race's size."""
+    r = t["chosen"]
+    games = sum(c["games"] for x in t["races"] for c in x["candidates"])
+    n_c = sum(len(x["candidates"]) for x in t["races"])
+    head = f"  {r['card']} ({t['kind']}): {r['field']} {r['old']}"
+    if r["proposal"] is None:
+        return head + f" -- not raced ({r['status']})"
+    c = next(c for c in r["candidates"] if c["value"] == r["proposal"])
+    vals = "; ".join(
+        f"{p}p natural {_pp(c['natural'][p])} ±{200 * c['natural_se'][p]:.1f}, forced "
+        f"{_pp(c['forced'][p])} ±{200 * c['forced_se'][p]:.1f}, n={c['n_deals'][p]} deals"
+        for p in counts)
+    return (head + f" -> {r['proposal']} [{r['status']}]; passing "
+            + (f"{r['passing'][0]}..{r['passing'][1]}" if r["passing"] else "none")
+            + f"; fitted gap {100 * r['fitted_gap']:.1f} pp (at {r['old']}, as given: "
+            f"{100 * r['fitted_gap_printed']:.1f}); {vals}; {n_c} candidates raced, "
+            f"{games:,} games per arm" + (f"; {r['band']}" if r.get("band") else "")
+            + ("; outside the band: no value inside it passes" if r.get("beyond_band")
+               else ""))
+
+
 def format_text(b: Balance) -> str:
     c = b.config
+    counts = c["players"]
     lines = [f"Balance: {c['game']}, card set {c['card_set']}, fields {', '.join(c['fields'])}, "
-             f"margin ±{100 * c['margin']:g} pp, players {','.join(map(str, c['players']))}, "
-             f"field {field_label(c['baseline'], c['players'])}, "
+             f"margin ±{100 * c['margin']:g} pp, players {','.join(map(str, counts))}, "
+             f"field {field_label(c['baseline'], counts)}, "
              f"estimand {c.get('estimand', 'prefer')}"
              + (", estimated numbers only (printed numbers held fixed)"
                 if c.get("estimated_only") else "") + f", seed {c['seed']}.",
-             f"Search: {b.games['search']:,} games on seeds {', '.join(map(str, c['search_seeds']))} "
-             f"({len(c['cards'])} cards screened, {len(c['targets'])} shown beyond ±margin after "
-             f"{c['correction']}: {', '.join(c['targets']) or 'none'}"
-             + (f"; left unedited, the local model or race putting them within margin/2 "
-                f"without an edit (after the earlier edits, if any): {', '.join(c['dropped'])}"
-                if c.get("dropped") else "") + ").  Confirmation: "
+             f"Screen: {len(c['cards'])} cards, {c['games']} games per card and arm; "
+             f"{len(c['targets'])} shown beyond ±margin ({c['correction']}): "
+             + (", ".join(f"{t} ({c['target_kinds'][t]})" for t in c["targets"]) or "none")
+             + ".",
+             f"Search: {b.games['search']:,} games (screen and races); confirmation: "
              f"{b.games['confirmation']:,} games on the fresh seed {c['confirm_seed']}, "
-             f"{c['confirm_games']} games per card and arm, {c['correction']} across the cards "
-             f"and Bonferroni across the player counts (intervals at "
+             f"{c['confirm_games']} games per card and arm, {c['correction']} across the "
+             f"cards and Bonferroni across the player counts (intervals at "
              f"{100 * c['confirm_confidence']:.2f}% before the card correction)."]
+    det = c.get("detection_limit") or {}
+    if det:
+        what = "natural value" if c.get("estimand", "prefer") == "natural" else "strength"
+        lines.append("Detection limit at this size: the screen finds a card with 80 % power "
+                     f"when its {what} is beyond " + ", ".join(
+                         f"±{100 * d['limit']:.1f} pp at {p}p" for p, d in det.items())
+                     + " (" + ", ".join(f"{d['deals']} deals, per-deal SD {100 * d['sd']:.1f}"
+                                        f" pp, {d['tests']} tests" for d in det.values())
+                     + "); smaller errors may be missed.")
     if b.games.get("replayed_from_checkpoint"):
         lines.append(f"Resumed: {b.games['replayed_from_checkpoint']:,} more games were read "
                      f"from the checkpoint, not replayed.")
     nat = c.get("estimand", "prefer") == "natural"
     head = ("natural value = win share natural - ban X under the field; forced = prefer X - "
             "ban X" if nat else "strength = win share prefer X - ban X")
-    lines += ["", f"Errata ({head}; pp, adjusted intervals):",
-              f"{'card':<26} {'field':<12} {'printed -> proposed':>20} {'P':>2} "
+    lines += ["", f"Errata, confirmed on the fresh seed ({head}; pp, adjusted intervals):",
+              f"{'card':<26} {'field':<7} {'printed -> proposed':>20} {'passing':>8} {'P':>2} "
               + (f"{'natural before':>24} {'after':>24} {'forced before':>24} {'after':>24} "
                  if nat else f"{'strength before':>24} {'after':>24} ")
               + f"{'verdict after':>14} {'n deals':>8}"]
@@ -1204,27 +1284,51 @@ def format_text(b: Balance) -> str:
         vals = (f"{cell(r, 'natural', 'before')} {cell(r, 'natural', 'after')} "
                 f"{cell(r, 'strength', 'before')} {cell(r, 'strength', 'after')}" if nat else
                 f"{cell(r, 'strength', 'before')} {cell(r, 'strength', 'after')}")
-        lines.append(f"{r['card'][:26]:<26} {r['field']:<12} "
-                     f"{str(r['printed']) + ' -> ' + str(r['proposed']):>20} {r['players']:>2} "
-                     f"{vals} {r['verdict_after']:>14} {r['n_deals']:>8}")
-    lines += ["", "Every card considered, confirmation (before -> after"
-              + ("; natural value, forced value" if nat else "") + "):"]
-    for _, r in b.confirm.iterrows():
-        if nat:
-            nums = {w: f"{_pp(r[f'natural_{w}'])} {_ci(r[f'natural_{w}_lo'], r[f'natural_{w}_hi'])}"
-                       f" / {_pp(r[f'strength_{w}'])}" for w in ("before", "after")}
-        else:
-            nums = {w: f"{_pp(r[f'strength_{w}'])} {_ci(r[f'strength_{w}_lo'], r[f'strength_{w}_hi'])}"
-                    for w in ("before", "after")}
-        lines.append(f"  {'* ' if r['edited'] else ''}{r['card']} ({r['players']}p): "
-                     f"{r['verdict_before']} {nums['before']} -> "
-                     f"{r['verdict_after']} {nums['after']}, n={r['n_deals']} deals")
-    if b.unbalanced:
-        lines += ["", "Not balanced with the allowed fields:"]
-        lines += [f"  {k}: {v}" for k, v in b.unbalanced.items()]
+        pas = r.get("passing")
+        pas = f"{pas[0]}..{pas[1]}" if isinstance(pas, (list, tuple)) and pas else "-"
+        lines.append(f"{r['card'][:26]:<26} {r['field']:<7} "
+                     f"{str(r['printed']) + ' -> ' + str(r['proposed']):>20} {pas:>8} "
+                     f"{r['players']:>2} {vals} {r['verdict_after']:>14} {r['n_deals']:>8}")
+    out_band = [e for e in b.edits if e.get("outside_band")]
+    if out_band:
+        lines += ["", "Errata outside their level's band (said why):"]
+        lines += [f"  {e['card']}: {e['field']} {e['new']} is {e['outside_band']}"
+                  for e in out_band]
+    if b.unconfirmed:
+        lines += ["", "Candidates the confirmation did not confirm (not proposed; not applied):"]
+        lines += [f"  {e['card']}: {e['field']} {e['old']} -> {e['new']}: {e['why']}"
+                  for e in b.unconfirmed]
+    if b.candidates:
+        lines += ["", "The races (per target: the number raced, the value chosen, its pooled "
+                      "values on the race's deals ±2 SE, the values that also pass):"]
+        lines += [_race_line(t, counts) for t in b.candidates]
+    cf = b.confirm
+    if len(cf):
+        lines += ["", "Confirmation, every card considered (verdicts before -> after):"]
+        for p in counts:
+            sub = cf[cf["players"] == p]
+            cnt = lambda col: ", ".join(f"{(sub[col] == v).sum()} {v}" for v in  # noqa: E731
+                                        ("over", "under", "balanced", "inconclusive"))
+            lines.append(f"  {p}p ({int(sub['n_deals'].iloc[0])} deals): {cnt('verdict_before')}"
+                         f" -> {cnt('verdict_after')}")
+        moved = cf[(cf["verdict_before"] != cf["verdict_after"]) | cf["edited"]]
+        for _, r in moved.iterrows():
+            if nat:
+                nums = {w: f"{_pp(r[f'natural_{w}'])} {_ci(r[f'natural_{w}_lo'], r[f'natural_{w}_hi'])}"
+                           f" / {_pp(r[f'strength_{w}'])}" for w in ("before", "after")}
+            else:
+                nums = {w: f"{_pp(r[f'strength_{w}'])} {_ci(r[f'strength_{w}_lo'], r[f'strength_{w}_hi'])}"
+                        for w in ("before", "after")}
+            lines.append(f"  {'* ' if r['edited'] else ''}{r['card']} ({r['players']}p): "
+                         f"{r['verdict_before']} {nums['before']} -> "
+                         f"{r['verdict_after']} {nums['after']}, n={r['n_deals']} deals")
+    sl = summary_lines(b)
+    if sl:
+        lines += ["", "What it did not do:"] + [f"  {s}" for s in sl]
     else:
         lines += ["", "Every card considered is shown balanced at every player count."]
     return "\n".join(lines)
+
 
 
 def plot_convergence(b):

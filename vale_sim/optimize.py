@@ -399,6 +399,10 @@ def search(cfg: SearchConfig, objective, checkpoint=None, resume: bool = False,
     if is_mixture(start):
         raise SearchError(f"--start {start.name}: a mixed field is no single policy to search "
                           f"from; start from one of its members (e.g. {heaviest(start).name})")
+    # a categorical field whose value in the start is not among the searched choices (a
+    # push rule the search leaves out, e.g. "value") is not searched: it stays as in
+    # the start, like a field the search cannot encode
+    space = [p for p in space if p.kind != "choice" or getattr(start, p.name) in p.choices]
     opponents = [g.get_policy(o) for o in (cfg.opponents or tuple(g.presets))]
     state = _new_state(cfg, space, start, objective)
     ck = Path(checkpoint) if checkpoint else None

@@ -16,12 +16,6 @@ import math
 import numpy as np
 import pandas as pd
 
-#: The second strong field of the headline card verdicts ({P}: the player count): it
-#: decides whether the strongest field's verdicts are settled.  The strongest field
-#: itself is the game's (:func:`field_of`); this one is the strongest field before it,
-#: the meta-game's (a different family: scripted weights, not a learned value).
-SETTLE_FIELD = "meta-{P}p"
-
 #: The estimand of every card verdict by default -- ``advancements``, ``what-if``,
 #: ``balance``, the report and the workbench: the natural value (the field's own play
 #: minus never taking the card, with the forced value prefer X - ban X as evidence of
@@ -42,6 +36,14 @@ def field_of(game=None) -> str:
     from .games import DEFAULT_GAME, get_game
     g = get_game(game if game is not None else DEFAULT_GAME)
     return g.strong_field or g.default_policy
+
+
+def settle_field_of(game=None) -> str | None:
+    """The second strong field of ``game`` (``Game.settle_field``, a ``{P}`` spec): the
+    strongest field before its strongest, which decides whether a verdict under the
+    strongest is settled (the reports); None when the game names none."""
+    from .games import DEFAULT_GAME, get_game
+    return get_game(game if game is not None else DEFAULT_GAME).settle_field
 
 
 def field_name(game, players: int) -> str:

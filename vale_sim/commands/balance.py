@@ -14,18 +14,20 @@ def add_parser(sub) -> None:
     from ..balance import DEFAULT_ESTIMAND, DEFAULT_GAMES, ESTIMANDS
     from ..strong_field import field_help
     p = sub.add_parser(
-        "balance", help="propose the fewest, smallest integer card edits after which every "
-                        "card is shown balanced (errata table, patched card file)",
+        "balance", help="propose integer card edits after which every card is shown "
+                        "balanced, each confirmed on fresh deals (errata table, patched card "
+                        "file)",
         description=f"Screen the cards under {field_help()}: the "
                     "natural value (the field's own play with the card on offer minus never "
-                    "taking it) and the forced value (prefer X minus ban X); "
-                    "edit only the cards shown over or under after the correction, one number "
-                    "each, chosen by a local linear model of strength against the number and "
-                    "a race of the nearest integer changes; then replay the proposed set on a "
-                    "fresh seed the search never used, with a multiplicity correction, and "
-                    "report every card's verdict, the errata (printed -> proposed, strength "
-                    "before -> after with intervals, n) and the cards that could not be "
-                    "balanced and why.  Changed numbers get source 'balance'.  docs/balance.md.")
+                    "taking it) and the forced value (prefer X minus ban X); for each card "
+                    "shown beyond the margin, race every value of its numbers within its "
+                    "level's band (a value the field never buys is a candidate too), in "
+                    "rounds that give the open decisions the games; then replay the proposed "
+                    "set on a fresh seed the search never used and propose only the errata "
+                    "it confirms (the card no longer beyond the margin, no other card pushed "
+                    "beyond it).  Reports the detection limit, the values that also pass, "
+                    "the unconfirmed candidates and what it did not do in grouped lines.  "
+                    "Changed numbers get source 'balance'.  docs/balance.md.")
     p.add_argument("--set", default=None, help="card set: a bundled name or a file "
                                                "(default: the game's)")
     p.add_argument("--fields", default="cost,end_vp", metavar="cost,end_vp,...",
@@ -54,8 +56,8 @@ def add_parser(sub) -> None:
                         "refit numbers keep the source estimate, with a note how they were "
                         "fitted (docs/balance.md)")
     p.add_argument("--games", type=GAMES_TYPE, default=DEFAULT_GAMES,
-                   help=f"games per card and arm in the screen, the local model and the first "
-                        f"race round (default {DEFAULT_GAMES})")
+                   help=f"games per card and arm in the screen; a race round plays 1/4, "
+                        f"1/2, 1 and 2 times it per candidate (default {DEFAULT_GAMES})")
     p.add_argument("--confirm-games", type=GAMES_TYPE, default=None,
                    help="games per card and arm in the confirmation (default 2 x --games)")
     p.add_argument("--budget", type=BUDGET_TYPE, default=None, metavar="GAMES",

@@ -123,6 +123,9 @@ Optional hooks (every one has a default, so a game may leave them out):
   workbench (docs/statistics.md §5.6, "One field everywhere").  Switching the field
   is this one line per game.  ``None``: the game bundles no strong field, and those
   defaults use ``default_policy``.
+* ``settle_field``: the second strong field (a spec as ``strong_field``): the strongest
+  field before the strongest, which decides whether a verdict under the strongest is
+  *settled* (the reports; :func:`vale_sim.strong_field.settle_field_of`).
 * ``bench_skeleton``: ``"module:function"`` of the game's **skeleton game**, a numba
   function ``play(n_games, seed)`` doing only the irreducible work of a 2-player game of
   its default set (returns a checksum); ``vale-sim bench`` times it in the same process
@@ -225,6 +228,7 @@ class Game:
     estimate_bounds: Callable[..., Any] | None = None
     # the strongest bundled field ({P}: the player count); None: default_policy
     strong_field: str | None = None
+    settle_field: str | None = None
     # "module:function" of the skeleton game bench times the fast engine against
     bench_skeleton: str | None = None
 

@@ -187,8 +187,11 @@ GAME = Game(
     workbench=__name__ + ".workbench",
     open_numbers=_open_numbers,
     # the strongest bundled field: every "strongest bots" default reads it
-    # (vale_sim.strong_field.field_of; docs/meta.md)
-    strong_field="meta-{P}p",
+    # (vale_sim.strong_field.field_of; docs/meta.md "Mystic Lands: value players in the
+    # population": the value players, their scalar fields tuned by a meta run)
+    strong_field="value-{P}p",
+    # the strongest field before it: the second field that settles its verdicts
+    settle_field="meta-{P}p",
 )
 
 __all__ = ["GAME", "render_play", "describe", "cards", "policy", "records", "rules"]

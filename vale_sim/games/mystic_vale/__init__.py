@@ -190,4 +190,6 @@ GAME = Game(
     # the strongest bundled field: every "strongest bots" default reads it
     # (vale_sim.strong_field.field_of; docs/meta.md)
     strong_field="value-{P}p",
+    # the strongest field before it: the second field that settles its verdicts
+    settle_field="meta-{P}p",
 )

@@ -22,7 +22,7 @@ from vale_sim.report import (Context, Section, SectionUnavailable, _bar, _need, 
                              settings_from_preset)
 from vale_sim.skill_ladder import section_skill_ladder
 from vale_sim.strategy import section_strategy
-from vale_sim.strong_field import SETTLE_FIELD, field_of
+from vale_sim.strong_field import field_of, settle_field_of
 
 #: The strongest bundled field of this game (``Game.strong_field``, ``{P}``: the player
 #: count): the default of the headline verdicts and of "Robust to the bots?".
@@ -85,7 +85,7 @@ class ReportSettings:
     # strongest field, "settled" when they hold under the second one as well; the
     # default-baseline run above is their comparison column.  Same cards, seed, size.
     field: str = STRONG
-    settle_field: str = SETTLE_FIELD
+    settle_field: str = settle_field_of("mystic-vale")
     fallback_note: str = ""           # why the sizes are small (no fast engine)
 
     # Per size: (fast engine sizes, reference engine sizes).  Full fast sizes

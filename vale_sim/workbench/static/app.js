@@ -474,20 +474,33 @@ function runBalance() {
       state.balance = r;
       const out = $("#bal-result"); out.replaceChildren();
       out.append(el("p", { class: "bal-field", text: `Field ${r.field}, estimand ${r.estimand}, seed ${r.seed}.` }));
-      const edits = r.edits || [];
-      out.append(el("h3", { text: edits.length ? `Proposed errata: ${edits.length}` : "No errata proposed" }));
+      // only the errata the confirmation confirmed are proposed and can be applied
+      // (a result of the first design has no "confirmed": its edits were all it proposed)
+      const edits = confirmedErrata(r);
+      out.append(el("h3", { text: edits.length ? `Proposed errata (confirmed): ${edits.length}` : "No errata proposed" }));
       if (edits.length) {
-        out.append(table(["card", "number", "from", "to"], edits.map((e) => [e.card, e.field, String(e.old), String(e.new)]), "errata"));
+        out.append(table(["card", "number", "from", "to", "values that also pass"], edits.map((e) => [e.card, e.field, String(e.old), String(e.new),
+          e.passing ? `${e.passing[0]}..${e.passing[1]}` : "–"]), "errata"));
         out.append(el("button", { id: "bal-apply", text: "Apply the errata to the table", onclick: applyErrata }));
       }
-      const un = Object.entries(r.unbalanced || {});
-      if (un.length) out.append(el("p", { text: "Not balanced: " + un.map(([c, why]) => `${c} (${why})`).join("; ") }));
+      const unc = r.unconfirmed || [];
+      if (unc.length) {
+        out.append(el("h3", { text: `Not confirmed (not proposed, cannot be applied): ${unc.length}` }));
+        out.append(table(["card", "number", "from", "to", "why"], unc.map((e) => [e.card, e.field, String(e.old), String(e.new), e.why]), "unconfirmed"));
+      }
+      const lines = r.summary_lines || Object.entries(r.unbalanced || {}).map(([c, why]) => `${c}: ${why}`);
+      if (lines.length) out.append(el("ul", { class: "bal-summary" }, ...lines.map((l) => el("li", { text: l }))));
       out.append(el("details", {}, el("summary", { text: "the balancer's report" }), el("pre", { text: r.text })));
     });
 }
+function confirmedErrata(r) {
+  return (r.edits || []).filter((e) => e.confirmed !== false);
+}
 async function applyErrata() {
   try {
-    showTable(await api(`/api/ws/${state.ws}/apply`, { body: { edits: state.balance.edits, source: "balance" } }));
+    const edits = confirmedErrata(state.balance);
+    if (!edits.length) throw new Error("No confirmed errata to apply.");
+    showTable(await api(`/api/ws/${state.ws}/apply`, { body: { edits, source: "balance" } }));
     say("#bal-message", "Applied: the numbers are in the Cards table with source balance.", false);
   } catch (e) { say("#bal-message", e.message); }
 }

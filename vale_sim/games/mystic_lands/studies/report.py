@@ -43,8 +43,8 @@ class LandsReportSettings:
     seat_margin: float = 0.03
     # The seat and end-trigger verdicts (issue 26): every seat the strongest field
     # ({P}: the player count); seat verdicts settled when they hold under the second
-    # field too (None: the best response added before the meta field's member, per
-    # player count; "none": no settle run); balanced, the old field, is the comparison.
+    # field too (None: second_field, meta-{P}p, the strongest field before; "none": no
+    # settle run); balanced, the old field, is the comparison.
     study_field: str = STRONG
     seat_settle_field: str | None = None
     end_players: tuple = (2, 4)
@@ -58,8 +58,9 @@ class LandsReportSettings:
     strength_tolerance: float = 0.05
     strength_correction: str = "fdr_bh"
     # The headline card verdicts (natural estimand, docs/statistics.md §5.6): under the
-    # strongest field, settled when they hold under the population's previous level too
-    # (None: the best response added before the meta field's member, data/meta/{P}p);
+    # strongest field, settled when they hold under the strongest field before it too
+    # (None: meta-{P}p, second_field; for a meta field, the best response added before
+    # its member, data/meta/{P}p);
     # balanced, the old baseline, is the comparison column.
     strength_field: str = STRONG
     strength_settle_field: str | None = None
@@ -250,8 +251,15 @@ def strongest_other(players: int) -> str | None:
 
 def second_field(players: int) -> str | None:
     """The second field that settles the strong-field verdicts (seats and cards): the
-    bundled run's previous best response, else (a run that kept its field and added
-    none) the population member doing best against its mixture; None without a run."""
+    strongest field before the strongest, ``Game.settle_field``
+    (:func:`vale_sim.strong_field.settle_field_of`), when the strongest is another; else the bundled meta run's previous
+    best response, else (a run that kept its field and added none) the population member
+    doing best against its mixture; None without a run."""
+    from vale_sim.games.base import baseline_spec
+    from vale_sim.strong_field import settle_field_of
+    second = settle_field_of(GAME)
+    if second and baseline_spec(STRONG, players) != baseline_spec(second, players):
+        return baseline_spec(second, players)
     return settle_field(players) or strongest_other(players)
 
 
@@ -588,8 +596,8 @@ def _field_verdicts(ctx, base_run):
              f"opportunity or per forced purchase; "
              + ", ".join(f"{c.get(v, 0)} {v}" for v in ("over", "under", "balanced",
                                                         "inconclusive"))
-             + "." + near_boundary(table) + f"  **Settled** = the same verdict under `{sec}`, the population's previous "
-             f"level (docs/meta.md): " + st.sentence(),
+             + "." + near_boundary(table) + f"  **Settled** = the same verdict under `{sec}`, the strongest field before "
+             f"it (docs/meta.md): " + st.sentence(),
              flagged_sentence(flagged),
              SF.rationality_sentence(ratio),
              "The strength table below is the old estimand (prefer X − ban X) under "
