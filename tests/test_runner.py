@@ -270,15 +270,48 @@ def test_bench_needs_fast_engine(monkeypatch, capsys):
 def test_bench_json_keys(monkeypatch, capsys):
     from vale_sim.commands import bench
     monkeypatch.setattr(runner, "fast_available", lambda game=None: True)
-    rates = iter([9.0, 3000.0, 2000.0, 4000.0])          # warm-up, then three timed runs
-    monkeypatch.setattr(bench, "_rate",
-                        lambda cfg, n: next(rates) if cfg.engine == "fast" else 30.0)
+    # warm-up, then three timed runs of 5000 games: (wall s, CPU s, mean rounds)
+    times = iter([(1.0, 1.0, 20.0), (5000 / 3000, 0.1, 20.0), (2.5, 0.2, 20.0),
+                  (1.25, 0.15, 20.0)])
+    monkeypatch.setattr(bench, "_timed", lambda cfg, n: next(times) if cfg.engine == "fast"
+                        else (n / 30.0, 1.0, 20.0))
+    monkeypatch.setattr(bench, "skeleton_of", lambda g: lambda n, seed: 0)
+    skel = iter([(0.5, 0.02), (0.5, 0.05), (0.5, 0.03)])
+    monkeypatch.setattr(bench, "_skeleton_timed", lambda play, n, seed: next(skel))
     assert main(["bench", "--json", "--repeats", "3"]) == 0
     got = json.loads(capsys.readouterr().out)
     assert got == {"fast_games_per_s": 3000.0, "reference_games_per_s": 30.0, "speedup": 100.0,
                    "fast_games_per_s_per_core": 3000.0,
                    "fast_games_per_s_runs": [3000.0, 2000.0, 4000.0],
+                   "fast_cpu_us_per_game": 30.0, "fast_wall_us_per_game": 333.333,
+                   "fast_cpu_us_per_game_runs": [20.0, 40.0, 30.0],
+                   "mean_rounds": 20.0, "fast_cpu_us_per_round": 1.5,
+                   "fast_rounds_per_s": 60000.0,
+                   "skeleton_cpu_us_per_game": 6.0, "skeleton_wall_us_per_game": 100.0,
+                   "skeleton_cpu_us_per_game_runs": [4.0, 10.0, 6.0],
+                   "engine_over_skeleton_cpu": 5.0, "engine_over_skeleton_wall": 3.333,
                    "games": 5000, "reference_games": 200, "repeats": 3}
+
+
+def test_bench_text_gives_cpu_and_wall_time_per_game_the_rounds_and_the_skeleton_ratio():
+    from vale_sim.commands.bench import format_result
+    from vale_sim.games import get_game
+    r = {"fast_games_per_s": 3000.0, "reference_games_per_s": 30.0, "speedup": 100.0,
+         "fast_games_per_s_per_core": 3000.0, "fast_games_per_s_runs": [3000.0, 2000.0, 4000.0],
+         "fast_cpu_us_per_game": 30.0, "fast_wall_us_per_game": 333.333,
+         "fast_cpu_us_per_game_runs": [20.0, 40.0, 30.0], "mean_rounds": 20.0,
+         "fast_cpu_us_per_round": 1.5, "fast_rounds_per_s": 60000.0,
+         "skeleton_cpu_us_per_game": 6.0, "skeleton_wall_us_per_game": 100.0,
+         "skeleton_cpu_us_per_game_runs": [4.0, 10.0, 6.0], "engine_over_skeleton_cpu": 5.0,
+         "engine_over_skeleton_wall": 3.333, "games": 5000, "reference_games": 200,
+         "repeats": 3}
+    text = "\n".join(format_result(r, get_game("mystic-vale"), 0))
+    assert "medians of 3 runs of 5000 games" in text
+    assert "30.00 us CPU" in text and "333.33 us wall" in text and "(CPU 20.00-40.00)" in text
+    assert "1.500 us CPU" in text and "60000 rounds/s" in text and "20.00 rounds a game" in text
+    assert "5.00x CPU" in text and "3.33x wall" in text and "at 20.0 % of the skeleton" in text
+    r.update(skeleton_cpu_us_per_game=None, engine_over_skeleton_cpu=None)
+    assert "(none for this game)" in "\n".join(format_result(r, get_game("mystic-lands"), 0))
 
 
 def test_bench_reports_the_median_of_real_runs(capsys):
@@ -289,6 +322,9 @@ def test_bench_reports_the_median_of_real_runs(capsys):
     for name in ("mystic-vale", "mystic-lands"):
         r = measure(get_game(name), games=8, reference_games=1, repeats=3)
         assert len(r["fast_games_per_s_runs"]) == 3
+        assert len(r["fast_cpu_us_per_game_runs"]) == 3 and r["mean_rounds"] > 1
+        # Mystic Vale has a skeleton game (timed beside it), Mystic Lands none yet
+        assert (r["engine_over_skeleton_cpu"] is not None) == (name == "mystic-vale")
         assert r["fast_games_per_s"] == pytest.approx(sorted(r["fast_games_per_s_runs"])[1],
                                                       abs=0.1)
         assert r["speedup"] == pytest.approx(r["fast_games_per_s"] / r["reference_games_per_s"],

@@ -46,7 +46,8 @@ from . import stats
 from .rng import offset_seed
 from .games import DEFAULT_GAME, get_game
 from .inputs import did_you_mean
-from .tournament import play_frame, resolve_card_set, deals_for, focal_shares
+from .tournament import (play_frame, resolve_card_set, deals_for, focal_shares, focal_outcomes,
+                         outcomes_player)
 from .io import json_records
 
 def strength_game(game):
@@ -245,11 +246,10 @@ def _mean_sd(d: np.ndarray) -> tuple[float, float]:
 def _t_interval(m, sd, n: int, changed, confidence: float) -> tuple[np.ndarray, np.ndarray]:
     """:func:`paired_interval`'s bounds from the mean, SD and n, for arrays of any shape
     (``changed``: deals changed, 0 gives the zero-count bound)."""
-    from scipy.stats import t
     m = np.asarray(m, float)
     if n >= 2:
         se = np.asarray(sd, float) / math.sqrt(n)
-        q = float(t.ppf(0.5 + confidence / 2, n - 1))
+        q = stats.t_quantile(0.5 + confidence / 2, n - 1)
         # A difference of two win shares lies in [-1, 1]; so does the interval.
         lo, hi = np.fmax(-1.0, m - q * se), np.fmin(1.0, m + q * se)
     else:
@@ -418,6 +418,10 @@ def strength_run(card_set=None, games: int = 2000, players: int = 2, seed: int =
     deals = deals_for(games, players)
     known = _known(g, cs)
     names = check_cards(cs, cards, g) if cards is not None else list(known)
+    cols = _count_columns(g, cs, names, known)
+    if cols is not None and outcomes_player(play, g.name) is not None:
+        return _strength_run_outcomes(g, cs, players, seed, deals, base, names, known, cols,
+                                      rules, engine, workers, on_card, play)
     nat, nat_df = focal_shares(cs, players, seed, deals, base, base, rules, engine, workers,
                                play, game=g.name)
     run = StrengthRun(cs, players, seed, deals, base, nat,
@@ -435,6 +439,49 @@ def strength_run(card_set=None, games: int = 2000, players: int = 2, seed: int =
         run.got[name] = got.reshape(players, deals).mean(axis=0)
         run.got_natural[name] = _acquired(g, nat_df, cs, name, known).reshape(
             players, deals).mean(axis=0)
+    if on_card is not None:
+        on_card(len(names), len(names), "")
+    return run
+
+
+def _count_columns(g, cs, names, known) -> dict | None:
+    """Per card: the results-frame column counting it (``Game.strength_column``, else
+    ``strength_cards``' key), or None when the game reads acquisitions from its frames
+    only (``strength_acquired`` without ``strength_column``)."""
+    if g.strength_column is not None:
+        return {n: g.strength_column(cs, n) for n in names}
+    if g.strength_acquired is not None:
+        return None
+    return {n: known[n][2] for n in names}
+
+
+def _focal_acquired(outs: list, col) -> np.ndarray:
+    """``(rotations, deals)``: the focal player (index ``r`` in rotation ``r``) bought
+    at least one copy of the card counted in column ``col``."""
+    if not outs or col not in outs[0].counts:
+        return np.zeros((len(outs), outs[0].n if outs else 0), bool)
+    return np.stack([o.counts[col][:, r] > 0 for r, o in enumerate(outs)])
+
+
+def _strength_run_outcomes(g, cs, players, seed, deals, base, names, known, cols, rules,
+                           engine, workers, on_card, play) -> StrengthRun:
+    """:func:`strength_run` through the summary path (outcome arrays, no frame): the
+    same games and the same numbers."""
+    nat, nat_o = focal_outcomes(cs, players, seed, deals, base, base, rules, engine, workers,
+                                play, game=g.name)
+    run = StrengthRun(cs, players, seed, deals, base, nat,
+                      known={n: (k, lv) for n, (k, lv, _) in known.items()})
+    for i, name in enumerate(names):
+        if on_card is not None:
+            on_card(i, len(names), name)
+        prefer, ban_pol = _arms(g, name, base)
+        pre, pre_o = focal_outcomes(cs, players, seed, deals, prefer, base, rules, engine,
+                                    workers, play, game=g.name)
+        ban, _ = focal_outcomes(cs, players, seed, deals, ban_pol, base, rules, engine,
+                                workers, play, game=g.name)
+        run.arms[name] = (pre, ban)
+        run.got[name] = _focal_acquired(pre_o, cols[name]).mean(axis=0)
+        run.got_natural[name] = _focal_acquired(nat_o, cols[name]).mean(axis=0)
     if on_card is not None:
         on_card(len(names), len(names), "")
     return run

@@ -659,6 +659,14 @@ class _DaskPlay:
 
     def __call__(self, *a, **k):
         from .tournament import play_frame
+        return play_frame(*a, scheduler=self._connect(), **k)
+
+    def play_outcomes(self, *a, **k):
+        """The summary path of the same games (vale_sim.tournament.play_outcomes)."""
+        from .tournament import play_outcomes
+        return play_outcomes(*a, scheduler=self._connect(), **k)
+
+    def _connect(self):
         from .runner import Scheduler
         if self.client is None:
             # an address or a Client, with the user's timeouts when a Scheduler is given;
@@ -667,7 +675,7 @@ class _DaskPlay:
                     else Scheduler(self.scheduler))
             self._own = isinstance(spec.address, str)
             self.client = spec.connect()
-        return play_frame(*a, scheduler=self.client, **k)
+        return self.client
 
     def close(self):
         if self.client is not None and getattr(self, "_own", False):
@@ -679,7 +687,7 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
              checkpoint, resume, progress, play, cancel, estimand=DEFAULT_ESTIMAND,
              estimated_only=False) -> Balance:
     from .advancements import CORRECTIONS, strength_frame
-    from .tournament import play_frame
+    from .tournament import outcomes_player, play_frame
     from .inputs import did_you_mean
     g = get_game(game)
     baseline = baseline or field_of(g)         # the strongest bundled field by default
@@ -687,13 +695,18 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
     t_start = time.perf_counter()
     timing = {"play_seconds": 0.0}
 
-    def timed_play(*a, _play=play, **k):          # the time inside the games (engine + runner)
-        t = time.perf_counter()
-        try:
-            return _play(*a, **k)
-        finally:
-            timing["play_seconds"] += time.perf_counter() - t
-    play = timed_play
+    def timed(_play):                              # the time inside the games (engine + runner)
+        def timed_play(*a, **k):
+            t = time.perf_counter()
+            try:
+                return _play(*a, **k)
+            finally:
+                timing["play_seconds"] += time.perf_counter() - t
+        return timed_play
+    summary = outcomes_player(play)                 # the outcome arrays (no frames), if any
+    play = timed(play)
+    if summary is not None:
+        play.play_outcomes = timed(summary)
     if g.strength_arms is None or g.strength_cards is None or g.edit_card is None:
         raise BalanceError(f"balance: {g.name} has no card-strength or card-edit hooks")
     if correction not in CORRECTIONS:
@@ -727,7 +740,8 @@ def _balance(game, card_set, fields, cards, margin, players, baseline, budget, g
         names = list(known)
     if not names:
         raise BalanceError("--cards: no card to balance")
-    editable_any = {f for c in names for f in fields if _field_range(g, cs0, c, f)}
+    # (each field asks the cards only until one has it editable: probing is slow)
+    editable_any = {f for f in fields if any(_field_range(g, cs0, c, f) for c in names)}
     for f in fields:
         if f not in editable_any:
             raise BalanceError(f"--fields: {f!r} is not an editable number of any card "

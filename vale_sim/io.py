@@ -472,6 +472,8 @@ def max_workers() -> int:
 
 def check_workers(n, option: str = "--workers") -> int:
     """``n`` if it is a whole number in 1 .. 4 x cores, else UserError (one rule everywhere)."""
+    if n == 1 and type(n) is int:       # always allowed: no need to count the cores
+        return n
     cap = max_workers()
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= cap:
         raise _user_error(f"{option} must be a whole number from 1 to {cap} "

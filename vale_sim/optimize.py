@@ -274,7 +274,7 @@ def _focal_shares(cs, players, rules, engine, scheduler, focal, opponent, seed, 
     from functools import partial
     from .tournament import focal_shares, play_frame
     return focal_shares(cs, players, seed, deals, focal, opponent, rules, engine, 1,
-                        partial(play_frame, scheduler=scheduler), game=game)[0]
+                        partial(play_frame, scheduler=scheduler), game=game, frames=False)[0]
 
 
 # ---------------------------------------------------------------------------

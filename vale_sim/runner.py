@@ -32,6 +32,7 @@ import pandas as pd
 from . import __version__
 from .errors import UserError
 from .games import DEFAULT_GAME, Game, get_game
+from .games.base import Outcomes
 
 ENGINES = ("fast", "reference")
 MANIFEST = "_manifest.json"        # "_" prefix: pandas/pyarrow skip it when reading the directory
@@ -189,7 +190,7 @@ class RunConfig:
         """
         g = self.game_obj()
         cs = self.cards()
-        g.validate_playable(cs, self.players)
+        _validate_playable(g, cs, self.players)
         g.check_policies(cs, list(self.policy_list()))
         return dataclasses.replace(self, card_set=cs, policies=self.policy_list(),
                                    engine=effective_engine(self.engine, g))
@@ -221,6 +222,22 @@ class RunConfig:
         """A hash of everything that determines the results of game i (not the
         number of games, the chunking, the time or the git commit)."""
         return manifest_key(self._key_fields())
+
+
+#: (game, id of a loaded card set, players) -> the set, for the last few sets found
+#: playable: a study resolves many short runs of one set (the set is held, so its id
+#: is not reused while it is here).
+_PLAYABLE: dict = {}
+
+
+def _validate_playable(g: Game, cs, players: int) -> None:
+    key = (g.name, id(cs), players)
+    if _PLAYABLE.get(key) is cs:
+        return
+    g.validate_playable(cs, players)
+    if len(_PLAYABLE) >= 32:
+        del _PLAYABLE[next(iter(_PLAYABLE))]
+    _PLAYABLE[key] = cs
 
 
 def _get(d: dict, dotted: str):
@@ -281,6 +298,64 @@ def run_chunk(cfg: RunConfig, first_game: int, n: int) -> pd.DataFrame:
         df = df.sort_values(["game", "player"], kind="stable").reset_index(drop=True)
     df.attrs = {}
     return df
+
+
+def outcomes_chunk(cfg: RunConfig, first_game: int, n: int) -> Outcomes:
+    """:func:`run_chunk`'s games as :class:`~vale_sim.games.base.Outcomes` (arrays per
+    game and player, no frame): the fast engine's ``Game.run_outcomes`` when the game
+    has it, else the outcomes read from :func:`run_chunk`'s frame.  Equal to
+    ``Outcomes.from_frame(run_chunk(cfg, first_game, n), ...)``; a pure function of
+    its arguments."""
+    rc = cfg if cfg.is_resolved() else cfg.resolved()
+    g = rc.game_obj()
+    cs, pols = rc.card_set, list(rc.policies)
+    fast = rc.engine == "fast" and fast_engine_ok(g)
+    from . import mixture
+    if any(map(mixture.is_mixture, pols)):
+        return _mixture_outcomes(g, cs, rc.players, rc.seed, first_game, n, pols, rc.rules,
+                                     fast)
+    if fast and g.run_outcomes is not None:
+        return g.run_outcomes(cs, rc.players, rc.seed, n, pols, rc.rules, first_game=first_game)
+    return Outcomes.from_frame(run_chunk(rc, first_game, n), g.event_column, rc.players,
+                               first_game)
+
+
+def _mixture_outcomes(g, cs, players: int, seed: int, first: int, n: int, policies, rules,
+                      fast: bool) -> Outcomes:
+    """:func:`vale_sim.mixture.play_chunk`'s games as outcomes: the same draws and
+    segments, the arrays of each drawn line-up's games put back in game order,
+    ``policies`` naming the mixtures."""
+    from .mixture import GAP_GAMES, _segments, assignments
+    games = list(range(first, first + n))
+    a = assignments(policies, seed, games)
+    groups: dict = {}
+    for i, row in zip(games, map(tuple, a)):
+        groups.setdefault(row, []).append(i)
+    parts, where = [], []
+    for row, idx in groups.items():
+        concrete = [p.members[k] if k >= 0 else p for p, k in zip(policies, row)]
+        want = np.asarray(idx, dtype=np.int64)
+        if fast:
+            for lo, hi in _segments(idx, GAP_GAMES):
+                if g.run_outcomes is not None:
+                    o = g.run_outcomes(cs, players, seed, hi - lo + 1, concrete, rules,
+                                       first_game=lo)
+                else:
+                    o = Outcomes.from_frame(
+                        g.run_fast(cs, players, seed, hi - lo + 1, concrete, rules, first_game=lo),
+                        g.event_column, players, lo)
+                mine = want[(want >= lo) & (want <= hi)]
+                parts.append(o.take(mine - lo))
+                where.append(mine)
+        else:
+            parts.append(Outcomes.from_frame(g.results_frame(
+                [g.play_reference(cs, players, seed, i, concrete, rules) for i in idx], cs),
+                g.event_column, players))
+            where.append(want)
+    out = Outcomes.concat(parts)
+    out = out.take(np.argsort(np.concatenate(where), kind="stable"), first_game=first)
+    out.policies = tuple(p.name for p in policies)
+    return out
 
 
 def _in_game_order(df: pd.DataFrame) -> bool:
@@ -414,6 +489,53 @@ def summary_table(sums: pd.DataFrame, confidence: float = 0.95, event: str = "sp
     return pd.DataFrame(rows).set_index(["group", "value"]) if rows else pd.DataFrame()
 
 
+def outcomes_summary(o: Outcomes) -> pd.DataFrame:
+    """:func:`chunk_summary` of the frame the outcomes ``o`` come from, computed from
+    the arrays (equal, index and values: tests/test_summary_path.py).  Per seat each
+    game has one player of each seat; per policy the players of a policy are the
+    same player indices in every game."""
+    n, P = o.share.shape
+    if not n:
+        return pd.DataFrame(columns=list(SUM_COLUMNS)).astype("int64")
+    score = o.score.astype(np.int64)
+    event = o.event.astype(np.int64)
+    per_row = {
+        "wins12": np.round(o.share * WIN_DENOM).astype(np.int64),
+        "score_sum": score,
+        "spoils": event,
+        "spoiled_games": (event > 0).astype(np.int64),
+        "rounds_sum": np.broadcast_to(o.rounds.astype(np.int64)[:, None], (n, P)),
+    }
+    trunc = np.broadcast_to(o.truncated.astype(np.int64)[:, None], (n, P))
+    sq = score * score
+    seat = o.seat.astype(np.int64)
+    player_pol = np.array([str(p) for p in o.policies], dtype=object)
+    parts = []
+    for group, keys in (("seat", sorted({str(v) for v in np.unique(seat)})),
+                        ("policy", sorted(set(player_pol.tolist())))):
+        rows = []
+        for v in keys:
+            if group == "seat":
+                m = seat == int(v)
+            else:
+                m = np.broadcast_to((player_pol == v)[None, :], (n, P))
+            n_g = m.sum(axis=1)                        # player-games per game
+            present = n_g > 0
+            r = {"games": int(n_g.sum()), "clusters": int(present.sum()),
+                 "n_sq": int((n_g * n_g).sum()), "score_sumsq": int(sq[m].sum()),
+                 "truncated": int(trunc[m].sum())}
+            for name, a in per_row.items():
+                s_g = np.where(m, a, 0).sum(axis=1)
+                r[name] = int(s_g.sum())
+                r[f"{name}_sq"] = int((s_g * s_g).sum())
+                r[f"{name}_n"] = int((s_g * n_g).sum())
+            rows.append(r)
+        idx = pd.MultiIndex.from_product([[group], pd.Index(keys).astype(str)],
+                                         names=["group", "value"])
+        parts.append(pd.DataFrame(rows, index=idx))
+    return pd.concat(parts)[list(SUM_COLUMNS)].astype("int64")
+
+
 def summarize_frame(df: pd.DataFrame, event: str = "spoils") -> pd.DataFrame:
     """:func:`summary_table` of a whole per-game/player frame."""
     return summary_table(add_summaries(None, chunk_summary(df, event)).sort_index(key=_group_order),
@@ -421,8 +543,9 @@ def summarize_frame(df: pd.DataFrame, event: str = "spoils") -> pd.DataFrame:
 
 
 def summary_chunk(cfg: RunConfig, first_game: int, n: int) -> pd.DataFrame:
-    """The chunk's integer sums (computed where the games are played)."""
-    return chunk_summary(run_chunk(cfg, first_game, n), cfg.game_obj().event_column)
+    """The chunk's integer sums (computed where the games are played), from its
+    outcome arrays: no per-game frame (:func:`outcomes_summary`)."""
+    return outcomes_summary(outcomes_chunk(cfg, first_game, n))
 
 
 # ---------------------------------------------------------------------------
@@ -1033,7 +1156,20 @@ def _execute_dask(task, cfg, chunks, scheduler, consume,
                     client.close(timeout=5)
 
 
+class _NoBar:
+    """The progress bar of a run that shows none (a tqdm costs a study's short runs
+    more than their games)."""
+
+    def update(self, n=1):
+        pass
+
+    def close(self):
+        pass
+
+
 def _progress_bar(total: int, initial: int, progress: bool):
+    if not progress:
+        return _NoBar()
     from tqdm import tqdm
     return tqdm(total=total, initial=initial, unit="game", unit_scale=True, dynamic_ncols=True,
                 disable=not progress or not sys.stderr.isatty(), desc="games", smoothing=0.1)
@@ -1106,6 +1242,74 @@ def run(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None, out=Non
     if not frames:
         return pd.DataFrame(columns=list(cfg.game_obj().base_columns))
     return pd.concat([frames[f] for f in sorted(frames)], ignore_index=True)
+
+
+def run_outcomes(cfg: RunConfig, workers: int = 1, chunk_size: int | None = None,
+                 progress: bool = False, scheduler=None, *,
+                 on_chunk: Callable[[int, int], None] | None = None,
+                 connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+                 worker_timeout: float | None = None) -> Outcomes:
+    """:func:`run`'s games as :class:`~vale_sim.games.base.Outcomes`: the arrays the
+    studies reduce (win shares, scores, seats, events, purchases per game and player),
+    without the per-game/player frame, which only a user asking for game rows
+    (``simulate``, ``--details``) needs.  Same chunks, workers and schedulers as
+    :func:`run` (in this process, one chunk), the same games: equal to
+    ``Outcomes.from_frame(run(cfg))``."""
+    from .io import check_workers
+    check_workers(workers, "workers")
+    rc = cfg.resolved()
+    chunk_size = chunk_size or default_chunk_size(cfg.games, workers, rc.engine, scheduler)
+    if chunk_size < 1:
+        raise _user_error(f"chunk size must be at least 1, got {chunk_size}")
+    parts: dict[int, Outcomes] = {}
+    measured = [False]
+    bar = _progress_bar(cfg.games, 0, progress)
+
+    def consume(first, n, o):
+        if not measured[0]:
+            measured[0] = True
+            check_outcomes_memory(o, n, cfg.games)
+        parts[first] = o
+        bar.update(n)
+        if on_chunk is not None:
+            on_chunk(first, n)
+
+    try:
+        _execute(outcomes_chunk, rc, iter_chunks(cfg.games, chunk_size), workers, scheduler,
+                 consume, connect_timeout, worker_timeout)
+    finally:
+        bar.close()
+    if not parts:
+        P = rc.players
+        z = np.zeros((0, P), np.int64)
+        return Outcomes(first_game=0, policies=tuple(p.name for p in rc.policies),
+                        share=np.zeros((0, P)), score=z, seat=z, event=z,
+                        rounds=np.zeros(0, np.int64), truncated=np.zeros(0, bool), counts={})
+    return Outcomes.concat([parts[f] for f in sorted(parts)])
+
+
+#: Below this many bytes, the outcomes of a run are not checked against the memory
+#: available (asking the system costs more than a short run of games).
+OUTCOMES_CHECK_BYTES = 64 * 2**20
+
+
+def check_outcomes_memory(o: Outcomes, n: int, games: int) -> None:
+    """:func:`check_memory` for outcome arrays: their size per game is known exactly
+    (no frame to measure); the system is asked only for a run whose arrays would
+    pass :data:`OUTCOMES_CHECK_BYTES`."""
+    if not n:
+        return
+    per_game = o.nbytes() / n
+    need = 2 * per_game * games
+    if need <= OUTCOMES_CHECK_BYTES:
+        return
+    avail = available_memory()
+    if avail is None or need <= avail:
+        return
+    fit = int(avail / (2 * per_game))
+    raise _user_error(f"keeping the outcomes of {games:,} games in memory needs at least "
+                      f"{_gb(need)} ({per_game / 1000:,.1f} KB a game), more than the "
+                      f"{_gb(avail)} available; use fewer games (about {fit:,} fit per run)")
 
 
 def available_memory() -> int | None:

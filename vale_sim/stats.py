@@ -168,8 +168,7 @@ def paired_difference(a, b, confidence: float = 0.95, method: str = "t") -> Pair
     sd = float(d.std(ddof=1))
     se = sd / math.sqrt(n)
     if method == "t":
-        from scipy.stats import t
-        q = float(t.ppf(0.5 + confidence / 2, n - 1))
+        q = t_quantile(0.5 + confidence / 2, n - 1)
     else:
         q = _z(confidence)
     return PairedDifference(mean, se, mean - q * se, mean + q * se, n, sd, confidence, method)
@@ -448,9 +447,16 @@ class Estimate:
 
 
 def _t(confidence: float, df: float) -> float:
-    from scipy.stats import t
     _check_confidence(confidence)
-    return float(t.ppf(0.5 + confidence / 2, df))
+    return t_quantile(0.5 + confidence / 2, df)
+
+
+@functools.lru_cache(maxsize=1024)
+def t_quantile(p: float, df: float) -> float:
+    """``float(scipy.stats.t.ppf(p, df))``, kept: the studies ask for the same few
+    (level, deals) pairs thousands of times, and scipy's ppf costs a millisecond."""
+    from scipy.stats import t
+    return float(t.ppf(p, df))
 
 
 def cluster_ratio(num, den=None, clusters=None, confidence: float = 0.95,

@@ -36,7 +36,11 @@ class ChunkStore:
 
     ``play_frame`` has the signature of :func:`vale_sim.tournament.play_frame`
     and passes ``out=`` and ``resume=True`` to the runner, so finished chunks
-    are reused.  ``reused`` / ``played`` count chunks.
+    are reused.  ``play_outcomes`` (the studies' summary path,
+    :func:`vale_sim.tournament.play_outcomes`) keeps each finished run's outcome
+    arrays as one file, ``root/<config key>-<games>.outcomes.npz``, read back when
+    the same run is asked again.  ``reused`` / ``played`` count chunks (a run of
+    outcomes counts as one).
     """
 
     def __init__(self, root: Path | None, progress: bool = False):
@@ -72,3 +76,66 @@ class ChunkStore:
                         policies=tuple(policies), rules=rules or g.rules_class(), engine=engine,
                         game=g.name)
         return self.run(cfg, workers)
+
+    def play_outcomes(self, card_set, players, seed, games, policies, rules=None,
+                      engine="fast", workers=1, game=None):
+        """:meth:`play_frame`'s games as outcome arrays (no frame), kept per run."""
+        from . import runner
+        from .games import DEFAULT_GAME, get_game
+        g = get_game(game if game is not None else DEFAULT_GAME)
+        cfg = runner.RunConfig(card_set=card_set, players=players, seed=seed, games=games,
+                               policies=tuple(policies), rules=rules or g.rules_class(),
+                               engine=engine, game=g.name)
+        self.games += cfg.games
+        if self.root is None:
+            return runner.run_outcomes(cfg, workers=workers, progress=self.progress)
+        path = self.root / f"{cfg.key()}-{cfg.games}{OUTCOMES_SUFFIX}"
+        if path.is_file():
+            kept = read_outcomes(path)
+            if kept is not None and kept.n == cfg.games:
+                self.reused += 1
+                return kept
+        o = runner.run_outcomes(cfg, workers=workers, progress=self.progress)
+        write_outcomes(path, o)
+        self.played += 1
+        return o
+
+
+OUTCOMES_SUFFIX = ".outcomes.npz"
+
+
+def write_outcomes(path: Path, o) -> Path:
+    """Outcome arrays as an uncompressed ``.npz``, written atomically (no pickles)."""
+    import io
+
+    import numpy as np
+
+    from .io import atomic_write
+    arrays = {"first_game": np.array(o.first_game, np.int64),
+              "policies": np.array(list(o.policies), dtype=str),
+              "share": o.share, "score": o.score, "seat": o.seat, "event": o.event,
+              "rounds": o.rounds, "truncated": o.truncated,
+              "count_names": np.array(list(o.counts), dtype=str)}
+    for i, a in enumerate(o.counts.values()):
+        arrays[f"count_{i}"] = a
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    return atomic_write(path, buf.getvalue())
+
+
+def read_outcomes(path: Path):
+    """The outcomes :func:`write_outcomes` wrote, or None if the file is unreadable."""
+    import numpy as np
+
+    from .games.base import Outcomes
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            names = [str(c) for c in z["count_names"]]
+            return Outcomes(first_game=int(z["first_game"]),
+                            policies=tuple(str(p) for p in z["policies"]),
+                            share=z["share"], score=z["score"], seat=z["seat"],
+                            event=z["event"], rounds=z["rounds"], truncated=z["truncated"],
+                            counts={c: z[f"count_{i}"] for i, c in enumerate(names)})
+    except (OSError, ValueError, KeyError):
+        return None

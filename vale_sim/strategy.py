@@ -269,7 +269,7 @@ def ablation(game, cs, players: int, strong, other, deals: int, seed: int, rules
     for kind in list(which or words) + ["all"]:
         pol = other if kind == "all" else hybrid_of(h, cs, strong, other, kind)
         shares, _ = focal_shares(cs, players, seed, deals, pol, strong, rules, engine,
-                                 game=g.name)
+                                 game=g.name, frames=False)
         row = {"kind": kind, "decisions": words.get(kind, f"every decision ({other.name})"),
                "policy": pol.name, "unchanged": _same_play(pol, strong)}
         row.update(cost_estimate(shares, players))

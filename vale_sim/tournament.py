@@ -65,35 +65,108 @@ def play_frame(card_set, players: int, seed: int, games: int, policies, rules=No
     return run(cfg, workers=workers, chunk_size=chunk_size, progress=False, scheduler=scheduler)
 
 
+def play_outcomes(card_set, players: int, seed: int, games: int, policies, rules=None,
+                  engine: str = "fast", workers: int = 1, chunk_size: int | None = None,
+                  scheduler=None, game: str = DEFAULT_GAME):
+    """:func:`play_frame`'s games as :class:`~vale_sim.games.base.Outcomes` (arrays per
+    game and player; no frame): the studies' summary path
+    (:func:`vale_sim.runner.run_outcomes`).  Same arguments, same games."""
+    from .runner import RunConfig, run_outcomes
+    cfg = RunConfig(card_set=card_set, players=players, seed=seed, games=games,
+                    policies=tuple(policies), rules=rules, engine=engine, game=get_game(game).name)
+    return run_outcomes(cfg, workers=workers, chunk_size=chunk_size, scheduler=scheduler)
+
+
+def outcomes_player(play, game: str = DEFAULT_GAME):
+    """The :func:`play_outcomes`-like function that plays what ``play`` (a
+    :func:`play_frame`-like function, None: play_frame) plays, or None when there is
+    none (a play function of the caller's own: its frames are read instead).
+
+    Found for play_frame and a ``functools.partial`` of it, and for any play
+    function (or the object of a bound method, e.g. a ChunkStore's) carrying a
+    ``play_outcomes`` attribute."""
+    import functools
+    if play is None or play is play_frame:
+        out = play_outcomes
+    elif isinstance(play, functools.partial) and play.func is play_frame:
+        out = functools.partial(play_outcomes, *play.args, **play.keywords)
+    else:
+        out = getattr(play, "play_outcomes", None)
+        if out is None:
+            out = getattr(getattr(play, "__self__", None), "play_outcomes", None)
+        if out is None:
+            return None
+    return _player(out, game)
+
+
+def _design(players: int) -> list:
+    roles = ("focal",) + ("field",) * (players - 1)
+    return sorted(seatings(roles), key=lambda s: s.index("focal"))
+
+
 def focal_shares(card_set, players: int, seed: int, deals: int, focal, opponent, rules=None,
-                 engine: str = "fast", workers: int = 1, play=None, game: str = DEFAULT_GAME
-                 ) -> tuple[np.ndarray, pd.DataFrame]:
+                 engine: str = "fast", workers: int = 1, play=None, game: str = DEFAULT_GAME,
+                 *, frames: bool = True) -> tuple[np.ndarray, pd.DataFrame | None]:
     """One focal policy against ``players - 1`` copies of ``opponent`` on deals
     ``0 .. deals-1``, the focal player at player index ``r`` in rotation ``r``
     (so through every seat, on the same deals).  Returns its win shares,
     ``(rotations, deals)``, and its rows of the frames (column ``rotation``
     added).  ``play``: a :func:`play_frame`-like function (default play_frame).
+    ``frames=False``: the rows are not wanted (None is returned for them), and the
+    games are played through the summary path (:func:`focal_outcomes`) when
+    ``play`` has one -- the same shares, without a frame per rotation.
 
     The seatings are :func:`vale_sim.seating.seatings` of the roles (focal,
     field, ..., field) -- the focal player at each player index once, which
     balances who follows whom (the field is one policy) -- ordered by the focal
     player's index, also when ``focal`` and ``opponent`` are the same policy."""
+    if not frames and outcomes_player(play, game) is not None:
+        return focal_outcomes(card_set, players, seed, deals, focal, opponent, rules, engine,
+                              workers, play, game)[0], None
     from .mixture import as_focal
     play = _player(play, game)
     focal = as_focal(focal)     # a mixed focal player draws apart from a mixed field
     shares = np.zeros((players, deals))
-    frames = []
-    roles = ("focal",) + ("field",) * (players - 1)
-    design = sorted(seatings(roles), key=lambda s: s.index("focal"))
-    for r, seating in enumerate(design):
+    rows = []
+    for r, seating in enumerate(_design(players)):
         rot = [focal if role == "focal" else opponent for role in seating]
         df = play(card_set, players, seed, deals, rot, rules, engine, workers)
         mine = df[df["player"] == r].sort_values("game", kind="stable")
         shares[r] = mine["win_share"].to_numpy(float)
-        mine = mine.copy()
-        mine.insert(0, "rotation", r)
-        frames.append(mine)
-    return shares, pd.concat(frames, ignore_index=True)
+        if frames:
+            mine = mine.copy()
+            mine.insert(0, "rotation", r)
+            rows.append(mine)
+    return shares, (pd.concat(rows, ignore_index=True) if frames else None)
+
+
+def focal_outcomes(card_set, players: int, seed: int, deals: int, focal, opponent, rules=None,
+                   engine: str = "fast", workers: int = 1, play=None,
+                   game: str = DEFAULT_GAME) -> tuple[np.ndarray, list]:
+    """:func:`focal_shares` through the summary path: the win shares ``(rotations,
+    deals)`` and each rotation's :class:`~vale_sim.games.base.Outcomes` (every
+    player's; the focal player is player index ``r`` in rotation ``r``).  ``play``:
+    a :func:`play_frame`-like function whose summary path :func:`outcomes_player`
+    finds; one that has none is played and its frames read (the same numbers)."""
+    from .mixture import as_focal
+    from .runner import Outcomes
+    g = get_game(game)
+    play_o = outcomes_player(play, game)
+    if play_o is None:
+        framed = _player(play, game)
+
+        def play_o(cs, P, sd, n, pols, rl, en, wk):
+            return Outcomes.from_frame(framed(cs, P, sd, n, pols, rl, en, wk),
+                                       g.event_column, P)
+    focal = as_focal(focal)     # a mixed focal player draws apart from a mixed field
+    shares = np.zeros((players, deals))
+    outs = []
+    for r, seating in enumerate(_design(players)):
+        rot = [focal if role == "focal" else opponent for role in seating]
+        o = play_o(card_set, players, seed, deals, rot, rules, engine, workers)
+        shares[r] = o.share[:, r]
+        outs.append(o)
+    return shares, outs
 
 
 def _player(play, game):

@@ -393,17 +393,28 @@ def _fold(recs: list[dict]) -> list[dict]:
     return out
 
 
-def _per_deal(frame: pd.DataFrame, players: int, event: str) -> dict[str, np.ndarray]:
-    """Per-deal game-level values of a natural-arm frame (one game per deal)."""
-    f = frame.sort_values(["game", "player"], kind="stable")
-    n = len(f) // players
-    score = f["score"].to_numpy(float).reshape(n, players)
+def _per_deal(frame, players: int, event: str) -> dict[str, np.ndarray]:
+    """Per-deal game-level values of a natural-arm frame (one game per deal), or of
+    its :class:`~vale_sim.games.base.Outcomes` (the summary path: the same values)."""
+    from .games.base import Outcomes
+    if isinstance(frame, Outcomes):
+        score = frame.score.astype(float)
+        rounds = frame.rounds.astype(float)
+        events = frame.event.astype(float)
+        seat = frame.seat.astype(int)
+        share = frame.share.astype(float)
+    else:
+        f = frame.sort_values(["game", "player"], kind="stable")
+        n = len(f) // players
+        score = f["score"].to_numpy(float).reshape(n, players)
+        rounds = f["rounds"].to_numpy(float).reshape(n, players)[:, 0]
+        events = f[event].to_numpy(float).reshape(n, players)
+        seat = f["seat"].to_numpy(int).reshape(n, players)
+        share = f["win_share"].to_numpy(float).reshape(n, players)
     top = np.sort(score, axis=1)
-    out = {"rounds": f["rounds"].to_numpy(float).reshape(n, players)[:, 0],
+    out = {"rounds": rounds,
            "score_margin": top[:, -1] - top[:, -2],
-           f"{event}_per_player": f[event].to_numpy(float).reshape(n, players).mean(axis=1)}
-    seat = f["seat"].to_numpy(int).reshape(n, players)
-    share = f["win_share"].to_numpy(float).reshape(n, players)
+           f"{event}_per_player": events.mean(axis=1)}
     for s in range(players):
         out[f"seat_{s + 1}_advantage"] = (share * (seat == s)).sum(axis=1) - 1.0 / players
     return out
@@ -420,9 +431,10 @@ def _measure_text(m: str) -> str:
     return f"{m.replace('_per_player', '')} per player and game"
 
 
-def game_measures(nat0: pd.DataFrame, nat1: pd.DataFrame, players: int, event: str,
+def game_measures(nat0, nat1, players: int, event: str,
                   confidence: float, correction: str) -> pd.DataFrame:
-    """Paired per-deal changes of the game-level measures (natural arm, both sets)."""
+    """Paired per-deal changes of the game-level measures (natural arm, both sets):
+    two frames, or two :class:`~vale_sim.games.base.Outcomes`."""
     a, b = _per_deal(nat0, players, event), _per_deal(nat1, players, event)
     rows, news, olds, bounds, chs = [], [], [], [], []
     for m in a:
@@ -545,7 +557,7 @@ def what_if(edits=(), rules=(), game: str = DEFAULT_GAME, card_set=None, players
     finished chunks, so a config run again reuses them).
     Raises :class:`WhatIfError` (one line) for a bad edit, before any game."""
     from .advancements import CORRECTIONS, ESTIMANDS, game_strength_run, strength_frame
-    from .tournament import play_frame
+    from .tournament import outcomes_player, play_frame
     from .seating import deals_for
     play = play or play_frame
     g = get_game(game)
@@ -629,7 +641,9 @@ def what_if(edits=(), rules=(), game: str = DEFAULT_GAME, card_set=None, players
         runs = [game_strength_run(g.name, cs, games, p, seed, base, names, r, engine, workers,
                                   on_card=tick, play=play)
                 for cs, r in ((cs0, rules0), (cs1, rules1))]
-        nats = [play(cs, p, seed, deals, [base], r, engine, workers, game=g.name)
+        # the natural frames' game measures: from outcome arrays when play has them
+        play_nat = outcomes_player(play, g.name) or play
+        nats = [play_nat(cs, p, seed, deals, [base], r, engine, workers, game=g.name)
                 for cs, r in ((cs0, rules0), (cs1, rules1))]
         sfs = [strength_frame(run, confidence, tolerance, correction, margin, estimand)
                for run in runs]

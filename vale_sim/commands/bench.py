@@ -9,9 +9,12 @@ def add_parser(sub) -> None:
     p = sub.add_parser("bench", help="games per second of the fast and reference engines",
                        description="Play the same workload (2-player games, core set, default "
                                    "policy) with both engines in this process and print games "
-                                   "per second, the speed-up and fast games/s per core.  The "
-                                   "fast engine is timed after a warm-up call, so compile time "
-                                   "is excluded.")
+                                   "per second, the speed-up and fast games/s per core, the fast "
+                                   "engine's CPU and wall time per game and per round, and its "
+                                   "ratio to the game's skeleton (only the irreducible work of "
+                                   "the same games), timed interleaved with it in this process.  "
+                                   "The fast engine is timed after a warm-up call, so compile "
+                                   "time is excluded.")
     from ..limits import count, seed
     p.add_argument("--games", type=count(1), default=None,
                    help="games for the fast engine (default 5000; with --profile 100000)")
@@ -33,8 +36,14 @@ def add_parser(sub) -> None:
                         "the engine comparison; e.g. --policy value-2p")
     p.add_argument("--json", action="store_true",
                    help='print {"fast_games_per_s", "reference_games_per_s", "speedup", '
-                        '"fast_games_per_s_per_core", "fast_games_per_s_runs", "games", '
-                        '"reference_games", "repeats"}')
+                        '"fast_games_per_s_per_core", "fast_games_per_s_runs", '
+                        '"fast_cpu_us_per_game", "fast_wall_us_per_game", '
+                        '"fast_cpu_us_per_game_runs", "mean_rounds", "fast_cpu_us_per_round", '
+                        '"fast_rounds_per_s", "skeleton_cpu_us_per_game", '
+                        '"skeleton_wall_us_per_game", "skeleton_cpu_us_per_game_runs", '
+                        '"engine_over_skeleton_cpu", "engine_over_skeleton_wall", "games", '
+                        '"reference_games", "repeats"} (the skeleton\'s null for a game '
+                        'without one)')
     p.set_defaults(func=run)
 
 
@@ -75,24 +84,56 @@ def _check_mode_options(args) -> None:
 
 
 def _rate(cfg, n: int) -> float:
-    from ..runner import run_chunk
-    t0 = time.perf_counter()
-    run_chunk(cfg, 0, n)
-    return n / (time.perf_counter() - t0)
+    """Games per second (wall clock) of ``n`` games of ``cfg`` (``--policy``'s timing)."""
+    return n / _timed(cfg, n)[0]
+
+
+def _timed(cfg, n: int) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds of this thread, mean rounds) of games 0..n-1 of
+    ``cfg`` through ``runner.outcomes_chunk``: the path of the studies and of
+    ``simulate``'s summary (the engine's arrays, no per-game frame)."""
+    from ..runner import outcomes_chunk
+    w, c = time.perf_counter(), time.thread_time()
+    o = outcomes_chunk(cfg, 0, n)
+    c, w = time.thread_time() - c, time.perf_counter() - w
+    return w, c, float(o.rounds.mean()) if o.n else 0.0
+
+
+def skeleton_of(game):
+    """The game's skeleton ``play(n_games, seed)`` (``Game.bench_skeleton``), or None."""
+    spec = getattr(game, "bench_skeleton", None)
+    if not spec:
+        return None
+    import importlib
+    mod, fn = spec.split(":")
+    return getattr(importlib.import_module(mod), fn)
+
+
+def _skeleton_timed(play, n: int, seed: int) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of ``n`` skeleton games."""
+    w, c = time.perf_counter(), time.thread_time()
+    play(n, seed)
+    return time.perf_counter() - w, time.thread_time() - c
 
 
 def measure(game, games: int = 5000, reference_games: int = 200, seed: int = 0,
             repeats: int = 5) -> dict:
-    """Games per second of ``game``'s fast and reference engines on one core.
+    """Games per second and CPU time per game of ``game``'s fast engine on one core,
+    beside its skeleton game's and the reference engine's.
 
     The workload: 2-player games of the game's default card set and policy, seed
-    ``seed``, each engine timed through ``runner.run_chunk`` (the path ``simulate``
-    takes, DataFrame included) in wall-clock time.  The fast engine plays a warm-up
-    call first (compiling or loading numba's cache), then the same ``games`` games
-    ``repeats`` times: ``fast_games_per_s`` is the median of those runs (a single
-    0.1-s run moves by 10 % with what else the machine does; the runs are in
-    ``fast_games_per_s_runs``).  The reference engine plays ``reference_games`` once.
-    ``speedup`` = median fast rate / reference rate."""
+    ``seed``, played through ``runner.outcomes_chunk`` (the studies' path).  The fast
+    engine plays a warm-up call first (compiling or loading numba's cache), then the
+    same ``games`` games ``repeats`` times, each run timed in wall-clock time and in
+    CPU time of this thread (``time.thread_time``: what another process's load moves
+    least).  The game's skeleton (``Game.bench_skeleton``: only the irreducible work of
+    such a game) plays ``games`` games right after each engine run, timed the same
+    way: every figure is the median of its ``repeats`` runs, and
+    ``engine_over_skeleton_cpu`` the median over the runs of engine CPU / skeleton CPU
+    (paired, so a change of load between runs moves both).  ``mean_rounds``: rounds a
+    game; the per-round figures divide by it (a game with longer games costs more a
+    game at the same speed a round).  The reference engine plays ``reference_games``
+    once.  ``speedup`` = median fast rate / reference rate (wall clock)."""
     import statistics
 
     import numba
@@ -104,21 +145,50 @@ def measure(game, games: int = 5000, reference_games: int = 200, seed: int = 0,
               policies=(game.default_policy,), game=game.name)
     fast = RunConfig(games=games, **kw).resolved()
     ref = RunConfig(games=reference_games, engine="reference", **kw).resolved()
+    skeleton = skeleton_of(game)
     threads = numba.get_num_threads()
     numba.set_num_threads(1)              # one core: per-core rate = games/s
+    runs, skel = [], []
     try:
-        _rate(fast, min(50, games))       # warm-up: compile or load the numba cache
-        runs = [_rate(fast, games) for _ in range(repeats)]
+        _timed(fast, min(50, games))      # warm-up: compile or load the numba cache
+        if skeleton is not None:
+            skeleton(min(50, games), seed)
+        for _ in range(repeats):          # interleaved: engine, skeleton, engine, ...
+            runs.append(_timed(fast, games))
+            if skeleton is not None:
+                skel.append(_skeleton_timed(skeleton, games, seed))
     finally:
         numba.set_num_threads(threads)
-    fast_rate = statistics.median(runs)
-    ref_rate = _rate(ref, reference_games)
-    return {"fast_games_per_s": round(fast_rate, 1),
-            "reference_games_per_s": round(ref_rate, 2),
-            "speedup": round(fast_rate / ref_rate, 1),
-            "fast_games_per_s_per_core": round(fast_rate, 1),
-            "fast_games_per_s_runs": [round(r, 1) for r in runs],
-            "games": games, "reference_games": reference_games, "repeats": repeats}
+    med = statistics.median
+    fast_rate = med(games / w for w, _, _ in runs)
+    cpu = med(c for _, c, _ in runs) / games
+    wall = med(w for w, _, _ in runs) / games
+    rounds = runs[0][2]
+    ref_wall = _timed(ref, reference_games)[0]
+    ref_rate = reference_games / ref_wall
+    us = lambda x: round(1e6 * x, 3) if x is not None else None  # noqa: E731
+    out = {"fast_games_per_s": round(fast_rate, 1),
+           "reference_games_per_s": round(ref_rate, 2),
+           "speedup": round(fast_rate / ref_rate, 1),
+           "fast_games_per_s_per_core": round(fast_rate, 1),
+           "fast_games_per_s_runs": [round(games / w, 1) for w, _, _ in runs],
+           "fast_cpu_us_per_game": us(cpu), "fast_wall_us_per_game": us(wall),
+           "fast_cpu_us_per_game_runs": [us(c / games) for _, c, _ in runs],
+           "mean_rounds": round(rounds, 3),
+           "fast_cpu_us_per_round": us(cpu / rounds) if rounds else None,
+           "fast_rounds_per_s": round(fast_rate * rounds, 1),
+           "skeleton_cpu_us_per_game": None, "skeleton_wall_us_per_game": None,
+           "skeleton_cpu_us_per_game_runs": None,
+           "engine_over_skeleton_cpu": None, "engine_over_skeleton_wall": None,
+           "games": games, "reference_games": reference_games, "repeats": repeats}
+    if skel:
+        out.update(
+            skeleton_cpu_us_per_game=us(med(c for _, c in skel) / games),
+            skeleton_wall_us_per_game=us(med(w for w, _ in skel) / games),
+            skeleton_cpu_us_per_game_runs=[us(c / games) for _, c in skel],
+            engine_over_skeleton_cpu=round(med(r[1] / s[1] for r, s in zip(runs, skel)), 3),
+            engine_over_skeleton_wall=round(med(r[0] / s[0] for r, s in zip(runs, skel)), 3))
+    return out
 
 
 #: The field --policy is compared with (the strongest bundled field before issue 36).
@@ -180,6 +250,39 @@ def run_policies(args, g) -> int:
     return 0
 
 
+def format_result(r: dict, g, seed: int) -> list[str]:
+    """The text of :func:`measure`'s result."""
+    from ..games import DEFAULT_GAME
+    what = "2-player games" + ("" if g.name == DEFAULT_GAME else f" of {g.name}")
+    n, k = r["games"], r["repeats"]
+    runs, cpus = r["fast_games_per_s_runs"], r["fast_cpu_us_per_game_runs"]
+    lines = [f"workload: {what}, {g.default_card_set} set, policy {g.default_policy}, seed "
+             f"{seed}; medians of {k} runs of {n} games, one core, after warm-up",
+             f"fast engine      {r['fast_games_per_s']:>10.1f} games/s  "
+             f"({min(runs):.0f}-{max(runs):.0f})",
+             f"  per game       {r['fast_cpu_us_per_game']:>10.2f} us CPU   "
+             f"{r['fast_wall_us_per_game']:>8.2f} us wall  (CPU {min(cpus):.2f}-{max(cpus):.2f})"]
+    if r["fast_cpu_us_per_round"] is not None:
+        lines.append(f"  per round      {r['fast_cpu_us_per_round']:>10.3f} us CPU   "
+                     f"{r['fast_rounds_per_s']:>10.0f} rounds/s  "
+                     f"({r['mean_rounds']:.2f} rounds a game)")
+    if r["skeleton_cpu_us_per_game"] is not None:
+        sk = r["skeleton_cpu_us_per_game_runs"]
+        ratio = r["engine_over_skeleton_cpu"]
+        lines += [f"skeleton game    {r['skeleton_cpu_us_per_game']:>10.2f} us CPU   "
+                  f"{r['skeleton_wall_us_per_game']:>8.2f} us wall  (CPU {min(sk):.2f}-"
+                  f"{max(sk):.2f}; the same games' irreducible work, interleaved)",
+                  f"engine/skeleton  {ratio:>10.2f}x CPU  {r['engine_over_skeleton_wall']:>8.2f}x "
+                  f"wall  (the engine at {100 / ratio:.1f} % of the skeleton's speed)"]
+    else:
+        lines.append("skeleton game    (none for this game)")
+    lines += [f"reference engine {r['reference_games_per_s']:>10.2f} games/s  "
+              f"({r['reference_games']} games)",
+              f"speed-up         {r['speedup']:>10.1f}x",
+              f"fast per core    {r['fast_games_per_s_per_core']:>10.1f} games/s"]
+    return lines
+
+
 def run(args) -> int:
     from ..cli import UserError, command_game, require_study
     from ..runner import fast_engine_ok
@@ -210,17 +313,8 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(result))
         return 0
-    fast_rate, ref_rate = result["fast_games_per_s"], result["reference_games_per_s"]
-    runs = result["fast_games_per_s_runs"]
-    from ..games import DEFAULT_GAME
-    what = "2-player games" + ("" if g.name == DEFAULT_GAME else f" of {g.name}")
-    print(f"workload: {what}, {g.default_card_set} set, policy {g.default_policy}, seed",
-          args.seed)
-    print(f"fast engine      {fast_rate:>10.1f} games/s  (median of {args.repeats} runs of "
-          f"{args.games} games, {min(runs):.0f}-{max(runs):.0f}; one core, after warm-up)")
-    print(f"reference engine {ref_rate:>10.2f} games/s  ({args.reference_games} games)")
-    print(f"speed-up         {result['speedup']:>10.1f}x")
-    print(f"fast per core    {fast_rate:>10.1f} games/s")
+    for line in format_result(result, g, args.seed):
+        print(line)
     if args.workers > 1:
         from ..runner import RunConfig, run as run_games
         base = RunConfig(card_set=g.default_card_set, players=2, seed=args.seed,

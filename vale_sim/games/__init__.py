@@ -3,6 +3,7 @@ interface.  ``get_game(name)`` imports a game only when it is asked for."""
 from __future__ import annotations
 
 import importlib
+import sys
 
 from .base import Game, RESULT_COLUMNS
 
@@ -20,8 +21,10 @@ def get_game(game: "str | Game" = DEFAULT_GAME) -> Game:
         return game
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}: use one of {', '.join(GAMES)}")
+    module = sys.modules.get(GAMES[game])          # imported already: no import machinery
     try:
-        module = importlib.import_module(GAMES[game])
+        if module is None:
+            module = importlib.import_module(GAMES[game])
     except ModuleNotFoundError as e:
         if e.name is None or not GAMES[game].startswith(e.name):
             raise                                     # a missing dependency: a real error

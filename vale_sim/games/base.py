@@ -36,6 +36,12 @@ the toy game of ``tests/pig.py``):
   frame from the fast engine for games ``first_game ..
   first_game+n_games-1``, or is ``None`` when the game has no fast engine.
   For the same arguments both engines give identical frames.
+* Outcome arrays (optional, the studies' summary path): ``run_outcomes(cs, players,
+  seed, n_games, policies, rules, first_game)`` returns the :class:`Outcomes` of
+  the same games from the fast engine without building the frame (per game and
+  player: win share, score, seat, the event count, the purchase-count columns;
+  per game: rounds, truncated), equal to ``Outcomes.from_frame`` of ``run_fast``'s
+  frame.  ``None``: the runner builds the frame and reads it (slower).
 * The per-game/player frame has at least :data:`RESULT_COLUMNS` (``seat`` 0 is
   the starting player; ``win_share`` is 1/k for a k-way shared win, else 0),
   then the game's own columns; ``event_column`` names the game's per-player
@@ -76,7 +82,10 @@ Optional hooks (every one has a default, so a game may leave them out):
   first whenever it can / never buying it, and the cards a player can acquire
   (``key``: the results-frame column counting them, unless
   ``strength_acquired(frame, cs, card) -> bool per row`` says it).  ``None``: no
-  card-strength study.  ``strength_observations(frame, cs) -> {card: {"acquired",
+  card-strength study.  ``strength_column(cs, card) -> column``: the frame column counting
+  ``card`` (the key of :attr:`Outcomes.counts`), for a game whose ``strength_acquired``
+  reads the frame; without it the summary path reads ``strength_acquired``'s frames.
+  ``strength_observations(frame, cs) -> {card: {"acquired",
   "first_round", "harvested": array per row}}`` and
   ``strength_observation_frame(cs, players, seed, games, baseline, explore_permille,
   rules, engine)`` (the run they read): the observational statistics.
@@ -117,6 +126,11 @@ Optional hooks (every one has a default, so a game may leave them out):
 * ``settle_field``: the second strong field (a spec as ``strong_field``): the strongest
   field before the strongest, which decides whether a verdict under the strongest is
   *settled* (the reports; :func:`vale_sim.strong_field.settle_field_of`).
+* ``bench_skeleton``: ``"module:function"`` of the game's **skeleton game**, a numba
+  function ``play(n_games, seed)`` doing only the irreducible work of a 2-player game of
+  its default set (returns a checksum); ``vale-sim bench`` times it in the same process
+  as the fast engine, interleaved, and prints the ratio (docs/speed.md).  ``None``: no
+  skeleton, bench prints the engine's figures alone.
 * ``estimate_bounds(cs, card, field) -> (lo, hi, why) | None``: the range the game's
   own estimates keep a number of ``card`` in (e.g. a cost in the cost band of the
   card's level) and a phrase saying so, so ``vale-sim balance`` refits an *estimated*
@@ -127,6 +141,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, Callable
 
 #: Columns every game's per-game/player results frame has.
@@ -170,6 +185,8 @@ class Game:
     results_frame: Callable[[list, Any], Any]
     run_fast: Callable[..., Any] | None = None
     event_column: str = "spoils"
+    # the fast engine's outcome arrays of games first_game.. (no frame): Outcomes
+    run_outcomes: Callable[..., Any] | None = None
     players: tuple = (2, 3, 4)
     # optional hooks (module docstring)
     base_columns: tuple = RESULT_COLUMNS
@@ -188,6 +205,9 @@ class Game:
     strength_arms: Callable[[str, Any], tuple] | None = None
     strength_cards: Callable[[Any], list] | None = None
     strength_acquired: Callable[[Any, Any, str], Any] | None = None
+    # the results-frame column counting a card: (cs, card) -> column (the outcome arrays'
+    # Outcomes.counts key); None: strength_cards' key, unless strength_acquired is given
+    strength_column: Callable[[Any, str], str] | None = None
     strength_observations: Callable[[Any, Any], dict] | None = None
     strength_observation_frame: Callable[..., Any] | None = None
     # per-turn curves (vale_sim.tournament.turn_curves): one game's turn rows and
@@ -209,6 +229,8 @@ class Game:
     # the strongest bundled field ({P}: the player count); None: default_policy
     strong_field: str | None = None
     settle_field: str | None = None
+    # "module:function" of the skeleton game bench times the fast engine against
+    bench_skeleton: str | None = None
 
     def __post_init__(self):
         # every game takes mixed fields (vale_sim.mixture, docs/meta.md §6b): a mixture
@@ -231,6 +253,138 @@ class Game:
     @property
     def has_fast_engine(self) -> bool:
         return self.run_fast is not None
+
+
+# ---------------------------------------------------------------------------
+# Outcome arrays: what the studies reduce, without a per-game/player frame
+# ---------------------------------------------------------------------------
+#: A results-frame column holding a purchase count has this in its name
+#: (``buy:<card>``, ``vale:<card>``): :attr:`Outcomes.counts` keeps those columns.
+COUNT_MARK = ":"
+
+
+class CountColumns(Mapping):
+    """The purchase-count columns of :class:`Outcomes` as a read-only mapping, column
+    name -> ``[n, P]`` array, over the kernels' kind-major arrays without copying or
+    slicing them up front: ``blocks`` are ``(rows, array)`` pairs, ``rows`` a dict
+    column -> row of ``array`` (``[kinds, n, P]``), shared by every run of a card
+    set."""
+
+    __slots__ = ("_blocks",)
+
+    def __init__(self, blocks):
+        self._blocks = tuple(blocks)
+
+    def __getitem__(self, name):
+        for rows, a in self._blocks:
+            r = rows.get(name)
+            if r is not None:
+                return a[r]
+        raise KeyError(name)
+
+    def __contains__(self, name):
+        return any(name in rows for rows, _ in self._blocks)
+
+    def __iter__(self):
+        for rows, _ in self._blocks:
+            yield from rows
+
+    def __len__(self):
+        return sum(len(rows) for rows, _ in self._blocks)
+
+
+@dataclass
+class Outcomes:
+    """The results of games ``first_game .. first_game+n-1`` as arrays, in game order:
+    what the studies reduce (win shares, scores, purchases per deal and seat) without
+    the per-game/player frame (one row per game and player) that building costs
+    more than a short run's games.
+
+    ``share``, ``score``, ``seat``, ``event`` (the game's ``event_column``) and each
+    ``counts[column]`` (the frame's purchase-count columns, :data:`COUNT_MARK`) are
+    ``[n, P]`` arrays indexed by game then player index, ``rounds`` and ``truncated``
+    ``[n]``; ``policies`` the frame's ``policy`` value of each player index (a mixed
+    field's name, not its drawn member).  :meth:`from_frame` reads the same from a
+    frame: for the same games both are equal (tests/test_summary_path.py).
+    """
+    first_game: int
+    policies: tuple
+    share: Any
+    score: Any
+    seat: Any
+    event: Any
+    rounds: Any
+    truncated: Any
+    counts: Mapping
+
+    @property
+    def n(self) -> int:
+        return int(self.share.shape[0])
+
+    @property
+    def players(self) -> int:
+        return int(self.share.shape[1])
+
+    def nbytes(self) -> int:
+        """Bytes of the arrays (the runner's memory check), the count columns taken as
+        8 bytes a cell (what the engines give) without visiting them."""
+        arrays = (self.share, self.score, self.seat, self.event, self.rounds, self.truncated)
+        return int(sum(a.nbytes for a in arrays)) + 8 * len(self.counts) * self.share.size
+
+    @classmethod
+    def from_frame(cls, df, event: str, players: int, first_game: int | None = None
+                   ) -> "Outcomes":
+        """The outcomes of a per-game/player frame with every game's ``players`` rows
+        (sorted by game, then player, here)."""
+        import numpy as np
+        if not _in_order(df):
+            df = df.sort_values(["game", "player"], kind="stable")
+        n = len(df) // players
+
+        def grid(col, dtype):
+            return df[col].to_numpy(dtype).reshape(n, players)
+        first = first_game if first_game is not None else (
+            int(df["game"].iloc[0]) if len(df) else 0)
+        pol = df["policy"].astype(object).to_numpy()[:players] if n else ()
+        return cls(first_game=first, policies=tuple(str(p) for p in pol),
+                   share=grid("win_share", np.float64), score=grid("score", np.int64),
+                   seat=grid("seat", np.int64), event=grid(event, np.int64),
+                   rounds=df["rounds"].to_numpy(np.int64)[::players].copy(),
+                   truncated=df["truncated"].to_numpy(bool)[::players].copy(),
+                   counts={c: grid(c, np.int64) for c in df.columns if COUNT_MARK in str(c)})
+
+    @classmethod
+    def concat(cls, parts: list) -> "Outcomes":
+        """Consecutive outcomes (each part's games follow the previous part's) as one."""
+        import numpy as np
+        if len(parts) == 1:
+            return parts[0]
+        cat = lambda xs: np.concatenate(xs, axis=0)  # noqa: E731
+        return cls(first_game=parts[0].first_game, policies=parts[0].policies,
+                   share=cat([p.share for p in parts]), score=cat([p.score for p in parts]),
+                   seat=cat([p.seat for p in parts]), event=cat([p.event for p in parts]),
+                   rounds=cat([p.rounds for p in parts]),
+                   truncated=cat([p.truncated for p in parts]),
+                   counts={c: cat([p.counts[c] for p in parts]) for c in parts[0].counts})
+
+    def take(self, games, first_game: int | None = None) -> "Outcomes":
+        """The games at positions ``games`` (an index array), in that order."""
+        return Outcomes(first_game=self.first_game if first_game is None else first_game,
+                        policies=self.policies, share=self.share[games],
+                        score=self.score[games], seat=self.seat[games],
+                        event=self.event[games], rounds=self.rounds[games],
+                        truncated=self.truncated[games],
+                        counts={c: a[games] for c, a in self.counts.items()})
+
+
+def _in_order(df) -> bool:
+    """Rows sorted by game then player (the frames of both engines are)."""
+    import numpy as np
+    if not len(df):
+        return True
+    g = df["game"].to_numpy()
+    p = df["player"].to_numpy()
+    return bool(np.all((g[1:] > g[:-1]) | ((g[1:] == g[:-1]) & (p[1:] >= p[:-1]))))
 
 
 # ---------------------------------------------------------------------------

@@ -31,6 +31,12 @@ def _run_fast(cs, players, seed, n_games, policies=None, rules=None, first_game=
     return run_fast(cs, players, seed, n_games, policies, rules, first_game=first_game)
 
 
+def _run_outcomes(cs, players, seed, n_games, policies=None, rules=None, first_game=0):
+    """``Game.run_outcomes``: the outcome arrays of those games (no frame)."""
+    from .fast.api import run_outcomes
+    return run_outcomes(cs, players, seed, n_games, policies, rules, first_game=first_game)
+
+
 def _warm_up() -> None:
     """Compile (or load from numba's cache) the kernels in this process."""
     from .fast.api import warm_up
@@ -144,6 +150,7 @@ GAME = Game(
     play_reference=play_reference,
     results_frame=results_frame,
     run_fast=_run_fast,
+    run_outcomes=_run_outcomes,
     fast_module=__name__ + ".fast.api",
     warm_up=_warm_up,
     event_column="withers",

@@ -47,6 +47,12 @@ def _run_fast(cs, players, seed, n_games, policies=None, rules=None, first_game=
     return run_fast(cs, players, seed, n_games, policies, rules, first_game=first_game)
 
 
+def _run_outcomes(cs, players, seed, n_games, policies=None, rules=None, first_game=0):
+    """``Game.run_outcomes``: the outcome arrays of those games (no frame)."""
+    from .fast.api import run_outcomes
+    return run_outcomes(cs, players, seed, n_games, policies, rules, first_game=first_game)
+
+
 def _warm_up() -> None:
     from vale_sim.kernels.jit import cache_is_cold
     from .fast import api
@@ -119,6 +125,8 @@ GAME = Game(
     play_reference=_play_reference,
     results_frame=_records.results_frame,
     run_fast=_run_fast,
+    run_outcomes=_run_outcomes,
+    bench_skeleton=__name__ + ".skeleton:play",
     event_column="spoils",
     players=(2, 3, 4),
     base_columns=BASE_COLUMNS,
@@ -139,6 +147,7 @@ GAME = Game(
     strength_arms=_strength("strength_arms"),
     strength_cards=_strength("strength_cards"),
     strength_acquired=_strength("strength_acquired"),
+    strength_column=_strength("strength_column"),
     strength_observations=_strength("card_observations"),
     strength_observation_frame=_strength("observation_frame"),
     report=__name__ + ".report",

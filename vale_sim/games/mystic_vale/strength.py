@@ -161,6 +161,17 @@ def strength_acquired(frame: pd.DataFrame, cs, card: str) -> np.ndarray:
     raise ValueError(f"unknown card {card!r}")
 
 
+def strength_column(cs, card: str) -> str:
+    """The results-frame column (either engine's) counting the copies of ``card`` a
+    player bought: what :func:`strength_acquired` reads, for the studies' outcome
+    arrays (``Outcomes.counts``)."""
+    for name, kind, _level, k in analysed_cards(cs):
+        if name == card:
+            return (f"buy:{cs.advancements[k].name}" if kind == "advancement"
+                    else f"vale:{cs.vales[k].name}")
+    raise ValueError(f"unknown card {card!r}")
+
+
 def card_observations(frame: pd.DataFrame, cs) -> dict:
     """Per buyable card: ``acquired`` (copies per row), ``first_round`` (nan: never or
     not recorded) and ``harvested`` (nan: not recorded) -- the observational study's

@@ -38,8 +38,27 @@ def vale_features(v) -> list[int]:
     return [v.end_vp, v.extra_buys] + _ability(VALE_ABILITIES, v.ability, v.amount)
 
 
+#: id of a card set -> (the set, its feature tables), for the last few sets: every
+#: value player's tables in a study's many short runs read the same set's features.
+_FEATURES: dict = {}
+
+
 def feature_table(cs) -> tuple[np.ndarray, np.ndarray]:
-    """([advancement, feature], [vale, feature]) integer features of a card set."""
+    """([advancement, feature], [vale, feature]) integer features of a card set (kept
+    for the last few sets; read-only arrays)."""
+    hit = _FEATURES.get(id(cs))
+    if hit is not None and hit[0] is cs:
+        return hit[1]
+    out = _feature_table(cs)
+    for a in out:
+        a.setflags(write=False)
+    if len(_FEATURES) >= 8:
+        del _FEATURES[next(iter(_FEATURES))]
+    _FEATURES[id(cs)] = (cs, out)
+    return out
+
+
+def _feature_table(cs) -> tuple[np.ndarray, np.ndarray]:
     fa = np.array([adv_features(a) for a in cs.advancements], np.int64).reshape(
         -1, len(ADV_SPEC.names))
     fv = np.array([vale_features(v) for v in cs.vales], np.int64).reshape(

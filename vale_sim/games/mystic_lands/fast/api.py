@@ -22,7 +22,7 @@ from ..rules import Rules
 from . import engine as E
 from . import state as L
 from .tables import (MAX_CARDS, MAX_SPACE, O_LEN, O_MAX_BUYS, O_MAX_ROUNDS, O_NADV,
-                     O_NVALE, O_PLAYERS, OPTS, game_tables)
+                     O_NVALE, O_PLAYERS, OPTS, QB, card_tables, game_tables, policy_tables)
 
 MASK = (1 << 64) - 1
 
@@ -54,7 +54,7 @@ def simulate(cs, players: int, seed: int, n_games: int, policies=None,
     rules = rules or Rules()
     C.validate_playable(cs, players, rules)
     pols = policies_for(players, policies)
-    T = game_tables(cs, players, rules, pols)
+    T = _tables(cs, players, rules, pols)
     S = L.new_state(T)
     P = players
     na, nv = int(T[OPTS, O_NADV]), int(T[OPTS, O_NVALE])
@@ -91,6 +91,62 @@ def simulate(cs, players: int, seed: int, n_games: int, policies=None,
     TR = X[:int(S[L.G, L.G_TURNIDX])].copy() if trace else X[:0]
     EV = X[evb:evb + int(S[L.G, L.G_NEV]), :L.EV_W].copy() if trace else X[:0, :L.EV_W]
     return FastGames(seed, first_game, res, share, gout, acq, vales, spaces, TR, EV)
+
+
+#: The last few game tables built (a study plays many short runs of one card set and a
+#: few policies): (cs, players, rules, policies) -> T.  The scripted kernels only read
+#: it; a search player's are never kept.  The card set is held, so its id is not reused
+#: while it is here.
+_TABLES: dict = {}
+_CARD_TABLES: dict = {}          # the card part, apart: the line-ups do not push it out
+_TABLES_KEPT = 16
+
+
+def _tables(cs, players, rules, pols):
+    """``tables.game_tables``: the card part kept per (card set, players, rules), the
+    whole per line-up of policies."""
+    if any(isinstance(p, SearchPolicy) for p in pols):
+        return game_tables(cs, players, rules, pols)
+    T = _kept(("T", id(cs), players, rules), cs, lambda: card_tables(cs, players, rules),
+              _CARD_TABLES)
+
+    def whole():
+        Q = policy_tables(cs, pols)          # as game_tables composes them
+        out = np.full((T.shape[0] + Q.shape[0], max(T.shape[1], Q.shape[1])), -1, np.int64)
+        out[:T.shape[0], :T.shape[1]] = T
+        out[QB:, :Q.shape[1]] = Q
+        return out
+    return _kept(("TQ", id(cs), players, rules, tuple(pols)), cs, whole)
+
+
+def _kept(key, cs, build, kept=_TABLES):
+    try:
+        hit = kept.get(key)
+    except TypeError:                      # an unhashable rule option or policy: built
+        return build()
+    if hit is not None and hit[0] is cs:
+        return hit[1]
+    out = build()
+    if len(kept) >= _TABLES_KEPT:
+        del kept[next(iter(kept))]
+    kept[key] = (cs, out)
+    return out
+
+
+_ROWS: dict = {}
+
+
+def _count_rows(cs):
+    """({"buy:<name>": advance}, {"vale:<name>": vale}) of :func:`frame`'s count columns."""
+    hit = _ROWS.get(id(cs))
+    if hit is not None and hit[0] is cs:
+        return hit[1], hit[2]
+    adv = {f"buy:{a.name}": i for i, a in enumerate(cs.advances) if a.level}
+    vale = {f"vale:{v.name}": i for i, v in enumerate(cs.vales)}
+    if len(_ROWS) >= _TABLES_KEPT:
+        del _ROWS[next(iter(_ROWS))]
+    _ROWS[id(cs)] = (cs, adv, vale)
+    return adv, vale
 
 
 @dataclass
@@ -278,6 +334,29 @@ def frame(out: FastGames, cs, policies):
     order = list(RESULT_COLUMNS) + list(OWN_COLUMNS)
     order += [c for c in cols if c not in order]
     return pd.DataFrame({c: cols[c] for c in order})
+
+
+def outcomes(out: FastGames, cs, policies):
+    """The :class:`~vale_sim.games.base.Outcomes` of a batch: the arrays of
+    :func:`frame`'s columns the studies reduce, without the frame."""
+    from vale_sim.games.base import CountColumns, Outcomes
+    adv, vale = _count_rows(cs)
+    counts = CountColumns(((adv, out.acquired.transpose(2, 0, 1)),
+                           (vale, out.vales.transpose(2, 0, 1))))
+    return Outcomes(first_game=out.first_game, policies=tuple(p.name for p in policies),
+                    share=out.share, score=out.res[:, :, L.RS_SCORE],
+                    seat=out.res[:, :, L.RS_SEAT], event=out.res[:, :, L.RS_WITHERS],
+                    rounds=out.gout[:, L.GO_ROUNDS],
+                    truncated=out.gout[:, L.GO_TRUNC].astype(bool), counts=counts)
+
+
+def run_outcomes(cs, players: int, seed: int, n_games: int, policies=None,
+                 rules: Rules | None = None, first_game: int = 0):
+    """The games of :func:`run_fast` as outcome arrays (``Game.run_outcomes``)."""
+    cs = C.load_card_set(cs)
+    pols = policies_for(players, policies)
+    out = simulate(cs, players, seed, n_games, pols, rules, first_game=first_game)
+    return outcomes(out, cs, pols)
 
 
 def run_fast(cs, players: int, seed: int, n_games: int, policies=None,

@@ -76,8 +76,7 @@ def simulate(cs, players: int, seed: int, n_games: int, policies=None,
     seed = check_seed(seed)
     rules = rules or Rules()
     pols = policies_for(players, policies)
-    T = card_tables(cs, players, rules)
-    Q = policy_tables(cs, pols)
+    T, Q = _tables(cs, players, rules, pols)
     S = new_state(T)
     P = players
     na, nv = max(1, int(T[OPTS, O_N_ADV])), max(1, int(T[OPTS, O_N_VALE]))
@@ -110,6 +109,39 @@ def simulate(cs, players: int, seed: int, n_games: int, policies=None,
                                  n_games, res, share, gout, acq, first, harv, vacq, tr)
     return FastGames(seed, first_game, res, share, gout, acq.transpose(1, 2, 0), first, harv,
                      vacq.transpose(1, 2, 0), tr[:used], mb)
+
+
+#: The last few card and policy tables built (a study plays many short runs of one
+#: card set and a few policies): (cs, players, rules, policies) -> (T, Q).  The
+#: scripted kernels only read them (left writeable: numba would compile the kernels
+#: again for read-only arrays); a search player's kernels write Q, so theirs are never
+#: kept.  The card set is held, so its id is not reused while it is here.
+_TABLES: dict = {}
+_CARD_TABLES: dict = {}          # the card part, apart: the line-ups do not push it out
+_TABLES_KEPT = 16
+
+
+def _tables(cs, players, rules, pols):
+    """(T, Q): T kept per (card set, players, rules), Q per line-up of policies."""
+    T = _kept(("T", id(cs), players, rules), cs, lambda: card_tables(cs, players, rules),
+              _CARD_TABLES)
+    if any(isinstance(p, SearchPolicy) for p in pols):
+        return T, policy_tables(cs, pols)
+    return T, _kept(("Q", id(cs), tuple(pols)), cs, lambda: policy_tables(cs, pols))
+
+
+def _kept(key, cs, build, kept=_TABLES):
+    try:
+        hit = kept.get(key)
+    except TypeError:                      # an unhashable rule option or policy: built
+        return build()
+    if hit is not None and hit[0] is cs:
+        return hit[1]
+    out = build()
+    if len(kept) >= _TABLES_KEPT:
+        del kept[next(iter(kept))]
+    kept[key] = (cs, out)
+    return out
 
 
 #: What the last search run counted (``decisions``: search decisions made); bench reads it.
@@ -248,6 +280,47 @@ def frame(out: FastGames, cs: CardSet, policies: list[Policy]):
     df = pd.DataFrame(cols)
     df.attrs["seed"] = out.seed
     return df
+
+
+def outcomes(out: FastGames, cs: CardSet, policies: list[Policy]):
+    """The :class:`~vale_sim.games.base.Outcomes` of a FastGames batch: the arrays
+    of :func:`frame`'s columns the studies reduce, without the frame (views of the
+    kernel's arrays: no copy)."""
+    from vale_sim.games.base import CountColumns, Outcomes
+    adv, vale = _count_rows(cs)
+    # acquired and vales are [n, P, kinds] views of kind-major arrays: .T[k] is kind k
+    counts = CountColumns(((adv, out.acquired.transpose(2, 0, 1)),
+                           (vale, out.vales.transpose(2, 0, 1))))
+    return Outcomes(first_game=out.first_game, policies=tuple(p.name for p in policies),
+                    share=out.share, score=out.res[:, :, R_SCORE], seat=out.res[:, :, R_SEAT],
+                    event=out.res[:, :, R_SPOILS], rounds=out.gout[:, GO_ROUNDS],
+                    truncated=out.gout[:, GO_TRUNC].astype(bool), counts=counts)
+
+
+_ROWS: dict = {}
+
+
+def _count_rows(cs):
+    """({"buy:<name>": kind}, {"vale:<name>": kind}) of :func:`frame`'s count columns."""
+    hit = _ROWS.get(id(cs))
+    if hit is not None and hit[0] is cs:
+        return hit[1], hit[2]
+    adv = {f"buy:{a.name}": k for k, a in enumerate(cs.advancements) if a.supply != "starter"}
+    vale = {f"vale:{v.name}": k for k, v in enumerate(cs.vales)}
+    if len(_ROWS) >= _TABLES_KEPT:
+        del _ROWS[next(iter(_ROWS))]
+    _ROWS[id(cs)] = (cs, adv, vale)
+    return adv, vale
+
+
+def run_outcomes(cs, players: int, seed: int, n_games: int, policies=None,
+                 rules: Rules | None = None, first_game: int = 0):
+    """The games of :func:`run_fast` as outcome arrays (``Game.run_outcomes``)."""
+    cs = _card_set(cs)
+    pols = policies_for(players, policies)
+    out = simulate(cs, players, seed, n_games, pols, rules, first_game=first_game,
+                   details=False)
+    return outcomes(out, cs, pols)
 
 
 def run_fast(cs, players: int, seed: int, n_games: int, policies=None,

@@ -263,6 +263,49 @@ def stage_scores(cs: CardSet, pol: Policy) -> tuple[list, list]:
     return [adv], [vale]
 
 
+#: The rows of Q that depend on the card set and one policy only, for the last few
+#: (card set, policy) pairs: a study plays many short runs of the same few policies.
+#: The card set is held, so its id is not reused while it is here.
+_PLAYER_ROWS: dict = {}
+_PLAYER_ROWS_KEPT = 64
+
+
+def _player_rows(cs: CardSet, pol) -> tuple:
+    """(advancement keys per stage, advancement scores per stage, the min-score key per
+    stage, vale scores per stage, never-advancement flags, never-vale flags, buy costs)
+    of ``pol`` in ``cs``: what :func:`policy_tables` writes in its player's rows
+    (engine-spec §6.3, §6.4, §6.7)."""
+    try:
+        key = (id(cs), pol)
+        hit = _PLAYER_ROWS.get(key)
+    except TypeError:                  # an unhashable policy: computed every time
+        key, hit = None, None
+    if hit is not None and hit[0] is cs:
+        return hit[1]
+    adv_scores, vale_scores = stage_scores(cs, pol)
+    keys, raw, mins = [], [], []
+    for scores in adv_scores:
+        distinct = sorted(set(scores))
+        keys.append(np.array([KEY_MUL * bisect.bisect_left(distinct, sc) for sc in scores],
+                             dtype=np.int64))
+        raw.append(np.array(scores, dtype=np.int64))
+        mins.append(KEY_MUL * bisect.bisect_left(distinct, pol.min_score))
+    vales = [np.array(scores, dtype=np.int64) for scores in vale_scores]
+    never_adv = np.zeros(len(cs.advancements), np.int64)
+    never_vale = np.zeros(len(cs.vales), np.int64)
+    for name in pol.never:
+        tt, i = _resolve_card(cs, name, pol, "never names")
+        (never_adv if tt == T_CARD_ADV else never_vale)[i] = 1
+    buy_cost = np.array([NEVER_COST if never_adv[i] else a.cost
+                         for i, a in enumerate(cs.advancements)], dtype=np.int64)
+    out = (keys, raw, mins, vales, never_adv, never_vale, buy_cost)
+    if key is not None:
+        if len(_PLAYER_ROWS) >= _PLAYER_ROWS_KEPT:
+            del _PLAYER_ROWS[next(iter(_PLAYER_ROWS))]
+        _PLAYER_ROWS[key] = (cs, out)
+    return out
+
+
 def policy_tables(cs: CardSet, policies) -> np.ndarray:
     """Policies (one per player) as one int64 array Q; rule card names resolved to ids."""
     from ..value import vp_weight
@@ -293,24 +336,19 @@ def policy_tables(cs: CardSet, policies) -> np.ndarray:
         par[P_MIN_SCORE] = pol.min_score
         par[P_PUSH_BONUS] = pol.push_bonus
         par[P_CARRY_DECAY] = pol.carry_decay_cost
-        adv_scores, vale_scores = stage_scores(cs, pol)
-        par[P_STAGES] = len(adv_scores)
-        for st in range(len(adv_scores)):
+        keys, scores, mins, vales, never_adv, never_vale, buy_cost = _player_rows(cs, pol)
+        par[P_STAGES] = len(keys)
+        for st in range(len(keys)):
             Q[VP_WEIGHT + p, st] = vp_weight(pol, st)         # ..value.vp_weight
-        for st, scores in enumerate(adv_scores):
-            distinct = sorted(set(scores))
-            for i, sc in enumerate(scores):
-                Q[ADV_KEY + MAX_PLAYERS * st + p, i] = KEY_MUL * bisect.bisect_left(distinct, sc)
-                Q[ADV_SCORE + MAX_PLAYERS * st + p, i] = sc
-            Q[MIN_KEY + p, st] = KEY_MUL * bisect.bisect_left(distinct, pol.min_score)
-        for st, scores in enumerate(vale_scores):
-            for i, sc in enumerate(scores):
-                Q[VALE_SCORE + MAX_PLAYERS * st + p, i] = sc
-        for name in pol.never:
-            tt, i = _resolve_card(cs, name, pol, "never names")
-            Q[(NEVER_ADV if tt == T_CARD_ADV else NEVER_VALE) + p, i] = 1
-        for i, a in enumerate(cs.advancements):
-            Q[ADV_BUY_COST + p, i] = NEVER_COST if Q[NEVER_ADV + p, i] else a.cost
+        for st, k in enumerate(keys):
+            Q[ADV_KEY + MAX_PLAYERS * st + p, :len(k)] = k
+            Q[ADV_SCORE + MAX_PLAYERS * st + p, :len(k)] = scores[st]
+            Q[MIN_KEY + p, st] = mins[st]
+        for st, v in enumerate(vales):
+            Q[VALE_SCORE + MAX_PLAYERS * st + p, :len(v)] = v
+        Q[NEVER_ADV + p, :len(never_adv)] = never_adv
+        Q[NEVER_VALE + p, :len(never_vale)] = never_vale
+        Q[ADV_BUY_COST + p, :len(buy_cost)] = buy_cost
         for rule in pol.rules:
             row = Q[row_at]
             row_at += 1
