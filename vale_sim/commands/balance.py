@@ -191,6 +191,7 @@ def marked_toml(text: str, what: str) -> str:
 
 def _run_rules(args, g) -> int:
     """``balance --rules NAME --target ...``: vale_sim.rule_targets.search_rule."""
+    import dataclasses
     from ..cli import UserError, check_needs, given
     from .. import rule_targets as RT
     from .what_if import _players
@@ -205,13 +206,12 @@ def _run_rules(args, g) -> int:
     targets = [RT.parse_target(t) for t in args.target]
     rules0 = g.rules_class()
     if not hasattr(rules0, args.rules):
-        import dataclasses
         raise UserError(f"--rules {args.rules!r}: not a rule of {g.title} (its rules: "
                         f"{', '.join(f.name for f in dataclasses.fields(rules0))})")
     current = getattr(rules0, args.rules)
     players = _players(args.players or "2", g)
-    if current is None and hasattr(rules0, f"pool_for"):      # "the rulebook's, per count"
-        current = rules0.pool_for(players[0]) if args.rules == "vp_pool" else current
+    if current is None and args.rules == "vp_pool" and hasattr(rules0, "pool_for"):
+        current = rules0.pool_for(players[0])      # None: "the rulebook's pool for the count"
     if not isinstance(current, int) or isinstance(current, bool):
         raise UserError(f"--rules {args.rules}: only whole-number rules can be searched "
                         f"(its value is {current!r})")
@@ -222,7 +222,7 @@ def _run_rules(args, g) -> int:
         def bar(done, total):
             print(f"\rbalance --rules: {done}/{total} measurements", end="", file=sys.stderr,
                   flush=True)
-    base = __import__("dataclasses").replace(rules0, **{args.rules: current})
+    base = dataclasses.replace(rules0, **{args.rules: current})
     r = RT.search_rule(g.name, args.rules, values, targets, players, deals,
                        args.confirm_games, args.seed, args.baseline,
                        args.weak or RT.DEFAULT_WEAK, args.set, args.engine, args.workers,
