@@ -210,8 +210,8 @@ def _run_rules(args, g) -> int:
                         f"{', '.join(f.name for f in dataclasses.fields(rules0))})")
     current = getattr(rules0, args.rules)
     players = _players(args.players or "2", g)
-    if current is None and args.rules == "vp_pool" and hasattr(rules0, "pool_for"):
-        current = rules0.pool_for(players[0])      # None: "the rulebook's pool for the count"
+    if current is None and hasattr(rules0, "value_for"):   # None: the rulebook's per count
+        current = rules0.value_for(args.rules, players[0])
     if not isinstance(current, int) or isinstance(current, bool):
         raise UserError(f"--rules {args.rules}: only whole-number rules can be searched "
                         f"(its value is {current!r})")

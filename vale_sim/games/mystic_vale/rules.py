@@ -87,3 +87,10 @@ class Rules:
 
     def level1_for(self, players: int) -> int:
         return self.level1_deck_size if self.level1_deck_size is not None else LEVEL1_DECK[players]
+
+    def value_for(self, name: str, players: int):
+        """Rule option ``name`` as played at ``players`` players: a ``None`` ("the
+        rulebook's for the player count") resolved (``vale-sim balance --rules``)."""
+        per_count = {"vp_pool": self.pool_for, "level1_deck_size": self.level1_for}
+        v = getattr(self, name)
+        return per_count[name](players) if v is None and name in per_count else v

@@ -10,6 +10,8 @@ what the reference engine gives: ``play_game_fast`` the same ``turns`` and
 """
 from __future__ import annotations
 
+from vale_sim.kernels.kept import KEPT, kept
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,12 +60,7 @@ def simulate(cs, players: int, seed: int, n_games: int, policies=None,
     S = L.new_state(T)
     P = players
     na, nv = int(T[OPTS, O_NADV]), int(T[OPTS, O_NVALE])
-    res = np.zeros((n_games, P, L.RS_N), np.int64)
-    share = np.zeros((n_games, P), np.float64)
-    gout = np.zeros((n_games, L.GO_N), np.int64)
-    acq = np.zeros((n_games, P, na), np.int64)
-    vales = np.zeros((n_games, P, nv), np.int64)
-    spaces = np.zeros((n_games, P, MAX_SPACE), np.int64)
+    res, share, gout, acq, vales, spaces = _outputs(n_games, P, na, nv)
     if trace:          # X: turn records, then from row evb the events (turn, kind, x, y, z)
         evb = _max_turns(T)
         # bought <= max_buys a turn; sleeved <= 2 x bought + Market cards (Satyr Home);
@@ -99,7 +96,6 @@ def simulate(cs, players: int, seed: int, n_games: int, policies=None,
 #: while it is here.
 _TABLES: dict = {}
 _CARD_TABLES: dict = {}          # the card part, apart: the line-ups do not push it out
-_TABLES_KEPT = 16
 
 
 def _tables(cs, players, rules, pols):
@@ -119,18 +115,16 @@ def _tables(cs, players, rules, pols):
     return _kept(("TQ", id(cs), players, rules, tuple(pols)), cs, whole)
 
 
-def _kept(key, cs, build, kept=_TABLES):
-    try:
-        hit = kept.get(key)
-    except TypeError:                      # an unhashable rule option or policy: built
-        return build()
-    if hit is not None and hit[0] is cs:
-        return hit[1]
-    out = build()
-    if len(kept) >= _TABLES_KEPT:
-        del kept[next(iter(kept))]
-    kept[key] = (cs, out)
-    return out
+def _outputs(n_games: int, P: int, na: int, nv: int) -> tuple:
+    """The per-game outputs ``play_games`` fills: results, win shares, game outcomes,
+    Advances acquired, Vales and spaces enchanted."""
+    return (np.zeros((n_games, P, L.RS_N), np.int64), np.zeros((n_games, P), np.float64),
+            np.zeros((n_games, L.GO_N), np.int64), np.zeros((n_games, P, na), np.int64),
+            np.zeros((n_games, P, nv), np.int64), np.zeros((n_games, P, MAX_SPACE), np.int64))
+
+
+def _kept(key, cs, build, store=_TABLES):
+    return kept(store, key, cs, build)
 
 
 _ROWS: dict = {}
@@ -143,7 +137,7 @@ def _count_rows(cs):
         return hit[1], hit[2]
     adv = {f"buy:{a.name}": i for i, a in enumerate(cs.advances) if a.level}
     vale = {f"vale:{v.name}": i for i, v in enumerate(cs.vales)}
-    if len(_ROWS) >= _TABLES_KEPT:
+    if len(_ROWS) >= KEPT:
         del _ROWS[next(iter(_ROWS))]
     _ROWS[id(cs)] = (cs, adv, vale)
     return adv, vale
@@ -178,12 +172,7 @@ def snapshots(cs, players: int, seed: int, n_games: int, policies=None,
     S = L.new_state(T)
     P = players
     na, nv = int(T[OPTS, O_NADV]), int(T[OPTS, O_NVALE])
-    res = np.zeros((n_games, P, L.RS_N), np.int64)
-    share = np.zeros((n_games, P), np.float64)
-    gout = np.zeros((n_games, L.GO_N), np.int64)
-    acq = np.zeros((n_games, P, na), np.int64)
-    vales = np.zeros((n_games, P, nv), np.int64)
-    spaces = np.zeros((n_games, P, MAX_SPACE), np.int64)
+    res, share, gout, acq, vales, spaces = _outputs(n_games, P, na, nv)
     X = np.zeros((n_games * _max_turns(T), L.SN_ACQ + na + rules.cubes), np.int64)
     rows = E.play_games(T, S, X, np.uint64(seed), np.uint64(first_game & MASK), n_games, 2, 0,
                         res, share, gout, acq, vales, spaces)

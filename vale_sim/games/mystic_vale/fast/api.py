@@ -8,6 +8,8 @@ same (seed, game index, card set, policies, rules).
 """
 from __future__ import annotations
 
+from vale_sim.kernels.kept import KEPT, kept
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -118,7 +120,6 @@ def simulate(cs, players: int, seed: int, n_games: int, policies=None,
 #: kept.  The card set is held, so its id is not reused while it is here.
 _TABLES: dict = {}
 _CARD_TABLES: dict = {}          # the card part, apart: the line-ups do not push it out
-_TABLES_KEPT = 16
 
 
 def _tables(cs, players, rules, pols):
@@ -130,18 +131,8 @@ def _tables(cs, players, rules, pols):
     return T, _kept(("Q", id(cs), tuple(pols)), cs, lambda: policy_tables(cs, pols))
 
 
-def _kept(key, cs, build, kept=_TABLES):
-    try:
-        hit = kept.get(key)
-    except TypeError:                      # an unhashable rule option or policy: built
-        return build()
-    if hit is not None and hit[0] is cs:
-        return hit[1]
-    out = build()
-    if len(kept) >= _TABLES_KEPT:
-        del kept[next(iter(kept))]
-    kept[key] = (cs, out)
-    return out
+def _kept(key, cs, build, store=_TABLES):
+    return kept(store, key, cs, build)
 
 
 #: What the last search run counted (``decisions``: search decisions made); bench reads it.
@@ -307,7 +298,7 @@ def _count_rows(cs):
         return hit[1], hit[2]
     adv = {f"buy:{a.name}": k for k, a in enumerate(cs.advancements) if a.supply != "starter"}
     vale = {f"vale:{v.name}": k for k, v in enumerate(cs.vales)}
-    if len(_ROWS) >= _TABLES_KEPT:
+    if len(_ROWS) >= KEPT:
         del _ROWS[next(iter(_ROWS))]
     _ROWS[id(cs)] = (cs, adv, vale)
     return adv, vale
